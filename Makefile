@@ -1,0 +1,47 @@
+# One command sets up and runs each job on a fresh machine: `make lab`, `make test`.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-stamp
+NBVAL := --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval_sanitize.cfg
+
+.PHONY: venv lab test test-fast lint browser bench reliability clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip uv
+	$(VENV)/bin/uv pip install -q --python $(PY) -e '.[test]'
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+# Chromium from Debian's packages for the browser tests (never `playwright install`).
+browser:
+	@bash scripts/ensure-chromium.sh
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check oo_nb tests benchmarks
+	$(VENV)/bin/mypy
+
+test: $(STAMP) browser
+	$(VENV)/bin/ruff check oo_nb tests benchmarks
+	$(VENV)/bin/mypy
+	$(PY) -m pytest tests
+	@if ls notebooks/*.ipynb >/dev/null 2>&1; then $(PY) -m pytest -p no:cacheprovider $(NBVAL) notebooks/; fi
+
+test-fast: $(STAMP)
+	$(PY) -m pytest tests -x -q --ignore=tests/browser
+
+lab: $(STAMP)
+	$(PY) -m oo_nb demo notebooks/demo-library --quiet
+	$(VENV)/bin/jupyter lab --notebook-dir=notebooks notebooks/01-quickstart.ipynb
+
+bench: $(STAMP)
+	@for b in benchmarks/*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
+
+reliability: $(STAMP)
+	$(PY) benchmarks/reliability.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,354 @@
+"""The o-o file as spans of text: header, heredoc opener, HTML, JSON blocks, article, terminator,
+shell tail. Reading never builds an HTML tree of the whole page; writing splices one span and
+re-parses, so every other byte stays as it was."""
+
+from __future__ import annotations
+
+import bisect
+import copy
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from .errors import BlockError, FormatError
+from .jsonblock import dump_block, parse_block
+
+if TYPE_CHECKING:
+    from .article import Article
+    from .model import Changelog, Contract, Manifest, SourceCache
+
+__all__ = ["BLOCK_IDS", "Document", "Span", "neutralise_terminator"]
+
+BLOCK_IDS = ("oo-manifest", "oo-contract", "oo-source-cache", "oo-changelog")
+BlockName = Literal["oo-manifest", "oo-contract", "oo-source-cache", "oo-changelog"]
+
+_OPENER = re.compile(r"""^:[ \t]*<<-?[ \t]*(['"]?)(OO_HTML|LIKI_HTML)\1[ \t]*\r?$""")
+# Tokens that matter for finding blocks and the article; comments, scripts and styles are opaque.
+_TOKEN = re.compile(r"<!--|<script\b|<style\b|<article\b|</article\s*>", re.IGNORECASE)
+_SCRIPT_END = re.compile(r"</script", re.IGNORECASE)
+_STYLE_END = re.compile(r"</style", re.IGNORECASE)
+_ID_ATTR = re.compile(r"""\bid\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.IGNORECASE)
+_INDEX_START = "<!-- INDEX-CONTENT-START -->"
+_MARKERS = ("<!-- OO:CSS:START -->", "<!-- OO:JS:START -->", "# OO:SHELL:START")
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """Half-open character range ``[start, end)`` in the document's text."""
+
+    start: int
+    end: int
+
+
+def neutralise_terminator(html: str, marker: str = "OO_HTML") -> str:
+    """A line equal to the heredoc terminator would end the heredoc early and run the rest as
+    shell. Prefix such lines with an empty comment: bash no longer sees the terminator and the
+    browser shows the same text."""
+    lines = html.split("\n")
+    for i, line in enumerate(lines):
+        if line.rstrip("\r") == marker:
+            lines[i] = "<!---->" + line
+    return "\n".join(lines)
+
+
+class Document:
+    """One parsed o-o file. Immutable: every ``with_*`` method returns a new Document."""
+
+    def __init__(self, text: str, *, path: Path | None = None, data: bytes | None = None) -> None:
+        self.text = text
+        self.path = path
+        self._data = data
+        self._json_cache: dict[str, Any] = {}
+        self._line_starts: list[int] | None = None
+        self._parse()
+
+    # ----------------------------------------------------------------- construction
+    @classmethod
+    def read(cls, path: str | Path) -> Document:
+        p = Path(path)
+        try:
+            data = p.read_bytes()
+        except FileNotFoundError:
+            raise FormatError("no such file", file=str(p)) from None
+        except OSError as exc:
+            raise FormatError(f"cannot read: {exc.strerror}", file=str(p)) from None
+        return cls.parse(data, path=p)
+
+    @classmethod
+    def parse(cls, data: bytes, *, path: str | Path | None = None) -> Document:
+        p = Path(path) if path is not None else None
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = data.count(b"\n", 0, exc.start) + 1
+            raise FormatError(
+                f"not valid UTF-8 (byte {exc.start})", file=_name(p), line=line
+            ) from None
+        return cls(text, path=p, data=data)
+
+    # ----------------------------------------------------------------- parsing
+    def _parse(self) -> None:
+        text = self.text
+        if "\x00" in text:
+            raise FormatError("contains a NUL byte", file=self.file, line=self.line_of(text.index("\x00")))
+        self.newline = "\r\n" if "\r\n" in text[:4096] else "\n"
+        opener = self._find_opener()
+        self.marker = opener[2]
+        self.opener = Span(opener[0], opener[1])
+        self.header = Span(0, opener[0])
+        self.terminator = self._find_terminator(opener[1])
+        self.html = Span(opener[1], self.terminator.start)
+        self.tail = Span(self.terminator.end, len(text))
+        self.blocks: dict[str, Span] = {}
+        self.block_tags: dict[str, Span] = {}
+        self.article_span: Span | None = None
+        self._scan_html()
+        html_text = text[self.html.start : self.html.end]
+        self.kind: Literal["document", "index"] = (
+            "index" if _INDEX_START in html_text and not self.blocks else "document"
+        )
+        self.layout: Literal["early", "marker"] = (
+            "marker" if any(m in text for m in _MARKERS) else "early"
+        )
+
+    def _find_opener(self) -> tuple[int, int, str]:
+        pos = 0
+        text = self.text
+        while pos < len(text):
+            end = text.find("\n", pos)
+            line_end = len(text) if end < 0 else end + 1
+            line = text[pos : (end if end >= 0 else len(text))]
+            m = _OPENER.match(line)
+            if m:
+                return pos, line_end, m.group(2)
+            if line.lstrip().startswith("<"):
+                break  # HTML started without a heredoc: not a polyglot
+            pos = line_end
+        raise FormatError(
+            "not an o-o document: no heredoc opener line `: << 'OO_HTML'` before the HTML",
+            file=self.file,
+        )
+
+    def _find_terminator(self, start: int) -> Span:
+        text = self.text
+        pos = start
+        while pos < len(text):
+            end = text.find("\n", pos)
+            line_end = len(text) if end < 0 else end + 1
+            line = text[pos : (end if end >= 0 else len(text))]
+            if line.rstrip("\r") == self.marker:
+                return Span(pos, line_end)
+            pos = line_end
+        raise FormatError(
+            f"no terminator line `{self.marker}` after the heredoc opener",
+            file=self.file,
+            line=self.line_of(start - 1),
+        )
+
+    def _scan_html(self) -> None:
+        text = self.text
+        pos, end = self.html.start, self.html.end
+        depth = 0  # nesting of <article> inside the article element
+        article_start: int | None = None
+        while True:
+            m = _TOKEN.search(text, pos, end)
+            if not m:
+                break
+            tok = m.group(0).lower()
+            if tok == "<!--":
+                close = text.find("-->", m.end(), end)
+                pos = end if close < 0 else close + 3
+            elif tok in ("<script", "<style"):
+                tag_end = text.find(">", m.end(), end)
+                if tag_end < 0:
+                    break
+                closer = (_SCRIPT_END if tok == "<script" else _STYLE_END).search(text, tag_end + 1, end)
+                body_end = closer.start() if closer else end
+                if tok == "<script" and article_start is None:
+                    self._note_block(text[m.start() : tag_end + 1], Span(tag_end + 1, body_end), m.start())
+                pos = body_end + 1
+            elif tok == "<article":
+                tag_end = text.find(">", m.end(), end)
+                if tag_end < 0:
+                    break
+                if article_start is not None:
+                    depth += 1
+                elif self.article_span is None and _tag_id(text[m.start() : tag_end + 1]) == "article":
+                    article_start = tag_end + 1
+                pos = tag_end + 1
+            else:  # </article>
+                if article_start is not None:
+                    if depth == 0:
+                        self.article_span = Span(article_start, m.start())
+                        article_start = None
+                    else:
+                        depth -= 1
+                pos = m.end()
+        if article_start is not None:
+            raise FormatError(
+                "<article id=\"article\"> is never closed", file=self.file, line=self.line_of(article_start)
+            )
+
+    def _note_block(self, tag: str, body: Span, tag_start: int) -> None:
+        block_id = _tag_id(tag)
+        if block_id is None:
+            return
+        name = block_id.replace("liki-", "oo-", 1) if block_id.startswith("liki-") else block_id
+        if name not in BLOCK_IDS:
+            return
+        if name in self.blocks:
+            raise BlockError(
+                f"appears twice in the page (lines {self.line_of(self.blocks[name].start)} and "
+                f"{self.line_of(body.start)})",
+                file=self.file,
+                block=name,
+                line=self.line_of(body.start),
+            )
+        self.blocks[name] = body
+        self.block_tags[name] = Span(tag_start, body.start)
+
+    # ----------------------------------------------------------------- reading
+    @property
+    def file(self) -> str | None:
+        return _name(self.path)
+
+    def line_of(self, offset: int) -> int:
+        if self._line_starts is None:
+            self._line_starts = [0] + [m.end() for m in re.finditer("\n", self.text)]
+        return bisect.bisect_right(self._line_starts, offset)
+
+    def span_text(self, span: Span) -> str:
+        return self.text[span.start : span.end]
+
+    def has_block(self, name: str) -> bool:
+        return name in self.blocks
+
+    def block_text(self, name: str) -> str:
+        return self.span_text(self._block_span(name))
+
+    def block_json(self, name: str) -> Any:
+        """The block's parsed JSON (a fresh deep copy each call, so callers may mutate it)."""
+        if name not in self._json_cache:
+            span = self._block_span(name)
+            self._json_cache[name] = parse_block(
+                self.span_text(span), block=name, file=self.file, first_line=self.line_of(span.start)
+            )
+        return copy.deepcopy(self._json_cache[name])
+
+    def _block_span(self, name: str) -> Span:
+        try:
+            return self.blocks[name]
+        except KeyError:
+            raise BlockError(
+                "missing: no <script id=\"%s\"> inside the first heredoc" % name,
+                file=self.file,
+                block=name,
+            ) from None
+
+    @property
+    def article_html(self) -> str:
+        if self.article_span is None:
+            raise FormatError('no <article id="article"> element', file=self.file)
+        return self.span_text(self.article_span)
+
+    @property
+    def manifest(self) -> Manifest:
+        from .model import Manifest
+
+        return Manifest.from_json(self.block_json("oo-manifest"), file=self.file)
+
+    @property
+    def contract(self) -> Contract:
+        from .model import Contract
+
+        return Contract.from_json(self.block_json("oo-contract"), file=self.file)
+
+    @property
+    def source_cache(self) -> SourceCache:
+        from .model import SourceCache
+
+        return SourceCache.from_json(self.block_json("oo-source-cache"), file=self.file)
+
+    @property
+    def changelog(self) -> Changelog:
+        from .model import Changelog
+
+        return Changelog.from_json(self.block_json("oo-changelog"), file=self.file)
+
+    @property
+    def article(self) -> Article:
+        from .article import Article
+
+        return Article.parse(self.article_html, file=self.file)
+
+    def to_bytes(self) -> bytes:
+        if self._data is not None:
+            return self._data
+        return self.text.encode("utf-8")
+
+    # ----------------------------------------------------------------- writing
+    def replace_range(self, start: int, end: int, new: str) -> Document:
+        """Splice ``new`` over ``[start, end)`` and re-parse. Raises if the result is no longer a
+        well-formed document with the same blocks and article (nothing is half-written)."""
+        if self.newline == "\r\n":
+            new = new.replace("\r\n", "\n").replace("\n", "\r\n")
+        text = self.text[:start] + new + self.text[end:]
+        try:
+            result = Document(text, path=self.path)
+        except FormatError as exc:
+            raise FormatError(f"the edit would break the document: {exc.message}", file=self.file) from None
+        lost = set(self.blocks) - set(result.blocks)
+        if lost or (self.article_span is not None and result.article_span is None):
+            raise FormatError(
+                f"the edit would break the document: lost {sorted(lost) or 'the article'}", file=self.file
+            )
+        return result
+
+    def with_block(self, name: BlockName | str, value: Any) -> Document:
+        span = self._block_span(name)
+        old = self.span_text(span)
+        lead = old[: len(old) - len(old.lstrip())] or "\n"
+        trail = old[len(old.rstrip()) :] or "\n"
+        indent = _detect_indent(old)
+        body = lead + dump_block(value, indent) + trail
+        return self.replace_range(span.start, span.end, body)
+
+    def edit_block(self, name: BlockName | str, change: Callable[[Any], Any]) -> Document:
+        """``change`` receives a copy of the block's JSON, mutates or returns it; the result is
+        written back in the block's own shape."""
+        value = self.block_json(name)
+        result = change(value)
+        return self.with_block(name, value if result is None else result)
+
+    def with_article(self, html: str) -> Document:
+        if self.article_span is None:
+            raise FormatError('no <article id="article"> element', file=self.file)
+        safe = neutralise_terminator(html, self.marker)
+        return self.replace_range(self.article_span.start, self.article_span.end, safe)
+
+    def with_path(self, path: str | Path) -> Document:
+        return Document(self.text, path=Path(path), data=self._data)
+
+    def __repr__(self) -> str:
+        return f"<Document {self.file or '(unsaved)'} {self.kind} {self.layout} {len(self.text)} chars>"
+
+
+def _tag_id(tag: str) -> str | None:
+    m = _ID_ATTR.search(tag)
+    if not m:
+        return None
+    return next(g for g in m.groups() if g is not None)
+
+
+def _detect_indent(block: str) -> str:
+    for line in block.splitlines()[1:]:
+        stripped = line.lstrip(" \t")
+        if stripped and len(stripped) < len(line):
+            return line[: len(line) - len(stripped)]
+    return "  "
+
+
+def _name(path: Path | None) -> str | None:
+    return str(path) if path is not None else None

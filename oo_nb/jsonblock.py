@@ -1,0 +1,89 @@
+"""JSON inside ``<script type="application/json">``: strict parsing and safe, readable dumping."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from .errors import BlockError
+
+__all__ = ["dump_block", "parse_block"]
+
+_INLINE_WIDTH = 100
+
+
+def parse_block(
+    text: str, *, block: str, file: str | None = None, first_line: int = 1
+) -> Any:
+    """Parse a block's JSON; errors name the file line and column (``first_line`` is where the
+    block's text starts in the file)."""
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        column = exc.colno if exc.lineno > 1 else None
+        raise BlockError(
+            f"invalid JSON: {exc.msg}",
+            file=file,
+            block=block,
+            line=first_line + exc.lineno - 1,
+            column=column,
+        ) from None
+    except ValueError as exc:  # NaN / Infinity, which JSON does not allow
+        raise BlockError(str(exc), file=file, block=block, line=first_line) from None
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"invalid JSON: {name} is not allowed")
+
+
+def dump_block(value: Any, indent: str = "  ") -> str:
+    """Serialise for a script block: pretty like the original files (one source or fact per
+    line), non-ASCII kept, and ``</`` / ``<!--`` escaped so no string can end the script early."""
+    text = _dump(value, indent, 0, in_array=False)
+    return text.replace("</", "<\\/").replace("<!--", "\\u003c!--")
+
+
+def _scalar(value: Any) -> str:
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError("non-finite number cannot be written to JSON")
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _is_scalar(value: Any) -> bool:
+    return not isinstance(value, (dict, list))
+
+
+def _flat(value: Any) -> bool:
+    """A container holding only scalars or lists of scalars fits on one line."""
+    items = value.values() if isinstance(value, dict) else value
+    return all(
+        _is_scalar(v) or (isinstance(v, list) and all(_is_scalar(x) for x in v)) for v in items
+    )
+
+
+def _inline(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "), allow_nan=False)
+
+
+def _dump(value: Any, indent: str, depth: int, *, in_array: bool) -> str:
+    if _is_scalar(value):
+        return _scalar(value)
+    if not value:
+        return "{}" if isinstance(value, dict) else "[]"
+    if isinstance(value, dict) and in_array and _flat(value):
+        return _inline(value)
+    if isinstance(value, list) and all(_is_scalar(v) for v in value):
+        one_line = _inline(value)
+        if len(one_line) <= _INLINE_WIDTH and not any(isinstance(v, str) and len(v) > 40 for v in value):
+            return one_line
+    pad = indent * (depth + 1)
+    close = indent * depth
+    if isinstance(value, dict):
+        parts = [
+            f"{pad}{_scalar(str(k))}: {_dump(v, indent, depth + 1, in_array=False)}"
+            for k, v in value.items()
+        ]
+        return "{\n" + ",\n".join(parts) + "\n" + close + "}"
+    parts = [f"{pad}{_dump(v, indent, depth + 1, in_array=True)}" for v in value]
+    return "[\n" + ",\n".join(parts) + "\n" + close + "]"
