@@ -1,0 +1,109 @@
+"""Data passed between the agent's parts: what a run cost and saw, and the proposal it made."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["PROPOSAL_SCHEMA", "RunInfo"]
+
+
+@dataclass
+class RunInfo:
+    """What one update run used. ``seen_urls`` holds every URL that appeared in a web search or
+    web fetch result of this run: a new source is verified only if its URL is among them."""
+
+    backend: str  # "anthropic" | "replay" | "claude-code"
+    model: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_creation_tokens: int = 0
+    cache_read_tokens: int = 0
+    web_searches: int = 0
+    web_fetches: int = 0
+    requests: int = 0
+    cost_usd: float = 0.0
+    budget_usd: float = 0.0
+    recorded: bool = False  # True when replayed from a cassette: say so wherever it shows
+    seen_urls: set[str] = field(default_factory=set)
+    warnings: list[str] = field(default_factory=list)
+
+    def changelog_fields(self) -> dict[str, Any]:
+        """The run's record for the changelog entry (no secrets, only figures)."""
+        return {
+            "model": self.model,
+            "agent": self.backend + (" (recorded)" if self.recorded else ""),
+            "tokens": {
+                "input": self.input_tokens,
+                "output": self.output_tokens,
+                "cache_write": self.cache_creation_tokens,
+                "cache_read": self.cache_read_tokens,
+            },
+            "searches": self.web_searches,
+            "fetches": self.web_fetches,
+            "cost_usd": round(self.cost_usd, 4),
+        }
+
+
+_STR = {"type": "string"}
+PROPOSAL_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["summary", "sections"],
+    "properties": {
+        "summary": _STR,
+        "sections": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["id", "title", "html"],
+                "properties": {"id": _STR, "title": _STR, "html": _STR},
+            },
+        },
+        "sources": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["id", "url", "title"],
+                "properties": {"id": _STR, "url": _STR, "title": _STR, "tier": _STR, "accessed": _STR},
+            },
+        },
+        "drop_sources": {"type": "array", "items": _STR},
+        "facts": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["text"],
+                "properties": {"text": _STR, "source_ids": {"type": "array", "items": _STR}},
+            },
+        },
+        "images": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["url", "caption"],
+                "properties": {
+                    "url": _STR,
+                    "page_url": _STR,
+                    "caption": _STR,
+                    "alt": _STR,
+                    "layout": {"type": "string", "enum": ["fig-right", "fig-left", "fig-full", "fig-center"]},
+                    "section": _STR,
+                },
+            },
+        },
+        "sentinel": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["status"],
+            "properties": {
+                "status": {"type": "string", "enum": ["not_occurred", "occurred", "unknown"]},
+                "evidence": _STR,
+            },
+        },
+    },
+}

@@ -1,0 +1,344 @@
+"""Safe writing: one advisory lock per document, a history snapshot before every replace,
+atomic replace (temp file in the same folder, fsync, rename), rollback, and pending proposals.
+
+History lives next to the document in ``.oo-history/<file name>/``: ``snapshots/`` holds the
+exact bytes of every replaced version, ``log.jsonl`` one line per write, ``pending.json`` the
+proposal waiting for review."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import hashlib
+import json
+import os
+import socket
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from .document import Document
+from .errors import ConflictError, FormatError, LockedError, NotFound, OOError
+
+__all__ = [
+    "HISTORY_DIR",
+    "HistoryEntry",
+    "Pending",
+    "atomic_write_bytes",
+    "discard_pending",
+    "document_lock",
+    "history_dir",
+    "load_pending",
+    "read_history",
+    "rollback",
+    "save_pending",
+    "write_document",
+]
+
+HISTORY_DIR = ".oo-history"
+LOCK_TIMEOUT_S = 10.0
+
+
+def history_dir(path: Path) -> Path:
+    return path.parent / HISTORY_DIR / path.name
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+# --------------------------------------------------------------------------- locking
+@contextlib.contextmanager
+def document_lock(path: Path, action: str, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
+    """Exclusive advisory lock for one document. A second writer waits up to ``timeout``
+    seconds, then fails naming the holder."""
+    folder = history_dir(path)
+    folder.mkdir(parents=True, exist_ok=True)
+    fd = os.open(folder / "lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError as exc:
+                if exc.errno not in (errno.EAGAIN, errno.EACCES):
+                    raise
+                if time.monotonic() >= deadline:
+                    holder = os.pread(fd, 512, 0).decode("utf-8", "replace").strip() or "another process"
+                    raise LockedError(
+                        f"locked by {holder}; waited {timeout:g} s. Try again when it has finished.",
+                        file=str(path),
+                    ) from None
+                time.sleep(0.05)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"pid {os.getpid()} on {socket.gethostname()} ({action}) since {_now()}".encode(), 0)
+        try:
+            yield
+        finally:
+            os.ftruncate(fd, 0)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
+# --------------------------------------------------------------------------- atomic replace
+def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None, exclusive: bool = False) -> None:
+    """Write ``data`` to ``path`` so that readers see the old or the new file, never a mix.
+    ``exclusive`` refuses to replace an existing file (new documents never overwrite)."""
+    if exclusive and path.exists():
+        raise OOError("already exists; not overwritten", file=str(path))
+    if mode is None:
+        mode = _mode_of(path)
+    tmp = path.parent / f".{path.name}.{os.getpid()}.{time.monotonic_ns()}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode)
+        if exclusive:
+            os.link(tmp, path)  # fails if the name appeared meanwhile
+            os.unlink(tmp)
+        else:
+            os.replace(tmp, path)
+    except FileExistsError:
+        tmp.unlink(missing_ok=True)
+        raise OOError("already exists; not overwritten", file=str(path)) from None
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    _fsync_dir(path.parent)
+
+
+def _mode_of(path: Path) -> int:
+    try:
+        return path.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        return 0o644
+
+
+def _fsync_dir(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+# --------------------------------------------------------------------------- history
+@dataclass(frozen=True)
+class HistoryEntry:
+    seq: int
+    version: int | None
+    as_of: str
+    summary: str
+    cost_usd: float | None
+    saved_at: str
+    action: str  # the write that replaced this version ("current" for the file itself)
+    sha256: str
+    snapshot: Path | None  # None for the current file
+
+
+def _describe(data: bytes) -> dict[str, Any]:
+    """Version, as-of date, last summary and cost of a document's bytes (best effort)."""
+    try:
+        doc = Document.parse(data)
+        if doc.kind != "document":
+            return {"version": None, "as_of": "", "summary": "index page", "cost_usd": None}
+        m = doc.manifest
+        latest = doc.changelog.latest
+        cost = latest.extra.get("cost_usd") if latest else None
+        return {
+            "version": m.version,
+            "as_of": m.as_of.isoformat() if m.as_of else "",
+            "summary": latest.summary if latest else "",
+            "cost_usd": float(cost) if isinstance(cost, (int, float)) else None,
+        }
+    except OOError:
+        return {"version": None, "as_of": "", "summary": "(unreadable)", "cost_usd": None}
+
+
+def _log_path(path: Path) -> Path:
+    return history_dir(path) / "log.jsonl"
+
+
+def _read_log(path: Path) -> list[dict[str, Any]]:
+    log = _log_path(path)
+    if not log.exists():
+        return []
+    rows = []
+    for n, line in enumerate(log.read_text("utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError:
+            raise FormatError("history log line is not JSON", file=str(log), line=n) from None
+    return rows
+
+
+def _snapshot(path: Path, data: bytes, action: str) -> None:
+    folder = history_dir(path) / "snapshots"
+    folder.mkdir(parents=True, exist_ok=True)
+    rows = _read_log(path)
+    seq = (rows[-1]["seq"] + 1) if rows else 1
+    info = _describe(data)
+    snap = folder / f"{seq:05d}-v{info['version'] if info['version'] is not None else 'x'}.snap"
+    atomic_write_bytes(snap, data, mode=0o644)
+    row = {"seq": seq, "file": snap.name, "sha256": _sha(data), "saved_at": _now(), "action": action, **info}
+    with open(_log_path(path), "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def read_history(path: str | Path) -> list[HistoryEntry]:
+    """Every kept version, oldest first, then the current file."""
+    p = Path(path)
+    entries = [
+        HistoryEntry(
+            seq=row["seq"],
+            version=row.get("version"),
+            as_of=row.get("as_of", ""),
+            summary=row.get("summary", ""),
+            cost_usd=row.get("cost_usd"),
+            saved_at=row.get("saved_at", ""),
+            action=row.get("action", ""),
+            sha256=row.get("sha256", ""),
+            snapshot=history_dir(p) / "snapshots" / row["file"],
+        )
+        for row in _read_log(p)
+    ]
+    if p.exists():
+        data = p.read_bytes()
+        info = _describe(data)
+        mtime = datetime.fromtimestamp(p.stat().st_mtime, timezone.utc).isoformat(timespec="seconds")
+        entries.append(
+            HistoryEntry(
+                seq=(entries[-1].seq + 1) if entries else 1,
+                version=info["version"],
+                as_of=info["as_of"],
+                summary=info["summary"],
+                cost_usd=info["cost_usd"],
+                saved_at=mtime,
+                action="current",
+                sha256=_sha(data),
+                snapshot=None,
+            )
+        )
+    return entries
+
+
+def version_bytes(path: str | Path, version: int) -> bytes:
+    """The bytes of the newest kept version ``version`` (the current file included)."""
+    p = Path(path)
+    for entry in reversed(read_history(p)):
+        if entry.version == version:
+            data = entry.snapshot.read_bytes() if entry.snapshot else p.read_bytes()
+            if _sha(data) != entry.sha256:
+                raise FormatError(f"history snapshot of version {version} is damaged (checksum)", file=str(entry.snapshot))
+            return data
+    known = sorted({e.version for e in read_history(p) if e.version is not None})
+    raise NotFound(f"no version {version} in history (known: {', '.join(map(str, known)) or 'none'})", file=str(p))
+
+
+# --------------------------------------------------------------------------- writing
+def write_document(
+    doc: Document,
+    *,
+    expected: bytes | None,
+    action: str = "update",
+    path: Path | None = None,
+    timeout: float = LOCK_TIMEOUT_S,
+) -> Path:
+    """Validate ``doc``, then under the lock: check the file still holds ``expected`` (no lost
+    update), snapshot it into history and replace it atomically. ``expected=None`` creates a
+    new file and refuses to overwrite."""
+    target = path or doc.path
+    if target is None:
+        raise OOError("document has no path to write to")
+    data = doc.to_bytes()
+    _validate(data, target)
+    with document_lock(target, action, timeout):
+        try:
+            current: bytes | None = target.read_bytes()
+        except FileNotFoundError:
+            current = None
+        if expected is None:
+            atomic_write_bytes(target, data, mode=0o755, exclusive=True)
+        else:
+            if current != expected:
+                raise ConflictError(
+                    "changed on disk since it was read (another update?); nothing written. Read it again and retry.",
+                    file=str(target),
+                )
+            if current == data:
+                return target
+            _snapshot(target, current, action)
+            atomic_write_bytes(target, data)
+    return target
+
+
+def _validate(data: bytes, target: Path) -> None:
+    doc = Document.parse(data, path=target)
+    if doc.kind == "document":
+        for name in doc.blocks:
+            doc.block_json(name)
+        _ = doc.manifest, doc.contract, doc.source_cache, doc.changelog
+
+
+def rollback(path: str | Path, version: int, *, timeout: float = LOCK_TIMEOUT_S) -> Path:
+    """Restore version ``version`` byte for byte. The replaced file goes to history, so a
+    rollback can itself be undone."""
+    p = Path(path)
+    data = version_bytes(p, version)
+    current = p.read_bytes()
+    if current == data:
+        return p
+    return write_document(Document.parse(data, path=p), expected=current, action=f"rollback to v{version}", timeout=timeout)
+
+
+# --------------------------------------------------------------------------- pending proposals
+@dataclass(frozen=True)
+class Pending:
+    candidate: Document
+    run: dict[str, Any]
+    base_sha256: str
+    created: str
+    stale: bool  # the document changed since the proposal was made
+
+
+def save_pending(path: Path, candidate: Document, run: dict[str, Any], base: bytes) -> Path:
+    target = history_dir(path) / "pending.json"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    record = {"base_sha256": _sha(base), "created": _now(), "run": run, "candidate": candidate.text}
+    atomic_write_bytes(target, json.dumps(record, ensure_ascii=False).encode("utf-8"), mode=0o644)
+    return target
+
+
+def load_pending(path: str | Path) -> Pending:
+    p = Path(path)
+    source = history_dir(p) / "pending.json"
+    if not source.exists():
+        raise NotFound("no saved proposal to review (run `oo update` first)", file=str(p))
+    try:
+        record = json.loads(source.read_text("utf-8"))
+        candidate = Document(record["candidate"], path=p)
+    except (json.JSONDecodeError, KeyError) as exc:
+        raise FormatError(f"saved proposal is damaged: {exc}", file=str(source)) from None
+    current = p.read_bytes() if p.exists() else b""
+    return Pending(candidate, record.get("run", {}), record["base_sha256"], record.get("created", ""), _sha(current) != record["base_sha256"])
+
+
+def discard_pending(path: str | Path) -> None:
+    (history_dir(Path(path)) / "pending.json").unlink(missing_ok=True)
