@@ -7,7 +7,8 @@ import re
 import secrets
 from dataclasses import dataclass
 
-from lxml import etree, html as lxml_html
+from lxml import etree
+from lxml import html as lxml_html
 
 from .errors import FormatError
 

@@ -242,7 +242,7 @@ class Document:
             return self.blocks[name]
         except KeyError:
             raise BlockError(
-                "missing: no <script id=\"%s\"> inside the first heredoc" % name,
+                f'missing: no <script id="{name}"> inside the first heredoc',
                 file=self.file,
                 block=name,
             ) from None

@@ -72,7 +72,7 @@ class _Fields:
         value = self.raw.get(key)
         return _Fields({} if value is None else value, self.block, self.file, f"{self.prefix}{key}.")
 
-    def str(self, key: str, default: str = "") -> str:
+    def text(self, key: str, default: str = "") -> str:
         value = self.raw.get(key, default)
         if value is None:
             return default
@@ -80,7 +80,7 @@ class _Fields:
             raise self._err(key, f"must be a string, found {type(value).__name__}")
         return value
 
-    def int(self, key: str, default: int | None = None) -> int | None:
+    def whole(self, key: str, default: int | None = None) -> int | None:
         value = self.raw.get(key, default)
         if value is None:
             return default
@@ -90,7 +90,7 @@ class _Fields:
             raise self._err(key, f"must be a whole number, found {value!r}")
         return value
 
-    def num(self, key: str, default: float) -> float:
+    def number(self, key: str, default: float) -> float:
         value = self.raw.get(key, default)
         if value is None:
             return default
@@ -103,13 +103,13 @@ class _Fields:
             raise self._err(key, f"must be a number, found {value!r}")
         return float(value)
 
-    def bool(self, key: str, default: bool | None = None) -> bool | None:
+    def flag(self, key: str, default: bool | None = None) -> bool | None:
         value = self.raw.get(key, default)
         if value is None or isinstance(value, bool):
             return value
         raise self._err(key, f"must be true or false, found {value!r}")
 
-    def strs(self, key: str) -> tuple[str, ...]:
+    def texts(self, key: str) -> tuple[str, ...]:
         value = self.raw.get(key)
         if value is None:
             return ()
@@ -132,17 +132,17 @@ class Manifest:
     @classmethod
     def from_json(cls, raw: Any, *, file: str | None = None) -> Manifest:
         f = _Fields(raw, "oo-manifest", file)
-        as_of_text = f.str("as_of")
+        as_of_text = f.text("as_of")
         as_of = parse_date(as_of_text)
         if as_of_text and as_of is None:
             raise f._err("as_of", f"must be a date YYYY-MM-DD or empty, found {as_of_text!r}")
         if "update_every_days" in f.raw:
-            days = f.int("update_every_days") or DEFAULT_CADENCE_DAYS
+            days = f.whole("update_every_days") or DEFAULT_CADENCE_DAYS
             if days < 1:
                 raise f._err("update_every_days", "must be at least 1")
             cadence_field: Literal["update_every_days", "freshness", "default"] = "update_every_days"
         elif "freshness" in f.raw:
-            days = FRESHNESS_DAYS.get(f.str("freshness").strip().lower(), DEFAULT_CADENCE_DAYS)
+            days = FRESHNESS_DAYS.get(f.text("freshness").strip().lower(), DEFAULT_CADENCE_DAYS)
             cadence_field = "freshness"
         else:
             days, cadence_field = DEFAULT_CADENCE_DAYS, "default"
@@ -153,8 +153,8 @@ class Manifest:
             elif isinstance(item, dict):
                 notes.append(str(item.get("summary", "")))
         return cls(
-            title=f.str("title"),
-            version=f.int("version", 0) or 0,
+            title=f.text("title"),
+            version=f.whole("version", 0) or 0,
             as_of=as_of,
             cadence_days=days,
             cadence_field=cadence_field,
@@ -211,34 +211,34 @@ class Contract:
         ident, research, instr = f.sub("identity"), f.sub("research"), f.sub("instructions")
         policy = research.sub("source_policy")
         img = f.sub("images")
-        budget = f.sub("budget").num("max_cost_usd", DEFAULT_BUDGET_USD)
+        budget = f.sub("budget").number("max_cost_usd", DEFAULT_BUDGET_USD)
         if budget < 0:
             raise f._err("budget.max_cost_usd", "must not be negative")
         form: Literal["procedure", "flags", "none"] = (
             "procedure" if "procedure" in instr.raw else "flags" if instr.raw else "none"
         )
         return cls(
-            subject=ident.str("subject"),
-            scope=ident.str("scope"),
-            audience=ident.str("audience"),
-            tone=ident.str("tone"),
-            intents=research.strs("intents"),
-            required_sections=research.strs("required_sections"),
-            prefer_domains=policy.strs("prefer_domains"),
-            deny_domains=policy.strs("deny_domains"),
-            require_https=bool(policy.bool("require_https", False)),
+            subject=ident.text("subject"),
+            scope=ident.text("scope"),
+            audience=ident.text("audience"),
+            tone=ident.text("tone"),
+            intents=research.texts("intents"),
+            required_sections=research.texts("required_sections"),
+            prefer_domains=policy.texts("prefer_domains"),
+            deny_domains=policy.texts("deny_domains"),
+            require_https=bool(policy.flag("require_https", False)),
             max_cost_usd=budget,
-            model=f.str("model") or None,
+            model=f.text("model") or None,
             images=ImagePolicy(
-                allow=bool(img.bool("allow", True)),
-                max_per_article=img.int("max_per_article", 8) or 0,
-                max_file_kb=img.int("max_file_kb", 150) or 150,
-                resize_max_px=img.int("resize_max_px", 800) or 800,
-                preserve_format=bool(img.bool("preserve_format", True)),
-                caption_required=bool(img.bool("caption_required", True)),
-                source_attribution_required=bool(img.bool("source_attribution_required", True)),
-                layout_guidance=img.str("layout_guidance"),
-                prefer_sources=img.strs("prefer_sources"),
+                allow=bool(img.flag("allow", True)),
+                max_per_article=img.whole("max_per_article", 8) or 0,
+                max_file_kb=img.whole("max_file_kb", 150) or 150,
+                resize_max_px=img.whole("resize_max_px", 800) or 800,
+                preserve_format=bool(img.flag("preserve_format", True)),
+                caption_required=bool(img.flag("caption_required", True)),
+                source_attribution_required=bool(img.flag("source_attribution_required", True)),
+                layout_guidance=img.text("layout_guidance"),
+                prefer_sources=img.texts("prefer_sources"),
             ),
             instructions_form=form,
             sentinel=_sentinel(f, instr),
@@ -254,11 +254,11 @@ def _sentinel(f: _Fields, instr: _Fields) -> Sentinel | None:
     if isinstance(f.raw.get("sentinel"), dict):
         s = f.sub("sentinel")
         return Sentinel(
-            event=s.str("event"),
-            criteria=s.strs("criteria"),
-            status=s.str("status", "unknown") or "unknown",
-            last_checked=parse_date(s.str("last_checked")),
-            evidence=s.str("evidence"),
+            event=s.text("event"),
+            criteria=s.texts("criteria"),
+            status=s.text("status", "unknown") or "unknown",
+            last_checked=parse_date(s.text("last_checked")),
+            evidence=s.text("evidence"),
             structured=True,
         )
     text = instr.raw.get("sentinel")
@@ -358,16 +358,16 @@ def _source(item: Any, index: int, f: _Fields) -> Source:
     if isinstance(item, str):
         return _source_from_string(item, index)
     s = _Fields(item, f.block, f.file, f"sources[{index}].")
-    url = s.str("url")
+    url = s.text("url")
     verified = s.raw.get("verified")
     return Source(
-        id=s.str("id") or f"s{index + 1}",
+        id=s.text("id") or f"s{index + 1}",
         url=url,
-        title=s.str("title"),
+        title=s.text("title"),
         tier=str(s.raw.get("tier") or ""),
         accessed=parse_date(s.raw.get("accessed")),
         domain=domain_of(url),
-        description=s.str("description"),
+        description=s.text("description"),
         verified=verified if isinstance(verified, bool) else None,
         form="object",
     )
@@ -386,7 +386,7 @@ def _fact(item: Any, index: int, f: _Fields) -> Fact:
         if isinstance(o.raw.get(key), list):
             ids.extend(str(x) for x in o.raw[key])
     key_, value = o.raw.get("key"), o.raw.get("value")
-    text = o.str("text") or (f"{key_}: {value}" if key_ is not None else str(value or ""))
+    text = o.text("text") or (f"{key_}: {value}" if key_ is not None else str(value or ""))
     return Fact(
         id=str(o.raw.get("id") or fid),
         text=text,
@@ -428,7 +428,7 @@ class Changelog:
             e = _Fields(item, "oo-changelog", file, f"entries[{i}].")
             ts = str(e.raw.get("timestamp") or e.raw.get("date") or "")
             extra = {k: v for k, v in e.raw.items() if k not in ("version", "timestamp", "summary")}
-            entries.append(ChangelogEntry(e.int("version"), ts, parse_date(ts), e.str("summary"), extra))
+            entries.append(ChangelogEntry(e.whole("version"), ts, parse_date(ts), e.text("summary"), extra))
         return cls(tuple(entries), form, raw)  # type: ignore[arg-type]
 
     @property

@@ -17,7 +17,7 @@ import socket
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +52,7 @@ def _sha(data: bytes) -> str:
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 # --------------------------------------------------------------------------- locking
@@ -222,7 +222,7 @@ def read_history(path: str | Path) -> list[HistoryEntry]:
     if p.exists():
         data = p.read_bytes()
         info = _describe(data)
-        mtime = datetime.fromtimestamp(p.stat().st_mtime, timezone.utc).isoformat(timespec="seconds")
+        mtime = datetime.fromtimestamp(p.stat().st_mtime, UTC).isoformat(timespec="seconds")
         entries.append(
             HistoryEntry(
                 seq=(entries[-1].seq + 1) if entries else 1,

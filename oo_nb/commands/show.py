@@ -1,0 +1,25 @@
+"""``oo show DOC [--json]``: a readable summary, or the normalised views as one JSON object."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from ..document import Document
+from ..inspect import summary_json, summary_text
+from . import TextResult
+
+HELP = "show a document's manifest, contract, sources and article summary"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("doc", help="path to a NAME.o-o.html document")
+    p.add_argument("--json", action="store_true", help="print one JSON object with the normalised views")
+
+
+def run(ns: argparse.Namespace) -> TextResult:
+    doc = Document.read(ns.doc)
+    if ns.json:
+        data = summary_json(doc)
+        return TextResult(json.dumps(data, ensure_ascii=False, indent=2), value=data)
+    return TextResult(summary_text(doc), value=doc)

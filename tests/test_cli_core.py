@@ -1,0 +1,59 @@
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from oo_nb.cli import main
+
+from .conftest import CORPUS
+
+
+def test_show_json_has_normalised_views(capsys: object) -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "oo_nb", "show", "--json", str(CORPUS / "yc-w26-batch.o-o.html")],
+        capture_output=True, text=True, check=True,
+    ).stdout
+    data = json.loads(out)
+    assert set(data) >= {"manifest", "contract", "source_cache", "changelog", "article", "layout", "sentinel"}
+    assert data["source_cache"]["sources"][0] == {
+        "id": "s1", "url": "https://www.ycombinator.com/blog/2026-demo-days",
+        "title": "2026 Demo Day Dates — Y Combinator", "tier": "primary", "accessed": "2026-02-16",
+        "domain": "ycombinator.com",
+    }
+    assert isinstance(data["changelog"]["entries"], list)
+    assert data["article"]["sections"][0] == {"id": "overview", "title": "Overview", "level": 2}
+    assert data["article"]["citations"][0].startswith("s")
+    assert data["layout"] == "early" and data["sentinel"] is None
+    sentinel = json.loads(subprocess.run(
+        [sys.executable, "-m", "oo_nb", "show", "--json", str(CORPUS / "agi-declared.o-o.html")],
+        capture_output=True, text=True, check=True).stdout)["sentinel"]
+    assert sentinel["status"] == "not_occurred"
+
+
+def test_check_exit_codes(tmp_path: Path, capsys: object) -> None:
+    assert main(["check", *map(str, sorted(CORPUS.glob("*.o-o.html")))]) == 0
+    bad = tmp_path / "bad.o-o.html"
+    bad.write_text((CORPUS / "yc-w26-batch.o-o.html").read_text().replace('"version": 1,', '"version": "x",'))
+    assert main(["check", str(bad)]) == 1
+
+
+def test_history_and_rollback_cli(corpus_copy: Path, capsys: object) -> None:
+    from oo_nb import store
+    from oo_nb.document import Document
+
+    p = corpus_copy / "yc-w26-batch.o-o.html"
+    original = p.read_bytes()
+    new = Document.read(p).edit_block("oo-manifest", lambda m: m.update(version=2))
+    store.write_document(new, expected=original, action="update")
+    assert main(["history", str(p)]) == 0
+    assert main(["rollback", str(p), "--to", "1"]) == 0
+    assert p.read_bytes() == original
+    assert main(["rollback", str(p), "--to", "9"]) == 2
+
+
+def test_errors_are_one_clear_line(tmp_path: Path) -> None:
+    r = subprocess.run([sys.executable, "-m", "oo_nb", "show", str(tmp_path / "nope.o-o.html")], capture_output=True, text=True)
+    assert r.returncode == 2
+    assert "nope.o-o.html: no such file" in r.stderr and "Traceback" not in r.stderr

@@ -1,0 +1,87 @@
+from __future__ import annotations
+
+import pytest
+
+from oo_nb.document import Document
+from oo_nb.errors import ValidationError
+from oo_nb.model import Changelog, Contract, Manifest, SourceCache
+
+from .conftest import CORPUS
+
+
+def doc(name: str) -> Document:
+    return Document.read(CORPUS / name)
+
+
+def test_manifest_cadence_variants() -> None:
+    assert doc("agi-declared.o-o.html").manifest.cadence_field == "update_every_days"
+    early = doc("yc-w26-batch.o-o.html").manifest
+    assert (early.cadence_field, early.cadence_days) == ("freshness", 7)
+    assert Manifest.from_json({"title": "t", "freshness": "daily"}).cadence_days == 1
+    assert Manifest.from_json({"title": "t", "freshness": "monthly"}).cadence_days == 30
+    assert Manifest.from_json({"title": "t", "freshness": "fortnightly"}).cadence_days == 7
+    missing = Manifest.from_json({"title": "t", "version": 0, "as_of": ""})
+    assert (missing.cadence_field, missing.cadence_days, missing.as_of) == ("default", 7, None)
+
+
+def test_manifest_changelog_shapes() -> None:
+    assert doc("ai-model-landscape.o-o.html").manifest.changelog_notes[0].startswith("v1:")
+    assert doc("anthropic-leadership.o-o.html").manifest.changelog_notes == ()
+    m = Manifest.from_json({"changelog": [{"version": 1, "date": "2026-01-01", "summary": "first"}]})
+    assert m.changelog_notes == ("first",)
+
+
+def test_manifest_errors_name_block_and_key() -> None:
+    with pytest.raises(ValidationError) as info:
+        Manifest.from_json({"title": "t", "version": "two"}, file="x.o-o.html")
+    assert info.value.block == "oo-manifest" and info.value.key == "version"
+    assert "x.o-o.html" in str(info.value)
+    with pytest.raises(ValidationError, match="as_of"):
+        Manifest.from_json({"as_of": "yesterday"})
+
+
+def test_contract_variants() -> None:
+    flags = doc("anthropic-leadership.o-o.html").contract
+    assert flags.instructions_form == "flags"
+    assert flags.require_https is True
+    assert flags.max_cost_usd == 3.0
+    assert "reddit.com" in flags.deny_domains
+    sentinel = doc("agi-declared.o-o.html").contract
+    assert sentinel.is_sentinel and sentinel.sentinel is not None
+    assert sentinel.sentinel.structured is False
+    assert sentinel.sentinel.status == "not_occurred"
+    assert sentinel.required_sections[0] == "Status"
+    assert not doc("yc-w26-batch.o-o.html").contract.is_sentinel
+    structured = Contract.from_json(
+        {"sentinel": {"event": "X happens", "criteria": ["a"], "status": "occurred", "last_checked": "2026-11-01"}}
+    )
+    assert structured.sentinel is not None and structured.sentinel.structured
+    assert structured.sentinel.last_checked is not None
+    assert Contract.from_json({}).max_cost_usd == 0.5
+    with pytest.raises(ValidationError, match=r"research\.intents"):
+        Contract.from_json({"research": {"intents": "one"}})
+
+
+def test_source_cache_variants() -> None:
+    cache = doc("yc-w26-batch.o-o.html").source_cache
+    assert cache.sources[0].id == "s1" and cache.sources[0].domain == "ycombinator.com"
+    assert cache.facts[0].source_ids == ("s7",) and cache.facts[0].key == "batch_size"
+    strings = doc("agi-declared.o-o.html").source_cache.facts
+    assert strings[0].form == "string" and strings[0].source_ids == ()
+    empty = doc("anthropic-leadership.o-o.html").source_cache
+    assert empty.sources == () and empty.last_updated is None
+    parsed = SourceCache.from_json(
+        {"sources": ["cnbc.com - funding, board, leadership coverage", "https://x.org/a — paper"], "facts": []}
+    )
+    first, second = parsed.sources
+    assert (first.domain, first.description, first.form) == ("cnbc.com", "funding, board, leadership coverage", "string")
+    assert second.url == "https://x.org/a" and second.domain == "x.org"
+
+
+def test_changelog_variants() -> None:
+    assert doc("anthropic-leadership.o-o.html").changelog.form == "array"
+    log = doc("yc-w26-batch.o-o.html").changelog
+    assert log.form == "entries" and log.latest is not None and log.latest.version == 1
+    assert log.latest.date is not None and log.latest.date.isoformat() == "2026-02-16"
+    extra = Changelog.from_json({"entries": [{"version": 2, "timestamp": "2026-03-01", "summary": "s", "cost_usd": 0.2}]})
+    assert extra.entries[0].extra == {"cost_usd": 0.2}
