@@ -1,0 +1,1 @@
+"""Notebook display: sandboxed previews and widgets (imported only when shown)."""

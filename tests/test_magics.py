@@ -1,0 +1,201 @@
+"""The %oo magic in a real IPython shell with the extension loaded: every verb, its return value,
+its UsageErrors, help, quoting and variable expansion."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+from IPython.core.error import UsageError
+from IPython.core.interactiveshell import InteractiveShell
+
+from oo_nb import store
+from oo_nb.commands import VERBS
+from oo_nb.document import Document
+from oo_nb.results import TextOutput
+from oo_nb.ui.preview import ArticlePreview, IndexPreview
+
+YC = "yc-w26-batch.o-o.html"
+
+
+@pytest.fixture(scope="module")
+def shell() -> Iterator[InteractiveShell]:
+    ip = InteractiveShell.instance()
+    ip.extension_manager.load_extension("oo_nb")
+    yield ip
+
+
+def oo(shell: InteractiveShell, line: str) -> Any:
+    return shell.run_line_magic("oo", line)
+
+
+def bump(path: Path, version: int) -> bytes:
+    before = path.read_bytes()
+    doc = Document.read(path).edit_block("oo-manifest", lambda m: m.update(version=version))
+    doc = doc.edit_block(
+        "oo-changelog",
+        lambda c: c["entries"].append({"version": version, "timestamp": "2026-11-29", "summary": f"v{version}", "cost_usd": 0.1}),
+    )
+    store.write_document(doc, expected=before, action="update")
+    return before
+
+
+# ----------------------------------------------------------------------------- registration
+def test_extension_registers_one_line_and_cell_magic(shell: InteractiveShell) -> None:
+    assert "oo" in shell.magics_manager.magics["line"]
+    assert "oo" in shell.magics_manager.magics["cell"]
+
+
+def test_overall_help_lists_every_cli_verb(shell: InteractiveShell, capsys: pytest.CaptureFixture[str]) -> None:
+    assert oo(shell, "--help") is None
+    out = capsys.readouterr().out
+    for verb in VERBS:
+        assert f"  {verb} " in out
+    assert oo(shell, "") is None
+    assert "%%oo contract DOC" in capsys.readouterr().out
+
+
+def test_question_mark_shows_the_verbs(shell: InteractiveShell, capsys: pytest.CaptureFixture[str]) -> None:
+    shell.run_cell("%oo?")
+    out = capsys.readouterr().out
+    assert "every verb returns data" in out and "history" in out
+
+
+def test_verb_help_prints_and_does_not_exit(shell: InteractiveShell, capsys: pytest.CaptureFixture[str]) -> None:
+    assert oo(shell, "show --help") is None  # no SystemExit reaches the kernel
+    out = capsys.readouterr().out
+    assert out.startswith("usage: %oo show") and "--json" in out
+
+
+# ----------------------------------------------------------------------------- usage errors
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("frobnicate x", "unknown verb 'frobnicate'"),
+        ("show", "the following arguments are required: doc"),
+        ("show a.o-o.html b.o-o.html", "unrecognized arguments: b.o-o.html"),
+        ("show 'unbalanced", "No closing quotation"),
+        ("rollback a.o-o.html --to notanumber", "invalid int value"),
+        ("rollback a.o-o.html", "--to"),
+    ],
+)
+def test_misuse_raises_usage_error(shell: InteractiveShell, line: str, message: str) -> None:
+    with pytest.raises(UsageError, match=message) as info:
+        oo(shell, line)
+    assert type(info.value) is UsageError  # IPython matches the class itself
+
+
+def test_oo_errors_become_short_usage_errors(shell: InteractiveShell, tmp_path: Path) -> None:
+    missing = tmp_path / "missing.o-o.html"
+    with pytest.raises(UsageError, match=r"oo show: .*missing\.o-o\.html: no such file") as info:
+        oo(shell, f"show {missing}")
+    assert info.value.__cause__ is not None  # the typed error stays reachable
+    bad = tmp_path / "bad.o-o.html"
+    bad.write_text("<html>not a polyglot</html>")
+    with pytest.raises(UsageError, match="not an o-o document"):
+        oo(shell, f"show {bad}")
+
+
+def test_usage_error_shows_no_traceback(shell: InteractiveShell, capsys: pytest.CaptureFixture[str]) -> None:
+    shell.run_cell("%oo show /nonexistent/x.o-o.html")
+    captured = capsys.readouterr()
+    text = captured.out + captured.err
+    assert "UsageError" in text and "no such file" in text
+    assert "Traceback" not in text
+
+
+def test_cell_body_only_for_contract(shell: InteractiveShell, corpus_copy: Path) -> None:
+    with pytest.raises(UsageError, match="only contract takes a cell body"):
+        shell.run_cell_magic("oo", f"show {corpus_copy / YC}", "budget: 1")
+
+
+# ----------------------------------------------------------------------------- quoting and expansion
+def test_quotes_group_and_disappear(shell: InteractiveShell, corpus_copy: Path) -> None:
+    spaced = corpus_copy / "with space"
+    spaced.mkdir()
+    target = spaced / YC
+    target.write_bytes((corpus_copy / YC).read_bytes())
+    preview = oo(shell, f'show "{target}"')
+    assert isinstance(preview, ArticlePreview) and preview.path == target
+
+
+def test_braces_and_dollar_expand_python_values(shell: InteractiveShell, corpus_copy: Path) -> None:
+    shell.user_ns["doc_path"] = corpus_copy / YC
+    shell.user_ns["info"] = {"name": YC}
+    # run_cell goes through the input transformer, as a notebook cell does
+    shell.run_cell("a = %oo show {doc_path}\nb = %oo show $doc_path")
+    a, b = shell.user_ns["a"], shell.user_ns["b"]
+    assert a.path == b.path == corpus_copy / YC
+    shell.user_ns["folder"] = str(corpus_copy)
+    shell.run_cell('c = %oo show "{folder}/{info[\'name\']}" --json')
+    assert shell.user_ns["c"]["manifest"]["title"] == "Y Combinator W26 Batch"
+
+
+# ----------------------------------------------------------------------------- verbs
+def test_show_returns_sandboxed_preview(shell: InteractiveShell, corpus_dir: Path) -> None:
+    preview = oo(shell, f"show {corpus_dir / YC}")
+    assert isinstance(preview, ArticlePreview)
+    bundle = preview._repr_mimebundle_()
+    assert bundle["text/plain"].startswith("Y Combinator W26 Batch")
+    assert bundle["text/html"].startswith('<iframe sandbox="" ')
+    assert "<h2" not in bundle["text/html"]  # the article is escaped inside srcdoc
+
+
+def test_show_json_returns_the_dict(shell: InteractiveShell, corpus_dir: Path) -> None:
+    data = oo(shell, f"show {corpus_dir / YC} --json")
+    assert isinstance(data, dict) and data["layout"] == "early"
+    json.dumps(data)
+
+
+def test_show_index_returns_index_preview(shell: InteractiveShell, corpus_dir: Path) -> None:
+    preview = oo(shell, f"show {corpus_dir / 'index.o-o.html'}")
+    assert isinstance(preview, IndexPreview)
+    assert "library index" in repr(preview)
+
+
+def test_check_returns_text_with_findings_and_exit_code(shell: InteractiveShell, corpus_dir: Path) -> None:
+    out = oo(shell, f"check {corpus_dir / YC}")
+    assert isinstance(out, TextOutput)
+    assert out.exit_code == 0 and "1 checked" in out.text and isinstance(out.value, list)
+    assert out._repr_mimebundle_() == {"text/plain": out.text}
+
+
+def test_history_returns_a_frame_and_rollback_restores(shell: InteractiveShell, corpus_copy: Path) -> None:
+    p = corpus_copy / YC
+    original = bump(p, 2)
+    frame = oo(shell, f"history {p}")
+    assert isinstance(frame, pd.DataFrame)
+    assert list(frame["version"]) == [1, 2]
+    assert str(frame["version"].dtype) == "Int64"
+    assert str(frame["as_of"].dtype).startswith("datetime64")
+    assert list(frame["state"]) == ["replaced by update", "current"]
+    assert frame["cost_usd"].iloc[-1] == pytest.approx(0.1)
+    out = oo(shell, f"rollback {p} --to 1")
+    assert isinstance(out, TextOutput) and "restored version 1" in out.text
+    assert p.read_bytes() == original
+    assert list(oo(shell, f"history {p}")["version"]) == [1, 2, 1]
+    with pytest.raises(UsageError, match="no version 7"):
+        oo(shell, f"rollback {p} --to 7")
+
+
+def test_history_of_nothing_is_a_usage_error(shell: InteractiveShell, tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="no such document"):
+        oo(shell, f"history {tmp_path / 'none.o-o.html'}")
+
+
+def test_load_ext_imports_no_heavy_library() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\nfrom IPython.core.interactiveshell import InteractiveShell\n"
+        "before = set(sys.modules)\nInteractiveShell.instance().extension_manager.load_extension('oo_nb')\n"
+        "print(sorted(m for m in set(sys.modules) - before if m.split('.')[0] in "
+        "{'pandas','lxml','anthropic','matplotlib','ipywidgets','nh3','anywidget','PIL','httpx2','numpy'}))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
