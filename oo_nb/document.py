@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from .errors import BlockError, FormatError
+from .errors import BlockError, FormatError, ValidationError
 from .jsonblock import dump_block, parse_block
 
 if TYPE_CHECKING:
@@ -48,7 +48,8 @@ def neutralise_terminator(html: str, marker: str = "OO_HTML") -> str:
     browser shows the same text."""
     lines = html.split("\n")
     for i, line in enumerate(lines):
-        if line.rstrip("\r") == marker:
+        # Leading tabs too: under a `<<-` opener bash strips them and would end the heredoc.
+        if line.rstrip("\r").lstrip("\t") == marker:
             lines[i] = "<!---->" + line
     return "\n".join(lines)
 
@@ -286,7 +287,10 @@ class Document:
     def to_bytes(self) -> bytes:
         if self._data is not None:
             return self._data
-        return self.text.encode("utf-8")
+        try:
+            return self.text.encode("utf-8")
+        except UnicodeEncodeError as exc:  # only a Document built from a str can hold one
+            raise FormatError(f"text cannot be written as UTF-8 ({exc.reason})", file=self.file) from None
 
     # ----------------------------------------------------------------- writing
     def replace_range(self, start: int, end: int, new: str) -> Document:
@@ -294,6 +298,13 @@ class Document:
         well-formed document with the same blocks and article (nothing is half-written)."""
         if self.newline == "\r\n":
             new = new.replace("\r\n", "\n").replace("\n", "\r\n")
+        try:
+            new.encode("utf-8")
+        except UnicodeEncodeError as exc:  # a lone surrogate, e.g. from "\ud800" in JSON
+            raise FormatError(
+                f"the edit holds text that cannot be written as UTF-8 ({exc.reason} at character {exc.start})",
+                file=self.file,
+            ) from None
         text = self.text[:start] + new + self.text[end:]
         try:
             result = Document(text, path=self.path)
@@ -312,7 +323,10 @@ class Document:
         lead = old[: len(old) - len(old.lstrip())] or "\n"
         trail = old[len(old.rstrip()) :] or "\n"
         indent = _detect_indent(old)
-        body = lead + dump_block(value, indent) + trail
+        try:
+            body = lead + dump_block(value, indent) + trail
+        except (TypeError, ValueError, RecursionError) as exc:  # NaN, sets, cycles, too deep
+            raise ValidationError(f"cannot be written as JSON: {exc}", file=self.file, block=name) from None
         return self.replace_range(span.start, span.end, body)
 
     def edit_block(self, name: BlockName | str, change: Callable[[Any], Any]) -> Document:
@@ -325,8 +339,18 @@ class Document:
     def with_article(self, html: str) -> Document:
         if self.article_span is None:
             raise FormatError('no <article id="article"> element', file=self.file)
+        start, end = self.article_span.start, self.article_span.end
         safe = neutralise_terminator(html, self.marker)
-        return self.replace_range(self.article_span.start, self.article_span.end, safe)
+        result = self.replace_range(start, end, safe)
+        # The new HTML must be exactly the new article: a stray </article> would end it early
+        # and leave the rest of the HTML outside, where nothing checks it.
+        new_len = len(result.text) - len(self.text) + (end - start)
+        span = result.article_span
+        if span is None or span.start != start or span.end != start + new_len:
+            raise FormatError(
+                "the new article HTML closes or reopens the <article> element; nothing changed", file=self.file
+            )
+        return result
 
     def with_path(self, path: str | Path) -> Document:
         return Document(self.text, path=Path(path), data=self._data)

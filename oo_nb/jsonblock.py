@@ -11,6 +11,7 @@ from .errors import BlockError
 __all__ = ["dump_block", "parse_block"]
 
 _INLINE_WIDTH = 100
+MAX_DEPTH = 64
 
 
 def parse_block(
@@ -19,7 +20,9 @@ def parse_block(
     """Parse a block's JSON; errors name the file line and column (``first_line`` is where the
     block's text starts in the file)."""
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        value = json.loads(text, parse_constant=_reject_constant)
+    except RecursionError:
+        raise BlockError(f"invalid JSON: nested deeper than {MAX_DEPTH} levels", file=file, block=block, line=first_line) from None
     except json.JSONDecodeError as exc:
         column = exc.colno if exc.lineno > 1 else None
         raise BlockError(
@@ -31,6 +34,22 @@ def parse_block(
         ) from None
     except ValueError as exc:  # NaN / Infinity, which JSON does not allow
         raise BlockError(str(exc), file=file, block=block, line=first_line) from None
+    # Copying, dumping and reading the views recurse once per level: a hostile block nested
+    # hundreds deep would end in RecursionError there. Real blocks are a few levels deep.
+    if _depth_exceeds(value, MAX_DEPTH):
+        raise BlockError(f"invalid JSON: nested deeper than {MAX_DEPTH} levels", file=file, block=block, line=first_line)
+    return value
+
+
+def _depth_exceeds(value: Any, limit: int) -> bool:
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list)):
+            if depth > limit:
+                return True
+            stack.extend((v, depth + 1) for v in (item.values() if isinstance(item, dict) else item))
+    return False
 
 
 def _reject_constant(name: str) -> Any:

@@ -4,6 +4,8 @@ keeps its own shape and every key we do not know."""
 
 from __future__ import annotations
 
+import contextlib
+import math
 import re
 from dataclasses import dataclass, field
 from datetime import date
@@ -96,12 +98,15 @@ class _Fields:
             return default
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             if isinstance(value, str):
-                try:
-                    return float(value.strip().lstrip("$"))
-                except ValueError:
-                    pass
-            raise self._err(key, f"must be a number, found {value!r}")
-        return float(value)
+                with contextlib.suppress(ValueError):
+                    value = float(value.strip().lstrip("$"))
+            if not isinstance(value, float):
+                raise self._err(key, f"must be a number, found {value!r}")
+        # "inf", 1e400 or 10**400 as a budget would mean no budget at all.
+        number = float(value) if isinstance(value, float) or abs(value) < 2**1000 else math.inf
+        if not math.isfinite(number):
+            raise self._err(key, f"must be a finite number, found {value!r}")
+        return number
 
     def flag(self, key: str, default: bool | None = None) -> bool | None:
         value = self.raw.get(key, default)
@@ -147,7 +152,8 @@ class Manifest:
         else:
             days, cadence_field = DEFAULT_CADENCE_DAYS, "default"
         notes = []
-        for item in f.raw.get("changelog") or []:
+        changelog = f.raw.get("changelog")
+        for item in changelog if isinstance(changelog, list) else []:
             if isinstance(item, str):
                 notes.append(item)
             elif isinstance(item, dict):
@@ -262,7 +268,8 @@ def _sentinel(f: _Fields, instr: _Fields) -> Sentinel | None:
             structured=True,
         )
     text = instr.raw.get("sentinel")
-    steps = instr.raw.get("procedure") or []
+    steps = instr.raw.get("procedure")
+    steps = steps if isinstance(steps, list) else []
     has_check = any(isinstance(s, str) and "SENTINEL CHECK" in s for s in steps)
     if not isinstance(text, str) and not has_check:
         return None

@@ -1,0 +1,99 @@
+"""Regression tests for the core bugs the hardening fuzzer found (one test per fix)."""
+
+from __future__ import annotations
+
+import pytest
+
+from oo_nb.document import Document, neutralise_terminator
+from oo_nb.errors import BlockError, FormatError, OOError, ValidationError
+
+from .conftest import CORPUS
+
+
+@pytest.fixture
+def doc() -> Document:
+    return Document.read(CORPUS / "yc-w26-batch.o-o.html")
+
+
+def _with_raw_manifest(doc: Document, body: str) -> Document:
+    span = doc.blocks["oo-manifest"]
+    return Document(doc.text[: span.start] + body + doc.text[span.end :])
+
+
+@pytest.mark.parametrize("depth", [100, 700, 5000])
+def test_deeply_nested_json_is_a_block_error_not_recursion_error(doc: Document, depth: int) -> None:
+    broken = _with_raw_manifest(doc, '{"a": ' + "[" * depth + "]" * depth + "}")
+    with pytest.raises(BlockError, match="nested deeper"):
+        _ = broken.manifest
+
+
+def test_nesting_of_real_blocks_still_reads(doc: Document) -> None:
+    ok = _with_raw_manifest(doc, '{"version": 3, "a": ' + "[" * 20 + "]" * 20 + "}")
+    assert ok.manifest.version == 3
+
+
+def test_manifest_changelog_of_wrong_type_is_ignored(doc: Document) -> None:
+    m = doc.with_block("oo-manifest", {"title": "x", "version": 2, "changelog": 5}).manifest
+    assert m.changelog_notes == ()
+
+
+def test_procedure_of_wrong_type_does_not_crash_the_contract(doc: Document) -> None:
+    c = doc.with_block("oo-contract", {"instructions": {"procedure": 5}}).contract
+    assert c.sentinel is None
+
+
+@pytest.mark.parametrize("budget", ["inf", "-inf", "nan", 10**400])
+def test_non_finite_budget_is_refused(doc: Document, budget: object) -> None:
+    # An infinite budget would let an update spend without limit.
+    bad = doc.with_block("oo-contract", {"budget": {"max_cost_usd": budget}})
+    with pytest.raises(ValidationError, match="finite"):
+        _ = bad.contract
+
+
+def test_budget_of_1e400_in_the_file_is_refused(doc: Document) -> None:
+    span = doc.blocks["oo-contract"]
+    text = doc.text[: span.start] + '{"budget": {"max_cost_usd": 1e400}}' + doc.text[span.end :]
+    with pytest.raises(ValidationError, match="finite"):
+        _ = Document(text).contract
+
+
+def test_budget_as_text_still_reads(doc: Document) -> None:
+    assert doc.with_block("oo-contract", {"budget": {"max_cost_usd": "$1.25"}}).contract.max_cost_usd == 1.25
+
+
+@pytest.mark.parametrize("value", [{"x": float("nan")}, {"x": {1, 2}}, {"x": float("inf")}])
+def test_unwritable_block_values_raise_validation_error(doc: Document, value: object) -> None:
+    with pytest.raises(ValidationError, match="cannot be written as JSON"):
+        doc.with_block("oo-manifest", value)
+
+
+def test_lone_surrogate_is_refused_before_anything_is_built(doc: Document) -> None:
+    # JSON from an API may carry "\ud800"; encoding it later would fail in the middle of a write.
+    with pytest.raises(FormatError, match="UTF-8"):
+        doc.with_block("oo-manifest", {"title": "\ud800"})
+    with pytest.raises(FormatError, match="UTF-8"):
+        doc.with_article("<p>\udc80</p>")
+    with pytest.raises(FormatError, match="UTF-8"):
+        Document(doc.text.replace("Overview", "\ud800", 1)).to_bytes()
+
+
+def test_article_html_cannot_close_the_article_early(doc: Document) -> None:
+    hostile = '<p>a</p></article><script>alert(1)</script><article id="article">'
+    with pytest.raises(FormatError, match="closes or reopens"):
+        doc.with_article(hostile)
+    with pytest.raises(OOError):
+        doc.with_article("<p>a</p></article><p>outside</p>")
+
+
+def test_article_edit_still_sets_exactly_the_new_html(doc: Document) -> None:
+    new = doc.with_article("\n<p>one</p>\nOO_HTML\n")
+    again = Document.parse(new.to_bytes())
+    assert again.article_html == "\n<p>one</p>\n<!---->OO_HTML\n"
+    crlf = Document.parse(doc.to_bytes().replace(b"\n", b"\r\n"))
+    assert Document.parse(crlf.with_article("<p>a</p>\n<p>b</p>").to_bytes()).article_html == "<p>a</p>\r\n<p>b</p>"
+
+
+def test_tab_indented_terminator_is_neutralised() -> None:
+    # Under a `<<-` opener bash strips leading tabs, so "\tOO_HTML" would end the heredoc.
+    assert neutralise_terminator("a\n\tOO_HTML\nb") == "a\n<!---->\tOO_HTML\nb"
+    assert neutralise_terminator("a\n OO_HTML\nb") == "a\n OO_HTML\nb"
