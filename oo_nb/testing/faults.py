@@ -1,0 +1,288 @@
+"""Crash safety and concurrency of ``store.write_document``, measured with real processes.
+
+Crash safety: a forked writer replaces a document again and again (growing and shrinking
+articles) and is killed with SIGKILL after a random delay; the file must then hold exactly the
+version before or the version being written, and the history must still parse and match its
+checksums. Races: two forked processes read the same bytes and write their change with
+``expected=`` those bytes; no success may be lost, and the loser must see a ConflictError or
+LockedError (and retry), never a silent overwrite."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+import signal
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from ..document import Document
+from ..errors import ConflictError, LockedError, OOError
+from ..store import document_lock, history_dir, read_history, rollback, write_document
+from .corpus import corpus_documents, document_versions
+from .figures import Figure
+
+__all__ = ["crash_safety", "lock_contention", "races"]
+
+
+# --------------------------------------------------------------------------- crash safety
+def _writer_loop(path: Path, docs: list[Document], versions: list[bytes], start: int, out: int) -> None:
+    """Child: write version after version, announcing each attempt and completion on ``out``."""
+    idx = start
+    while True:
+        nxt = (idx + 1) % len(versions)
+        os.write(out, b"a%d\n" % nxt)
+        write_document(docs[nxt], expected=versions[idx], action="crash test")
+        os.write(out, b"d%d\n" % nxt)
+        idx = nxt
+
+
+def _fork_writer(path: Path, docs: list[Document], versions: list[bytes], start: int) -> tuple[int, int]:
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # child: never returns
+        os.close(r)
+        code = 0
+        try:
+            _writer_loop(path, docs, versions, start, w)
+        except BaseException as exc:  # report, then die without running the parent's cleanup
+            os.write(w, f"e{type(exc).__name__}: {exc}\n".encode()[:4000])
+            code = 1
+        os._exit(code)
+    os.close(w)
+    return pid, r
+
+
+def _read_all(fd: int) -> str:
+    chunks = []
+    while chunk := os.read(fd, 65536):
+        chunks.append(chunk)
+    os.close(fd)
+    return b"".join(chunks).decode("utf-8", "replace")
+
+
+def _history_problems(path: Path, checked: dict[str, int]) -> list[str]:
+    """Every log line parses, every snapshot it names exists and matches its sha256. Rows
+    already verified (``checked``: file name -> row count) are not hashed again."""
+    log = history_dir(path) / "log.jsonl"
+    if not log.exists():
+        return []
+    problems = []
+    lines = log.read_bytes().split(b"\n")
+    if lines[-1]:
+        problems.append("log.jsonl does not end with a newline (torn line)")
+    rows = [ln for ln in lines if ln.strip()]
+    for n, line in enumerate(rows[checked.get(path.name, 0) :], checked.get(path.name, 0) + 1):
+        try:
+            row = json.loads(line)
+            snap = history_dir(path) / "snapshots" / row["file"]
+            if hashlib.sha256(snap.read_bytes()).hexdigest() != row["sha256"]:
+                problems.append(f"snapshot {row['file']} does not match its sha256")
+        except (ValueError, KeyError, OSError) as exc:
+            problems.append(f"log line {n}: {type(exc).__name__}: {exc}")
+    checked[path.name] = len(rows)
+    return problems
+
+
+def _setup(workdir: Path, versions_per_doc: int, seed: int) -> list[tuple[Path, list[bytes], list[Document]]]:
+    setups = []
+    for name, data in corpus_documents().items():
+        folder = workdir / name.split(".")[0]
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / name
+        versions = document_versions(data, versions_per_doc, seed=seed)
+        path.write_bytes(versions[0])
+        path.chmod(0o755)
+        setups.append((path, versions, [Document.parse(v, path=path) for v in versions]))
+    return setups
+
+
+def _mean_write_s(workdir: Path, seed: int) -> float:
+    (_path, versions, docs) = _setup(workdir / "calibrate", 2, seed)[0]
+    started = time.perf_counter()
+    for i in range(10):
+        write_document(docs[(i + 1) % 2], expected=versions[i % 2], action="calibrate")
+    return (time.perf_counter() - started) / 10
+
+
+def crash_safety(kills: int, workdir: Path, *, seed: int = 1, versions_per_doc: int = 6) -> list[Figure]:
+    """Kill ``kills`` writers at random moments; see the module doc."""
+    rng = random.Random(seed)
+    setups = _setup(workdir, versions_per_doc, seed)
+    write_s = _mean_write_s(workdir, seed)
+    outcomes: Counter[str] = Counter()
+    bad_files: list[str] = []
+    history: list[str] = []
+    writer_errors: list[str] = []
+    checked: dict[str, int] = {}
+    for trial in range(kills):
+        path, versions, docs = setups[trial % len(setups)]
+        before = path.read_bytes()
+        if before not in versions:  # a torn file from the last trial (already counted): reset
+            path.write_bytes(before := versions[0])
+        start = versions.index(before)
+        pid, fd = _fork_writer(path, docs, versions, start)
+        # Kill within the first few write-backs: every moment of one is equally likely.
+        time.sleep(rng.uniform(0.0, 3.0 * write_s))
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        events = _read_all(fd).split()
+        writer_errors += [e[1:] for e in events if e.startswith("e")]
+        attempts = [int(e[1:]) for e in events if e.startswith("a")]
+        dones = [int(e[1:]) for e in events if e.startswith("d")]
+        after = path.read_bytes()
+        if not attempts:
+            allowed = {before}
+            outcomes["killed before its first write-back"] += 1
+        else:
+            last = attempts[-1]
+            prev = versions[(last - 1) % len(versions)]
+            allowed = {prev, versions[last]}
+            if dones and dones[-1] == last:
+                outcomes["killed between write-backs"] += 1
+            else:
+                outcomes["old" if after == prev else "new" if after == versions[last] else "torn"] += 1
+        if after not in allowed:
+            bad_files.append(f"trial {trial}: {path.name} has {len(after)} bytes, neither old nor new")
+        history += _history_problems(path, checked)
+    leftovers = sum(1 for p, _, _ in setups for f in p.parent.rglob("*.tmp"))
+    # After all that, every version kept in history still rolls back byte for byte.
+    rollback_errors = 0
+    for path, _, _ in setups:
+        checked.pop(path.name, None)
+        history += _history_problems(path, checked)
+        kept = [e for e in read_history(path) if e.snapshot is not None and e.version is not None]
+        if kept:
+            entry = kept[rng.randrange(len(kept))]
+            assert entry.snapshot is not None and entry.version is not None
+            rollback(path, entry.version)
+            if path.read_bytes() != entry.snapshot.read_bytes():
+                rollback_errors += 1
+    mid = outcomes["old"] + outcomes["new"] + outcomes["torn"]
+    return [
+        Figure("1 crash", "writers killed (SIGKILL)", kills, kills, f"≥ {kills}", True),
+        Figure("1 crash", "killed inside write_document", kills, mid, "info", None),
+        Figure("1 crash", "… left old / new bytes", mid, f"{outcomes['old']} / {outcomes['new']}", "info", None),
+        Figure("1 crash", "files neither old nor new bytes", kills, len(bad_files), "0", not bad_files),
+        Figure("1 crash", "history damage (log, sha256)", kills, len(history), "0", not history),
+        Figure("1 crash", "writer errors before the kill", kills, len(writer_errors), "0", not writer_errors),
+        Figure("1 crash", "rollback to a kept version wrong", len(setups), rollback_errors, "0", rollback_errors == 0),
+        Figure("1 crash", "temp files left by killed writers", kills, leftovers, "info", None),
+        Figure("1 crash", "mean write-back time (ms)", 10, round(write_s * 1000, 2), "info", None),
+    ]
+
+
+# --------------------------------------------------------------------------- races
+def _racer(path: Path, marker: str, ready: int, go: int, out: int, attempts: int) -> dict[str, Any]:
+    conflicts = locked = 0
+    for attempt in range(attempts):
+        base = path.read_bytes()
+        doc = Document.parse(base, path=path)
+        new = doc.edit_block("oo-manifest", lambda m: {**m, "race": [*m.get("race", []), marker]})
+        if attempt == 0:  # both racers hold the same bytes, then write at the same moment
+            os.write(ready, b"r")
+            os.read(go, 1)
+        try:
+            write_document(new, expected=base, action=marker, timeout=5.0)
+            return {"ok": True, "conflicts": conflicts, "locked": locked}
+        except ConflictError:
+            conflicts += 1
+        except LockedError:
+            locked += 1
+    return {"ok": False, "conflicts": conflicts, "locked": locked}
+
+
+def _fork_racer(path: Path, marker: str, pipes: dict[str, tuple[int, int]], attempts: int) -> int:
+    pid = os.fork()
+    if pid != 0:
+        return pid
+    code = 0
+    try:
+        result = _racer(path, marker, pipes["ready"][1], pipes["go"][0], pipes["out"][1], attempts)
+    except BaseException as exc:
+        result = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
+        code = 1
+    os.write(pipes["out"][1], (json.dumps({"marker": marker, **result}) + "\n").encode())
+    os._exit(code)
+
+
+def races(count: int, workdir: Path, *, attempts: int = 20) -> list[Figure]:
+    """``count`` races of two processes updating the same document."""
+    name, data = next(iter(corpus_documents().items()))
+    workdir.mkdir(parents=True, exist_ok=True)
+    path = workdir / name
+    path.write_bytes(data)
+    results: list[dict[str, Any]] = []
+    for race in range(count):
+        pipes = {k: os.pipe() for k in ("ready", "go", "out")}
+        pids = [_fork_racer(path, f"race{race}-p{child}", pipes, attempts) for child in (0, 1)]
+        for fd in (pipes["ready"][1], pipes["go"][0], pipes["out"][1]):
+            os.close(fd)
+        ready = b""
+        while len(ready) < 2 and (chunk := os.read(pipes["ready"][0], 2)):
+            ready += chunk
+        os.write(pipes["go"][1], b"gg")
+        for pid in pids:
+            os.waitpid(pid, 0)
+        for fd in (pipes["ready"][0], pipes["go"][1]):
+            os.close(fd)
+        results += [json.loads(line) for line in _read_all(pipes["out"][0]).splitlines()]
+    final = Document.read(path).block_json("oo-manifest").get("race", [])
+    succeeded = [r["marker"] for r in results if r.get("ok")]
+    lost = [m for m in succeeded if final.count(m) != 1]
+    unclear = [r["error"] for r in results if "error" in r]
+    gave_up = [r["marker"] for r in results if not r.get("ok") and "error" not in r]
+    conflicts = sum(r.get("conflicts", 0) for r in results)
+    writes = [e for e in read_history(path) if e.action.startswith("race")]
+    return [
+        Figure("2 race", "races of two writers", count, count, "≥ 50" if count >= 50 else "info", True),
+        Figure("2 race", "lost updates", len(succeeded), len(lost), "0", not lost),
+        Figure("2 race", "losers told ConflictError, retried", count, conflicts, f"≥ {count}", conflicts >= count),
+        Figure("2 race", "errors other than Conflict/Locked", 2 * count, len(unclear), "0", not unclear),
+        Figure("2 race", "writers that gave up", 2 * count, len(gave_up), "0", not gave_up),
+        Figure("2 race", "history rows = successful writes", len(succeeded), len(writes), str(len(succeeded)), len(writes) == len(succeeded)),
+    ]
+
+
+# --------------------------------------------------------------------------- lock held
+def lock_contention(trials: int, workdir: Path, *, hold_s: float = 0.6, timeout_s: float = 0.2) -> list[Figure]:
+    """A slow writer holds the lock; a second writer with a short timeout must get a
+    LockedError that names the holder (and write nothing)."""
+    name, data = next(iter(corpus_documents().items()))
+    workdir.mkdir(parents=True, exist_ok=True)
+    path = workdir / name
+    path.write_bytes(data)
+    doc = Document.read(path).edit_block("oo-manifest", lambda m: {**m, "version": 999})
+    clear = 0
+    message = ""
+    unchanged = True
+    for _ in range(trials):
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(r)
+            with document_lock(path, "slow writer"):
+                os.write(w, b"l")
+                time.sleep(hold_s)
+            os._exit(0)
+        os.close(w)
+        os.read(r, 1)
+        os.close(r)
+        try:
+            write_document(doc, expected=data, timeout=timeout_s)
+            unchanged = False
+        except LockedError as exc:
+            message = str(exc).replace(str(path), path.name)
+            clear += f"pid {pid}" in str(exc) and "slow writer" in str(exc)
+        except OOError as exc:
+            message = f"{type(exc).__name__}: {exc}"
+        os.waitpid(pid, 0)
+        unchanged = unchanged and path.read_bytes() == data
+    return [
+        Figure("2 race", "LockedError naming the holder", trials, clear, str(trials), clear == trials),
+        Figure("2 race", "… message shown", trials, message, "info", None),
+        Figure("2 race", "writes while locked", trials, 0 if unchanged else 1, "0", unchanged),
+    ]
