@@ -269,24 +269,36 @@ def write_document(
         raise OOError("document has no path to write to")
     data = doc.to_bytes()
     _validate(data, target)
-    with document_lock(target, action, timeout):
-        try:
-            current: bytes | None = target.read_bytes()
-        except FileNotFoundError:
-            current = None
-        if expected is None:
-            atomic_write_bytes(target, data, mode=0o755, exclusive=True)
-        else:
-            if current != expected:
-                raise ConflictError(
-                    "changed on disk since it was read (another update?); nothing written. Read it again and retry.",
-                    file=str(target),
-                )
-            if current == data:
-                return target
-            _snapshot(target, current, action)
-            atomic_write_bytes(target, data)
+    try:
+        with document_lock(target, action, timeout):
+            try:
+                current: bytes | None = target.read_bytes()
+            except FileNotFoundError:
+                current = None
+            if expected is None:
+                atomic_write_bytes(target, data, mode=0o755, exclusive=True)
+            else:
+                if current != expected:
+                    raise ConflictError(
+                        "changed on disk since it was read (another update?); nothing written. Read it again and retry.",
+                        file=str(target),
+                    )
+                if current == data:
+                    return target
+                _snapshot(target, current, action)
+                atomic_write_bytes(target, data)
+    except OSError as exc:  # disk full, permissions...: an OOError that says what state the file is in
+        raise _io_error(exc, target, data) from exc
     return target
+
+
+def _io_error(exc: OSError, target: Path, data: bytes) -> OOError:
+    try:
+        written = target.read_bytes() == data
+    except OSError:
+        written = False
+    state = "the new version is in place (only syncing it to disk failed)" if written else "the document is unchanged"
+    return OOError(f"could not write: {exc.strerror or exc}; {state}", file=str(target))
 
 
 def _validate(data: bytes, target: Path) -> None:

@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import errno
+import os
+import shutil
+import unittest.mock
+from pathlib import Path
+
 import pytest
 
 from oo_nb.document import Document, neutralise_terminator
 from oo_nb.errors import BlockError, FormatError, OOError, ValidationError
+from oo_nb.store import write_document
 
 from .conftest import CORPUS
 
@@ -97,3 +104,18 @@ def test_tab_indented_terminator_is_neutralised() -> None:
     # Under a `<<-` opener bash strips leading tabs, so "\tOO_HTML" would end the heredoc.
     assert neutralise_terminator("a\n\tOO_HTML\nb") == "a\n<!---->\tOO_HTML\nb"
     assert neutralise_terminator("a\n OO_HTML\nb") == "a\n OO_HTML\nb"
+
+
+@pytest.mark.parametrize("call", ["fsync", "replace"])
+def test_disk_full_during_write_is_an_ooerror_that_says_the_file_is_unchanged(tmp_path: Path, call: str) -> None:
+    path = tmp_path / "yc-w26-batch.o-o.html"
+    shutil.copy(CORPUS / path.name, path)
+    before = path.read_bytes()
+    new = Document.read(path).edit_block("oo-manifest", lambda m: {**m, "version": 77})
+
+    def disk_full(*args: object, **kw: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    with unittest.mock.patch.object(os, call, disk_full), pytest.raises(OOError, match=r"No space left.*unchanged"):
+        write_document(new, expected=before)
+    assert path.read_bytes() == before

@@ -286,3 +286,66 @@ def lock_contention(trials: int, workdir: Path, *, hold_s: float = 0.6, timeout_
         Figure("2 race", "… message shown", trials, message, "info", None),
         Figure("2 race", "writes while locked", trials, 0 if unchanged else 1, "0", unchanged),
     ]
+
+
+# --------------------------------------------------------------------------- I/O errors
+_IO_CALLS = ("open", "fsync", "replace", "link", "chmod", "mkdir")
+
+
+class _FailOnCall:
+    """Stands in for an ``os`` function: the ``k``-th call fails with ``code``."""
+
+    def __init__(self, real: Any, k: int, code: int) -> None:
+        self.real, self.k, self.code, self.seen = real, k, code, 0
+
+    def __call__(self, *args: Any, **kw: Any) -> Any:
+        self.seen += 1
+        if self.seen == self.k:
+            raise OSError(self.code, f"{os.strerror(self.code)} (injected)")
+        return self.real(*args, **kw)
+
+
+def io_faults(workdir: Path) -> list[Figure]:
+    """Make the k-th call of each I/O primitive ``write_document`` uses fail with ENOSPC (disk
+    full) and check that the file is old or new, the history still reads, and the caller gets
+    an error it can show."""
+    import errno
+    import unittest.mock
+
+    name, data = next(iter(corpus_documents().items()))
+    new_bytes = document_versions(data, 2)[1]
+    trials = wrong = torn = misleading = 0
+    kinds: Counter[str] = Counter()
+    for call in _IO_CALLS:
+        for k in range(1, 8):
+            folder = workdir / f"{call}-{k}"
+            folder.mkdir(parents=True)
+            path = folder / name
+            path.write_bytes(data)
+            doc = Document.parse(new_bytes, path=path)
+            failing = _FailOnCall(getattr(os, call), k, errno.ENOSPC)
+            trials += 1
+            try:
+                with unittest.mock.patch.object(os, call, failing):
+                    write_document(doc, expected=data, action="io fault")
+                kinds["no error (call not reached)"] += 1
+            except OOError as exc:
+                kinds[f"OOError: {exc.message[:40]}"] += 1
+                said_unchanged = "unchanged" in exc.message
+                misleading += said_unchanged != (path.read_bytes() == data)
+            except OSError as exc:
+                kinds[f"bare {type(exc).__name__}"] += 1
+            after = path.read_bytes()
+            torn += after not in (data, new_bytes)
+            try:
+                read_history(path)
+            except OOError:
+                wrong += 1
+    bare = sum(v for k, v in kinds.items() if k.startswith("bare"))
+    return [
+        Figure("1 crash", "disk-full errors injected (I/O calls)", trials, trials, "info", None),
+        Figure("1 crash", "… files neither old nor new", trials, torn, "0", torn == 0),
+        Figure("1 crash", "… history unreadable afterwards", trials, wrong, "0", wrong == 0),
+        Figure("1 crash", "… reported as bare OSError, not OOError", trials, bare, "0", bare == 0),
+        Figure("1 crash", "… message wrong about the file's state", trials, misleading, "0", misleading == 0),
+    ]
