@@ -1,0 +1,107 @@
+"""The four JSON blocks after an update, each edited in its own shape (keys we do not know kept).
+
+- manifest: ``version + 1``, ``as_of`` today; the cadence field is left as it was. A manifest
+  ``changelog`` list that already has items gets one more in the same shape (``"vN: summary"``
+  strings or ``{version, date, summary}`` objects); an empty one stays empty, since documents
+  with an empty list keep their history in ``oo-changelog`` only.
+- changelog: one entry appended to ``{"entries": [...]}`` or to the bare array: version, UTC
+  timestamp, summary, the run's figures (model, tokens, searches, cost), what changed.
+- source cache: sources, facts, ``last_updated`` today.
+- contract: a structured ``sentinel`` object gets ``status``, ``last_checked`` and ``evidence``;
+  an original sentinel document (marked only by ``instructions.sentinel``) is not restructured,
+  the status goes into the changelog entry instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from typing import Any
+
+from ..document import Document
+from ..sanitize import sanitize_text
+from .proposal import ProposedSentinel
+from .types import RunInfo
+
+__all__ = ["BlockUpdate", "update_blocks"]
+
+
+@dataclass
+class BlockUpdate:
+    today: date
+    now: datetime
+    version: int
+    summary: str
+    run: RunInfo
+    sources: list[Any]
+    facts: list[Any]
+    sentinel: ProposedSentinel | None
+    changes: dict[str, Any]  # sections / sources_added / ... recorded in the changelog entry
+
+
+def _timestamp(now: datetime) -> str:
+    utc = now.astimezone(UTC) if now.tzinfo else now.replace(tzinfo=UTC)
+    return utc.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def update_blocks(doc: Document, u: BlockUpdate, warnings: list[str], notes: list[str]) -> Document:
+    summary = sanitize_text(u.summary, max_len=4000)
+
+    def manifest(m: Any) -> Any:
+        m["version"] = u.version
+        m["as_of"] = u.today.isoformat()
+        log = m.get("changelog")
+        if isinstance(log, list) and log:
+            if all(isinstance(x, str) for x in log):
+                log.append(f"v{u.version}: {summary}")
+            else:
+                log.append({"version": u.version, "date": u.today.isoformat(), "summary": summary})
+        return m
+
+    def changelog(c: Any) -> Any:
+        entries = c if isinstance(c, list) else c.setdefault("entries", [])
+        if entries and all(isinstance(x, str) for x in entries):
+            entries.append(f"v{u.version} ({u.today.isoformat()}): {summary}")
+            return c
+        entry: dict[str, Any] = {"version": u.version, "timestamp": _timestamp(u.now), "summary": summary}
+        entry.update(u.run.changelog_fields())
+        entry.update({k: v for k, v in u.changes.items() if v})
+        entries.append(entry)
+        return c
+
+    def cache(c: Any) -> Any:
+        c["last_updated"] = u.today.isoformat()
+        c["sources"] = u.sources
+        c["facts"] = u.facts
+        return c
+
+    out = doc.edit_block("oo-manifest", manifest)
+    out = out.edit_block("oo-changelog", changelog)
+    out = out.edit_block("oo-source-cache", cache)
+    if u.sentinel is not None:
+        out = _sentinel(out, u, warnings, notes)
+    return out
+
+
+def _sentinel(doc: Document, u: BlockUpdate, warnings: list[str], notes: list[str]) -> Document:
+    assert u.sentinel is not None
+    contract = doc.contract
+    evidence = sanitize_text(u.sentinel.evidence, max_len=2000)
+    if contract.sentinel is None:
+        notes.append("the proposal reports a sentinel status, but this is not a sentinel document: ignored")
+        return doc
+    if u.sentinel.status == "occurred":
+        warnings.append(
+            "SENTINEL EVENT REPORTED AS OCCURRED — check the evidence before accepting: " + (evidence or "(none given)")
+        )
+    if not contract.sentinel.structured:
+        return doc
+
+    def edit(c: Any) -> Any:
+        s = c["sentinel"]
+        s["status"] = u.sentinel.status if u.sentinel else s.get("status")
+        s["last_checked"] = u.today.isoformat()
+        s["evidence"] = evidence
+        return c
+
+    return doc.edit_block("oo-contract", edit)

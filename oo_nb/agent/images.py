@@ -1,0 +1,328 @@
+"""Images for a proposal: download (https only, size and time limits), check the real type with
+Pillow, resize, shrink under the contract's size limit, embed as a ``data:`` URI in a figure.
+
+Pillow decides what a file is, never its name or Content-Type. Accepted: PNG, JPEG, GIF, WebP
+(SVG and everything else refused). Decompression bombs are stopped before decoding by an explicit
+pixel limit, and Pillow's own ``DecompressionBombWarning`` is turned into a refusal. Re-encoding
+drops metadata (EXIF, GPS, text chunks); animations keep their first frame only.
+"""
+
+from __future__ import annotations
+
+import base64
+import html as html_lib
+import io
+import ipaddress
+import socket
+import time
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from PIL import Image, ImageFile, UnidentifiedImageError
+
+from ..errors import ValidationError
+from ..model import Contract, domain_of
+from ..sanitize import safe_http_url, sanitize_html, sanitize_text
+from .sources import is_denied
+
+if TYPE_CHECKING:
+    import httpx2
+
+    from .proposal import ProposedImage
+    from .sections import Chunk
+
+__all__ = [
+    "MAX_DOWNLOAD_BYTES",
+    "MAX_PIXELS",
+    "ImageRejected",
+    "PreparedImage",
+    "add_images",
+    "fetch_image_https",
+    "figure_html",
+    "prepare_image",
+]
+
+MAX_DOWNLOAD_BYTES = 5 * 1024 * 1024
+MAX_PIXELS = 40_000_000  # about 6300 x 6300: far above a web image, far below a bomb
+MAX_SIDE = 20_000
+FETCH_TIMEOUT_S = 15.0
+MIN_SIDE = 48  # shrinking stops here: smaller than this is not worth showing
+_FORMATS = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WEBP": "image/webp"}
+
+
+class ImageRejected(ValidationError):
+    """The image cannot be used (wrong type, too large, a bomb, cannot be shrunk enough)."""
+
+
+@dataclass(frozen=True)
+class PreparedImage:
+    format: str  # PNG | JPEG | GIF | WEBP
+    data: bytes
+    width: int
+    height: int
+    original_bytes: int
+
+    @property
+    def mime(self) -> str:
+        return _FORMATS[self.format]
+
+    @property
+    def data_uri(self) -> str:
+        return f"data:{self.mime};base64," + base64.b64encode(self.data).decode("ascii")
+
+
+# --------------------------------------------------------------------------- checking and shrinking
+def _open(data: bytes) -> Image.Image:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", Image.DecompressionBombWarning)
+        try:
+            img = Image.open(io.BytesIO(data))
+        except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
+            raise ImageRejected(f"refused as a decompression bomb ({exc})") from None
+        except (UnidentifiedImageError, OSError, ValueError, SyntaxError, EOFError):
+            raise ImageRejected("not an image Pillow can read") from None
+    return img
+
+
+def _check(data: bytes) -> tuple[str, int, int]:
+    head = data[:1024].lstrip().lower()
+    if head.startswith((b"<", b"\xef\xbb\xbf<")) or b"<svg" in head:
+        raise ImageRejected("markup (SVG or HTML) is not accepted as an image")
+    img = _open(data)
+    fmt = img.format or ""
+    if fmt not in _FORMATS:
+        raise ImageRejected(f"type {fmt or 'unknown'} is not accepted (PNG, JPEG, GIF, WebP only)")
+    width, height = img.size
+    if width < 1 or height < 1 or width > MAX_SIDE or height > MAX_SIDE or width * height > MAX_PIXELS:
+        raise ImageRejected(f"{width}x{height} pixels is over the limit ({MAX_PIXELS} pixels): possible decompression bomb")
+    try:
+        img.verify()  # checks structure and CRCs without decoding pixels
+    except Exception as exc:  # Pillow raises many types for broken files
+        raise ImageRejected(f"the image is damaged ({type(exc).__name__})") from None
+    return fmt, width, height
+
+
+def _load(data: bytes) -> Image.Image:
+    img = _open(data)  # verify() leaves the object unusable: open again
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", Image.DecompressionBombWarning)
+        previous = ImageFile.LOAD_TRUNCATED_IMAGES
+        ImageFile.LOAD_TRUNCATED_IMAGES = False
+        try:
+            img.seek(0)
+            img.load()
+        except Exception as exc:
+            raise ImageRejected(f"the image cannot be decoded ({type(exc).__name__})") from None
+        finally:
+            ImageFile.LOAD_TRUNCATED_IMAGES = previous
+    return img
+
+
+def _normalise_mode(img: Image.Image, fmt: str) -> Image.Image:
+    keep_transparency = img.info.get("transparency")
+    if fmt == "JPEG":
+        return img if img.mode in ("RGB", "L") else img.convert("RGB")
+    if fmt == "GIF":
+        return img if img.mode in ("P", "L") else img.convert("P", palette=Image.Palette.ADAPTIVE)
+    if img.mode in ("RGBA", "RGB", "LA", "L"):
+        return img
+    if img.mode == "P" or keep_transparency is not None:
+        return img.convert("RGBA")  # palette or keyed transparency -> real alpha, kept
+    return img.convert("RGBA" if "A" in img.getbands() else "RGB")
+
+
+def _encode(img: Image.Image, fmt: str, step: int) -> bytes:
+    out = io.BytesIO()
+    if fmt == "JPEG":
+        quality = (85, 75, 65, 55, 45)[min(step, 4)]
+        img.save(out, "JPEG", quality=quality, optimize=True, progressive=True)
+    elif fmt == "WEBP":
+        quality = (80, 70, 60, 50, 40)[min(step, 4)]
+        img.save(out, "WEBP", quality=quality, method=4)
+    elif fmt == "GIF":
+        img.save(out, "GIF", optimize=True)
+    else:
+        target = img
+        if step >= 1 and img.mode in ("RGBA", "RGB"):
+            target = img.quantize(colors=256 if step == 1 else 64, method=Image.Quantize.FASTOCTREE)
+        target.save(out, "PNG", optimize=True)
+    return out.getvalue()
+
+
+def prepare_image(data: bytes, *, max_px: int = 800, max_kb: int = 150) -> PreparedImage:
+    """Check, resize to at most ``max_px`` on the longer side (format kept, PNG alpha kept) and
+    shrink until at most ``max_kb`` KiB. Raises ``ImageRejected`` with the reason."""
+    if len(data) > MAX_DOWNLOAD_BYTES * 2:
+        raise ImageRejected(f"{len(data)} bytes is too large")
+    fmt, _, _ = _check(data)
+    img = _normalise_mode(_load(data), fmt)
+    transparency = img.info.get("transparency")
+    img.info = {"transparency": transparency} if transparency is not None else {}
+    side = max(16, min(max_px, 4000))
+    if max(img.size) > side:
+        resample = Image.Resampling.NEAREST if img.mode == "P" else Image.Resampling.LANCZOS
+        img.thumbnail((side, side), resample)
+    limit = max(1, max_kb) * 1024
+    for _ in range(12):
+        for step in range(5 if fmt in ("JPEG", "WEBP") else 3 if fmt == "PNG" else 1):
+            encoded = _encode(img, fmt, step)
+            if len(encoded) <= limit:
+                return PreparedImage(fmt, encoded, img.width, img.height, len(data))
+        if min(img.size) * 3 // 4 < MIN_SIDE:
+            break
+        img = img.resize((img.width * 3 // 4, img.height * 3 // 4), Image.Resampling.LANCZOS if img.mode != "P" else Image.Resampling.NEAREST)
+    raise ImageRejected(f"cannot be made smaller than {max_kb} KB")
+
+
+# --------------------------------------------------------------------------- figure
+def figure_html(image: PreparedImage, *, caption: str, alt: str, source_url: str, layout: str) -> str:
+    """``<figure class=LAYOUT><img src=data: alt><figcaption>Caption. <span class="img-src">
+    Source: <a href=page>domain</a></span></figcaption></figure>``, sanitised."""
+    text = sanitize_text(caption, max_len=600)
+    if text and text[-1] not in ".!?…":
+        text += "."
+    alt_text = sanitize_text(alt, max_len=300) or text
+    link = safe_http_url(source_url)
+    credit = ""
+    if link:
+        credit = (
+            f' <span class="img-src">Source: <a href="{html_lib.escape(link)}">'
+            f"{html_lib.escape(domain_of(link), quote=False)}</a></span>"
+        )
+    layout = layout if layout in ("fig-right", "fig-left", "fig-full", "fig-center") else "fig-right"
+    raw = (
+        f'<figure class="{layout}"><img src="{image.data_uri}" alt="{html_lib.escape(alt_text)}">'
+        f"<figcaption>{html_lib.escape(text, quote=False)}{credit}</figcaption></figure>"
+    )
+    return sanitize_html(raw)
+
+
+def add_images(
+    chunks: list[Chunk],
+    images: Sequence[ProposedImage],
+    contract: Contract,
+    fetch_image: Callable[[str], bytes] | None,
+    warnings_out: list[str],
+) -> int:
+    """Fetch, prepare and insert the proposal's images at the top of their sections (after the
+    heading). Returns how many were added; every skip is a warning."""
+    if not images:
+        return 0
+    policy = contract.images
+    if not policy.allow:
+        warnings_out.append(f"{len(images)} image(s) skipped: the contract does not allow images")
+        return 0
+    if fetch_image is None:
+        warnings_out.append(f"{len(images)} image(s) skipped: no image downloader in this run")
+        return 0
+    room = policy.max_per_article - sum(c.text.count("<figure") for c in chunks)
+    sections = [c for c in chunks if c.id and c.id != "references"]
+    added = 0
+    for i, item in enumerate(images):
+        if room <= 0:
+            warnings_out.append(
+                f"images[{i}:] skipped: the article already has max_per_article={policy.max_per_article} images"
+            )
+            break
+        url = safe_http_url(item.url)
+        if url is None or not url.lower().startswith("https:"):
+            warnings_out.append(f"images[{i}] skipped: only https image URLs are fetched")
+            continue
+        page = safe_http_url(item.page_url) or url
+        denied = is_denied(url, contract.deny_domains) or is_denied(page, contract.deny_domains)
+        if denied:
+            warnings_out.append(f"images[{i}] skipped: {denied} is on the contract's deny list")
+            continue
+        try:
+            data = fetch_image(url)
+            prepared = prepare_image(data, max_px=policy.resize_max_px, max_kb=policy.max_file_kb)
+        except ImageRejected as exc:
+            warnings_out.append(f"images[{i}] skipped: {exc.message} ({domain_of(url)})")
+            continue
+        except Exception as exc:  # the downloader is injected: any failure only skips the image
+            warnings_out.append(f"images[{i}] skipped: download failed ({_reason(exc)})")
+            continue
+        figure = figure_html(prepared, caption=item.caption, alt=item.alt, source_url=page, layout=item.layout)
+        target = next((c for c in sections if c.id == item.section), None)
+        if target is None:
+            if item.section:
+                warnings_out.append(f"images[{i}]: no section {item.section!r}, placed in the first section")
+            target = sections[0] if sections else chunks[0]
+        target.body = "\n" + figure + "\n" + target.body
+        target.changed = True
+        room -= 1
+        added += 1
+    return added
+
+
+def _reason(exc: BaseException) -> str:
+    message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+    return sanitize_text(str(message), max_len=200)
+
+
+# --------------------------------------------------------------------------- downloading
+def _public_host(host: str) -> None:
+    try:
+        infos = socket.getaddrinfo(host, 443, type=socket.SOCK_STREAM)
+    except OSError:
+        raise ImageRejected(f"cannot resolve {host}") from None
+    for info in infos:
+        addr = ipaddress.ip_address(info[4][0])
+        if not addr.is_global:
+            raise ImageRejected(f"{host} resolves to a non-public address ({addr})")
+
+
+def fetch_image_https(
+    url: str,
+    *,
+    max_bytes: int = MAX_DOWNLOAD_BYTES,
+    timeout: float = FETCH_TIMEOUT_S,
+    transport: httpx2.BaseTransport | None = None,
+    check_host: bool = True,
+    max_redirects: int = 3,
+) -> bytes:
+    """Download an image: https only (redirects too), public hosts only (``check_host``), at
+    most ``max_bytes`` (streamed, so a lying Content-Length does not matter) and ``timeout``
+    seconds in total. Raises ``ImageRejected``."""
+    import httpx2
+
+    deadline = time.monotonic() + timeout
+    headers = {"Accept": "image/png,image/jpeg,image/gif,image/webp", "User-Agent": "oo_nb (image fetch)"}
+    with httpx2.Client(transport=transport, timeout=httpx2.Timeout(timeout), follow_redirects=False) as client:
+        for _ in range(max_redirects + 1):
+            safe = safe_http_url(url)
+            if safe is None or not safe.lower().startswith("https:"):
+                raise ImageRejected("only https image URLs are fetched")
+            host = httpx2.URL(safe).host
+            if check_host:
+                _public_host(host)
+            try:
+                with client.stream("GET", safe, headers=headers) as resp:
+                    if resp.is_redirect:
+                        url = str(resp.url.join(resp.headers.get("location", "")))
+                        continue
+                    if resp.status_code != 200:
+                        raise ImageRejected(f"HTTP {resp.status_code}")
+                    return _read_limited(resp, max_bytes, deadline)
+            except httpx2.HTTPError as exc:
+                raise ImageRejected(f"download failed: {type(exc).__name__}") from None
+        raise ImageRejected("too many redirects")
+
+
+def _read_limited(resp: Any, max_bytes: int, deadline: float) -> bytes:
+    ctype = resp.headers.get("content-type", "").lower()
+    if "svg" in ctype or "html" in ctype:
+        raise ImageRejected(f"content type {ctype.split(';')[0]} is not an accepted image")
+    declared = resp.headers.get("content-length")
+    if declared and declared.isdigit() and int(declared) > max_bytes:
+        raise ImageRejected(f"{int(declared)} bytes is over the {max_bytes} byte limit")
+    buf = bytearray()
+    for piece in resp.iter_bytes():
+        buf += piece
+        if len(buf) > max_bytes:
+            raise ImageRejected(f"over the {max_bytes} byte limit")
+        if time.monotonic() > deadline:
+            raise ImageRejected("download took too long")
+    return bytes(buf)

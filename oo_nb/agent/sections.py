@@ -1,0 +1,196 @@
+"""The article as a list of h2 sections, spliced as text so untouched sections keep every byte.
+
+A chunk is one ``<h2>`` and everything up to the next ``<h2>`` (a pid comment right before the
+heading belongs to it); the text before the first ``<h2>`` is the preamble. Paragraph ids are
+assigned to agent-written sections only: an unchanged paragraph (same text, citations aside)
+keeps its old pid, a pid the model copied from the old article is kept while unused, any other
+paragraph gets a new ``pid:SECTION:8hex``. Every ``<p>`` gets a pid comment right before it.
+"""
+
+from __future__ import annotations
+
+import html as html_lib
+import re
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass
+
+from lxml import etree
+from lxml import html as lxml_html
+
+from ..article import CITATION, PID, new_pid
+from ..sanitize import sanitize_html
+
+__all__ = ["Chunk", "PidKeeper", "assemble", "remove_stub_notices", "split_article"]
+
+_H2_OR_COMMENT = re.compile(r"<!--|<h2(?=[\s>/])", re.IGNORECASE)
+_H2 = re.compile(r"<h2\b([^>]*)>(.*?)</h2\s*>", re.IGNORECASE | re.DOTALL)
+_ID_ATTR = re.compile(r"""\bid\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.IGNORECASE)
+_HEADING_PID = re.compile(r"<!--\s*pid:[^>]*?-->\s*$")
+_PID_COMMENTS = re.compile(r"<!--\s*(pid:[^\s:]+:\S+?)\s*-->")
+
+
+@dataclass
+class Chunk:
+    """``head`` is the optional heading pid comment plus the ``<h2>…</h2>`` tag; ``body`` the
+    rest up to the next chunk. For the preamble ``id`` is None and ``head`` is empty."""
+
+    id: str | None
+    head: str
+    body: str
+    changed: bool = False
+
+    @property
+    def text(self) -> str:
+        return self.head + self.body
+
+    @property
+    def has_heading_pid(self) -> bool:
+        return self.head.lstrip().startswith("<!--")
+
+
+def _h2_starts(text: str) -> list[int]:
+    starts: list[int] = []
+    pos = 0
+    while True:
+        m = _H2_OR_COMMENT.search(text, pos)
+        if not m:
+            return starts
+        if m.group(0) == "<!--":
+            close = text.find("-->", m.end())
+            if close < 0:
+                return starts
+            pos = close + 3
+        else:
+            starts.append(m.start())
+            pos = m.end()
+
+
+def split_article(text: str) -> list[Chunk]:
+    """Preamble first, then one chunk per h2. ``assemble(split_article(t)) == t``."""
+    starts = _h2_starts(text)
+    bounds = []
+    for start in starts:
+        lead = _HEADING_PID.search(text, 0, start)
+        bounds.append((lead.start() if lead else start, start))
+    chunks = [Chunk(None, "", text[: bounds[0][0]] if bounds else text)]
+    for i, (begin, h2) in enumerate(bounds):
+        end = bounds[i + 1][0] if i + 1 < len(bounds) else len(text)
+        m = _H2.match(text, h2, end)
+        head_end = m.end() if m else text.find(">", h2, end) + 1 or end
+        attrs = m.group(1) if m else text[h2:head_end]
+        idm = _ID_ATTR.search(attrs)
+        sid = next((g for g in idm.groups() if g is not None), "") if idm else ""
+        chunks.append(Chunk(sid, text[begin:head_end], text[head_end:end]))
+    return chunks
+
+
+def assemble(chunks: Iterable[Chunk]) -> str:
+    return "".join(c.text for c in chunks)
+
+
+def heading(section_id: str, title: str, pid: str | None = None) -> str:
+    """A new ``<h2>``: the title is plain text, escaped here."""
+    lead = f"<!-- {pid} -->\n" if pid else ""
+    return f'{lead}<h2 id="{html_lib.escape(section_id)}">{html_lib.escape(title, quote=False)}</h2>'
+
+
+def _norm(text: str) -> str:
+    """Paragraph text for "unchanged?" comparisons: citations and spacing do not count."""
+    return re.sub(r"\s+", " ", CITATION.sub("", text)).strip()
+
+
+def _inner_html(root: etree._Element) -> str:
+    parts = [html_lib.escape(root.text or "", quote=False)]
+    parts.extend(lxml_html.tostring(child, encoding="unicode", with_tail=True) for child in root)
+    return "".join(parts)
+
+
+class PidKeeper:
+    """Remembers the old article's paragraph ids and which are taken in the new one."""
+
+    def __init__(self, old_paragraphs: Iterable[tuple[str | None, str, str]], taken: Collection[str]) -> None:
+        # (pid, tag, text) of every old paragraph, in order
+        self.by_text: dict[str, list[str]] = {}
+        self.old: set[str] = set()
+        for pid, tag, text in old_paragraphs:
+            if pid is None or not PID.match(pid):
+                continue
+            self.old.add(pid)
+            if tag == "p" and _norm(text):
+                self.by_text.setdefault(_norm(text), []).append(pid)
+        self.taken: set[str] = set(taken)
+        self.kept = 0
+        self.generated = 0
+
+    def _claim(self, pid: str) -> bool:
+        if pid in self.taken:
+            return False
+        self.taken.add(pid)
+        return True
+
+    def choose(self, section: str, text: str, offered: str | None) -> str:
+        if offered and offered in self.old and self._claim(offered):
+            self.kept += 1
+            return offered
+        for pid in self.by_text.get(_norm(text), []):
+            if self._claim(pid):
+                self.kept += 1
+                return pid
+        while True:
+            pid = new_pid(section)
+            if self._claim(pid):
+                self.generated += 1
+                return pid
+
+    def apply(self, section: str, fragment: str, reserved_ids: Collection[str]) -> str:
+        """``fragment`` is sanitised HTML; returns it with one pid comment before every ``<p>``
+        (and no other pid comments), sanitised again."""
+        if not fragment.strip():
+            return ""
+        root = lxml_html.fragment_fromstring(fragment, create_parent="div")
+        offered: dict[int, str] = {}
+        for comment in list(root.iter(etree.Comment)):
+            m = PID.match(comment.text or "")
+            nxt = comment.getnext()
+            if m and nxt is not None and isinstance(nxt.tag, str) and nxt.tag == "p":
+                offered[id(nxt)] = (comment.text or "").strip()
+            _drop(comment)
+        for p in list(root.iter("p")):
+            text = re.sub(r"\s+", " ", p.text_content()).strip()
+            pid = self.choose(section, text, offered.get(id(p)))
+            comment = etree.Comment(f" {pid} ")
+            p.addprevious(comment)
+            comment.tail = "\n"
+        return sanitize_html(_inner_html(root), reserved_ids=reserved_ids)
+
+
+def _drop(node: etree._Element) -> None:
+    """Remove a node but keep the text that follows it."""
+    parent = node.getparent()
+    if parent is None:
+        return
+    if node.tail:
+        prev = node.getprevious()
+        if prev is not None:
+            prev.tail = (prev.tail or "") + node.tail
+        else:
+            parent.text = (parent.text or "") + node.tail
+    parent.remove(node)
+
+
+def pids_in(text: str) -> list[str]:
+    return [m.group(1) for m in _PID_COMMENTS.finditer(text)]
+
+
+def remove_stub_notices(text: str) -> str:
+    """The ``.stub-notice`` elements of one chunk removed (the chunk is re-serialised only if it
+    holds one)."""
+    if "stub-notice" not in text:
+        return text
+    root = lxml_html.fragment_fromstring(text, create_parent="div")
+    found = root.xpath('.//*[contains(concat(" ", normalize-space(@class), " "), " stub-notice ")]')
+    if not found:
+        return text
+    for node in found:
+        _drop(node)
+    return _inner_html(root)

@@ -1,0 +1,163 @@
+"""Source-cache merging for a proposal: ids, duplicates, verification, drops, facts, References.
+
+Decisions (documented for the review and the format notes):
+
+- **Ids.** Existing ids never change meaning. New sources are numbered from one above the highest
+  id used anywhere in the document (cache, References list, article citations), in the order the
+  proposal lists them; when the model picked another id (one already taken, or a gap), the
+  proposal's own citations and facts are rewritten to the new number and a note says so.
+- **Duplicates.** URLs are compared normalised (scheme, ``www.``, default port, fragment,
+  trailing slash and tracking parameters ignored). A proposal source whose URL is already cached
+  becomes that cached id; duplicate URLs already in the cache collapse onto the lowest id, and
+  the article and facts are rewritten to it.
+- **References.** The browser links ``[sN]`` to the N-th list item, so position N holds ``sN``:
+  the list runs from s1 to the highest cited id, uncited sources in between are listed too, and
+  an id that no longer has a source gets a placeholder item. Each item is
+  ``<li>[sN] <a href="URL">Title</a>, domain</li>``.
+- **Facts** are written in the cache's own form: strings get trailing ``[sN]`` markers
+  (``"text [s17] [s18]"``); objects are ``{"text", "source_ids"}``. An empty list gets objects.
+"""
+
+from __future__ import annotations
+
+import html as html_lib
+import re
+from collections.abc import Collection, Iterable
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from ..article import CITATION
+from ..model import domain_of
+from ..sanitize import safe_http_url, sanitize_text
+
+__all__ = [
+    "fact_ids",
+    "id_number",
+    "is_denied",
+    "references_html",
+    "remap_citations",
+    "remap_fact",
+    "url_key",
+]
+
+_TRACKING = re.compile(r"^(utm_[a-z]+|fbclid|gclid|mc_cid|mc_eid|ref_src)$", re.IGNORECASE)
+_TRAILING_MARKERS = re.compile(r"(?:\s*\[s\d+\])+\s*$")
+
+
+def url_key(url: str) -> str:
+    """A URL reduced to what identifies the page: ``http://www.X.com/a/?utm_source=y#top`` and
+    ``https://x.com/a`` give the same key."""
+    try:
+        parts = urlsplit(url.strip())
+        host = (parts.hostname or "").lower().removeprefix("www.")
+        port = parts.port
+    except ValueError:
+        return url.strip().lower()
+    if port and port not in (80, 443):
+        host = f"{host}:{port}"
+    path = parts.path or "/"
+    if len(path) > 1:
+        path = path.rstrip("/")
+    query = urlencode([(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if not _TRACKING.match(k)])
+    return urlunsplit(("", host, path, query, ""))
+
+
+def id_number(source_id: str) -> int | None:
+    m = re.fullmatch(r"s(\d{1,6})", source_id)
+    return int(m.group(1)) if m else None
+
+
+def is_denied(url: str, deny_domains: Iterable[str]) -> str | None:
+    """The deny-listed domain ``url`` belongs to (the domain itself or a subdomain), if any."""
+    host = domain_of(url)
+    for raw in deny_domains:
+        d = raw.strip().lower().removeprefix("www.").lstrip(".")
+        if d and (host == d or host.endswith("." + d)):
+            return d
+    return None
+
+
+def remap_citations(text: str, mapping: dict[str, str | None]) -> tuple[str, list[str]]:
+    """Rewrite ``[sN]`` tokens in one pass: ``mapping[id]`` is the new id, or None to remove the
+    token (with the space before it). Returns the text and the removed ids."""
+    removed: list[str] = []
+
+    def swap(m: re.Match[str]) -> str:
+        sid = m.group(2)
+        if sid not in mapping:
+            return m.group(0)
+        new = mapping[sid]
+        if new is None:
+            removed.append(sid)
+            return ""
+        return f"{m.group(1)}[{new}]"
+
+    out = re.sub(r"(\s?)\[(s\d+)\]", swap, text)
+    return out, removed
+
+
+def fact_ids(fact: Any) -> list[str]:
+    """The source ids a raw fact names (string markers or object keys)."""
+    if isinstance(fact, str):
+        m = _TRAILING_MARKERS.search(fact)
+        return CITATION.findall(m.group(0)) if m else []
+    if not isinstance(fact, dict):
+        return []
+    ids: list[str] = []
+    for key in ("source", "source_id"):
+        if isinstance(fact.get(key), str):
+            ids.append(fact[key])
+    for key in ("source_ids", "sources"):
+        if isinstance(fact.get(key), list):
+            ids.extend(str(x) for x in fact[key])
+    return ids
+
+
+def remap_fact(fact: Any, mapping: dict[str, str]) -> Any:
+    """A raw fact with its source ids renamed (duplicates collapsed), in its own shape."""
+    if isinstance(fact, str):
+        m = _TRAILING_MARKERS.search(fact)
+        if not m:
+            return fact
+        ids = list(dict.fromkeys(mapping.get(i, i) for i in CITATION.findall(m.group(0))))
+        return fact[: m.start()] + " " + " ".join(f"[{i}]" for i in ids)
+    if not isinstance(fact, dict):
+        return fact
+    out = dict(fact)
+    for key in ("source", "source_id"):
+        if isinstance(out.get(key), str):
+            out[key] = mapping.get(out[key], out[key])
+    for key in ("source_ids", "sources"):
+        if isinstance(out.get(key), list):
+            out[key] = list(dict.fromkeys(mapping.get(str(x), x) for x in out[key]))
+    return out
+
+
+def _reference_item(sid: str, source: Any) -> str:
+    if isinstance(source, str):
+        return f"<li>[{sid}] {html_lib.escape(sanitize_text(source, max_len=500), quote=False)}</li>"
+    url = safe_http_url(str(source.get("url") or ""))
+    title = sanitize_text(str(source.get("title") or ""), max_len=500) or (domain_of(url) if url else sid)
+    title_html = html_lib.escape(title, quote=False)
+    if not url:
+        return f"<li>[{sid}] {title_html}</li>"
+    domain = html_lib.escape(domain_of(url), quote=False)
+    return f'<li>[{sid}] <a href="{html_lib.escape(url)}">{title_html}</a>, {domain}</li>'
+
+
+def references_html(sources: dict[str, Any], cited: Collection[str]) -> tuple[str, list[str]]:
+    """The ``<ol>`` of the References section (see the module notes) and the cited ids that
+    have no source."""
+    numbers = [n for n in (id_number(s) for s in cited if s in sources) if n is not None]
+    last = max(numbers, default=0)
+    items = []
+    for n in range(1, last + 1):
+        sid = f"s{n}"
+        if sid in sources:
+            items.append(_reference_item(sid, sources[sid]))
+        else:
+            items.append(f'<li class="ref-missing">[{sid}] <em>source removed</em></li>')
+    missing = sorted((s for s in cited if s not in sources), key=lambda s: id_number(s) or 0)
+    if not items:
+        return "", missing
+    return "<ol>\n" + "\n".join(items) + "\n</ol>", missing
