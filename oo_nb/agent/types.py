@@ -27,6 +27,10 @@ class RunInfo:
     recorded: bool = False  # True when replayed from a cassette: say so wherever it shows
     seen_urls: set[str] = field(default_factory=set)
     warnings: list[str] = field(default_factory=list)
+    # The API reported more usage than the request bounds allowed and the total went over the
+    # budget: the proposal may only be kept for review, never written automatically (even --yes).
+    overspent: bool = False
+    batch: bool = False  # run through the Message Batches API (half-price tokens)
 
     def changelog_fields(self) -> dict[str, Any]:
         """The run's record for the changelog entry (no secrets, only figures)."""

@@ -1,0 +1,172 @@
+"""The research backend on the ``anthropic`` SDK (2.x, on ``httpx2``), sync and async.
+
+Server tools web search (``web_search_20250305``, contract ``deny_domains`` → ``blocked_domains``,
+``max_uses`` from the budget plan) and web fetch (``web_fetch_20250910``); the strict client tool
+``submit_proposal``. ``tool_choice`` is NOT forced (it returns 400 on current models): the system
+prompt asks for the tool and the conversation re-prompts once. The SDK retries 408/409/429/5xx
+and connection errors itself (``max_retries``, honouring ``retry-after-ms``); what still fails
+becomes an ``AgentError`` naming the cause and the cost so far.
+
+``base_url`` (or ``ANTHROPIC_BASE_URL``) points it at any Anthropic-compatible endpoint or the
+loopback mock; ``http_client`` lets the replay backend feed recorded exchanges through this same
+code path.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+import anthropic
+import httpx2
+
+from ...errors import AgentError
+from ..budget import Budget
+from ..context import AgentContext
+from ..types import RunInfo
+from .conversation import AgentSettings, Conversation
+
+__all__ = ["DEFAULT_MODEL", "AnthropicBackend", "api_failure", "resolve_model"]
+
+DEFAULT_MODEL = "claude-sonnet-5-5"
+DEFAULT_TIMEOUT_S = 600.0
+_KEY_ENV = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+
+
+def resolve_model(cli: str | None, contract: str | None) -> str:
+    """``--model``, else the contract's ``model``, else the default."""
+    return (cli or "").strip() or (contract or "").strip() or DEFAULT_MODEL
+
+
+def has_api_key() -> bool:
+    return any(os.environ.get(name) for name in _KEY_ENV)
+
+
+def api_failure(exc: BaseException, conv: Conversation, *, retries: int, where: str) -> AgentError:
+    """A clear ``AgentError`` for an SDK exception that survived the SDK's own retries."""
+    tries = f"after {retries} retr{'y' if retries == 1 else 'ies'}"
+    if isinstance(exc, anthropic.APITimeoutError):
+        return conv.fail(f"the API at {where} did not answer in time ({tries})")
+    if isinstance(exc, anthropic.APIConnectionError):
+        return conv.fail(f"cannot reach the API at {where}: connection failed ({tries})")
+    if isinstance(exc, anthropic.APIStatusError):
+        kind = exc.type or "error"
+        text = exc.api_message or str(exc)
+        if exc.status_code == 200:  # an `error` event inside a stream: not retried by the SDK
+            return conv.fail(f"the API stream broke off with an error event ({kind}: {text})")
+        if exc.status_code == 401:
+            return conv.fail(f"the API at {where} rejected the credentials (401 {kind}); check ANTHROPIC_API_KEY")
+        retried = f", {tries}" if exc.status_code in (408, 409, 429) or exc.status_code >= 500 else ""
+        return conv.fail(f"API error {exc.status_code} ({kind}): {text}{retried}")
+    if isinstance(exc, anthropic.APIResponseValidationError):
+        return conv.fail(f"the API answered with data that is not a valid message: {exc}")
+    return conv.fail(f"the API call failed: {exc}")
+
+
+class AnthropicBackend:
+    """Runs one research conversation per document through the Messages API."""
+
+    name = "anthropic"
+
+    def __init__(
+        self,
+        *,
+        model: str = DEFAULT_MODEL,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        http_client: httpx2.Client | None = None,
+        async_http_client: httpx2.AsyncClient | None = None,
+        max_retries: int = 2,
+        timeout: float = DEFAULT_TIMEOUT_S,
+        settings: AgentSettings | None = None,
+        recorded: bool = False,
+        label: str = "anthropic",
+    ) -> None:
+        self.model = model
+        self.settings = replace(settings, model=model) if settings else AgentSettings(model=model)
+        self.base_url = base_url or os.environ.get("ANTHROPIC_BASE_URL") or "https://api.anthropic.com"
+        self._api_key = api_key
+        self.http_client = http_client
+        self.async_http_client = async_http_client
+        self.max_retries = max_retries
+        self.timeout = timeout
+        self.recorded = recorded
+        self.name = label
+
+    # ------------------------------------------------------------------ clients
+    def _key(self) -> str:
+        key = self._api_key or next((os.environ[n] for n in _KEY_ENV if os.environ.get(n)), None)
+        if not key:
+            raise AgentError(
+                "no API key: set ANTHROPIC_API_KEY, or use --agent replay with a cassette "
+                "(or --agent claude-code)"
+            )
+        return key
+
+    def client(self) -> anthropic.Anthropic:
+        return anthropic.Anthropic(
+            api_key=self._key(),
+            base_url=self.base_url,
+            http_client=self.http_client,
+            max_retries=self.max_retries,
+            timeout=self.timeout,
+        )
+
+    def async_client(self) -> anthropic.AsyncAnthropic:
+        return anthropic.AsyncAnthropic(
+            api_key=self._key(),
+            base_url=self.base_url,
+            http_client=self.async_http_client,
+            max_retries=self.max_retries,
+            timeout=self.timeout,
+        )
+
+    def new_run(self, budget_usd: float) -> RunInfo:
+        return RunInfo(backend=self.name, model=self.model, budget_usd=budget_usd, recorded=self.recorded)
+
+    def conversation(
+        self, ctx: AgentContext, *, budget: Budget, run: RunInfo, validate: Callable[[Any], Any]
+    ) -> Conversation:
+        return Conversation(ctx, self.settings, budget, run, validate)
+
+    # ------------------------------------------------------------------ drivers
+    def run(self, ctx: AgentContext, *, budget: Budget, run: RunInfo, validate: Callable[[Any], Any]) -> Any:
+        """Research until a valid proposal (returned, as ``validate`` made it) or an AgentError."""
+        conv = self.conversation(ctx, budget=budget, run=run, validate=validate)
+        with self.client() as client:
+            while not conv.done:
+                params = conv.next_request()
+                try:
+                    if self.settings.stream:
+                        with client.messages.stream(**params) as stream:
+                            message = stream.get_final_message()
+                    else:
+                        message = client.messages.create(**params)
+                except anthropic.AnthropicError as exc:
+                    raise api_failure(exc, conv, retries=self.max_retries, where=self.base_url) from None
+                except ValueError as exc:  # the SDK's own checks (e.g. streaming required)
+                    raise conv.fail(f"the request was refused by the SDK: {exc}") from None
+                conv.on_response(message)
+        return conv.result
+
+    async def arun(
+        self, ctx: AgentContext, *, budget: Budget, run: RunInfo, validate: Callable[[Any], Any]
+    ) -> Any:
+        conv = self.conversation(ctx, budget=budget, run=run, validate=validate)
+        async with self.async_client() as client:
+            while not conv.done:
+                params = conv.next_request()
+                try:
+                    if self.settings.stream:
+                        async with client.messages.stream(**params) as stream:
+                            message = await stream.get_final_message()
+                    else:
+                        message = await client.messages.create(**params)
+                except anthropic.AnthropicError as exc:
+                    raise api_failure(exc, conv, retries=self.max_retries, where=self.base_url) from None
+                except ValueError as exc:
+                    raise conv.fail(f"the request was refused by the SDK: {exc}") from None
+                conv.on_response(message)
+        return conv.result

@@ -1,0 +1,328 @@
+"""The research conversation as a state machine, independent of how requests travel.
+
+``next_request()`` gives the parameters of the next Messages API call (bounded by the budget);
+``on_response(message)`` takes the answer. The sync and async drivers and the batch driver all
+run this same machine, so pause_turn continuations, the re-prompt when the model ends without
+``submit_proposal``, the one correction round for an invalid proposal, the wrap-up without tools
+and every failure message behave the same everywhere.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ...errors import AgentError, BudgetExceeded
+from ...model import domain_of
+from ..budget import Budget, RequestPlan, estimate_tokens
+from ..context import AgentContext
+from ..pricing import usage_figures
+from ..types import PROPOSAL_SCHEMA, RunInfo
+
+__all__ = ["SUBMIT_TOOL", "AgentSettings", "Conversation", "collect_urls", "compact_history"]
+
+SUBMIT_TOOL: dict[str, Any] = {
+    "name": "submit_proposal",
+    "description": (
+        "Hand back the document update. Call exactly once, at the end of your research. Only "
+        "`summary` and `sections` are required; see the system prompt for every field."
+    ),
+    "input_schema": PROPOSAL_SCHEMA,
+    "strict": True,
+}
+FETCH_EXCERPT_CHARS = 3_000
+
+
+@dataclass(frozen=True)
+class AgentSettings:
+    model: str
+    max_tokens: int = 8_192
+    min_tokens: int = 2_048  # a submission cut below this is not worth sending
+    searches_per_request: int = 5
+    fetches_per_request: int = 3
+    fetch_max_content_tokens: int = 10_000
+    max_continuations: int = 4  # pause_turn continuations before wrapping up
+    max_requests: int = 8
+    stream: bool = False
+
+
+# --------------------------------------------------------------------------- helpers
+def collect_urls(blocks: list[dict[str, Any]]) -> set[str]:
+    """Every URL in search results, fetch results and citations of one assistant turn."""
+    urls: set[str] = set()
+    for block in blocks:
+        kind = block.get("type")
+        content = block.get("content")
+        if kind == "web_search_tool_result" and isinstance(content, list):
+            urls.update(r["url"] for r in content if isinstance(r, dict) and isinstance(r.get("url"), str))
+        elif kind == "web_fetch_tool_result" and isinstance(content, dict):
+            if content.get("type") == "web_fetch_result" and isinstance(content.get("url"), str):
+                urls.add(content["url"])
+        elif kind == "text":
+            for c in block.get("citations") or []:
+                if isinstance(c, dict) and isinstance(c.get("url"), str):
+                    urls.add(c["url"])
+    return urls
+
+
+def _compact_block(block: dict[str, Any]) -> dict[str, Any] | None:
+    kind = block.get("type")
+    content = block.get("content")
+    if kind == "server_tool_use":
+        args = block.get("input") or {}
+        return {"type": "text", "text": f"[{block.get('name')}: {args.get('query') or args.get('url') or ''}]"}
+    if kind == "web_search_tool_result":
+        if not isinstance(content, list):
+            return {"type": "text", "text": f"[search failed: {(content or {}).get('error_code', 'error')}]"}
+        lines = [f"- {r.get('title', '')} — {r.get('url', '')}" for r in content if isinstance(r, dict)]
+        return {"type": "text", "text": "Search results:\n" + "\n".join(lines)}
+    if kind == "web_fetch_tool_result":
+        if not isinstance(content, dict) or content.get("type") != "web_fetch_result":
+            return {"type": "text", "text": f"[fetch failed: {(content or {}).get('error_code', 'error')}]"}
+        doc = content.get("content") or {}
+        data = str((doc.get("source") or {}).get("data", ""))[:FETCH_EXCERPT_CHARS]
+        return {"type": "text", "text": f"Fetched {content.get('url')} ({doc.get('title', '')}):\n{data}"}
+    if kind == "text":
+        cites = sorted({c.get("url", "") for c in block.get("citations") or [] if isinstance(c, dict)} - {""})
+        suffix = f" (sources: {', '.join(cites)})" if cites else ""
+        return {"type": "text", "text": str(block.get("text", "")) + suffix}
+    if kind == "tool_use":
+        return block
+    return None  # thinking and unknown blocks are not needed for the wrap-up
+
+
+def compact_history(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The conversation with server-tool blocks turned into plain text and citations into URL
+    lists: valid without the server tools, and much smaller (no encrypted content)."""
+    out: list[dict[str, Any]] = []
+    for msg in messages:
+        if msg["role"] != "assistant" or isinstance(msg["content"], str):
+            out.append(msg)
+            continue
+        blocks: list[dict[str, Any]] = []
+        for block in msg["content"]:
+            new = _compact_block(block)
+            if new is None:
+                continue
+            if new["type"] == "text" and blocks and blocks[-1]["type"] == "text":
+                blocks[-1] = {"type": "text", "text": blocks[-1]["text"] + "\n" + new["text"]}
+            else:
+                blocks.append(new)
+        out.append({"role": "assistant", "content": blocks or [{"type": "text", "text": "(no output)"}]})
+    return out
+
+
+def _server_tools_in(messages: list[dict[str, Any]]) -> set[str]:
+    return {
+        str(b.get("name"))
+        for m in messages
+        if m["role"] == "assistant" and isinstance(m["content"], list)
+        for b in m["content"]
+        if b.get("type") == "server_tool_use"
+    }
+
+
+# --------------------------------------------------------------------------- the machine
+class Conversation:
+    def __init__(
+        self,
+        ctx: AgentContext,
+        settings: AgentSettings,
+        budget: Budget,
+        run: RunInfo,
+        validate: Callable[[Any], Any],
+    ) -> None:
+        self.ctx, self.settings, self.budget, self.run, self.validate = ctx, settings, budget, run, validate
+        self.messages: list[dict[str, Any]] = [{"role": "user", "content": ctx.user}]
+        self.wrapup: str | None = None  # why research stopped, once it has
+        self.reprompted = False
+        self.corrected = False
+        self.continuations = 0
+        self.done = False
+        self.result: Any = None
+        self.last_plan: RequestPlan | None = None
+        blocked = sorted({domain_of(d) or d for d in ctx.blocked_domains if d.strip()})
+        self.blocked = blocked
+
+    # ---------------------------------------------------------------- failures
+    def fail(self, message: str, *, budget: bool = False) -> AgentError:
+        cost = self.budget.spent_usd
+        text = f"{message} (cost so far ${cost:.4f})"
+        return BudgetExceeded(text, cost_usd=cost) if budget else AgentError(text, cost_usd=cost)
+
+    # ---------------------------------------------------------------- requests
+    def _tools(self, plan: RequestPlan) -> list[dict[str, Any]]:
+        tools: list[dict[str, Any]] = []
+        if plan.searches:
+            search: dict[str, Any] = {"type": "web_search_20250305", "name": "web_search", "max_uses": plan.searches}
+            if self.blocked:
+                search["blocked_domains"] = self.blocked
+            tools.append(search)
+        if plan.fetches:
+            fetch: dict[str, Any] = {
+                "type": "web_fetch_20250910",
+                "name": "web_fetch",
+                "max_uses": plan.fetches,
+                "citations": {"enabled": True},
+                "max_content_tokens": self.settings.fetch_max_content_tokens,
+            }
+            if self.blocked:
+                fetch["blocked_domains"] = self.blocked
+            tools.append(fetch)
+        tools.append(SUBMIT_TOOL)
+        return tools
+
+    def _say(self, text: str) -> None:
+        """Append user text, merging into a trailing user message (roles must alternate)."""
+        last = self.messages[-1]
+        if last["role"] == "user":
+            content = last["content"]
+            blocks = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+            last["content"] = [*blocks, {"type": "text", "text": text}]
+        else:
+            self.messages.append({"role": "user", "content": [{"type": "text", "text": text}]})
+
+    def _enter_wrapup(self, reason: str) -> None:
+        if self.wrapup is None:
+            self.wrapup = reason
+            self.run.warnings.append(f"research stopped early ({reason}); the proposal was asked for without tools")
+        self._say(
+            f"Stop researching now ({reason}). Call submit_proposal once with your update, based on "
+            "what you have found; no other tool is available."
+        )
+
+    def next_request(self) -> dict[str, Any]:
+        s = self.settings
+        if self.run.requests >= s.max_requests:
+            raise self.fail(f"no proposal after {self.run.requests} requests (the cap)")
+        if self.wrapup is None and self.run.requests == s.max_requests - 1:
+            self._enter_wrapup("request cap reached")
+        while True:
+            research = self.wrapup is None
+            tokens = estimate_tokens(self.ctx.system, self.messages, self._tools(RequestPlan(0, 1, 1, 0, 0)))
+            try:
+                plan = self.budget.plan(
+                    tokens,
+                    max_tokens=s.max_tokens,
+                    min_tokens=s.min_tokens,
+                    searches=s.searches_per_request if research else 0,
+                    fetches=s.fetches_per_request if research else 0,
+                )
+            except BudgetExceeded as exc:
+                raise self.fail(exc.message, budget=True) from None
+            if plan.research or not research:
+                break
+            if self.run.requests == 0:
+                raise self.fail(
+                    f"budget reached: ${self.budget.limit_usd:.2f} cannot cover one research request "
+                    f"(it could cost up to ${self.budget.bound(tokens, s.min_tokens, 1, 0):.4f} plus a wrap-up)",
+                    budget=True,
+                )
+            self._enter_wrapup("budget nearly spent")
+        self.last_plan = plan
+        tools = self._tools(plan)
+        offered = {t["name"] for t in tools}
+        if not _server_tools_in(self.messages) <= offered:
+            self.messages = compact_history(self.messages)
+        return {
+            "model": s.model,
+            "max_tokens": plan.max_tokens,
+            "system": self.ctx.system,
+            "messages": self.messages,
+            "tools": tools,
+        }
+
+    # ---------------------------------------------------------------- responses
+    def on_response(self, msg: Any) -> None:
+        """Take one answer (an SDK ``Message`` or its JSON dict)."""
+        raw: dict[str, Any] = msg if isinstance(msg, dict) else msg.to_dict(mode="json")
+        usage = usage_figures(raw.get("usage"))
+        cost = self.budget.record(usage)
+        run = self.run
+        run.requests += 1
+        run.input_tokens += usage.input_tokens
+        run.output_tokens += usage.output_tokens
+        run.cache_creation_tokens += usage.cache_creation_tokens
+        run.cache_read_tokens += usage.cache_read_tokens
+        run.web_searches += usage.web_searches
+        run.web_fetches += usage.web_fetches
+        run.cost_usd = self.budget.spent_usd
+        del cost
+        blocks = [b for b in raw.get("content") or [] if isinstance(b, dict)]
+        run.seen_urls |= collect_urls(blocks)
+        self._append_assistant(blocks)
+        if self.budget.overshoots:
+            for note in self.budget.overshoots:
+                if note not in run.warnings:
+                    run.warnings.append(note)
+        if self.budget.overspent:
+            run.overspent = True
+        self._dispatch(str(raw.get("stop_reason") or ""), blocks)
+        if self.budget.overspent and not self.done:
+            raise self.fail(
+                f"budget exceeded: the API reported more usage than bounded; ${self.budget.spent_usd:.4f} "
+                f"of ${self.budget.limit_usd:.2f} spent and no proposal yet",
+                budget=True,
+            )
+
+    def _append_assistant(self, blocks: list[dict[str, Any]]) -> None:
+        last = self.messages[-1]
+        if last["role"] == "assistant":  # a pause_turn continuation extends the same turn
+            last["content"] = [*last["content"], *blocks]
+        else:
+            self.messages.append({"role": "assistant", "content": blocks})
+
+    def _dispatch(self, stop: str, blocks: list[dict[str, Any]]) -> None:
+        calls = [b for b in blocks if b.get("type") == "tool_use"]
+        submits = [b for b in calls if b.get("name") == "submit_proposal"]
+        if stop == "refusal":
+            raise self.fail("the model declined to continue (stop_reason: refusal); nothing was proposed")
+        if stop == "max_tokens":
+            limit = self.last_plan.max_tokens if self.last_plan else self.settings.max_tokens
+            raise self.fail(f"the answer was cut off at max_tokens ({limit}) before a complete submit_proposal")
+        if stop == "model_context_window_exceeded":
+            raise self.fail("the conversation outgrew the model's context window")
+        if submits and stop != "pause_turn":
+            self._take(submits[-1], calls)
+            return
+        if stop == "pause_turn":
+            self.continuations += 1
+            if self.continuations > self.settings.max_continuations:
+                self._enter_wrapup(f"the search loop paused {self.continuations} times")
+            return
+        if calls:  # client tools other than submit_proposal do not exist
+            self._answer_calls(calls, "unknown tool: only submit_proposal is available")
+        if self.reprompted:
+            raise self.fail("the model ended without calling submit_proposal, even when asked again")
+        self.reprompted = True
+        self._say("You ended your turn without calling submit_proposal. Call it now, exactly once, with your update.")
+
+    def _answer_calls(self, calls: list[dict[str, Any]], error: str, ok_id: str | None = None) -> None:
+        results = [
+            {"type": "tool_result", "tool_use_id": c.get("id"), "is_error": True, "content": error}
+            for c in calls
+            if c.get("id") != ok_id
+        ]
+        self.messages.append({"role": "user", "content": results})
+
+    def _take(self, submit: dict[str, Any], calls: list[dict[str, Any]]) -> None:
+        try:
+            self.result = self.validate(submit.get("input"))
+        except AgentError as exc:
+            if self.corrected:
+                raise self.fail(f"submit_proposal was invalid again after a correction: {exc.message}") from None
+            self.corrected = True
+            self._answer_calls(
+                calls,
+                f"Invalid proposal: {exc.message}. Call submit_proposal again with a corrected, complete proposal.",
+            )
+            self.wrapup = self.wrapup or "correcting an invalid proposal"
+            return
+        self.done = True
+
+
+def dumps_request(params: dict[str, Any]) -> str:
+    """The request as JSON (for size figures)."""
+    return json.dumps(params, ensure_ascii=False)

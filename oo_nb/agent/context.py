@@ -1,0 +1,324 @@
+"""What the model sees: the contract, the manifest, the article as compact HTML (section ids, pid
+comments and ``[sN]`` kept; images, CSS, browser script and shell left out), the source cache, the
+recent changelog, today's date and the as-of focus — and the system prompt with the rules.
+
+The whole file is never sent: embedded images alone can be most of its bytes. Each embedded image
+becomes ``<img src="oo-image:N" alt=…>`` (its figure and caption stay), and ``image_refs`` maps the
+placeholder back to the original ``src`` so a section the model rewrites can keep its figures.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+from lxml import etree
+from lxml import html as lxml_html
+
+from ..article import CITATION
+from ..document import Document
+from ..errors import AgentError
+
+__all__ = [
+    "IMAGE_PLACEHOLDER",
+    "AgentContext",
+    "build_context",
+    "compact_article",
+    "contract_view",
+    "next_source_id",
+    "system_prompt",
+]
+
+IMAGE_PLACEHOLDER = "oo-image:"
+RECENT_CHANGES = 3
+_DROP_TAGS = ("script", "style", "noscript", "template", "iframe", "object", "embed", "link", "meta")
+_KEEP_ATTRS = {"id", "class", "href", "alt", "src", "title", "colspan", "rowspan", "data-pid", "lang"}
+_SOURCE_ID = re.compile(r"^s(\d+)$")
+_BLANK_LINES = re.compile(r"\n\s*\n+")
+# Procedure steps about reading or editing the file: our harness does that, the model must not.
+_FILE_STEPS = re.compile(
+    r"oo-manifest|oo-source-cache|oo-changelog|Edit tool|entire file|window\.stop|inside the <article",
+    re.IGNORECASE,
+)
+_REFS_OMITTED = "<!-- references list omitted: it is rebuilt from the source cache -->"
+
+
+@dataclass(frozen=True)
+class AgentContext:
+    """Everything one update run sends the model, plus what the harness needs to read the answer."""
+
+    system: str
+    user: str
+    title: str
+    today: date
+    as_of: date | None
+    next_source_id: str
+    blocked_domains: tuple[str, ...]
+    prefer_domains: tuple[str, ...]
+    require_https: bool
+    sentinel: bool
+    model: str | None  # the contract's model, if it names one
+    budget_usd: float
+    image_refs: dict[str, str] = field(default_factory=dict, repr=False)
+
+    @property
+    def size_bytes(self) -> int:
+        return len(self.system.encode("utf-8")) + len(self.user.encode("utf-8"))
+
+
+# --------------------------------------------------------------------------- the article
+def compact_article(article_html: str, *, keep_references: bool = True) -> tuple[str, dict[str, str]]:
+    """The article without images (placeholders), scripts, styles, inline styles or event
+    handlers; whitespace collapsed. Pid comments, ids, classes, links and ``[sN]`` stay. Without
+    ``keep_references`` the list after ``<h2 id="references">`` is left out (the cache has it)."""
+    if not article_html.strip():
+        return "", {}
+    try:
+        root = lxml_html.fragment_fromstring(article_html, create_parent="div")
+    except (etree.ParserError, ValueError) as exc:
+        raise AgentError(f"article HTML cannot be read: {exc}") from None
+    refs: dict[str, str] = {}
+    if not keep_references:
+        _drop_reference_list(root)
+    for node in list(root.iter()):
+        if isinstance(node, etree._Comment):
+            text = (node.text or "").strip()
+            if not (text.startswith("pid:") or text == _REFS_OMITTED[4:-3].strip()):
+                _drop(node)
+            continue
+        if not isinstance(node.tag, str):
+            continue
+        tag = node.tag.lower()
+        if tag in _DROP_TAGS:
+            _drop(node)
+            continue
+        if tag == "svg":
+            placeholder = etree.Element("span", {"class": "oo-omitted"})
+            placeholder.text = "[inline SVG graphic omitted]"
+            placeholder.tail = node.tail
+            node.getparent().replace(node, placeholder)
+            continue
+        for attr in list(node.attrib):
+            if attr.lower() not in _KEEP_ATTRS:
+                del node.attrib[attr]
+        src = node.get("src")
+        if tag == "img" and src is not None and (src.startswith("data:") or len(src) > 300):
+            key = f"{IMAGE_PLACEHOLDER}{len(refs) + 1}"
+            refs[key] = src
+            node.set("src", key)
+    parts = [etree.tostring(root, encoding="unicode", method="html", with_tail=False)]
+    text = parts[0]
+    text = text[text.index(">") + 1 : text.rindex("</div>")]  # unwrap the helper <div>
+    return _BLANK_LINES.sub("\n", text).strip() + "\n", refs
+
+
+def _drop_reference_list(root: Any) -> None:
+    heading = root.find('.//h2[@id="references"]')
+    if heading is None:
+        return
+    parent = heading.getparent()
+    siblings = list(parent)
+    for node in siblings[siblings.index(heading) + 1 :]:
+        if isinstance(node.tag, str) and node.tag.lower() == "h2":
+            break
+        if isinstance(node.tag, str) and node.tag.lower() in ("ol", "ul"):
+            marker = etree.Comment(_REFS_OMITTED[4:-3])
+            marker.tail = node.tail
+            node.getparent().replace(node, marker)
+
+
+def _drop(node: Any) -> None:
+    """Remove ``node`` but keep the text that follows it."""
+    parent = node.getparent()
+    if parent is None:
+        return
+    tail = node.tail or ""
+    prev = node.getprevious()
+    if tail:
+        if prev is not None:
+            prev.tail = (prev.tail or "") + tail
+        else:
+            parent.text = (parent.text or "") + tail
+    parent.remove(node)
+
+
+# --------------------------------------------------------------------------- source ids
+def next_source_id(doc: Document) -> str:
+    """The first ``sN`` above every id in the cache and every ``[sN]`` in the article."""
+    numbers = [0]
+    try:
+        for source in doc.source_cache.sources:
+            m = _SOURCE_ID.match(source.id)
+            if m:
+                numbers.append(int(m.group(1)))
+    except Exception:  # a damaged cache still leaves the article's ids
+        pass
+    if doc.article_span is not None:
+        numbers.extend(int(m.group(1)[1:]) for m in CITATION.finditer(doc.article_html))
+    return f"s{max(numbers) + 1}"
+
+
+# --------------------------------------------------------------------------- prompts
+def _compact(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def contract_view(raw: dict[str, Any]) -> dict[str, Any]:
+    """The contract minus what the system prompt already says: the role, the sentinel text,
+    and procedure steps about reading or editing the file."""
+    view = dict(raw)
+    instructions = raw.get("instructions")
+    if isinstance(instructions, dict):
+        kept = {k: v for k, v in instructions.items() if k not in ("role", "sentinel", "procedure")}
+        steps = instructions.get("procedure")
+        if isinstance(steps, list):
+            kept["procedure"] = [s for s in steps if not (isinstance(s, str) and _FILE_STEPS.search(s))]
+        view["instructions"] = kept
+    return view
+
+
+def system_prompt(
+    *,
+    sentinel: str | None,
+    prefer_domains: tuple[str, ...],
+    blocked_domains: tuple[str, ...],
+    require_https: bool,
+    images_allowed: bool,
+    max_images: int,
+) -> str:
+    rules = [
+        "You are the research agent of an o-o living document: a long-lived research article that is "
+        "updated on a schedule. You do not edit files. You research with the web_search and web_fetch "
+        "tools, then hand back the update by calling the `submit_proposal` tool exactly once, at the "
+        "end. Never write the proposal as plain text. The harness applies it, bumps the version and "
+        "as-of date, records sources and the changelog, and a human may review it.",
+        "The contract's `procedure` was written for an agent that edits the file in place: follow "
+        "its research intent, but ignore its steps about reading or editing the file, the manifest, "
+        "the source cache or the changelog — `submit_proposal` replaces all of that.",
+        "Focus on what changed since the as-of date. Keep what is still true; correct what is "
+        "outdated; do not pad. If little changed, say so in `summary` and change little.",
+        "`sections`: only the sections you change or add. `id` is the section's h2 id (an existing "
+        "id replaces that whole section; a new id is inserted before References), `title` the heading "
+        "text, `html` the section body WITHOUT its <h2>. Use <h3 id=…> for subsections, <p>, <ul>, "
+        "<ol>, <table>, <figure>. No scripts, styles, event handlers or forms. Never send the "
+        "`references` section: the References list is rebuilt from the sources.",
+        "Keep the `<!-- pid:SECTION:HEX -->` comment in front of every paragraph you keep or lightly "
+        "edit, unchanged; new paragraphs need no pid comment (one is generated).",
+        "Cite every claim inline as [sN], where sN is a source id: an existing id from the source "
+        "cache, or a new id for a new source (start at the next free id given below). Each new "
+        "source needs `url`, `title`, `tier` (primary, official, news, academic_journal, …) and "
+        "`accessed` (today). A new source's URL must be one that appeared in your web_search results "
+        "or that you fetched in this conversation: unseen URLs are flagged as unverified. Put "
+        "ids of sources that are dead or superseded in `drop_sources` (only if no longer cited).",
+        "`facts`: short standalone facts worth keeping for the next update, each with its source ids.",
+        "Be efficient: a few targeted searches, fetch only pages you will cite. Your budget is "
+        "limited and the tools may stop being offered; when they are, submit with what you have.",
+    ]
+    if prefer_domains:
+        rules.append("Prefer these domains when they carry the information: " + ", ".join(prefer_domains) + ".")
+    if blocked_domains:
+        rules.append("Never use these domains (they are blocked): " + ", ".join(blocked_domains) + ".")
+    if require_https:
+        rules.append("Only https:// sources are accepted.")
+    if images_allowed and max_images > 0:
+        rules.append(
+            "Existing images appear as <img src=\"oo-image:N\">: to keep one in a section you rewrite, "
+            "keep its whole <figure> with that src unchanged. To add an image, list it in `images` "
+            "(direct image URL from a page you saw, the page URL, caption, alt, layout, section id); "
+            f"the harness downloads, resizes and embeds it. At most {max_images} images per article."
+        )
+    else:
+        rules.append("Do not add images (`images` must be empty).")
+    if sentinel:
+        rules.append(
+            "This is a SENTINEL document. It watches for one event: " + sentinel.strip() + " First "
+            "check whether the event has happened since the as-of date. Set `sentinel.status` to "
+            "`occurred`, `not_occurred` or `unknown` with `evidence` (and cite it). While it has not "
+            "occurred, keep the article concise (the Status section first); when it has, give full "
+            "coverage: who, what definition, what evidence, the response, who disputes it."
+        )
+    return "\n\n".join(f"- {r}" if i else r for i, r in enumerate(rules))
+
+
+def build_context(doc: Document, *, today: date) -> AgentContext:
+    """The system prompt and the first user message for an update of ``doc``."""
+    if doc.kind != "document":
+        raise AgentError("the library index page has no article to update", file=doc.file)
+    manifest, contract = doc.manifest, doc.contract
+    cache_raw = doc.block_json("oo-source-cache")
+    log = doc.changelog
+    cache = doc.source_cache
+    # The references list repeats the cache; keep it only when the cache cannot stand in for it.
+    keep_refs = not cache.sources or any(src.form == "string" or not src.url for src in cache.sources)
+    article, refs = compact_article(doc.article_html, keep_references=keep_refs)
+    sentinel_text = None
+    if contract.sentinel is not None:
+        s = contract.sentinel
+        sentinel_text = s.event or "the event described in the scope."
+        if s.criteria:
+            sentinel_text += " Criteria: " + "; ".join(s.criteria) + "."
+        if s.structured:
+            sentinel_text += f" Last recorded status: {s.status}."
+    nxt = next_source_id(doc)
+    system = system_prompt(
+        sentinel=sentinel_text,
+        prefer_domains=contract.prefer_domains,
+        blocked_domains=contract.deny_domains,
+        require_https=contract.require_https,
+        images_allowed=contract.images.allow,
+        max_images=contract.images.max_per_article,
+    )
+    as_of = manifest.as_of
+    if as_of is None:
+        focus = "This is the document's FIRST update: research the subject from scratch within the scope."
+    else:
+        days = (today - as_of).days
+        focus = (
+            f"Last updated {as_of.isoformat()} ({days} days ago). Research what changed SINCE "
+            f"{as_of.isoformat()} and update the article accordingly."
+        )
+    recent = [
+        {"version": e.version, "date": e.timestamp, "summary": e.summary}
+        for e in log.entries[-RECENT_CHANGES:]
+    ]
+    manifest_view = {
+        "title": manifest.title,
+        "version": manifest.version,
+        "as_of": as_of.isoformat() if as_of else "",
+        "update_every_days": manifest.cadence_days,
+    }
+    user = "\n".join(
+        [
+            f"Today is {today.isoformat()}. Update the living document \"{manifest.title}\".",
+            focus,
+            f"Next free source id: {nxt}. Budget for this update: ${contract.max_cost_usd:.2f}.",
+            "",
+            f"<manifest>{_compact(manifest_view)}</manifest>",
+            f"<contract>{_compact(contract_view(contract.raw))}</contract>",
+            f"<source_cache>{_compact(cache_raw)}</source_cache>",
+            f"<recent_changelog>{_compact(recent)}</recent_changelog>",
+            "<article>",
+            article.rstrip("\n"),
+            "</article>",
+            "",
+            "Research, then call submit_proposal once with your update.",
+        ]
+    )
+    return AgentContext(
+        system=system,
+        user=user,
+        title=manifest.title,
+        today=today,
+        as_of=as_of,
+        next_source_id=nxt,
+        blocked_domains=contract.deny_domains,
+        prefer_domains=contract.prefer_domains,
+        require_https=contract.require_https,
+        sentinel=contract.sentinel is not None,
+        model=contract.model,
+        budget_usd=contract.max_cost_usd,
+        image_refs=refs,
+    )

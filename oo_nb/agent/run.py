@@ -1,0 +1,326 @@
+"""One update, orchestrated: freshness gate → context → backend → validated proposal → candidate.
+
+Nothing here writes a document except ``write_result``, and that only through the store: without
+``yes`` the candidate is saved as the pending proposal (the document's bytes do not change); with
+``yes`` it replaces the document (history kept) unless the run went over its budget, in which
+case it is kept for review with a warning whatever the flags say.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from datetime import date
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from ..document import Document
+from ..errors import AgentError
+from .budget import Budget, estimate_tokens
+from .context import IMAGE_PLACEHOLDER, AgentContext, build_context
+from .pricing import price_for
+from .types import RunInfo
+
+if TYPE_CHECKING:
+    from .backends import Backend
+    from .candidate import Candidate
+
+__all__ = [
+    "AGENTS",
+    "Freshness",
+    "UpdateOptions",
+    "UpdateResult",
+    "choose_agent",
+    "freshness",
+    "make_backend",
+    "prepare_update",
+    "restore_images",
+    "run_dict",
+    "write_result",
+]
+
+AGENTS = ("anthropic", "claude-code", "replay")
+Status = Literal["proposed", "skipped", "planned"]
+_PLACEHOLDER_SRC = re.compile(rf"""(src\s*=\s*["'])({re.escape(IMAGE_PLACEHOLDER)}\d+)(["'])""")
+
+
+@dataclass
+class UpdateOptions:
+    force: bool = False
+    model: str | None = None
+    budget_usd: float | None = None
+    agent: str | None = None  # None: anthropic when a key is set, else replay
+    base_url: str | None = None
+    cassette: Path | None = None
+    dry_run: bool = False
+    stream: bool = False
+    today: date | None = None
+    fetch_image: Callable[[str], bytes] | None = None
+    api_key: str | None = None  # for tests and embedding; the CLI reads only the environment
+    claude_command: str = "claude"
+
+
+@dataclass(frozen=True)
+class Freshness:
+    fresh: bool
+    as_of: date | None
+    cadence_days: int
+    age_days: int | None
+    due: date | None
+
+    def describe(self) -> str:
+        if self.as_of is None:
+            return "never updated"
+        state = "fresh" if self.fresh else "stale"
+        return f"{state}: as of {self.as_of.isoformat()}, {self.age_days} days old, cadence {self.cadence_days} days"
+
+
+def freshness(doc: Document, today: date) -> Freshness:
+    """Fresh while the age is below the cadence (``update_every_days`` or legacy ``freshness``)."""
+    m = doc.manifest
+    if m.as_of is None:
+        return Freshness(False, None, m.cadence_days, None, None)
+    from datetime import timedelta
+
+    age = (today - m.as_of).days
+    return Freshness(age < m.cadence_days, m.as_of, m.cadence_days, age, m.as_of + timedelta(days=m.cadence_days))
+
+
+@dataclass
+class UpdateResult:
+    path: Path
+    status: Status
+    message: str
+    original: bytes
+    agent: str
+    model: str
+    budget_usd: float
+    context_bytes: int = 0
+    freshness: Freshness | None = None
+    run: RunInfo | None = None
+    candidate: Candidate | None = None
+    warnings: list[str] = field(default_factory=list)
+    auto_write: bool = False  # may --yes write it? (False when the run overspent)
+    written: Path | None = None
+    pending: Path | None = None
+    plan: dict[str, Any] = field(default_factory=dict)  # dry run: what would be sent
+
+    @property
+    def cost_usd(self) -> float:
+        return self.run.cost_usd if self.run else 0.0
+
+
+# --------------------------------------------------------------------------- backends
+def choose_agent(requested: str | None) -> str:
+    if requested:
+        if requested not in AGENTS:
+            raise AgentError(f"unknown agent {requested!r} (choose {', '.join(AGENTS)})")
+        return requested
+    from .backends.anthropic import has_api_key
+
+    return "anthropic" if has_api_key() else "replay"
+
+
+def make_backend(agent: str, opts: UpdateOptions, model: str, doc_path: Path) -> Backend:
+    from .backends.conversation import AgentSettings
+
+    settings = AgentSettings(model=model, stream=opts.stream)
+    if agent == "anthropic":
+        from .backends.anthropic import AnthropicBackend
+
+        return AnthropicBackend(model=model, api_key=opts.api_key, base_url=opts.base_url, settings=settings)
+    if agent == "replay":
+        from .backends.replay import ReplayBackend
+        from .cassettes import find_cassette
+
+        cassette = opts.cassette or find_cassette(doc_path)
+        if cassette is None:
+            raise AgentError(
+                "no API key (ANTHROPIC_API_KEY) and no recorded cassette for this document: set the key, "
+                "or pass --cassette FILE",
+                file=str(doc_path),
+            )
+        return ReplayBackend(cassette, model=model, settings=settings)
+    from .backends.claude_code import ClaudeCodeBackend
+
+    return ClaudeCodeBackend(model=model, command=opts.claude_command, doc_path=doc_path)
+
+
+def _validator() -> Callable[[Any], Any]:
+    from .proposal import validate_proposal
+
+    return validate_proposal
+
+
+def restore_images(proposal: Any, refs: dict[str, str]) -> Any:
+    """Put the original ``src`` back where the model kept an ``oo-image:N`` placeholder (after
+    validation, so the size caps apply to what the model wrote). Unknown placeholders stay and
+    are dropped by the sanitiser."""
+    if not refs or not getattr(proposal, "sections", None):
+        return proposal
+
+    def put_back(m: re.Match[str]) -> str:
+        return m.group(1) + refs.get(m.group(2), m.group(2)) + m.group(3)
+
+    sections = tuple(replace(s, html=_PLACEHOLDER_SRC.sub(put_back, s.html)) for s in proposal.sections)
+    return replace(proposal, sections=sections)
+
+
+# --------------------------------------------------------------------------- the update
+def _start(path: Path, opts: UpdateOptions) -> tuple[Document, bytes, date, Freshness, AgentContext, str, str, float]:
+    original = path.read_bytes() if path.exists() else b""
+    if not original:
+        raise AgentError("no such document (or empty)", file=str(path))
+    doc = Document.parse(original, path=path)
+    if doc.kind != "document":
+        raise AgentError("this is the library index page, not a document: use `oo update-all DIR`", file=str(path))
+    today = opts.today or date.today()
+    fresh = freshness(doc, today)
+    ctx = build_context(doc, today=today)
+    agent = choose_agent(opts.agent)
+    from .backends.anthropic import resolve_model
+
+    model = resolve_model(opts.model, ctx.model)
+    budget = opts.budget_usd if opts.budget_usd is not None else ctx.budget_usd
+    if budget <= 0:
+        raise AgentError(f"the budget is ${budget:.2f}: nothing can be spent (set --budget or the contract's budget)", file=str(path))
+    return doc, original, today, fresh, ctx, agent, model, budget
+
+
+def _skip_or_plan(path: Path, opts: UpdateOptions, parts: tuple[Any, ...]) -> UpdateResult | None:
+    _doc, original, _today, fresh, ctx, agent, model, budget = parts
+    base = UpdateResult(path, "skipped", "", original, agent, model, budget, ctx.size_bytes, fresh)
+    if fresh.fresh and not opts.force:
+        base.message = f"{path.name} is {fresh.describe()}; next due {fresh.due}. Use --force to update anyway."
+        return base
+    if opts.dry_run:
+        b = Budget(budget, price_for(model))
+        tokens = estimate_tokens(ctx.system, ctx.user)
+        from .backends.conversation import AgentSettings
+
+        s = AgentSettings(model=model)
+        try:
+            plan = b.plan(tokens, max_tokens=s.max_tokens, min_tokens=s.min_tokens, searches=s.searches_per_request, fetches=s.fetches_per_request)
+            base.plan = {"searches": plan.searches, "fetches": plan.fetches, "max_tokens": plan.max_tokens, "bound_usd": round(plan.bound_usd, 4)}
+        except AgentError as exc:
+            base.plan = {"error": exc.message}
+        base.status = "planned"
+        base.message = (
+            f"dry run: would update {path.name} ({fresh.describe()}) with {agent}, model {model}, "
+            f"budget ${budget:.2f}; first request ≈ {ctx.size_bytes:,} bytes of context "
+            f"({100 * ctx.size_bytes / max(len(original), 1):.0f}% of the file). Nothing was sent or written."
+        )
+        return base
+    return None
+
+
+def _finish(path: Path, opts: UpdateOptions, parts: tuple[Any, ...], backend: Backend, run: RunInfo, proposal: Any) -> UpdateResult:
+    doc, original, today, fresh, ctx, agent, model, budget = parts
+    from .candidate import build_candidate
+
+    proposal = restore_images(proposal, ctx.image_refs)
+    candidate = build_candidate(doc, proposal, run, today=today, fetch_image=opts.fetch_image)
+    warnings = list(dict.fromkeys([*run.warnings, *candidate.warnings]))
+    if candidate.unverified:
+        warnings.append("unverified sources (URL not seen in this run's search or fetch results): " + ", ".join(candidate.unverified))
+    if run.recorded:
+        warnings.insert(0, "RECORDED run (replayed from a cassette): not live research")
+    result = UpdateResult(path, "proposed", "", original, agent, model, budget, ctx.size_bytes, fresh, run, candidate, warnings)
+    result.auto_write = not run.overspent
+    if run.overspent:
+        warnings.append(
+            f"the run spent ${run.cost_usd:.4f}, over its ${budget:.2f} budget (the API reported more than "
+            "bounded): the proposal is kept for review and will not be written automatically"
+        )
+    label = f"{backend.name}{' (recorded)' if run.recorded else ''}"
+    result.message = (
+        f"{path.name}: proposal v{candidate.version} from {label}, model {run.model}, "
+        f"{run.requests} request(s), {run.web_searches} search(es), {run.web_fetches} fetch(es), "
+        f"cost ${run.cost_usd:.4f} of ${budget:.2f}"
+    )
+    return result
+
+
+def prepare_update(path: str | Path, opts: UpdateOptions | None = None, *, backend: Backend | None = None) -> UpdateResult:
+    """Run the research for one document and build the candidate. Writes nothing. Raises
+    ``AgentError`` (message with the cost so far) when the run fails."""
+    opts = opts or UpdateOptions()
+    p = Path(path)
+    parts = _start(p, opts)
+    early = _skip_or_plan(p, opts, parts)
+    if early is not None:
+        return early
+    _doc, _original, _today, _fresh, ctx, agent, model, budget = parts
+    backend = backend or make_backend(agent, opts, model, p)
+    b = Budget(budget, price_for(backend.model))
+    run = backend.new_run(budget)
+    if not b.price.known:
+        run.warnings.append(f"model {backend.model!r} is not in the price table: priced at the highest known rates")
+    try:
+        proposal = backend.run(ctx, budget=b, run=run, validate=_validator())
+    except AgentError as exc:
+        raise exc.with_file(str(p)) from None
+    return _finish(p, opts, parts, backend, run, proposal)
+
+
+async def aprepare_update(path: str | Path, opts: UpdateOptions | None = None, *, backend: Any = None) -> UpdateResult:
+    """``prepare_update`` on the async client (for update-all); candidate building runs in a thread."""
+    import asyncio
+
+    opts = opts or UpdateOptions()
+    p = Path(path)
+    parts = _start(p, opts)
+    early = _skip_or_plan(p, opts, parts)
+    if early is not None:
+        return early
+    _doc, _original, _today, _fresh, ctx, agent, model, budget = parts
+    backend = backend or make_backend(agent, opts, model, p)
+    b = Budget(budget, price_for(backend.model))
+    run = backend.new_run(budget)
+    try:
+        if hasattr(backend, "arun"):
+            proposal = await backend.arun(ctx, budget=b, run=run, validate=_validator())
+        else:
+            proposal = await asyncio.to_thread(backend.run, ctx, budget=b, run=run, validate=_validator())
+    except AgentError as exc:
+        raise exc.with_file(str(p)) from None
+    return await asyncio.to_thread(_finish, p, opts, parts, backend, run, proposal)
+
+
+# --------------------------------------------------------------------------- writing
+def run_dict(result: UpdateResult) -> dict[str, Any]:
+    """The run as plain JSON for the pending proposal and the review (no secrets)."""
+    run = result.run
+    out: dict[str, Any] = {"agent": result.agent, "model": result.model, "budget_usd": result.budget_usd}
+    if run is not None:
+        out.update(run.changelog_fields())
+        out.update(
+            requests=run.requests,
+            recorded=run.recorded,
+            overspent=run.overspent,
+            seen_urls=sorted(run.seen_urls),
+        )
+    if result.candidate is not None:
+        out["unverified"] = list(result.candidate.unverified)
+        out["version"] = result.candidate.version
+    out["warnings"] = list(result.warnings)
+    return out
+
+
+def write_result(result: UpdateResult, *, yes: bool) -> UpdateResult:
+    """Without ``yes``: save the pending proposal (the document is untouched). With ``yes``:
+    write the candidate through the store, unless the run overspent (then: pending + warning)."""
+    from ..store import save_pending, write_document
+
+    if result.status != "proposed" or result.candidate is None:
+        return result
+    if yes and result.auto_write:
+        result.written = write_document(result.candidate.document, expected=result.original, action="update")
+        from ..store import discard_pending
+
+        discard_pending(result.path)
+        return result
+    result.pending = save_pending(result.path, result.candidate.document, run_dict(result), result.original)
+    return result
+
