@@ -380,10 +380,16 @@ def _source(item: Any, index: int, f: _Fields) -> Source:
     )
 
 
+_FACT_MARKERS = re.compile(r"(?:\s*\[s\d+\])+\s*$")
+
+
 def _fact(item: Any, index: int, f: _Fields) -> Fact:
     fid = f"f{index + 1}"
     if isinstance(item, str):
-        return Fact(fid, item, None, None, (), "string")
+        # oo_nb writes string facts with trailing citation markers: "text [s17] [s18]"
+        markers = _FACT_MARKERS.search(item)
+        marked = tuple(dict.fromkeys(re.findall(r"s\d+", markers.group(0)))) if markers else ()
+        return Fact(fid, item, None, None, marked, "string")
     o = _Fields(item, f.block, f.file, f"facts[{index}].")
     ids: list[str] = []
     for key in ("source", "source_id"):
