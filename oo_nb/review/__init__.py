@@ -1,0 +1,28 @@
+"""Review before write-back: the diff as data (``diff``), decisions and the final document
+(``session``), and the terminal review (``terminal``). Nothing here writes a file."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .diff import DocumentDiff, diff_documents
+    from .hunks import Hunk
+    from .session import ReviewSession
+
+__all__ = ["DocumentDiff", "Hunk", "ReviewSession", "diff_documents"]
+
+_LAZY = {
+    "DocumentDiff": "diff",
+    "diff_documents": "diff",
+    "Hunk": "hunks",
+    "ReviewSession": "session",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

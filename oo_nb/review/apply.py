@@ -1,0 +1,325 @@
+"""Build the final document from a diff and the decisions on its hunks, keeping it
+consistent: citations resolve, a new source no kept text cites is not kept, the References list
+matches the sources, the version and dates move only if something was accepted."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ..article import CITATION
+from ..document import Document
+from ..errors import ValidationError
+from .blocks import MISSING, changelog_entries, get_path, source_ids
+from .diff import DocumentDiff
+from .hunks import Hunk
+from .refs import Side, merge_refs, parse_refs
+from .units import Unit, strip_tags
+
+__all__ = ["ApplyResult", "Choice", "Decision", "build_final", "cited_ids"]
+
+Decision = Literal["pending", "accept", "reject", "edit"]
+
+
+@dataclass(frozen=True)
+class Choice:
+    decision: Decision = "pending"
+    html: str | None = None  # the sanitised replacement, for "edit"
+
+    @property
+    def takes_candidate(self) -> bool:
+        return self.decision in ("accept", "edit")
+
+
+@dataclass(frozen=True)
+class ApplyResult:
+    document: Document
+    accepted: int
+    rejected: int  # pending ones count as rejected: nothing unreviewed is written
+    edited: int
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def changed(self) -> bool:
+        return self.accepted + self.edited > 0
+
+
+def cited_ids(html: str) -> set[str]:
+    return set(CITATION.findall(strip_tags(html)))
+
+
+def build_final(diff: DocumentDiff, choices: Mapping[str, Choice]) -> ApplyResult:
+    decided = [choices.get(h.id, Choice()) for h in diff.decidable]
+    accepted = sum(c.decision == "accept" for c in decided)
+    edited = sum(c.decision == "edit" for c in decided)
+    rejected = len(decided) - accepted - edited
+    if accepted + edited == 0:
+        return ApplyResult(diff.original, 0, rejected, 0, ("nothing accepted: the document stays as it was",))
+    if accepted == len(decided):
+        return ApplyResult(diff.candidate, accepted, 0, 0)
+    return _Merge(diff, choices).run(accepted, rejected, edited)
+
+
+class _Merge:
+    def __init__(self, diff: DocumentDiff, choices: Mapping[str, Choice]) -> None:
+        self.diff = diff
+        self.choices = choices
+        self.notes: list[str] = []
+        self.cache_b = _block(diff.original, "oo-source-cache")
+        self.cache_a = _block(diff.candidate, "oo-source-cache")
+
+    def choice(self, hunk_id: str) -> Choice:
+        return self.choices.get(hunk_id, Choice())
+
+    def run(self, accepted: int, rejected: int, edited: int) -> ApplyResult:
+        parts, refs_at = self.article_parts()
+        plan = self.diff.article
+        body = "".join(parts)
+        final_cited = cited_ids(body)
+        cand_cited = cited_ids("".join(u.body for u in plan.after if not u.is_references))
+        sides = self.source_sides(final_cited, cand_cited)
+        if refs_at is not None:
+            parts[refs_at] = self.references(sides)
+        article = "".join(parts) + plan.after_tail
+        cache = self.source_cache(sides)
+        manifest = self.fields("oo-manifest", "manifest")
+        contract = self.fields("oo-contract", "contract")
+        log = self.changelog(sides, accepted, rejected, edited)
+        doc = self.diff.candidate
+        if article != doc.article_html:
+            doc = doc.with_article(article)
+        for name, value in (
+            ("oo-source-cache", cache),
+            ("oo-manifest", manifest),
+            ("oo-contract", contract),
+            ("oo-changelog", log),
+        ):
+            if doc.has_block(name) and _canon(value) != _canon(doc.block_json(name)):
+                doc = doc.with_block(name, value)
+        self.check_citations(doc, final_cited)
+        return ApplyResult(doc, accepted, rejected, edited, tuple(self.notes))
+
+    # ------------------------------------------------------------------- article
+    def article_parts(self) -> tuple[list[str], int | None]:
+        plan = self.diff.article
+        parts: list[str] = []
+        refs_at = None
+        for slot, hid in zip(plan.slots, plan.hunk_ids, strict=True):
+            b = plan.before[slot.before] if slot.before is not None else None
+            a = plan.after[slot.after] if slot.after is not None else None
+            if hid is None:
+                parts.append(b.raw if b is not None else "")
+                continue
+            hunk = self.diff.hunk(hid)
+            if hunk.derived:
+                refs_at = len(parts)
+                parts.append("")
+                continue
+            parts.append(_unit_text(hunk, self.choice(hid), b, a))
+        return parts, refs_at
+
+    def references(self, sides: dict[str, Side]) -> str:
+        plan = self.diff.article
+        before = next(u for u in plan.before if u.is_references)
+        after = next(u for u in plan.after if u.is_references)
+        refs_b = parse_refs(before.body, _urls(self.cache_b))
+        refs_a = parse_refs(after.body, _urls(self.cache_a))
+        items = merge_refs(refs_b, refs_a, lambda sid: sides.get(sid, "after"))
+        if items == list(refs_b.items):
+            return before.raw
+        if items == list(refs_a.items):
+            return after.raw
+        return after.lead + refs_a.opening + "".join(raw for _, raw in items) + refs_a.closing
+
+    # ------------------------------------------------------------------- sources
+    def source_sides(self, final_cited: set[str], cand_cited: set[str]) -> dict[str, Side]:
+        plan = self.diff.article
+        ids_b = set(source_ids(self.cache_b))
+        ids_a = set(source_ids(self.cache_a))
+        refs_b = next((parse_refs(u.body, _urls(self.cache_b)) for u in plan.before if u.is_references), None)
+        refs_a = next((parse_refs(u.body, _urls(self.cache_a)) for u in plan.after if u.is_references), None)
+        ids_b |= set(refs_b.ids if refs_b else ())
+        ids_a |= set(refs_a.ids if refs_a else ())
+        sides: dict[str, Side] = {}
+        for sid in sorted(ids_b | ids_a, key=_id_order):
+            hunk_id = f"src:{sid}"
+            has_hunk = any(h.id == hunk_id for h in self.diff.hunks)
+            side: Side = "after" if not has_hunk or self.choice(hunk_id).takes_candidate else "before"
+            present = sid in (ids_a if side == "after" else ids_b)
+            if present and sid not in ids_b and sid in cand_cited and sid not in final_cited:
+                self.notes.append(f"new source {sid} not kept: no kept text cites it")
+                present = False
+            elif not present and sid in final_cited:
+                other: Side = "before" if side == "after" else "after"
+                if sid in (ids_a if other == "after" else ids_b):
+                    side, present = other, True
+                    self.notes.append(f"source {sid} kept ({other} the update): kept text cites it")
+            sides[sid] = side if present else None
+        return sides
+
+    def source_cache(self, sides: dict[str, Side]) -> Any:
+        if not isinstance(self.cache_b, dict):
+            return self.cache_b
+        cache = json.loads(json.dumps(self.cache_b))
+        items_b = list(zip(source_ids(self.cache_b), self.cache_b.get("sources") or [], strict=False))
+        items_a = list(zip(source_ids(self.cache_a), (self.cache_a or {}).get("sources") or [], strict=False))
+        after_map = dict(reversed(items_a))
+        before_ids = {sid for sid, _ in items_b}
+        out: list[Any] = []
+        for sid, item in items_b:
+            side = sides.get(sid, "before")
+            if side == "before":
+                out.append(item)
+            elif side == "after" and sid in after_map:
+                out.append(after_map[sid])
+        out.extend(item for sid, item in items_a if sid not in before_ids and sides.get(sid) == "after")
+        if "sources" in cache or out:
+            cache["sources"] = out
+        facts = self.facts(sides)
+        if "facts" in cache or facts:
+            cache["facts"] = facts
+        return self.apply_fields(cache, "source-cache")
+
+    def facts(self, sides: dict[str, Side]) -> list[Any]:
+        facts_b = (self.cache_b or {}).get("facts") or []
+        facts_a = (self.cache_a or {}).get("facts") or []
+        out: list[Any] = []
+        plan = self.diff.facts
+        for slot, hid in zip(plan.slots, plan.hunk_ids, strict=True):
+            b = facts_b[slot.before] if slot.before is not None else MISSING
+            a = facts_a[slot.after] if slot.after is not None else MISSING
+            take_after = hid is not None and self.choice(hid).takes_candidate
+            if hid is None:
+                out.append(b)
+            elif slot.pair is not None:  # moved: old place if rejected, new place if accepted
+                if slot.before is not None and not take_after:
+                    out.append(b)
+                if slot.after is not None and take_after:
+                    out.append(a)
+            elif take_after and a is not MISSING:
+                if b is MISSING and not _fact_sources_kept(a, sides):
+                    self.notes.append(f"new fact not kept: its source is not kept ({_short(a)})")
+                    continue
+                out.append(a)
+            elif not take_after and b is not MISSING:
+                out.append(b)
+        return out
+
+    # ------------------------------------------------------------------- fields
+    def fields(self, block: str, area: str) -> Any:
+        return self.apply_fields(_block(self.diff.original, block), area)
+
+    def apply_fields(self, value: Any, area: str) -> Any:
+        value = json.loads(json.dumps(value))
+        for hunk in self.diff.hunks:
+            if hunk.area != area or not hunk.fields:
+                continue
+            if hunk.derived or self.choice(hunk.id).takes_candidate:
+                change = hunk.fields[0]
+                if change.kind == "removed":
+                    _del_path(value, change.path)
+                else:
+                    _set_path(value, change.path, change.after)
+        return value
+
+    def changelog(self, sides: dict[str, Side], accepted: int, rejected: int, edited: int) -> Any:
+        before = _block(self.diff.original, "oo-changelog")
+        after = _block(self.diff.candidate, "oo-changelog")
+        entries = changelog_entries(after)
+        n_old = len(changelog_entries(before))
+        for entry in entries[n_old:]:
+            if not isinstance(entry, dict):
+                continue
+            entry["review"] = {"accepted": accepted, "rejected": rejected, "edited": edited}
+            if isinstance(entry.get("sources_added"), list):
+                entry["sources_added"] = [s for s in entry["sources_added"] if sides.get(str(s)) == "after"]
+        if isinstance(after, list):
+            return entries
+        return {**after, "entries": entries} if isinstance(after, dict) else after
+
+    def check_citations(self, doc: Document, final_cited: set[str]) -> None:
+        known = set(source_ids(doc.block_json("oo-source-cache"))) if doc.has_block("oo-source-cache") else set()
+        refs = doc.article.references
+        known |= {r.source_id or f"s{r.position}" for r in refs}
+        original_cited = cited_ids(self.diff.original.article_html)
+        candidate_cited = cited_ids(self.diff.candidate.article_html)
+        missing = sorted(final_cited - known - original_cited - candidate_cited, key=_id_order)
+        if missing:
+            raise ValidationError(
+                f"the reviewed text cites {', '.join(missing)}, which no source provides",
+                file=doc.file,
+            )
+
+
+def _unit_text(hunk: Hunk, choice: Choice, b: Unit | None, a: Unit | None) -> str:
+    takes = choice.takes_candidate
+    edited = choice.html if choice.decision == "edit" else None
+    if hunk.moved:
+        if b is not None:  # the old place
+            return "" if takes else b.raw
+        assert a is not None
+        return (a.lead + edited) if edited is not None else a.raw if takes else ""
+    if edited is not None:
+        lead = a.lead if a is not None else b.lead if b is not None else "\n"
+        return lead + edited
+    if takes:
+        return a.raw if a is not None else ""
+    return b.raw if b is not None else ""
+
+
+def _urls(cache: Any) -> list[tuple[str, str]]:
+    if not isinstance(cache, dict) or not isinstance(cache.get("sources"), list):
+        return []
+    pairs = []
+    for sid, item in zip(source_ids(cache), cache["sources"], strict=False):
+        if isinstance(item, dict) and isinstance(item.get("url"), str):
+            pairs.append((sid, item["url"]))
+    return pairs
+
+
+def _fact_sources_kept(fact: Any, sides: dict[str, Side]) -> bool:
+    if not isinstance(fact, dict):
+        return True
+    ids: list[str] = []
+    for key in ("source", "source_id"):
+        if isinstance(fact.get(key), str):
+            ids.append(fact[key])
+    for key in ("source_ids", "sources"):
+        if isinstance(fact.get(key), list):
+            ids.extend(str(x) for x in fact[key])
+    return all(sides.get(i) is not None for i in ids if re.fullmatch(r"s\d+", i))
+
+
+def _short(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return text[:60] + ("…" if len(text) > 60 else "")
+
+
+def _id_order(sid: str) -> tuple[int, str]:
+    m = re.fullmatch(r"s(\d+)", sid)
+    return (int(m.group(1)), "") if m else (1 << 30, sid)
+
+
+def _block(doc: Document, name: str) -> Any:
+    return doc.block_json(name) if doc.has_block(name) else {}
+
+
+def _canon(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def _set_path(value: Any, path: tuple[str, ...], new: Any) -> None:
+    for part in path[:-1]:
+        if not isinstance(value.get(part), dict):
+            value[part] = {}
+        value = value[part]
+    value[path[-1]] = new
+
+
+def _del_path(value: Any, path: tuple[str, ...]) -> None:
+    parent = get_path(value, path[:-1]) if len(path) > 1 else value
+    if isinstance(parent, dict):
+        parent.pop(path[-1], None)

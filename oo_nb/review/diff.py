@@ -1,0 +1,255 @@
+"""Compare a document with its candidate, as data: the article unit by unit (aligned by pid,
+then heading id, then position) and the four JSON blocks field by field. Nothing here decides
+or writes; ``session.py`` applies decisions to the result."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from lxml import etree
+from lxml import html as lxml_html
+
+from ..document import Document
+from .align import Item, Slot, align
+from .blocks import (
+    DERIVED_CACHE_KEYS,
+    DERIVED_MANIFEST_KEYS,
+    SeqPlan,
+    changelog_entries,
+    changelog_hunk,
+    fact_hunks,
+    field_hunks,
+    source_hunks,
+)
+from .hunks import Hunk
+from .images import ImageRef, ImageTable
+from .summary import DiffSummary, summarise
+from .units import Unit, split_units
+
+__all__ = ["ArticlePlan", "DiffSummary", "DocumentDiff", "Hunk", "diff_documents"]
+
+_SPACE = re.compile(r"\s+")
+
+
+@dataclass(frozen=True)
+class ArticlePlan:
+    """The article's units on both sides and their merged order; ``hunk_ids[n]`` names the
+    hunk deciding slot ``n`` (None: unchanged, the original text stays)."""
+
+    before: tuple[Unit, ...]
+    after: tuple[Unit, ...]
+    before_tail: str
+    after_tail: str
+    slots: tuple[Slot, ...]
+    hunk_ids: tuple[str | None, ...]
+
+
+@dataclass(frozen=True)
+class DocumentDiff:
+    original: Document
+    candidate: Document
+    hunks: tuple[Hunk, ...]
+    article: ArticlePlan
+    facts: SeqPlan
+    images: ImageTable
+    images_added: tuple[ImageRef, ...]
+    images_removed: tuple[ImageRef, ...]
+    summary: DiffSummary
+
+    def hunk(self, hunk_id: str) -> Hunk:
+        for h in self.hunks:
+            if h.id == hunk_id:
+                return h
+        raise KeyError(hunk_id)
+
+    @property
+    def decidable(self) -> tuple[Hunk, ...]:
+        return tuple(h for h in self.hunks if h.decidable)
+
+    @property
+    def is_empty(self) -> bool:
+        return not self.hunks
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "summary": self.summary.to_dict(),
+            "hunks": [h.to_dict() for h in self.hunks],
+            "images_added": [{"ref": i.ref, "mime": i.mime, "bytes": i.size_bytes} for i in self.images_added],
+            "images_removed": [{"ref": i.ref, "mime": i.mime, "bytes": i.size_bytes} for i in self.images_removed],
+        }
+
+
+class _Maker:
+    def __init__(self) -> None:
+        self.hunks: list[Hunk] = []
+
+    def __call__(self, **fields: Any) -> Hunk:
+        hunk = Hunk(index=len(self.hunks), **fields)
+        self.hunks.append(hunk)
+        return hunk
+
+
+def diff_documents(original: Document, candidate: Document, run: dict[str, Any] | None = None) -> DocumentDiff:
+    """All changes from ``original`` to ``candidate``. ``run`` (the agent's run record) only
+    supplies the cost when the candidate's changelog entry does not carry one."""
+    make = _Maker()
+    images = ImageTable()
+    before_html, after_html = original.article_html, candidate.article_html
+    shrunk_b, refs_b = images.shrink(before_html)
+    shrunk_a, refs_a = images.shrink(after_html)
+    plan = _article_hunks(make, images, before_html, after_html)
+    cache_b, cache_a = _block(original, "oo-source-cache"), _block(candidate, "oo-source-cache")
+    source_hunks(make, cache_b, cache_a)
+    _, facts = fact_hunks(make, cache_b, cache_a)
+    if isinstance(cache_b, dict) and isinstance(cache_a, dict):
+        rest_b = {k: v for k, v in cache_b.items() if k not in ("sources", "facts")}
+        rest_a = {k: v for k, v in cache_a.items() if k not in ("sources", "facts")}
+        field_hunks(make, "source-cache", "oo-source-cache", rest_b, rest_a, DERIVED_CACHE_KEYS)
+    field_hunks(make, "manifest", "oo-manifest", _block(original, "oo-manifest"),
+                _block(candidate, "oo-manifest"), DERIVED_MANIFEST_KEYS)
+    field_hunks(make, "contract", "oo-contract", _block(original, "oo-contract"), _block(candidate, "oo-contract"))
+    changelog_hunk(make, _block(original, "oo-changelog"), _block(candidate, "oo-changelog"))
+    _page_hunk(make, original, candidate)
+    added = tuple(r for r in refs_a if r not in refs_b)
+    removed = tuple(r for r in refs_b if r not in refs_a)
+    del shrunk_a, shrunk_b
+    hunks = tuple(make.hunks)
+    summary = summarise(original, candidate, hunks, len(added), len(removed), _cost(original, candidate, run))
+    return DocumentDiff(original, candidate, hunks, plan, facts, images, added, removed, summary)
+
+
+def _block(doc: Document, name: str) -> Any:
+    return doc.block_json(name) if doc.has_block(name) else {}
+
+
+# --------------------------------------------------------------------------- article
+def _items(units: list[Unit]) -> list[Item]:
+    seen: dict[str, int] = {}
+    items = []
+    for u in units:
+        key = (
+            "refs" if u.is_references
+            else f"pid:{u.pid}" if u.pid
+            else f"hid:{u.heading_id}" if u.heading_id
+            else None
+        )
+        if key is not None:
+            seen[key] = seen.get(key, 0) + 1
+            if seen[key] > 1:
+                key = f"{key}#{seen[key]}"
+        items.append(Item(key, u.tag, u.norm))
+    return items
+
+
+def _article_hunks(make: _Maker, images: ImageTable, before_html: str, after_html: str) -> ArticlePlan:
+    before, tail_b = split_units(before_html)
+    after, tail_a = split_units(after_html)
+    slots = align(_items(before), _items(after))
+    ids: list[str | None] = [None] * len(slots)
+    count = 0
+    for n, slot in enumerate(slots):
+        if ids[n] is not None:
+            continue
+        b = before[slot.before] if slot.before is not None else None
+        a = after[slot.after] if slot.after is not None else None
+        if slot.pair is not None:
+            other = slots[slot.pair]
+            b = b or (before[other.before] if other.before is not None else None)
+            a = a or (after[other.after] if other.after is not None else None)
+        elif b is not None and a is not None and b.norm == a.norm:
+            continue
+        count += 1
+        hunk = _unit_hunk(make, images, f"a{count}", b, a, moved=slot.pair is not None)
+        ids[n] = hunk.id
+        if slot.pair is not None:
+            ids[slot.pair] = hunk.id
+    return ArticlePlan(tuple(before), tuple(after), tail_b, tail_a, tuple(slots), tuple(ids))
+
+
+def _unit_hunk(
+    make: _Maker, images: ImageTable, hid: str, b: Unit | None, a: Unit | None, *, moved: bool
+) -> Hunk:
+    main = a if a is not None else b
+    assert main is not None
+    html_b, imgs_b = images.shrink(b.body) if b else ("", ())
+    html_a, imgs_a = images.shrink(a.body) if a else ("", ())
+    derived = b is not None and a is not None and b.is_references and a.is_references
+    kind = "added" if b is None else "removed" if a is None else "changed"
+    pid = main.pid
+    title = " · ".join(x for x in (main.section or "(top)", main.tag, pid or main.heading_id or "") if x)
+    return make(
+        id="refs" if derived else hid,
+        area="article",
+        kind=kind,
+        title=("References list (follows the source decisions)" if derived else title)
+        + (" · moved" if moved else ""),
+        section=main.section,
+        pid=pid,
+        tag=main.tag,
+        key=main.heading_id,
+        before_html=html_b,
+        after_html=html_a,
+        before_text=text_of(html_b),
+        after_text=text_of(html_a),
+        images=tuple(dict.fromkeys((*imgs_b, *imgs_a))),
+        moved=moved,
+        derived=derived,
+    )
+
+
+def text_of(html: str) -> str:
+    if not html.strip():
+        return ""
+    try:
+        root = lxml_html.fragment_fromstring(html, create_parent="div")
+    except (etree.ParserError, ValueError):
+        return _SPACE.sub(" ", re.sub(r"<[^>]*>", " ", html)).strip()
+    return _SPACE.sub(" ", root.text_content()).strip()
+
+
+# --------------------------------------------------------------------------- the rest
+def _outside(doc: Document) -> str:
+    """The page without the article and the blocks: what an update should leave alone."""
+    spans = sorted([*doc.blocks.values(), *([doc.article_span] if doc.article_span else [])], key=lambda s: s.start)
+    parts, pos = [], 0
+    for span in spans:
+        parts.append(doc.text[pos : span.start])
+        pos = span.end
+    parts.append(doc.text[pos:])
+    return "\x00".join(parts)
+
+
+def _page_hunk(make: _Maker, original: Document, candidate: Document) -> None:
+    b, a = _outside(original), _outside(candidate)
+    if b == a:
+        return
+    lines_b, lines_a = b.replace("\x00", "\n").splitlines(), a.replace("\x00", "\n").splitlines()
+    old: list[str] = []
+    new: list[str] = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, lines_b, lines_a, autojunk=False).get_opcodes():
+        if op != "equal":
+            old.extend(lines_b[i1:i2])
+            new.extend(lines_a[j1:j2])
+    make(
+        id="page",
+        area="page",
+        kind="changed",
+        title="page outside the article (title, header, shell): follows the update",
+        before_text="\n".join(old),
+        after_text="\n".join(new),
+        derived=True,
+    )
+
+
+def _cost(original: Document, candidate: Document, run: dict[str, Any] | None) -> float | None:
+    before = changelog_entries(_block(original, "oo-changelog"))
+    after = changelog_entries(_block(candidate, "oo-changelog"))
+    if len(after) > len(before) and isinstance(after[-1], dict):
+        value = after[-1].get("cost_usd")
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+    value = (run or {}).get("cost_usd")
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None

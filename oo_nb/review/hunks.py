@@ -1,0 +1,99 @@
+"""The data a review works on: hunks (one reviewable change each) and their field changes."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, Literal
+
+from .images import ImageRef
+from .words import WordOp, word_diff
+
+__all__ = ["Area", "FieldChange", "Hunk", "Kind", "pretty_json"]
+
+Kind = Literal["added", "removed", "changed"]
+Area = Literal["article", "sources", "facts", "manifest", "contract", "source-cache", "changelog", "page"]
+
+
+def pretty_json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, indent=2, sort_keys=False)
+
+
+@dataclass(frozen=True)
+class FieldChange:
+    """One leaf of a JSON block: ``path`` like ``("identity", "scope")``."""
+
+    path: tuple[str, ...]
+    kind: Kind
+    before: Any = None
+    after: Any = None
+
+    @property
+    def name(self) -> str:
+        return ".".join(self.path)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.name, "kind": self.kind, "before": self.before, "after": self.after}
+
+
+@dataclass(frozen=True)
+class Hunk:
+    """One reviewable change. Article hunks carry HTML (embedded images replaced by
+    ``oo-image:N`` references, see ``images``) and text; block hunks carry field changes and
+    pretty JSON. A ``derived`` hunk is not decided on its own: it follows the other decisions
+    (the References list, version and dates, the new changelog entry)."""
+
+    id: str
+    index: int
+    area: Area
+    kind: Kind
+    title: str
+    section: str = ""
+    pid: str | None = None
+    tag: str = ""
+    key: str | None = None  # source id, fact key, or field path
+    before_html: str = ""
+    after_html: str = ""
+    before_text: str = ""
+    after_text: str = ""
+    fields: tuple[FieldChange, ...] = ()
+    images: tuple[ImageRef, ...] = ()
+    moved: bool = False
+    derived: bool = False
+    unverified: bool = False
+
+    @property
+    def editable(self) -> bool:
+        return self.area == "article" and not self.derived
+
+    @property
+    def decidable(self) -> bool:
+        return not self.derived
+
+    @cached_property
+    def words(self) -> tuple[WordOp, ...]:
+        """Word-level highlights between the before and after text (computed on first use)."""
+        return word_diff(self.before_text, self.after_text)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "area": self.area,
+            "kind": self.kind,
+            "title": self.title,
+            "section": self.section,
+            "pid": self.pid,
+            "tag": self.tag,
+            "key": self.key,
+            "before_html": self.before_html,
+            "after_html": self.after_html,
+            "before_text": self.before_text,
+            "after_text": self.after_text,
+            "fields": [f.to_dict() for f in self.fields],
+            "images": [{"ref": i.ref, "mime": i.mime, "bytes": i.size_bytes} for i in self.images],
+            "moved": self.moved,
+            "derived": self.derived,
+            "unverified": self.unverified,
+            "words": [[w.op, w.text] for w in self.words],
+        }

@@ -1,0 +1,70 @@
+"""The References list as items keyed by source id, so it can follow the source decisions.
+An item's id is its leading ``[sN]``, else the cache id of its link, else its position (the
+browser numbers references by position)."""
+
+from __future__ import annotations
+
+import html as html_lib
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+from .units import split_units, strip_tags
+
+__all__ = ["RefList", "Side", "merge_refs", "parse_refs"]
+
+Side = Literal["before", "after"] | None
+_OPEN = re.compile(r"\s*<(ol|ul)\b[^>]*>", re.I)
+_LEAD_ID = re.compile(r"^\s*\[(s\d+)\]")
+_HREF = re.compile(r"""\bhref\s*=\s*(?:"([^"]*)"|'([^']*)')""", re.I)
+
+
+@dataclass(frozen=True)
+class RefList:
+    opening: str
+    items: tuple[tuple[str, str], ...]  # (source id, exact text of the item)
+    closing: str
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        return tuple(i for i, _ in self.items)
+
+
+def parse_refs(body: str, urls: Iterable[tuple[str, str]] = ()) -> RefList:
+    """``urls`` are (source id, url) pairs from the source cache, to key unnumbered items."""
+    by_url: dict[str, str] = {}
+    for sid, url in urls:
+        by_url.setdefault(url, sid)
+    m = _OPEN.match(body)
+    close = body.lower().rfind("</")
+    if m is None or close < m.end():
+        return RefList(body, (), "")
+    units, tail = split_units(body[m.end() : close])
+    items: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for k, u in enumerate(units):
+        lead = _LEAD_ID.match(strip_tags(u.body))
+        href = _HREF.search(u.body)
+        url = html_lib.unescape(next(g for g in href.groups() if g is not None)) if href else ""
+        sid = lead.group(1) if lead else by_url.get(url) or f"s{k + 1}"
+        if sid in seen:  # two items claim one id: fall back to position
+            sid = f"s{k + 1}" if f"s{k + 1}" not in seen else f"#{k + 1}"
+        seen.add(sid)
+        items.append((sid, u.raw))
+    return RefList(body[: m.end()], tuple(items), tail + body[close:])
+
+
+def merge_refs(before: RefList, after: RefList, side_of: Callable[[str], Side]) -> list[tuple[str, str]]:
+    """The items of the final list: before's order, then new ones in the candidate's order."""
+    after_map = dict(after.items)
+    before_ids = set(before.ids)
+    out: list[tuple[str, str]] = []
+    for sid, raw in before.items:
+        side = side_of(sid)
+        if side == "before":
+            out.append((sid, raw))
+        elif side == "after" and sid in after_map:
+            out.append((sid, after_map[sid]))
+    out.extend((sid, raw) for sid, raw in after.items if sid not in before_ids and side_of(sid) == "after")
+    return out

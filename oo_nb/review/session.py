@@ -1,0 +1,189 @@
+"""A review in progress: one decision per hunk (accept, reject, or edit), accept all / reject
+all, and ``apply()`` to build the final document. The session never writes a file."""
+
+from __future__ import annotations
+
+import html as html_lib
+import re
+from typing import Any
+
+from ..document import Document
+from ..errors import OOError, ValidationError
+from .apply import ApplyResult, Choice, Decision, build_final, cited_ids
+from .blocks import source_ids
+from .diff import DocumentDiff, diff_documents, text_of
+from .hunks import Hunk
+
+__all__ = ["Choice", "Decision", "ReviewSession"]
+
+_PID_COMMENT = re.compile(r"<!--\s*pid:[^>]*?-->\s*")
+_H2 = re.compile(r"^\s*<h2\b([^>]*)>(.*)</h2\s*>\s*$", re.I | re.S)
+_ID_ATTR = re.compile(r"""\bid\s*=\s*(?:"([^"]*)"|'([^']*)')""", re.I)
+_SAFE_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,79}$")
+
+
+class ReviewSession:
+    """Decisions on the hunks of ``diff_documents(original, candidate)``. Undecided hunks are
+    treated as rejected by ``apply()``: nothing unreviewed is written."""
+
+    def __init__(
+        self,
+        original: Document,
+        candidate: Document,
+        run: dict[str, Any] | None = None,
+        *,
+        diff: DocumentDiff | None = None,
+    ) -> None:
+        self.diff = diff if diff is not None else diff_documents(original, candidate, run)
+        self.run = dict(run or {})
+        self._choices: dict[str, Choice] = {h.id: Choice() for h in self.diff.decidable}
+        self._result: ApplyResult | None = None
+
+    # ----------------------------------------------------------------- reading
+    @property
+    def original(self) -> Document:
+        return self.diff.original
+
+    @property
+    def candidate(self) -> Document:
+        return self.diff.candidate
+
+    @property
+    def hunks(self) -> tuple[Hunk, ...]:
+        return self.diff.hunks
+
+    def hunk(self, hunk_id: str) -> Hunk:
+        try:
+            return self.diff.hunk(hunk_id)
+        except KeyError:
+            raise OOError(f"no hunk {hunk_id!r} in this review", file=self.original.file) from None
+
+    def choice(self, hunk_id: str) -> Choice:
+        self._decidable(hunk_id)
+        return self._choices[hunk_id]
+
+    def decision(self, hunk_id: str) -> Decision:
+        return self.choice(hunk_id).decision
+
+    @property
+    def pending(self) -> tuple[str, ...]:
+        return tuple(h for h, c in self._choices.items() if c.decision == "pending")
+
+    def counts(self) -> dict[str, int]:
+        out = {"pending": 0, "accept": 0, "reject": 0, "edit": 0}
+        for c in self._choices.values():
+            out[c.decision] += 1
+        return out
+
+    def editor_text(self, hunk_id: str) -> str:
+        """What an editor starts from: the current edit, else the proposed HTML (the old HTML
+        for a removal). Embedded images appear as ``oo-image:N`` references."""
+        hunk = self.hunk(hunk_id)
+        c = self._choices.get(hunk_id)
+        if c is not None and c.decision == "edit" and c.html is not None:
+            return self.diff.images.shrink(c.html)[0]
+        return hunk.after_html if hunk.kind != "removed" else hunk.before_html
+
+    # ----------------------------------------------------------------- deciding
+    def _decidable(self, hunk_id: str) -> Hunk:
+        hunk = self.hunk(hunk_id)
+        if hunk.derived:
+            raise OOError(
+                f"hunk {hunk_id!r} ({hunk.title}) follows the other decisions and cannot be decided on its own",
+                file=self.original.file,
+            )
+        return hunk
+
+    def _set(self, hunk_id: str, choice: Choice) -> None:
+        self._decidable(hunk_id)
+        self._choices[hunk_id] = choice
+        self._result = None
+
+    def accept(self, hunk_id: str) -> None:
+        self._set(hunk_id, Choice("accept"))
+
+    def reject(self, hunk_id: str) -> None:
+        self._set(hunk_id, Choice("reject"))
+
+    def reset(self, hunk_id: str) -> None:
+        self._set(hunk_id, Choice())
+
+    def decide(self, hunk_id: str, decision: Decision) -> None:
+        if decision == "edit":
+            raise OOError("use edit(hunk_id, html) to give the edited text")
+        self._set(hunk_id, Choice(decision))
+
+    def accept_all(self) -> None:
+        for hid in self._choices:
+            self._choices[hid] = Choice("accept")
+        self._result = None
+
+    def reject_all(self) -> None:
+        for hid in self._choices:
+            self._choices[hid] = Choice("reject")
+        self._result = None
+
+    def edit(self, hunk_id: str, html: str) -> str:
+        """Replace the hunk's text with ``html`` (sanitised, validated) and return the clean HTML
+        that will be written. Raises ``ValidationError`` naming the hunk when it is unusable."""
+        hunk = self._decidable(hunk_id)
+        if not hunk.editable:
+            raise ValidationError(f"{hunk.title}: only article text can be edited", key=hunk_id, file=self.original.file)
+        clean = self._clean(hunk, html)
+        self._set(hunk_id, Choice("edit", clean))
+        return clean
+
+    def _clean(self, hunk: Hunk, html: str) -> str:
+        from ..sanitize import sanitize_html  # imported on first edit: nh3 is not needed before
+
+        expanded = _PID_COMMENT.sub("", self.diff.images.expand(html)).strip()
+        heading = _H2.match(expanded)
+        if heading is not None:  # a section heading: keep it an h2 with a safe id
+            m = _ID_ATTR.search(heading.group(1))
+            hid = next((g for g in m.groups() if g is not None), "") if m else (hunk.key or "")
+            if not _SAFE_ID.match(hid):
+                raise ValidationError(f"{hunk.title}: heading id {hid!r} is not usable", key=hunk.id)
+            inner = sanitize_html(f"<span>{heading.group(2)}</span>")
+            clean = f'<h2 id="{html_lib.escape(hid)}">{inner.removeprefix("<span>").removesuffix("</span>")}</h2>'
+        else:
+            clean = sanitize_html(expanded).strip()
+        if not text_of(clean) and "<img" not in clean:
+            raise ValidationError(
+                f"{hunk.title}: the edited text is empty after cleaning; reject the hunk to drop it",
+                key=hunk.id,
+                file=self.original.file,
+            )
+        unknown = sorted(cited_ids(clean) - self._known_sources())
+        if unknown:
+            raise ValidationError(
+                f"{hunk.title}: cites {', '.join(unknown)}, which neither version's sources hold",
+                key=hunk.id,
+                file=self.original.file,
+            )
+        return clean
+
+    def _known_sources(self) -> set[str]:
+        known: set[str] = set()
+        for doc in (self.original, self.candidate):
+            if doc.has_block("oo-source-cache"):
+                known |= set(source_ids(doc.block_json("oo-source-cache")))
+            known |= {r.source_id or f"s{r.position}" for r in doc.article.references}
+        return known
+
+    # ----------------------------------------------------------------- result
+    def result(self) -> ApplyResult:
+        if self._result is None:
+            self._result = build_final(self.diff, dict(self._choices))
+        return self._result
+
+    def apply(self) -> Document:
+        """The final document: the original if nothing was accepted (same bytes), the candidate
+        if everything was accepted as proposed, else a consistent merge."""
+        return self.result().document
+
+    def __repr__(self) -> str:
+        c = self.counts()
+        return (
+            f"<ReviewSession {self.original.file or '(unsaved)'}: {len(self._choices)} hunks, "
+            f"{c['accept']} accepted, {c['edit']} edited, {c['reject']} rejected, {c['pending']} pending>"
+        )

@@ -1,0 +1,106 @@
+"""The one-line summary of a diff: cost, sources, paragraphs, unverified sources, images."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from ..document import Document
+from ..errors import OOError
+from .hunks import Hunk
+
+__all__ = ["DiffSummary", "summarise"]
+
+
+@dataclass(frozen=True)
+class DiffSummary:
+    cost_usd: float | None
+    version_before: int
+    version_after: int
+    paragraphs_added: int
+    paragraphs_removed: int
+    paragraphs_changed: int
+    sources_added: tuple[str, ...]
+    sources_dropped: tuple[str, ...]
+    sources_changed: tuple[str, ...]
+    unverified_sources: tuple[str, ...]
+    facts_added: int
+    facts_removed: int
+    images_added: int
+    images_removed: int
+    other_changes: int  # manifest, contract, other cache fields
+
+    @property
+    def paragraphs_total(self) -> int:
+        return self.paragraphs_added + self.paragraphs_removed + self.paragraphs_changed
+
+    def text(self) -> str:
+        cost = "cost n/a" if self.cost_usd is None else f"cost ${self.cost_usd:.4f}"
+        parts = [
+            cost,
+            f"v{self.version_before} → v{self.version_after}",
+            f"{self.paragraphs_total} paragraph{'s' if self.paragraphs_total != 1 else ''} changed"
+            f" (+{self.paragraphs_added} −{self.paragraphs_removed} ~{self.paragraphs_changed})",
+            f"sources +{len(self.sources_added)} −{len(self.sources_dropped)} ~{len(self.sources_changed)}",
+        ]
+        n = len(self.unverified_sources)
+        parts.append(
+            f"{n} unverified source{'s' if n != 1 else ''}"
+            + (f" ({', '.join(self.unverified_sources)})" if n else "")
+        )
+        if self.facts_added or self.facts_removed:
+            parts.append(f"facts +{self.facts_added} −{self.facts_removed}")
+        if self.images_added or self.images_removed:
+            parts.append(f"images +{self.images_added} −{self.images_removed}")
+        if self.other_changes:
+            parts.append(f"{self.other_changes} other field change{'s' if self.other_changes != 1 else ''}")
+        return " · ".join(parts)
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["text"] = self.text()
+        return out
+
+
+def _count(hunks: Sequence[Hunk], area: str, kind: str) -> int:
+    return sum(1 for h in hunks if h.area == area and h.kind == kind and not h.derived)
+
+
+def summarise(
+    original: Document,
+    candidate: Document,
+    hunks: Sequence[Hunk],
+    images_added: int,
+    images_removed: int,
+    cost_usd: float | None,
+) -> DiffSummary:
+    def ids(kind: str) -> tuple[str, ...]:
+        return tuple(h.key or "" for h in hunks if h.area == "sources" and h.kind == kind)
+
+    return DiffSummary(
+        cost_usd=cost_usd,
+        version_before=_version(original),
+        version_after=_version(candidate),
+        paragraphs_added=_count(hunks, "article", "added"),
+        paragraphs_removed=_count(hunks, "article", "removed"),
+        paragraphs_changed=_count(hunks, "article", "changed"),
+        sources_added=ids("added"),
+        sources_dropped=ids("removed"),
+        sources_changed=ids("changed"),
+        unverified_sources=tuple(h.key or "" for h in hunks if h.unverified),
+        facts_added=_count(hunks, "facts", "added"),
+        facts_removed=_count(hunks, "facts", "removed"),
+        images_added=images_added,
+        images_removed=images_removed,
+        other_changes=sum(
+            1 for h in hunks if h.area in ("manifest", "contract", "source-cache") and not h.derived
+        ),
+    )
+
+
+def _version(doc: Document) -> int:
+    try:
+        return doc.manifest.version
+    except OOError:  # a document without a readable manifest (the index): no version
+        return 0
