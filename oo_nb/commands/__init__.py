@@ -21,6 +21,9 @@ VERBS: dict[str, str] = {
     "check": "check",
     "history": "history",
     "rollback": "rollback",
+    "update": "update",
+    "update-all": "update_all",
+    "new": "new",
 }
 
 
