@@ -137,12 +137,14 @@ class _Merge:
     # ------------------------------------------------------------------- sources
     def source_sides(self, final_cited: set[str], cand_cited: set[str]) -> dict[str, Side]:
         plan = self.diff.article
-        ids_b = set(source_ids(self.cache_b))
-        ids_a = set(source_ids(self.cache_a))
+        cache_b, cache_a = set(source_ids(self.cache_b)), set(source_ids(self.cache_a))
         refs_b = next((parse_refs(u.body, _urls(self.cache_b)) for u in plan.before if u.is_references), None)
         refs_a = next((parse_refs(u.body, _urls(self.cache_a)) for u in plan.after if u.is_references), None)
-        ids_b |= set(refs_b.ids if refs_b else ())
-        ids_a |= set(refs_a.ids if refs_a else ())
+        # A source in either cache is present where its cache has it; an id known only from a
+        # References list (documents with an empty cache) is present where a list has it.
+        only_refs_b = set(refs_b.ids if refs_b else ()) - cache_b - cache_a
+        only_refs_a = set(refs_a.ids if refs_a else ()) - cache_b - cache_a
+        ids_b, ids_a = cache_b | only_refs_b, cache_a | only_refs_a
         sides: dict[str, Side] = {}
         for sid in sorted(ids_b | ids_a, key=_id_order):
             hunk_id = f"src:{sid}"
@@ -281,6 +283,8 @@ def _urls(cache: Any) -> list[tuple[str, str]]:
 
 
 def _fact_sources_kept(fact: Any, sides: dict[str, Side]) -> bool:
+    if isinstance(fact, str):  # oo_nb writes string facts as "text [s17] [s18]"
+        return all(sides.get(i) is not None for i in CITATION.findall(fact))
     if not isinstance(fact, dict):
         return True
     ids: list[str] = []

@@ -1,0 +1,232 @@
+"""Decisions and the final document: nothing accepted gives the original bytes, everything
+accepted gives the candidate, and every mix stays consistent (citations resolve, no orphan new
+source, References match the sources, the version moves only when something was accepted)."""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from oo_nb import store
+from oo_nb.document import Document
+from oo_nb.errors import OOError, ValidationError
+from oo_nb.review.samples import synthetic_candidate
+from oo_nb.review.session import ReviewSession
+
+from .conftest import DOC_NAMES
+
+
+def _setup(corpus_dir: Path, name: str) -> tuple[Document, Document, str, ReviewSession]:
+    doc = Document.read(corpus_dir / name)
+    cand, new_id = synthetic_candidate(doc)
+    return doc, cand, new_id, ReviewSession(doc, cand)
+
+
+def _hunk(session: ReviewSession, kind: str, tag: str = "p") -> str:
+    return next(h.id for h in session.hunks if h.area == "article" and h.kind == kind and h.tag == tag and not h.derived)
+
+
+def _ref_ids(doc: Document) -> list[str]:
+    return [r.source_id or f"s{r.position}" for r in doc.article.references]
+
+
+def _assert_consistent(final: Document, original: Document, new_id: str, accepted_any: bool) -> None:
+    art = final.article
+    cache_ids = [s.id for s in final.source_cache.sources]
+    refs = _ref_ids(final)
+    cited = set(art.cited_ids)
+    assert cited <= set(cache_ids) | set(refs), "every citation resolves"
+    assert set(cache_ids) <= set(refs), "every source has its reference"
+    if original.source_cache.sources:
+        assert set(refs) == set(cache_ids), "References match the sources"
+    if new_id in cache_ids:
+        assert new_id in cited, "no orphan new source"
+    dup_final = {p for p, n in Counter(art.pids).items() if n > 1}
+    dup_orig = {p for p, n in Counter(original.article.pids).items() if n > 1}
+    assert dup_final <= dup_orig, "no pid appears twice"
+    version = original.manifest.version
+    assert final.manifest.version == (version + 1 if accepted_any else version)
+
+
+@pytest.mark.parametrize("name", DOC_NAMES)
+def test_nothing_accepted_is_the_original_bytes(corpus_dir: Path, name: str) -> None:
+    doc, _, _, session = _setup(corpus_dir, name)
+    assert session.apply().to_bytes() == doc.to_bytes()  # pending counts as rejected
+    session.reject_all()
+    result = session.result()
+    assert result.document.to_bytes() == doc.to_bytes() and not result.changed
+
+
+@pytest.mark.parametrize("name", DOC_NAMES)
+def test_everything_accepted_is_the_candidate(corpus_dir: Path, name: str) -> None:
+    _, cand, _, session = _setup(corpus_dir, name)
+    session.accept_all()
+    assert session.apply().to_bytes() == cand.to_bytes()
+    assert session.counts() == {"pending": 0, "accept": 5, "reject": 0, "edit": 0}
+
+
+@pytest.mark.parametrize("name", DOC_NAMES)
+def test_every_mix_of_decisions_is_consistent(corpus_dir: Path, name: str, tmp_path: Path) -> None:
+    doc, _, new_id, session = _setup(corpus_dir, name)
+    ids = [h.id for h in session.diff.decidable]
+    assert len(ids) == 5
+    target = tmp_path / name
+    target.write_bytes(doc.to_bytes())
+    for n, flags in enumerate(itertools.product((True, False), repeat=len(ids))):
+        for hid, ok in zip(ids, flags, strict=True):
+            (session.accept if ok else session.reject)(hid)
+        final = session.apply()
+        _assert_consistent(final, doc, new_id, any(flags))
+        if n % 7 == 0:  # the store accepts it and reads back the same bytes
+            written = store.write_document(final.with_path(target), expected=target.read_bytes(), action="review")
+            assert written.read_bytes() == final.to_bytes()
+
+
+def test_only_the_changed_paragraph(corpus_dir: Path) -> None:
+    doc, cand, new_id, session = _setup(corpus_dir, "ai-model-landscape.o-o.html")
+    session.reject_all()
+    session.accept(_hunk(session, "changed"))
+    result = session.result()
+    final = result.document
+    assert "Revised in this update with newer figures." in final.article_html
+    assert "A new finding reported" not in final.article_html
+    assert "Frontier models represent the highest-capability" in final.article_html  # removal rejected
+    assert "<figure" not in final.article_html
+    assert new_id not in [s.id for s in final.source_cache.sources]
+    assert len(final.article.references) == len(doc.article.references)
+    entry = final.changelog.latest
+    assert entry is not None and entry.version == 2
+    assert entry.extra["review"] == {"accepted": 1, "rejected": 4, "edited": 0}
+    assert entry.extra["sources_added"] == []
+    assert final.source_cache.last_updated == cand.source_cache.last_updated
+    assert (result.accepted, result.rejected, result.edited) == (1, 4, 0)
+
+
+def test_new_source_follows_its_citing_paragraph(corpus_dir: Path) -> None:
+    _, _, new_id, session = _setup(corpus_dir, "agi-declared.o-o.html")
+    para = _hunk(session, "added")
+    # the source accepted but its only citing paragraph rejected: no orphan
+    session.reject_all()
+    session.accept(f"src:{new_id}")
+    session.accept(_hunk(session, "changed"))
+    result = session.result()
+    assert new_id not in [s.id for s in result.document.source_cache.sources]
+    assert any(new_id in note and "not kept" in note for note in result.notes)
+    # the paragraph accepted, its source rejected: the citation must resolve, so it stays
+    session.reject(f"src:{new_id}")
+    session.accept(para)
+    result = session.result()
+    assert new_id in [s.id for s in result.document.source_cache.sources]
+    assert new_id in _ref_ids(result.document)
+    assert any(new_id in note and "cites it" in note for note in result.notes)
+    assert result.document.changelog.latest is not None
+    assert result.document.changelog.latest.extra["sources_added"] == [new_id]
+
+
+def test_dropped_source_stays_while_kept_text_cites_it(corpus_dir: Path) -> None:
+    doc = Document.read(corpus_dir / "yc-w26-batch.o-o.html")
+    # the candidate drops s4's paragraph and s4
+    cand = doc.with_article(doc.article_html.replace(" [s4]", "", 1))
+    cand = cand.edit_block("oo-source-cache", lambda c: c.update(sources=[s for s in c["sources"] if s["id"] != "s4"]))
+    session = ReviewSession(doc, cand)
+    assert {h.id for h in session.diff.decidable} == {"a1", "src:s4"}
+    session.accept("src:s4")
+    session.reject("a1")  # the paragraph keeps citing [s4]
+    result = session.result()
+    assert "s4" in [s.id for s in result.document.source_cache.sources]
+    assert any("s4" in n for n in result.notes)
+    session.accept("a1")
+    assert "s4" not in [s.id for s in session.apply().source_cache.sources]
+
+
+def test_edit_is_sanitised_and_validated(corpus_dir: Path) -> None:
+    _, _, new_id, session = _setup(corpus_dir, "anthropic-leadership.o-o.html")
+    hid = _hunk(session, "changed")
+    start = session.editor_text(hid)
+    assert start.startswith("<p>") and "Revised in this update" in start
+    clean = session.edit(hid, '<p onclick="x()">Edited by hand [s1].<script>alert(1)</script></p>')
+    assert clean == "<p>Edited by hand [s1].</p>"
+    assert session.decision(hid) == "edit" and session.editor_text(hid) == clean
+    final = session.apply()
+    assert "Edited by hand [s1]." in final.article_html and "<script>alert" not in final.article_html
+    pid = session.hunk(hid).pid
+    assert pid is not None and f"<!-- {pid} -->\n<p>Edited by hand" in final.article_html  # pid kept
+    with pytest.raises(ValidationError, match=r"cites s99"):
+        session.edit(hid, "<p>Claims [s99].</p>")
+    with pytest.raises(ValidationError, match="empty"):
+        session.edit(hid, "<script>only</script>")
+    assert session.decision(hid) == "edit"  # a refused edit leaves the previous one
+    session.edit(hid, f"<p>Now citing the new source [{new_id}].</p>")
+    assert new_id in [s.id for s in session.apply().source_cache.sources]
+
+
+def test_edit_keeps_images_and_headings(corpus_dir: Path) -> None:
+    doc, _cand, _, session = _setup(corpus_dir, "yc-w26-batch.o-o.html")
+    fig = _hunk(session, "added", "figure")
+    text = session.editor_text(fig)
+    assert "oo-image:1" in text and "base64" not in text
+    session.edit(fig, text.replace("Figures by quarter.", "Figures by quarter, revised."))
+    final = session.apply()
+    assert "Figures by quarter, revised." in final.article_html
+    assert final.article.figures[0].src_kind == "data" and final.article.figures[0].bytes > 500
+    # a section heading edited stays an h2 with its id (the sanitiser alone would demote it)
+    cand2 = doc.with_article(doc.article_html.replace(">Overview</h2>", ">Overview of W26</h2>", 1))
+    s2 = ReviewSession(doc, cand2)
+    (h,) = s2.diff.decidable
+    s2.edit(h.id, '<h2 id="overview">Batch overview</h2>')
+    assert '<h2 id="overview">Batch overview</h2>' in s2.apply().article_html
+    assert [s.id for s in s2.apply().article.sections][:1] == ["overview"]
+
+
+def test_moved_paragraph(corpus_dir: Path) -> None:
+    doc = Document.read(corpus_dir / "agi-declared.o-o.html")
+    html = doc.article_html
+    a = html.index("<!-- pid:status:e5f6a7b8 -->")
+    b = html.index("<!-- pid:status:c9d0e1f2 -->")
+    c = html.index("<!-- pid:status:a3b4c5d6 -->")
+    cand = doc.with_article(html[:a] + html[b:c] + html[a:b] + html[c:])
+    session = ReviewSession(doc, cand)
+    (hunk,) = session.diff.decidable
+    assert hunk.moved
+    session.accept(hunk.id)
+    assert session.apply().to_bytes() == cand.to_bytes()
+    session.reject(hunk.id)
+    assert session.apply().to_bytes() == doc.to_bytes()
+    session.edit(hunk.id, "<p>Moved and edited.</p>")
+    final = session.apply().article_html
+    assert final.count("pid:status:e5f6a7b8") + final.count("pid:status:c9d0e1f2") == 2
+    assert final.index("Moved and edited.") < final.index("pid:status:a3b4c5d6")
+
+
+def test_fields_and_facts_decided_one_by_one(corpus_dir: Path) -> None:
+    doc = Document.read(corpus_dir / "yc-w26-batch.o-o.html")
+    cand = doc.edit_block("oo-contract", lambda c: c["identity"].update(scope="New scope", tone="Dry"))
+
+    def facts(cache: dict) -> None:
+        cache["facts"].append({"key": "k1", "value": "v1", "source": "s1"})
+        del cache["facts"][0]
+
+    cand = cand.edit_block("oo-source-cache", facts)
+    session = ReviewSession(doc, cand)
+    ids = {h.id for h in session.diff.decidable}
+    assert {"contract:identity.scope", "contract:identity.tone", "fact:1", "fact:2"} == ids
+    session.reject_all()
+    session.accept("contract:identity.tone")
+    session.accept(next(h.id for h in session.hunks if h.area == "facts" and h.kind == "added"))
+    final = session.apply()
+    assert (final.contract.scope, final.contract.tone) == (doc.contract.scope, "Dry")
+    keys = [f.key for f in final.source_cache.facts]
+    assert keys[-1] == "k1" and len(keys) == len(doc.source_cache.facts) + 1
+
+
+def test_derived_hunks_cannot_be_decided(corpus_dir: Path) -> None:
+    _, _, _, session = _setup(corpus_dir, "agi-declared.o-o.html")
+    with pytest.raises(OOError, match="follows the other decisions"):
+        session.accept("refs")
+    with pytest.raises(OOError, match="no hunk"):
+        session.reject("nope")
+    with pytest.raises(ValidationError, match="only article text"):
+        session.edit(next(h.id for h in session.diff.decidable if h.area == "sources"), "<p>x</p>")
