@@ -1,0 +1,240 @@
+"""Documents for the browser tests, made the way a user makes them: ``oo new``, then an update
+written through the store (the agent pipeline against the loopback mock, or a direct article
+edit where a test needs exact content)."""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import io
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+from oo_nb import store
+from oo_nb.cli import main as oo_main
+from oo_nb.document import Document
+
+from ..conftest import CORPUS
+
+
+def oo(*args: str) -> str:
+    """Run one ``oo`` command in-process (the same code as the CLI) and return what it printed."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = oo_main(list(args))
+    if code != 0:
+        raise AssertionError(
+            f"oo {' '.join(args)} exited {code}:\n{out.getvalue()}{err.getvalue()}"
+        )
+    return out.getvalue()
+
+
+def new_document(folder: Path, title: str, *options: str) -> Path:
+    """``oo new TITLE --dir FOLDER --no-update`` and the path it created."""
+    from oo_nb.commands import VERBS
+
+    if "new" not in VERBS:  # TEMPORARY while `oo new` is being built
+        import pytest
+
+        pytest.skip("`oo new` is not there yet")
+    folder.mkdir(parents=True, exist_ok=True)
+    before = set(folder.glob("*.o-o.html"))
+    oo("new", title, "--dir", str(folder), "--no-update", *options)
+    made = sorted(set(folder.glob("*.o-o.html")) - before)
+    assert len(made) == 1, f"oo new made {made}"
+    return made[0]
+
+
+def png_data_uri(width: int = 48, height: int = 32) -> str:
+    from PIL import Image
+
+    img = Image.new("RGB", (width, height), (30, 120, 200))
+    for x in range(width):
+        img.putpixel((x, x * height // width), (250, 200, 0))
+    buf = io.BytesIO()
+    img.save(buf, format="PNG")
+    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode()
+
+
+def _filler(section: str, n: int, cites: str = "") -> str:
+    text = (
+        "Living documents keep their research current: each update reads the contract, searches "
+        "for what changed since the last as-of date and rewrites only what moved. "
+    ) * 3
+    return "\n".join(
+        f"<!-- pid:{section}:{i:04x}{len(section):04x} -->\n<p>{text}{cites if i == 0 else ''}</p>\n"
+        for i in range(n)
+    )
+
+
+REFERENCES = [
+    ("https://a.example/one", "First source"),
+    ("https://b.example/two", "Second source"),
+    ("https://c.example/three", "Third source"),
+    ("https://d.example/four", "Fourth source"),
+    ("https://e.example/five", "Fifth source"),
+]
+
+
+def rich_article(*, labelled_refs: bool = False) -> str:
+    """Sections, subsections (one without an id, one with markup and an ampersand), pids before
+    headings and paragraphs, single and double citations, a citation with no reference, a
+    table, an embedded PNG, enough text to scroll, and a References list."""
+    refs = "\n".join(
+        f'<li>{f"[s{i}] " if labelled_refs else ""}<a href="{url}">{title}</a> ({url.split("/")[2]})</li>'
+        for i, (url, title) in enumerate(REFERENCES, 1)
+    )
+    return f"""
+<!-- pid:overview:0a0b0c0d -->
+<h2 id="overview">Overview</h2>
+
+<!-- pid:overview:1a2b3c4d -->
+<p>The first claim rests on one source [s1]; the second on two [s2] [s5]; a third on [s3].</p>
+
+<figure class="fig-right"><img src="{png_data_uri()}" alt="A blue chart"><figcaption>A chart.
+<span class="img-src">Source: <a href="https://c.example/three">c.example</a></span></figcaption></figure>
+
+<!-- pid:overview:2b3c4d5e -->
+<p>A claim with no matching reference stays plain text [s9], and a code sample keeps <code>[s1]</code>.</p>
+
+<h3 id="key-figures">Key figures</h3>
+
+<!-- pid:overview:3c4d5e6f -->
+<div class="table-wrap"><table><thead><tr><th>Year</th><th>Value</th></tr></thead>
+<tbody><tr><td>2025</td><td>12 [s4]</td></tr><tr><td>2026</td><td>18</td></tr></tbody></table></div>
+
+{_filler("overview", 6)}
+
+<h2 id="timeline">Timeline</h2>
+
+<!-- pid:timeline:4d5e6f70 -->
+<p>Events in order [s4].</p>
+
+<h3>Early days &amp; <em>first</em> steps</h3>
+
+{_filler("timeline", 8, " [s2]")}
+
+<h3 id="recent">Recent</h3>
+
+{_filler("recent", 8)}
+
+<h2 id="outlook">Outlook</h2>
+
+{_filler("outlook", 10, " [s5]")}
+
+<h2 id="references">References</h2>
+<ol>
+{refs}
+</ol>
+"""
+
+
+def sources_block(existing: Any) -> Any:
+    """The source cache with the five references as objects, in the block's own shape."""
+    sources = [
+        {"id": f"s{i}", "url": url, "title": title, "tier": "primary", "accessed": "2026-02-01"}
+        for i, (url, title) in enumerate(REFERENCES, 1)
+    ]
+    value = existing if isinstance(existing, dict) else {}
+    value.update(last_updated="2026-02-01", sources=sources, facts=[])
+    return value
+
+
+def populate(path: Path, article_html: str, *, contract: dict[str, Any] | None = None) -> Document:
+    """Write an update the way oo_nb does (new article, cache, manifest bump) through the store."""
+    base = path.read_bytes()
+    doc = Document.parse(base, path=path).with_article(article_html)
+    doc = doc.edit_block("oo-source-cache", sources_block)
+
+    def bump(m: dict[str, Any]) -> None:
+        m["version"] = int(m.get("version") or 0) + 1
+        m["as_of"] = "2026-02-01"
+
+    doc = doc.edit_block("oo-manifest", bump)
+    if contract is not None:
+        doc = doc.edit_block("oo-contract", lambda c: _deep_update(c, contract))
+    store.write_document(doc, expected=base, action="update")
+    return Document.read(path)
+
+
+def _deep_update(target: dict[str, Any], change: dict[str, Any]) -> None:
+    for key, value in change.items():
+        if isinstance(value, dict) and isinstance(target.get(key), dict):
+            _deep_update(target[key], value)
+        else:
+            target[key] = value
+
+
+def corpus_copy(name: str, folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / name
+    shutil.copyfile(CORPUS / name, target)
+    target.chmod(0o755)
+    return target
+
+
+def adopt_our_code(path: Path) -> None:
+    """Give an original our page code (the corpus extracts carry stand-ins for the original
+    stylesheet and script): ``oo sync`` replaces the marker sections."""
+    from oo_nb.commands import VERBS
+
+    if "sync" in VERBS:
+        oo("sync", str(path.parent), "all")
+        return
+    # Until `oo sync` lands: splice the template's CSS and JS between the markers.
+    from importlib.resources import files
+
+    tpl = files("oo_nb") / "template"
+    css = "".join((tpl / n).read_text() for n in ("base.css", "document.css"))
+    js = "".join((tpl / n).read_text() for n in ("common.js", "document.js"))
+    text = path.read_text()
+    text = re.sub(
+        r"(<!-- OO:CSS:START -->\n).*?(\n<!-- OO:CSS:END -->)",
+        lambda m: f"{m[1]}<style>\n{css}</style>{m[2]}",
+        text,
+        count=1,
+        flags=re.S,
+    )
+    text = re.sub(
+        r"(<!-- OO:JS:START -->\n).*?(\n<!-- OO:JS:END -->)",
+        lambda m: f"{m[1]}<script>\n{js}</script>{m[2]}",
+        text,
+        count=1,
+        flags=re.S,
+    )
+    path.write_text(text)
+
+
+UPDATE_SECTION = f"""
+<!-- pid:recent-developments:5e6f7a8b -->
+<h2 id="recent-developments">Recent developments</h2>
+
+<!-- pid:recent-developments:6f7a8b9c -->
+<p>A new paragraph from the update cites the second reference [s2] and the fourth [s4].</p>
+
+<figure class="fig-center"><img src="{png_data_uri(64, 40)}" alt="Update chart"><figcaption>From the update.
+<span class="img-src">Source: <a href="https://www.nature.com/">nature.com</a></span></figcaption></figure>
+
+"""
+
+
+def update_corpus_doc(path: Path) -> Document:
+    """An update of an original: a new section before References, version and as-of moved."""
+    base = path.read_bytes()
+    doc = Document.parse(base, path=path)
+    html = doc.article_html
+    cut = html.index('<h2 id="references">')
+    cut = (
+        html.rfind("<!--", 0, cut) if html.rfind("-->", 0, cut) > html.rfind("</", 0, cut) else cut
+    )
+    doc = doc.with_article(html[:cut] + UPDATE_SECTION + html[cut:])
+
+    def bump(m: dict[str, Any]) -> None:
+        m["version"] = int(m.get("version") or 0) + 1
+        m["as_of"] = "2026-03-01"
+
+    doc = doc.edit_block("oo-manifest", bump)
+    store.write_document(doc, expected=base, action="update")
+    return Document.read(path)
