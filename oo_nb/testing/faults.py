@@ -28,6 +28,13 @@ from .figures import Figure
 __all__ = ["crash_safety", "lock_contention", "races"]
 
 
+def _count_row(part: str, measure: str, count: int, required: int | None) -> Figure:
+    """How many trials ran: checked against the issue's minimum in a full run only."""
+    if required is None:
+        return Figure(part, measure, count, count, "info (reduced run)", None)
+    return Figure(part, measure, count, count, f"≥ {required}", count >= required)
+
+
 # --------------------------------------------------------------------------- crash safety
 def _writer_loop(path: Path, docs: list[Document], versions: list[bytes], start: int, out: int) -> None:
     """Child: write version after version, announcing each attempt and completion on ``out``."""
@@ -108,7 +115,9 @@ def _mean_write_s(workdir: Path, seed: int) -> float:
     return (time.perf_counter() - started) / 10
 
 
-def crash_safety(kills: int, workdir: Path, *, seed: int = 1, versions_per_doc: int = 6) -> list[Figure]:
+def crash_safety(
+    kills: int, workdir: Path, *, seed: int = 1, versions_per_doc: int = 6, required: int | None = None
+) -> list[Figure]:
     """Kill ``kills`` writers at random moments; see the module doc."""
     rng = random.Random(seed)
     setups = _setup(workdir, versions_per_doc, seed)
@@ -163,7 +172,7 @@ def crash_safety(kills: int, workdir: Path, *, seed: int = 1, versions_per_doc: 
                 rollback_errors += 1
     mid = outcomes["old"] + outcomes["new"] + outcomes["torn"]
     return [
-        Figure("1 crash", "writers killed (SIGKILL)", kills, kills, f"≥ {kills}", True),
+        _count_row("1 crash", "writers killed (SIGKILL) mid-run", kills, required),
         Figure("1 crash", "killed inside write_document", kills, mid, "info", None),
         Figure("1 crash", "… left old / new bytes", mid, f"{outcomes['old']} / {outcomes['new']}", "info", None),
         Figure("1 crash", "files neither old nor new bytes", kills, len(bad_files), "0", not bad_files),
@@ -209,7 +218,7 @@ def _fork_racer(path: Path, marker: str, pipes: dict[str, tuple[int, int]], atte
     os._exit(code)
 
 
-def races(count: int, workdir: Path, *, attempts: int = 20) -> list[Figure]:
+def races(count: int, workdir: Path, *, attempts: int = 20, required: int | None = None) -> list[Figure]:
     """``count`` races of two processes updating the same document."""
     name, data = next(iter(corpus_documents().items()))
     workdir.mkdir(parents=True, exist_ok=True)
@@ -238,7 +247,7 @@ def races(count: int, workdir: Path, *, attempts: int = 20) -> list[Figure]:
     conflicts = sum(r.get("conflicts", 0) for r in results)
     writes = [e for e in read_history(path) if e.action.startswith("race")]
     return [
-        Figure("2 race", "races of two writers", count, count, "≥ 50" if count >= 50 else "info", True),
+        _count_row("2 race", "races of two writers", count, required),
         Figure("2 race", "lost updates", len(succeeded), len(lost), "0", not lost),
         Figure("2 race", "losers told ConflictError, retried", count, conflicts, f"≥ {count}", conflicts >= count),
         Figure("2 race", "errors other than Conflict/Locked", 2 * count, len(unclear), "0", not unclear),
