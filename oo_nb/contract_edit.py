@@ -1,0 +1,407 @@
+"""Edit a document's contract: set a field, add to or remove from a list.
+
+Unlike the original's sed edits (every matching line in the file, templates after the
+terminator included, and invalid JSON after ``--add`` on an empty array), an edit here changes
+the operative ``oo-contract`` block only, through the JSON it holds, and is validated before the
+store writes it (history kept). The cadence lives in the manifest: ``update_every_days`` is
+written there, converting a legacy ``freshness`` field.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from . import store
+from .document import Document
+from .errors import ValidationError
+from .model import Contract
+from .newdoc import parse_budget, parse_days
+
+__all__ = [
+    "LIST_KEYS",
+    "SET_KEYS",
+    "ContractEditResult",
+    "Edit",
+    "apply_contract_body",
+    "apply_edits",
+    "canonical_key",
+    "parse_body",
+    "plan_edits",
+    "summary",
+]
+
+# key -> path of the value inside the contract ("update_every_days" is in the manifest)
+SET_KEYS: dict[str, tuple[str, ...]] = {
+    "subject": ("identity", "subject"),
+    "scope": ("identity", "scope"),
+    "audience": ("identity", "audience"),
+    "tone": ("identity", "tone"),
+    "budget": ("budget", "max_cost_usd"),
+    "update_every_days": ("update_every_days",),
+    "model": ("model",),
+}
+LIST_KEYS: dict[str, tuple[str, ...]] = {
+    "intent": ("research", "intents"),
+    "section": ("research", "required_sections"),
+    "prefer": ("research", "source_policy", "prefer_domains"),
+    "deny": ("research", "source_policy", "deny_domains"),
+}
+_ALIASES = {
+    "intents": "intent",
+    "sections": "section",
+    "required_sections": "section",
+    "prefer_domains": "prefer",
+    "deny_domains": "deny",
+    "max_cost_usd": "budget",
+    "every": "update_every_days",
+    "cadence": "update_every_days",
+}
+_DOMAIN = re.compile(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$")
+
+Op = Literal["set", "add", "remove", "replace"]
+
+
+@dataclass(frozen=True)
+class Edit:
+    op: Op
+    key: str
+    value: str | tuple[str, ...]
+
+
+@dataclass
+class ContractEditResult:
+    path: Path
+    changes: list[str]
+    notes: list[str] = field(default_factory=list)
+    written: bool = False
+    document: Document | None = None
+    exit_code: int = 0
+
+    @property
+    def value(self) -> Document | None:
+        return self.document
+
+    def to_text(self) -> str:
+        if not self.changes:
+            head = f"{self.path}: contract unchanged"
+        elif self.written:
+            head = f"{self.path}: contract updated; the previous version is kept (oo history {self.path})"
+        else:
+            head = f"{self.path}: would change (nothing written)"
+        return "\n".join([head, *(f"  {c}" for c in self.changes), *(f"  note: {n}" for n in self.notes)])
+
+    def __repr__(self) -> str:
+        return self.to_text()
+
+
+def valid_keys_text() -> str:
+    return f"fields: {', '.join(SET_KEYS)}; lists: {', '.join(LIST_KEYS)}"
+
+
+def canonical_key(key: str, *, lists: bool | None = None) -> str:
+    """The key's canonical name; ``lists`` True/False restricts to list or field keys."""
+    name = key.strip().lower().replace("-", "_").replace(" ", "_")
+    name = _ALIASES.get(name, name)
+    allowed = LIST_KEYS if lists else SET_KEYS if lists is False else {**SET_KEYS, **LIST_KEYS}
+    if name not in allowed:
+        what = "list" if lists else "field" if lists is False else "key"
+        raise ValidationError(f"unknown {what} {key!r}; valid {valid_keys_text()}", key=key)
+    return name
+
+
+# --------------------------------------------------------------------------- value checks
+def _text(key: str, value: str) -> str:
+    text = value.strip()
+    if not text:
+        raise ValidationError("must not be empty", key=key)
+    return text
+
+
+def _list_item(key: str, value: str) -> str:
+    item = _text(key, value)
+    if key in ("prefer", "deny"):
+        item = re.sub(r"^[a-z]+://", "", item.lower()).split("/", 1)[0].removeprefix("www.")
+        if not _DOMAIN.match(item):
+            raise ValidationError(f"{value!r} is not a domain name like example.com", key=key)
+    return item
+
+
+def _same(a: str, b: str) -> bool:
+    return a.casefold() == b.casefold()
+
+
+# --------------------------------------------------------------------------- planning
+def _container(root: dict[str, Any], path: tuple[str, ...], key: str) -> dict[str, Any]:
+    node = root
+    for part in path:
+        child = node.setdefault(part, {})
+        if not isinstance(child, dict):
+            raise ValidationError(f"cannot edit: {'.'.join(path)} is not an object in this contract", key=key)
+        node = child
+    return node
+
+
+def _get_list(contract: dict[str, Any], key: str) -> list[Any]:
+    *parents, leaf = LIST_KEYS[key]
+    holder = _container(contract, tuple(parents), key)
+    items = holder.setdefault(leaf, [])
+    if not isinstance(items, list):
+        raise ValidationError(f"cannot edit: {'.'.join(LIST_KEYS[key])} is not a list", key=key)
+    return items
+
+
+def _set_field(contract: dict[str, Any], edit: Edit, changes: list[str]) -> None:
+    key, raw = edit.key, str(edit.value)
+    *parents, leaf = SET_KEYS[key]
+    holder = _container(contract, tuple(parents), key)
+    old = holder.get(leaf)
+    new: Any
+    if key == "budget":
+        new = parse_budget(raw)
+        if isinstance(old, (int, float)) and not isinstance(old, bool) and float(old) == new:
+            return
+        changes.append(f"budget: {old if old is not None else '(default)'} -> {new:.2f} USD per update")
+    elif key == "model":
+        new = raw.strip()
+        if new and re.search(r"\s", new):
+            raise ValidationError(f"a model name has no spaces: {raw!r}", key=key)
+        if not new:
+            if leaf in holder:
+                del holder[leaf]
+                changes.append("model: removed (the default model is used)")
+            return
+        if old == new:
+            return
+        changes.append(f"model: {old or '(default)'} -> {new}")
+    else:
+        new = _text(key, raw)
+        if old == new:
+            return
+        changes.append(f"{key}: {_short(old)} -> {_short(new)}")
+    holder[leaf] = new
+
+
+def _short(value: Any, width: int = 60) -> str:
+    text = "(none)" if value is None else str(value)
+    return repr(text if len(text) <= width else text[: width - 1] + "…")
+
+
+def _edit_list(contract: dict[str, Any], edit: Edit, changes: list[str], notes: list[str]) -> None:
+    key = edit.key
+    items = _get_list(contract, key)
+    if edit.op == "replace":
+        assert isinstance(edit.value, tuple)
+        new = list(dict.fromkeys(_list_item(key, v) for v in edit.value))
+        if new != items:
+            changes.append(f"{key}: list set to {new}")
+            items[:] = new
+        return
+    value = _list_item(key, str(edit.value))
+    match = next((i for i, v in enumerate(items) if isinstance(v, str) and _same(v, value)), None)
+    if edit.op == "add":
+        if match is not None:
+            notes.append(f"{key}: {value!r} is already there")
+            return
+        at = len(items)
+        if key == "section" and items and isinstance(items[-1], str) and _same(items[-1], "References"):
+            at = len(items) - 1  # References stays the last section
+        items.insert(at, value)
+        where = " (before References)" if at < len(items) - 1 else ""
+        changes.append(f"{key}: added {value!r}{where}")
+    else:
+        if match is None:
+            present = ", ".join(repr(v) for v in items) or "(the list is empty)"
+            raise ValidationError(f"{value!r} is not in the list; it holds: {present}", key=key)
+        removed = items.pop(match)
+        changes.append(f"{key}: removed {removed!r}")
+
+
+def _set_cadence(manifest: dict[str, Any], raw: str, changes: list[str], notes: list[str]) -> dict[str, Any]:
+    days = parse_days(raw)
+    if "freshness" in manifest:
+        # keep the key order: the new field takes the legacy one's place
+        converted = {("update_every_days" if k == "freshness" else k): (days if k == "freshness" else v)
+                     for k, v in manifest.items() if k != "update_every_days"}
+        changes.append(f"update_every_days: {days} (manifest)")
+        notes.append(f"the legacy manifest field freshness={manifest['freshness']!r} was converted to update_every_days")
+        return converted
+    if manifest.get("update_every_days") != days:
+        changes.append(f"update_every_days: {manifest.get('update_every_days', '(default 7)')} -> {days} (manifest)")
+        manifest["update_every_days"] = days
+    return manifest
+
+
+def plan_edits(doc: Document, edits: list[Edit]) -> tuple[Document, list[str], list[str]]:
+    """Apply ``edits`` to ``doc`` in memory: (new document, changes, notes). Pure; raises
+    ``ValidationError`` for bad keys or values, before anything is written."""
+    if doc.kind == "index":
+        raise ValidationError(
+            "is a library index page: it has no contract. Edit a document's contract instead (oo contract DOC ...)",
+            file=doc.file,
+        )
+    changes: list[str] = []
+    notes: list[str] = []
+    contract_edits = [e for e in edits if e.key != "update_every_days"]
+    cadence = [e for e in edits if e.key == "update_every_days"]
+    result = doc
+    try:
+        if contract_edits:
+            contract = doc.block_json("oo-contract")
+            if not isinstance(contract, dict):
+                raise ValidationError("the contract is not a JSON object", block="oo-contract")
+            for edit in contract_edits:
+                if edit.op == "set":
+                    _set_field(contract, edit, changes)
+                else:
+                    _edit_list(contract, edit, changes, notes)
+            Contract.from_json(contract, file=doc.file)  # still a valid contract
+            if changes:
+                result = result.with_block("oo-contract", contract)
+        if cadence:
+            manifest = doc.block_json("oo-manifest")
+            if not isinstance(manifest, dict):
+                raise ValidationError("the manifest is not a JSON object", block="oo-manifest")
+            before = len(changes)
+            for edit in cadence:
+                manifest = _set_cadence(manifest, str(edit.value), changes, notes)
+            if len(changes) > before:
+                result = result.with_block("oo-manifest", manifest)
+    except ValidationError as exc:
+        if doc.file:
+            exc.with_file(doc.file)
+        raise
+    return result, changes, notes
+
+
+def apply_edits(path: str | Path, edits: list[Edit], *, dry_run: bool = False) -> ContractEditResult:
+    """Read, edit, validate and write through the store (history kept, no lost update)."""
+    p = Path(path)
+    doc = Document.read(p)
+    new, changes, notes = plan_edits(doc, edits)
+    result = ContractEditResult(p, changes, notes, document=new)
+    if changes and not dry_run:
+        store.write_document(new, expected=doc.to_bytes(), action="contract edit")
+        result.written = True
+    return result
+
+
+# --------------------------------------------------------------------------- cell bodies
+_LINE = re.compile(r"^\s*([+-]?)\s*([A-Za-z][A-Za-z _-]*?)\s*:\s*(.*?)\s*$")
+
+
+def _unquote(text: str) -> str:
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
+        return text[1:-1]
+    return text
+
+
+def parse_body(body: str) -> list[Edit]:
+    """A ``%%oo contract`` body: ``key: value`` lines or one JSON object.
+
+    Lines: ``budget: 2``, ``scope: ...`` set fields; list lines (``intent: ...``, repeated)
+    replace that list with the lines given, in order; ``+section: Timeline`` adds and
+    ``-deny: example.com`` removes one item. ``#`` starts a comment line.
+    JSON: ``{"budget": 2, "intents": ["a", "b"], "section": "Timeline"}``: a list value
+    replaces the list, a string adds one item.
+    """
+    text = body.strip()
+    if not text:
+        raise ValidationError("the cell is empty: give `key: value` lines or a JSON object")
+    if text.startswith("{"):
+        return _parse_json_body(text)
+    edits: list[Edit] = []
+    replaced: dict[str, list[str]] = {}
+    for n, line in enumerate(body.splitlines(), 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        m = _LINE.match(line)
+        if not m:
+            raise ValidationError(f"expected `key: value`, found {line.strip()!r}", line=n)
+        sign, raw_key, value = m.group(1), m.group(2), _unquote(m.group(3))
+        try:
+            key = canonical_key(raw_key)
+        except ValidationError as exc:
+            exc.line = n
+            exc.args = (exc._compose(),)
+            raise
+        if key in SET_KEYS:
+            if sign:
+                raise ValidationError(f"+/- apply to lists only ({', '.join(LIST_KEYS)})", line=n, key=raw_key)
+            edits.append(Edit("set", key, value))
+        elif sign:
+            edits.append(Edit("add" if sign == "+" else "remove", key, value))
+        else:
+            replaced.setdefault(key, []).append(value)
+    edits.extend(Edit("replace", key, tuple(values)) for key, values in replaced.items())
+    return edits
+
+
+def _parse_json_body(text: str) -> list[Edit]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValidationError(f"invalid JSON: {exc.msg}", line=exc.lineno, column=exc.colno) from None
+    if not isinstance(data, dict):
+        raise ValidationError("the JSON must be an object of keys and values")
+    edits: list[Edit] = []
+    for raw_key, value in data.items():
+        key = canonical_key(str(raw_key))
+        if key in SET_KEYS:
+            if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+                raise ValidationError("must be text or a number", key=raw_key)
+            edits.append(Edit("set", key, str(value)))
+        elif isinstance(value, list) and all(isinstance(v, str) for v in value):
+            edits.append(Edit("replace", key, tuple(value)))
+        elif isinstance(value, str):
+            edits.append(Edit("add", key, value))
+        else:
+            raise ValidationError("must be a list of strings (replaces the list) or a string (adds one)", key=raw_key)
+    return edits
+
+
+def apply_contract_body(doc_path: str | Path, body: str) -> ContractEditResult:
+    """What ``%%oo contract DOC`` runs: parse the cell, apply every edit in one write."""
+    edits = parse_body(body)
+    if not edits:
+        raise ValidationError("the cell holds no edits (only comments or blank lines)")
+    return apply_edits(doc_path, edits)
+
+
+# --------------------------------------------------------------------------- --show
+def summary(doc: Document) -> str:
+    """Manifest and contract, readable (``oo contract DOC --show``)."""
+    if doc.kind == "index":
+        raise ValidationError("is a library index page: it has no manifest or contract", file=doc.file)
+    m, c = doc.manifest, doc.contract
+    cadence = f"every {m.cadence_days} day{'s' if m.cadence_days != 1 else ''}"
+    if m.cadence_field == "freshness":
+        cadence += f" (legacy freshness={m.raw.get('freshness')!r})"
+    rows: list[tuple[str, str]] = [
+        ("title", m.title),
+        ("version", f"{m.version}, as of {m.as_of.isoformat() if m.as_of else 'never (not researched yet)'}"),
+        ("updates", cadence),
+        ("subject", c.subject),
+        ("scope", c.scope),
+        ("audience", c.audience),
+        ("tone", c.tone),
+        ("budget", f"{c.max_cost_usd:.2f} USD per update"),
+        ("model", c.model or "(default)"),
+    ]
+    lists = [("intent", c.intents), ("section", c.required_sections), ("prefer", c.prefer_domains),
+             ("deny", c.deny_domains)]
+    lines = [str(doc.path or "(unsaved)")]
+    lines += [f"  {k:<9} {v}" for k, v in rows]
+    for key, items in lists:
+        lines.append(f"  {key:<9} {items[0] if items else '(none)'}")
+        lines += [f"  {'':<9} {item}" for item in items[1:]]
+    if c.sentinel is not None:
+        s = c.sentinel
+        event = s.event if len(s.event) <= 120 else s.event[:117] + "..."
+        lines.append(f"  sentinel  {event or '(no event named)'}")
+        lines.append(f"  {'':<9} status {s.status.replace('_', ' ')}"
+                     + (f", checked {s.last_checked.isoformat()}" if s.last_checked else ""))
+    return "\n".join(lines)
