@@ -24,6 +24,8 @@ VERBS: dict[str, str] = {
     "update": "update",
     "update-all": "update_all",
     "new": "new",
+    "contract": "contract",
+    "index": "index",
 }
 
 
