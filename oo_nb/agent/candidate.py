@@ -91,6 +91,8 @@ class _Builder:
         self.id_map: dict[str, str | None] = {}  # proposal id -> final id, None = rejected
         self.seen = {url_key(u) for u in run.seen_urls}
         self.added: list[str] = []
+        self.twins: list[Any] = []  # second cache items with an id already taken
+        self.positional = False
         self.result = Candidate(doc, self.warnings, self.unverified, self.notes)
 
     # ------------------------------------------------------------------ orchestration
@@ -142,9 +144,11 @@ class _Builder:
     def _load_sources(self, old: Article) -> None:
         cache = self.doc.source_cache
         raw_items = self.cache_raw.get("sources") or []
+        # String sources are numbered by their position: removing any item would renumber them.
+        self.positional = any(isinstance(x, str) for x in raw_items)
         for source, raw in zip(cache.sources, raw_items, strict=False):
             if source.id in self.entries:
-                self.warnings.append(f"the source cache holds {source.id} twice; the second one is ignored")
+                self.twins.append(raw)  # renumbered once the next free id is known
                 continue
             self.entries[source.id] = raw
         # A populated article can come with an empty (or partial) cache: recover cited sources
@@ -171,6 +175,8 @@ class _Builder:
         self._collapse_cached_duplicates()
 
     def _collapse_cached_duplicates(self) -> None:
+        if self.positional:
+            return
         ordered = sorted(self.entries, key=lambda s: (id_number(s) is None, id_number(s) or 0))
         for sid in ordered:
             raw = self.entries[sid]
@@ -194,6 +200,14 @@ class _Builder:
     def _merge_sources(self, old: Article) -> None:
         policy = self.contract
         number = self._next_number(old)
+        for raw in self.twins:
+            sid = f"s{number}"
+            number += 1
+            old_id = raw.get("id") if isinstance(raw, dict) else None
+            if isinstance(raw, dict):
+                raw["id"] = sid
+            self.entries[sid] = raw
+            self.warnings.append(f"the source cache held {old_id} twice: the second one is now {sid}")
         for ps in self.proposal.sources:
             url = safe_http_url(ps.url)
             reason = None
@@ -265,7 +279,7 @@ class _Builder:
         replacing = {s.id for s in wanted if s.id in existing}
         kept_text = "".join(c.text for c in chunks if c.id not in replacing)
         keeper = PidKeeper(((p.pid, p.tag, p.text) for p in old.paragraphs), pids_in(kept_text))
-        all_ids = {c.id for c in chunks if c.id} | {s.id for s in wanted}
+        all_ids = {c.id for c in chunks if c.id} | {s.id for s in wanted} | set(_ids_in(kept_text))
         heading_pids = any(c.has_heading_pid for c in chunks)
         written = 0
         for index, section in enumerate(wanted):
@@ -345,6 +359,11 @@ class _Builder:
             target = self.article_map.get(sid, sid)
             if target not in self.entries:
                 self.notes.append(f"drop_sources names {sid}, which is not in the cache")
+            elif self.positional:
+                self.warnings.append(
+                    f"{target} not dropped: this cache numbers its (string) sources by position, "
+                    "so removing one would change the others' ids"
+                )
             elif target in cited or target in in_facts:
                 where = "the article" if target in cited else "a fact"
                 self.warnings.append(f"{target} not dropped: {where} still cites it")
@@ -376,6 +395,10 @@ def _heading_pid(head: str) -> str | None:
 
 def _has_text(fragment: str) -> bool:
     return bool(re.sub(r"<[^>]*>|\s+", "", fragment)) or "<img" in fragment
+
+
+def _ids_in(text: str) -> list[str]:
+    return re.findall(r"""\bid\s*=\s*["']?([A-Za-z][A-Za-z0-9_-]*)""", text)
 
 
 def _no_comments(text: str) -> str:

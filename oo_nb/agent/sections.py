@@ -158,10 +158,23 @@ class PidKeeper:
         for p in list(root.iter("p")):
             text = re.sub(r"\s+", " ", p.text_content()).strip()
             pid = self.choose(section, text, offered.get(id(p)))
+            _on_own_line(p)
             comment = etree.Comment(f" {pid} ")
             p.addprevious(comment)
             comment.tail = "\n"
         return sanitize_html(_inner_html(root), reserved_ids=reserved_ids)
+
+
+def _on_own_line(node: etree._Element) -> None:
+    """Start a new line before ``node`` when only whitespace precedes it (layout only)."""
+    prev = node.getprevious()
+    if prev is not None:
+        if not (prev.tail or "").strip():
+            prev.tail = "\n"
+    else:
+        parent = node.getparent()
+        if parent is not None and not (parent.text or "").strip():
+            parent.text = "\n"
 
 
 def _drop(node: etree._Element) -> None:
