@@ -26,6 +26,7 @@ VERBS: dict[str, str] = {
     "new": "new",
     "contract": "contract",
     "index": "index",
+    "sync": "sync",
 }
 
 
