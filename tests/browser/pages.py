@@ -9,6 +9,7 @@ import contextlib
 import io
 import re
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -33,12 +34,6 @@ def oo(*args: str) -> str:
 
 def new_document(folder: Path, title: str, *options: str) -> Path:
     """``oo new TITLE --dir FOLDER --no-update`` and the path it created."""
-    from oo_nb.commands import VERBS
-
-    if "new" not in VERBS:  # TEMPORARY while `oo new` is being built
-        import pytest
-
-        pytest.skip("`oo new` is not there yet")
     folder.mkdir(parents=True, exist_ok=True)
     before = set(folder.glob("*.o-o.html"))
     oo("new", title, "--dir", str(folder), "--no-update", *options)
@@ -183,58 +178,54 @@ def adopt_our_code(path: Path) -> None:
     if "sync" in VERBS:
         oo("sync", str(path.parent), "all")
         return
-    # Until `oo sync` lands: splice the template's CSS and JS between the markers.
-    from importlib.resources import files
+    # Until `oo sync` lands: the same marker sections it would write.
+    from oo_nb.template.render import css_section, js_section
 
-    tpl = files("oo_nb") / "template"
-    css = "".join((tpl / n).read_text() for n in ("base.css", "document.css"))
-    js = "".join((tpl / n).read_text() for n in ("common.js", "document.js"))
     text = path.read_text()
-    text = re.sub(
-        r"(<!-- OO:CSS:START -->\n).*?(\n<!-- OO:CSS:END -->)",
-        lambda m: f"{m[1]}<style>\n{css}</style>{m[2]}",
-        text,
-        count=1,
-        flags=re.S,
-    )
-    text = re.sub(
-        r"(<!-- OO:JS:START -->\n).*?(\n<!-- OO:JS:END -->)",
-        lambda m: f"{m[1]}<script>\n{js}</script>{m[2]}",
-        text,
-        count=1,
-        flags=re.S,
-    )
+    for name, section in (("CSS", css_section("document")), ("JS", js_section("document"))):
+        pattern = rf"<!-- OO:{name}:START -->\n.*?<!-- OO:{name}:END -->\n"
+        text = re.sub(pattern, lambda _m, s=section: s, text, count=1, flags=re.S)
     path.write_text(text)
 
 
-UPDATE_SECTION = f"""
-<!-- pid:recent-developments:5e6f7a8b -->
-<h2 id="recent-developments">Recent developments</h2>
-
-<!-- pid:recent-developments:6f7a8b9c -->
-<p>A new paragraph from the update cites the second reference [s2] and the fourth [s4].</p>
-
-<figure class="fig-center"><img src="{png_data_uri(64, 40)}" alt="Update chart"><figcaption>From the update.
-<span class="img-src">Source: <a href="https://www.nature.com/">nature.com</a></span></figcaption></figure>
-
-"""
+# --------------------------------------------------------------------------- the agent pipeline
+MOCK_KEY = "sk-ant-test-BROWSER"
 
 
-def update_corpus_doc(path: Path) -> Document:
-    """An update of an original: a new section before References, version and as-of moved."""
-    base = path.read_bytes()
-    doc = Document.parse(base, path=path)
-    html = doc.article_html
-    cut = html.index('<h2 id="references">')
-    cut = (
-        html.rfind("<!--", 0, cut) if html.rfind("-->", 0, cut) > html.rfind("</", 0, cut) else cut
-    )
-    doc = doc.with_article(html[:cut] + UPDATE_SECTION + html[cut:])
+def png_bytes(width: int = 64, height: int = 40) -> bytes:
+    return base64.b64decode(png_data_uri(width, height).split(",", 1)[1])
 
-    def bump(m: dict[str, Any]) -> None:
-        m["version"] = int(m.get("version") or 0) + 1
-        m["as_of"] = "2026-03-01"
 
-    doc = doc.edit_block("oo-manifest", bump)
-    store.write_document(doc, expected=base, action="update")
+def agent_update(
+    path: Path, rewrite: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+) -> Document:
+    """One real update: the research turn played by the loopback mock, ``submit_proposal`` (as
+    ``rewrite`` changes it), proposal → candidate (sanitised), written through the store with
+    "accept all". Images are "downloaded" from a local function."""
+    from datetime import date
+
+    from oo_nb.agent.run import UpdateOptions, prepare_update, write_result
+    from oo_nb.testing.mock_api import MockAPI
+    from oo_nb.testing.mock_scenarios import research_scenario
+
+    def submitted(proposal: dict[str, Any]) -> dict[str, Any]:
+        for image in proposal.get("images", []):  # only https images are fetched
+            image["url"] = "https://images.example/chart.png"
+        return rewrite(proposal) if rewrite else proposal
+
+    mock = MockAPI(api_key=MOCK_KEY)
+    mock.responder = research_scenario(base_url=lambda: mock.base_url, proposal=submitted)
+    with mock:
+        opts = UpdateOptions(
+            force=True,
+            agent="anthropic",
+            base_url=mock.base_url,
+            api_key=MOCK_KEY,
+            today=date(2026, 3, 1),
+            fetch_image=lambda _url: png_bytes(),
+        )
+        result = prepare_update(path, opts)
+        assert result.status == "proposed", result
+        write_result(result, yes=True)
+    assert result.written, f"the update was not written: {result.warnings}"
     return Document.read(path)
