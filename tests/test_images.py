@@ -108,6 +108,11 @@ def test_refused_inputs(data: bytes, reason: str) -> None:
         prepare_image(data)
 
 
+def test_oversized_input_refused() -> None:
+    with pytest.raises(ImageRejected, match="too large"):
+        prepare_image(b"\x89PNG" + b"\x00" * (11 * 1024 * 1024))
+
+
 def test_other_pillow_formats_refused() -> None:
     with pytest.raises(ImageRejected, match="BMP"):
         prepare_image(encode(noisy((10, 10)), "BMP"))

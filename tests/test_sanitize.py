@@ -5,9 +5,17 @@ from __future__ import annotations
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from lxml import html as lxml_html
 
-from oo_nb.sanitize import is_safe_image_src, safe_http_url, sanitize_html, sanitize_text
+from oo_nb.sanitize import (
+    ALLOWED_TAGS,
+    is_safe_image_src,
+    safe_http_url,
+    sanitize_html,
+    sanitize_text,
+)
 
 PNG_URI = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 
@@ -158,3 +166,37 @@ def test_sanitize_text() -> None:
     assert sanitize_text("x" * 50, max_len=10) == "x" * 9 + "…"
     assert sanitize_text("line1\n\n\n\nline2", multiline=True) == "line1\n\nline2"
     assert sanitize_text(None) == ""  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------- property: only allowed output
+_PIECES = [
+    "<p>", "</p>", "<script>", "</script>", "<svg onload=x>", "<img src=x onerror=y>", "<a href='",
+    "javascript:", "data:text/html,", "'>", "<!--", "-->", " pid:s:12345678 ", "<style>", "</style>",
+    '<div id="oo-manifest" style="x">', "</div>", "<iframe srcdoc='", "<h2>", "</h2>", "<table>",
+    "<tr><td>", "<math>", "<template>", "<noscript>", "</noscript>", "\nOO_HTML\n", "&lt;", "&#x3c;",
+    "<", ">", '"', "'", "=", " on", "click", "<form>", "<textarea>", "<figure>", "<figcaption>",
+    "data:image/png;base64,AAAA", "<a href=https://ok.example/>", "</a>", "x", " ",
+]  # fmt: skip
+_ATTRS = {"id", "class", "title", "lang", "dir", "href", "rel", "src", "alt", "width", "height",
+          "colspan", "rowspan", "scope", "span", "start", "reversed", "datetime"}  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=40).map("".join))
+def test_any_input_gives_only_allowed_markup(payload: str) -> None:
+    out = sanitize_html(payload)
+    assert sanitize_html(out) == out
+    if not out.strip():
+        return
+    root = lxml_html.fragment_fromstring(out, create_parent="div")
+    for el in root.iter():
+        if not isinstance(el.tag, str):
+            assert re.fullmatch(r"\s*pid:[A-Za-z0-9_-]+:[A-Za-z0-9_-]+\s*", el.text or ""), el.text
+            continue
+        assert (el.tag == "div" and el is root) or el.tag in ALLOWED_TAGS, el.tag
+        for name, value in el.attrib.items():
+            assert name in _ATTRS, name
+            if name in ("href", "src"):
+                assert value.startswith(("https://", "http://", "#", "data:image/")), value
+            if name == "id":
+                assert not value.startswith("oo-")

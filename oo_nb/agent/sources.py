@@ -13,7 +13,7 @@ Decisions (documented for the review and the format notes):
 - **References.** The browser links ``[sN]`` to the N-th list item, so position N holds ``sN``:
   the list runs from s1 to the highest cited id, uncited sources in between are listed too, and
   an id that no longer has a source gets a placeholder item. Each item is
-  ``<li>[sN] <a href="URL">Title</a>, domain</li>``.
+  ``<li>[sN] <a href="URL" rel="noopener noreferrer">Title</a>, domain</li>``.
 - **Facts** are written in the cache's own form: strings get trailing ``[sN]`` markers
   (``"text [s17] [s18]"``); objects are ``{"text", "source_ids"}``. An empty list gets objects.
 """
@@ -142,7 +142,8 @@ def _reference_item(sid: str, source: Any) -> str:
     if not url:
         return f"<li>[{sid}] {title_html}</li>"
     domain = html_lib.escape(domain_of(url), quote=False)
-    return f'<li>[{sid}] <a href="{html_lib.escape(url)}">{title_html}</a>, {domain}</li>'
+    href = html_lib.escape(url)
+    return f'<li>[{sid}] <a href="{href}" rel="noopener noreferrer">{title_html}</a>, {domain}</li>'
 
 
 def references_html(sources: dict[str, Any], cited: Collection[str]) -> tuple[str, list[str]]:
