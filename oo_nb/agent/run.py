@@ -29,11 +29,17 @@ if TYPE_CHECKING:
 __all__ = [
     "AGENTS",
     "Freshness",
+    "Prepared",
     "UpdateOptions",
     "UpdateResult",
+    "aprepare_update",
+    "begin",
     "choose_agent",
+    "finish",
     "freshness",
+    "gate",
     "make_backend",
+    "new_budget",
     "prepare_update",
     "restore_images",
     "run_dict",
@@ -56,7 +62,8 @@ class UpdateOptions:
     dry_run: bool = False
     stream: bool = False
     today: date | None = None
-    fetch_image: Callable[[str], bytes] | None = None
+    fetch_image: Callable[[str], bytes] | None = None  # default: https download (not for replays)
+    download_images: bool = True
     api_key: str | None = None  # for tests and embedding; the CLI reads only the environment
     claude_command: str = "claude"
 
@@ -168,76 +175,121 @@ def restore_images(proposal: Any, refs: dict[str, str]) -> Any:
 
 
 # --------------------------------------------------------------------------- the update
-def _start(path: Path, opts: UpdateOptions) -> tuple[Document, bytes, date, Freshness, AgentContext, str, str, float]:
-    original = path.read_bytes() if path.exists() else b""
+@dataclass
+class Prepared:
+    """A document read and its context built, before any request."""
+
+    path: Path
+    doc: Document
+    original: bytes
+    today: date
+    fresh: Freshness
+    ctx: AgentContext
+    agent: str
+    model: str
+    budget_usd: float
+
+    def result(self, status: Status, message: str = "") -> UpdateResult:
+        return UpdateResult(
+            self.path, status, message, self.original, self.agent, self.model, self.budget_usd,
+            self.ctx.size_bytes, self.fresh,
+        )
+
+
+def begin(path: str | Path, opts: UpdateOptions) -> Prepared:
+    """Read the document and build the context (no request yet). Raises ``OOError`` for input
+    that cannot be updated."""
+    p = Path(path)
+    original = p.read_bytes() if p.is_file() else b""
     if not original:
-        raise AgentError("no such document (or empty)", file=str(path))
-    doc = Document.parse(original, path=path)
+        raise AgentError("no such document (or empty)", file=str(p))
+    doc = Document.parse(original, path=p)
     if doc.kind != "document":
-        raise AgentError("this is the library index page, not a document: use `oo update-all DIR`", file=str(path))
+        raise AgentError("this is the library index page, not a document: use `oo update-all DIR`", file=str(p))
     today = opts.today or date.today()
-    fresh = freshness(doc, today)
     ctx = build_context(doc, today=today)
-    agent = choose_agent(opts.agent)
     from .backends.anthropic import resolve_model
 
     model = resolve_model(opts.model, ctx.model)
     budget = opts.budget_usd if opts.budget_usd is not None else ctx.budget_usd
     if budget <= 0:
-        raise AgentError(f"the budget is ${budget:.2f}: nothing can be spent (set --budget or the contract's budget)", file=str(path))
-    return doc, original, today, fresh, ctx, agent, model, budget
-
-
-def _skip_or_plan(path: Path, opts: UpdateOptions, parts: tuple[Any, ...]) -> UpdateResult | None:
-    _doc, original, _today, fresh, ctx, agent, model, budget = parts
-    base = UpdateResult(path, "skipped", "", original, agent, model, budget, ctx.size_bytes, fresh)
-    if fresh.fresh and not opts.force:
-        base.message = f"{path.name} is {fresh.describe()}; next due {fresh.due}. Use --force to update anyway."
-        return base
-    if opts.dry_run:
-        b = Budget(budget, price_for(model))
-        tokens = estimate_tokens(ctx.system, ctx.user)
-        from .backends.conversation import AgentSettings
-
-        s = AgentSettings(model=model)
-        try:
-            plan = b.plan(tokens, max_tokens=s.max_tokens, min_tokens=s.min_tokens, searches=s.searches_per_request, fetches=s.fetches_per_request)
-            base.plan = {"searches": plan.searches, "fetches": plan.fetches, "max_tokens": plan.max_tokens, "bound_usd": round(plan.bound_usd, 4)}
-        except AgentError as exc:
-            base.plan = {"error": exc.message}
-        base.status = "planned"
-        base.message = (
-            f"dry run: would update {path.name} ({fresh.describe()}) with {agent}, model {model}, "
-            f"budget ${budget:.2f}; first request ≈ {ctx.size_bytes:,} bytes of context "
-            f"({100 * ctx.size_bytes / max(len(original), 1):.0f}% of the file). Nothing was sent or written."
+        raise AgentError(
+            f"the budget is ${budget:.2f}: nothing can be spent (set --budget or the contract's budget)", file=str(p)
         )
-        return base
-    return None
+    return Prepared(p, doc, original, today, freshness(doc, today), ctx, choose_agent(opts.agent), model, budget)
 
 
-def _finish(path: Path, opts: UpdateOptions, parts: tuple[Any, ...], backend: Backend, run: RunInfo, proposal: Any) -> UpdateResult:
-    doc, original, today, fresh, ctx, agent, model, budget = parts
+def gate(prep: Prepared, opts: UpdateOptions) -> UpdateResult | None:
+    """The freshness gate and the dry run: a result when no research should happen."""
+    fresh = prep.fresh
+    if fresh.fresh and not opts.force:
+        return prep.result(
+            "skipped", f"{prep.path.name} is {fresh.describe()}; next due {fresh.due}. Use --force to update anyway."
+        )
+    if not opts.dry_run:
+        return None
+    from .backends.conversation import AgentSettings
+
+    result = prep.result("planned")
+    s = AgentSettings(model=prep.model)
+    b = Budget(prep.budget_usd, price_for(prep.model))
+    try:
+        plan = b.plan(
+            estimate_tokens(prep.ctx.system, prep.ctx.user),
+            max_tokens=s.max_tokens, min_tokens=s.min_tokens,
+            searches=s.searches_per_request, fetches=s.fetches_per_request,
+        )
+        result.plan = {"searches": plan.searches, "fetches": plan.fetches, "max_tokens": plan.max_tokens, "bound_usd": round(plan.bound_usd, 4)}
+    except AgentError as exc:
+        result.plan = {"error": exc.message}
+    size = prep.ctx.size_bytes
+    result.message = (
+        f"dry run: would update {prep.path.name} ({fresh.describe()}) with {prep.agent}, model {prep.model}, "
+        f"budget ${prep.budget_usd:.2f}; first request ≈ {size:,} bytes of context "
+        f"({100 * size / max(len(prep.original), 1):.0f}% of the file). Nothing was sent or written."
+    )
+    return result
+
+
+def new_budget(prep: Prepared, backend: Backend, run: RunInfo, *, batch: bool = False) -> Budget:
+    b = Budget(prep.budget_usd, price_for(backend.model), batch=batch)
+    if not b.price.known:
+        run.warnings.append(f"model {backend.model!r} is not in the price table: priced at the highest known rates")
+    return b
+
+
+def finish(prep: Prepared, opts: UpdateOptions, backend_name: str, run: RunInfo, proposal: Any) -> UpdateResult:
+    """The validated proposal → candidate document and the result (nothing written)."""
     from .candidate import build_candidate
 
-    proposal = restore_images(proposal, ctx.image_refs)
-    candidate = build_candidate(doc, proposal, run, today=today, fetch_image=opts.fetch_image)
+    proposal = restore_images(proposal, prep.ctx.image_refs)
+    fetch = opts.fetch_image
+    if fetch is None and opts.download_images and not run.recorded:
+        from .images import fetch_image_https
+
+        fetch = fetch_image_https
+    candidate = build_candidate(prep.doc, proposal, run, today=prep.today, fetch_image=fetch)
+    result = prep.result("proposed")
+    result.run, result.candidate = run, candidate
     warnings = list(dict.fromkeys([*run.warnings, *candidate.warnings]))
     if candidate.unverified:
-        warnings.append("unverified sources (URL not seen in this run's search or fetch results): " + ", ".join(candidate.unverified))
+        warnings.append(
+            "unverified sources (URL not seen in this run's search or fetch results): " + ", ".join(candidate.unverified)
+        )
     if run.recorded:
         warnings.insert(0, "RECORDED run (replayed from a cassette): not live research")
-    result = UpdateResult(path, "proposed", "", original, agent, model, budget, ctx.size_bytes, fresh, run, candidate, warnings)
     result.auto_write = not run.overspent
     if run.overspent:
         warnings.append(
-            f"the run spent ${run.cost_usd:.4f}, over its ${budget:.2f} budget (the API reported more than "
-            "bounded): the proposal is kept for review and will not be written automatically"
+            f"the run spent ${run.cost_usd:.4f}, over its ${prep.budget_usd:.2f} budget (the API reported more "
+            "than bounded): the proposal is kept for review and will not be written automatically"
         )
-    label = f"{backend.name}{' (recorded)' if run.recorded else ''}"
+    result.warnings = warnings
+    label = f"{backend_name}{' (recorded)' if run.recorded else ''}"
     result.message = (
-        f"{path.name}: proposal v{candidate.version} from {label}, model {run.model}, "
+        f"{prep.path.name}: proposal v{candidate.version} from {label}, model {run.model}, "
         f"{run.requests} request(s), {run.web_searches} search(es), {run.web_fetches} fetch(es), "
-        f"cost ${run.cost_usd:.4f} of ${budget:.2f}"
+        f"cost ${run.cost_usd:.4f} of ${prep.budget_usd:.2f}"
     )
     return result
 
@@ -246,46 +298,41 @@ def prepare_update(path: str | Path, opts: UpdateOptions | None = None, *, backe
     """Run the research for one document and build the candidate. Writes nothing. Raises
     ``AgentError`` (message with the cost so far) when the run fails."""
     opts = opts or UpdateOptions()
-    p = Path(path)
-    parts = _start(p, opts)
-    early = _skip_or_plan(p, opts, parts)
+    prep = begin(path, opts)
+    early = gate(prep, opts)
     if early is not None:
         return early
-    _doc, _original, _today, _fresh, ctx, agent, model, budget = parts
-    backend = backend or make_backend(agent, opts, model, p)
-    b = Budget(budget, price_for(backend.model))
-    run = backend.new_run(budget)
-    if not b.price.known:
-        run.warnings.append(f"model {backend.model!r} is not in the price table: priced at the highest known rates")
+    backend = backend or make_backend(prep.agent, opts, prep.model, prep.path)
+    run = backend.new_run(prep.budget_usd)
+    budget = new_budget(prep, backend, run)
     try:
-        proposal = backend.run(ctx, budget=b, run=run, validate=_validator())
+        proposal = backend.run(prep.ctx, budget=budget, run=run, validate=_validator())
     except AgentError as exc:
-        raise exc.with_file(str(p)) from None
-    return _finish(p, opts, parts, backend, run, proposal)
+        raise exc.with_file(str(prep.path)) from None
+    return finish(prep, opts, backend.name, run, proposal)
 
 
 async def aprepare_update(path: str | Path, opts: UpdateOptions | None = None, *, backend: Any = None) -> UpdateResult:
-    """``prepare_update`` on the async client (for update-all); candidate building runs in a thread."""
+    """``prepare_update`` on the async client (update-all); candidate building runs in a thread."""
     import asyncio
 
     opts = opts or UpdateOptions()
-    p = Path(path)
-    parts = _start(p, opts)
-    early = _skip_or_plan(p, opts, parts)
+    prep = begin(path, opts)
+    early = gate(prep, opts)
     if early is not None:
         return early
-    _doc, _original, _today, _fresh, ctx, agent, model, budget = parts
-    backend = backend or make_backend(agent, opts, model, p)
-    b = Budget(budget, price_for(backend.model))
-    run = backend.new_run(budget)
+    backend = backend or make_backend(prep.agent, opts, prep.model, prep.path)
+    run = backend.new_run(prep.budget_usd)
+    budget = new_budget(prep, backend, run)
+    validate = _validator()
     try:
         if hasattr(backend, "arun"):
-            proposal = await backend.arun(ctx, budget=b, run=run, validate=_validator())
+            proposal = await backend.arun(prep.ctx, budget=budget, run=run, validate=validate)
         else:
-            proposal = await asyncio.to_thread(backend.run, ctx, budget=b, run=run, validate=_validator())
+            proposal = await asyncio.to_thread(backend.run, prep.ctx, budget=budget, run=run, validate=validate)
     except AgentError as exc:
-        raise exc.with_file(str(p)) from None
-    return await asyncio.to_thread(_finish, p, opts, parts, backend, run, proposal)
+        raise exc.with_file(str(prep.path)) from None
+    return await asyncio.to_thread(finish, prep, opts, backend.name, run, proposal)
 
 
 # --------------------------------------------------------------------------- writing

@@ -227,7 +227,9 @@ class MockAPI:
         handler = type("Handler", (_Handler,), {"mock": self})
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, name="mock-anthropic", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="mock-anthropic", daemon=True
+        )
         self._thread.start()
         return self
 

@@ -311,12 +311,13 @@ class Conversation:
         try:
             self.result = self.validate(submit.get("input"))
         except AgentError as exc:
+            problem = str(exc)  # names the field (key 'sections[0].title')
             if self.corrected:
-                raise self.fail(f"submit_proposal was invalid again after a correction: {exc.message}") from None
+                raise self.fail(f"submit_proposal was invalid again after a correction: {problem}") from None
             self.corrected = True
             self._answer_calls(
                 calls,
-                f"Invalid proposal: {exc.message}. Call submit_proposal again with a corrected, complete proposal.",
+                f"Invalid proposal: {problem}. Call submit_proposal again with a corrected, complete proposal.",
             )
             self.wrapup = self.wrapup or "correcting an invalid proposal"
             return

@@ -1,0 +1,246 @@
+"""The ``claude`` CLI (Claude Code) as a research backend, as the original o-o ran it, but fenced:
+
+- it runs non-interactively on a SCRATCH COPY in a temporary folder, never on the document;
+- model and the remaining budget are passed on (``--model``, ``--max-budget-usd``);
+- its edits are turned into a proposal by diffing the copy's article sections (by h2 id), source
+  cache and changelog against the original — then validated, sanitised and verified like any
+  other proposal (URLs count as seen when they appear in its tool results).
+
+Claude Code checks its budget only after each call and can overshoot: a run that reports more than
+the budget is marked ``overspent`` (kept for review, never written automatically).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ...document import Document
+from ...errors import AgentError, BudgetExceeded, OOError
+from ..budget import Budget
+from ..context import AgentContext
+from ..types import RunInfo
+
+__all__ = ["ClaudeCodeBackend", "parse_output", "proposal_from_copy", "split_sections"]
+
+_H2 = re.compile(r"<h2\b[^>]*?\bid\s*=\s*[\"']([^\"']+)[\"'][^>]*>(.*?)</h2\s*>", re.IGNORECASE | re.DOTALL)
+_TRAILING_PID = re.compile(r"(?:\s*<!--\s*pid:[^>]*-->\s*)+$")
+_TAGS = re.compile(r"<[^>]+>")
+_URL = re.compile(r"https?://[^\s\"'<>)\]}\\]+")
+_WS = re.compile(r"\s+")
+
+
+# --------------------------------------------------------------------------- diffing
+def split_sections(article_html: str) -> dict[str, tuple[str, str]]:
+    """h2 id → (heading text, body HTML up to the next h2; a pid comment right before the next
+    heading belongs to that heading)."""
+    heads = list(_H2.finditer(article_html))
+    out: dict[str, tuple[str, str]] = {}
+    for i, m in enumerate(heads):
+        end = heads[i + 1].start() if i + 1 < len(heads) else len(article_html)
+        body = _TRAILING_PID.sub("", article_html[m.end() : end]).strip()
+        out[m.group(1)] = (_WS.sub(" ", _TAGS.sub("", m.group(2))).strip(), body)
+    return out
+
+
+def _norm(text: str) -> str:
+    return _WS.sub(" ", text).strip()
+
+
+def _object_sources(doc: Document) -> dict[str, dict[str, Any]]:
+    raw = doc.block_json("oo-source-cache")
+    items = raw.get("sources") if isinstance(raw, dict) else None
+    return {s["id"]: s for s in items or [] if isinstance(s, dict) and isinstance(s.get("id"), str)}
+
+
+def _facts(doc: Document) -> list[Any]:
+    return [(f.text, list(f.source_ids)) for f in doc.source_cache.facts]
+
+
+def proposal_from_copy(original: Document, edited: Document, *, result_text: str = "") -> dict[str, Any]:
+    """The ``submit_proposal``-shaped input that reproduces the copy's edits."""
+    before = split_sections(original.article_html)
+    after = split_sections(edited.article_html)
+    sections = [
+        {"id": sid, "title": title, "html": body}
+        for sid, (title, body) in after.items()
+        if sid != "references" and (sid not in before or _norm(before[sid][1]) != _norm(body) or before[sid][0] != title)
+    ]
+    old_sources, new_sources = _object_sources(original), _object_sources(edited)
+    sources = [
+        {k: str(s[k]) for k in ("id", "url", "title", "tier", "accessed") if s.get(k) is not None}
+        for sid, s in new_sources.items()
+        if isinstance(s.get("url"), str) and (sid not in old_sources or old_sources[sid].get("url") != s.get("url"))
+    ]
+    for s in sources:
+        s.setdefault("title", s.get("url", ""))
+    dropped = [sid for sid in old_sources if sid not in new_sources]
+    old_facts = {text for text, _ in _facts(original)}
+    facts = [{"text": text, "source_ids": ids} for text, ids in _facts(edited) if text not in old_facts]
+    entries_before = len(original.changelog.entries)
+    latest = edited.changelog.latest
+    summary = (
+        latest.summary
+        if latest is not None and len(edited.changelog.entries) > entries_before and latest.summary
+        else (result_text.strip()[:2000] or "Update by Claude Code")
+    )
+    proposal: dict[str, Any] = {"summary": summary, "sections": sections}
+    if sources:
+        proposal["sources"] = sources
+    if dropped:
+        proposal["drop_sources"] = dropped
+    if facts:
+        proposal["facts"] = facts
+    return proposal
+
+
+# --------------------------------------------------------------------------- the CLI's output
+def parse_output(stdout: str) -> tuple[dict[str, Any] | None, set[str]]:
+    """The final ``result`` object (``--output-format json`` or ``stream-json``) and every URL
+    that appeared in a tool result."""
+    result: dict[str, Any] | None = None
+    urls: set[str] = set()
+    for line in stdout.splitlines():
+        line = line.strip()
+        if not line.startswith("{"):
+            continue
+        try:
+            event = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if not isinstance(event, dict):
+            continue
+        if event.get("type") == "result":
+            result = event
+        message = event.get("message")
+        if event.get("type") == "user" and isinstance(message, dict):
+            for block in message.get("content") or []:
+                if isinstance(block, dict) and block.get("type") == "tool_result" and not block.get("is_error"):
+                    urls.update(u.rstrip(".,;") for u in _URL.findall(json.dumps(block.get("content"))))
+    if result is None:
+        try:
+            whole = json.loads(stdout)
+            result = whole if isinstance(whole, dict) else None
+        except json.JSONDecodeError:
+            pass
+    return result, urls
+
+
+class ClaudeCodeBackend:
+    name = "claude-code"
+
+    def __init__(
+        self,
+        *,
+        model: str,
+        doc_path: Path,
+        command: str = "claude",
+        max_turns: int = 40,
+        timeout_s: float = 3600.0,
+    ) -> None:
+        self.model = model
+        self.doc_path = Path(doc_path)
+        self.command = command
+        self.max_turns = max_turns
+        self.timeout_s = timeout_s
+
+    def new_run(self, budget_usd: float) -> RunInfo:
+        return RunInfo(backend=self.name, model=self.model, budget_usd=budget_usd)
+
+    def prompt(self, ctx: AgentContext, name: str, budget_usd: float) -> str:
+        focus = f"Research what changed since {ctx.as_of.isoformat()}." if ctx.as_of else "This is its first update."
+        lines = [
+            f"Update the o-o living document ./{name} in this folder. Today is {ctx.today.isoformat()}. {focus}",
+            "Follow the research intent of the update contract inside the file (the oo-contract JSON block), with these rules:",
+            "- Edit only the content of <article id=\"article\"> and the oo-source-cache and oo-changelog JSON blocks. "
+            "Do not change the manifest, the contract, the CSS, the scripts or the shell code: the harness sets version and date.",
+            "- One <h2 id=…> per section; keep the <!-- pid:… --> comments of paragraphs you keep; cite every claim as [sN].",
+            f"- New sources go into oo-source-cache with ids from {ctx.next_source_id} on (id, url, title, tier, accessed); "
+            "only URLs you actually found with WebSearch or WebFetch.",
+            "- Append one entry to oo-changelog summarising what changed.",
+            f"- Your budget is ${budget_usd:.2f}: a few targeted searches, fetch only what you cite.",
+        ]
+        if ctx.blocked_domains:
+            lines.append("- Never use: " + ", ".join(ctx.blocked_domains) + ".")
+        if ctx.sentinel:
+            lines.append("- This is a SENTINEL document: first check whether its event has happened; stay concise until it has.")
+        return "\n".join(lines)
+
+    def run(self, ctx: AgentContext, *, budget: Budget, run: RunInfo, validate: Callable[[Any], Any]) -> Any:
+        exe = shutil.which(self.command)
+        if exe is None:
+            raise AgentError(f"the `{self.command}` command (Claude Code) is not on PATH")
+        original = Document.read(self.doc_path)
+        allowance = max(budget.remaining_usd, 0.0)
+        with tempfile.TemporaryDirectory(prefix="oo-claude-") as tmp:
+            copy = Path(tmp) / self.doc_path.name
+            copy.write_bytes(original.to_bytes())
+            cmd = [
+                exe, "-p", self.prompt(ctx, copy.name, allowance),
+                "--output-format", "stream-json", "--verbose",
+                "--model", self.model,
+                "--max-budget-usd", f"{allowance:.2f}",
+                "--max-turns", str(self.max_turns),
+                "--no-session-persistence",
+                "--allowedTools", "WebSearch", "WebFetch", "Read", "Edit",
+            ]
+            try:
+                proc = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True, timeout=self.timeout_s, env=dict(os.environ), check=False)
+            except subprocess.TimeoutExpired:
+                raise AgentError(f"Claude Code did not finish within {self.timeout_s:.0f} s (its cost is unknown)") from None
+            result, urls = parse_output(proc.stdout)
+            self._account(result, urls, budget, run)
+            self._check(proc, result, run)
+            try:
+                edited = Document.read(copy)
+                proposal = proposal_from_copy(original, edited, result_text=str((result or {}).get("result") or ""))
+            except OOError as exc:
+                raise AgentError(f"Claude Code left the scratch copy unreadable: {exc} (cost ${run.cost_usd:.4f})", cost_usd=run.cost_usd) from None
+        if not proposal["sections"]:
+            raise AgentError(f"Claude Code changed no article section (cost ${run.cost_usd:.4f})", cost_usd=run.cost_usd)
+        return validate(proposal)
+
+    def _account(self, result: dict[str, Any] | None, urls: set[str], budget: Budget, run: RunInfo) -> None:
+        run.seen_urls |= urls
+        if not result:
+            return
+        usage = result.get("usage") if isinstance(result.get("usage"), dict) else {}
+        assert isinstance(usage, dict)
+        run.input_tokens = int(usage.get("input_tokens") or 0)
+        run.output_tokens = int(usage.get("output_tokens") or 0)
+        run.cache_creation_tokens = int(usage.get("cache_creation_input_tokens") or 0)
+        run.cache_read_tokens = int(usage.get("cache_read_input_tokens") or 0)
+        server = usage.get("server_tool_use") or {}
+        run.web_searches = int(server.get("web_search_requests") or 0) if isinstance(server, dict) else 0
+        run.requests = int(result.get("num_turns") or 0)
+        cost = result.get("total_cost_usd")
+        run.cost_usd = float(cost) if isinstance(cost, (int, float)) else 0.0
+        budget.spent_usd = run.cost_usd
+        if budget.spent_usd > budget.limit_usd + 1e-9:
+            run.overspent = True
+            run.warnings.append(
+                f"Claude Code spent ${run.cost_usd:.4f}, over the ${budget.limit_usd:.2f} budget (it checks only after each call)"
+            )
+
+    def _check(self, proc: subprocess.CompletedProcess[str], result: dict[str, Any] | None, run: RunInfo) -> None:
+        cost = run.cost_usd
+        if result is None:
+            tail = (proc.stderr or proc.stdout or "").strip().splitlines()[-3:]
+            raise AgentError(
+                f"Claude Code exited with code {proc.returncode} and no result: {' | '.join(tail) or 'no output'} (cost unknown)",
+                cost_usd=cost,
+            )
+        subtype = str(result.get("subtype") or "")
+        if subtype == "error_max_budget_usd":
+            raise BudgetExceeded(f"budget reached: Claude Code stopped at its budget (cost ${cost:.4f})", cost_usd=cost)
+        if subtype == "error_max_turns":
+            raise AgentError(f"Claude Code hit its turn limit ({self.max_turns}) (cost ${cost:.4f})", cost_usd=cost)
+        if subtype != "success" or result.get("is_error"):
+            raise AgentError(f"Claude Code failed ({subtype or 'error'}) (cost ${cost:.4f})", cost_usd=cost)

@@ -1,0 +1,167 @@
+"""Updating a whole library: the stale documents concurrently (AsyncAnthropic, a semaphore, a
+progress bar), or all of them through the Message Batches API (half-price tokens, polled).
+
+Each document's outcome is independent: a failure is recorded with its message and cost and the
+others go on. Writing follows ``write_result`` (pending proposal, or the document with ``yes``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Coroutine
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from ..errors import AgentError, OOError
+from .run import (
+    Prepared,
+    UpdateOptions,
+    UpdateResult,
+    aprepare_update,
+    begin,
+    gate,
+    write_result,
+)
+
+__all__ = ["LibraryUpdate", "find_documents", "update_library"]
+
+T = TypeVar("T")
+_SKIP_DIRS = {".oo-history", ".oo-cassettes", ".git", ".ipynb_checkpoints", "node_modules"}
+
+
+@dataclass
+class LibraryUpdate:
+    """Per-document outcomes of one ``update-all``."""
+
+    results: list[UpdateResult] = field(default_factory=list)
+    failures: dict[Path, str] = field(default_factory=dict)
+    failure_costs: dict[Path, float] = field(default_factory=dict)
+    elapsed_s: float = 0.0
+    batch_id: str | None = None
+
+    @property
+    def cost_usd(self) -> float:
+        return sum(r.cost_usd for r in self.results) + sum(self.failure_costs.values())
+
+    def by_status(self, status: str) -> list[UpdateResult]:
+        return [r for r in self.results if r.status == status]
+
+
+def find_documents(folder: str | Path) -> list[Path]:
+    """Every ``*.o-o.html`` under ``folder`` (history, cassettes and hidden folders left out)."""
+    root = Path(folder)
+    found = []
+    for p in sorted(root.rglob("*.o-o.html")):
+        rel = p.relative_to(root).parts[:-1]
+        if any(part in _SKIP_DIRS or part.startswith(".") for part in rel):
+            continue
+        if p.is_file():
+            found.append(p)
+    return found
+
+
+def _run_coroutine(coro: Coroutine[Any, Any, T]) -> T:
+    """``asyncio.run``, also from inside a running loop (Jupyter): then in a worker thread."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    box: dict[str, Any] = {}
+
+    def worker() -> None:
+        try:
+            box["value"] = asyncio.run(coro)
+        except BaseException as exc:
+            box["error"] = exc
+
+    t = threading.Thread(target=worker, name="oo-update-all")
+    t.start()
+    t.join()
+    if "error" in box:
+        raise box["error"]
+    value: T = box["value"]
+    return value
+
+
+def _progress(total: int, enabled: bool) -> Any:
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc="update-all", unit="doc", disable=not enabled or total == 0, leave=True)
+
+
+def _prepare_all(paths: list[Path], opts: UpdateOptions, out: LibraryUpdate) -> list[Prepared]:
+    """Read every document; the fresh ones (and index pages) are settled here, without requests."""
+    todo = []
+    for p in paths:
+        try:
+            prep = begin(p, opts)
+        except AgentError as exc:
+            if "index page" in exc.message:
+                continue
+            out.failures[p] = str(exc)
+            continue
+        except OOError as exc:
+            out.failures[p] = str(exc)
+            continue
+        early = gate(prep, opts)
+        if early is not None:
+            out.results.append(early)
+        else:
+            todo.append(prep)
+    return todo
+
+
+# --------------------------------------------------------------------------- concurrent
+async def _concurrent(todo: list[Prepared], opts: UpdateOptions, yes: bool, concurrency: int, bar: Any, out: LibraryUpdate) -> None:
+    gate_ = asyncio.Semaphore(max(1, concurrency))
+
+    async def one(prep: Prepared) -> None:
+        async with gate_:
+            try:
+                result = await aprepare_update(prep.path, opts)
+                result = await asyncio.to_thread(write_result, result, yes=yes)
+                out.results.append(result)
+            except AgentError as exc:
+                out.failures[prep.path] = str(exc)
+                out.failure_costs[prep.path] = exc.cost_usd
+            except OOError as exc:
+                out.failures[prep.path] = str(exc)
+            finally:
+                bar.update(1)
+
+    await asyncio.gather(*(one(p) for p in todo))
+
+
+def update_library(
+    folder: str | Path,
+    opts: UpdateOptions | None = None,
+    *,
+    concurrency: int = 4,
+    yes: bool = False,
+    batch: bool = False,
+    progress: bool = True,
+    poll_interval: float = 10.0,
+    max_wait_s: float = 24 * 3600.0,
+) -> LibraryUpdate:
+    """Update every stale document under ``folder`` (all of them with ``opts.force``)."""
+    opts = opts or UpdateOptions()
+    out = LibraryUpdate()
+    started = time.perf_counter()
+    todo = _prepare_all(find_documents(folder), opts, out)
+    bar = _progress(len(todo), progress)
+    try:
+        if batch and todo:
+            from .batch import run_batch
+
+            out.batch_id = run_batch(todo, opts, yes=yes, bar=bar, out=out, poll_interval=poll_interval, max_wait_s=max_wait_s)
+        elif todo:
+            _run_coroutine(_concurrent(todo, opts, yes, concurrency, bar, out))
+    finally:
+        bar.close()
+    out.elapsed_s = time.perf_counter() - started
+    out.results.sort(key=lambda r: str(r.path))
+    return out
+

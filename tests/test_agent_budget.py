@@ -1,0 +1,69 @@
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from oo_nb.agent.budget import Budget, estimate_tokens
+from oo_nb.agent.pricing import UsageFigures, price_for
+from oo_nb.errors import BudgetExceeded
+
+SONNET = price_for("claude-sonnet-5-5")
+
+
+def test_bound_counts_every_pass_and_the_searches() -> None:
+    b = Budget(1.0, SONNET, search_tokens=1000, fetch_tokens=2000, fetch_overhead_tokens=0)
+    # no tools: one pass
+    assert b.bound(10_000, 1000) == pytest.approx((10_000 * 2 + 1000 * 10) / 1e6)
+    # one fetch then one search, largest growth first: passes 10k, 12k, 13k
+    assert b.bound(10_000, 1000, searches=1, fetches=1) == pytest.approx((35_000 * 2 + 1000 * 10) / 1e6 + 0.01)
+
+
+def test_plan_shrinks_research_as_the_budget_shrinks() -> None:
+    plans = [Budget(limit, SONNET).plan(14_000, max_tokens=8192, min_tokens=2048, searches=5, fetches=3) for limit in (5.0, 1.0, 0.5)]
+    uses = [p.searches + p.fetches for p in plans]
+    assert uses == sorted(uses, reverse=True) and uses[0] == 8 and uses[-1] > 0
+
+
+def test_plan_without_research_then_with_fewer_tokens_then_refuses() -> None:
+    b = Budget(0.09, SONNET)
+    plan = b.plan(14_000, max_tokens=8192, min_tokens=2048, searches=5, fetches=3)
+    assert not plan.research and plan.max_tokens < 8192 and plan.bound_usd <= 0.09
+    b.spent_usd = 0.08
+    with pytest.raises(BudgetExceeded) as err:
+        b.plan(14_000, max_tokens=8192, min_tokens=2048, searches=5, fetches=3)
+    assert "budget reached" in str(err.value) and err.value.cost_usd == pytest.approx(0.08)
+
+
+def test_record_notes_overshoot_and_overspend() -> None:
+    b = Budget(0.10, SONNET)
+    b.plan(1000, max_tokens=1000, min_tokens=500, searches=0, fetches=0)
+    b.record(UsageFigures(input_tokens=1000, output_tokens=100))
+    assert not b.overspent and not b.overshoots
+    b.plan(1000, max_tokens=1000, min_tokens=500, searches=0, fetches=0)
+    b.record(UsageFigures(input_tokens=60_000, output_tokens=1000))
+    assert b.overshoots and "more than its bound" in b.overshoots[0]
+    assert b.overspent and b.spent_usd > 0.10
+
+
+def test_estimate_is_pessimistic() -> None:
+    assert estimate_tokens("x" * 2500) == 1000 + 3000
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    limit=st.floats(0.01, 10),
+    spent_share=st.floats(0, 1),
+    prompt=st.integers(1000, 200_000),
+    model=st.sampled_from(["claude-sonnet-5-5", "claude-opus-5-5", "claude-haiku-5-5", "claude-fable-5-2"]),
+)
+def test_a_plan_never_exceeds_what_is_left(limit: float, spent_share: float, prompt: int, model: str) -> None:
+    b = Budget(limit, price_for(model))
+    b.spent_usd = limit * spent_share
+    try:
+        plan = b.plan(prompt, max_tokens=8192, min_tokens=2048, searches=5, fetches=3)
+    except BudgetExceeded as exc:
+        assert exc.cost_usd == pytest.approx(b.spent_usd)
+        return
+    assert plan.bound_usd + plan.reserve_usd <= b.remaining_usd + 1e-9
+    assert plan.max_tokens >= 2048
