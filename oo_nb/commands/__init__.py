@@ -27,6 +27,8 @@ VERBS: dict[str, str] = {
     "contract": "contract",
     "index": "index",
     "sync": "sync",
+    "library": "library",
+    "audit": "audit",
 }
 
 

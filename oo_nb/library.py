@@ -1,0 +1,316 @@
+"""A folder of o-o documents as tidy pandas frames: documents, sources, facts, changelog,
+citations, errors, and the audit's findings.
+
+Discovery skips index pages, history folders and hidden folders; one unreadable file never stops
+the scan (it lands in ``errors``). Each document is reduced to a ``Digest`` (rows, not text), in
+two worker processes for large libraries; ``lib["slug"]`` re-reads the full Document on demand.
+Everything that depends on the date takes ``today`` so notebooks and tests get stable output."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from .digest import Digest, Failure, digest_many, relative_slug
+from .errors import NotFound
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.figure import Figure
+
+    from .document import Document
+
+__all__ = ["FRAMES", "Library", "discover"]
+
+FRAMES = ("documents", "sources", "facts", "changelog", "citations", "errors")
+SUFFIX = ".o-o.html"
+_POOL_MIN_DOCS = 300  # below this a worker pool costs more than it saves
+
+
+def discover(path: str | Path, recursive: bool = True) -> list[Path]:
+    """Every ``*.o-o.html`` document under ``path`` (sorted), leaving out index pages
+    (``index*.o-o.html``) and anything inside a hidden folder such as ``.oo-history``."""
+    root = Path(path)
+    if root.is_file():
+        return [root]
+    if not root.is_dir():
+        raise NotFound("no such folder", file=str(root))
+    found: list[Path] = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".")) if recursive else []
+        found.extend(
+            Path(folder) / name
+            for name in files
+            if name.endswith(SUFFIX) and not name.startswith((".", "index"))
+        )
+    return sorted(found)
+
+
+@dataclass(frozen=True)
+class _Scan:
+    digests: list[Digest]
+    failures: list[Failure]
+
+
+def _scan(items: list[tuple[str, str]], workers: int) -> _Scan:
+    results: list[Digest | Failure | None]
+    if workers > 1 and len(items) >= 2:
+        results = _scan_parallel(items, workers)
+    else:
+        results = digest_many(items)
+    digests = [r for r in results if isinstance(r, Digest)]
+    failures = [r for r in results if isinstance(r, Failure)]
+    return _Scan(digests, failures)
+
+
+def _scan_parallel(items: list[tuple[str, str]], workers: int) -> list[Digest | Failure | None]:
+    """Digest one share here and the others in child interpreters started with ``python -c``:
+    unlike fork it is safe in a threaded Jupyter kernel, and unlike multiprocessing's spawn it
+    never re-imports the caller's ``__main__`` (an unguarded script would run again)."""
+    import pickle
+    import subprocess
+    import sys
+    import tempfile
+
+    shares = [items[i::workers] for i in range(workers)]  # interleaved: similar sizes
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    children: list[tuple[subprocess.Popen[bytes] | None, Path, list[tuple[str, str]]]] = []
+    with tempfile.TemporaryDirectory(prefix="oo-library-") as tmp:
+        try:
+            for k, share in enumerate(shares[1:]):
+                src, dst = Path(tmp) / f"in{k}", Path(tmp) / f"out{k}"
+                src.write_bytes(pickle.dumps(share))
+                try:
+                    proc: subprocess.Popen[bytes] | None = subprocess.Popen(
+                        [sys.executable, "-c", _WORKER, str(src), str(dst)],
+                        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
+                    )
+                except OSError:  # cannot start processes here: this process does that share too
+                    proc = None
+                children.append((proc, dst, share))
+            results = digest_many(shares[0])
+            parts = [results]
+            for proc, dst, share in children:
+                parts.append(_collect(proc, dst, share))
+        finally:
+            for proc, _, _ in children:
+                if proc is not None and proc.poll() is None:
+                    proc.kill()
+                    proc.wait()
+    order = {path: i for i, (path, _) in enumerate(items)}
+    merged: list[Digest | Failure | None] = [r for part in parts for r in part if r is not None]
+    merged.sort(key=lambda r: order[r.path] if r is not None else -1)
+    return merged
+
+
+_WORKER = "import sys; from oo_nb.digest import worker_main; sys.exit(worker_main(sys.argv[1:]))"
+
+
+def _collect(proc: Any, dst: Path, share: list[tuple[str, str]]) -> list[Digest | Failure | None]:
+    import pickle
+    import subprocess
+
+    if proc is not None:
+        try:
+            code = proc.wait(timeout=max(120.0, 0.1 * len(share)))
+        except subprocess.TimeoutExpired:
+            code = -1
+        if code == 0 and dst.exists():
+            try:
+                result: list[Digest | Failure | None] = pickle.loads(dst.read_bytes())
+                return result
+            except (pickle.UnpicklingError, EOFError, AttributeError, ImportError):
+                pass
+    return digest_many(share)  # the child failed: do its share here rather than lose it
+
+
+class Library:
+    """The documents under ``path``. Frames are computed on first use and cached until
+    ``refresh()``; each access returns a copy, so callers may change it freely."""
+
+    def __init__(
+        self,
+        path: str | Path = ".",
+        recursive: bool = True,
+        *,
+        today: date | None = None,
+        workers: int | None = None,
+    ) -> None:
+        self.root = Path(path)
+        self.recursive = recursive
+        self._today = today
+        self.workers = workers
+        self._scan = _Scan([], [])
+        self._cache: dict[tuple[Any, ...], pd.DataFrame] = {}
+        self.refresh()
+
+    # ----------------------------------------------------------------- discovery
+    def refresh(self) -> Library:
+        """Re-scan the folder (documents added, changed or removed since)."""
+        paths = discover(self.root, self.recursive)
+        base = self.root if self.root.is_dir() else self.root.parent
+        items = [(str(p), relative_slug(p, base)) for p in paths]
+        workers = self.workers
+        if workers is None:
+            workers = min(2, os.cpu_count() or 1) if len(items) >= _POOL_MIN_DOCS else 1
+        self._scan = _scan(items, workers)
+        self._by_slug = {d.slug: d for d in self._scan.digests}
+        self._cache.clear()
+        return self
+
+    @property
+    def today(self) -> date:
+        from . import clock  # OO_TODAY pins the date for demos and nbval
+
+        return self._today or clock.today()
+
+    @property
+    def digests(self) -> list[Digest]:
+        return list(self._scan.digests)
+
+    @property
+    def failures(self) -> list[Failure]:
+        return list(self._scan.failures)
+
+    @property
+    def paths(self) -> list[Path]:
+        return [Path(d.path) for d in self._scan.digests]
+
+    @property
+    def slugs(self) -> list[str]:
+        return [d.slug for d in self._scan.digests]
+
+    def __len__(self) -> int:
+        return len(self._scan.digests)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.slugs)
+
+    def __contains__(self, slug: object) -> bool:
+        return slug in self._by_slug
+
+    def __getitem__(self, slug: str) -> Document:
+        """The full Document, read from disk now (the library keeps only its rows)."""
+        from .document import Document
+
+        digest = self._by_slug.get(slug) or self._by_slug.get(str(slug).removesuffix(SUFFIX))
+        if digest is None:
+            import difflib
+
+            close = difflib.get_close_matches(str(slug), self._by_slug, n=3)
+            hint = f"; did you mean {', '.join(close)}?" if close else ""
+            raise KeyError(f"no document {slug!r} in {self.root}{hint}")
+        return Document.read(digest.path)
+
+    def iter_documents(self) -> Iterator[Document]:
+        """Each Document in turn, read from disk one at a time."""
+        for slug in self.slugs:
+            yield self[slug]
+
+    # ----------------------------------------------------------------- frames
+    def _cached(self, key: tuple[Any, ...], build: Any) -> pd.DataFrame:
+        if key not in self._cache:
+            self._cache[key] = build()
+        return self._cache[key].copy()
+
+    def frame(self, name: str, *, today: date | None = None) -> pd.DataFrame:
+        """One frame by name: documents, sources, facts, changelog, citations, errors, audit."""
+        if name == "audit":
+            return self.audit(today=today)
+        if name not in FRAMES:
+            raise ValueError(f"unknown frame {name!r}; choose from {', '.join((*FRAMES, 'audit'))}")
+        from . import frames
+
+        day = today or self.today
+        dated = name in ("documents", "sources")
+        key = (name, day) if dated else (name,)
+        build = getattr(frames, f"{name}_frame")
+        if name == "errors":
+            return self._cached(key, lambda: build(self._scan.digests, self._scan.failures))
+        if dated:
+            return self._cached(key, lambda: build(self._scan.digests, day))
+        return self._cached(key, lambda: build(self._scan.digests))
+
+    @property
+    def documents(self) -> pd.DataFrame:
+        return self.frame("documents")
+
+    @property
+    def sources(self) -> pd.DataFrame:
+        return self.frame("sources")
+
+    @property
+    def facts(self) -> pd.DataFrame:
+        return self.frame("facts")
+
+    @property
+    def changelog(self) -> pd.DataFrame:
+        return self.frame("changelog")
+
+    @property
+    def citations(self) -> pd.DataFrame:
+        return self.frame("citations")
+
+    @property
+    def errors(self) -> pd.DataFrame:
+        return self.frame("errors")
+
+    def audit(self, stale_after_days: int = 365, today: date | None = None) -> pd.DataFrame:
+        """Findings (doc, severity, code, where, message); see ``oo_nb.audit.CHECKS``."""
+        from .audit import audit
+
+        day = today or self.today
+        return self._cached(("audit", stale_after_days, day), lambda: audit(self, stale_after_days, day))
+
+    # ----------------------------------------------------------------- plots
+    def plot_staleness(self, today: date | None = None, *, limit: int = 40, ax: Any = None) -> Figure:
+        from .plots import plot_staleness
+
+        return plot_staleness(self.frame("documents", today=today), today or self.today, limit=limit, ax=ax)
+
+    def plot_tiers(self, *, limit: int = 40, top_tiers: int = 8, ax: Any = None) -> Figure:
+        from .plots import plot_tiers
+
+        return plot_tiers(self.sources, limit=limit, top_tiers=top_tiers, ax=ax)
+
+    # ----------------------------------------------------------------- display
+    def summary(self) -> dict[str, int]:
+        docs = self.documents
+        counts = self.audit()["severity"].value_counts()
+        return {
+            "documents": len(docs),
+            "stale": int(docs["is_stale"].sum()),
+            "sentinels": int(docs["is_sentinel"].fillna(False).sum()),
+            "unreadable": len(self._scan.failures),
+            "sources": int(docs["n_sources"].sum()),
+            "errors": int(counts.get("error", 0)),
+            "warnings": int(counts.get("warning", 0)),
+            "info": int(counts.get("info", 0)),
+        }
+
+    def _headline(self) -> str:
+        s = self.summary()
+        return (
+            f"Library {self.root}: {s['documents']} documents ({s['stale']} stale, "
+            f"{s['sentinels']} sentinel), {s['unreadable']} unreadable, {s['sources']} sources; "
+            f"findings: {s['errors']} errors, {s['warnings']} warnings, {s['info']} info "
+            f"(as of {self.today.isoformat()})"
+        )
+
+    _SHOWN: ClassVar[list[str]] = ["slug", "title", "version", "as_of", "due", "is_stale", "n_sources", "n_citations"]
+
+    def __repr__(self) -> str:
+        shown = self.documents[self._SHOWN]
+        return self._headline() + "\n" + shown.to_string(max_rows=30, max_colwidth=40, index=False)
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None, **kwargs: Any) -> dict[str, str]:
+        import html
+
+        shown = self.documents[self._SHOWN]
+        table = shown.to_html(max_rows=30, index=False, na_rep="—", border=0, escape=True)
+        markup = f"<div class='oo-library'><p><strong>{html.escape(self._headline())}</strong></p>{table}</div>"
+        return {"text/plain": repr(self), "text/html": markup}
