@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from . import store
+from . import clock, store
 from .document import Document
 from .errors import FormatError, OOError
 from .index_data import DocEntry, Scan, scan
@@ -214,7 +214,7 @@ def update_index_text(doc: Document, content: str, count: int, last_scan: str) -
 
 
 def scan_stamp(now: datetime | None = None) -> str:
-    return (now or datetime.now()).strftime("%Y-%m-%d %H:%M")
+    return (now or clock.now().astimezone()).strftime("%Y-%m-%d %H:%M")
 
 
 # --------------------------------------------------------------------------- writing
@@ -267,7 +267,7 @@ def write_index(
     root = Path(folder)
     if not root.is_dir():
         raise OOError("is not a folder", file=str(root))
-    day = today or (now.date() if now else date.today())
+    day = today or (now.date() if now else clock.today())
     stamp = scan_stamp(now)
     found = scan(root)
     target = root / INDEX_NAME

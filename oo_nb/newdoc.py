@@ -10,7 +10,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from . import store
+from . import clock, store
 from .document import Document
 from .errors import OOError, ValidationError
 from .slug import candidate_paths, slugify
@@ -138,7 +138,7 @@ def _procedure(sentinel: bool) -> list[str]:
 def build_blocks(spec: NewSpec, today: date | None = None) -> dict[str, Any]:
     """The four blocks of a new document, keyed by block id."""
     s = _clean(spec)
-    year = (today or date.today()).year
+    year = (today or clock.today()).year
     sentinel = s.sentinel is not None
     scope = s.scope
     instructions: dict[str, Any] = {"role": _ROLE}

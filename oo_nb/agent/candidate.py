@@ -12,9 +12,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from typing import Any
 
+from .. import clock
 from ..article import CITATION, Article
 from ..document import Document
 from ..errors import AgentError
@@ -74,7 +75,7 @@ def build_candidate(
     nothing usable remains (e.g. every section was empty after sanitising)."""
     if doc.kind != "document":
         raise AgentError("the index page has no article to update", file=doc.file)
-    return _Builder(doc, proposal, run, today, now or datetime.now(UTC)).build(fetch_image)
+    return _Builder(doc, proposal, run, today, now or clock.now()).build(fetch_image)
 
 
 class _Builder:

@@ -15,6 +15,7 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from .. import clock
 from ..document import Document
 from ..errors import AgentError
 from .budget import Budget, estimate_tokens
@@ -206,7 +207,7 @@ def begin(path: str | Path, opts: UpdateOptions) -> Prepared:
     doc = Document.parse(original, path=p)
     if doc.kind != "document":
         raise AgentError("this is the library index page, not a document: use `oo update-all DIR`", file=str(p))
-    today = opts.today or date.today()
+    today = opts.today or clock.today()
     ctx = build_context(doc, today=today)
     from .backends.anthropic import resolve_model
 
