@@ -8,7 +8,7 @@ import anthropic
 import httpx2
 import pytest
 
-from oo_nb.testing.mock_api import PNG_1PX, MockAPI, Reply, Script, message, sse_events
+from oo_nb.testing.mock_api import PNG_CHART, MockAPI, Reply, Script, message, sse_events
 from oo_nb.testing.mock_scenarios import text
 
 from .agent_support import MARKER
@@ -78,5 +78,5 @@ def test_batches_round_trip_through_the_sdk() -> None:
 def test_image_endpoint_serves_a_png() -> None:
     with MockAPI() as mock:
         r = httpx2.get(f"{mock.base_url}/img/chart.png")
-    assert r.status_code == 200 and r.content == PNG_1PX and r.headers["content-type"] == "image/png"
+    assert r.status_code == 200 and r.content == PNG_CHART and r.headers["content-type"] == "image/png"
     assert json.dumps(HELLO)  # messages are plain JSON

@@ -17,7 +17,6 @@ research turn. Every request is recorded in ``requests`` for asserts.
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import itertools
 import json
@@ -32,7 +31,7 @@ from typing import Any, Literal
 from urllib.parse import parse_qs, urlsplit
 
 __all__ = [
-    "PNG_1PX",
+    "PNG_CHART",
     "MockAPI",
     "MockRequest",
     "Reply",
@@ -44,10 +43,24 @@ __all__ = [
 
 Fault = Literal["reset", "hang", "stream_error", "truncate"]
 
-# A 4×4 red PNG with an alpha channel (valid for Pillow).
-PNG_1PX = base64.b64decode(
-    "iVBORw0KGgoAAAANSUhEUgAAAAQAAAAECAYAAACp8Z5+AAAAEklEQVR4nGP4z8DwHxkzEC4AAI0vEO6m27m6AAAAAElFTkSuQmCC"
-)
+
+
+def _chart_png() -> bytes:
+    """A 96×64 PNG with transparency (what ``/img/*.png`` serves): big enough to be kept."""
+    import io
+
+    from PIL import Image, ImageDraw
+
+    img = Image.new("RGBA", (96, 64), (0, 0, 0, 0))
+    draw = ImageDraw.Draw(img)
+    for i, h in enumerate((20, 35, 50, 28)):
+        draw.rectangle((8 + i * 22, 60 - h, 24 + i * 22, 60), fill=(40, 90, 200, 255))
+    buf = io.BytesIO()
+    img.save(buf, "PNG")
+    return buf.getvalue()
+
+
+PNG_CHART = _chart_png()
 _ids = itertools.count(1)
 
 
@@ -356,7 +369,7 @@ class _Handler(BaseHTTPRequestHandler):
         request = MockRequest(method, parts.path, parse_qs(parts.query), {k.lower(): v for k, v in self.headers.items()}, body, raw)
         self.mock._record(request)
         if parts.path.startswith("/img/"):
-            self._send(200, PNG_1PX, "image/png")
+            self._send(200, PNG_CHART, "image/png")
             return
         if not self._authorised(request):
             self._json(401, {"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}})

@@ -149,6 +149,7 @@ def research_scenario(
     base_url: Callable[[], str] | str | None = None,
     pause_after_search: bool = False,
     with_image: bool = True,
+    image_url: str | None = None,
     model: str = "claude-sonnet-5-5",
     proposal: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
     today: date | None = None,
@@ -157,7 +158,8 @@ def research_scenario(
     it, a cited text, then ``submit_proposal`` (stop_reason ``tool_use``). With
     ``pause_after_search`` the first answer stops at ``pause_turn`` and the continuation finishes.
     ``proposal`` may rewrite the submitted input (to script malformed proposals). ``base_url``
-    (the mock's own) lets the proposed image live on the mock: no real network anywhere."""
+    (the mock's own) lets the proposed image live on the mock (http on loopback: the default
+    downloader refuses it before any network); ``image_url`` names another one."""
 
     def respond(request: MockRequest) -> Reply:
         user = _user_text(request)
@@ -165,7 +167,7 @@ def research_scenario(
         title = found.group(1) if found else "document"
         new_url = f"https://news.example.com/{_slug(title)}/latest-developments"
         root = base_url() if callable(base_url) else base_url
-        image_url = f"{root}/img/chart.png" if (with_image and root) else None
+        image = image_url or (f"{root}/img/chart.png" if (with_image and root) else None)
         body_tokens = max(1, len(request.raw) // 4)
         search_id, fetch_id = "srvtoolu_mock_search", "srvtoolu_mock_fetch"
         search_blocks = [
@@ -180,7 +182,7 @@ def research_scenario(
                 ],
             ),
         ]
-        submitted = proposal_for(user, new_url=new_url, image_url=image_url, today=today)
+        submitted = proposal_for(user, new_url=new_url, image_url=image, today=today)
         if proposal is not None:
             submitted = proposal(submitted)
         finish_blocks = [
