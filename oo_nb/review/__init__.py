@@ -9,14 +9,16 @@ if TYPE_CHECKING:
     from .diff import DocumentDiff, diff_documents
     from .hunks import Hunk
     from .session import ReviewSession
+    from .terminal import review_in_terminal
 
-__all__ = ["DocumentDiff", "Hunk", "ReviewSession", "diff_documents"]
+__all__ = ["DocumentDiff", "Hunk", "ReviewSession", "diff_documents", "review_in_terminal"]
 
 _LAZY = {
     "DocumentDiff": "diff",
     "diff_documents": "diff",
     "Hunk": "hunks",
     "ReviewSession": "session",
+    "review_in_terminal": "terminal",
 }
 
 

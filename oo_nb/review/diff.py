@@ -207,6 +207,7 @@ def text_of(html: str) -> str:
         root = lxml_html.fragment_fromstring(html, create_parent="div")
     except (etree.ParserError, ValueError):
         return _SPACE.sub(" ", re.sub(r"<[^>]*>", " ", html)).strip()
+    etree.strip_elements(root, "script", "style", "template", with_tail=False)  # not text a reader sees
     return _SPACE.sub(" ", root.text_content()).strip()
 
 

@@ -1,0 +1,90 @@
+"""``oo review DOC``: review the saved proposal (per change y/n/e/a/d/q, or ``--accept-all`` /
+``--reject-all``) and write what was accepted through the store."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..document import Document
+from ..store import discard_pending, load_pending, write_document
+from . import TextResult
+
+HELP = "review the saved proposal change by change and write what you accept"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("doc", help="the .o-o.html document with a saved proposal (from `oo update`)")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--accept-all", action="store_true", help="accept every change without asking")
+    mode.add_argument("--reject-all", action="store_true", help="reject every change and discard the proposal")
+    mode.add_argument("--widget", action="store_true", help="in a notebook: show the review widget instead")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="review even though the document changed since the proposal was made (the diff then also shows those changes undone)",
+    )
+    p.add_argument("--color", action="store_true", default=None, help="colour the diff even when not on a terminal")
+
+
+class WidgetResult:
+    """The review widget, displayed when a notebook shows the result."""
+
+    exit_code = 0
+
+    def __init__(self, widget: Any) -> None:
+        self.value = widget
+
+    def to_text(self) -> str:
+        return f"review widget for {self.value.path}"
+
+    def _ipython_display_(self) -> None:
+        from IPython.display import display
+
+        display(self.value)  # type: ignore[no-untyped-call]
+
+
+def run(ns: argparse.Namespace) -> TextResult | WidgetResult:
+    path = Path(ns.doc)
+    pending = load_pending(path)
+    warning = ""
+    if pending.stale:
+        if not ns.force:
+            return TextResult(
+                f"{path}: the document changed since this proposal was made ({pending.created}); "
+                "reviewing it would undo those changes. Run `oo update` again, or pass --force to review "
+                "against the current file. Nothing written.",
+                exit_code=1,
+            )
+        warning = "warning: the document changed since the proposal was made; its diff also undoes those changes\n"
+    if ns.widget:
+        from ..ui.review_widget import ReviewWidget
+
+        return WidgetResult(ReviewWidget.from_pending(path, force=ns.force))
+    current = path.read_bytes()
+    original = Document.parse(current, path=path)
+    from ..review.terminal import review_in_terminal
+
+    if warning:
+        print(warning.rstrip(), file=sys.stderr)
+    final = review_in_terminal(
+        original,
+        pending.candidate.with_path(path),
+        pending.run,
+        accept_all=ns.accept_all,
+        reject_all=ns.reject_all,
+        color=ns.color,
+    )
+    if final is None:
+        return TextResult(f"{warning}{path}: review ended early; nothing written, the proposal is kept", exit_code=1)
+    if final.to_bytes() == current:
+        discard_pending(path)
+        return TextResult(f"{warning}{path}: nothing accepted; the document is unchanged and the proposal discarded")
+    write_document(final.with_path(path), expected=current, action="review")
+    discard_pending(path)
+    return TextResult(
+        f"{warning}{path}: wrote version {final.manifest.version} (the previous file is kept in history)",
+        value=path,
+    )

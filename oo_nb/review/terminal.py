@@ -1,0 +1,247 @@
+"""Review in a terminal: the summary, then each change as a coloured diff with word highlights
+and a prompt (y/n/e/a/d/q), like ``git add -p``. Also the plain rendering ``oo diff`` prints."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any, TextIO
+
+from ..document import Document
+from ..errors import OOError
+from .diff import DocumentDiff
+from .hunks import Hunk
+from .session import ReviewSession
+
+__all__ = ["render_diff", "render_hunk", "review_in_terminal"]
+
+_RED, _GREEN, _CYAN, _DIM, _BOLD, _RESET = "\x1b[31m", "\x1b[32m", "\x1b[36m", "\x1b[2m", "\x1b[1m", "\x1b[0m"
+_DEL_HL, _INS_HL = "\x1b[1;37;41m", "\x1b[1;30;42m"
+_HELP = """y - accept this change
+n - reject this change
+e - edit it (opens $EDITOR, or type the replacement HTML and end with a line holding '.')
+a - accept this and every remaining change
+d - reject this and every remaining change
+q - quit without writing anything
+? - this help"""
+
+
+class _Paint:
+    def __init__(self, on: bool) -> None:
+        self.on = on
+
+    def __call__(self, code: str, text: str) -> str:
+        return f"{code}{text}{_RESET}" if self.on and text else text
+
+
+def render_hunk(hunk: Hunk, *, color: bool = False) -> str:
+    """One change as a unified diff: a header, ``-``/``+`` lines with changed words marked
+    (colour, or ``[-old-]``/``{+new+}`` without), images as labels, never base64."""
+    paint = _Paint(color)
+    head = f"@@ {hunk.id} {hunk.kind}: {hunk.title} @@"
+    lines = [paint(_CYAN, head)]
+    if hunk.fields and hunk.area != "article":
+        for f in hunk.fields:
+            if f.kind == "added":
+                lines.append(paint(_GREEN, f"+ {f.name}: {_short(f.after)}"))
+            elif f.kind == "removed":
+                lines.append(paint(_RED, f"- {f.name}: {_short(f.before)}"))
+            else:
+                lines.append(paint(_RED, f"- {f.name}: {_short(f.before)}"))
+                lines.append(paint(_GREEN, f"+ {f.name}: {_short(f.after)}"))
+    elif hunk.kind == "changed" and hunk.before_text and hunk.after_text:
+        old = "".join(_mark(w.text, "-", paint) if w.op == "-" else w.text for w in hunk.words if w.op != "+")
+        new = "".join(_mark(w.text, "+", paint) if w.op == "+" else w.text for w in hunk.words if w.op != "-")
+        lines.append(paint(_RED, "- ") + old if color else "- " + old)
+        lines.append(paint(_GREEN, "+ ") + new if color else "+ " + new)
+    else:
+        for text in hunk.before_text.splitlines():
+            lines.append(paint(_RED, f"- {text}"))
+        for text in hunk.after_text.splitlines():
+            lines.append(paint(_GREEN, f"+ {text}"))
+    for image in hunk.images:
+        lines.append(paint(_DIM, f"  [{image.ref}: {image.label}]"))
+    if hunk.unverified:
+        lines.append(paint(_BOLD, "  ! unverified: this URL was not seen in the run's search or fetch results"))
+    return "\n".join(lines)
+
+
+def _mark(text: str, op: str, paint: _Paint) -> str:
+    core = text.rstrip()
+    space = text[len(core) :]
+    if paint.on:
+        return paint(_DEL_HL if op == "-" else _INS_HL, core) + space
+    return (f"[-{core}-]" if op == "-" else f"{{+{core}+}}") + space
+
+
+def _short(value: Any, limit: int = 300) -> str:
+    import json
+
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def render_diff(diff: DocumentDiff, *, color: bool = False) -> str:
+    """Every change, decidable ones first, then those that follow them."""
+    parts = [diff.summary.text()]
+    if diff.is_empty:
+        return parts[0] + "\nno changes"
+    parts.extend(render_hunk(h, color=color) for h in diff.hunks if h.decidable)
+    derived = [h for h in diff.hunks if h.derived]
+    if derived:
+        parts.append("follows the decisions above:")
+        parts.extend(render_hunk(h, color=color) for h in derived)
+    return "\n\n".join(parts)
+
+
+def review_in_terminal(
+    original: Document,
+    candidate: Document,
+    run: dict[str, Any] | None = None,
+    *,
+    input: TextIO | None = None,  # the stream answers are read from (named as the brief asks)
+    output: TextIO | None = None,
+    accept_all: bool = False,
+    reject_all: bool = False,
+    editor: str | None = None,
+    color: bool | None = None,
+) -> Document | None:
+    """Ask about each change; return the final document (the original itself when nothing was
+    accepted), or None when the user quits. ``accept_all`` / ``reject_all`` ask nothing.
+    ``editor`` (else ``$VISUAL``/``$EDITOR`` when ``input`` is a terminal) edits a change in a
+    file; without one the replacement is read from ``input``. Writes no file."""
+    inp = input if input is not None else sys.stdin
+    out = output if output is not None else sys.stdout
+    if color is None:
+        color = bool(getattr(out, "isatty", lambda: False)()) and "NO_COLOR" not in os.environ
+    if accept_all and reject_all:
+        raise OOError("choose accept-all or reject-all, not both")
+    session = ReviewSession(original, candidate, run)
+    prompt = _Prompt(session, inp, out, color, _editor(editor, inp))
+    prompt.summary()
+    if accept_all:
+        session.accept_all()
+    elif reject_all:
+        session.reject_all()
+    elif not prompt.run():
+        print("quit: nothing written", file=out)
+        return None
+    return _finish(session, out)
+
+
+def _editor(explicit: str | None, inp: TextIO) -> str | None:
+    if explicit:
+        return explicit
+    if getattr(inp, "isatty", lambda: False)():
+        return os.environ.get("VISUAL") or os.environ.get("EDITOR") or None
+    return None
+
+
+def _finish(session: ReviewSession, out: TextIO) -> Document:
+    result = session.result()
+    for note in result.notes:
+        print(f"note: {note}", file=out)
+    final = result.document
+    if result.changed:
+        print(
+            f"accepted {result.accepted}, edited {result.edited}, rejected {result.rejected}: "
+            f"version {session.original.manifest.version} → {final.manifest.version}",
+            file=out,
+        )
+    else:
+        print("nothing accepted: the document stays as it was", file=out)
+    return final
+
+
+class _Prompt:
+    def __init__(self, session: ReviewSession, inp: TextIO, out: TextIO, color: bool, editor: str | None) -> None:
+        self.session, self.inp, self.out, self.color, self.editor = session, inp, out, color, editor
+
+    def say(self, text: str = "") -> None:
+        print(text, file=self.out)
+
+    def summary(self) -> None:
+        self.say(_Paint(self.color)(_BOLD, self.session.diff.summary.text()))
+
+    def ask(self, question: str) -> str | None:
+        self.out.write(question)
+        self.out.flush()
+        line = self.inp.readline()
+        return None if line == "" else line.strip().lower()
+
+    def run(self) -> bool:
+        """False when the user quits (or input ends)."""
+        hunks = self.session.diff.decidable
+        for n, hunk in enumerate(hunks, 1):
+            self.say()
+            self.say(render_hunk(hunk, color=self.color))
+            while True:
+                answer = self.ask(f"({n}/{len(hunks)}) accept this change [y,n,e,a,d,q,?]? ")
+                if answer is None or answer == "q":
+                    return False
+                if answer in ("y", "n"):
+                    (self.session.accept if answer == "y" else self.session.reject)(hunk.id)
+                elif answer in ("a", "d"):
+                    for rest in hunks[n - 1 :]:
+                        (self.session.accept if answer == "a" else self.session.reject)(rest.id)
+                    return True
+                elif answer == "e":
+                    if not hunk.editable:
+                        self.say("only article text can be edited; answer y or n")
+                        continue
+                    if not self.edit(hunk):
+                        continue
+                else:
+                    self.say(_HELP)
+                    continue
+                break
+        derived = [h.title for h in self.session.diff.hunks if h.derived]
+        if derived:
+            self.say("follows your decisions: " + "; ".join(derived))
+        return True
+
+    def edit(self, hunk: Hunk) -> bool:
+        start = self.session.editor_text(hunk.id)
+        text = self.from_editor(start) if self.editor else self.from_input(start)
+        if text is None or not text.strip():
+            self.say("edit cancelled")
+            return False
+        try:
+            clean = self.session.edit(hunk.id, text)
+        except OOError as exc:
+            self.say(f"edit refused: {exc}")
+            return False
+        self.say(_Paint(self.color)(_GREEN, f"+ {clean}"))
+        return True
+
+    def from_input(self, start: str) -> str | None:
+        self.say("current text:")
+        self.say(start)
+        self.say("type the replacement HTML; end with a line holding a single '.' (empty: cancel)")
+        lines: list[str] = []
+        while True:
+            line = self.inp.readline()
+            if line == "":
+                return None
+            if line.rstrip("\r\n") == ".":
+                return "\n".join(lines)
+            lines.append(line.rstrip("\r\n"))
+
+    def from_editor(self, start: str) -> str | None:
+        assert self.editor is not None
+        fd, name = tempfile.mkstemp(suffix=".html", prefix="oo-review-")
+        path = Path(name)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(start + "\n")
+            done = subprocess.run([*shlex.split(self.editor), str(path)], check=False)
+            if done.returncode != 0:
+                self.say(f"editor exited with status {done.returncode}")
+                return None
+            return path.read_text("utf-8")
+        finally:
+            path.unlink(missing_ok=True)
