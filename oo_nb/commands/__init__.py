@@ -29,6 +29,8 @@ VERBS: dict[str, str] = {
     "sync": "sync",
     "library": "library",
     "audit": "audit",
+    "review": "review",
+    "diff": "diff",
 }
 
 
