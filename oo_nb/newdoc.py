@@ -241,9 +241,13 @@ def create_document(spec: NewSpec, folder: str | Path = ".", today: date | None 
 
 # --------------------------------------------------------------------------- interactive
 def prompt_spec(
-    ask: Callable[[str], str] = input, say: Callable[[str], None] = print, sentinel: str | None = None
+    ask: Callable[[str], str] | None = None,
+    say: Callable[[str], None] | None = None,
+    sentinel: str | None = None,
 ) -> NewSpec:
     """Ask for title, scope, audience, tone and budget (the original's interactive ``--new``)."""
+    ask = ask or input  # looked up at call time, so a patched input() is used
+    say = say or print
     say("New living document")
     title = ""
     for _ in range(3):

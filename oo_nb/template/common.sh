@@ -26,3 +26,21 @@ oo_require_python() {
     exit 127
   fi
 }
+# Collect the options to pass on into the array oo_args. The original called the Claude Code
+# backend `--agent claude`; oo_nb names it claude-code. With "drop-force" first, --force is
+# left out (it means nothing for `new` and `sync`, and must never be read as a title).
+oo_collect_args() {
+  local mode=$1 after_agent=0 arg
+  shift
+  oo_args=()
+  for arg in "$@"; do
+    if [ "$mode" = "drop-force" ] && [ "$arg" = "--force" ]; then
+      continue
+    fi
+    if [ "$after_agent" = 1 ] && [ "$arg" = "claude" ]; then
+      arg=claude-code
+    fi
+    if [ "$arg" = "--agent" ]; then after_agent=1; else after_agent=0; fi
+    oo_args+=("$arg")
+  done
+}

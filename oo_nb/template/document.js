@@ -40,7 +40,7 @@ function fillHeader(manifest) {
   setText("doc-version", manifest.version !== undefined && manifest.version !== null ? asText(manifest.version) : "0");
 }
 
-/* ---- <!-- pid:section:hex --> comments become data-pid="section:hex" on the next element -- */
+/* ---- "pid:section:hex" comments become data-pid="section:hex" on the next element -- */
 function bindPids(article) {
   var walker = d.createTreeWalker(article, NodeFilter.SHOW_COMMENT, null);
   var comments = [];

@@ -39,5 +39,6 @@ done
 oo_require_python
 case ${1:-} in
   --show|--set|--add|--remove) exec "$oo_python" -m oo_nb contract "$0" "$@" ;;
-  *) exec "$oo_python" -m oo_nb update "$0" "$@" ;;
 esac
+oo_collect_args keep "$@"
+exec "$oo_python" -m oo_nb update "$0" ${oo_args[@]+"${oo_args[@]}"}

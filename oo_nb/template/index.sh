@@ -51,26 +51,21 @@ case $oo_command in
     ;;
   --new)
     oo_require_python
-    oo_args=()
-    for oo_arg in "$@"; do
-      # a new document is always due for its first update, so --force changes nothing
-      [ "$oo_arg" = "--force" ] || oo_args+=("$oo_arg")
-    done
+    # a new document is always due for its first update: --force changes nothing here
+    oo_collect_args drop-force "$@"
     if "$oo_python" -m oo_nb new --dir "$oo_dir" ${oo_args[@]+"${oo_args[@]}"}; then oo_status=0; else oo_status=$?; fi
     oo_rebuild_then_exit "$oo_status"
     ;;
   --update-all)
     oo_require_python
-    if "$oo_python" -m oo_nb update-all "$oo_dir" "$@"; then oo_status=0; else oo_status=$?; fi
+    oo_collect_args keep "$@"
+    if "$oo_python" -m oo_nb update-all "$oo_dir" ${oo_args[@]+"${oo_args[@]}"}; then oo_status=0; else oo_status=$?; fi
     oo_rebuild_then_exit "$oo_status"
     ;;
   --sync)
     oo_require_python
-    oo_args=()
-    for oo_arg in "$@"; do
-      # sync rewrites every document whose shared code differs: --force has nothing to add
-      [ "$oo_arg" = "--force" ] || oo_args+=("$oo_arg")
-    done
+    # sync rewrites every page whose shared code differs: --force has nothing to add
+    oo_collect_args drop-force "$@"
     exec "$oo_python" -m oo_nb sync "$oo_dir" ${oo_args[@]+"${oo_args[@]}"}
     ;;
   --show|--set|--add|--remove)
