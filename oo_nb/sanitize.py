@@ -199,7 +199,7 @@ def _prepare(fragment: str, placeholder: str) -> str:
     """Turn pid comments into placeholder elements, drop other comments and processing
     instructions, demote h1/h2 to h3 (lxml, structurally; nh3 has the last word anyway)."""
     if not fragment.strip():
-        return ""
+        return fragment  # only whitespace: nothing to parse (and cleaning keeps it)
     try:
         root = lxml_html.fragment_fromstring(fragment, create_parent="div")
     except (etree.ParserError, ValueError):
