@@ -24,7 +24,7 @@ class Sizes:
     races: int
     lock_trials: int
     fuzz_inputs: int
-    payload_repeats: int
+    hostile_docs: int
     doc_mb: float
     sources: int
     image_mb: float
@@ -38,8 +38,8 @@ class Sizes:
         )
 
 
-FULL = Sizes(full=True, kills=1000, races=200, lock_trials=5, fuzz_inputs=12_000, payload_repeats=1, doc_mb=50, sources=10_000, image_mb=5)
-QUICK = Sizes(full=False, kills=100, races=20, lock_trials=2, fuzz_inputs=1_200, payload_repeats=1, doc_mb=5, sources=1_000, image_mb=1)
+FULL = Sizes(full=True, kills=1000, races=200, lock_trials=5, fuzz_inputs=12_000, hostile_docs=3, doc_mb=50, sources=10_000, image_mb=5)
+QUICK = Sizes(full=False, kills=100, races=20, lock_trials=2, fuzz_inputs=1_200, hostile_docs=1, doc_mb=5, sources=1_000, image_mb=1)
 
 
 def _crash(sizes: Sizes, workdir: Path, seed: int) -> list[Figure]:
@@ -65,7 +65,7 @@ def _fuzz(sizes: Sizes, workdir: Path, seed: int) -> list[Figure]:
 
 def _hostile(sizes: Sizes, workdir: Path, seed: int) -> list[Figure]:
     module = importlib.import_module("oo_nb.testing.hostile")
-    rows: list[Figure] = module.hostile_output(workdir / "hostile")
+    rows: list[Figure] = module.hostile_output(workdir / "hostile", docs=sizes.hostile_docs)
     return rows
 
 
