@@ -26,12 +26,8 @@ from typing import Any, NoReturn
 
 from IPython.core.error import UsageError
 
-__all__ = ["MAGIC_ONLY", "MagicParser", "magic_verbs", "oo_magic", "parse_line", "register"]
+__all__ = ["MagicParser", "magic_verbs", "oo_magic", "parse_line", "register"]
 
-# Verbs the magic adds on top of the CLI's registry: name -> (module that parses it, help).
-MAGIC_ONLY: dict[str, tuple[str, str]] = {
-    "audit": ("library", "audit a library: the findings frame (doc, severity, code, where, message)"),
-}
 CELL_VERBS = ("contract",)
 
 
@@ -56,14 +52,12 @@ class MagicParser(argparse.ArgumentParser):
 def magic_verbs() -> list[str]:
     from .commands import VERBS
 
-    return sorted({*VERBS, *(v for v, (base, _) in MAGIC_ONLY.items() if base in VERBS)})
+    return list(VERBS)
 
 
 def _verb_module(verb: str) -> Any:
     from .commands import VERBS, load
 
-    if verb in MAGIC_ONLY:
-        return load(MAGIC_ONLY[verb][0])
     if verb not in VERBS:
         raise UsageError(f"%oo: unknown verb {verb!r}; one of: {', '.join(magic_verbs())} (see `%oo?`)")
     return load(verb)
@@ -73,8 +67,7 @@ def _verb_parser(verb: str) -> MagicParser:
     from . import results
 
     module = _verb_module(verb)
-    help_text = MAGIC_ONLY[verb][1] if verb in MAGIC_ONLY else str(module.HELP)
-    parser = MagicParser(prog=f"%oo {verb}", description=help_text)
+    parser = MagicParser(prog=f"%oo {verb}", description=str(module.HELP))
     module.add_arguments(parser)
     results.adapt_parser(verb, parser)
     return parser
@@ -104,8 +97,7 @@ def overall_help() -> str:
     ]
     for verb in magic_verbs():
         try:
-            module = _verb_module(verb)
-            text = MAGIC_ONLY[verb][1] if verb in MAGIC_ONLY else str(module.HELP)
+            text = str(_verb_module(verb).HELP)
         except Exception as exc:  # a broken verb must not hide the others' help
             text = f"(unavailable: {exc})"
         lines.append(f"  {verb:<10} {text}")

@@ -90,9 +90,15 @@ def run_verb(verb: str, ns: argparse.Namespace, *, cell: str | None = None) -> A
 
 def _plain(result: Any) -> Any:
     """A rich result is returned as is; a text-only one keeps its text, data and exit code."""
-    if hasattr(result, "_repr_mimebundle_") or hasattr(result, "_repr_html_"):
+    if any(hasattr(result, a) for a in ("_repr_mimebundle_", "_repr_html_", "_ipython_display_")):
         return result
     return TextOutput(result.to_text(), getattr(result, "value", None), int(result.exit_code))
+
+
+def _run(verb: str, ns: argparse.Namespace) -> Any:
+    from .commands import load
+
+    return load(verb).run(ns)
 
 
 # ----------------------------------------------------------------------------- verbs
@@ -132,7 +138,52 @@ def _plain_or_value(result: Any) -> Any:
     return result
 
 
+def _new(ns: argparse.Namespace) -> Any:
+    result = _run("new", ns)
+    extra = result.to_text().split("\n", 1)[1:]  # the first line is the path
+    if extra and extra[0].strip():
+        print(extra[0])
+    return result.document
+
+
+def _library(ns: argparse.Namespace) -> Any:
+    return _run("library", ns).value  # the Library, or the frame asked for with --frame/--format
+
+
+def _audit(ns: argparse.Namespace) -> Any:
+    result = _run("audit", ns)
+    print(result.summary())
+    return result.value  # the findings frame
+
+
+def _index(ns: argparse.Namespace) -> Any:
+    from .ui.preview import IndexPreview
+
+    result = _run("index", ns)
+    return IndexPreview(result.path, text=result.to_text())
+
+
+def _review(ns: argparse.Namespace) -> Any:
+    # A notebook cannot answer y/n prompts well: without --accept-all/--reject-all, the widget.
+    if not (ns.accept_all or ns.reject_all):
+        ns.widget = True
+    result = _run("review", ns)
+    return result.value if ns.widget and result.value is not None else _plain(result)
+
+
+def _update(ns: argparse.Namespace) -> Any:
+    from .ui.update_view import run_update
+
+    return run_update(ns)
+
+
 _SPECIAL: dict[str, Callable[[argparse.Namespace], Any]] = {
     "show": _show,
     "history": _history,
+    "new": _new,
+    "library": _library,
+    "audit": _audit,
+    "index": _index,
+    "review": _review,
+    "update": _update,
 }

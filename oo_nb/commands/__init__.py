@@ -31,6 +31,7 @@ VERBS: dict[str, str] = {
     "audit": "audit",
     "review": "review",
     "diff": "diff",
+    "demo": "demo",
 }
 
 

@@ -168,12 +168,13 @@ class ArticlePreview:
 class IndexPreview:
     """An index page (``index.o-o.html``): its cards and table in a sandboxed frame."""
 
-    def __init__(self, path: str | Path, *, height: int | None = None) -> None:
+    def __init__(self, path: str | Path, *, height: int | None = None, text: str | None = None) -> None:
         from ..document import Document
 
         self.path = Path(path)
         self.document = Document.read(self.path)
         self._height = height
+        self._text = text
 
     def content(self) -> str:
         text = self.document.span_text(self.document.html)
@@ -194,6 +195,8 @@ class IndexPreview:
         return iframe(self.page(), height=self.height(), title=f"preview of {self.path.name}")
 
     def to_text(self) -> str:
+        if self._text is not None:
+            return self._text
         cards = self.content().count('class="card')
         return f"{self.path}: library index ({cards} card(s))"
 
