@@ -12,6 +12,7 @@ from typing import Any
 import httpx2
 import pytest
 
+from oo_nb import clock
 from oo_nb.agent.run import UpdateOptions, freshness, prepare_update, write_result
 from oo_nb.cli import main
 from oo_nb.document import Document
@@ -52,7 +53,7 @@ def test_done_when_update_force_yes_on_every_corpus_document(name: str, api: Moc
     after = Document.read(path)
     m0, m1 = before.manifest, after.manifest
     assert m1.version == m0.version + 1
-    assert m1.as_of == date.today() and m1.as_of != m0.as_of
+    assert m1.as_of == clock.today() and m1.as_of != m0.as_of
     # the new section cites the new source, which is verified
     new = [s for s in after.article.sections if s.id.startswith("recent-developments")]
     assert len(new) == 1
@@ -80,7 +81,7 @@ def test_done_when_update_force_yes_on_every_corpus_document(name: str, api: Moc
 
 def test_fresh_document_is_skipped_without_force(api: MockAPI, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = copy_doc(tmp_path)
-    fresh = Document.read(path).edit_block("oo-manifest", lambda m: m.update(as_of=date.today().isoformat()))
+    fresh = Document.read(path).edit_block("oo-manifest", lambda m: m.update(as_of=clock.today().isoformat()))
     path.write_bytes(fresh.to_bytes())
     assert main(["update", str(path)]) == 0
     assert "Use --force" in capsys.readouterr().out and api.message_requests == []
@@ -225,7 +226,7 @@ def test_kept_placeholder_brings_back_the_original_image(tmp_path: Path) -> None
         mock.stop()
     assert "data:image" not in str(mock.message_requests[0].raw)
     assert result.candidate is not None
-    original_src = [f for f in doc.article.figures if f.src_kind == "data"][0]
+    original_src = next(f for f in doc.article.figures if f.src_kind == "data")
     new_figures = [f for f in result.candidate.document.article.figures if f.section == "status"]
     assert new_figures and new_figures[0].bytes == original_src.bytes
     write_result(result, yes=True)

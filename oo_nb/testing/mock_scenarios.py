@@ -14,6 +14,7 @@ from collections.abc import Callable
 from datetime import date
 from typing import Any
 
+from .. import clock
 from .mock_api import MockRequest, Reply, Script, error_reply, message
 
 __all__ = [
@@ -120,7 +121,7 @@ def proposal_for(user_text: str, *, new_url: str, image_url: str | None, today: 
         drop = [i for i in ids if isinstance(i, str) and i not in cited][:1]
     except (json.JSONDecodeError, AttributeError):
         pass
-    accessed = (today or date.today()).isoformat()
+    accessed = (today or clock.today()).isoformat()
     proposal: dict[str, Any] = {
         "summary": f"Added a Recent Developments section citing a new source ({new_id}).",
         "sections": [

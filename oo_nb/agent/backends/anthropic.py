@@ -135,7 +135,8 @@ class AnthropicBackend:
     def run(self, ctx: AgentContext, *, budget: Budget, run: RunInfo, validate: Callable[[Any], Any]) -> Any:
         """Research until a valid proposal (returned, as ``validate`` made it) or an AgentError."""
         conv = self.conversation(ctx, budget=budget, run=run, validate=validate)
-        with self.client() as client:
+        client = self.client()
+        try:
             while not conv.done:
                 params = conv.next_request()
                 try:
@@ -149,13 +150,17 @@ class AnthropicBackend:
                 except ValueError as exc:  # the SDK's own checks (e.g. streaming required)
                     raise conv.fail(f"the request was refused by the SDK: {exc}") from None
                 conv.on_response(message)
+        finally:
+            if self.http_client is None:  # a client we were given stays open for its owner
+                client.close()
         return conv.result
 
     async def arun(
         self, ctx: AgentContext, *, budget: Budget, run: RunInfo, validate: Callable[[Any], Any]
     ) -> Any:
         conv = self.conversation(ctx, budget=budget, run=run, validate=validate)
-        async with self.async_client() as client:
+        client = self.async_client()
+        try:
             while not conv.done:
                 params = conv.next_request()
                 try:
@@ -169,4 +174,7 @@ class AnthropicBackend:
                 except ValueError as exc:
                     raise conv.fail(f"the request was refused by the SDK: {exc}") from None
                 conv.on_response(message)
+        finally:
+            if self.async_http_client is None:
+                await client.close()
         return conv.result
