@@ -382,9 +382,10 @@ def make_document(slug: str, *, seed: int = 0, spec: Spec | None = None) -> byte
     spec = spec or random_spec(slug, seed)
     rng = random.Random(f"doc:{seed}:{slug}")
     sources = _sources(spec, rng)
-    css = _css(rng, 60)
-    js = "(function(){\n" + "".join(_JS_LINE.format(n=k) for k in range(40)) + "})();\n"
-    shell = "".join(_SHELL_LINE.format(n=k) for k in range(40))
+    # Real stylesheets, browser scripts and shell sections are 5-15 KB each.
+    css = _css(rng, 140)
+    js = "(function(){\n" + "".join(_JS_LINE.format(n=k) for k in range(80)) + "})();\n"
+    shell = "".join(_SHELL_LINE.format(n=k) for k in range(70))
     marker = spec.layout == "marker"
     fixed = len(css) + len(js) + len(shell) + 9000 + 200 * spec.n_sources + 120 * spec.n_facts
     budget_chars = max(spec.size_kb * 1024 - fixed - spec.images * 100_000, 2000)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import shutil
 from datetime import date
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ValidationError
@@ -89,7 +90,17 @@ class LibraryResult:
         return self.frame if self.named else self.library
 
     def to_text(self) -> str:
-        return render(self.frame, self.format)
+        frame = self.frame
+        if self.format == "table" and "path" in frame.columns:
+            frame["path"] = frame["path"].map(self._short, na_action="ignore")  # the name, not the folder
+        return render(frame, self.format)
+
+    def _short(self, path: str) -> str:
+        base = self.library.root if self.library.root.is_dir() else self.library.root.parent
+        try:
+            return Path(path).relative_to(base).as_posix()
+        except ValueError:
+            return path
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None, **kwargs: Any) -> Any:
         if self.named:
