@@ -224,3 +224,16 @@ def test_hunk_dict_is_json(corpus_dir: Path) -> None:
 
 def test_png_data_uri_is_valid() -> None:
     assert png_data_uri().startswith("data:image/png;base64,iVBOR")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b", "c.", "d!", " ", "  ", "e?", "\n", "ff"]), max_size=40),
+       st.lists(st.sampled_from(["a", "b", "c.", "d!", " ", "  ", "e?", "\n", "gg"]), max_size=40))
+def test_word_highlights_rebuild_both_texts(a: list[str], b: list[str]) -> None:
+    from oo_nb.review.words import word_diff
+
+    before, after = " ".join(a), " ".join(b)
+    ops = word_diff(before, after)
+    assert "".join(w.text for w in ops if w.op != "+") == before
+    assert "".join(w.text for w in ops if w.op != "-") == after
+    assert all(w.text for w in ops)

@@ -49,7 +49,9 @@ def test_decide_edit_write_back(doc_path: Path) -> None:
     w.hunk_views["a3"].reject_button.click()  # the removal: keep the paragraph
     view = w.hunk_views["a2"]  # the added paragraph, edited
     assert view.edit_button is not None
+    assert view.editor is None  # built on demand
     view.edit_button.click()
+    assert view.editor is not None and view.save_edit_button is not None
     assert view.edit_area.layout.display == "flex" and "A new finding" in view.editor.value
     view.editor.value = f"<p>Written in the widget [{new_id}].<img src=x onerror=alert(1)></p>"
     view.save_edit_button.click()
@@ -117,6 +119,7 @@ def test_refused_edit_shows_its_error(doc_path: Path) -> None:
     view = w.hunk_views["a1"]
     assert view.edit_button is not None
     view.edit_button.click()
+    assert view.editor is not None and view.save_edit_button is not None
     view.editor.value = "<p>Cites [s404] <script>x</script></p>"
     view.save_edit_button.click()
     assert "s404" in view.error.value and "<script" not in view.error.value
@@ -149,7 +152,9 @@ def test_stable_classes_and_images(doc_path: Path) -> None:
     view = w.hunk_views["a1"]
     assert {"oo-hunk", "oo-hunk-changed", "oo-area-article", "oo-decided-pending"} <= _classes(view)
     assert "oo-accept" in _classes(view.accept_button) and "oo-reject" in _classes(view.reject_button)
-    assert "oo-editor" in _classes(view.editor)
+    assert view.edit_button is not None and "oo-edit" in _classes(view.edit_button)
+    view.edit_button.click()
+    assert view.editor is not None and "oo-editor" in _classes(view.editor)
     view.accept_button.click()
     assert "oo-decided-accept" in _classes(view) and "oo-decided-pending" not in _classes(view)
     thumbs = [n for n in _walk(w) if isinstance(n, widgets.Image)]
@@ -177,3 +182,17 @@ def test_from_pending(doc_path: Path) -> None:
         ReviewWidget.from_pending(doc_path)
     forced = ReviewWidget.from_pending(doc_path, force=True)
     assert forced.session.original.to_bytes() == doc_path.read_bytes()  # against the current file
+
+
+def test_oo_review_widget_verb(doc_path: Path) -> None:
+    from oo_nb.commands import build_parser, load
+
+    doc = Document.read(doc_path)
+    cand, _ = synthetic_candidate(doc)
+    store.save_pending(doc_path, cand, {}, doc.to_bytes())
+    ns = build_parser().parse_args(["review", str(doc_path), "--widget"])
+    result = load("review").run(ns)
+    assert isinstance(result.value, ReviewWidget) and result.exit_code == 0
+    result.value.accept_all_button.click()
+    result.value.write_button.click()
+    assert doc_path.read_bytes() == cand.to_bytes()

@@ -20,7 +20,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--accept-all", action="store_true", help="accept every change without asking")
     mode.add_argument("--reject-all", action="store_true", help="reject every change and discard the proposal")
-    mode.add_argument("--widget", action="store_true", help="in a notebook: show the review widget instead")
+    mode.add_argument(
+        "--widget", action="store_true", help="show the review widget (the default inside a notebook kernel)"
+    )
     p.add_argument(
         "--force",
         action="store_true",
@@ -46,6 +48,16 @@ class WidgetResult:
         display(self.value)  # type: ignore[no-untyped-call]
 
 
+def _in_kernel() -> bool:
+    """Inside a notebook kernel nobody can answer prompts on stdin: show the widget instead."""
+    if "ipykernel" not in sys.modules:
+        return False
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    return shell is not None and getattr(shell, "kernel", None) is not None
+
+
 def run(ns: argparse.Namespace) -> TextResult | WidgetResult:
     path = Path(ns.doc)
     pending = load_pending(path)
@@ -59,7 +71,7 @@ def run(ns: argparse.Namespace) -> TextResult | WidgetResult:
                 exit_code=1,
             )
         warning = "warning: the document changed since the proposal was made; its diff also undoes those changes\n"
-    if ns.widget:
+    if ns.widget or (not (ns.accept_all or ns.reject_all) and _in_kernel()):
         from ..ui.review_widget import ReviewWidget
 
         return WidgetResult(ReviewWidget.from_pending(path, force=ns.force))

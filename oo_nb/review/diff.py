@@ -147,7 +147,8 @@ def _items(units: list[Unit]) -> list[Item]:
 def _article_hunks(make: _Maker, images: ImageTable, before_html: str, after_html: str) -> ArticlePlan:
     before, tail_b = split_units(before_html)
     after, tail_a = split_units(after_html)
-    slots = align(_items(before), _items(after))
+    items_b, items_a = _items(before), _items(after)
+    slots = align(items_b, items_a)
     ids: list[str | None] = [None] * len(slots)
     count = 0
     for n, slot in enumerate(slots):
@@ -159,7 +160,7 @@ def _article_hunks(make: _Maker, images: ImageTable, before_html: str, after_htm
             other = slots[slot.pair]
             b = b or (before[other.before] if other.before is not None else None)
             a = a or (after[other.after] if other.after is not None else None)
-        elif b is not None and a is not None and b.norm == a.norm:
+        elif slot.before is not None and slot.after is not None and items_b[slot.before].content == items_a[slot.after].content:
             continue
         count += 1
         hunk = _unit_hunk(make, images, f"a{count}", b, a, moved=slot.pair is not None)
@@ -208,7 +209,7 @@ def text_of(html: str) -> str:
     except (etree.ParserError, ValueError):
         return _SPACE.sub(" ", re.sub(r"<[^>]*>", " ", html)).strip()
     etree.strip_elements(root, "script", "style", "template", with_tail=False)  # not text a reader sees
-    return _SPACE.sub(" ", root.text_content()).strip()
+    return " ".join(root.text_content().split())
 
 
 # --------------------------------------------------------------------------- the rest

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import io
+import random
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -118,24 +119,37 @@ def synthetic_candidate(doc: Document, edits: Edits = Edits()) -> tuple[Document
     return cand.with_block("oo-changelog", log), new_id
 
 
+def _prose(rng: random.Random, chars: int, vocabulary: list[str], weights: list[float], cite: int) -> str:
+    words: list[str] = []
+    size = 0
+    while size < chars:
+        word = rng.choices(vocabulary, weights)[0]
+        if len(words) % 18 == 17:
+            word += "."
+        if len(words) % 45 == 44:
+            word += f" [s{(cite + len(words)) % 9 + 1}]"
+        words.append(word)
+        size += len(word) + 1
+    return " ".join(words).capitalize()
+
+
 def synthetic_article_document(doc: Document, paragraphs: int = 60, target_bytes: int = 150_000) -> Document:
     """``doc`` with an article of ``paragraphs`` cited paragraphs in 6 sections, about
-    ``target_bytes`` long (for the benchmark)."""
-    words = ["model", "benchmark", "release", "pricing", "context", "window", "tokens", "agentic", "reasoning", "open", "weight", "frontier", "evaluation", "leaderboard", "latency", "throughput", "dataset", "licence", "training", "inference", "safety", "policy"]
+    ``target_bytes`` long (for the benchmark). The words follow a Zipf-like law over a
+    2,000-word vocabulary, like prose: common words repeat, most words are rare."""
+    rng = random.Random(7)
+    syllables = ["ka", "lo", "mi", "ter", "an", "so", "vel", "ri", "du", "pen", "cor", "tal", "ne", "bi", "us"]
+    vocabulary = list(dict.fromkeys("".join(rng.choices(syllables, k=rng.randint(1, 4))) for _ in range(2600)))[:2000]
+    weights = [1 / (rank + 1) for rank in range(len(vocabulary))]
     per = max(200, target_bytes // paragraphs - 80)
+    per_section = max(1, paragraphs // 6)
     out: list[str] = []
+    sec = "section-1"
     for p in range(paragraphs):
-        if p % (paragraphs // 6 or 1) == 0:
-            sec = f"section-{p // (paragraphs // 6 or 1) + 1}"
-            out.append(f'\n<!-- pid:{sec}:{p:08x} -->\n<h2 id="{sec}">Section {sec[-1]}</h2>\n')
-        text: list[str] = []
-        k = p
-        while sum(len(w) + 1 for w in text) < per:
-            text.append(words[(k * 7 + len(text) * 3) % len(words)])
-            if len(text) % 40 == 0:
-                text[-1] += f" [s{(k % 9) + 1}]."
-            k += 1
-        out.append(f"\n<!-- pid:{sec}:{0x10000000 + p:08x} -->\n<p>{' '.join(text)}.</p>\n")
+        if p % per_section == 0:
+            sec = f"section-{p // per_section + 1}"
+            out.append(f'\n<!-- pid:{sec}:{p:08x} -->\n<h2 id="{sec}">Section {p // per_section + 1}</h2>\n')
+        out.append(f"\n<!-- pid:{sec}:{0x10000000 + p:08x} -->\n<p>{_prose(rng, per, vocabulary, weights, p)}.</p>\n")
     out.append('\n<h2 id="references">References</h2>\n<ol>\n')
     out.extend(f'<li><a href="https://example.org/{i}">Source {i}</a></li>\n' for i in range(1, 10))
     out.append("</ol>\n")

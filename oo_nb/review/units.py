@@ -30,7 +30,6 @@ _CLOSES_P = frozenset(
 )
 _HEADINGS = frozenset(("h1", "h2", "h3", "h4", "h5", "h6"))
 _TAGS = re.compile(r"<[^>]*>")
-_SPACE = re.compile(r"\s+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +51,7 @@ class Unit:
     @property
     def norm(self) -> str:
         """The body with runs of whitespace collapsed: re-wrapping a paragraph is no change."""
-        return _SPACE.sub(" ", self.body).strip()
+        return " ".join(self.body.split())  # str.split: far faster than a regex on 150 KB
 
     @property
     def is_references(self) -> bool:

@@ -51,15 +51,11 @@ class HunkView(widgets.VBox):  # type: ignore[misc]
         self.reject_button = self._button("Reject", "oo-reject", "keep the text as it was", lambda: session.reject(hunk.id))
         controls = [self.accept_button, self.reject_button]
         self.edit_button: widgets.Button | None = None
-        self.editor = widgets.Textarea(layout=widgets.Layout(width="100%", height="150px"))
-        self.editor.add_class("oo-editor")
-        self.save_edit_button = widgets.Button(description="Use edit", button_style="info", tooltip="use the edited HTML")
-        self.save_edit_button.add_class("oo-save-edit")
-        self.save_edit_button.on_click(lambda _: self.save_edit())
-        self.cancel_edit_button = widgets.Button(description="Cancel")
-        self.cancel_edit_button.add_class("oo-cancel-edit")
-        self.cancel_edit_button.on_click(lambda _: self._show_editor(False))
-        self.edit_area = widgets.VBox([self.editor, widgets.HBox([self.save_edit_button, self.cancel_edit_button])])
+        # The editor is built on the first "Edit": five widgets fewer per change until then.
+        self.editor: widgets.Textarea | None = None
+        self.save_edit_button: widgets.Button | None = None
+        self.cancel_edit_button: widgets.Button | None = None
+        self.edit_area = widgets.VBox([])
         self.edit_area.add_class("oo-edit-area")
         self.edit_area.layout.display = "none"
         if hunk.editable:
@@ -105,13 +101,29 @@ class HunkView(widgets.VBox):  # type: ignore[misc]
         button.on_click(click)
         return button
 
+    def _build_editor(self) -> widgets.Textarea:
+        editor = widgets.Textarea(layout=widgets.Layout(width="100%", height="150px"))
+        editor.add_class("oo-editor")
+        save = widgets.Button(description="Use edit", button_style="info", tooltip="use the edited HTML")
+        save.add_class("oo-save-edit")
+        save.on_click(lambda _: self.save_edit())
+        cancel = widgets.Button(description="Cancel")
+        cancel.add_class("oo-cancel-edit")
+        cancel.on_click(lambda _: self._show_editor(False))
+        self.editor, self.save_edit_button, self.cancel_edit_button = editor, save, cancel
+        self.edit_area.children = [editor, widgets.HBox([save, cancel])]
+        return editor
+
     def _show_editor(self, show: bool) -> None:
         if show:
-            self.editor.value = self.session.editor_text(self.hunk.id)
+            editor = self.editor or self._build_editor()
+            editor.value = self.session.editor_text(self.hunk.id)
             self.error.value = ""
         self.edit_area.layout.display = "flex" if show else "none"
 
     def save_edit(self) -> None:
+        if self.editor is None:
+            return
         try:
             clean = self.session.edit(self.hunk.id, self.editor.value)
         except OOError as exc:
@@ -135,7 +147,6 @@ class HunkView(widgets.VBox):  # type: ignore[misc]
         self.add_class(f"oo-decided-{decision}")
 
     def disable(self) -> None:
-        for button in (self.accept_button, self.reject_button, self.edit_button, self.save_edit_button):
-            if button is not None:
-                button.disabled = True
-        self.editor.disabled = True
+        for control in (self.accept_button, self.reject_button, self.edit_button, self.save_edit_button, self.editor):
+            if control is not None:
+                control.disabled = True

@@ -1,0 +1,81 @@
+"""Review figures on a 150 KB article with 60 paragraphs (target: the diff in <= 100 ms):
+a typical update, every paragraph rewritten, applying mixed decisions, building the widget."""
+
+from __future__ import annotations
+
+import re
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from oo_nb.document import Document
+from oo_nb.review.diff import diff_documents
+from oo_nb.review.samples import synthetic_article_document, synthetic_candidate
+from oo_nb.review.session import ReviewSession
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+TARGET_MS = 100.0
+
+
+def median_ms(fn: Callable[[], Any], n: int = 15) -> float:
+    times = []
+    for _ in range(n):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times) * 1e3
+
+
+def full_diff(a: Document, b: Document) -> int:
+    """The diff with every hunk's word highlights computed (they are lazy otherwise)."""
+    diff = diff_documents(a, b)
+    return sum(len(h.words) for h in diff.hunks)
+
+
+def _five_edits(m: re.Match[str]) -> str:
+    words = m.group(0).split(" ")
+    for k in range(1, 6):
+        i = k * len(words) // 6
+        words[i] = "changed"
+    return " ".join(words)
+
+
+def main() -> None:
+    base = synthetic_article_document(Document.read(CORPUS / "ai-model-landscape.o-o.html"))
+    html = base.article_html
+    paragraphs = len(re.findall(r"<p>", html))
+    typical, _ = synthetic_candidate(base)
+    rewritten = base.with_article(re.sub(r"(<p>\w+ \w+ )(\w+)", lambda m: m.group(1) + "revised", html))
+    # five edits spread through every paragraph: the common head/tail shortcut cannot help
+    spread = base.with_article(re.sub(r"<p>[^<]*</p>", _five_edits, html))
+    print(f"article: {len(html.encode()):,} bytes, {paragraphs} paragraphs, {len(base.to_bytes()):,} bytes in the file")
+    t_typical = median_ms(lambda: full_diff(base, typical))
+    hunks = len(diff_documents(base, typical).hunks)
+    print(f"diff, typical update ({hunks} hunks)             {t_typical:7.1f} ms  ({t_typical / TARGET_MS:.2f} x target)")
+    t_all = median_ms(lambda: full_diff(base, rewritten))
+    hunks = len(diff_documents(base, rewritten).hunks)
+    print(f"diff, every paragraph's 3rd word ({hunks} hunks) {t_all:7.1f} ms  ({t_all / TARGET_MS:.2f} x target)")
+    t_spread = median_ms(lambda: full_diff(base, spread), n=7)
+    print(f"diff, every paragraph edited in 5 places      {t_spread:7.1f} ms  ({t_spread / TARGET_MS:.2f} x target)")
+    t_same = median_ms(lambda: full_diff(base, base))
+    print(f"diff, identical documents                     {t_same:7.1f} ms")
+
+    def mixed() -> None:
+        session = ReviewSession(base, typical)
+        for n, hunk in enumerate(session.diff.decidable):
+            (session.accept if n % 2 == 0 else session.reject)(hunk.id)
+        session.apply()
+
+    print(f"diff + apply, half the changes accepted       {median_ms(mixed):7.1f} ms")
+    try:
+        from oo_nb.ui.review_widget import ReviewWidget
+    except ImportError:  # pragma: no cover - ipywidgets is a dependency
+        return
+    t_widget = median_ms(lambda: ReviewWidget(base, rewritten), n=3)
+    print(f"review widget built, {paragraphs} hunks (no kernel)     {t_widget:7.1f} ms")
+
+
+if __name__ == "__main__":
+    main()
