@@ -1,0 +1,154 @@
+"""The Claude Code backend with a fake `claude` on PATH: scratch copy, budget and model passed on,
+edits diffed into a proposal, failures reported with their cost, overspend never auto-written."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from oo_nb.agent.backends.claude_code import parse_output, proposal_from_copy, split_sections
+from oo_nb.agent.run import UpdateOptions, prepare_update, write_result
+from oo_nb.cli import main
+from oo_nb.document import Document
+
+from .agent_support import CORPUS, TODAY, copy_doc
+
+NEW_URL = "https://news.example.com/claude-found-this"
+
+FAKE = r'''
+import json, os, sys
+from pathlib import Path
+from oo_nb.document import Document
+
+mode = os.environ.get("FAKE_CLAUDE_MODE", "success")
+Path(os.environ["FAKE_CLAUDE_LOG"]).write_text(json.dumps({"argv": sys.argv[1:], "cwd": os.getcwd()}))
+if mode == "crash":
+    print("boom: something broke", file=sys.stderr)
+    sys.exit(1)
+doc_path = next(Path.cwd().glob("*.o-o.html"))
+url = "NEW_URL"
+if mode in ("success", "overspend"):
+    doc = Document.read(doc_path)
+    html = doc.article_html.replace('<h2 id="references">', '<h2 id="claude-update">Claude Update</h2>\n<p>Fresh news [s20].</p>\n\n<h2 id="references">', 1)
+    doc = doc.with_article(html)
+    doc = doc.edit_block("oo-source-cache", lambda c: c["sources"].append({"id": "s20", "url": url, "title": "Found", "tier": "news", "accessed": "2026-11-29"}))
+    doc = doc.edit_block("oo-changelog", lambda c: c["entries"].append({"version": 3, "timestamp": "2026-11-29", "summary": "Claude added an update section."}))
+    doc_path.write_bytes(doc.to_bytes())
+elif mode == "broken":
+    doc_path.write_text("not a document any more")
+events = [
+    {"type": "system", "subtype": "init", "model": "x"},
+    {"type": "assistant", "message": {"content": [{"type": "tool_use", "name": "WebSearch", "input": {"query": "q"}}]}},
+    {"type": "user", "message": {"content": [{"type": "tool_result", "content": [{"type": "text", "text": "Results: " + url + " and https://other.example.org/x."}]}]}},
+]
+subtype = {"budget": "error_max_budget_usd", "turns": "error_max_turns"}.get(mode, "success")
+cost = {"overspend": 9.0, "budget": 0.5}.get(mode, 0.12)
+events.append({"type": "result", "subtype": subtype, "is_error": subtype != "success", "total_cost_usd": cost,
+               "num_turns": 4, "result": "Done.", "usage": {"input_tokens": 5000, "output_tokens": 700,
+               "cache_read_input_tokens": 100, "server_tool_use": {"web_search_requests": 2}}})
+for e in events:
+    print(json.dumps(e))
+'''.replace("NEW_URL", NEW_URL)
+
+
+@pytest.fixture
+def fake_claude(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    script = bin_dir / "claude"
+    script.write_text(f"#!{sys.executable}\n{FAKE}")
+    script.chmod(0o755)
+    log = tmp_path / "claude-args.json"
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+    monkeypatch.setenv("FAKE_CLAUDE_LOG", str(log))
+    return log
+
+
+def opts(**kw: object) -> UpdateOptions:
+    return UpdateOptions(force=True, agent="claude-code", today=TODAY, download_images=False, **kw)  # type: ignore[arg-type]
+
+
+def test_edits_become_a_verified_proposal(fake_claude: Path, tmp_path: Path) -> None:
+    doc = copy_doc(tmp_path / "lib")
+    base = doc.read_bytes()
+    result = prepare_update(doc, opts(model="claude-opus-5-5", budget_usd=1.25))
+    assert doc.read_bytes() == base  # the document itself is never touched
+    call = json.loads(fake_claude.read_text())
+    argv = call["argv"]
+    assert Path(call["cwd"]) != doc.parent and not Path(call["cwd"]).exists()  # scratch copy, cleaned up
+    assert argv[argv.index("--model") + 1] == "claude-opus-5-5"
+    assert argv[argv.index("--max-budget-usd") + 1] == "1.25"
+    assert "--no-session-persistence" in argv and argv[argv.index("--output-format") + 1] == "stream-json"
+    run = result.run
+    assert run is not None and run.backend == "claude-code" and run.cost_usd == pytest.approx(0.12)
+    assert (run.input_tokens, run.output_tokens, run.web_searches, run.requests) == (5000, 700, 2, 4)
+    assert NEW_URL in run.seen_urls
+    cand = result.candidate
+    assert cand is not None and not cand.unverified
+    new = cand.document.source_cache.by_id()["s20"]
+    assert new.url == NEW_URL and new.verified is True
+    assert "claude-update" in [s.id for s in cand.document.article.sections]
+    latest = cand.document.changelog.latest
+    assert latest is not None and latest.summary == "Claude added an update section." and latest.extra["agent"] == "claude-code"
+    assert result.auto_write
+
+
+def test_overspend_is_kept_for_review(fake_claude: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FAKE_CLAUDE_MODE", "overspend")
+    doc = copy_doc(tmp_path)
+    base = doc.read_bytes()
+    result = prepare_update(doc, opts(budget_usd=1.0))
+    assert result.run is not None and result.run.overspent and not result.auto_write
+    write_result(result, yes=True)
+    assert result.written is None and result.pending is not None and doc.read_bytes() == base
+
+
+@pytest.mark.parametrize(
+    ("mode", "pattern"),
+    [
+        ("budget", r"budget reached: Claude Code stopped at its budget \(cost \$0\.5000\)"),
+        ("turns", "turn limit"),
+        ("broken", r"left the scratch copy unreadable.*cost \$0\.1200"),
+        ("nochange", "changed no article section"),
+        ("crash", "exited with code 1 and no result: boom"),
+    ],
+)
+def test_failures_write_nothing(mode: str, pattern: str, fake_claude: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("FAKE_CLAUDE_MODE", mode)
+    doc = copy_doc(tmp_path)
+    base = doc.read_bytes()
+    assert main(["update", str(doc), "--force", "--yes", "--agent", "claude-code"]) == 2
+    err = capsys.readouterr().err
+    assert re.search(pattern, err), err
+    assert doc.read_bytes() == base and not (doc.parent / ".oo-history").exists()
+
+
+def test_missing_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(Exception, match="not on PATH"):
+        prepare_update(copy_doc(tmp_path), opts())
+
+
+def test_split_and_diff_by_section() -> None:
+    original = Document.read(CORPUS / "ai-model-landscape.o-o.html")  # pid comments before headings
+    parts = split_sections(original.article_html)
+    assert "overview" in parts and parts["overview"][0] == "Overview"
+    assert not parts["overview"][1].rstrip().endswith("-->")  # the next heading's pid is not part of the body
+    edited = original.with_article(original.article_html.replace("The large language model landscape", "The LLM landscape", 1))
+    proposal = proposal_from_copy(original, edited)
+    assert [s["id"] for s in proposal["sections"]] == ["overview"]
+    assert proposal_from_copy(original, original)["sections"] == []
+
+
+def test_parse_output_json_and_stream() -> None:
+    whole = json.dumps({"type": "result", "subtype": "success", "total_cost_usd": 0.1})
+    assert parse_output(whole)[0] == json.loads(whole)
+    stream = "\n".join([json.dumps({"type": "user", "message": {"content": [{"type": "tool_result", "content": "see https://a.example/x."}]}}), whole])
+    result, urls = parse_output(stream)
+    assert result is not None and urls == {"https://a.example/x"}
+    assert parse_output("garbage")[0] is None

@@ -1,0 +1,127 @@
+"""`oo update-all`: stale documents concurrently, failures isolated, and the Message Batches path."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from oo_nb import clock
+from oo_nb.agent.many import find_documents, update_library
+from oo_nb.agent.run import UpdateOptions
+from oo_nb.cli import main
+from oo_nb.document import Document
+from oo_nb.store import load_pending
+from oo_nb.testing.mock_api import MockAPI, MockRequest, Reply, error_reply, message
+from oo_nb.testing.mock_scenarios import research_scenario, text
+
+from .agent_support import DOCS, MARKER, assert_no_secret, copy_doc, start_mock
+
+
+def library(folder: Path) -> list[Path]:
+    paths = [copy_doc(folder, name) for name in [*DOCS, "index.o-o.html"]]
+    nested = folder / "sub" / "deeper"
+    paths.append(copy_doc(nested, "yc-w26-batch.o-o.html"))
+    (folder / ".oo-history").mkdir(exist_ok=True)
+    return paths
+
+
+@pytest.fixture
+def env(monkeypatch: pytest.MonkeyPatch) -> Any:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", MARKER)
+    mock = start_mock(research_scenario(with_image=False))
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", mock.base_url)
+    yield mock
+    mock.stop()
+
+
+def test_find_documents_recurses_and_skips_history(tmp_path: Path) -> None:
+    library(tmp_path)
+    copy_doc(tmp_path / ".oo-history" / "x", "agi-declared.o-o.html")
+    found = [p.relative_to(tmp_path).as_posix() for p in find_documents(tmp_path)]
+    assert "sub/deeper/yc-w26-batch.o-o.html" in found and "index.o-o.html" in found
+    assert not any(f.startswith(".oo-history") for f in found)
+
+
+def test_stale_documents_updated_concurrently_fresh_ones_skipped(env: MockAPI, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    paths = library(tmp_path)
+    fresh = paths[0]
+    fresh.write_bytes(Document.read(fresh).edit_block("oo-manifest", lambda m: m.update(as_of=clock.today().isoformat())).to_bytes())
+    before = {p: p.read_bytes() for p in paths}
+    assert main(["update-all", str(tmp_path), "--concurrency", "3", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "4 proposed, 1 fresh, 0 failed" in out
+    assert len(env.message_requests) == 4
+    assert all(p.read_bytes() == before[p] for p in paths)  # no --yes: nothing written
+    assert load_pending(paths[1]).run["cost_usd"] > 0
+    versions = {p: Document.read(p).manifest.version for p in paths if p.name != "index.o-o.html"}
+    assert main(["update-all", str(tmp_path), "--yes", "--no-progress"]) == 0
+    for p, version in versions.items():
+        assert Document.read(p).manifest.version == version + (p != fresh)
+        assert Document.read(p).manifest.as_of == clock.today()
+    assert_no_secret(tmp_path)
+
+
+def test_one_failure_does_not_stop_the_others(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    research = research_scenario(with_image=False)
+
+    def responder(req: MockRequest) -> Reply:
+        if "Y Combinator" in str(req.body["messages"][0]["content"])[:400]:
+            return Reply(message=message([text("I refuse")], "refusal"))
+        return research(req)
+
+    mock = start_mock(responder)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", MARKER)
+    try:
+        paths = library(tmp_path)
+        before = {p: p.read_bytes() for p in paths}
+        outcome = update_library(tmp_path, UpdateOptions(force=True, base_url=mock.base_url), concurrency=4, yes=True, progress=False)
+    finally:
+        mock.stop()
+    failed = {p.name for p in outcome.failures}
+    assert failed == {"yc-w26-batch.o-o.html"} and len(outcome.failures) == 2
+    assert all("declined" in m and "cost so far" in m for m in outcome.failures.values())
+    assert all(p.read_bytes() == before[p] for p in paths if p.name in failed)
+    assert len(outcome.by_status("proposed")) == 3 and all(r.written for r in outcome.by_status("proposed"))
+    assert outcome.cost_usd > sum(r.cost_usd for r in outcome.results)
+
+
+def test_batch_mode_polls_and_uses_batch_prices(env: MockAPI, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    env.batch_polls = 2
+    paths = library(tmp_path)
+    assert main(["update-all", str(tmp_path), "--force", "--batch", "--poll", "0.01", "--yes", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "5 proposed" in out and "batch msgbatch_mock_" in out
+    assert env.message_requests == []  # everything went through the batch endpoints
+    assert [r.path for r in env.requests].count("/v1/messages/batches") == 1
+    latest = Document.read(paths[0]).changelog.latest
+    assert latest is not None and latest.extra["cost_usd"] > 0
+
+
+def test_batch_needs_more_rounds_for_pause_turn(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", MARKER)
+    with MockAPI(research_scenario(with_image=False, pause_after_search=True), api_key=MARKER) as mock:
+        copy_doc(tmp_path)
+        outcome = update_library(tmp_path, UpdateOptions(force=True, base_url=mock.base_url), batch=True, progress=False, poll_interval=0.01)
+        creates = [r for r in mock.requests if r.path == "/v1/messages/batches"]
+    assert len(creates) == 2 and not outcome.failures
+    (result,) = outcome.results
+    assert result.run is not None and result.run.batch and result.run.requests == 2
+
+
+def test_batch_errored_results_are_failures(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", MARKER)
+    with MockAPI(lambda req: error_reply(529, "overloaded_error", "busy"), api_key=MARKER) as mock:
+        copy_doc(tmp_path)
+        outcome = update_library(tmp_path, UpdateOptions(force=True, base_url=mock.base_url), batch=True, progress=False, poll_interval=0.01)
+    (message_,) = outcome.failures.values()
+    assert "batch request errored (overloaded_error: busy)" in message_ and "cost so far $0.0000" in message_
+
+
+def test_batch_refuses_replay(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
+    copy_doc(tmp_path)
+    with pytest.raises(Exception, match="--batch needs the anthropic agent"):
+        update_library(tmp_path, UpdateOptions(force=True, agent="replay"), batch=True, progress=False)
