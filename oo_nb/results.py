@@ -125,10 +125,8 @@ def _history(ns: argparse.Namespace) -> Any:
 
 
 def _contract_cell(ns: argparse.Namespace, body: str) -> Any:
-    import importlib
+    from .contract_edit import apply_contract_body
 
-    # imported by name: the contract module belongs to the library-manager verbs
-    apply_contract_body = importlib.import_module("oo_nb.contract").apply_contract_body
     return _plain_or_value(apply_contract_body(Path(ns.doc), body))
 
 
@@ -171,6 +169,16 @@ def _review(ns: argparse.Namespace) -> Any:
     return result.value if ns.widget and result.value is not None else _plain(result)
 
 
+_SECTIONS = ("css", "js", "shell", "all")
+
+
+def _sync(ns: argparse.Namespace) -> Any:
+    # `%oo sync css` means the current folder's css, unless a folder really is called "css"
+    if ns.dir in _SECTIONS and not Path(ns.dir).is_dir():
+        ns.section, ns.dir = ns.dir, "."
+    return _plain(_run("sync", ns))
+
+
 def _update(ns: argparse.Namespace) -> Any:
     from .ui.update_view import run_update
 
@@ -186,4 +194,5 @@ _SPECIAL: dict[str, Callable[[argparse.Namespace], Any]] = {
     "index": _index,
     "review": _review,
     "update": _update,
+    "sync": _sync,
 }

@@ -199,3 +199,169 @@ def test_load_ext_imports_no_heavy_library() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+# ----------------------------------------------------------------------------- verbs on the demo library
+@pytest.fixture
+def demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    from oo_nb.demo import install_demo
+
+    monkeypatch.setenv("OO_TODAY", "2026-12-01")
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "OO_AGENT"):
+        monkeypatch.delenv(name, raising=False)
+    install_demo(tmp_path / "lib", index=False)
+    monkeypatch.chdir(tmp_path)
+    return Path("lib")
+
+
+HEAT = "lib/heat-pumps-in-europe.o-o.html"
+
+
+def test_demo_verb_returns_the_install(shell: InteractiveShell, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    out = oo(shell, "demo fresh --no-index")
+    assert out.folder == Path("fresh") and len(out.documents) == 4
+    assert "demo library ready: fresh" in out._repr_mimebundle_()["text/plain"]
+    assert oo(shell, "demo fresh --no-index").reset
+
+
+def test_library_returns_the_library_and_frames(shell: InteractiveShell, demo: Path) -> None:
+    from oo_nb.library import Library
+
+    shell.run_cell(f"lib = %oo library {demo}")
+    lib = shell.user_ns["lib"]
+    assert isinstance(lib, Library)
+    assert len(lib.documents) == 4
+    bundle = lib._repr_mimebundle_()
+    assert "4 documents" in bundle["text/plain"]
+    frame = oo(shell, f"library {demo} --frame sources")
+    assert isinstance(frame, pd.DataFrame) and "tier" in frame.columns
+
+
+def test_library_and_audit_default_to_the_current_folder(shell: InteractiveShell, demo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(demo)
+    assert len(oo(shell, "library").documents) == 4
+    assert len(oo(shell, "audit")) > 0
+
+
+def test_audit_returns_the_findings_frame(shell: InteractiveShell, demo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    findings = oo(shell, f"audit {demo}")
+    assert isinstance(findings, pd.DataFrame)
+    assert {"doc", "severity", "code", "where", "message"} <= set(findings.columns)
+    assert {"overdue", "uncited-source", "old-source", "unsourced-fact"} <= set(findings["code"])
+    assert "findings:" in capsys.readouterr().out
+
+
+def test_index_writes_and_returns_a_preview(shell: InteractiveShell, demo: Path) -> None:
+    preview = oo(shell, f"index {demo}")
+    assert isinstance(preview, IndexPreview)
+    assert (demo / "index.o-o.html").exists()
+    assert "4 documents" in repr(preview)
+    assert preview._repr_mimebundle_()["text/html"].startswith('<iframe sandbox="" ')
+
+
+def test_new_returns_the_document(shell: InteractiveShell, demo: Path) -> None:
+    shell.user_ns["folder"] = demo
+    shell.run_cell('doc = %oo new "Tide power / tidal stream and tidal range projects" --dir {folder} --every 14 --no-update')
+    doc = shell.user_ns["doc"]
+    assert isinstance(doc, Document)
+    assert doc.path == demo / "tide-power.o-o.html" and doc.path.exists()
+    assert doc.manifest.title == "Tide power" and doc.contract.scope == "tidal stream and tidal range projects"
+    assert doc.manifest.cadence_days == 14
+    with pytest.raises(UsageError, match="budget"):
+        oo(shell, f'new "X / y" --dir {demo} --budget -3 --no-update')
+
+
+def test_contract_line_and_cell(shell: InteractiveShell, demo: Path) -> None:
+    shown = oo(shell, f"contract {HEAT}")
+    assert isinstance(shown, TextOutput) and "scope" in shown.text
+    out = oo(shell, f'contract {HEAT} --set audience "Energy journalists" --add section Timeline')
+    assert "contract updated" in out.text
+    c = Document.read(HEAT).contract
+    assert c.audience == "Energy journalists" and "Timeline" in c.required_sections
+    out = shell.run_cell_magic("oo", f"contract {HEAT}", "budget: 0.75\n-section: Timeline\n")
+    c = Document.read(HEAT).contract
+    assert c.max_cost_usd == 0.75 and "Timeline" not in c.required_sections
+    shell.run_cell_magic("oo", f"contract {HEAT}", '{"tone": "Plain and brief"}')
+    assert Document.read(HEAT).contract.tone == "Plain and brief"
+    with pytest.raises(UsageError, match=r"colour|unknown|valid"):
+        shell.run_cell_magic("oo", f"contract {HEAT}", "colour: blue")
+    with pytest.raises(UsageError):
+        oo(shell, f"contract {HEAT} --set budget")  # --set needs KEY VALUE
+
+
+def test_update_returns_the_review_widget_and_leaves_the_file(shell: InteractiveShell, demo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from oo_nb.ui.review_widget import ReviewWidget
+
+    before = Path(HEAT).read_bytes()
+    widget = oo(shell, f"update {HEAT}")
+    out = capsys.readouterr().out
+    assert out.startswith("Researching heat-pumps-in-europe.o-o.html with the replay (recorded) agent…")
+    assert "proposal v2 from replay (recorded)" in out and "RECORDED run" in out
+    assert isinstance(widget, ReviewWidget) and len(widget.hunk_views) >= 3
+    assert Path(HEAT).read_bytes() == before
+    widget.accept_all_button.click()
+    widget.write_button.click()
+    assert Document.read(HEAT).manifest.version == 2
+    assert list(oo(shell, f"history {HEAT}")["version"]) == [1, 2]
+
+
+def test_update_of_a_fresh_document_says_so_and_returns_nothing(shell: InteractiveShell, demo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert oo(shell, "update lib/perovskite-solar-cells.o-o.html") is None
+    assert "is fresh" in capsys.readouterr().out
+
+
+def test_update_yes_writes_and_returns_a_preview(shell: InteractiveShell, demo: Path) -> None:
+    preview = oo(shell, f"update {HEAT} --yes")
+    assert isinstance(preview, ArticlePreview) and preview.document.manifest.version == 2
+
+
+def test_update_misuse(shell: InteractiveShell, demo: Path) -> None:
+    with pytest.raises(UsageError, match="leave out --review"):
+        oo(shell, f"update {HEAT} --review")
+    with pytest.raises(UsageError, match="invalid choice"):
+        oo(shell, f"update {HEAT} --agent nobody")
+    with pytest.raises(UsageError, match="not allowed with"):
+        oo(shell, f"update {HEAT} --yes --review")
+    with pytest.raises(UsageError, match="no recorded cassette"):
+        oo(shell, "update lib/fusion-power-on-the-grid.o-o.html --force")
+
+
+def test_review_returns_the_widget_for_a_saved_proposal(shell: InteractiveShell, demo: Path) -> None:
+    from oo_nb.ui.review_widget import ReviewWidget
+
+    oo(shell, f"update {HEAT}")
+    widget = oo(shell, f"review {HEAT}")
+    assert isinstance(widget, ReviewWidget)
+    out = oo(shell, f"review {HEAT} --reject-all")
+    assert isinstance(out, TextOutput) and Document.read(HEAT).manifest.version == 1
+    with pytest.raises(UsageError, match="no saved proposal"):
+        oo(shell, f"review {HEAT}")
+
+
+def test_diff_between_versions_and_rollback(shell: InteractiveShell, demo: Path) -> None:
+    oo(shell, f"update {HEAT} --yes")
+    diff = oo(shell, f"diff {HEAT} --from 1 --to 2")
+    bundle = diff._repr_mimebundle_()
+    assert "v1 → v2" in bundle["text/plain"] and bundle["text/html"]
+    assert len(diff.value.decidable) >= 3
+    with pytest.raises(UsageError, match="no version 5"):
+        oo(shell, f"diff {HEAT} --from 5")
+    oo(shell, f"rollback {HEAT} --to 1")
+    assert Document.read(HEAT).manifest.version == 1
+
+
+def test_sync_with_and_without_folder(shell: InteractiveShell, demo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    out = oo(shell, f"sync {demo} css --dry-run")
+    assert isinstance(out, TextOutput) and out.exit_code == 0
+    monkeypatch.chdir(demo)
+    out = oo(shell, "sync css --dry-run")  # the section alone: this folder
+    assert isinstance(out, TextOutput) and out.exit_code == 0
+    with pytest.raises(UsageError, match="invalid choice"):
+        oo(shell, "sync . fonts")
+
+
+def test_every_verb_is_reachable_from_the_magic(shell: InteractiveShell, capsys: pytest.CaptureFixture[str]) -> None:
+    for verb in VERBS:
+        assert oo(shell, f"{verb} --help") is None
+        assert capsys.readouterr().out.startswith(f"usage: %oo {verb}")
