@@ -82,6 +82,8 @@ _RESERVED_PREFIXES = ("oo-", "liki-")
 _RESERVED_CLASSES = frozenset({"stub-notice", "version-badge", "wrap"})
 
 _ID = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,79}$")
+# The page script gives reference items the ids "s3" / "ref-3" for citation links.
+_REFERENCE_ID = re.compile(r"^(s|ref-)[0-9]+$")
 _CLASS_TOKEN = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,39}$")
 _ANCHOR = re.compile(r"^#[A-Za-z][A-Za-z0-9_-]{0,79}$")
 _DIGITS = re.compile(r"^[0-9]{1,4}$")
@@ -135,6 +137,7 @@ def _id_allowed(value: str, reserved: Collection[str]) -> bool:
         and low not in RESERVED_IDS
         and low not in reserved
         and not low.startswith(_RESERVED_PREFIXES)
+        and not _REFERENCE_ID.match(low)
     )
 
 

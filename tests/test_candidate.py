@@ -456,3 +456,19 @@ def test_new_section_cannot_reuse_ids_of_kept_elements(corpus_dir: Path) -> None
     raw = proposal(sections=[{"id": "new-sec", "title": "N", "html": '<h3 id="dario-amodei">D</h3><h3 id="fresh">F</h3><p>x</p>'}])
     sec = section_of(build(doc, raw).document, "new-sec")
     assert 'id="dario-amodei"' not in sec and 'id="fresh"' in sec
+
+
+def test_sections_inside_containers_are_not_cut(corpus_dir: Path) -> None:
+    doc = load(corpus_dir, "yc-w26-batch.o-o.html")
+    html = doc.article_html
+    wrapped = html.replace('<h2 id="overview">', '<section><h2 id="overview">', 1).replace(
+        "<!-- pid:batch-statistics", "</section>\n<!-- pid:batch-statistics", 1
+    )
+    doc = doc.with_article(wrapped)
+    cand = build(doc, proposal(sections=[
+        {"id": "overview", "title": "O", "html": "<p>x</p>"},
+        {"id": "new-sec", "title": "N", "html": "<p>y</p>"},
+    ]))  # fmt: skip
+    assert section_of(cand.document, "overview") == section_of(doc, "overview")
+    assert any("inside a container" in w for w in cand.warnings)
+    assert cand.sections_added == ["new-sec"]

@@ -130,6 +130,8 @@ def test_h1_h2_become_h3() -> None:
 def test_reserved_ids_parameter() -> None:
     out = sanitize_html('<p id="status">x</p><p id="free">y</p>', reserved_ids={"status"})
     assert 'id="status"' not in out and 'id="free"' in out
+    # the page script's reference anchors
+    assert "id=" not in sanitize_html('<p id="s3">x</p><p id="ref-2">y</p><p id="REFERENCES">z</p>')
 
 
 def test_image_sources() -> None:

@@ -290,6 +290,12 @@ class _Builder:
                     f"sections[{index}] ({section.id}) cited unknown or rejected source(s) "
                     f"{', '.join(sorted(set(removed)))}: citation removed"
                 )
+            if section.id in existing and existing[section.id].nested:
+                self.warnings.append(
+                    f"sections[{index}] ({section.id}): that section's heading sits inside a container "
+                    "element, so it cannot be replaced safely: not applied"
+                )
+                continue
             clean = sanitize_html(html, reserved_ids=all_ids)
             if not _has_text(clean):
                 self.warnings.append(f"sections[{index}] ({section.id}) has no content after sanitising: not applied")
@@ -377,6 +383,9 @@ class _Builder:
         if missing:
             self.warnings.append("cited without a source in the cache: " + ", ".join(missing))
         refs = next((c for c in chunks if c.id == "references"), None)
+        if refs is not None and refs.nested:
+            self.warnings.append("References sits inside a container element: not rebuilt")
+            return
         if refs is None:
             if not ol:
                 return

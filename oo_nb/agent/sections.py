@@ -38,6 +38,7 @@ class Chunk:
     head: str
     body: str
     changed: bool = False
+    nested: bool = False  # the h2 sits inside a container (div, section...): not spliceable
 
     @property
     def text(self) -> str:
@@ -81,7 +82,23 @@ def split_article(text: str) -> list[Chunk]:
         idm = _ID_ATTR.search(attrs)
         sid = next((g for g in idm.groups() if g is not None), "") if idm else ""
         chunks.append(Chunk(sid, text[begin:head_end], text[head_end:end]))
+    nested = _nested_h2(text)
+    if len(nested) == len(chunks) - 1:
+        for chunk, flag in zip(chunks[1:], nested, strict=True):
+            chunk.nested = flag
     return chunks
+
+
+def _nested_h2(text: str) -> list[bool]:
+    """For each h2 in document order: is it inside a container rather than at the top level?
+    Replacing such a section as text would cut its container in two."""
+    if not text.strip():
+        return []
+    try:
+        root = lxml_html.fragment_fromstring(text, create_parent="div")
+    except (etree.ParserError, ValueError):
+        return []
+    return [h.getparent() is not root for h in root.iter("h2")]
 
 
 def assemble(chunks: Iterable[Chunk]) -> str:
