@@ -25,7 +25,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", default="", help="comma-separated part numbers, e.g. 1,2,3")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--workdir", type=Path, help="keep the files here (default: a temp dir)")
-    parser.add_argument("--width", type=int, default=70, help="cut long results to this width")
+    parser.add_argument("--width", type=int, default=160, help="cut long results to this width")
     ns = parser.parse_args(argv)
     sizes = (QUICK if ns.quick else FULL).scaled(ns.scale)
     parts = [int(p) for p in ns.only.split(",") if p.strip()] or sorted(PARTS)
