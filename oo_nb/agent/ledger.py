@@ -1,0 +1,234 @@
+"""The source cache during one update: what is cached, what the proposal adds, how ids map.
+
+The rules (ids, duplicates, verification, drops, fact shapes) are described in ``sources.py``.
+The ledger collects warnings (shown to the reviewer) and notes (informational) in the lists it
+is given.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from ..article import CITATION, Article
+from ..model import Contract, SourceCache
+from ..sanitize import safe_http_url, sanitize_text
+from .proposal import ProposedFact, ProposedSource
+from .sources import fact_ids, id_number, is_denied, remap_fact, url_key
+
+__all__ = ["SourceLedger"]
+
+
+class SourceLedger:
+    def __init__(
+        self,
+        cache_raw: dict[str, Any],
+        contract: Contract,
+        seen_urls: set[str],
+        today_iso: str,
+        warnings: list[str],
+        notes: list[str],
+        file: str | None = None,
+    ) -> None:
+        self.cache_raw, self.contract, self.file = cache_raw, contract, file
+        self.today_iso = today_iso
+        self.warnings, self.notes = warnings, notes
+        self.seen = {url_key(u) for u in seen_urls}
+        self.entries: dict[str, Any] = {}  # id -> raw source item (object or string), in order
+        self.keys: dict[str, str] = {}  # url_key -> id
+        self.article_map: dict[str, str] = {}  # duplicate id -> kept id (whole article, facts)
+        self.id_map: dict[str, str | None] = {}  # proposal id -> final id, None = rejected
+        self.added: list[str] = []
+        self.unverified: list[str] = []
+        self.twins: list[Any] = []  # second cache items with an id already taken
+        self.positional = False  # string sources: ids are positions, nothing may be removed
+
+    @property
+    def sources(self) -> list[Any]:
+        return list(self.entries.values())
+
+    def target(self, sid: str) -> str | None:
+        """Where a proposal's citation of ``sid`` points now (None: unknown or rejected)."""
+        if sid in self.id_map:
+            return self.id_map[sid]
+        if sid in self.article_map:
+            return self.article_map[sid]
+        return sid if sid in self.entries else None
+
+    def load(self, old: Article) -> None:
+        cache = SourceCache.from_json(self.cache_raw, file=self.file)
+        raw_items = self.cache_raw.get("sources") or []
+        # String sources are numbered by their position: removing any item would renumber them.
+        self.positional = any(isinstance(x, str) for x in raw_items)
+        for source, raw in zip(cache.sources, raw_items, strict=False):
+            if source.id in self.entries:
+                self.twins.append(raw)  # renumbered once the next free id is known
+                continue
+            self.entries[source.id] = raw
+        # A populated article can come with an empty (or partial) cache: recover cited sources
+        # from the References list so citations and References stay consistent.
+        recovered = []
+        by_label = {r.source_id: r for r in old.references if r.source_id}
+        by_position = {f"s{r.position}": r for r in old.references if not r.source_id}
+        for sid in dict.fromkeys(old.cited_ids):
+            if sid in self.entries:
+                continue
+            ref = by_label.get(sid) or by_position.get(sid)
+            url = safe_http_url(ref.url) if ref else None
+            if ref is None or url is None:
+                continue
+            self.entries[sid] = {
+                "id": sid,
+                "url": url,
+                "title": sanitize_text(ref.title, max_len=500),
+                "verified": url_key(url) in self.seen,
+            }
+            recovered.append(sid)
+        if recovered:
+            self.notes.append(f"{len(recovered)} cited source(s) recovered from the References list into the cache")
+        self._collapse_cached_duplicates()
+
+    def _collapse_cached_duplicates(self) -> None:
+        if self.positional:
+            return
+        ordered = sorted(self.entries, key=lambda s: (id_number(s) is None, id_number(s) or 0))
+        for sid in ordered:
+            raw = self.entries[sid]
+            if not isinstance(raw, dict) or not safe_http_url(str(raw.get("url") or "")):
+                continue
+            key = url_key(str(raw["url"]))
+            if key in self.keys:
+                kept = self.keys[key]
+                self.article_map[sid] = kept
+                del self.entries[sid]
+                self.notes.append(f"{sid} had the same URL as {kept}: merged into {kept}")
+            else:
+                self.keys[key] = sid
+
+    def _next_number(self, old: Article, drops: Sequence[str]) -> int:
+        used = [id_number(s) for s in [*self.entries, *old.cited_ids, *self.article_map]]
+        used += [r.position for r in old.references]
+        used += [id_number(s) for s in drops]
+        return max((n for n in used if n is not None), default=0) + 1
+
+    def merge(self, old: Article, sources: Sequence[ProposedSource], drops: Sequence[str]) -> None:
+        policy = self.contract
+        number = self._next_number(old, drops)
+        for raw in self.twins:
+            sid = f"s{number}"
+            number += 1
+            old_id = raw.get("id") if isinstance(raw, dict) else None
+            if isinstance(raw, dict):
+                raw["id"] = sid
+            self.entries[sid] = raw
+            self.warnings.append(f"the source cache held {old_id} twice: the second one is now {sid}")
+        for ps in sources:
+            url = safe_http_url(ps.url)
+            reason = None
+            if url is None:
+                reason = "its URL is not an absolute http(s) URL"
+            elif policy.require_https and not url.lower().startswith("https:"):
+                reason = "the contract requires https"
+            elif (denied := is_denied(url, policy.deny_domains)) is not None:
+                reason = f"{denied} is on the contract's deny list"
+            if url is None or reason is not None:
+                self.id_map[ps.id] = None
+                self.warnings.append(f"source {ps.id} rejected ({reason}): {ps.url[:120]}")
+                continue
+            key = url_key(url)
+            verified = key in self.seen
+            if key in self.keys:
+                target = self.keys[key]
+                self.id_map[ps.id] = target
+                if ps.id != target:
+                    self.notes.append(f"source {ps.id} has the same URL as {target}: citations use {target}")
+                raw = self.entries.get(target)
+                if isinstance(raw, dict) and target not in self.added:
+                    raw["verified"] = verified or raw.get("verified") is True
+                    if ps.accessed:
+                        raw["accessed"] = ps.accessed
+                continue
+            sid = f"s{number}"
+            number += 1
+            if ps.id != sid:
+                clash = " (already used by another source)" if ps.id in self.entries else ""
+                self.notes.append(f"new source {ps.id}{clash} numbered {sid}; the proposal's citations follow")
+            entry: dict[str, Any] = {
+                "id": sid,
+                "url": url,
+                "title": sanitize_text(ps.title, max_len=500) or key,
+            }
+            tier = sanitize_text(ps.tier, max_len=60)
+            if tier:
+                entry["tier"] = tier
+            entry["accessed"] = ps.accessed or self.today_iso
+            entry["verified"] = verified
+            self.entries[sid] = entry
+            self.keys[key] = sid
+            self.id_map[ps.id] = sid
+            self.added.append(sid)
+            if not verified:
+                self.unverified.append(sid)
+                self.warnings.append(
+                    f"source {sid} is UNVERIFIED: its URL did not appear in this run's search or fetch results: {url}"
+                )
+
+    def mapping_for(self, text: str) -> dict[str, str | None]:
+        mapping: dict[str, str | None] = {}
+        for sid in set(CITATION.findall(text)):
+            if sid in self.id_map:
+                mapping[sid] = self.id_map[sid]
+            elif sid in self.article_map:
+                mapping[sid] = self.article_map[sid]
+            elif sid not in self.entries:
+                mapping[sid] = None
+        return mapping
+
+    def facts(self, proposed: Sequence[ProposedFact]) -> list[Any]:
+        existing = [remap_fact(f, self.article_map) for f in (self.cache_raw.get("facts") or [])]
+        strings = bool(existing) and all(isinstance(f, str) for f in existing)
+        known = {_fact_norm(f) for f in existing if isinstance(f, str)} | {
+            _fact_norm(str(f.get("text") or "")) for f in existing if isinstance(f, dict)
+        }
+        for i, fact in enumerate(proposed):
+            text = sanitize_text(fact.text, max_len=1000)
+            if not text or _fact_norm(text) in known:
+                continue
+            ids: list[str] = []
+            for sid in fact.source_ids:
+                target = self.target(sid)
+                if target is None:
+                    self.warnings.append(f"facts[{i}] names unknown or rejected source {sid}: link removed")
+                elif target not in ids:
+                    ids.append(target)
+            known.add(_fact_norm(text))
+            if strings:
+                existing.append(" ".join([text, *(f"[{s}]" for s in ids)]))
+            else:
+                existing.append({"text": text, "source_ids": ids})
+        return existing
+
+    def drop(self, drops: Sequence[str], cited: set[str], facts: list[Any]) -> list[str]:
+        in_facts = {sid for f in facts for sid in fact_ids(f)}
+        dropped: list[str] = []
+        for sid in drops:
+            target = self.article_map.get(sid, sid)
+            if target not in self.entries:
+                self.notes.append(f"drop_sources names {sid}, which is not in the cache")
+            elif self.positional:
+                self.warnings.append(
+                    f"{target} not dropped: this cache numbers its (string) sources by position, "
+                    "so removing one would change the others' ids"
+                )
+            elif target in cited or target in in_facts:
+                where = "the article" if target in cited else "a fact"
+                self.warnings.append(f"{target} not dropped: {where} still cites it")
+            else:
+                del self.entries[target]
+                dropped.append(target)
+        return dropped
+
+
+def _fact_norm(text: str) -> str:
+    return re.sub(r"\s+", " ", CITATION.sub("", text)).strip().lower()
