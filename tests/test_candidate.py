@@ -472,3 +472,16 @@ def test_sections_inside_containers_are_not_cut(corpus_dir: Path) -> None:
     assert section_of(cand.document, "overview") == section_of(doc, "overview")
     assert any("inside a container" in w for w in cand.warnings)
     assert cand.sections_added == ["new-sec"]
+
+
+def test_new_section_id_used_by_a_subsection_is_renamed(corpus_dir: Path) -> None:
+    doc = load(corpus_dir, "anthropic-leadership.o-o.html")  # h3 id="dario-amodei"
+    cand = build(doc, proposal(sections=[{"id": "dario-amodei", "title": "D", "html": "<p>x</p>"}]))
+    assert cand.sections_added == ["dario-amodei-2"]
+    assert cand.document.article_html.count('id="dario-amodei"') == 1
+
+
+def test_long_summary_is_short_in_the_manifest(corpus_dir: Path) -> None:
+    cand = build(load(corpus_dir, "ai-model-landscape.o-o.html"), proposal(summary="word " * 500))
+    assert len(cand.document.block_json("oo-manifest")["changelog"][-1]) <= 305
+    assert len(cand.document.block_json("oo-changelog")["entries"][-1]["summary"]) > 2000

@@ -53,9 +53,9 @@ def update_blocks(doc: Document, u: BlockUpdate, warnings: list[str], notes: lis
         log = m.get("changelog")
         if isinstance(log, list) and log:
             if all(isinstance(x, str) for x in log):
-                log.append(f"v{u.version}: {summary}")
+                log.append(f"v{u.version}: {sanitize_text(summary, max_len=300)}")
             else:
-                log.append({"version": u.version, "date": u.today.isoformat(), "summary": summary})
+                log.append({"version": u.version, "date": u.today.isoformat(), "summary": sanitize_text(summary, max_len=300)})
         return m
 
     def changelog(c: Any) -> Any:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from typing import Any
 
@@ -137,14 +137,25 @@ class _Builder:
         wanted = [s for s in self.proposal.sections if s.id != "references"]
         if len(wanted) < len(self.proposal.sections):
             self.warnings.append("the proposal rewrote 'references': ignored, References is rebuilt from the cache")
-        existing = {c.id: c for c in chunks if c.id is not None}
-        replacing = {s.id for s in wanted if s.id in existing}
-        kept_text = "".join(c.text for c in chunks if c.id not in replacing)
+        existing: dict[str, Chunk] = {}
+        for c in chunks:
+            if c.id is not None:
+                existing.setdefault(c.id, c)  # a repeated h2 id: the first one is the section
+        replacing = {id(existing[s.id]) for s in wanted if s.id in existing}
+        kept_text = "".join(c.text for c in chunks if id(c) not in replacing)
+        element_ids = set(_ids_in(kept_text))
         keeper = PidKeeper(((p.pid, p.tag, p.text) for p in old.paragraphs), pids_in(kept_text))
-        all_ids = {c.id for c in chunks if c.id} | {s.id for s in wanted} | set(_ids_in(kept_text))
+        all_ids = {c.id for c in chunks if c.id} | {s.id for s in wanted} | element_ids
         heading_pids = any(c.has_heading_pid for c in chunks)
         written = 0
         for index, section in enumerate(wanted):
+            if section.id not in existing and section.id in element_ids:
+                renamed = _free_id(section.id, all_ids)
+                self.warnings.append(
+                    f"sections[{index}]: id {section.id!r} is already used by another element; the new section is {renamed!r}"
+                )
+                all_ids.add(renamed)
+                section = replace(section, id=renamed)
             html, removed = remap_citations(section.html, self.ledger.mapping_for(section.html))
             if removed:
                 self.warnings.append(
@@ -224,6 +235,13 @@ def _heading_pid(head: str) -> str | None:
 
 def _has_text(fragment: str) -> bool:
     return bool(re.sub(r"<[^>]*>|\s+", "", fragment)) or "<img" in fragment
+
+
+def _free_id(base: str, taken: set[str]) -> str:
+    n = 2
+    while f"{base}-{n}" in taken:
+        n += 1
+    return f"{base}-{n}"
 
 
 def _ids_in(text: str) -> list[str]:

@@ -45,7 +45,7 @@ __all__ = [
 ]
 
 MAX_DOWNLOAD_BYTES = 5 * 1024 * 1024
-MAX_PIXELS = 40_000_000  # about 6300 x 6300: far above a web image, far below a bomb
+MAX_PIXELS = 25_000_000  # 5000 x 5000 (100 MB as RGBA): far above a web image, far below a bomb
 MAX_SIDE = 20_000
 FETCH_TIMEOUT_S = 15.0
 MIN_SIDE = 48  # shrinking stops here: smaller than this is not worth showing
