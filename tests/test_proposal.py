@@ -124,3 +124,9 @@ def test_duplicate_source_ids_rejected() -> None:
     with pytest.raises(AgentError) as info:
         validate_proposal(raw)
     assert info.value.key == "sources[1].id"
+
+
+def test_ignored_key_names_are_plain_text() -> None:
+    raw = copy.deepcopy(EXAMPLE)
+    raw["<img src=x onerror=alert(1)>x"] = 1
+    assert validate_proposal(raw).ignored == ("x",)

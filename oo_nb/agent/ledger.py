@@ -134,7 +134,7 @@ class SourceLedger:
                 reason = f"{denied} is on the contract's deny list"
             if url is None or reason is not None:
                 self.id_map[ps.id] = None
-                self.warnings.append(f"source {ps.id} rejected ({reason}): {ps.url[:120]}")
+                self.warnings.append(f"source {ps.id} rejected ({reason}): {sanitize_text(ps.url, max_len=120)}")
                 continue
             key = url_key(url)
             verified = key in self.seen

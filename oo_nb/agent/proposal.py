@@ -18,7 +18,7 @@ from typing import Any
 
 from ..errors import AgentError
 from ..model import parse_date
-from ..sanitize import RESERVED_IDS
+from ..sanitize import RESERVED_IDS, sanitize_text
 
 __all__ = [
     "LAYOUTS",
@@ -135,8 +135,9 @@ class _Reader:
         if not isinstance(value, dict):
             raise self.fail(path, f"must be an object, found {_kind(value)}")
         for key in value:
-            if key not in known:
-                self.ignored.append(f"{path}.{key}" if path else str(key))
+            if key not in known and len(self.ignored) < 50:
+                name = sanitize_text(str(key), max_len=40) or "?"  # shown to the reviewer
+                self.ignored.append(f"{path}.{name}" if path else name)
         return value
 
     def text(self, obj: dict[str, Any], key: str, path: str, limit: int, *, required: bool = False) -> str:
