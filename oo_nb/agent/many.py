@@ -117,11 +117,21 @@ def _prepare_all(paths: list[Path], opts: UpdateOptions, out: LibraryUpdate) -> 
 # --------------------------------------------------------------------------- concurrent
 async def _concurrent(todo: list[Prepared], opts: UpdateOptions, yes: bool, concurrency: int, bar: Any, out: LibraryUpdate) -> None:
     gate_ = asyncio.Semaphore(max(1, concurrency))
+    shared: dict[tuple[str, str], Any] = {}
+
+    def share_client(backend: Any) -> None:
+        from .backends.anthropic import AnthropicBackend
+
+        if type(backend) is AnthropicBackend and backend.async_http_client is None:
+            key = (backend.base_url, backend._key())
+            if key not in shared:
+                shared[key] = backend.async_client()
+            backend.shared_async = shared[key]
 
     async def one(prep: Prepared) -> None:
         async with gate_:
             try:
-                result = await aprepare_update(prep.path, opts)
+                result = await aprepare_update(prep.path, opts, prep=prep, configure=share_client)
                 result = await asyncio.to_thread(write_result, result, yes=yes)
                 out.results.append(result)
             except AgentError as exc:
@@ -132,7 +142,11 @@ async def _concurrent(todo: list[Prepared], opts: UpdateOptions, yes: bool, conc
             finally:
                 bar.update(1)
 
-    await asyncio.gather(*(one(p) for p in todo))
+    try:
+        await asyncio.gather(*(one(p) for p in todo))
+    finally:
+        for client in shared.values():
+            await client.close()
 
 
 def update_library(

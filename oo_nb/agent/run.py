@@ -313,16 +313,27 @@ def prepare_update(path: str | Path, opts: UpdateOptions | None = None, *, backe
     return finish(prep, opts, backend.name, run, proposal)
 
 
-async def aprepare_update(path: str | Path, opts: UpdateOptions | None = None, *, backend: Any = None) -> UpdateResult:
-    """``prepare_update`` on the async client (update-all); candidate building runs in a thread."""
+async def aprepare_update(
+    path: str | Path,
+    opts: UpdateOptions | None = None,
+    *,
+    backend: Any = None,
+    prep: Prepared | None = None,
+    configure: Callable[[Any], None] | None = None,
+) -> UpdateResult:
+    """``prepare_update`` on the async client (update-all); candidate building runs in a thread.
+    ``prep`` skips reading the document again; ``configure`` adjusts the backend (shared client)."""
     import asyncio
 
     opts = opts or UpdateOptions()
-    prep = begin(path, opts)
+    if prep is None:
+        prep = begin(path, opts)
     early = gate(prep, opts)
     if early is not None:
         return early
     backend = backend or make_backend(prep.agent, opts, prep.model, prep.path)
+    if configure is not None:
+        configure(backend)
     run = backend.new_run(prep.budget_usd)
     budget = new_budget(prep, backend, run)
     validate = _validator()

@@ -94,6 +94,9 @@ class AnthropicBackend:
         self.timeout = timeout
         self.recorded = recorded
         self.name = label
+        # An SDK client shared by many documents (update-all): building one costs ~85 ms of SSL
+        # set-up on the event loop, so concurrent runs reuse one. Its owner closes it.
+        self.shared_async: anthropic.AsyncAnthropic | None = None
 
     # ------------------------------------------------------------------ clients
     def _key(self) -> str:
@@ -159,7 +162,7 @@ class AnthropicBackend:
         self, ctx: AgentContext, *, budget: Budget, run: RunInfo, validate: Callable[[Any], Any]
     ) -> Any:
         conv = self.conversation(ctx, budget=budget, run=run, validate=validate)
-        client = self.async_client()
+        client = self.shared_async or self.async_client()
         try:
             while not conv.done:
                 params = conv.next_request()
@@ -175,6 +178,6 @@ class AnthropicBackend:
                     raise conv.fail(f"the request was refused by the SDK: {exc}") from None
                 conv.on_response(message)
         finally:
-            if self.async_http_client is None:
+            if self.async_http_client is None and client is not self.shared_async:
                 await client.close()
         return conv.result
