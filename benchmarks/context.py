@@ -9,6 +9,7 @@ Target: ≤ 20% for image-heavy documents.
 from __future__ import annotations
 
 import base64
+import contextlib
 import io
 import random
 import re
@@ -88,10 +89,8 @@ def first_request_bytes(doc: Document) -> int:
         backend = AnthropicBackend(api_key=KEY, base_url=mock.base_url, max_retries=0, settings=AgentSettings(model="claude-sonnet-5-5"))
         ctx = build_context(doc, today=TODAY)
         budget = Budget(5.0, price_for(backend.model))
-        try:
+        with contextlib.suppress(AgentError):
             backend.run(ctx, budget=budget, run=backend.new_run(5.0), validate=lambda raw: raw)
-        except AgentError:
-            pass
         return len(mock.message_requests[0].raw)
 
 
