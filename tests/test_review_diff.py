@@ -237,3 +237,15 @@ def test_word_highlights_rebuild_both_texts(a: list[str], b: list[str]) -> None:
     assert "".join(w.text for w in ops if w.op != "+") == before
     assert "".join(w.text for w in ops if w.op != "-") == after
     assert all(w.text for w in ops)
+
+
+def test_unkeyed_insertion_next_to_an_edit_pairs_by_similarity() -> None:
+    fixture = Path(__file__).parent / "fixtures" / "library" / "no-pids.o-o.html"
+    doc = Document.read(fixture)
+    units, tail = split_units(doc.article_html)
+    raw = [u.raw for u in units]
+    raw[2] = raw[2].replace("</p>", " More.</p>")
+    raw.insert(2, "\n<p>Inserted paragraph.</p>")
+    diff = diff_documents(doc, doc.with_article("".join(raw) + tail))
+    kinds = [(h.kind, h.after_text) for h in diff.hunks]
+    assert kinds == [("added", "Inserted paragraph."), ("changed", "Storage followed [s2]. More.")]

@@ -230,3 +230,44 @@ def test_derived_hunks_cannot_be_decided(corpus_dir: Path) -> None:
         session.reject("nope")
     with pytest.raises(ValidationError, match="only article text"):
         session.edit(next(h.id for h in session.diff.decidable if h.area == "sources"), "<p>x</p>")
+
+
+@pytest.mark.parametrize("name", ["yc-w26-batch.o-o.html", "ai-model-landscape.o-o.html"])
+def test_candidates_from_the_agent_pipeline(corpus_dir: Path, name: str) -> None:
+    """A candidate made by ``build_candidate`` (its own References list and pid handling), not
+    by hand: every mix of decisions still gives a consistent document."""
+    from datetime import date
+
+    from oo_nb.agent.candidate import build_candidate
+    from oo_nb.agent.proposal import validate_proposal
+    from oo_nb.agent.types import RunInfo
+
+    doc = Document.read(corpus_dir / name)
+    article = doc.article
+    section = next(s for s in article.sections if s.level == 2 and s.id != "references")
+    paras = [p for p in article.paragraphs if p.section == section.id and p.pid]
+    new_id = f"s{len(doc.source_cache.sources) + 1}"
+    html = "".join(
+        f"<!-- {p.pid} -->\n{p.html.replace('</p>', ' Revised.</p>') if i == 0 else p.html}\n"
+        for i, p in enumerate(paras)
+        if i != 1
+    ) + f"<p>A new paragraph [{new_id}].</p>\n"
+    proposal = validate_proposal(
+        {
+            "summary": "pipeline update",
+            "sections": [{"id": section.id, "title": section.title, "html": html}],
+            "sources": [{"id": new_id, "url": "https://example.org/new", "title": "New", "accessed": "2026-11-29"}],
+        }
+    )
+    run = RunInfo(backend="replay", model="m", cost_usd=0.05, seen_urls={"https://example.org/new"})
+    cand = build_candidate(doc, proposal, run, today=date(2026, 11, 29)).document
+    session = ReviewSession(doc, cand)
+    ids = [h.id for h in session.diff.decidable]
+    assert f"src:{new_id}" in ids and len(ids) >= 3
+    for flags in itertools.product((True, False), repeat=len(ids)):
+        for hid, ok in zip(ids, flags, strict=True):
+            (session.accept if ok else session.reject)(hid)
+        final = session.apply()
+        _assert_consistent(final, doc, new_id, any(flags))
+        if all(flags):
+            assert final.to_bytes() == cand.to_bytes()

@@ -4,11 +4,15 @@ either side, so a merge can walk the slots and take one side per slot."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 __all__ = ["Item", "Slot", "align"]
+
+_WORD = re.compile(r"\w+")
+_MIN_SIMILARITY = 0.4  # share of words two unkeyed items must have in common to pair up
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,19 +53,28 @@ def _sig(item: Item) -> str:
 def _region(
     before: Sequence[Item], after: Sequence[Item], bs: range, as_: range
 ) -> list[Slot]:
-    """Pair unkeyed items of the same kind in order ("then position"); the rest stand alone."""
+    """Pair unkeyed items of the same kind: by position when both sides hold the same run of
+    kinds (edits in place), else each with its most similar successor (an insertion next to an
+    edit). The rest stand alone."""
+    ub = [i for i in bs if before[i].key is None]
+    ua = [j for j in as_ if after[j].key is None]
     pairs: list[tuple[int, int]] = []
-    used: set[int] = set()
-    for i in bs:
-        if before[i].key is not None:
-            continue
-        for j in as_:
-            if j not in used and after[j].key is None and after[j].kind == before[i].kind:
-                if pairs and j < pairs[-1][1]:
-                    continue  # keep pairs in order on both sides
-                pairs.append((i, j))
-                used.add(j)
-                break
+    if [before[i].kind for i in ub] == [after[j].kind for j in ua]:
+        pairs = list(zip(ub, ua, strict=True))
+    else:
+        words_a = {j: _words(after[j].content) for j in ua}
+        last = -1
+        for i in ub:
+            words_b = _words(before[i].content)
+            best, best_score = -1, _MIN_SIMILARITY
+            for j in ua:
+                if j > last and after[j].kind == before[i].kind:
+                    score = len(words_b & words_a[j]) / (len(words_b | words_a[j]) or 1)
+                    if score > best_score:
+                        best, best_score = j, score
+            if best >= 0:
+                pairs.append((i, best))
+                last = best
     slots: list[Slot] = []
     bi, aj = bs.start, as_.start
     for i, j in [*pairs, (bs.stop, as_.stop)]:
@@ -71,6 +84,10 @@ def _region(
             slots.append(Slot(i, j))
         bi, aj = i + 1, j + 1
     return slots
+
+
+def _words(content: str) -> set[str]:
+    return set(_WORD.findall(content.lower()))
 
 
 def _link_moves(before: Sequence[Item], after: Sequence[Item], slots: list[Slot]) -> list[Slot]:
