@@ -177,14 +177,44 @@ def _read_log(path: Path) -> list[dict[str, Any]]:
     if not log.exists():
         return []
     rows = []
-    for n, line in enumerate(log.read_text("utf-8").splitlines(), 1):
+    try:
+        text = log.read_bytes().decode("utf-8")
+    except UnicodeDecodeError:
+        raise FormatError("history log is not valid UTF-8", file=str(log)) from None
+    for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         try:
-            rows.append(json.loads(line))
-        except json.JSONDecodeError:
+            row = json.loads(line)
+        except ValueError:
             raise FormatError("history log line is not JSON", file=str(log), line=n) from None
+        problem = _row_problem(row)
+        if problem:
+            raise FormatError(f"history log line is damaged: {problem}", file=str(log), line=n)
+        rows.append(row)
     return rows
+
+
+_ROW_TEXT = ("as_of", "summary", "saved_at", "action")
+
+
+def _row_problem(row: Any) -> str | None:
+    """What makes a log row unusable (every reader indexes and compares these fields)."""
+    if not isinstance(row, dict):
+        return "not an object"
+    name = row.get("file")
+    if not isinstance(name, str) or Path(name).name != name or name in ("", ".", ".."):
+        return "'file' must be a snapshot file name"  # never a path out of the history folder
+    if not isinstance(row.get("seq"), int) or isinstance(row["seq"], bool) or not isinstance(row.get("sha256"), str):
+        return "'seq' must be a number and 'sha256' a string"
+    version, cost = row.get("version"), row.get("cost_usd")
+    if version is not None and (not isinstance(version, int) or isinstance(version, bool)):
+        return "'version' must be a number or null"
+    if cost is not None and (not isinstance(cost, (int, float)) or isinstance(cost, bool)):
+        return "'cost_usd' must be a number or null"
+    if any(not isinstance(row.get(k, ""), str) for k in _ROW_TEXT):
+        return f"{', '.join(_ROW_TEXT)} must be strings"
+    return None
 
 
 def _snapshot(path: Path, data: bytes, action: str) -> None:
@@ -244,7 +274,10 @@ def version_bytes(path: str | Path, version: int) -> bytes:
     p = Path(path)
     for entry in reversed(read_history(p)):
         if entry.version == version:
-            data = entry.snapshot.read_bytes() if entry.snapshot else p.read_bytes()
+            try:
+                data = entry.snapshot.read_bytes() if entry.snapshot else p.read_bytes()
+            except FileNotFoundError:
+                raise FormatError(f"history snapshot of version {version} is missing", file=str(entry.snapshot)) from None
             if _sha(data) != entry.sha256:
                 raise FormatError(f"history snapshot of version {version} is damaged (checksum)", file=str(entry.snapshot))
             return data
@@ -344,12 +377,18 @@ def load_pending(path: str | Path) -> Pending:
     if not source.exists():
         raise NotFound("no saved proposal to review (run `oo update` first)", file=str(p))
     try:
-        record = json.loads(source.read_text("utf-8"))
+        record = json.loads(source.read_bytes().decode("utf-8"))  # ValueError when not UTF-8 / JSON
+        if not isinstance(record, dict) or not all(isinstance(record.get(k), str) for k in ("candidate", "base_sha256")):
+            raise ValueError("'candidate' and 'base_sha256' must be strings")
         candidate = Document(record["candidate"], path=p)
-    except (json.JSONDecodeError, KeyError) as exc:
-        raise FormatError(f"saved proposal is damaged: {exc}", file=str(source)) from None
+    except (ValueError, OOError) as exc:
+        reason = exc.message if isinstance(exc, OOError) else str(exc)
+        raise FormatError(f"saved proposal is damaged: {reason}", file=str(source)) from None
+    run, created = record.get("run"), record.get("created")
+    run = run if isinstance(run, dict) else {}
+    created = created if isinstance(created, str) else ""
     current = p.read_bytes() if p.exists() else b""
-    return Pending(candidate, record.get("run", {}), record["base_sha256"], record.get("created", ""), _sha(current) != record["base_sha256"])
+    return Pending(candidate, run, record["base_sha256"], created, _sha(current) != record["base_sha256"])
 
 
 def discard_pending(path: str | Path) -> None:

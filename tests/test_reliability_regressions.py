@@ -12,7 +12,14 @@ import pytest
 
 from oo_nb.document import Document, neutralise_terminator
 from oo_nb.errors import BlockError, FormatError, OOError, ValidationError
-from oo_nb.store import write_document
+from oo_nb.store import (
+    history_dir,
+    load_pending,
+    read_history,
+    save_pending,
+    version_bytes,
+    write_document,
+)
 
 from .conftest import CORPUS
 
@@ -119,3 +126,52 @@ def test_disk_full_during_write_is_an_ooerror_that_says_the_file_is_unchanged(tm
     with unittest.mock.patch.object(os, call, disk_full), pytest.raises(OOError, match=r"No space left.*unchanged"):
         write_document(new, expected=before)
     assert path.read_bytes() == before
+
+
+@pytest.fixture
+def with_history(tmp_path: Path) -> Path:
+    path = tmp_path / "yc-w26-batch.o-o.html"
+    shutil.copy(CORPUS / path.name, path)
+    before = path.read_bytes()
+    write_document(Document.read(path).edit_block("oo-manifest", lambda m: {**m, "version": 50}), expected=before)
+    save_pending(path, Document.read(path), {"agent": "test"}, path.read_bytes())
+    return path
+
+
+@pytest.mark.parametrize(
+    "line",
+    ['"just a string"', "[1, 2]", '{"seq": 1}', '{"seq": "1", "file": "a.snap", "sha256": "x"}',
+     '{"seq": 1, "file": "../../outside.snap", "sha256": "x"}', '{"seq": 1, "file": "a.snap", "sha256": "x", "version": "2"}'],
+)
+def test_damaged_history_log_rows_are_format_errors(with_history: Path, line: str) -> None:
+    log = history_dir(with_history) / "log.jsonl"
+    log.write_text(log.read_text("utf-8") + line + "\n", "utf-8")
+    with pytest.raises(FormatError, match="line 2"):
+        read_history(with_history)
+    new = Document.read(with_history).edit_block("oo-manifest", lambda m: {**m, "version": 51})
+    with pytest.raises(FormatError):  # no write on top of a history it cannot extend
+        write_document(new, expected=with_history.read_bytes())
+
+
+def test_history_log_that_is_not_utf8_is_a_format_error(with_history: Path) -> None:
+    log = history_dir(with_history) / "log.jsonl"
+    log.write_bytes(log.read_bytes() + b"\xff\n")
+    with pytest.raises(FormatError, match="UTF-8"):
+        read_history(with_history)
+
+
+def test_missing_snapshot_is_a_format_error(with_history: Path) -> None:
+    for snap in (history_dir(with_history) / "snapshots").iterdir():
+        snap.unlink()
+    version = Document.read(CORPUS / with_history.name).manifest.version
+    with pytest.raises(FormatError, match="missing"):
+        version_bytes(with_history, version)
+
+
+@pytest.mark.parametrize(
+    "content", [b"[]", b'{"candidate": 5, "base_sha256": "x"}', b'{"candidate": "x"}', b"\xff\xfe", b'{"candidate": "no doc", "base_sha256": "x"}']
+)
+def test_damaged_pending_proposal_is_a_format_error(with_history: Path, content: bytes) -> None:
+    (history_dir(with_history) / "pending.json").write_bytes(content)
+    with pytest.raises(FormatError, match="saved proposal is damaged"):
+        load_pending(with_history)

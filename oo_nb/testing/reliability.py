@@ -24,6 +24,7 @@ class Sizes:
     races: int
     lock_trials: int
     fuzz_inputs: int
+    store_trials: int
     hostile_docs: int
     doc_mb: float
     sources: int
@@ -38,8 +39,8 @@ class Sizes:
         )
 
 
-FULL = Sizes(full=True, kills=1000, races=200, lock_trials=5, fuzz_inputs=12_000, hostile_docs=3, doc_mb=50, sources=10_000, image_mb=5)
-QUICK = Sizes(full=False, kills=100, races=20, lock_trials=2, fuzz_inputs=1_000, hostile_docs=1, doc_mb=5, sources=1_000, image_mb=1)
+FULL = Sizes(full=True, kills=1000, races=200, lock_trials=5, fuzz_inputs=12_000, store_trials=400, hostile_docs=3, doc_mb=50, sources=10_000, image_mb=5)
+QUICK = Sizes(full=False, kills=100, races=20, lock_trials=2, fuzz_inputs=1_000, store_trials=40, hostile_docs=1, doc_mb=5, sources=1_000, image_mb=1)
 
 
 def _crash(sizes: Sizes, workdir: Path, seed: int) -> list[Figure]:
@@ -56,11 +57,12 @@ def _race(sizes: Sizes, workdir: Path, seed: int) -> list[Figure]:
 
 def _fuzz(sizes: Sizes, workdir: Path, seed: int) -> list[Figure]:
     from .fuzz import fuzz
+    from .fuzz_store import fuzz_store
 
     rows, _ = fuzz(
         sizes.fuzz_inputs, seed=seed, workdir=workdir / "fuzz-failures", required=10_000 if sizes.full else None
     )
-    return rows
+    return rows + fuzz_store(sizes.store_trials, workdir / "store", seed=seed)
 
 
 def _hostile(sizes: Sizes, workdir: Path, seed: int) -> list[Figure]:
