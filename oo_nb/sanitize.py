@@ -99,8 +99,8 @@ _IMG_WITHOUT_SRC = re.compile(r'<img(?![^>]*\ssrc=")[^>]*>')
 
 
 def safe_http_url(url: str) -> str | None:
-    """``url`` stripped, if it is an absolute http(s) URL with a host and no spaces, quotes,
-    angle brackets or control characters; else None."""
+    """``url`` stripped, if it is an absolute http(s) URL with a host, no user info and no
+    spaces, quotes, angle brackets or control characters; else None."""
     if not isinstance(url, str):
         return None
     url = url.strip()
@@ -112,6 +112,8 @@ def safe_http_url(url: str) -> str | None:
     except ValueError:
         return None
     if parts.scheme.lower() not in ("http", "https") or not host:
+        return None
+    if "@" in parts.netloc:  # "https://bank.example@evil.example/": user info misleads readers
         return None
     return url
 

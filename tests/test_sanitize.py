@@ -156,7 +156,8 @@ def test_terminator_line_left_for_the_document_to_neutralise() -> None:
 
 def test_safe_http_url() -> None:
     assert safe_http_url(" https://a.example/x ") == "https://a.example/x"
-    for bad in ("javascript:alert(1)", "https://", "https://a.example/\"x", "//a.example", "https://a b.example", ""):
+    for bad in ("javascript:alert(1)", "https://", "https://a.example/\"x", "//a.example", "https://a b.example", "",
+                "https://bank.example@evil.example/", "https://u:p@a.example/"):  # fmt: skip
         assert safe_http_url(bad) is None, bad
 
 

@@ -192,7 +192,9 @@ class _Builder:
                 self.result.sections_added.append(section.id)
             written += 1
         if wanted and written == 0:
-            raise AgentError("the proposal has no usable section: every one was empty after sanitising")
+            raise AgentError(
+                "the proposal has no usable section: " + "; ".join(w for w in self.warnings if w.startswith("sections["))
+            )
         self.notes.append(f"paragraph ids: {keeper.kept} kept, {keeper.generated} new")
         for chunk in chunks:
             if chunk.changed or chunk.id == "references":
