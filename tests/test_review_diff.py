@@ -249,3 +249,15 @@ def test_unkeyed_insertion_next_to_an_edit_pairs_by_similarity() -> None:
     diff = diff_documents(doc, doc.with_article("".join(raw) + tail))
     kinds = [(h.kind, h.after_text) for h in diff.hunks]
     assert kinds == [("added", "Inserted paragraph."), ("changed", "Storage followed [s2]. More.")]
+
+
+def test_markup_only_change_shows_the_html(corpus_dir: Path) -> None:
+    from oo_nb.review.terminal import render_hunk
+
+    doc = _doc(corpus_dir, "yc-w26-batch.o-o.html")
+    cand = _replace_body(doc, "Computer History Museum", "<em>Computer History Museum</em>")
+    (hunk,) = diff_documents(doc, cand).hunks
+    assert hunk.markup_only and hunk.before_text == hunk.after_text
+    assert any(w.op == "+" and "<em>" in w.text for w in hunk.words)
+    text = render_hunk(hunk)
+    assert "same text; the HTML changed" in text and "{+<em>Computer+}" in text

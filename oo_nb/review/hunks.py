@@ -71,9 +71,17 @@ class Hunk:
     def decidable(self) -> bool:
         return not self.derived
 
+    @property
+    def markup_only(self) -> bool:
+        """The text reads the same; only the HTML changed (a link, an image, emphasis)."""
+        return self.kind == "changed" and self.before_text == self.after_text and self.before_html != self.after_html
+
     @cached_property
     def words(self) -> tuple[WordOp, ...]:
-        """Word-level highlights between the before and after text (computed on first use)."""
+        """Word-level highlights between the before and after text, or between the HTML when
+        only the markup changed (computed on first use)."""
+        if self.markup_only:
+            return word_diff(self.before_html, self.after_html)
         return word_diff(self.before_text, self.after_text)
 
     def to_dict(self) -> dict[str, Any]:

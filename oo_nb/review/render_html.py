@@ -33,8 +33,8 @@ def hunk_diff_html(hunk: Hunk) -> str:
             for f in hunk.fields
         )
         return f'<table class="oo-fields"><tr><th>field</th><th>before</th><th>after</th></tr>{rows}</table>'
-    if hunk.kind == "changed" and hunk.before_text and hunk.after_text:
-        parts = []
+    if hunk.kind == "changed" and ((hunk.before_text and hunk.after_text) or hunk.markup_only):
+        parts = ['<div class="oo-note">same text; the HTML changed:</div>'] if hunk.markup_only else []
         for w in hunk.words:
             if w.op == "=":
                 parts.append(_e(w.text))

@@ -53,7 +53,9 @@ def render_hunk(hunk: Hunk, *, color: bool = False) -> str:
             else:
                 lines.append(paint(_RED, f"- {f.name}: {_short(f.before)}"))
                 lines.append(paint(_GREEN, f"+ {f.name}: {_short(f.after)}"))
-    elif hunk.kind == "changed" and hunk.before_text and hunk.after_text:
+    elif hunk.kind == "changed" and ((hunk.before_text and hunk.after_text) or hunk.markup_only):
+        if hunk.markup_only:
+            lines.append(paint(_DIM, "  (same text; the HTML changed)"))
         old = "".join(_mark(w.text, "-", paint) if w.op == "-" else w.text for w in hunk.words if w.op != "+")
         new = "".join(_mark(w.text, "+", paint) if w.op == "+" else w.text for w in hunk.words if w.op != "-")
         lines.append(paint(_RED, "- ") + old if color else "- " + old)
