@@ -73,7 +73,7 @@ def _block_findings(d: Digest) -> Iterator[Finding]:
 
 
 def _source_findings(d: Digest, today: date, stale_after_days: int) -> Iterator[Finding]:
-    cited = {sid for _, _, sid in d.citations}
+    cited = d.cite_counts
     deny = domain_patterns(d.deny)
     by_url: dict[str, list[str]] = {}
     populated = d.has_article and not d.is_stub

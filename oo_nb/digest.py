@@ -28,7 +28,10 @@ __all__ = ["ArticleScan", "Digest", "Failure", "digest_file", "scan_article"]
 
 _CONTAINERS = {"div", "section", "blockquote"}
 _REF_ID = re.compile(r"\s*\[(s\d+)\]")
-_TEXT = etree.XPath("string()")  # what HtmlElement.text_content() computes
+def _text(node: Any) -> str:
+    """What HtmlElement.text_content() gives (the XPath string value), serialised by libxml2
+    directly: half the cost of evaluating an XPath per element."""
+    return str(etree.tostring(node, method="text", encoding="unicode", with_tail=False))
 _LOCAL = threading.local()  # lxml parsers must not be shared between threads
 
 
@@ -49,6 +52,7 @@ class ArticleScan:
     sections: list[tuple[str, int]] = field(default_factory=list)  # (id, level)
     paragraphs: list[tuple[str | None, str, str]] = field(default_factory=list)  # (pid, section, tag)
     citations: list[tuple[str, str | None, str]] = field(default_factory=list)  # (section, pid, sid)
+    cite_counts: dict[str, int] = field(default_factory=dict)  # sid -> citations
     references: list[tuple[int, str | None, str]] = field(default_factory=list)  # (pos, sid, url)
     pids: list[str] = field(default_factory=list)
     figures: int = 0
@@ -100,6 +104,7 @@ class Digest:
     n_paragraphs: int = 0
     figures: int = 0
     citations: list[tuple[str, str | None, str]] = field(default_factory=list)  # (section, pid, sid)
+    cite_counts: dict[str, int] = field(default_factory=dict)  # sid -> citations
     references: list[tuple[int, str | None, str]] = field(default_factory=list)  # (pos, sid, url)
     unpidded: list[str] = field(default_factory=list)  # section of each <p> without a pid
     bad_pids: list[str] = field(default_factory=list)  # pids that are not pid:SECTION:8HEX
@@ -111,6 +116,7 @@ class Digest:
         self.has_article = True
         self.is_stub, self.n_paragraphs, self.figures = scan.is_stub, len(scan.paragraphs), scan.figures
         self.citations, self.references = scan.citations, scan.references
+        self.cite_counts = dict(Counter(sid for _, _, sid in scan.citations))
         self.unpidded = [section for pid, section, tag in scan.paragraphs if pid is None and tag == "p"]
         self.bad_pids = [p for p in dict.fromkeys(scan.pids) if not pid_is_wellformed(p)]
         counts = Counter(scan.pids)
@@ -187,7 +193,7 @@ class _Lean:
         if self.has_figures:
             scan.figures += 1 if tag == "figure" else sum(1 for _ in node.iterfind(".//figure"))
         if not self.in_refs:
-            text = _TEXT(node)
+            text = _text(node)
             if "[s" in text:
                 section = self.section
                 scan.citations.extend([(section, pid, sid) for sid in CITATION.findall(text)])
@@ -196,7 +202,7 @@ class _Lean:
     def references(self, node: Any) -> None:
         refs = self.scan.references
         for li in node.iterfind(".//li"):
-            m = _REF_ID.match(_TEXT(li))
+            m = _REF_ID.match(_text(li))
             link = li.find(".//a")
             url = link.get("href", "") if link is not None else ""
             refs.append((len(refs) + 1, m.group(1) if m else None, url))
@@ -338,17 +344,6 @@ def digest_file(path: str, slug: str) -> Digest | Failure | None:
 def digest_many(items: list[tuple[str, str]]) -> list[Digest | Failure | None]:
     """Batch entry point for worker processes (one pickled call per chunk)."""
     return [digest_file(path, slug) for path, slug in items]
-
-
-def worker_main(argv: list[str]) -> int:
-    """Child-process entry of ``Library``'s parallel scan: pickled items in, pickled results out
-    (files, so neither side can block on a full pipe)."""
-    import pickle
-
-    src, dst = Path(argv[0]), Path(argv[1])
-    items = pickle.loads(src.read_bytes())
-    dst.write_bytes(pickle.dumps(digest_many(items), protocol=pickle.HIGHEST_PROTOCOL))
-    return 0
 
 
 def relative_slug(path: Path, root: Path) -> str:

@@ -5,7 +5,7 @@ library gives empty frames with the same columns and dtypes."""
 
 from __future__ import annotations
 
-from collections import Counter
+import functools
 from collections.abc import Iterable, Sequence
 from datetime import date
 from typing import Any
@@ -91,11 +91,15 @@ def from_columns(data: dict[str, Sequence[Any]], columns: dict[str, str]) -> pd.
     return pd.DataFrame(out, columns=list(columns))
 
 
-def domain_matches(domain: str, patterns: Sequence[str]) -> bool:
+@functools.lru_cache(maxsize=65536)  # few distinct (domain, policy) pairs in a library
+def domain_matches(domain: str, patterns: tuple[str, ...]) -> bool:
+    """``domain`` is one of ``patterns`` or a sub-domain of one."""
     return any(domain == p or domain.endswith("." + p) for p in patterns)
 
 
-def domain_patterns(patterns: Sequence[str]) -> tuple[str, ...]:
+@functools.lru_cache(maxsize=4096)
+def domain_patterns(patterns: tuple[str, ...]) -> tuple[str, ...]:
+    """Policy entries as bare domains: lower case, no ``www.``, no scheme or path."""
     out = []
     for p in patterns:
         p = p.strip().lower()
@@ -155,15 +159,16 @@ def sources_frame(digests: Sequence[Digest], today: date) -> pd.DataFrame:
     rows = []
     ordinal = today.toordinal()
     for d in digests:
-        cited = Counter(sid for _, _, sid in d.citations)
+        cited = d.cite_counts
         deny, prefer = domain_patterns(d.deny), domain_patterns(d.prefer)
+        slug = d.slug
         for sid, url, domain, title, description, tier, accessed, verified, _form in d.sources:
+            n = cited.get(sid, 0)
             rows.append((
-                d.slug, sid, _none_if_empty(url), _none_if_empty(domain), _none_if_empty(title),
-                _none_if_empty(description), _none_if_empty(tier), accessed,
-                ordinal - accessed.toordinal() if accessed else None,
-                cited[sid] > 0, cited[sid], bool(domain) and domain_matches(domain, deny),
-                bool(domain) and domain_matches(domain, prefer), verified,
+                slug, sid, url or None, domain or None, title or None, description or None, tier or None,
+                accessed, ordinal - accessed.toordinal() if accessed else None, n > 0, n,
+                bool(domain) and domain_matches(domain, deny), bool(domain) and domain_matches(domain, prefer),
+                verified,
             ))
     return make_frame(rows, SOURCE_COLUMNS)
 

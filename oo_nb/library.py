@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from .digest import Digest, Failure, digest_many, relative_slug
 from .errors import NotFound
+from .library_pool import digest_parallel
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -58,74 +59,13 @@ class _Scan:
 
 def _scan(items: list[tuple[str, str]], workers: int) -> _Scan:
     results: list[Digest | Failure | None]
-    if workers > 1 and len(items) >= 2:
-        results = _scan_parallel(items, workers)
+    if workers > 1 and len(items) > 1:
+        results = digest_parallel(items, workers)
     else:
         results = digest_many(items)
     digests = [r for r in results if isinstance(r, Digest)]
     failures = [r for r in results if isinstance(r, Failure)]
     return _Scan(digests, failures)
-
-
-def _scan_parallel(items: list[tuple[str, str]], workers: int) -> list[Digest | Failure | None]:
-    """Digest one share here and the others in child interpreters started with ``python -c``:
-    unlike fork it is safe in a threaded Jupyter kernel, and unlike multiprocessing's spawn it
-    never re-imports the caller's ``__main__`` (an unguarded script would run again)."""
-    import pickle
-    import subprocess
-    import sys
-    import tempfile
-
-    shares = [items[i::workers] for i in range(workers)]  # interleaved: similar sizes
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-    children: list[tuple[subprocess.Popen[bytes] | None, Path, list[tuple[str, str]]]] = []
-    with tempfile.TemporaryDirectory(prefix="oo-library-") as tmp:
-        try:
-            for k, share in enumerate(shares[1:]):
-                src, dst = Path(tmp) / f"in{k}", Path(tmp) / f"out{k}"
-                src.write_bytes(pickle.dumps(share))
-                try:
-                    proc: subprocess.Popen[bytes] | None = subprocess.Popen(
-                        [sys.executable, "-c", _WORKER, str(src), str(dst)],
-                        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
-                    )
-                except OSError:  # cannot start processes here: this process does that share too
-                    proc = None
-                children.append((proc, dst, share))
-            results = digest_many(shares[0])
-            parts = [results]
-            for proc, dst, share in children:
-                parts.append(_collect(proc, dst, share))
-        finally:
-            for proc, _, _ in children:
-                if proc is not None and proc.poll() is None:
-                    proc.kill()
-                    proc.wait()
-    order = {path: i for i, (path, _) in enumerate(items)}
-    merged: list[Digest | Failure | None] = [r for part in parts for r in part if r is not None]
-    merged.sort(key=lambda r: order[r.path] if r is not None else -1)
-    return merged
-
-
-_WORKER = "import sys; from oo_nb.digest import worker_main; sys.exit(worker_main(sys.argv[1:]))"
-
-
-def _collect(proc: Any, dst: Path, share: list[tuple[str, str]]) -> list[Digest | Failure | None]:
-    import pickle
-    import subprocess
-
-    if proc is not None:
-        try:
-            code = proc.wait(timeout=max(120.0, 0.1 * len(share)))
-        except subprocess.TimeoutExpired:
-            code = -1
-        if code == 0 and dst.exists():
-            try:
-                result: list[Digest | Failure | None] = pickle.loads(dst.read_bytes())
-                return result
-            except (pickle.UnpicklingError, EOFError, AttributeError, ImportError):
-                pass
-    return digest_many(share)  # the child failed: do its share here rather than lose it
 
 
 class Library:

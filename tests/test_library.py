@@ -8,11 +8,12 @@ import sys
 from datetime import date
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pandas as pd
 import pytest
 
-from oo_nb import library as library_module
+from oo_nb import library_pool
 from oo_nb.article import Article
 from oo_nb.digest import scan_article
 from oo_nb.document import Document
@@ -304,14 +305,27 @@ def test_parallel_scan_matches_serial_and_survives_a_dead_worker(
 ) -> None:
     synth = load_synth()
     synth.make_library(tmp_path, 12, seed=5, corrupt_rate=0.2)
+    started: list[object] = []
+    popen = library_pool.subprocess.Popen
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        started.append(args)
+        return popen(*args, **kwargs)
+
+    monkeypatch.setattr(library_pool.subprocess, "Popen", spy)
+    monkeypatch.setattr(library_pool, "CHUNK", 2)  # several chunks for each process
     serial = Library(tmp_path, today=TODAY, workers=1)
+    assert not started
     parallel = Library(tmp_path, today=TODAY, workers=2)
+    assert len(started) == 1
     for name in ("documents", "sources", "citations", "errors", "changelog"):
         pd.testing.assert_frame_equal(serial.frame(name), parallel.frame(name))
     pd.testing.assert_frame_equal(serial.audit(), parallel.audit())
-    monkeypatch.setattr(library_module, "_WORKER", "import sys; sys.exit(3)")
-    crippled = Library(tmp_path, today=TODAY, workers=3)  # its children die: their shares done here
+    monkeypatch.setattr(library_pool, "WORKER_CODE", "import sys; sys.stdout.write('R'); sys.exit(3)")
+    crippled = Library(tmp_path, today=TODAY, workers=3)  # its children die: their chunks done here
+    assert len(started) == 3
     pd.testing.assert_frame_equal(serial.documents, crippled.documents)
+    pd.testing.assert_frame_equal(serial.errors, crippled.errors)
 
 
 def test_synthetic_library_is_realistic(tmp_path: Path) -> None:
