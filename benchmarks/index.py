@@ -17,10 +17,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from synth import make_library  # noqa: E402
+from synth import make_library
 
-from oo_nb.index_data import scan  # noqa: E402
-from oo_nb.index_page import write_index  # noqa: E402
+from oo_nb.index_data import scan
+from oo_nb.index_page import write_index
 
 TARGET_S = 1.0
 
