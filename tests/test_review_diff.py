@@ -102,7 +102,7 @@ def test_alignment_by_heading_id_then_position(corpus_dir: Path) -> None:
     cand2 = _replace_body(doc2, "The leadership team combines", "The leadership team now combines")
     (hunk2,) = diff_documents(doc2, cand2).hunks
     assert hunk2.kind == "changed" and hunk2.pid is None
-    assert ("+", "now ") in [(w.op, w.text) for w in hunk2.words]
+    assert ("+", " now") in [(w.op, w.text) for w in hunk2.words]
 
 
 def test_whitespace_only_rewrap_is_no_change(corpus_dir: Path) -> None:

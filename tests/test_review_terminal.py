@@ -117,7 +117,7 @@ def test_colours_and_plain_markers(corpus_dir: Path) -> None:
     diff = diff_documents(doc, cand)
     changed = next(h for h in diff.hunks if h.kind == "changed" and h.area == "article")
     plain = render_hunk(changed)
-    assert "\x1b[" not in plain and "{+policymakers. Revised in this update with newer figures.+}" in plain
+    assert "\x1b[" not in plain and "policymakers. {+Revised in this update with newer figures.+}" in plain
     coloured = render_hunk(changed, color=True)
     assert "\x1b[1;30;42m" in coloured and "\x1b[36m@@ a1 changed" in coloured
     source = render_hunk(diff.hunk(next(h.id for h in diff.hunks if h.area == "sources")))

@@ -73,11 +73,14 @@ def render_hunk(hunk: Hunk, *, color: bool = False) -> str:
 
 
 def _mark(text: str, op: str, paint: _Paint) -> str:
-    core = text.rstrip()
-    space = text[len(core) :]
+    core = text.strip()
+    lead = text[: len(text) - len(text.lstrip())]
+    trail = text[len(text.rstrip()) :] if core else ""
+    if not core:
+        return text
     if paint.on:
-        return paint(_DEL_HL if op == "-" else _INS_HL, core) + space
-    return (f"[-{core}-]" if op == "-" else f"{{+{core}+}}") + space
+        return lead + paint(_DEL_HL if op == "-" else _INS_HL, core) + trail
+    return lead + (f"[-{core}-]" if op == "-" else f"{{+{core}+}}") + trail
 
 
 def _short(value: Any, limit: int = 300) -> str:

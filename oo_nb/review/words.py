@@ -9,9 +9,10 @@ from typing import Literal
 
 __all__ = ["WordOp", "word_diff"]
 
-# A word with the spaces after it: half as many tokens as splitting spaces apart.
-_WORD = re.compile(r"\S+\s*|\s+")
-_SENTENCE_END = re.compile(r"[.!?](?:\s+|$)")
+# A word with the spaces before it: half as many tokens as splitting spaces apart, and a word
+# added at the end of a sentence leaves the sentence's last word equal.
+_WORD = re.compile(r"\s*\S+|\s+")
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,7 +33,7 @@ def word_diff(before: str, after: str) -> tuple[WordOp, ...]:
     if len(a) <= 1 or len(b) <= 1:
         return _words(before, after)
     ops: list[WordOp] = []
-    key_a, key_b = [x.rstrip() for x in a], [x.rstrip() for x in b]  # spacing is no change
+    key_a, key_b = [x.strip() for x in a], [x.strip() for x in b]  # spacing is no change
     for _, i1, i2, j1, j2 in SequenceMatcher(None, key_a, key_b, autojunk=False).get_opcodes():
         for op in _words("".join(a[i1:i2]), "".join(b[j1:j2])):
             _push(ops, op.op, op.text)

@@ -5,6 +5,7 @@ accept / reject / edit controls and an editor. Agent HTML only ever appears esca
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Callable
 
 import ipywidgets as widgets
@@ -17,15 +18,16 @@ from ..review.session import ReviewSession
 __all__ = ["HunkView", "sandboxed"]
 
 _STATE = {"pending": "undecided", "accept": "accepted", "reject": "rejected", "edit": "edited"}
-_PREVIEW_MAX = 320
+_PREVIEW_MAX = 360
 
 
 def sandboxed(fragment: str, label: str) -> str:
     """A labelled ``<iframe sandbox="">`` of ``fragment``: cleaned, escaped into ``srcdoc``."""
     from .preview import clean_fragment, iframe, page
 
-    text_len = len(fragment)
-    height = max(90, min(_PREVIEW_MAX, 60 + text_len // 4 + fragment.count("<img") * 170))
+    # about 60 characters a line in a half-width pane; the frame stays resizable by hand
+    lines = len(re.sub(r"<[^>]*>", "", fragment)) // 60 + 1 + fragment.count("<li") + fragment.count("<tr")
+    height = max(80, min(_PREVIEW_MAX, 56 + lines * 25 + fragment.count("<img") * 170))
     return (
         f'<div class="oo-pane-label">{html.escape(label)}</div>'
         + iframe(page(clean_fragment(fragment)), height=height, title=label)
