@@ -146,7 +146,15 @@ def test_manifest_changelog_shapes(corpus_dir: Path) -> None:
     strings = build(load(corpus_dir, "ai-model-landscape.o-o.html"), proposal(summary="S"))
     assert strings.document.block_json("oo-manifest")["changelog"][-1] == "v2: S"
     empty = build(load(corpus_dir, "agi-declared.o-o.html"), proposal(summary="S"))
-    assert empty.document.block_json("oo-manifest")["changelog"] == []
+    assert empty.document.block_json("oo-manifest")["changelog"] == ["v3: S"]
+    doc = load(corpus_dir, "yc-w26-batch.o-o.html")
+    manifest = doc.block_json("oo-manifest")
+    manifest["changelog"] = [{"version": 1, "date": "2026-02-16", "summary": "first"}]
+    objects = build(doc.with_block("oo-manifest", manifest), proposal(summary="S"))
+    assert objects.document.block_json("oo-manifest")["changelog"][-1] == {"version": 2, "date": "2026-03-01", "summary": "S"}
+    del manifest["changelog"]
+    none = build(doc.with_block("oo-manifest", manifest), proposal(summary="S"))
+    assert "changelog" not in none.document.block_json("oo-manifest")
     bare = build(load(corpus_dir, "anthropic-leadership.o-o.html"), proposal(summary="S"))
     log = bare.document.block_json("oo-changelog")
     assert isinstance(log, list) and log[-1]["summary"] == "S"

@@ -1,9 +1,9 @@
 """The four JSON blocks after an update, each edited in its own shape (keys we do not know kept).
 
 - manifest: ``version + 1``, ``as_of`` today; the cadence field is left as it was. A manifest
-  ``changelog`` list that already has items gets one more in the same shape (``"vN: summary"``
-  strings or ``{version, date, summary}`` objects); an empty one stays empty, since documents
-  with an empty list keep their history in ``oo-changelog`` only.
+  ``changelog`` list gets one more item in its shape: ``{version, date, summary}`` when it holds
+  objects, else a ``"vN: summary"`` string (the originals' form, also used for an empty list);
+  a manifest without the key gets none.
 - changelog: one entry appended to ``{"entries": [...]}`` or to the bare array: version, UTC
   timestamp, summary, the run's figures (model, tokens, searches, cost), what changed.
 - source cache: sources, facts, ``last_updated`` today.
@@ -51,8 +51,8 @@ def update_blocks(doc: Document, u: BlockUpdate, warnings: list[str], notes: lis
         m["version"] = u.version
         m["as_of"] = u.today.isoformat()
         log = m.get("changelog")
-        if isinstance(log, list) and log:
-            if all(isinstance(x, str) for x in log):
+        if isinstance(log, list):
+            if all(isinstance(x, str) for x in log):  # also an empty list: the originals' form
                 log.append(f"v{u.version}: {sanitize_text(summary, max_len=300)}")
             else:
                 log.append({"version": u.version, "date": u.today.isoformat(), "summary": sanitize_text(summary, max_len=300)})
