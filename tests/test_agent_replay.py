@@ -138,3 +138,18 @@ def test_find_cassette_locations(tmp_path: Path) -> None:
     beside.write_text("{}")
     assert find_cassette(doc) == beside
     assert Document.read(doc).kind == "document"
+
+
+def test_update_record_option_writes_a_replayable_cassette(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    doc = copy_doc(tmp_path)
+    out = tmp_path / "run.cassette.json"
+    monkeypatch.setenv("ANTHROPIC_API_KEY", MARKER)
+    with MockAPI(research_scenario(with_image=False), api_key=MARKER) as mock:
+        assert main(["update", str(doc), "--force", "--base-url", mock.base_url, "--record", str(out)]) == 0
+    cassette = Cassette.load(out)
+    assert cassette.meta["outcome"] == "proposal" and cassette.meta["document"] == doc.name
+    assert_no_secret(tmp_path)
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    assert main(["update", str(doc), "--force", "--agent", "replay", "--cassette", str(out)]) == 0
+    assert "replay (recorded)" in capsys.readouterr().out
+    assert main(["update", str(doc), "--force", "--agent", "replay", "--record", str(out)]) == 2

@@ -67,6 +67,7 @@ class UpdateOptions:
     download_images: bool = True
     api_key: str | None = None  # for tests and embedding; the CLI reads only the environment
     claude_command: str = "claude"
+    record: Path | None = None  # write this run's API exchanges to a cassette (never the key)
 
 
 @dataclass(frozen=True)
@@ -137,7 +138,21 @@ def make_backend(agent: str, opts: UpdateOptions, model: str, doc_path: Path) ->
     if agent == "anthropic":
         from .backends.anthropic import AnthropicBackend
 
-        return AnthropicBackend(model=model, api_key=opts.api_key, base_url=opts.base_url, settings=settings)
+        if opts.record is None:
+            return AnthropicBackend(model=model, api_key=opts.api_key, base_url=opts.base_url, settings=settings)
+        import httpx2
+
+        from .backends.replay import RecordingTransport
+
+        recorder = RecordingTransport()
+        backend = AnthropicBackend(
+            model=model, api_key=opts.api_key, base_url=opts.base_url, settings=settings,
+            http_client=httpx2.Client(transport=recorder),
+        )
+        backend.recorder = recorder
+        return backend
+    if opts.record is not None:
+        raise AgentError(f"--record needs the anthropic agent (a live or mock endpoint), not {agent}")
     if agent == "replay":
         from .backends.replay import ReplayBackend
         from .cassettes import find_cassette
@@ -306,11 +321,30 @@ def prepare_update(path: str | Path, opts: UpdateOptions | None = None, *, backe
     backend = backend or make_backend(prep.agent, opts, prep.model, prep.path)
     run = backend.new_run(prep.budget_usd)
     budget = new_budget(prep, backend, run)
+    outcome = "proposal"
     try:
         proposal = backend.run(prep.ctx, budget=budget, run=run, validate=_validator())
     except AgentError as exc:
+        outcome = f"failed: {exc.message}"
         raise exc.with_file(str(prep.path)) from None
+    finally:
+        _save_recording(backend, opts, prep, run, outcome)
     return finish(prep, opts, backend.name, run, proposal)
+
+
+def _save_recording(backend: Any, opts: UpdateOptions, prep: Prepared, run: RunInfo, outcome: str) -> None:
+    recorder = getattr(backend, "recorder", None)
+    if recorder is None or opts.record is None:
+        return
+    recorder.save(
+        opts.record,
+        label=f"recorded from {backend.base_url}",
+        document=prep.path.name,
+        model=backend.model,
+        outcome=outcome,
+        cost_usd=round(run.cost_usd, 6),
+    )
+    backend.http_client.close()
 
 
 async def aprepare_update(

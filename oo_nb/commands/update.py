@@ -33,6 +33,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cassette", type=Path, metavar="FILE", help="recorded run for --agent replay")
     p.add_argument("--dry-run", action="store_true", help="show what would be sent and the budget plan; call nothing, write nothing")
     p.add_argument("--stream", action="store_true", help="stream API responses (SSE)")
+    p.add_argument("--record", type=Path, metavar="FILE", help="write this run's API exchanges to a cassette for --agent replay (no key is written)")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--yes", action="store_true", help="write the update without review (history kept)")
     mode.add_argument("--review", action="store_true", help="review the proposal in the terminal, then write what you accept")
@@ -83,6 +84,7 @@ def options(ns: argparse.Namespace) -> UpdateOptions:
         cassette=ns.cassette,
         dry_run=ns.dry_run,
         stream=getattr(ns, "stream", False),
+        record=getattr(ns, "record", None),
     )
 
 

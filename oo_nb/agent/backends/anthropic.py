@@ -97,6 +97,7 @@ class AnthropicBackend:
         # An SDK client shared by many documents (update-all): building one costs ~85 ms of SSL
         # set-up on the event loop, so concurrent runs reuse one. Its owner closes it.
         self.shared_async: anthropic.AsyncAnthropic | None = None
+        self.recorder: Any = None  # a RecordingTransport when the run is being recorded
 
     # ------------------------------------------------------------------ clients
     def _key(self) -> str:
