@@ -46,6 +46,10 @@ FetchImage = Callable[[str], bytes]
 
 @dataclass
 class Candidate:
+    """The proposed document and what a reviewer must know about it. ``warnings`` need a human
+    look (rejected or unverified sources, skipped images, a sentinel event reported as occurred);
+    ``notes`` are informational (renumbered ids, merged duplicates, pids kept/new)."""
+
     document: Document
     warnings: list[str]
     unverified: list[str]  # ids of new sources not seen in this run's search/fetch results
