@@ -281,3 +281,25 @@ def test_scenario_proposal_has_exactly_the_issue_shape() -> None:
     assert set(p["sections"][0]) == {"id", "title", "html"} and set(p["sources"][0]) == {"id", "url", "title", "tier", "accessed"}
     assert set(p["images"][0]) == {"url", "page_url", "caption", "alt", "layout"} and set(p["sentinel"]) == {"status", "evidence"}
     assert p["drop_sources"] == ["s7"]  # s7 is in the cache but never cited
+
+
+def test_compacted_paused_turn_is_not_left_as_a_prefill() -> None:
+    """The budget drops the fetch tool while the paused turn holds a fetch: history is compacted
+    and a user message follows it (a compacted assistant turn must not be sent as a prefill)."""
+    block = "srvtoolu_f"
+    paused = message(
+        [server_tool_use("web_fetch", {"url": NEW_URL}, block), {"type": "web_fetch_tool_result", "tool_use_id": block, "content": {"type": "web_fetch_result", "url": NEW_URL, "content": {"type": "document", "title": "T", "source": {"type": "text", "media_type": "text/plain", "data": "body " * 10}}}}],
+        "pause_turn",
+        input_tokens=60_000,
+        fetches=1,
+    )
+    mock = start_mock([paused, submit()])
+    try:
+        proposal, run, _ = run_backend(backend(mock), budget_usd=0.5)
+    finally:
+        mock.stop()
+    second = mock.message_requests[1].body
+    assert "web_fetch" not in only_tools(mock.message_requests[1])
+    assert second["messages"][-1]["role"] == "user" and "Continue where you stopped" in str(second["messages"][-1]["content"])
+    assert "Fetched " + NEW_URL in str(second["messages"][1]["content"])
+    assert proposal.summary == "ok" and NEW_URL in run.seen_urls

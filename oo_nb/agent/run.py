@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import urlsplit
 
 from .. import clock
 from ..document import Document
@@ -338,7 +339,7 @@ def _save_recording(backend: Any, opts: UpdateOptions, prep: Prepared, run: RunI
         return
     recorder.save(
         opts.record,
-        label=f"recorded from {backend.base_url}",
+        label=f"recorded from {urlsplit(backend.base_url).hostname or 'an endpoint'}",
         document=prep.path.name,
         model=backend.model,
         outcome=outcome,

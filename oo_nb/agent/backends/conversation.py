@@ -226,6 +226,8 @@ class Conversation:
         offered = {t["name"] for t in tools}
         if not _server_tools_in(self.messages) <= offered:
             self.messages = compact_history(self.messages)
+            if self.messages[-1]["role"] == "assistant":  # a compacted paused turn is no prefill
+                self._say("Continue where you stopped, then call submit_proposal once.")
         return {
             "model": s.model,
             "max_tokens": plan.max_tokens,
