@@ -21,6 +21,7 @@ from ..document import Document
 from ..errors import AgentError
 from .budget import Budget, estimate_tokens
 from .context import IMAGE_PLACEHOLDER, AgentContext, build_context
+from .freshness import Freshness, freshness
 from .pricing import price_for
 from .types import RunInfo
 
@@ -69,32 +70,6 @@ class UpdateOptions:
     api_key: str | None = None  # for tests and embedding; the CLI reads only the environment
     claude_command: str = "claude"
     record: Path | None = None  # write this run's API exchanges to a cassette (never the key)
-
-
-@dataclass(frozen=True)
-class Freshness:
-    fresh: bool
-    as_of: date | None
-    cadence_days: int
-    age_days: int | None
-    due: date | None
-
-    def describe(self) -> str:
-        if self.as_of is None:
-            return "never updated"
-        state = "fresh" if self.fresh else "stale"
-        return f"{state}: as of {self.as_of.isoformat()}, {self.age_days} days old, cadence {self.cadence_days} days"
-
-
-def freshness(doc: Document, today: date) -> Freshness:
-    """Fresh while the age is below the cadence (``update_every_days`` or legacy ``freshness``)."""
-    m = doc.manifest
-    if m.as_of is None:
-        return Freshness(False, None, m.cadence_days, None, None)
-    from datetime import timedelta
-
-    age = (today - m.as_of).days
-    return Freshness(age < m.cadence_days, m.as_of, m.cadence_days, age, m.as_of + timedelta(days=m.cadence_days))
 
 
 @dataclass
