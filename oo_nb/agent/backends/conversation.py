@@ -286,7 +286,7 @@ class Conversation:
             raise self.fail(f"the answer was cut off at max_tokens ({limit}) before a complete submit_proposal")
         if stop == "model_context_window_exceeded":
             raise self.fail("the conversation outgrew the model's context window")
-        if submits and stop != "pause_turn":
+        if submits:  # a complete client call waits for us whatever the stop reason says
             self._take(submits[-1], calls)
             return
         if stop == "pause_turn":
