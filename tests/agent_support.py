@@ -33,12 +33,8 @@ def copy_doc(folder: Path, name: str = "agi-declared.o-o.html") -> Path:
 
 
 def start_mock(responder: Any = None, **kw: Any) -> MockAPI:
-    mock = MockAPI(api_key=MARKER, **kw)
-    if callable(responder) and getattr(responder, "__name__", "") == "<lambda>":
-        mock.responder = responder(mock)
-    elif responder is not None:
-        mock.responder = responder if callable(responder) else MockAPI(responder).responder
-    return mock.start()
+    """A started mock that insists on the test key (a responder, a list of replies, or none)."""
+    return MockAPI(responder, api_key=MARKER, **kw).start()
 
 
 def backend(mock: MockAPI, *, retries: int = 0, timeout: float = 10.0, **settings: Any) -> AnthropicBackend:
