@@ -58,7 +58,9 @@ def human_size(n: int, *, kb_only: bool = False) -> str:
     script sorts the column by the number it reads from the text."""
     if kb_only or n < 1024 * 1024:
         kb = n / 1024
-        return f"{kb:.1f} KB" if kb < 10 and not kb_only else f"{round(kb)} KB"
+        if kb_only:
+            return f"{max(1, round(kb)) if n else 0} KB"
+        return f"{kb:.1f} KB" if kb < 10 else f"{round(kb)} KB"
     return f"{n / (1024 * 1024):.1f} MB"
 
 

@@ -217,6 +217,7 @@ def test_sizes_and_dates() -> None:
     assert human_size(157_696) == "154 KB"
     assert human_size(5 * 1024 * 1024) == "5.0 MB"
     assert human_size(5 * 1024 * 1024, kb_only=True) == "5120 KB"
+    assert human_size(300, kb_only=True) == "1 KB"
     assert nice_date(date(2026, 2, 6)) == "Feb 6, 2026"
 
 
@@ -239,3 +240,11 @@ def test_command(tmp_path: Path, corpus_dir: Path) -> None:
     index_cmd.add_arguments(parser)
     result = index_cmd.run(parser.parse_args([str(tmp_path), "--title", "YC"]))
     assert result.exit_code == 0 and (tmp_path / "index.o-o.html").exists()
+
+
+def test_a_process_pool_gives_the_same_scan(corpus_copy: Path) -> None:
+    (corpus_copy / "broken.o-o.html").write_text("not a document")
+    one = scan(corpus_copy, workers=1)
+    two = scan(corpus_copy, workers=2)
+    assert one == two
+    assert len(two.entries) == 4 and [e.rel for e in two.errors] == ["broken.o-o.html"]

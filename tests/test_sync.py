@@ -187,3 +187,16 @@ def test_unbalanced_markers_are_an_error_for_that_file_only(corpus_copy: Path) -
 def test_migrate_early_is_a_no_op_on_marker_pages(corpus_dir: Path) -> None:
     doc = Document.read(corpus_dir / "agi-declared.o-o.html")
     assert migrate_early(doc) is doc
+
+
+def test_crlf_documents_stay_crlf(corpus_copy: Path) -> None:
+    path = corpus_copy / "agi-declared.o-o.html"
+    path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
+    (corpus_copy / "oo.css").write_text("h1 { color: teal }\n")
+    result = sync_dir(corpus_copy)
+    assert _status(result)["agi-declared.o-o.html"] == "updated"
+    data = path.read_bytes()
+    assert b"\n" not in data.replace(b"\r\n", b"")  # no bare line feed was introduced
+    doc = Document.read(path)
+    assert doc.span_text(find_section(doc, "js")) == js_section("document").replace("\n", "\r\n")  # type: ignore[arg-type]
+    assert _status(sync_dir(corpus_copy))["agi-declared.o-o.html"] == "unchanged"
