@@ -40,7 +40,7 @@ class Sizes:
 
 
 FULL = Sizes(full=True, kills=1000, races=200, lock_trials=5, fuzz_inputs=12_000, store_trials=400, hostile_docs=3, doc_mb=50, sources=10_000, image_mb=5)
-QUICK = Sizes(full=False, kills=100, races=20, lock_trials=2, fuzz_inputs=1_000, store_trials=40, hostile_docs=1, doc_mb=5, sources=1_000, image_mb=1)
+QUICK = Sizes(full=False, kills=60, races=20, lock_trials=2, fuzz_inputs=800, store_trials=30, hostile_docs=1, doc_mb=5, sources=1_000, image_mb=1)
 
 
 def _crash(sizes: Sizes, workdir: Path, seed: int) -> list[Figure]:
