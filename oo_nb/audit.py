@@ -132,7 +132,7 @@ def _article_findings(d: Digest) -> Iterator[Finding]:
     if d.has_article and not d.is_stub and not d.sources:
         yield _f(
             d.slug, "empty-cache", "oo-source-cache",
-            f"the article is populated ({d.n_paragraphs} elements, {len(d.citations)} citations) "
+            f"the article is populated ({d.n_paragraphs} elements, {len(d.cite_ids)} citations) "
             "but the source cache holds no sources",
         )
 

@@ -150,7 +150,7 @@ def documents_frame(digests: Sequence[Digest], today: date) -> pd.DataFrame:
             d.path, d.slug, d.title, d.version, d.as_of, d.cadence_days, due, overdue, stale,
             d.is_sentinel, d.sentinel_status,
             len(d.sources) if cache_known else None, len(d.facts) if cache_known else None,
-            len(d.citations), d.figures, d.nbytes, d.budget_usd, _spent(d), d.layout,
+            len(d.cite_ids), d.figures, d.nbytes, d.budget_usd, _spent(d), d.layout,
         ))
     return make_frame(rows, DOCUMENT_COLUMNS)
 
@@ -190,16 +190,19 @@ def citations_frame(digests: Sequence[Digest]) -> pd.DataFrame:
     sid: list[str] = []
     resolves: list[bool | None] = []
     for d in digests:
-        if not d.citations:
+        n = len(d.cite_ids)
+        if not n:
             continue
-        known = {s[0] for s in d.sources}
-        secs, pids, sids = zip(*d.citations, strict=True)
-        unknown = not d.cache_read  # an unreadable cache: whether a citation resolves is unknown
-        doc.extend([d.slug] * len(sids))
-        section.extend(x or None for x in secs)
-        pid.extend(pids)
-        sid.extend(sids)
-        resolves.extend(None if unknown else x in known for x in sids)
+        doc.extend([d.slug] * n)
+        section.extend(d.cite_sections)
+        pid.extend(d.cite_pids)
+        sid.extend(d.cite_ids)
+        if d.cache_read:
+            known = {s[0] for s in d.sources}
+            resolves.extend([x in known for x in d.cite_ids])
+        else:
+            resolves.extend([None] * n)  # an unreadable cache: whether a citation resolves is unknown
+    section = [x or None for x in section]
     data: dict[str, Sequence[Any]] = {
         "doc": doc, "section": section, "pid": pid, "source_id": sid, "resolves": resolves,
     }

@@ -13,6 +13,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
+from oo_nb import library as library_module
 from oo_nb import library_pool
 from oo_nb.article import Article
 from oo_nb.digest import scan_article
@@ -261,6 +262,25 @@ def test_notebook_conveniences(lib: Library, lib_dir: Path) -> None:
     (lib_dir / "stub.o-o.html").unlink()
     assert lib.refresh() is lib
     assert "new-one" in lib and "stub" not in lib and len(lib.documents) == 12
+
+
+def test_refresh_rereads_only_changed_files(lib_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    lib = Library(lib_dir, today=TODAY, workers=1)
+    read: list[str] = []
+    real = library_module.digest_many
+
+    def counting(items: list[tuple[str, str]]) -> Any:
+        read.extend(slug for _, slug in items)
+        return real(items)
+
+    monkeypatch.setattr(library_module, "digest_many", counting)
+    lib.refresh()
+    assert read == []  # nothing changed: nothing read, not even the unreadable file
+    path = lib_dir / "yc-w26-batch.o-o.html"
+    path.write_text(path.read_text().replace('"version": 1,', '"version": 2,', 1))
+    lib.refresh()
+    assert read == ["yc-w26-batch"]
+    assert row(lib.documents, slug="yc-w26-batch")["version"] == 2
 
 
 def test_repr_and_mimebundle_show_summary_and_escape(tmp_path: Path) -> None:
