@@ -58,9 +58,9 @@ class DemoInstall:
     def to_text(self) -> str:
         if self.quiet:
             return ""
-        verb = "reset" if self.reset else "ready"
+        # the same words for a first install and a reset, so notebook outputs do not depend on it
         lines = [
-            f"demo library {verb}: {self.folder} ({len(self.documents)} documents, "
+            f"demo library ready: {self.folder} ({len(self.documents)} documents, "
             f"{len(self.cassettes)} recorded updates for the replay agent)",
             *(f"  {p.name}" for p in self.documents),
             f"the demo is set on {self.today}: set OO_TODAY={self.today} to see it as the notebooks do",

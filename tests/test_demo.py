@@ -56,7 +56,7 @@ def test_reinstall_resets_what_the_demo_owns_and_keeps_other_files(tmp_path: Pat
     (lib / ".oo-history" / "x").mkdir(parents=True)
     (lib / "notes.txt").write_text("mine")
     result = install_demo(lib, index=False)
-    assert result.reset
+    assert result.reset and result.to_text().startswith("demo library ready")
     assert first.read_bytes() == (DATA_DIR / "documents" / first.name).read_bytes()
     assert not (lib / "made-by-a-notebook.o-o.html").exists()
     assert not (lib / ".oo-history").exists() and not (lib / "index.o-o.html").exists()
