@@ -493,3 +493,26 @@ def test_long_summary_is_short_in_the_manifest(corpus_dir: Path) -> None:
     cand = build(load(corpus_dir, "ai-model-landscape.o-o.html"), proposal(summary="word " * 500))
     assert len(cand.document.block_json("oo-manifest")["changelog"][-1]) <= 305
     assert len(cand.document.block_json("oo-changelog")["entries"][-1]["summary"]) > 2000
+
+
+def test_offered_pids_stay_on_their_own_paragraphs() -> None:
+    """Regression: pids offered by the model were keyed by id() of transient lxml proxies and
+    could move to another paragraph."""
+    from datetime import date as _date
+
+    from oo_nb.agent.candidate import build_candidate as _build
+    from oo_nb.agent.proposal import validate_proposal as _validate
+    from oo_nb.agent.types import RunInfo as _RunInfo
+    from oo_nb.document import Document as _Document
+
+    from .conftest import CORPUS as _CORPUS
+
+    doc = _Document.read(_CORPUS / "agi-declared.o-o.html")
+    html = doc.article_html
+    status = html[html.index('<h2 id="status">') : html.index('<h2 id="leading-candidates">')]
+    body = status[status.index("</h2>") + 5 :]
+    proposal = _validate({"summary": "same", "sections": [{"id": "status", "title": "Status", "html": body}]})
+    cand = _build(doc, proposal, _RunInfo(backend="t", model="m"), today=_date(2026, 11, 29))
+    old = [p.pid for p in doc.article.paragraphs if p.section == "status"]
+    new = [p.pid for p in cand.document.article.paragraphs if p.section == "status"]
+    assert new == old

@@ -165,16 +165,18 @@ class PidKeeper:
         if not fragment.strip():
             return ""
         root = lxml_html.fragment_fromstring(fragment, create_parent="div")
-        offered: dict[int, str] = {}
+        # Keyed by the element itself: it keeps the lxml proxy alive, whereas id() of a
+        # transient proxy can be reused by another element.
+        offered: dict[etree._Element, str] = {}
         for comment in list(root.iter(etree.Comment)):
             m = PID.match(comment.text or "")
             nxt = comment.getnext()
             if m and nxt is not None and isinstance(nxt.tag, str) and nxt.tag == "p":
-                offered[id(nxt)] = (comment.text or "").strip()
+                offered[nxt] = (comment.text or "").strip()
             _drop(comment)
         for p in list(root.iter("p")):
             text = re.sub(r"\s+", " ", p.text_content()).strip()
-            pid = self.choose(section, text, offered.get(id(p)))
+            pid = self.choose(section, text, offered.get(p))
             _on_own_line(p)
             comment = etree.Comment(f" {pid} ")
             p.addprevious(comment)
