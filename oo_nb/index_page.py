@@ -27,6 +27,7 @@ __all__ = [
     "human_size",
     "nice_date",
     "render_content",
+    "stamp_text",
     "update_index_text",
     "write_index",
 ]
@@ -189,7 +190,7 @@ def honours_data_sort(doc: Document) -> bool:
     return "data-sort" in doc.text[doc.html.start : start] or "data-sort" in doc.text[end : doc.html.end]
 
 
-def _stamp(doc: Document, element_id: str, value: str) -> Document:
+def _stamp_match(doc: Document, element_id: str) -> re.Match[str] | None:
     pattern = re.compile(
         r"(<(?P<tag>[a-zA-Z][a-zA-Z0-9]*)\b[^>]*\bid\s*=\s*[\"']" + re.escape(element_id) + r"[\"'][^>]*>)"
         r"(?P<inner>[^<]*)(</(?P=tag)\s*>)"
@@ -198,8 +199,21 @@ def _stamp(doc: Document, element_id: str, value: str) -> Document:
     for lo, hi in ((doc.html.start, start), (end, doc.html.end)):
         m = pattern.search(doc.text, lo, hi)
         if m:
-            return doc.replace_range(m.start("inner"), m.end("inner"), html.escape(value))
-    return doc
+            return m
+    return None
+
+
+def _stamp(doc: Document, element_id: str, value: str) -> Document:
+    m = _stamp_match(doc, element_id)
+    if m is None:
+        return doc
+    return doc.replace_range(m.start("inner"), m.end("inner"), html.escape(value))
+
+
+def stamp_text(doc: Document, element_id: str) -> str | None:
+    """The current text of a stamp such as ``last-scan`` (None when the page has none)."""
+    m = _stamp_match(doc, element_id)
+    return html.unescape(m.group("inner")) if m else None
 
 
 def update_index_text(doc: Document, content: str, count: int, last_scan: str) -> Document:
@@ -227,6 +241,7 @@ class IndexResult:
     today: date
     created: bool
     page_html: str  # the page part (no shell), for previews
+    changed: bool = True  # False: the page already listed exactly this; nothing was written
     exit_code: int = 0
 
     @property
@@ -237,7 +252,7 @@ class IndexResult:
         entries = self.scan.entries
         stale = sum(1 for e in entries if e.is_stale(self.today))
         new = sum(1 for e in entries if e.is_new)
-        verb = "written" if self.created else "updated"
+        verb = "written" if self.created else "updated" if self.changed else "already up to date"
         lines = [f"{self.path}: {verb}; {len(entries)} document{'s' if len(entries) != 1 else ''}"
                  f" ({stale} stale, {new} never updated)"]
         if self.scan.errors:
@@ -278,6 +293,10 @@ def write_index(
         if old.kind != "index":
             raise FormatError("exists but is not an index page; not overwritten", file=str(target))
         content = render_content(found, day, kb_only=not honours_data_sort(old))
+        previous = stamp_text(old, "last-scan")
+        if previous is not None and update_index_text(old, content, len(found.entries), previous).text == old.text:
+            # nothing but the time would change: no write, no history snapshot of the same page
+            return IndexResult(target, found, day, False, old.span_text(old.html), changed=False)
         new = update_index_text(old, content, len(found.entries), stamp)
         store.write_document(new, expected=old.to_bytes(), action="index")
         return IndexResult(target, found, day, False, new.span_text(new.html))

@@ -62,12 +62,16 @@ def test_original_index_updated_only_between_markers(corpus_copy: Path) -> None:
     assert history[0].snapshot is not None and history[0].snapshot.read_text() == before
 
 
-def test_rebuilding_twice_changes_only_the_stamp(corpus_copy: Path) -> None:
+def test_rebuilding_with_nothing_new_writes_nothing(corpus_copy: Path) -> None:
     write_index(corpus_copy, now=NOW)
-    first = (corpus_copy / "index.o-o.html").read_text()
-    write_index(corpus_copy, now=datetime(2026, 2, 20, 10, 0))
-    second = (corpus_copy / "index.o-o.html").read_text()
-    assert first.replace("2026-02-20 09:30", "2026-02-20 10:00") == second
+    path = corpus_copy / "index.o-o.html"
+    first = path.read_bytes()
+    again = write_index(corpus_copy, now=datetime(2026, 2, 20, 10, 0))
+    assert not again.changed and "already up to date" in again.to_text()
+    assert path.read_bytes() == first and len(read_history(path)) == 2  # no new snapshot
+    create_document(NewSpec("Tides"), corpus_copy)
+    third = write_index(corpus_copy, now=datetime(2026, 2, 20, 11, 0))
+    assert third.changed and '<span id="last-scan">2026-02-20 11:00</span>' in path.read_text()
 
 
 def test_cards_table_badges_and_excerpts(corpus_copy: Path) -> None:
