@@ -127,3 +127,14 @@ def test_round_proposals_carry_pids_by_position() -> None:
     assert all(f"<!-- {pid} -->" in overview for pid in old)
     tariffs = next(s for s in proposal["sections"] if s["id"] == "tariffs")["html"]
     assert "<!--" not in tariffs  # a new section: new paragraphs, new pids
+
+
+def test_oo_agent_picks_the_default_backend_even_with_a_key(tmp_path: Path, today: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from oo_nb.agent.run import UpdateOptions, prepare_update
+
+    install_demo(tmp_path, index=False)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-not-real")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")  # would fail loudly if used
+    monkeypatch.setenv("OO_AGENT", "replay")
+    result = prepare_update(tmp_path / "heat-pumps-in-europe.o-o.html", UpdateOptions())
+    assert result.agent == "replay" and result.status == "proposed"

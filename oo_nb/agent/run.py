@@ -98,6 +98,10 @@ class UpdateResult:
 
 # --------------------------------------------------------------------------- backends
 def choose_agent(requested: str | None) -> str:
+    import os
+
+    # OO_AGENT sets the default (binder/start sets "replay" when there is no key)
+    requested = requested or os.environ.get("OO_AGENT", "").strip() or None
     if requested:
         if requested not in AGENTS:
             raise AgentError(f"unknown agent {requested!r} (choose {', '.join(AGENTS)})")
