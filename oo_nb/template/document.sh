@@ -33,7 +33,7 @@ for oo_arg in "$@"; do
   fi
   case $oo_arg in
     -h|--help) oo_usage; exit 0 ;;
-    --model|--agent|--budget|--base-url) oo_value_next=1 ;;
+    --model|--agent|--budget|--base-url|--cassette) oo_value_next=1 ;;
   esac
 done
 oo_require_python

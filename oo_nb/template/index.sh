@@ -34,7 +34,7 @@ for oo_arg in "$@"; do
   fi
   case $oo_arg in
     -h|--help) oo_usage; exit 0 ;;
-    --audience|--tone|--budget|--every|--sentinel|--agent|--model|--concurrency|--base-url) oo_value_next=1 ;;
+    --audience|--tone|--budget|--every|--sentinel|--agent|--model|--concurrency|--base-url|--cassette) oo_value_next=1 ;;
     --set|--add|--remove) oo_value_next=2 ;;
   esac
 done
