@@ -175,3 +175,14 @@ def test_damaged_pending_proposal_is_a_format_error(with_history: Path, content:
     (history_dir(with_history) / "pending.json").write_bytes(content)
     with pytest.raises(FormatError, match="saved proposal is damaged"):
         load_pending(with_history)
+
+
+def test_edits_are_refused_under_an_unquoted_heredoc_opener(doc: Document) -> None:
+    # `: << OO_HTML` (unquoted) makes bash expand $(…) in the page: agent text would run.
+    unquoted = Document(doc.text.replace(": << 'OO_HTML'", ": << OO_HTML", 1))
+    with pytest.raises(FormatError, match="not quoted"):
+        unquoted.with_article("<p>$(touch pwned)</p>")
+    with pytest.raises(FormatError, match="not quoted"):
+        unquoted.with_block("oo-manifest", {"title": "</b>"})  # dumped as "<\\/b>": a backslash
+    assert unquoted.with_article("<p>plain</p>").article_html == "<p>plain</p>"
+    assert "$(" in doc.with_article("<p>$(x)</p>").article_html  # quoted opener: inert text
