@@ -1,6 +1,13 @@
 """A folder of o-o documents as tidy pandas frames: documents, sources, facts, changelog,
 citations, errors, and the audit's findings.
 
+    lib = Library("docs/", today=date(2026, 3, 1))      # today: default clock.today()
+    lib.documents[lib.documents.is_stale]               # one row per document
+    lib.sources.groupby("tier", observed=True).size()   # one row per cached source
+    lib.audit(stale_after_days=180)                     # doc, severity, code, where, message
+    lib["agi-declared"]                                 # the full Document, read on demand
+    lib.plot_staleness(); lib.refresh()
+
 Discovery skips index pages, history folders and hidden folders; one unreadable file never stops
 the scan (it lands in ``errors``). Each document is reduced to a ``Digest`` (rows, not text), in
 two worker processes for large libraries; ``lib["slug"]`` re-reads the full Document on demand.
@@ -14,7 +21,7 @@ import os
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from .digest import Digest, Failure, digest_many, relative_slug
 from .errors import NotFound
@@ -35,7 +42,8 @@ _POOL_MIN_DOCS = 300  # below this a worker pool costs more than it saves
 
 def discover(path: str | Path, recursive: bool = True) -> list[Path]:
     """Every ``*.o-o.html`` document under ``path`` (sorted), leaving out index pages
-    (``index*.o-o.html``) and anything inside a hidden folder such as ``.oo-history``."""
+    (``index*.o-o.html``, any case: the original's rule, also ``oo index``'s) and anything inside
+    a hidden folder such as ``.oo-history``."""
     root = Path(path)
     if root.is_file():
         return [root]
@@ -47,7 +55,7 @@ def discover(path: str | Path, recursive: bool = True) -> list[Path]:
         found.extend(
             Path(folder) / name
             for name in files
-            if name.endswith(SUFFIX) and not name.startswith((".", "index"))
+            if name.endswith(SUFFIX) and not name.startswith(".") and not name.lower().startswith("index")
         )
     return sorted(found)
 
@@ -170,7 +178,11 @@ class Library:
         """The full Document, read from disk now (the library keeps only its rows)."""
         from .document import Document
 
-        digest = self._by_slug.get(slug) or self._by_slug.get(str(slug).removesuffix(SUFFIX))
+        key = str(slug).removesuffix(SUFFIX)
+        digest = self._by_slug.get(key)
+        failed = next((f for f in self._failures if f.slug == key), None)
+        if digest is None and failed is not None:
+            return Document.read(failed.path)  # raises the reading error, with file and line
         if digest is None:
             import difflib
 
@@ -275,16 +287,32 @@ class Library:
             f"(as of {self.today.isoformat()})"
         )
 
+    def finding_counts(self) -> str:
+        """Findings per code, most severe first: ``error: empty-cache 1, ...``."""
+        found = self.audit()
+        if found.empty:
+            return "no findings"
+        counts = found.groupby(["severity", "code"], observed=True).size()
+        by_severity: dict[str, list[str]] = {}
+        for key, n in counts.items():
+            severity, code = cast(tuple[str, str], key)
+            by_severity.setdefault(str(severity), []).append(f"{code} {n}")
+        return "; ".join(f"{sev}: {', '.join(items)}" for sev, items in by_severity.items())
+
     _SHOWN: ClassVar[list[str]] = ["slug", "title", "version", "as_of", "due", "is_stale", "n_sources", "n_citations"]
 
     def __repr__(self) -> str:
         shown = self.documents[self._SHOWN]
-        return self._headline() + "\n" + shown.to_string(max_rows=30, max_colwidth=40, index=False)
+        table = shown.to_string(max_rows=30, max_colwidth=40, index=False)
+        return f"{self._headline()}\n{self.finding_counts()}\n{table}"
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None, **kwargs: Any) -> dict[str, str]:
         import html
 
         shown = self.documents[self._SHOWN]
         table = shown.to_html(max_rows=30, index=False, na_rep="—", border=0, escape=True)
-        markup = f"<div class='oo-library'><p><strong>{html.escape(self._headline())}</strong></p>{table}</div>"
+        markup = (
+            f"<div class='oo-library'><p><strong>{html.escape(self._headline())}</strong></p>"
+            f"<p>{html.escape(self.finding_counts())}</p>{table}</div>"
+        )
         return {"text/plain": repr(self), "text/html": markup}

@@ -18,7 +18,7 @@ from oo_nb import library_pool
 from oo_nb.article import Article
 from oo_nb.digest import scan_article
 from oo_nb.document import Document
-from oo_nb.errors import NotFound
+from oo_nb.errors import FormatError, NotFound
 from oo_nb.library import Library, discover
 
 from .conftest import CORPUS, DOC_NAMES
@@ -255,6 +255,8 @@ def test_notebook_conveniences(lib: Library, lib_dir: Path) -> None:
     assert lib["sub/yc-copy"].manifest.title == "Y Combinator W26 Batch"
     with pytest.raises(KeyError, match="did you mean agi-declared"):
         lib["agi-declare"]
+    with pytest.raises(FormatError, match="terminator"):  # unreadable: the reading error itself
+        lib["corrupt"]
     docs = lib.documents
     docs["title"] = "changed"  # callers get copies
     assert lib.documents["title"].iloc[0] != "changed"
@@ -293,7 +295,7 @@ def test_repr_and_mimebundle_show_summary_and_escape(tmp_path: Path) -> None:
     bundle = lib._repr_mimebundle_()
     assert set(bundle) == {"text/plain", "text/html"}
     assert "1 documents" in bundle["text/plain"] and "1 unreadable" in bundle["text/plain"]
-    assert "errors" in bundle["text/plain"] and "hostile" in bundle["text/plain"]
+    assert "error: unreadable 1" in bundle["text/plain"] and "hostile" in bundle["text/plain"]
     assert "<img src=x" not in bundle["text/html"] and "&lt;img src=x" in bundle["text/html"]
     assert lib.summary()["errors"] == 1  # the unreadable file
 
