@@ -298,6 +298,9 @@ def test_update_returns_the_review_widget_and_leaves_the_file(shell: Interactive
     out = capsys.readouterr().out
     assert out.startswith("Researching heat-pumps-in-europe.o-o.html with the replay (recorded) agent…")
     assert "proposal v2 from replay (recorded)" in out and "RECORDED run" in out
+    # research steps are printed as they happen, before the result line
+    assert out.index("  searched: heat pump installer survey grants") < out.index("  proposal received") < out.index("proposal v2")
+    assert "  read: https://" in out
     assert isinstance(widget, ReviewWidget) and len(widget.hunk_views) >= 3
     assert Path(HEAT).read_bytes() == before
     widget.accept_all_button.click()

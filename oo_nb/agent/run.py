@@ -70,6 +70,7 @@ class UpdateOptions:
     api_key: str | None = None  # for tests and embedding; the CLI reads only the environment
     claude_command: str = "claude"
     record: Path | None = None  # write this run's API exchanges to a cassette (never the key)
+    progress: Callable[[str], None] | None = None  # told each research step as it happens
 
 
 @dataclass
@@ -300,6 +301,7 @@ def prepare_update(path: str | Path, opts: UpdateOptions | None = None, *, backe
         return early
     backend = backend or make_backend(prep.agent, opts, prep.model, prep.path)
     run = backend.new_run(prep.budget_usd)
+    run.on_progress = opts.progress
     budget = new_budget(prep, backend, run)
     outcome = "proposal"
     try:

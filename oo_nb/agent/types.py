@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,6 +32,9 @@ class RunInfo:
     # budget: the proposal may only be kept for review, never written automatically (even --yes).
     overspent: bool = False
     batch: bool = False  # run through the Message Batches API (half-price tokens)
+    # Told one line per research step as it happens (searches, reads, the proposal): the
+    # notebook shows research as it goes. Not data: left out of comparisons and reprs.
+    on_progress: Callable[[str], None] | None = field(default=None, repr=False, compare=False)
 
     def changelog_fields(self) -> dict[str, Any]:
         """The run's record for the changelog entry (no secrets, only figures)."""

@@ -85,6 +85,7 @@ def options(ns: argparse.Namespace) -> UpdateOptions:
         dry_run=ns.dry_run,
         stream=getattr(ns, "stream", False),
         record=getattr(ns, "record", None),
+        progress=getattr(ns, "progress", None),  # set by the %oo magic
     )
 
 

@@ -25,6 +25,10 @@ def _agent_label(ns: argparse.Namespace) -> str:
     return "anthropic" if keyed else "replay (recorded)"
 
 
+def _step(line: str) -> None:
+    print(f"  {line}", flush=True)
+
+
 def run_update(ns: argparse.Namespace) -> Any:
     from ..commands import update
 
@@ -32,6 +36,7 @@ def run_update(ns: argparse.Namespace) -> Any:
         raise UsageError("%oo update: in a notebook the review is the widget this returns; leave out --review")
     path = Path(ns.doc)
     print(f"Researching {path.name} with the {_agent_label(ns)} agent…", flush=True)
+    ns.progress = _step  # research steps print as they happen (the agent's on_progress)
     outcome = update.run(ns)
     for line in outcome.lines():
         print(line)

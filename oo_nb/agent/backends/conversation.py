@@ -67,6 +67,21 @@ def collect_urls(blocks: list[dict[str, Any]]) -> set[str]:
     return urls
 
 
+def progress_lines(blocks: list[dict[str, Any]]) -> list[str]:
+    """What one answer did, a line per step: searches, pages read, the proposal."""
+    lines = []
+    for block in blocks:
+        raw_args = block.get("input")
+        args: dict[str, Any] = raw_args if isinstance(raw_args, dict) else {}
+        if block.get("type") == "server_tool_use" and block.get("name") == "web_search":
+            lines.append(f"searched: {args.get('query', '')}")
+        elif block.get("type") == "server_tool_use" and block.get("name") == "web_fetch":
+            lines.append(f"read: {args.get('url', '')}")
+        elif block.get("type") == "tool_use" and block.get("name") == "submit_proposal":
+            lines.append("proposal received")
+    return lines
+
+
 def _compact_block(block: dict[str, Any]) -> dict[str, Any] | None:
     kind = block.get("type")
     content = block.get("content")
@@ -254,6 +269,9 @@ class Conversation:
         del cost
         blocks = [b for b in raw.get("content") or [] if isinstance(b, dict)]
         run.seen_urls |= collect_urls(blocks)
+        if run.on_progress is not None:
+            for line in progress_lines(blocks):
+                run.on_progress(line)
         self._append_assistant(blocks)
         if self.budget.overshoots:
             for note in self.budget.overshoots:
