@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import glob
 import hashlib
 import json
 import os
@@ -304,6 +305,7 @@ def write_document(
     _validate(data, target)
     try:
         with document_lock(target, action, timeout):
+            _sweep_dead_temps(target)
             try:
                 current: bytes | None = target.read_bytes()
             except FileNotFoundError:
@@ -323,6 +325,26 @@ def write_document(
     except OSError as exc:  # disk full, permissions...: an OOError that says what state the file is in
         raise _io_error(exc, target, data) from exc
     return target
+
+
+def _sweep_dead_temps(target: Path) -> None:
+    """A writer killed mid-write leaves its ``.NAME.PID.NS.tmp`` (a full copy) behind. Under the
+    lock, remove those whose process is gone so they do not pile up in the user's folder."""
+    prefix = f".{target.name}."
+    for tmp in target.parent.glob(f"{glob.escape(prefix)}*.tmp"):
+        pid_text = tmp.name[len(prefix) :].split(".", 1)[0]
+        if pid_text.isdigit() and int(pid_text) != os.getpid() and not _alive(int(pid_text)):
+            tmp.unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _io_error(exc: OSError, target: Path, data: bytes) -> OOError:

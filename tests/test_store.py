@@ -131,3 +131,15 @@ def test_pending_proposal_round_trip(corpus_copy: Path) -> None:
     store.discard_pending(p)
     with pytest.raises(NotFound):
         store.load_pending(p)
+
+
+def test_temp_files_of_dead_writers_are_swept(corpus_copy: Path) -> None:
+    p = corpus_copy / "yc-w26-batch.o-o.html"
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True)
+    stale = p.parent / f".{p.name}.{dead.stdout.strip()}.123.tmp"
+    stale.write_bytes(b"half a document")
+    mine = p.parent / f".{p.name}.{os.getpid()}.456.tmp"
+    mine.write_bytes(b"in progress")
+    store.write_document(bumped(Document.read(p), 2), expected=p.read_bytes(), action="t")
+    assert not stale.exists()
+    assert mine.exists()  # a live writer's temp file is left alone
