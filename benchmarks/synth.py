@@ -1,9 +1,15 @@
 """Synthetic o-o libraries for benchmarks: realistic documents in every variant of FORMAT.md §2.
 
-Reusable from any benchmark (run from the repository root or from ``benchmarks/``)::
+Reusable from any benchmark script in ``benchmarks/`` (its folder is on ``sys.path``)::
 
-    from synth import make_library, make_document   # with benchmarks/ on sys.path
-    paths = make_library(tmp_dir, 1000, seed=0)
+    from synth import Spec, make_document, make_library, random_spec
+
+    paths = make_library(tmp_dir, 1000, seed=0)               # -> list[Path], index + history too
+    paths = make_library(tmp_dir, 200, subdirs=4, corrupt_rate=0.01, with_index=False)
+    data = make_document("my-doc", seed=1)                      # -> bytes of one document
+    spec = random_spec("my-doc", seed=1)                        # the drawn variant, editable:
+    spec.layout, spec.images, spec.string_sources = "marker", 1, True
+    data = make_document("my-doc", seed=1, spec=spec)
 
 Every document is deterministic for a given ``(slug, seed)``. Sizes are 30–200 KB; about one in
 five carries a ~100 KB embedded image. Both layouts (early and marker, with the template hazard
@@ -24,7 +30,7 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
-__all__ = ["TODAY", "Spec", "make_document", "make_index", "make_library", "random_spec"]
+__all__ = ["TODAY", "Spec", "make_document", "make_image_uri", "make_index", "make_library", "random_spec"]
 
 TODAY = date(2026, 2, 17)
 

@@ -243,6 +243,9 @@ class Library:
 
     @property
     def errors(self) -> pd.DataFrame:
+        """Every reading problem (path, error_type, message, line, block): files that are not
+        readable documents (no other rows), and blocks or articles that could not be read (the
+        document keeps its rows, with NA where that part was needed)."""
         return self.frame("errors")
 
     def audit(self, stale_after_days: int = 365, today: date | None = None) -> pd.DataFrame:
