@@ -368,3 +368,12 @@ def test_every_verb_is_reachable_from_the_magic(shell: InteractiveShell, capsys:
     for verb in VERBS:
         assert oo(shell, f"{verb} --help") is None
         assert capsys.readouterr().out.startswith(f"usage: %oo {verb}")
+
+
+def test_update_all_runs_the_stale_documents(shell: InteractiveShell, demo: Path) -> None:
+    out = oo(shell, f"update-all {demo} --no-progress")
+    text = out.to_text()
+    assert "heat-pumps-in-europe" in text and "open-weight-language-models" in text and "2 proposed" in text
+    assert Document.read(HEAT).manifest.version == 1  # without --yes: proposals only
+    with pytest.raises(UsageError, match="--concurrency"):
+        oo(shell, f"update-all {demo} --concurrency many")
