@@ -137,11 +137,15 @@ def _plain_or_value(result: Any) -> Any:
 
 
 def _new(ns: argparse.Namespace) -> Any:
+    from .document import Document
+
     result = _run("new", ns)
     extra = result.to_text().split("\n", 1)[1:]  # the first line is the path
     if extra and extra[0].strip():
         print(extra[0])
-    return result.document
+        if result.update_result is not None and getattr(result.update_result.value, "pending", None):
+            print(f"review it with: %oo review {result.path}")
+    return Document.read(result.path)  # as it is now (the first update may have written it)
 
 
 def _library(ns: argparse.Namespace) -> Any:

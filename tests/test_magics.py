@@ -377,3 +377,16 @@ def test_update_all_runs_the_stale_documents(shell: InteractiveShell, demo: Path
     assert Document.read(HEAT).manifest.version == 1  # without --yes: proposals only
     with pytest.raises(UsageError, match="--concurrency"):
         oo(shell, f"update-all {demo} --concurrency many")
+
+
+def test_new_with_first_update_returns_the_document_as_written(shell: InteractiveShell, demo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from oo_nb.demo_script import ARTEMIS
+
+    assert ARTEMIS.sentinel is not None
+    doc = oo(shell, f'new "{ARTEMIS.title}" --dir {demo} --sentinel "{ARTEMIS.sentinel}" --every 7 --yes')
+    assert doc.manifest.version == 1 and not doc.article.is_stub  # the recorded first update, written
+    assert "proposal v1 from replay" in capsys.readouterr().out
+    pending = oo(shell, f'new "{ARTEMIS.title}" --dir {demo}/other --sentinel "{ARTEMIS.sentinel}" --every 7')
+    assert pending.manifest.version == 0
+    out = capsys.readouterr().out
+    assert "first update failed" in out and "no recorded cassette" in out
