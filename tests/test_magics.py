@@ -288,6 +288,10 @@ def test_contract_line_and_cell(shell: InteractiveShell, demo: Path) -> None:
         shell.run_cell_magic("oo", f"contract {HEAT}", "colour: blue")
     with pytest.raises(UsageError):
         oo(shell, f"contract {HEAT} --set budget")  # --set needs KEY VALUE
+    with pytest.raises(UsageError, match="not both"):
+        shell.run_cell_magic("oo", f"contract {HEAT} --set budget 2", "tone: x")
+    with pytest.raises(UsageError, match="no edits"):
+        shell.run_cell_magic("oo", f"contract {HEAT}", "# only a comment\n")
 
 
 def test_update_returns_the_review_widget_and_leaves_the_file(shell: InteractiveShell, demo: Path, capsys: pytest.CaptureFixture[str]) -> None:
