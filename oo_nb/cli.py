@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 
@@ -24,7 +25,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     text = result.to_text()
     if text:
-        print(text)
+        try:
+            print(text)
+            sys.stdout.flush()
+        except BrokenPipeError:  # `oo library DIR | head`: the reader left, which is fine
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return int(result.exit_code)
 
 

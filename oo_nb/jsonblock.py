@@ -36,19 +36,20 @@ def parse_block(
         raise BlockError(str(exc), file=file, block=block, line=first_line) from None
     # Copying, dumping and reading the views recurse once per level: a hostile block nested
     # hundreds deep would end in RecursionError there. Real blocks are a few levels deep.
-    if _depth_exceeds(value, MAX_DEPTH):
+    # Deeper than MAX_DEPTH needs more than MAX_DEPTH opening brackets: skip the walk otherwise.
+    if text.count("[") + text.count("{") > MAX_DEPTH and _depth_exceeds(value, MAX_DEPTH):
         raise BlockError(f"invalid JSON: nested deeper than {MAX_DEPTH} levels", file=file, block=block, line=first_line)
     return value
 
 
 def _depth_exceeds(value: Any, limit: int) -> bool:
-    stack = [(value, 1)]
+    stack = [(value, 1)] if isinstance(value, (dict, list)) else []
     while stack:
         item, depth = stack.pop()
-        if isinstance(item, (dict, list)):
-            if depth > limit:
-                return True
-            stack.extend((v, depth + 1) for v in (item.values() if isinstance(item, dict) else item))
+        if depth > limit:
+            return True
+        children = item.values() if isinstance(item, dict) else item
+        stack.extend((v, depth + 1) for v in children if isinstance(v, (dict, list)))
     return False
 
 
