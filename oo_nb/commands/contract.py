@@ -19,7 +19,7 @@ from . import TextResult
 
 __all__ = ["HELP", "add_arguments", "run"]
 
-HELP = "Show or edit a document's contract: --set KEY VALUE, --add LIST VALUE, --remove LIST VALUE."
+HELP = "show or edit a document's contract: --set KEY VALUE, --add LIST VALUE, --remove LIST VALUE"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

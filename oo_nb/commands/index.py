@@ -8,7 +8,7 @@ from ..index_page import IndexResult, write_index
 
 __all__ = ["HELP", "add_arguments", "run"]
 
-HELP = "Write the library page DIR/index.o-o.html (cards, sortable table, search) for every document in DIR."
+HELP = "write the library page DIR/index.o-o.html (cards, sortable table, search) for every document in DIR"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -25,7 +25,7 @@ from ..newdoc import (
 
 __all__ = ["HELP", "NewResult", "add_arguments", "first_update", "run"]
 
-HELP = 'Create a living document from "Title / scope", then run its first update.'
+HELP = 'create a living document from "Title / scope", then run its first update'
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

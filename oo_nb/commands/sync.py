@@ -8,7 +8,7 @@ from ..sync import SyncResult, sync_dir
 
 __all__ = ["HELP", "add_arguments", "run"]
 
-HELP = "Replace the marked CSS/JS/shell code of every page in DIR with this version's (DIR/oo.css goes in CUSTOM)."
+HELP = "replace the marked CSS/JS/shell code of every page in DIR with this version's (DIR/oo.css goes in CUSTOM)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
