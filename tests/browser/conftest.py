@@ -128,15 +128,20 @@ class Probe:
         """Open a file. An o-o page calls ``window.stop()`` at its rendering boundary, so neither
         ``DOMContentLoaded`` nor ``load`` ever fires: wait for ``readyState`` instead."""
         self.page.goto(path.resolve().as_uri(), wait_until="commit")
-        self.page.wait_for_function("document.readyState === 'complete'")
+        self.page.wait_for_function("document.readyState === 'complete'", polling=20)
         if settle_ms:
             self.page.wait_for_timeout(settle_ms)
         return self.page
 
     def reload(self) -> Page:
         self.page.reload(wait_until="commit")
-        self.page.wait_for_function("document.readyState === 'complete'")
+        self.page.wait_for_function("document.readyState === 'complete'", polling=20)
         return self.page
+
+    def reset(self) -> None:
+        """Forget what was recorded (before opening the next page in the same tab)."""
+        for record in (self.requests, self.routed, self.dialogs, self.errors, self.console, self.navigations, self.popups):
+            record.clear()
 
     def screenshot(self, directory: Path, name: str) -> Path:
         target = directory / f"{name}.png"
@@ -161,6 +166,7 @@ def open_page(browser: Browser) -> Iterator[Callable[..., Probe]]:
         if color_scheme is not None:
             kwargs["color_scheme"] = color_scheme
         ctx = browser.new_context(**kwargs)
+        ctx.set_default_timeout(15_000)  # a stuck page fails its test instead of hanging it
         contexts.append(ctx)
         allowed = (*allow, *(a.replace("http", "ws", 1) for a in allow if a.startswith("http")))
         page = ctx.new_page()
