@@ -27,7 +27,9 @@ lint: $(STAMP)
 test: $(STAMP) browser
 	$(VENV)/bin/ruff check oo_nb tests benchmarks
 	$(VENV)/bin/mypy
-	$(PY) -m pytest tests
+	$(PY) -m pytest tests --ignore=tests/browser
+	@# Own process: Playwright's sync API keeps an event loop running for the whole session.
+	$(PY) -m pytest tests/browser
 	@if ls notebooks/*.ipynb >/dev/null 2>&1; then $(PY) -m pytest -p no:cacheprovider $(NBVAL) notebooks/; fi
 
 test-fast: $(STAMP)
