@@ -140,7 +140,15 @@ class Probe:
 
     def reset(self) -> None:
         """Forget what was recorded (before opening the next page in the same tab)."""
-        for record in (self.requests, self.routed, self.dialogs, self.errors, self.console, self.navigations, self.popups):
+        for record in (
+            self.requests,
+            self.routed,
+            self.dialogs,
+            self.errors,
+            self.console,
+            self.navigations,
+            self.popups,
+        ):
             record.clear()
 
     def screenshot(self, directory: Path, name: str) -> Path:
@@ -273,6 +281,17 @@ def lab_server(
         IPYTHONDIR=str(base / "ipython"),
         JUPYTER_PLATFORM_DIRS="1",
         PYTHONPATH=str(REPO),
+    )
+    # Render every cell (JupyterLab 4 leaves off-screen cells out of the DOM by default), and no
+    # announcements popping over the notebook.
+    settings = base / "config" / "lab" / "user-settings" / "@jupyterlab"
+    (settings / "notebook-extension").mkdir(parents=True)
+    (settings / "notebook-extension" / "tracker.jupyterlab-settings").write_text(
+        '{"windowingMode": "none"}'
+    )
+    (settings / "apputils-extension").mkdir(parents=True)
+    (settings / "apputils-extension" / "notification.jupyterlab-settings").write_text(
+        '{"fetchNews": "false", "checkForUpdates": false}'
     )
     token = os.urandom(12).hex()
     port = _free_port()
