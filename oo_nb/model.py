@@ -26,6 +26,7 @@ __all__ = [
     "Source",
     "SourceCache",
     "domain_of",
+    "fact_source_ids",
     "parse_date",
 ]
 
@@ -383,21 +384,29 @@ def _source(item: Any, index: int, f: _Fields) -> Source:
 _FACT_MARKERS = re.compile(r"(?:\s*\[s\d+\])+\s*$")
 
 
+def fact_source_ids(fact: Any) -> tuple[str, ...]:
+    """The source ids a raw fact names: trailing ``[sN]`` markers of a string fact (how oo_nb
+    writes them: "text [s17] [s18]") or the ``source``/``source_id``/``source_ids``/``sources``
+    keys of an object fact. Unique, in order."""
+    ids: list[str] = []
+    if isinstance(fact, str):
+        markers = _FACT_MARKERS.search(fact)
+        ids = re.findall(r"s\d+", markers.group(0)) if markers else []
+    elif isinstance(fact, dict):
+        for key in ("source", "source_id"):
+            if isinstance(fact.get(key), str) and fact[key]:
+                ids.append(fact[key])
+        for key in ("source_ids", "sources"):
+            if isinstance(fact.get(key), list):
+                ids.extend(str(x) for x in fact[key])
+    return tuple(dict.fromkeys(ids))
+
+
 def _fact(item: Any, index: int, f: _Fields) -> Fact:
     fid = f"f{index + 1}"
     if isinstance(item, str):
-        # oo_nb writes string facts with trailing citation markers: "text [s17] [s18]"
-        markers = _FACT_MARKERS.search(item)
-        marked = tuple(dict.fromkeys(re.findall(r"s\d+", markers.group(0)))) if markers else ()
-        return Fact(fid, item, None, None, marked, "string")
+        return Fact(fid, item, None, None, fact_source_ids(item), "string")
     o = _Fields(item, f.block, f.file, f"facts[{index}].")
-    ids: list[str] = []
-    for key in ("source", "source_id"):
-        if isinstance(o.raw.get(key), str) and o.raw[key]:
-            ids.append(o.raw[key])
-    for key in ("source_ids", "sources"):
-        if isinstance(o.raw.get(key), list):
-            ids.extend(str(x) for x in o.raw[key])
     key_, value = o.raw.get("key"), o.raw.get("value")
     text = o.text("text") or (f"{key_}: {value}" if key_ is not None else str(value or ""))
     return Fact(
@@ -405,7 +414,7 @@ def _fact(item: Any, index: int, f: _Fields) -> Fact:
         text=text,
         key=str(key_) if key_ is not None else None,
         value=str(value) if value is not None else None,
-        source_ids=tuple(dict.fromkeys(ids)),
+        source_ids=fact_source_ids(o.raw),
         form="object",
     )
 

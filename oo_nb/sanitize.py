@@ -35,6 +35,7 @@ __all__ = [
     "ALLOWED_TAGS",
     "RESERVED_IDS",
     "is_safe_image_src",
+    "remove_keeping_tail",
     "safe_http_url",
     "sanitize_html",
     "sanitize_text",
@@ -217,13 +218,14 @@ def _prepare(fragment: str, placeholder: str) -> str:
                 holder.set("data-pid", m.group(1))
                 holder.tail, node.tail = node.tail, None
                 node.addprevious(holder)
-            _remove_keeping_tail(node)
+            remove_keeping_tail(node)
         elif isinstance(node.tag, str) and node.tag.lower() in ("h1", "h2"):
             node.tag = "h3"
     return _inner_html(root)
 
 
-def _remove_keeping_tail(node: etree._Element) -> None:
+def remove_keeping_tail(node: etree._Element) -> None:
+    """Remove a node but keep the text that follows it."""
     parent = node.getparent()
     if parent is None:
         return

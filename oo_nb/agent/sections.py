@@ -18,7 +18,7 @@ from lxml import etree
 from lxml import html as lxml_html
 
 from ..article import CITATION, PID, new_pid
-from ..sanitize import sanitize_html
+from ..sanitize import remove_keeping_tail, sanitize_html
 
 __all__ = ["Chunk", "PidKeeper", "assemble", "remove_stub_notices", "split_article"]
 
@@ -173,7 +173,7 @@ class PidKeeper:
             nxt = comment.getnext()
             if m and nxt is not None and isinstance(nxt.tag, str) and nxt.tag == "p":
                 offered[nxt] = (comment.text or "").strip()
-            _drop(comment)
+            remove_keeping_tail(comment)
         for p in list(root.iter("p")):
             text = re.sub(r"\s+", " ", p.text_content()).strip()
             pid = self.choose(section, text, offered.get(p))
@@ -196,20 +196,6 @@ def _on_own_line(node: etree._Element) -> None:
             parent.text = "\n"
 
 
-def _drop(node: etree._Element) -> None:
-    """Remove a node but keep the text that follows it."""
-    parent = node.getparent()
-    if parent is None:
-        return
-    if node.tail:
-        prev = node.getprevious()
-        if prev is not None:
-            prev.tail = (prev.tail or "") + node.tail
-        else:
-            parent.text = (parent.text or "") + node.tail
-    parent.remove(node)
-
-
 def pids_in(text: str) -> list[str]:
     return [m.group(1) for m in _PID_COMMENTS.finditer(text)]
 
@@ -224,5 +210,5 @@ def remove_stub_notices(text: str) -> str:
     if not found:
         return text
     for node in found:
-        _drop(node)
+        remove_keeping_tail(node)
     return _inner_html(root)

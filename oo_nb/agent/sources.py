@@ -27,7 +27,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from ..article import CITATION
-from ..model import domain_of
+from ..model import domain_of, fact_source_ids
 from ..sanitize import safe_http_url, sanitize_text
 
 __all__ = [
@@ -98,19 +98,7 @@ def remap_citations(text: str, mapping: dict[str, str | None]) -> tuple[str, lis
 
 def fact_ids(fact: Any) -> list[str]:
     """The source ids a raw fact names (string markers or object keys)."""
-    if isinstance(fact, str):
-        m = _TRAILING_MARKERS.search(fact)
-        return CITATION.findall(m.group(0)) if m else []
-    if not isinstance(fact, dict):
-        return []
-    ids: list[str] = []
-    for key in ("source", "source_id"):
-        if isinstance(fact.get(key), str):
-            ids.append(fact[key])
-    for key in ("source_ids", "sources"):
-        if isinstance(fact.get(key), list):
-            ids.extend(str(x) for x in fact[key])
-    return ids
+    return list(fact_source_ids(fact))
 
 
 def remap_fact(fact: Any, mapping: dict[str, str]) -> Any:

@@ -13,6 +13,7 @@ from typing import Any, Literal
 from ..article import CITATION
 from ..document import Document
 from ..errors import ValidationError
+from ..model import fact_source_ids
 from .blocks import MISSING, changelog_entries, get_path, source_ids
 from .diff import DocumentDiff
 from .hunks import Hunk
@@ -283,18 +284,9 @@ def _urls(cache: Any) -> list[tuple[str, str]]:
 
 
 def _fact_sources_kept(fact: Any, sides: dict[str, Side]) -> bool:
-    if isinstance(fact, str):  # oo_nb writes string facts as "text [s17] [s18]"
-        return all(sides.get(i) is not None for i in CITATION.findall(fact))
-    if not isinstance(fact, dict):
+    if not isinstance(fact, (str, dict)):
         return True
-    ids: list[str] = []
-    for key in ("source", "source_id"):
-        if isinstance(fact.get(key), str):
-            ids.append(fact[key])
-    for key in ("source_ids", "sources"):
-        if isinstance(fact.get(key), list):
-            ids.extend(str(x) for x in fact[key])
-    return all(sides.get(i) is not None for i in ids if re.fullmatch(r"s\d+", i))
+    return all(sides.get(i) is not None for i in fact_source_ids(fact) if re.fullmatch(r"s\d+", i))
 
 
 def _short(value: Any) -> str:
