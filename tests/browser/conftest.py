@@ -79,7 +79,9 @@ def chromium_executable() -> str:
     return path
 
 
-@pytest.fixture(scope="session")
+# Module scope, not session: the sync API runs an event loop until ``stop()``, and while it runs
+# ``asyncio.run`` fails in any later test of the same pytest process.
+@pytest.fixture(scope="module")
 def browser(chromium_executable: str) -> Iterator[Browser]:
     try:
         from playwright.sync_api import sync_playwright

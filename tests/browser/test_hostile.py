@@ -222,8 +222,10 @@ def test_payload_stays_inert(
     page = probe.page
     if findings:
         probe.screenshot(artifacts, f"hostile-{name}")
-    # the page still works and shows the values as text
-    assert page.locator("#doc-title").evaluate("e => e.textContent") == doc.manifest.title
+    # the page still works and shows the values as text: the payload is there, as text
+    title = page.locator("#doc-title").evaluate("e => e.textContent")
+    assert title == doc.manifest.title
+    assert " ".join(p.text.split()) in " ".join(title.split()), "the payload did not reach the page"
     assert page.locator("#run-meta").evaluate("e => e.textContent").strip(), (
         "the page script did not finish"
     )
