@@ -62,9 +62,11 @@ def _unavailable(reason: str) -> None:
 
 
 def find_chromium() -> str | None:
+    """``OO_CHROMIUM`` if set (only it: setting it to a missing path simulates no browser), else
+    Debian's Chromium."""
     env = os.environ.get("OO_CHROMIUM")
-    for candidate in (env, *CHROMIUM_CANDIDATES):
-        if candidate and os.access(candidate, os.X_OK):
+    for candidate in (env,) if env else CHROMIUM_CANDIDATES:
+        if os.access(candidate, os.X_OK):
             return candidate
     return None
 
@@ -74,7 +76,8 @@ def find_chromium() -> str | None:
 def chromium_executable() -> str:
     path = find_chromium()
     if path is None:
-        _unavailable(f"Chromium is not installed (looked for {', '.join(CHROMIUM_CANDIDATES)})")
+        looked = os.environ.get("OO_CHROMIUM") or ", ".join(CHROMIUM_CANDIDATES)
+        _unavailable(f"Chromium is not installed (looked for {looked})")
     assert path is not None
     return path
 
