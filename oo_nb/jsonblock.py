@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 from .errors import BlockError
@@ -57,11 +58,15 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"invalid JSON: {name} is not allowed")
 
 
+_LT = re.compile(r"<(?!\\/)")
+
+
 def dump_block(value: Any, indent: str = "  ") -> str:
     """Serialise for a script block: pretty like the original files (one source or fact per
-    line), non-ASCII kept, and ``</`` / ``<!--`` escaped so no string can end the script early."""
+    line), non-ASCII kept, ``</`` written ``<\\/`` and every other ``<`` ``\\u003c``: no string
+    can end the script early or open a ``<!--``/``<script`` state inside it."""
     text = _dump(value, indent, 0, in_array=False)
-    return text.replace("</", "<\\/").replace("<!--", "\\u003c!--")
+    return _LT.sub("\\\\u003c", text.replace("</", "<\\/"))
 
 
 def _scalar(value: Any) -> str:

@@ -165,3 +165,11 @@ def test_edit_that_would_break_the_document_is_refused() -> None:
 
 def test_neutralise_terminator_only_touches_exact_lines() -> None:
     assert neutralise_terminator("a\nOO_HTML\n OO_HTML\nOO_HTMLx") == "a\n<!---->OO_HTML\n OO_HTML\nOO_HTMLx"
+
+
+def test_every_lt_in_json_is_escaped_but_close_tags_read_as_written() -> None:
+    doc = Document.read(CORPUS / "yc-w26-batch.o-o.html")
+    new = doc.edit_block("oo-manifest", lambda m: m.update(title="a<script>b<!--c</x>"))
+    text = new.block_text("oo-manifest")
+    assert "<script" not in text and "<!--" not in text and "<\\/x>" in text
+    assert new.manifest.title == "a<script>b<!--c</x>"

@@ -22,6 +22,7 @@ from . import asset
 
 __all__ = [
     "CSP",
+    "CSP_BOOTSTRAP",
     "MARKERS",
     "PageKind",
     "css_section",
@@ -35,6 +36,15 @@ __all__ = [
 
 PageKind = Literal["document", "index"]
 CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
+# The shell lines before <!DOCTYPE> make the parser open <body> early, so a CSP <meta> in the
+# markup lands outside <head> and Chromium ignores it. A policy meta inserted into document.head
+# by script is enforced: this first script does that before anything else on the page loads.
+CSP_BOOTSTRAP = (
+    '<script>(function(){var m=document.createElement("meta");'
+    'm.httpEquiv="Content-Security-Policy";'
+    f'm.content="{CSP}";'
+    "document.head.appendChild(m);})();</script>"
+)
 # section name -> (start line, end line); whole lines in the file
 MARKERS: dict[str, tuple[str, str]] = {
     "css": ("<!-- OO:CSS:START -->", "<!-- OO:CSS:END -->"),
@@ -111,6 +121,7 @@ def _head(h: _Head) -> str:
         '<html lang="en">\n'
         "<head>\n"
         '<meta charset="utf-8">\n'
+        f"{CSP_BOOTSTRAP}\n"
         f"<title>{_esc(h.title)}</title>\n"
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'

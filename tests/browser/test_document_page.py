@@ -307,3 +307,30 @@ def test_stub_page_before_first_update(tmp_path: Path, open_page: Callable[..., 
     assert probe.page.locator(".stub-notice").is_visible()
     assert probe.page.locator("#toc").is_hidden()
     assert probe.errors == [] and probe.network_requests == []
+
+
+def test_content_security_policy_is_enforced_on_new_pages(
+    new_doc: Path, open_page: Callable[..., Probe]
+) -> None:
+    """The markup CSP meta is ignored (the shell lines open <body> before it); the bootstrap
+    script puts the policy into <head>, so script-made loads are blocked before the network."""
+    probe = _open(open_page, new_doc)
+    page = probe.page
+    assert page.evaluate(
+        "[...document.head.querySelectorAll('meta[http-equiv=\"Content-Security-Policy\"]')].length"
+    ) >= 1
+    violations = page.evaluate(
+        """() => new Promise(resolve => {
+            const seen = [];
+            document.addEventListener('securitypolicyviolation', e => seen.push(e.violatedDirective));
+            const img = new Image(); img.src = 'https://csp-check.invalid/pixel.png';
+            document.body.appendChild(img);
+            fetch('https://csp-check.invalid/data').catch(() => {});
+            setTimeout(() => resolve(seen), 500);
+        })"""
+    )
+    assert any(v.startswith("img-src") for v in violations)
+    assert any(v.startswith(("connect-src", "default-src")) for v in violations)
+    # Chromium still announces the blocked request to Playwright ("request" event, failing
+    # with ERR_BLOCKED_BY_CSP); none reaches the network layer, where the route would see it.
+    assert not [u for u in probe.routed if "csp-check.invalid" in u]
