@@ -179,7 +179,7 @@ def open_page(browser: Browser) -> Iterator[Callable[..., Probe]]:
         if color_scheme is not None:
             kwargs["color_scheme"] = color_scheme
         ctx = browser.new_context(**kwargs)
-        ctx.set_default_timeout(15_000)  # a stuck page fails its test instead of hanging it
+        ctx.set_default_timeout(30_000)  # a stuck page fails its test instead of hanging it (30 s: a loaded 2-core CI)
         contexts.append(ctx)
         allowed = (*allow, *(a.replace("http", "ws", 1) for a in allow if a.startswith("http")))
         page = ctx.new_page()
