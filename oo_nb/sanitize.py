@@ -201,11 +201,26 @@ def _inner_html(root: etree._Element) -> str:
     return "".join(parts)
 
 
+def _show_unclosed_comments(fragment: str) -> str:
+    """An unclosed ``<!--`` would swallow the rest of the section as a comment: show it as
+    text instead, so no content is lost."""
+    start = fragment.find("<!--")
+    while start >= 0:
+        end = fragment.find("-->", start + 4)
+        if end < 0:
+            fragment = fragment[:start] + "&lt;!--" + fragment[start + 4 :]
+            start = fragment.find("<!--", start + 7)
+        else:
+            start = fragment.find("<!--", end + 3)
+    return fragment
+
+
 def _prepare(fragment: str, placeholder: str) -> str:
     """Turn pid comments into placeholder elements, drop other comments and processing
     instructions, demote h1/h2 to h3 (lxml, structurally; nh3 has the last word anyway)."""
     if not fragment.strip():
         return fragment  # only whitespace: nothing to parse (and cleaning keeps it)
+    fragment = _show_unclosed_comments(fragment)
     try:
         root = lxml_html.fragment_fromstring(fragment, create_parent="div")
     except (etree.ParserError, ValueError):

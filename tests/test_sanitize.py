@@ -209,3 +209,12 @@ def _only_allowed(out: str) -> None:
                 assert value.startswith(("https://", "http://", "#", "data:image/")), value
             if name == "id":
                 assert not value.startswith("oo-")
+
+
+def test_unclosed_comment_does_not_swallow_the_rest() -> None:
+    from oo_nb.sanitize import sanitize_html as _clean
+
+    out = _clean("<p>first</p><!-- oops <p>kept [s1]</p><script>x()</script>")
+    assert "kept [s1]" in out and "first" in out
+    assert "<script" not in out and "&lt;!--" in out
+    assert _clean("<!-- pid:a:0011aabb --><p>x</p><!-- ok -->").count("<!--") == 1
