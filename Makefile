@@ -35,9 +35,12 @@ test: $(STAMP) browser
 test-fast: $(STAMP)
 	$(PY) -m pytest tests -x -q --ignore=tests/browser
 
+# Jupyter refuses to run as root without --allow-root (CI and these machines run as root).
+LAB_FLAGS := $(if $(filter 0,$(shell id -u)),--allow-root,)
+
 lab: $(STAMP)
 	$(PY) -m oo_nb demo notebooks/demo-library --quiet
-	$(VENV)/bin/jupyter lab --notebook-dir=notebooks notebooks/01-quickstart.ipynb
+	cd notebooks && ../$(VENV)/bin/jupyter lab $(LAB_FLAGS) 01-quickstart.ipynb
 
 bench: $(STAMP)
 	@for b in benchmarks/*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
