@@ -516,3 +516,28 @@ def test_offered_pids_stay_on_their_own_paragraphs() -> None:
     old = [p.pid for p in doc.article.paragraphs if p.section == "status"]
     new = [p.pid for p in cand.document.article.paragraphs if p.section == "status"]
     assert new == old
+
+
+def test_source_access_dates_are_never_in_the_future() -> None:
+    from datetime import date as _date
+
+    from oo_nb.agent.candidate import build_candidate as _build
+    from oo_nb.agent.proposal import validate_proposal as _validate
+    from oo_nb.agent.types import RunInfo as _RunInfo
+    from oo_nb.document import Document as _Document
+
+    from .conftest import CORPUS as _CORPUS
+
+    doc = _Document.read(_CORPUS / "yc-w26-batch.o-o.html")
+    proposal = _validate({
+        "summary": "s",
+        "sections": [{"id": "overview", "title": "Overview", "html": "<p>New [s20] and [s21].</p>"}],
+        "sources": [
+            {"id": "s20", "url": "https://a.example/x", "title": "A", "accessed": "2030-01-01"},
+            {"id": "s21", "url": "https://b.example/y", "title": "B", "accessed": "2026-11-02"},
+        ],
+    })
+    cand = _build(doc, proposal, _RunInfo(backend="t", model="m"), today=_date(2026, 11, 29))
+    accessed = {s.url: s.accessed for s in cand.document.source_cache.sources}
+    assert accessed["https://a.example/x"] == _date(2026, 11, 29)
+    assert accessed["https://b.example/y"] == _date(2026, 11, 2)

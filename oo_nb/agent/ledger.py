@@ -44,6 +44,10 @@ class SourceLedger:
         self.twins: list[Any] = []  # second cache items with an id already taken
         self.positional = False  # string sources: ids are positions, nothing may be removed
 
+    def _accessed(self, claimed: str | None) -> str:
+        """The model's access date, but never missing or after today (ISO dates compare as text)."""
+        return claimed if claimed and claimed <= self.today_iso else self.today_iso
+
     @property
     def sources(self) -> list[Any]:
         return list(self.entries.values())
@@ -147,7 +151,7 @@ class SourceLedger:
                 if isinstance(raw, dict) and target not in self.added:
                     raw["verified"] = verified or raw.get("verified") is True
                     if ps.accessed:
-                        raw["accessed"] = ps.accessed
+                        raw["accessed"] = self._accessed(ps.accessed)
                 continue
             sid = f"s{number}"
             number += 1
@@ -162,7 +166,7 @@ class SourceLedger:
             tier = sanitize_text(ps.tier, max_len=60)
             if tier:
                 entry["tier"] = tier
-            entry["accessed"] = ps.accessed or self.today_iso
+            entry["accessed"] = self._accessed(ps.accessed)
             entry["verified"] = verified
             self.entries[sid] = entry
             self.keys[key] = sid
