@@ -20,7 +20,7 @@ from lxml import html as lxml_html
 
 from ..article import CITATION
 from ..document import Document
-from ..errors import AgentError
+from ..errors import AgentError, OOError
 
 __all__ = [
     "IMAGE_PLACEHOLDER",
@@ -154,7 +154,7 @@ def next_source_id(doc: Document) -> str:
             m = _SOURCE_ID.match(source.id)
             if m:
                 numbers.append(int(m.group(1)))
-    except Exception:  # a damaged cache still leaves the article's ids
+    except OOError:  # a damaged cache still leaves the article's ids
         pass
     if doc.article_span is not None:
         numbers.extend(int(m.group(1)[1:]) for m in CITATION.finditer(doc.article_html))
