@@ -297,7 +297,10 @@ class Document:
     # ----------------------------------------------------------------- writing
     def replace_range(self, start: int, end: int, new: str) -> Document:
         """Splice ``new`` over ``[start, end)`` and re-parse. Raises if the result is no longer a
-        well-formed document with the same blocks and article (nothing is half-written)."""
+        well-formed document with the same blocks and article (nothing is half-written).
+        Text spliced into the HTML part never holds a terminator line (it would end the heredoc)."""
+        if self.html.start <= start <= end <= self.html.end:
+            new = neutralise_terminator(new, self.marker)
         if self.newline == "\r\n":
             new = new.replace("\r\n", "\n").replace("\n", "\r\n")
         try:

@@ -252,3 +252,26 @@ def test_a_process_pool_gives_the_same_scan(corpus_copy: Path) -> None:
     two = scan(corpus_copy, workers=2)
     assert one == two
     assert len(two.entries) == 4 and [e.rel for e in two.errors] == ["broken.o-o.html"]
+
+
+def test_terminator_line_in_a_title_cannot_break_an_existing_index(tmp_path: Path) -> None:
+    """Regression: the update path of an existing index spliced cards without neutralising a
+    line equal to the heredoc terminator, so the index could no longer be rebuilt."""
+    import subprocess as _sp
+    import sys as _sys
+
+    from oo_nb.document import Document as _Document
+
+    lib = tmp_path / "lib"
+    _sp.run([_sys.executable, "-m", "oo_nb", "demo", str(lib), "--quiet"], check=True)
+    _sp.run([_sys.executable, "-m", "oo_nb", "index", str(lib)], check=True, capture_output=True)
+    doc_path = next(p for p in sorted(lib.glob("*.o-o.html")) if not p.name.startswith("index"))
+    doc = _Document.read(doc_path)
+    hostile = doc.edit_block("oo-manifest", lambda m: m.update(title="Heat\nOO_HTML\ntouch pwned.txt\nx"))
+    doc_path.write_bytes(hostile.to_bytes())
+    r = _sp.run([_sys.executable, "-m", "oo_nb", "index", str(lib)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    index = _Document.read(lib / "index.o-o.html")
+    assert "\nOO_HTML\n" not in index.span_text(index.html)
+    _sp.run(["bash", str(lib / "index.o-o.html"), "--help"], cwd=tmp_path, capture_output=True, timeout=60)
+    assert not (tmp_path / "pwned.txt").exists()

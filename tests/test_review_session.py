@@ -271,3 +271,23 @@ def test_candidates_from_the_agent_pipeline(corpus_dir: Path, name: str) -> None
         _assert_consistent(final, doc, new_id, any(flags))
         if all(flags):
             assert final.to_bytes() == cand.to_bytes()
+
+
+def test_heading_edits_hold_one_heading_and_paragraph_edits_never_nest_headings() -> None:
+    from oo_nb.errors import ValidationError as _ValidationError
+
+    from .conftest import CORPUS as _CORPUS
+
+    doc = Document.read(_CORPUS / "yc-w26-batch.o-o.html")
+    html = doc.article_html
+    at = html.index('<h2 id="references">')
+    added = '<h2 id="outlook">Outlook</h2>\n<!-- pid:outlook:0011aabb -->\n<p>Next batch [s1].</p>\n'
+    cand = doc.with_article(html[:at] + added + html[at:])
+    s = ReviewSession(doc, cand)
+    heading = next(h for h in s.diff.hunks if h.editable and h.tag == "h2")
+    with pytest.raises(_ValidationError, match="one <h2>"):
+        s.edit(heading.id, '<h2 id="outlook">A</h2><p>x</p><h2>B</h2>')
+    assert s.edit(heading.id, '<h2 id="outlook">Looking ahead</h2>') == '<h2 id="outlook">Looking ahead</h2>'
+    para = next(h for h in s.diff.hunks if h.editable and h.tag == "p")
+    clean = s.edit(para.id, '<h2 id="x">A</h2><p>para [s1]</p><h2>B</h2>')
+    assert "<h2" not in clean and "para [s1]" in clean

@@ -196,3 +196,18 @@ def test_oo_review_widget_verb(doc_path: Path) -> None:
     result.value.accept_all_button.click()
     result.value.write_button.click()
     assert doc_path.read_bytes() == cand.to_bytes()
+
+
+def test_write_back_with_nothing_decided_keeps_the_saved_proposal(doc_path: Path) -> None:
+    doc = Document.read(doc_path)
+    cand, _ = synthetic_candidate(doc)
+    store.save_pending(doc_path, cand, {"cost_usd": 0.1}, doc.to_bytes())
+    w = ReviewWidget.from_pending(doc_path)
+    w.write_button.click()
+    assert "undecided" in w.status.value and not w.write_button.disabled
+    assert store.load_pending(doc_path).candidate.to_bytes() == cand.to_bytes()
+    w.reject_all_button.click()
+    w.write_button.click()  # an explicit reject-all discards it
+    assert doc_path.read_bytes() == doc.to_bytes()
+    with pytest.raises(Exception, match="no saved proposal"):
+        store.load_pending(doc_path)

@@ -137,7 +137,9 @@ class ReviewSession:
         from ..sanitize import sanitize_html  # imported on first edit: nh3 is not needed before
 
         expanded = _PID_COMMENT.sub("", self.diff.images.expand(html)).strip()
-        heading = _H2.match(expanded)
+        heading = _H2.match(expanded) if hunk.tag == "h2" else None
+        if heading is not None and re.search(r"</?h2\b", heading.group(2), re.I):
+            raise ValidationError(f"{hunk.title}: a heading edit holds one <h2> only", key=hunk.id)
         if heading is not None:  # a section heading: keep it an h2 with a safe id
             m = _ID_ATTR.search(heading.group(1))
             hid = next((g for g in m.groups() if g is not None), "") if m else (hunk.key or "")

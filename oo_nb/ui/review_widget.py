@@ -202,6 +202,13 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
             final = result.document.with_path(self.path)
             notes = "".join(f"<br>note: {html.escape(n)}" for n in result.notes if result.changed)
             if final.to_bytes() == self._expected:
+                undecided = self.session.pending
+                if undecided:  # nothing decided yet: keep the (paid-for) proposal and the review open
+                    self.status.value = html.escape(
+                        f"Nothing accepted and {len(undecided)} change(s) undecided: nothing written; "
+                        "decide them, or use Reject all to discard the proposal."
+                    )
+                    return None
                 self.status.value = html.escape(
                     f"Nothing accepted: {self.path.name} is unchanged (version {final.manifest.version})."
                 )
