@@ -177,9 +177,11 @@ def _read_log(path: Path) -> list[dict[str, Any]]:
     log = _log_path(path)
     if not log.exists():
         return []
+    data = log.read_bytes()
+    body, torn = _split_torn_tail(data)
     rows = []
     try:
-        text = log.read_bytes().decode("utf-8")
+        text = body.decode("utf-8")
     except UnicodeDecodeError:
         raise FormatError("history log is not valid UTF-8", file=str(log)) from None
     for n, line in enumerate(text.splitlines(), 1):
@@ -193,7 +195,40 @@ def _read_log(path: Path) -> list[dict[str, Any]]:
         if problem:
             raise FormatError(f"history log line is damaged: {problem}", file=str(log), line=n)
         rows.append(row)
+    last = _torn_row(torn) if torn else None
+    if last is not None:  # complete but for its newline; otherwise a writer died mid-append
+        rows.append(last)
     return rows
+
+
+def _torn_row(tail: bytes) -> dict[str, Any] | None:
+    try:
+        row = json.loads(tail.decode("utf-8"))
+    except ValueError:
+        return None
+    return row if _row_problem(row) is None else None
+
+
+def _split_torn_tail(data: bytes) -> tuple[bytes, bytes]:
+    """Every row ends with a newline; bytes after the last one are a torn append."""
+    cut = data.rfind(b"\n") + 1
+    return data[:cut], data[cut:]
+
+
+def _append_log_row(path: Path, row: dict[str, Any]) -> None:
+    log = _log_path(path)
+    if log.exists():
+        body, torn = _split_torn_tail(log.read_bytes())
+        if torn:  # we hold the lock: end a complete last row, drop a torn one
+            if _torn_row(torn) is not None:
+                with open(log, "ab") as fh:
+                    fh.write(b"\n")
+            else:
+                os.truncate(log, len(body))
+    with open(log, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+        fh.flush()
+        os.fsync(fh.fileno())
 
 
 _ROW_TEXT = ("as_of", "summary", "saved_at", "action")
@@ -227,10 +262,7 @@ def _snapshot(path: Path, data: bytes, action: str) -> None:
     snap = folder / f"{seq:05d}-v{info['version'] if info['version'] is not None else 'x'}.snap"
     atomic_write_bytes(snap, data, mode=0o644)
     row = {"seq": seq, "file": snap.name, "sha256": _sha(data), "saved_at": _now(), "action": action, **info}
-    with open(_log_path(path), "a", encoding="utf-8") as fh:
-        fh.write(json.dumps(row, ensure_ascii=False) + "\n")
-        fh.flush()
-        os.fsync(fh.fileno())
+    _append_log_row(path, row)
 
 
 def read_history(path: str | Path) -> list[HistoryEntry]:

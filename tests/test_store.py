@@ -143,3 +143,17 @@ def test_temp_files_of_dead_writers_are_swept(corpus_copy: Path) -> None:
     store.write_document(bumped(Document.read(p), 2), expected=p.read_bytes(), action="t")
     assert not stale.exists()
     assert mine.exists()  # a live writer's temp file is left alone
+
+
+def test_a_torn_last_log_line_does_not_block_later_writes(corpus_copy: Path) -> None:
+    p = corpus_copy / "yc-w26-batch.o-o.html"
+    store.write_document(bumped(Document.read(p), 2), expected=p.read_bytes(), action="a")
+    log = store.history_dir(p) / "log.jsonl"
+    with open(log, "ab") as fh:
+        fh.write(b'{"seq": 2, "file": "00002-v')  # a writer killed mid-append
+    assert [e.version for e in store.read_history(p)] == [1, 2]
+    store.write_document(bumped(Document.read(p), 3), expected=p.read_bytes(), action="b")
+    assert [e.version for e in store.read_history(p)] == [1, 2, 3]
+    assert log.read_bytes().endswith(b"\n")
+    store.rollback(p, 1)
+    assert Document.read(p).manifest.version == 1
