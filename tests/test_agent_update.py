@@ -247,3 +247,31 @@ def test_unreachable_endpoint(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, c
     path = copy_doc(tmp_path)
     result = main(["update", str(path), "--force", "--base-url", url])
     assert result == 2 and "cannot reach the API" in capsys.readouterr().err
+
+
+def test_paid_proposal_survives_a_concurrent_edit_and_a_second_update(tmp_path: Path) -> None:
+    """--yes on a file that changed during research keeps the proposal for review; a second
+    update keeps the first unreviewed proposal beside the new one."""
+    path = copy_doc(tmp_path)
+    with start_mock(research_scenario()) as mock:
+        opts = UpdateOptions(force=True, agent="anthropic", api_key=MARKER, base_url=mock.base_url)
+        result = prepare_update(path, opts)
+        edited = path.read_bytes() + b"\n"
+        path.write_bytes(edited)  # someone edits the file while the agent researched
+        write_result(result, yes=True)
+        assert result.written is None and path.read_bytes() == edited
+        assert any("not written" in w for w in result.warnings)
+        assert load_pending(path).stale
+        second = write_result(prepare_update(path, opts), yes=False)
+        assert any("kept as pending-" in w for w in second.warnings)
+    assert len(list(history_dir(path).glob("pending-*.json"))) == 1
+    assert_no_secret(tmp_path)
+
+
+@pytest.mark.parametrize("budget", ["inf", "nan", "0"])
+def test_budget_must_be_a_positive_finite_number(budget: str, tmp_path: Path) -> None:
+    from oo_nb.errors import AgentError
+
+    path = copy_doc(tmp_path)
+    with pytest.raises(AgentError, match="budget"):
+        prepare_update(path, UpdateOptions(force=True, agent="replay", budget_usd=float(budget)))

@@ -8,6 +8,8 @@ case it is kept for review with a warning whatever the flags say.
 
 from __future__ import annotations
 
+import math
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -18,7 +20,7 @@ from urllib.parse import urlsplit
 
 from .. import clock
 from ..document import Document
-from ..errors import AgentError
+from ..errors import AgentError, ConflictError, LockedError
 from .budget import Budget, estimate_tokens
 from .context import IMAGE_PLACEHOLDER, AgentContext, build_context
 from .freshness import Freshness, freshness
@@ -209,7 +211,7 @@ def begin(path: str | Path, opts: UpdateOptions) -> Prepared:
 
     model = resolve_model(opts.model, ctx.model)
     budget = opts.budget_usd if opts.budget_usd is not None else ctx.budget_usd
-    if budget <= 0:
+    if not math.isfinite(budget) or budget <= 0:
         raise AgentError(
             f"the budget is ${budget:.2f}: nothing can be spent (set --budget or the contract's budget)", file=str(p)
         )
@@ -386,16 +388,35 @@ def run_dict(result: UpdateResult) -> dict[str, Any]:
 def write_result(result: UpdateResult, *, yes: bool) -> UpdateResult:
     """Without ``yes``: save the pending proposal (the document is untouched). With ``yes``:
     write the candidate through the store, unless the run overspent (then: pending + warning)."""
-    from ..store import save_pending, write_document
+    from ..store import write_document
 
     if result.status != "proposed" or result.candidate is None:
         return result
     if yes and result.auto_write:
-        result.written = write_document(result.candidate.document, expected=result.original, action="update")
+        try:
+            result.written = write_document(result.candidate.document, expected=result.original, action="update")
+        except (ConflictError, LockedError) as exc:
+            # The research is paid for: keep it for review instead of asking for a second run.
+            result.warnings.append(f"not written: {exc.message}; the proposal is saved, review it with `oo review`")
+            result.pending = _save_pending_keeping_previous(result)
+            return result
         from ..store import discard_pending
 
         discard_pending(result.path)
         return result
-    result.pending = save_pending(result.path, result.candidate.document, run_dict(result), result.original)
+    result.pending = _save_pending_keeping_previous(result)
     return result
+
+
+def _save_pending_keeping_previous(result: UpdateResult) -> Path:
+    """Save the proposal for review; an unreviewed earlier one is kept beside it, not lost."""
+    from ..store import history_dir, save_pending
+
+    current = history_dir(result.path) / "pending.json"
+    if current.exists():
+        kept = current.with_name(f"pending-{current.stat().st_mtime_ns}.json")
+        os.replace(current, kept)
+        result.warnings.append(f"an earlier unreviewed proposal was kept as {kept.name}")
+    assert result.candidate is not None
+    return save_pending(result.path, result.candidate.document, run_dict(result), result.original)
 

@@ -122,5 +122,7 @@ def run(ns: argparse.Namespace) -> UpdateOutcome:
         return _review(result)
     write_result(result, yes=ns.yes)
     if ns.yes and not result.written:
-        return UpdateOutcome(result, 1, "not written automatically (see the warnings): review it with `oo update --review` or the review tools")
+        return UpdateOutcome(
+            result, 1, f"not written automatically (see the warnings): review the saved proposal with `oo review {result.path.name}`"
+        )
     return UpdateOutcome(result)
