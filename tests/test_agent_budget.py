@@ -67,3 +67,42 @@ def test_a_plan_never_exceeds_what_is_left(limit: float, spent_share: float, pro
         return
     assert plan.bound_usd + plan.reserve_usd <= b.remaining_usd + 1e-9
     assert plan.max_tokens >= 2048
+
+
+def test_wrapup_after_long_search_results_fits_the_reserve() -> None:
+    """Regression: the wrap-up request was priced on the full history (long encrypted search
+    results) although its reserve was sized for the compacted one, so a run could pay for
+    research and then stop with "budget reached"."""
+    from datetime import date as _date
+
+    from oo_nb.agent.backends.conversation import AgentSettings, Conversation
+    from oo_nb.agent.context import build_context
+    from oo_nb.agent.pricing import price_for
+    from oo_nb.agent.types import RunInfo
+    from oo_nb.document import Document
+
+    from .conftest import CORPUS
+
+    model = "claude-sonnet-4-5"
+    ctx = build_context(Document.read(CORPUS / "ai-model-landscape.o-o.html"), today=_date(2026, 6, 1))
+    budget = Budget(0.43, price_for(model))
+    conv = Conversation(ctx, AgentSettings(model=model), budget, RunInfo(backend="t", model=model), lambda x: x)
+    first = conv.next_request()
+    assert "web_search" in [t["name"] for t in first["tools"]]
+    results = [
+        {"type": "web_search_result", "url": f"https://e.example/{k}", "title": "t", "encrypted_content": "A" * 12000, "page_age": None}
+        for k in range(10)
+    ]
+    conv.on_response({
+        "content": [
+            {"type": "server_tool_use", "id": "srv0", "name": "web_search", "input": {"query": "q"}},
+            {"type": "web_search_tool_result", "tool_use_id": "srv0", "content": results},
+            {"type": "text", "text": "found"},
+        ],
+        "stop_reason": "end_turn",
+        "usage": {"input_tokens": 34000, "output_tokens": 8000, "server_tool_use": {"web_search_requests": 1}},
+    })
+    wrapup = conv.next_request()  # raised BudgetExceeded before the fix
+    assert [t["name"] for t in wrapup["tools"]] == ["submit_proposal"]
+    assert wrapup["max_tokens"] == AgentSettings(model=model).max_tokens
+    assert conv.last_plan.bound_usd <= budget.limit_usd - budget.spent_usd

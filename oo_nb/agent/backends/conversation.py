@@ -216,6 +216,11 @@ class Conversation:
             self._enter_wrapup("request cap reached")
         while True:
             research = self.wrapup is None
+            if not research and _server_tools_in(self.messages):
+                # Compact before pricing: the wrap-up reserve was sized for the compacted history.
+                self.messages = compact_history(self.messages)
+                if self.messages[-1]["role"] == "assistant":  # a compacted paused turn is no prefill
+                    self._say("Continue where you stopped, then call submit_proposal once.")
             tokens = estimate_tokens(self.ctx.system, self.messages, self._tools(RequestPlan(0, 1, 1, 0, 0)))
             try:
                 plan = self.budget.plan(
@@ -226,6 +231,9 @@ class Conversation:
                     fetches=s.fetches_per_request if research else 0,
                 )
             except BudgetExceeded as exc:
+                if research and self.run.requests > 0:  # the compacted wrap-up may still fit
+                    self._enter_wrapup("budget nearly spent")
+                    continue
                 raise self.fail(exc.message, budget=True) from None
             if plan.research or not research:
                 break
