@@ -260,13 +260,12 @@ class IndexResult:
             lines += [f"  {err.rel}: {err.message}" for err in self.scan.errors]
         return "\n".join(lines)
 
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        # sandbox="" runs no script: the preview is inert (search and sorting work in a browser)
-        frame = (
-            f'<iframe sandbox="" srcdoc="{html.escape(self.page_html, quote=True)}" '
-            'style="width:100%;height:520px;border:1px solid #ccc;border-radius:6px"></iframe>'
-        )
-        return {"text/html": frame, "text/plain": self.to_text()}
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        # The same preview as `%oo index`: content cleaned, CSP, sandboxed frame (a raw original
+        # index page could still load remote images or refresh inside a bare sandbox).
+        from .ui.preview import IndexPreview
+
+        return IndexPreview(self.path, text=self.to_text())._repr_mimebundle_(include, exclude)
 
     def __repr__(self) -> str:
         return self.to_text()

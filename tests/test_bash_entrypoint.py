@@ -122,9 +122,11 @@ def test_contract_options_go_to_oo_contract(tmp_path: Path, library: Path, stub:
     env = _env(OO_PYTHON=str(stub), OO_STUB_LOG=str(log))
     _bash([str(doc), "--show"], tmp_path, env)
     _bash([str(doc), "--set", "budget", "2"], tmp_path, env)
+    _bash([str(doc), "--add", "intent", "--help"], tmp_path, env)  # a value, not a request for help
     assert _calls(log) == [
         ["-m", "oo_nb", "contract", str(doc), "--show"],
         ["-m", "oo_nb", "contract", str(doc), "--set", "budget", "2"],
+        ["-m", "oo_nb", "contract", str(doc), "--add", "intent", "--help"],
     ]
 
 

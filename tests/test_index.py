@@ -230,9 +230,13 @@ def test_notebook_preview_is_a_sandboxed_iframe(tmp_path: Path, corpus_dir: Path
     result = write_index(tmp_path, now=NOW)
     bundle = result._repr_mimebundle_()
     frame = bundle["text/html"]
-    assert frame.startswith('<iframe sandbox="" srcdoc="')
-    srcdoc = frame[len('<iframe sandbox="" srcdoc="') : frame.index('" style=')]
+    assert frame.startswith('<iframe sandbox="" ')
+    srcdoc = frame[frame.index(' srcdoc="') + len(' srcdoc="') : frame.rindex('"')]
     assert "<" not in srcdoc and '"' not in srcdoc  # fully escaped attribute value
+    import html as _html
+
+    page = _html.unescape(srcdoc)  # what the frame parses
+    assert "Content-Security-Policy" in page and "<img src=x onerror" not in page  # cleaned, with a CSP
     assert "index.o-o.html: written; 1 document" in bundle["text/plain"]
 
 

@@ -27,13 +27,14 @@ OO_USAGE
 }
 oo_value_next=0
 for oo_arg in "$@"; do
-  if [ "$oo_value_next" = 1 ]; then
-    oo_value_next=0
+  if [ "$oo_value_next" -gt 0 ]; then
+    oo_value_next=$((oo_value_next - 1))
     continue
   fi
   case $oo_arg in
     -h|--help) oo_usage; exit 0 ;;
     --model|--agent|--budget|--base-url|--cassette) oo_value_next=1 ;;
+    --set|--add|--remove) oo_value_next=2 ;;
   esac
 done
 oo_require_python
