@@ -106,7 +106,7 @@ def overall_help() -> str:
         "`%oo VERB --help` shows a verb's options. Quote arguments with spaces:",
         '  doc = %oo new "Solar storms / forecasts for grid operators" --no-update',
         "  lib = %oo library docs/",
-        "Python values can be passed with {expr} or $name:  %oo show {doc.path}",
+        'Python values can be passed with {expr} or $name:  %oo show "{doc.path}" (quote paths that may hold spaces)',
     ]
     return "\n".join(lines)
 
