@@ -196,6 +196,10 @@ def _edit_list(contract: dict[str, Any], edit: Edit, changes: list[str], notes: 
     if edit.op == "replace":
         assert isinstance(edit.value, tuple)
         new = list(dict.fromkeys(_list_item(key, v) for v in edit.value))
+        had_refs = any(isinstance(v, str) and _same(v, "References") for v in items)
+        if key == "section" and had_refs and not any(_same(v, "References") for v in new):
+            new.append("References")  # every article ends with References: a replace keeps it
+            notes.append("section: References kept as the last section")
         if new != items:
             changes.append(f"{key}: list set to {new}")
             items[:] = new

@@ -233,3 +233,12 @@ def test_a_bad_line_in_a_body_writes_nothing(corpus_copy: Path) -> None:
     with pytest.raises(ValidationError):
         apply_contract_body(path, "budget: 4\nupdate_every_days: never")
     assert path.read_bytes() == before
+
+
+def test_replacing_the_section_list_keeps_references_last(tmp_path: Path, corpus_dir: Path) -> None:
+    from oo_nb.contract_edit import apply_contract_body as _apply
+
+    p = tmp_path / "yc.o-o.html"
+    p.write_bytes((corpus_dir / "yc-w26-batch.o-o.html").read_bytes())
+    _apply(p, "section: Overview\nsection: Timeline")
+    assert Document.read(p).contract.required_sections == ("Overview", "Timeline", "References")
