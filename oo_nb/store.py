@@ -333,6 +333,8 @@ def write_document(
     target = path or doc.path
     if target is None:
         raise OOError("document has no path to write to")
+    if target.is_symlink():  # replace the file the link points to, and keep the link
+        target = target.resolve()
     data = doc.to_bytes()
     _validate(data, target)
     try:

@@ -157,3 +157,11 @@ def test_a_torn_last_log_line_does_not_block_later_writes(corpus_copy: Path) -> 
     assert log.read_bytes().endswith(b"\n")
     store.rollback(p, 1)
     assert Document.read(p).manifest.version == 1
+
+
+def test_a_symlinked_document_stays_a_link_to_the_updated_file(corpus_copy: Path) -> None:
+    real = corpus_copy / "yc-w26-batch.o-o.html"
+    link = corpus_copy / "link.o-o.html"
+    link.symlink_to(real.name)
+    store.write_document(bumped(Document.read(link), 2), expected=link.read_bytes(), action="t")
+    assert link.is_symlink() and Document.read(real).manifest.version == 2
