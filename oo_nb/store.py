@@ -45,6 +45,8 @@ LOCK_TIMEOUT_S = 10.0
 
 
 def history_dir(path: Path) -> Path:
+    if path.is_symlink():  # history belongs to the file, whichever link names it
+        path = path.resolve()
     return path.parent / HISTORY_DIR / path.name
 
 

@@ -165,3 +165,6 @@ def test_a_symlinked_document_stays_a_link_to_the_updated_file(corpus_copy: Path
     link.symlink_to(real.name)
     store.write_document(bumped(Document.read(link), 2), expected=link.read_bytes(), action="t")
     assert link.is_symlink() and Document.read(real).manifest.version == 2
+    assert [e.version for e in store.read_history(link)] == [1, 2]
+    store.rollback(link, 1)
+    assert link.is_symlink() and Document.read(real).manifest.version == 1
