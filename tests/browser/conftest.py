@@ -109,6 +109,24 @@ def artifacts() -> Path:
     return ARTIFACTS
 
 
+def wait_js(page: Page, expression: str, arg: Any = None, *, timeout_ms: int = 30_000) -> Any:
+    """Poll ``expression`` (a JS expression or function of ``arg``) until it is truthy.
+
+    Not ``page.wait_for_function``: its in-page poller re-evaluates the expression with ``eval``
+    from a timer, which the page's own CSP (no 'unsafe-eval', set by the bootstrap script while
+    the page loads) refuses. ``page.evaluate`` runs through DevTools, which that CSP does not
+    govern, so a poll from here never races the policy.
+    """
+    deadline = time.monotonic() + timeout_ms / 1000
+    while True:
+        value = page.evaluate(expression, arg)
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{expression!r} stayed falsy for {timeout_ms} ms")
+        time.sleep(0.02)
+
+
 @dataclass
 class Probe:
     """One page in its own context, with everything it did recorded."""
@@ -133,14 +151,14 @@ class Probe:
         """Open a file. An o-o page calls ``window.stop()`` at its rendering boundary, so neither
         ``DOMContentLoaded`` nor ``load`` ever fires: wait for ``readyState`` instead."""
         self.page.goto(path.resolve().as_uri(), wait_until="commit")
-        self.page.wait_for_function("document.readyState === 'complete'", polling=20)
+        wait_js(self.page, "document.readyState === 'complete'")
         if settle_ms:
             self.page.wait_for_timeout(settle_ms)
         return self.page
 
     def reload(self) -> Page:
         self.page.reload(wait_until="commit")
-        self.page.wait_for_function("document.readyState === 'complete'", polling=20)
+        wait_js(self.page, "document.readyState === 'complete'")
         return self.page
 
     def reset(self) -> None:
@@ -179,7 +197,9 @@ def open_page(browser: Browser) -> Iterator[Callable[..., Probe]]:
         if color_scheme is not None:
             kwargs["color_scheme"] = color_scheme
         ctx = browser.new_context(**kwargs)
-        ctx.set_default_timeout(30_000)  # a stuck page fails its test instead of hanging it (30 s: a loaded 2-core CI)
+        ctx.set_default_timeout(
+            30_000
+        )  # a stuck page fails its test instead of hanging it (30 s: a loaded 2-core CI)
         contexts.append(ctx)
         allowed = (*allow, *(a.replace("http", "ws", 1) for a in allow if a.startswith("http")))
         page = ctx.new_page()

@@ -13,7 +13,7 @@ import pytest
 
 from oo_nb.document import Document
 
-from .conftest import Probe
+from .conftest import Probe, wait_js
 from .pages import (
     adopt_our_code,
     agent_update,
@@ -104,7 +104,7 @@ def test_toc_lists_every_heading_and_links_land(
     for e in entries:
         page.evaluate("window.scrollTo(0, 0)")
         page.locator(f'#toc a[href="{e["href"]}"]').click()
-        page.wait_for_function("h => location.hash === h", arg=e["href"])
+        wait_js(page, "h => location.hash === h", e["href"])
         landed = page.evaluate(
             """id => { const h = document.getElementById(id), r = h.getBoundingClientRect();
                        return {top: r.top, bottom: r.bottom, vh: innerHeight, y: scrollY,
@@ -118,9 +118,7 @@ def test_toc_lists_every_heading_and_links_land(
     # the highlighted entry follows the scroll position
     last = entries[-1]["href"]
     page.locator(f'#toc a[href="{last}"]').click()
-    page.wait_for_function(
-        "h => document.querySelector(`#toc a.active`)?.getAttribute('href') === h", arg=last
-    )
+    wait_js(page, "h => document.querySelector(`#toc a.active`)?.getAttribute('href') === h", last)
 
 
 CITE_REPORT = r"""() => {
@@ -182,7 +180,7 @@ def test_each_citation_links_to_its_reference(
     first = page.locator("#article a.cite").first
     href = first.get_attribute("href")
     first.click()
-    page.wait_for_function("h => location.hash === h", arg=href)
+    wait_js(page, "h => location.hash === h", href)
     assert page.evaluate("h => document.querySelector(h).matches(':target')", href)
 
 
@@ -281,7 +279,7 @@ def test_theme_follows_system_when_nothing_stored(
     other = "light" if scheme == "dark" else "dark"
     page.evaluate("t => localStorage.setItem('oo-theme', t)", other)
     page.reload(wait_until="commit")
-    page.wait_for_function("document.readyState === 'complete'")
+    wait_js(page, "document.readyState === 'complete'")
     assert _is_dark(page) is (other == "dark")
 
 
@@ -296,7 +294,7 @@ def test_embedded_image_displays(
     for i in range(images.count()):
         img = images.nth(i)
         img.scroll_into_view_if_needed()
-        page.wait_for_function("el => el.complete", arg=img.element_handle())
+        wait_js(page, "el => el.complete", img.element_handle())
         assert img.evaluate("el => el.naturalWidth") > 0
         assert img.is_visible()
 
@@ -316,9 +314,12 @@ def test_content_security_policy_is_enforced_on_new_pages(
     script puts the policy into <head>, so script-made loads are blocked before the network."""
     probe = _open(open_page, new_doc)
     page = probe.page
-    assert page.evaluate(
-        "[...document.head.querySelectorAll('meta[http-equiv=\"Content-Security-Policy\"]')].length"
-    ) >= 1
+    assert (
+        page.evaluate(
+            "[...document.head.querySelectorAll('meta[http-equiv=\"Content-Security-Policy\"]')].length"
+        )
+        >= 1
+    )
     violations = page.evaluate(
         """() => new Promise(resolve => {
             const seen = [];

@@ -14,7 +14,7 @@ import pytest
 from oo_nb import store
 from oo_nb.document import Document
 
-from .conftest import Probe
+from .conftest import Probe, wait_js
 from .pages import new_document, oo, png_data_uri
 
 # title, sub-folder, as_of, version, number of sources, extra article bytes, sentinel event
@@ -212,7 +212,7 @@ def test_links_open_documents_in_sub_folders(
             if not link.count():
                 continue  # not among the 8 cards
             link.first.click()
-            page.wait_for_function("document.readyState === 'complete'", polling=20)
+            wait_js(page, "document.readyState === 'complete'")
             assert page.url == (index.parent / href).resolve().as_uri()
             assert page.locator("#doc-title").inner_text() == truth[href]["title"]
             probe.open(index)
