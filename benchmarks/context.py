@@ -26,7 +26,7 @@ from oo_nb.document import Document
 from oo_nb.errors import AgentError
 from oo_nb.testing.mock_api import MockAPI, error_reply
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+CORPUS = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "corpus"
 DOCS = ["agi-declared.o-o.html", "ai-model-landscape.o-o.html", "anthropic-leadership.o-o.html", "yc-w26-batch.o-o.html"]
 TODAY = __import__("datetime").date(2026, 11, 29)
 KEY = "sk-ant-test-MARKER"

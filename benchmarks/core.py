@@ -11,7 +11,7 @@ from pathlib import Path
 
 from oo_nb.document import Document
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+CORPUS = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "corpus"
 
 
 def best_of(fn: object, n: int = 200) -> float:

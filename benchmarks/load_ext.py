@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+CORPUS = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "corpus"
 HEAVY = ("pandas", "lxml", "anthropic", "matplotlib", "ipywidgets", "nh3", "anywidget", "PIL", "httpx2", "numpy")
 TARGET_S = 1.0
 

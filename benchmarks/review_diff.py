@@ -15,7 +15,7 @@ from oo_nb.review.diff import diff_documents
 from oo_nb.review.samples import synthetic_article_document, synthetic_candidate
 from oo_nb.review.session import ReviewSession
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+CORPUS = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "corpus"
 TARGET_MS = 100.0
 
 

@@ -22,7 +22,7 @@ from oo_nb.agent.run import UpdateOptions
 from oo_nb.testing.mock_api import MockAPI
 from oo_nb.testing.mock_scenarios import research_scenario
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+CORPUS = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "corpus"
 DOCS = ["agi-declared.o-o.html", "ai-model-landscape.o-o.html", "anthropic-leadership.o-o.html", "yc-w26-batch.o-o.html"]
 KEY = "sk-ant-test-MARKER"
 

@@ -18,9 +18,10 @@ from oo_nb.agent.types import RunInfo
 from oo_nb.document import Document
 from oo_nb.testing.mock_api import MockAPI
 
+from .conftest import CORPUS
+
 MARKER = "sk-ant-test-MARKER"
 TODAY = date(2026, 11, 29)
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 DOCS = ["agi-declared.o-o.html", "ai-model-landscape.o-o.html", "anthropic-leadership.o-o.html", "yc-w26-batch.o-o.html"]
 
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-# The repository sits next to shared/ (here and in CI); OO_CORPUS overrides.
-CORPUS = Path(os.environ.get("OO_CORPUS", Path(__file__).resolve().parents[2] / "shared" / "corpus"))
+# Real o-o documents kept with the tests (fixtures/corpus/README.md); OO_CORPUS overrides.
+CORPUS = Path(os.environ.get("OO_CORPUS", Path(__file__).resolve().parent / "fixtures" / "corpus"))
 DOC_NAMES = [
     "agi-declared.o-o.html",
     "ai-model-landscape.o-o.html",

@@ -20,11 +20,11 @@ DOC_NAMES = (
 
 
 def corpus_dir() -> Path:
-    """``OO_CORPUS``, else ``shared/corpus`` next to the repository (as in the tests)."""
+    """``OO_CORPUS``, else the tests' corpus in the repository checkout (as in the tests)."""
     env = os.environ.get("OO_CORPUS")
     if env:
         return Path(env)
-    return Path(__file__).resolve().parents[3] / "shared" / "corpus"
+    return Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "corpus"
 
 
 def corpus_documents(names: tuple[str, ...] = DOC_NAMES) -> dict[str, bytes]:
