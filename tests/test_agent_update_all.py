@@ -87,6 +87,20 @@ def test_one_failure_does_not_stop_the_others(tmp_path: Path, monkeypatch: pytes
     assert outcome.cost_usd > sum(r.cost_usd for r in outcome.results)
 
 
+def test_research_steps_reported_per_document(env: MockAPI, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    paths = [copy_doc(tmp_path, name) for name in DOCS[:2]]
+    steps: list[str] = []
+    outcome = update_library(tmp_path, UpdateOptions(force=True, progress=steps.append), concurrency=2, progress=True)
+    assert len(outcome.by_status("proposed")) == 2
+    for path in paths:
+        name = path.name.removesuffix(".o-o.html")
+        mine = [s for s in steps if s.startswith(name + ": ")]
+        assert any("search" in s.lower() for s in mine), steps
+        assert any("proposal" in s.lower() for s in mine), steps
+    # the bar (tqdm writes to stderr) shows the latest step, named by document
+    assert any(f"{p.name.removesuffix('.o-o.html')}: " in capsys.readouterr().err for p in paths)
+
+
 def test_batch_mode_polls_and_uses_batch_prices(env: MockAPI, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     env.batch_polls = 2
     paths = library(tmp_path)

@@ -11,7 +11,7 @@ import asyncio
 import threading
 import time
 from collections.abc import Coroutine
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -92,6 +92,20 @@ def _progress(total: int, enabled: bool) -> Any:
     return tqdm(total=total, desc="update-all", unit="doc", disable=not enabled or total == 0, leave=True)
 
 
+def _step_reporter(path: Path, opts: UpdateOptions, bar: Any) -> UpdateOptions:
+    """``opts`` for one document whose research steps show on the bar (the latest one, named by
+    document) and reach the caller's own ``progress``, prefixed with the document's name."""
+    name = path.name.removesuffix(".o-o.html")
+    outer = opts.progress
+
+    def step(line: str) -> None:
+        bar.set_postfix_str(f"{name}: {line}"[:80], refresh=True)
+        if outer is not None:
+            outer(f"{name}: {line}")
+
+    return replace(opts, progress=step)
+
+
 def _prepare_all(paths: list[Path], opts: UpdateOptions, out: LibraryUpdate) -> list[Prepared]:
     """Read every document; the fresh ones (and index pages) are settled here, without requests."""
     todo = []
@@ -131,7 +145,8 @@ async def _concurrent(todo: list[Prepared], opts: UpdateOptions, yes: bool, conc
     async def one(prep: Prepared) -> None:
         async with gate_:
             try:
-                result = await aprepare_update(prep.path, opts, prep=prep, configure=share_client)
+                mine = _step_reporter(prep.path, opts, bar)
+                result = await aprepare_update(prep.path, mine, prep=prep, configure=share_client)
                 result = await asyncio.to_thread(write_result, result, yes=yes)
                 out.results.append(result)
             except AgentError as exc:

@@ -353,6 +353,7 @@ async def aprepare_update(
     if configure is not None:
         configure(backend)
     run = backend.new_run(prep.budget_usd)
+    run.on_progress = opts.progress
     budget = new_budget(prep, backend, run)
     validate = _validator()
     try:
