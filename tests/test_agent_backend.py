@@ -55,7 +55,7 @@ def test_research_turn_collects_urls_and_configures_tools() -> None:
         mock.stop()
     assert proposal.sections[0].id == "recent-developments" and proposal.sources[0].url == NEW_URL
     assert {NEW_URL, "https://www.example.org/background", "https://reddit.com/r/none"} <= run.seen_urls
-    assert (run.requests, run.web_searches, run.web_fetches) == (1, 1, 1)
+    assert (run.requests, run.usage.web_searches, run.usage.web_fetches) == (1, 1, 1)
     assert run.cost_usd == pytest.approx(budget.spent_usd) and run.cost_usd > 0
     (req,) = mock.message_requests
     body = req.body

@@ -86,7 +86,7 @@ def test_edits_become_a_verified_proposal(fake_claude: Path, tmp_path: Path) -> 
     assert "--no-session-persistence" in argv and argv[argv.index("--output-format") + 1] == "stream-json"
     run = result.run
     assert run is not None and run.backend == "claude-code" and run.cost_usd == pytest.approx(0.12)
-    assert (run.input_tokens, run.output_tokens, run.web_searches, run.requests) == (5000, 700, 2, 4)
+    assert (run.usage.input_tokens, run.usage.output_tokens, run.usage.web_searches, run.requests) == (5000, 700, 2, 4)
     assert NEW_URL in run.seen_urls
     cand = result.candidate
     assert cand is not None and not cand.unverified

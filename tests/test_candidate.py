@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from oo_nb.agent.candidate import Candidate, build_candidate
+from oo_nb.agent.pricing import UsageFigures
 from oo_nb.agent.proposal import validate_proposal
 from oo_nb.agent.types import RunInfo
 from oo_nb.article import PID, pid_is_wellformed
@@ -38,8 +39,9 @@ EXAMPLE: dict[str, Any] = {
 
 def run_info(*urls: str) -> RunInfo:
     return RunInfo(
-        backend="anthropic", model="claude-test", input_tokens=1000, output_tokens=200,
-        web_searches=2, cost_usd=0.0421, seen_urls=set(urls),
+        backend="anthropic", model="claude-test",
+        usage=UsageFigures(input_tokens=1000, output_tokens=200, web_searches=2),
+        cost_usd=0.0421, seen_urls=set(urls),
     )  # fmt: skip
 
 

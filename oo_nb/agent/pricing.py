@@ -101,6 +101,16 @@ class UsageFigures:
     def prompt_tokens(self) -> int:
         return self.input_tokens + self.cache_creation_tokens + self.cache_read_tokens
 
+    def __add__(self, other: UsageFigures) -> UsageFigures:
+        return UsageFigures(
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            cache_creation_tokens=self.cache_creation_tokens + other.cache_creation_tokens,
+            cache_read_tokens=self.cache_read_tokens + other.cache_read_tokens,
+            web_searches=self.web_searches + other.web_searches,
+            web_fetches=self.web_fetches + other.web_fetches,
+        )
+
 
 def _int(value: Any) -> int:
     return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
@@ -111,7 +121,8 @@ def usage_figures(usage: Any) -> UsageFigures:
     if usage is None:
         return UsageFigures()
     raw: dict[str, Any] = usage if isinstance(usage, dict) else usage.model_dump()
-    server = raw.get("server_tool_use") or {}
+    server = raw.get("server_tool_use")
+    server = server if isinstance(server, dict) else {}  # untrusted JSON (a CLI's, a cassette's)
     return UsageFigures(
         input_tokens=_int(raw.get("input_tokens")),
         output_tokens=_int(raw.get("output_tokens")),

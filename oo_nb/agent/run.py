@@ -287,7 +287,7 @@ def finish(prep: Prepared, opts: UpdateOptions, backend_name: str, run: RunInfo,
     label = f"{backend_name}{' (recorded)' if run.recorded else ''}"
     result.message = (
         f"{prep.path.name}: proposal v{candidate.version} from {label}, model {run.model}, "
-        f"{run.requests} request(s), {run.web_searches} search(es), {run.web_fetches} fetch(es), "
+        f"{run.requests} request(s), {run.usage.web_searches} search(es), {run.usage.web_fetches} fetch(es), "
         f"cost ${run.cost_usd:.4f} of ${prep.budget_usd:.2f}"
     )
     return result

@@ -6,6 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .pricing import UsageFigures
+
 __all__ = ["PROPOSAL_SCHEMA", "RunInfo"]
 
 
@@ -16,12 +18,7 @@ class RunInfo:
 
     backend: str  # "anthropic" | "replay" | "claude-code"
     model: str
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_creation_tokens: int = 0
-    cache_read_tokens: int = 0
-    web_searches: int = 0
-    web_fetches: int = 0
+    usage: UsageFigures = field(default_factory=UsageFigures)  # summed over the run's requests
     requests: int = 0
     cost_usd: float = 0.0
     budget_usd: float = 0.0
@@ -38,17 +35,18 @@ class RunInfo:
 
     def changelog_fields(self) -> dict[str, Any]:
         """The run's record for the changelog entry (no secrets, only figures)."""
+        u = self.usage
         return {
             "model": self.model,
             "agent": self.backend + (" (recorded)" if self.recorded else ""),
             "tokens": {
-                "input": self.input_tokens,
-                "output": self.output_tokens,
-                "cache_write": self.cache_creation_tokens,
-                "cache_read": self.cache_read_tokens,
+                "input": u.input_tokens,
+                "output": u.output_tokens,
+                "cache_write": u.cache_creation_tokens,
+                "cache_read": u.cache_read_tokens,
             },
-            "searches": self.web_searches,
-            "fetches": self.web_fetches,
+            "searches": u.web_searches,
+            "fetches": u.web_fetches,
             "cost_usd": round(self.cost_usd, 4),
         }
 

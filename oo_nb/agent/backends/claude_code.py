@@ -26,6 +26,7 @@ from ...document import Document
 from ...errors import AgentError, BudgetExceeded, OOError
 from ..budget import Budget
 from ..context import AgentContext
+from ..pricing import usage_figures
 from ..types import RunInfo
 
 __all__ = ["ClaudeCodeBackend", "parse_output", "proposal_from_copy", "split_sections"]
@@ -211,14 +212,8 @@ class ClaudeCodeBackend:
         run.seen_urls |= urls
         if not result:
             return
-        usage = result.get("usage") if isinstance(result.get("usage"), dict) else {}
-        assert isinstance(usage, dict)
-        run.input_tokens = int(usage.get("input_tokens") or 0)
-        run.output_tokens = int(usage.get("output_tokens") or 0)
-        run.cache_creation_tokens = int(usage.get("cache_creation_input_tokens") or 0)
-        run.cache_read_tokens = int(usage.get("cache_read_input_tokens") or 0)
-        server = usage.get("server_tool_use") or {}
-        run.web_searches = int(server.get("web_search_requests") or 0) if isinstance(server, dict) else 0
+        usage = result.get("usage")
+        run.usage = usage_figures(usage if isinstance(usage, dict) else None)
         run.requests = int(result.get("num_turns") or 0)
         cost = result.get("total_cost_usd")
         run.cost_usd = float(cost) if isinstance(cost, (int, float)) else 0.0

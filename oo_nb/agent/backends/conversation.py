@@ -267,12 +267,7 @@ class Conversation:
         cost = self.budget.record(usage)
         run = self.run
         run.requests += 1
-        run.input_tokens += usage.input_tokens
-        run.output_tokens += usage.output_tokens
-        run.cache_creation_tokens += usage.cache_creation_tokens
-        run.cache_read_tokens += usage.cache_read_tokens
-        run.web_searches += usage.web_searches
-        run.web_fetches += usage.web_fetches
+        run.usage += usage
         run.cost_usd = self.budget.spent_usd
         del cost
         blocks = [b for b in raw.get("content") or [] if isinstance(b, dict)]
