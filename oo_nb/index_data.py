@@ -19,12 +19,11 @@ from lxml import html as lxml_html
 from .article import excerpt_of
 from .document import Document
 from .errors import OOError, ValidationError
+from .library import discover
 from .model import Contract, Manifest
-from .store import HISTORY_DIR
 
 __all__ = ["DocEntry", "DocError", "Scan", "discover", "quick_excerpt", "read_entry", "scan"]
 
-_INDEX_NAME = re.compile(r"^index.*\.o-o\.html$", re.IGNORECASE)
 _P_END = re.compile(r"</p\s*>", re.IGNORECASE)
 _CONTAINERS = {"div", "section", "blockquote"}
 PARALLEL_FROM = 200  # documents; below this a process pool costs more than it saves
@@ -69,18 +68,6 @@ class Scan:
     root: Path
     entries: tuple[DocEntry, ...]
     errors: tuple[DocError, ...]
-
-
-def discover(root: Path) -> list[Path]:
-    """Every ``*.o-o.html`` under ``root``, sorted; index pages (``index*.o-o.html``) and hidden
-    folders (the ``.oo-history`` snapshots among them) are left out."""
-    found: list[Path] = []
-    for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != HISTORY_DIR)
-        for name in files:
-            if name.endswith(".o-o.html") and not name.startswith(".") and not _INDEX_NAME.match(name):
-                found.append(Path(folder) / name)
-    return sorted(found)
 
 
 def quick_excerpt(article_html: str) -> str:

@@ -8,7 +8,7 @@ citations, errors, and the audit's findings.
     lib["agi-declared"]                                 # the full Document, read on demand
     lib.plot_staleness(); lib.refresh()
 
-Discovery skips index pages, history folders and hidden folders; one unreadable file never stops
+Discovery skips index pages (by content, not by name), history folders and hidden folders; one unreadable file never stops
 the scan (it lands in ``errors``). Each document is reduced to a ``Digest`` (rows, not text), in
 two worker processes for large libraries; ``lib["slug"]`` re-reads the full Document on demand.
 Everything that depends on the date takes ``today`` so notebooks and tests get stable output."""
@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
+import re
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
@@ -33,17 +34,24 @@ if TYPE_CHECKING:
 
     from .document import Document
 
-__all__ = ["FRAMES", "Library", "discover"]
+__all__ = ["FRAMES", "Library", "discover", "is_index_page"]
 
 FRAMES = ("documents", "sources", "facts", "changelog", "citations", "errors")
 SUFFIX = ".o-o.html"
 _POOL_MIN_DOCS = 300  # below this a worker pool costs more than it saves
 
 
+_INDEX_START = "<!-- INDEX-CONTENT-START -->"
+
+
 def discover(path: str | Path, recursive: bool = True) -> list[Path]:
-    """Every ``*.o-o.html`` document under ``path`` (sorted), leaving out index pages
-    (``index*.o-o.html``, any case: the original's rule, also ``oo index``'s) and anything inside
-    a hidden folder such as ``.oo-history``."""
+    """Every ``*.o-o.html`` document under ``path`` (sorted), leaving out index pages and anything
+    inside a hidden folder such as ``.oo-history``. The one walk shared by ``Library``, ``oo
+    library``/``oo audit`` and ``oo index``.
+
+    A file is an index page when its content says so (``is_index_page``), never by its name
+    alone: ``index-funds.o-o.html`` may be a real document. Only files whose name starts with
+    ``index`` (any case, the original's naming) are read to decide."""
     root = Path(path)
     if root.is_file():
         return [root]
@@ -52,12 +60,36 @@ def discover(path: str | Path, recursive: bool = True) -> list[Path]:
     found: list[Path] = []
     for folder, dirs, files in os.walk(root):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".")) if recursive else []
-        found.extend(
-            Path(folder) / name
-            for name in files
-            if name.endswith(SUFFIX) and not name.startswith(".") and not name.lower().startswith("index")
-        )
+        for name in files:
+            if not name.endswith(SUFFIX) or name.startswith("."):
+                continue
+            candidate = Path(folder) / name
+            if name.lower().startswith("index") and is_index_page(candidate):
+                continue
+            found.append(candidate)
     return sorted(found)
+
+
+def is_index_page(path: str | Path) -> bool:
+    """Whether ``path`` is a library index page: an ``INDEX-CONTENT-START`` marker and no JSON
+    blocks in its first heredoc (``Document.kind``). A file that cannot be read as a document
+    falls back to the same test on its raw text up to the first terminator line, so a damaged
+    document is still listed (and reported) rather than silently dropped."""
+    from .document import Document
+    from .errors import OOError
+
+    try:
+        data = Path(path).read_bytes()
+    except OSError:
+        return False  # listed, so the reading error is reported where documents are read
+    try:
+        return Document.parse(data, path=str(path)).kind == "index"
+    except OOError:
+        pass
+    text = data.decode("utf-8", "replace")
+    end = re.search(r"^OO_HTML[ \t]*\r?$", text, re.MULTILINE)
+    head = text[: end.start()] if end else text
+    return _INDEX_START in head and re.search(r"""id\s*=\s*["']?oo-manifest""", head) is None
 
 
 Result = Digest | Failure | None

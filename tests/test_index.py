@@ -127,6 +127,14 @@ def test_index_files_and_history_are_left_out(corpus_copy: Path) -> None:
     ]
 
 
+def test_a_document_whose_name_starts_with_index_is_indexed(corpus_copy: Path) -> None:
+    shutil.copy(corpus_copy / "yc-w26-batch.o-o.html", corpus_copy / "index-funds.o-o.html")
+    result = write_index(corpus_copy, now=NOW)
+    assert "index-funds.o-o.html" in [e.rel for e in result.scan.entries]
+    assert "index.o-o.html" not in [e.rel for e in result.scan.entries] and not result.scan.errors
+    assert 'href="index-funds.o-o.html"' in (corpus_copy / "index.o-o.html").read_text()
+
+
 def test_a_broken_file_is_listed_and_never_stops_the_scan(corpus_copy: Path) -> None:
     (corpus_copy / "broken.o-o.html").write_text("#!/usr/bin/env bash\n: << 'OO_HTML'\n<p>no terminator\n")
     bad_json = (corpus_copy / "agi-declared.o-o.html").read_text().replace('"version": 2,', '"version": 2,,', 1)

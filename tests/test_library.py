@@ -93,6 +93,23 @@ def test_discovery_skips_index_history_and_other_files(lib_dir: Path) -> None:
         discover(lib_dir / "missing")
 
 
+def test_a_document_named_index_something_is_listed(lib_dir: Path) -> None:
+    """Index pages are recognised by content: ``index-funds`` is a real document and is listed;
+    a copy of the index page under another ``index*`` name (any case) is still left out; a
+    damaged ``index*`` document is listed so its error is reported, never silently dropped."""
+    shutil.copy(CORPUS / "yc-w26-batch.o-o.html", lib_dir / "index-funds.o-o.html")
+    shutil.copy(CORPUS / "index.o-o.html", lib_dir / "INDEX-old.o-o.html")
+    (lib_dir / "index-broken.o-o.html").write_text("#!/usr/bin/env bash\n: << 'OO_HTML'\n<p>no terminator\n")
+    names = [p.name for p in discover(lib_dir, recursive=False)]
+    assert "index-funds.o-o.html" in names and "index-broken.o-o.html" in names
+    assert "index.o-o.html" not in names and "INDEX-old.o-o.html" not in names
+    assert library_module.is_index_page(lib_dir / "index.o-o.html")
+    assert not library_module.is_index_page(lib_dir / "index-funds.o-o.html")
+    lib = Library(lib_dir, today=TODAY, workers=1)
+    assert row(lib.documents, slug="index-funds")["title"] == "Y Combinator W26 Batch"
+    assert "index-broken.o-o.html" in " ".join(lib.errors["path"].astype(str))
+
+
 def test_one_bad_file_never_stops_the_scan(lib: Library, lib_dir: Path) -> None:
     expected = {p.name.removesuffix(".o-o.html") for p in FIXTURES.glob("*.o-o.html")} - {"corrupt"}
     expected |= {n.removesuffix(".o-o.html") for n in DOC_NAMES} | {"sub/yc-copy"}
