@@ -82,12 +82,23 @@ def run_start(tmp_path: Path, command: list[str], **env: str) -> subprocess.Comp
     return subprocess.run(["bash", str(BINDER / "start"), *command], cwd=tmp_path, env={**base, **env}, capture_output=True, text=True)
 
 
-@pytest.mark.parametrize(("env", "agent"), [({}, "replay"), ({"ANTHROPIC_API_KEY": "not-a-real-key"}, ""), ({"OO_AGENT": "anthropic"}, "anthropic")])
-def test_start_defaults_to_the_replay_agent_without_a_key(tmp_path: Path, env: dict[str, str], agent: str) -> None:
+@pytest.mark.parametrize(("env", "agent"), [({}, ""), ({"ANTHROPIC_API_KEY": "not-a-real-key"}, ""), ({"OO_AGENT": "anthropic"}, "anthropic")])
+def test_start_pins_no_agent_and_builds_the_demo_library(tmp_path: Path, env: dict[str, str], agent: str) -> None:
     r = run_start(tmp_path, ["bash", "-c", 'printf "%s" "${OO_AGENT:-}"'], **env)
     assert r.returncode == 0, r.stderr
     assert r.stdout == agent
     assert (tmp_path / "notebooks" / "demo-library" / "heat-pumps-in-europe.o-o.html").exists()
+
+
+def test_a_key_set_after_start_selects_the_real_agent(tmp_path: Path) -> None:
+    """On Binder a key can only be set inside the running notebook (os.environ), after start."""
+    script = (
+        "import os; from oo_nb.agent.run import choose_agent; before = choose_agent(None); "
+        "os.environ['ANTHROPIC_API_KEY'] = 'not-a-real-key'; print(before, choose_agent(None))"
+    )
+    r = run_start(tmp_path, [sys.executable, "-c", script])
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["replay", "anthropic"]
 
 
 def test_start_passes_the_exit_status_through(tmp_path: Path) -> None:
