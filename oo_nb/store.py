@@ -29,14 +29,20 @@ __all__ = [
     "HISTORY_DIR",
     "HistoryEntry",
     "Pending",
+    "Pick",
+    "Restored",
     "atomic_write_bytes",
     "discard_pending",
     "document_lock",
     "history_dir",
     "load_pending",
+    "pick_entry",
     "read_history",
+    "restore",
     "rollback",
     "save_pending",
+    "seq_bytes",
+    "version_bytes",
     "write_document",
 ]
 
@@ -304,20 +310,67 @@ def read_history(path: str | Path) -> list[HistoryEntry]:
     return entries
 
 
+def _entry_bytes(p: Path, entry: HistoryEntry) -> bytes:
+    """The bytes of one history entry, checked against the sha256 the log recorded."""
+    what = f"seq {entry.seq} (version {'-' if entry.version is None else entry.version})"
+    try:
+        data = entry.snapshot.read_bytes() if entry.snapshot else p.read_bytes()
+    except FileNotFoundError:
+        raise FormatError(f"history snapshot of {what} is missing", file=str(entry.snapshot or p)) from None
+    if _sha(data) != entry.sha256:
+        raise FormatError(f"history snapshot of {what} is damaged (checksum)", file=str(entry.snapshot or p))
+    return data
+
+
+@dataclass(frozen=True)
+class Pick:
+    """One history entry chosen by seq or by version, with its checked bytes."""
+
+    entry: HistoryEntry
+    data: bytes
+    # Other seqs carrying the same version with different bytes (only when chosen by version):
+    # non-empty means the version number alone did not name one state of the file.
+    others: tuple[int, ...]
+
+
+def pick_entry(path: str | Path, *, version: int | None = None, seq: int | None = None, avoid: bytes | None = None) -> Pick:
+    """The history entry (the current file included) named by ``seq``, or by ``version``.
+
+    Writes that keep the version number (contract edits, ``oo sync``) leave several entries
+    with one version. By version, the newest entry whose bytes differ from ``avoid`` wins (the
+    newest of all when none differs), so "go back to version V" reaches the older state."""
+    p = Path(path)
+    return _pick(p, read_history(p), version=version, seq=seq, avoid=avoid)
+
+
+def _pick(p: Path, entries: list[HistoryEntry], *, version: int | None, seq: int | None, avoid: bytes | None) -> Pick:
+    if (version is None) == (seq is None):
+        raise OOError("name exactly one of a version or a seq to restore", file=str(p))
+    if seq is not None:
+        for entry in entries:
+            if entry.seq == seq:
+                return Pick(entry, _entry_bytes(p, entry), ())
+        span = f"seqs {entries[0].seq}-{entries[-1].seq}" if entries else "no history"
+        raise NotFound(f"no seq {seq} in history ({span}; `oo history {p}` lists them)", file=str(p))
+    same = [e for e in entries if e.version == version]
+    if not same:
+        known = sorted({e.version for e in entries if e.version is not None})
+        raise NotFound(f"no version {version} in history (known: {', '.join(map(str, known)) or 'none'})", file=str(p))
+    avoid_sha = _sha(avoid) if avoid is not None else None
+    differing = [e for e in same if e.sha256 != avoid_sha]
+    chosen = (differing or same)[-1]
+    others = tuple(dict.fromkeys(e.seq for e in same if e.sha256 != chosen.sha256))
+    return Pick(chosen, _entry_bytes(p, chosen), others)
+
+
+def seq_bytes(path: str | Path, seq: int) -> bytes:
+    """The bytes of history entry ``seq`` (as ``oo history`` numbers them; the current file included)."""
+    return pick_entry(path, seq=seq).data
+
+
 def version_bytes(path: str | Path, version: int) -> bytes:
     """The bytes of the newest kept version ``version`` (the current file included)."""
-    p = Path(path)
-    for entry in reversed(read_history(p)):
-        if entry.version == version:
-            try:
-                data = entry.snapshot.read_bytes() if entry.snapshot else p.read_bytes()
-            except FileNotFoundError:
-                raise FormatError(f"history snapshot of version {version} is missing", file=str(entry.snapshot)) from None
-            if _sha(data) != entry.sha256:
-                raise FormatError(f"history snapshot of version {version} is damaged (checksum)", file=str(entry.snapshot))
-            return data
-    known = sorted({e.version for e in read_history(p) if e.version is not None})
-    raise NotFound(f"no version {version} in history (known: {', '.join(map(str, known)) or 'none'})", file=str(p))
+    return pick_entry(path, version=version).data
 
 
 # --------------------------------------------------------------------------- writing
@@ -400,15 +453,40 @@ def _validate(data: bytes, target: Path) -> None:
         _ = doc.manifest, doc.contract, doc.source_cache, doc.changelog
 
 
-def rollback(path: str | Path, version: int, *, timeout: float = LOCK_TIMEOUT_S) -> Path:
-    """Restore version ``version`` byte for byte. The replaced file goes to history, so a
-    rollback can itself be undone."""
+@dataclass(frozen=True)
+class Restored:
+    """What a rollback did: ``written`` is False when the file already held the target bytes."""
+
+    path: Path
+    pick: Pick
+    written: bool
+    current_seq: int  # the seq the file had before the rollback (it keeps it in history)
+
+
+def restore(
+    path: str | Path, version: int | None = None, *, seq: int | None = None, timeout: float = LOCK_TIMEOUT_S
+) -> Restored:
+    """Restore history entry ``seq``, or version ``version`` (the newest state of it that differs
+    from the file now), byte for byte. The replaced file goes to history, so a rollback can itself
+    be undone. When the file already holds those bytes, nothing is written."""
     p = Path(path)
-    data = version_bytes(p, version)
-    current = p.read_bytes()
-    if current == data:
-        return p
-    return write_document(Document.parse(data, path=p), expected=current, action=f"rollback to v{version}", timeout=timeout)
+    current = p.read_bytes() if p.exists() else None  # a deleted document can come back from history
+    entries = read_history(p)
+    pick = _pick(p, entries, version=version, seq=seq, avoid=current)
+    current_seq = entries[-1].seq if current is not None else (entries[-1].seq + 1 if entries else 1)
+    if current == pick.data:
+        return Restored(p, pick, False, current_seq)
+    target = pick.entry
+    label = "-" if target.version is None else str(target.version)
+    # The seq is named when the version alone would not say which state came back.
+    action = f"rollback to v{label}" + (f" (seq {target.seq})" if seq is not None or pick.others else "")
+    written = write_document(Document.parse(pick.data, path=p), expected=current, action=action, timeout=timeout)
+    return Restored(written, pick, True, current_seq)
+
+
+def rollback(path: str | Path, version: int | None = None, *, seq: int | None = None, timeout: float = LOCK_TIMEOUT_S) -> Path:
+    """Restore history entry ``seq`` or version ``version`` byte for byte (see ``restore``)."""
+    return restore(path, version, seq=seq, timeout=timeout).path
 
 
 # --------------------------------------------------------------------------- pending proposals
