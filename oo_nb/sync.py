@@ -4,8 +4,9 @@ In the marker layout the stylesheet, browser script and shell sit between whole-
 (``<!-- OO:CSS:START -->`` …); sync replaces what is between them with this version's template
 section, and puts ``DIR/oo.css`` in the CUSTOM block (removing the block when the file is gone).
 Pages without markers (the early layout) are reported; ``--migrate`` converts them, replacing
-only their code and keeping every byte of their data. Every write goes through the store, so
-the previous version is kept in history.
+only their code and keeping every byte of their data; an early index page gets this version's
+shell only (its page bytes stay as they are), so ``bash index.o-o.html`` reaches oo_nb. Every
+write goes through the store, so the previous version is kept in history.
 """
 
 from __future__ import annotations
@@ -164,16 +165,39 @@ def _sync_custom(doc: Document, custom_css: str | None) -> Document:
 def migrate_early(doc: Document) -> Document:
     """Turn an early-layout document into the marker layout: its stylesheet, browser script and
     shell are replaced by this version's marked sections and its CSP gains ``img-src data:``.
-    The header lines, the article and the four blocks stay byte for byte."""
+    The header lines, the article and the four blocks stay byte for byte. An early index page
+    gets this version's shell only; every byte above its terminator line stays."""
     if doc.layout != "early":
         return doc
-    if doc.kind != "document":
-        raise FormatError("an early index page is not migrated; `oo index` keeps updating its content", file=doc.file)
-    new = doc.replace_range(doc.tail.start, doc.tail.end, shell_section("document") + "exit 0\n")
+    if doc.kind == "index":
+        return _migrate_early_index(doc)
+    new = _replace_tail(doc, "document")
     new = _swap_element(new, "script", js_section("document"))
     new = _swap_element(new, "style", css_section("document"))
     new = _csp_with_images(new)
     _check_data_kept(doc, new)
+    return new
+
+
+def _replace_tail(doc: Document, kind: PageKind) -> Document:
+    """The document with everything after its terminator line replaced by this version's shell
+    (``exit 0`` last, so whatever a later editor appends never runs)."""
+    shell = shell_section(kind) + "exit 0\n"
+    if doc.newline == "\r\n":
+        shell = shell.replace("\n", "\r\n")
+    if not doc.span_text(doc.terminator).endswith("\n"):  # a terminator on the file's last line
+        shell = doc.newline + shell
+    return doc.replace_range(doc.tail.start, doc.tail.end, shell)
+
+
+def _migrate_early_index(doc: Document) -> Document:
+    """An original index page gets this version's shell, so ``bash index.o-o.html`` runs oo_nb
+    (the original's shell would rebuild the page its own way and update documents with the
+    original tool). Its page is kept byte for byte: ``oo index`` already keeps the content
+    between its INDEX-CONTENT markers current, and its own styles and script still work."""
+    new = _replace_tail(doc, "index")
+    if new.text[: new.terminator.start] != doc.text[: doc.terminator.start] or new.kind != "index":
+        raise FormatError("migration would change the index page above its shell; not migrated", file=doc.file)
     return new
 
 
@@ -317,12 +341,18 @@ def _sync_one(
     note = ""
     migrated = False
     if doc.layout == "early":
-        if doc.kind == "index":
-            return FileReport(rel, "early layout", note="an early index page is not migrated; `oo index` keeps its content current")
+        if not migrate and doc.kind == "index":
+            return FileReport(rel, "early layout", note="runs the original's shell; `oo sync DIR --migrate` gives it this version's")
         if not migrate:
             return FileReport(rel, "early layout", note="no OO markers; `oo sync DIR --migrate` converts it")
         doc = migrate_early(doc)
         migrated = True
+        if doc.kind == "index":
+            # the page keeps its own styles and script: only the shell is this version's
+            status = "would migrate" if dry_run else "migrated"
+            if not dry_run:
+                store.write_document(doc, expected=start.to_bytes(), action="sync --migrate")
+            return FileReport(rel, status, ["shell"], "this version's shell; the page above it is unchanged")
         note = "converted to the marker layout; data unchanged"
     new, changed, missing = sync_document(doc, sections, custom)
     if migrated:

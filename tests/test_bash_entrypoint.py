@@ -279,3 +279,29 @@ def test_bash_index_new_and_set_really_work(tmp_path: Path, library: Path, real_
     assert Document.read(library / "tides.o-o.html").contract.max_cost_usd == 2.0
     refused = _bash([str(index), "--set", "budget", "2"], tmp_path, real_python)
     assert refused.returncode == 2 and "index page" in refused.stderr
+
+
+# ----------------------------------------------------------------------------- an original index, migrated
+def test_original_index_hands_off_to_oo_nb_after_migrate(
+    tmp_path: Path, corpus_copy: Path, real_python: dict[str, str]
+) -> None:
+    from oo_nb.sync import sync_dir
+
+    index = corpus_copy / "index.o-o.html"
+    before = _bash([str(index), "--update-all"], tmp_path, real_python)
+    assert "data-only extract" in before.stderr  # the original's shell (the corpus stand-in) ran
+    assert not (tmp_path / "fake.log").exists()
+    page = index.read_text()[: index.read_text().index("\nOO_HTML\n")]
+    assert {r.rel: r.status for r in sync_dir(corpus_copy, migrate=True).reports}["index.o-o.html"] == "migrated"
+    assert index.read_text().startswith(page + "\nOO_HTML\n# OO:SHELL:START\n")
+    helped = _bash([str(index), "--help"], tmp_path, _env(PATH=_no_python_path(tmp_path)))
+    assert helped.returncode == 0 and helped.stderr == ""
+    assert helped.stdout.startswith("Usage: bash index.o-o.html [COMMAND]") and "--update-all [--force]" in helped.stdout
+    result = _bash([str(index), "--update-all", "--force"], tmp_path, real_python)
+    assert result.returncode == 0, result.stderr
+    assert "data-only extract" not in result.stderr
+    assert _fake_log(tmp_path) == [{"verb": "update_all", "doc": str(corpus_copy), "force": True, "model": None}]
+    assert '<strong id="doc-count">4</strong>' in index.read_text()  # then the real `oo index` rebuilt it
+    rebuilt = Document.read(index)
+    assert rebuilt.text.startswith(page[: page.index("<!-- INDEX-CONTENT-START -->")].split('<div class="stat')[0])
+    assert rebuilt.span_text(rebuilt.tail).startswith("# OO:SHELL:START\n")  # the rebuild kept our shell

@@ -144,14 +144,50 @@ def test_migrate_keeps_all_data(corpus_copy: Path, name: str, tmp_path: Path) ->
 
 def test_migrated_documents_stay_in_sync_afterwards(corpus_copy: Path) -> None:
     sync_dir(corpus_copy, migrate=True)
-    assert set(_status(sync_dir(corpus_copy)).values()) == {"unchanged", "early layout"}  # only the index
+    assert set(_status(sync_dir(corpus_copy)).values()) == {"unchanged"}
 
 
-def test_early_index_is_not_migrated(corpus_copy: Path) -> None:
-    before = (corpus_copy / "index.o-o.html").read_bytes()
+def test_early_index_gets_our_shell_and_keeps_its_page(corpus_copy: Path, tmp_path: Path) -> None:
+    path = corpus_copy / "index.o-o.html"
+    before = Document.read(path)
+    assert "original shell code is omitted" in before.span_text(before.tail)
+    dry = sync_dir(corpus_copy, dry_run=True, migrate=True)
+    assert _status(dry)["index.o-o.html"] == "would migrate" and path.read_bytes() == before.to_bytes()
     result = sync_dir(corpus_copy, migrate=True)
+    assert _status(result)["index.o-o.html"] == "migrated" and result.exit_code == 0
+    after = Document.read(path)
+    assert after.kind == "index" and after.layout == "marker"
+    assert after.text[: after.terminator.end] == before.text[: before.terminator.end]  # every page byte
+    assert after.span_text(after.tail) == shell_section("index") + "exit 0\n"
+    script = tmp_path / "tail.sh"
+    script.write_text(after.span_text(after.tail))
+    subprocess.run(["bash", "-n", str(script)], check=True)
+    history = read_history(path)
+    assert history[0].snapshot is not None and history[0].snapshot.read_bytes() == before.to_bytes()
+    # `oo index` keeps our shell from now on, and sync finds it current
+    write_index(corpus_copy)
+    assert Document.read(path).span_text(Document.read(path).tail) == shell_section("index") + "exit 0\n"
+    assert _status(sync_dir(corpus_copy))["index.o-o.html"] == "unchanged"
+
+
+def test_early_index_without_migrate_is_reported_not_touched(corpus_copy: Path) -> None:
+    before = (corpus_copy / "index.o-o.html").read_bytes()
+    result = sync_dir(corpus_copy, "shell")
     assert _status(result)["index.o-o.html"] == "early layout"
+    assert "--migrate" in next(r.note for r in result.reports if r.rel == "index.o-o.html")
     assert (corpus_copy / "index.o-o.html").read_bytes() == before
+
+
+def test_early_index_without_a_final_newline_or_with_crlf_migrates(corpus_copy: Path) -> None:
+    path = corpus_copy / "index.o-o.html"
+    text = path.read_text()
+    page = text[: text.index("\nOO_HTML\n") + len("\nOO_HTML")]
+    path.write_text(page)  # the terminator is the file's last line, no newline after it
+    ended = migrate_early(Document.read(path))
+    assert ended.text.startswith(page + "\n# OO:SHELL:START\n")
+    path.write_bytes(text.encode().replace(b"\n", b"\r\n"))
+    crlf = migrate_early(Document.read(path))
+    assert b"\n" not in crlf.to_bytes().replace(b"\r\n", b"")
 
 
 def test_our_index_gets_index_sections(tmp_path: Path, corpus_dir: Path) -> None:
