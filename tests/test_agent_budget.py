@@ -1,10 +1,12 @@
 from __future__ import annotations
 
+import math
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from oo_nb.agent.budget import Budget, estimate_tokens
+from oo_nb.agent.budget import Budget, clip_to_tokens, estimate_tokens, text_tokens
 from oo_nb.agent.pricing import UsageFigures, price_for
 from oo_nb.errors import BudgetExceeded
 
@@ -48,6 +50,56 @@ def test_record_notes_overshoot_and_overspend() -> None:
 
 def test_estimate_is_pessimistic() -> None:
     assert estimate_tokens("x" * 2500) == 1000 + 3000
+
+
+# A pessimistic count per character for each script: what a byte-level tokenizer could need at
+# worst short of byte fallback, and well above what real text averages (CJK about 1-1.5).
+_PESSIMISTIC = [
+    ("人工知能の最新動向について" * 800, 2.0),  # Japanese: kanji and kana
+    ("人工智能最新发展" * 1000, 2.0),  # Chinese
+    ("인공지능의 최신 동향" * 800, 2.0),  # Korean Hangul
+    ("Искусственный интеллект: последние новости " * 200, 1.0),  # Cyrillic
+    ("🤖🧠📈" * 1000, 2.0),  # emoji (4 bytes each)
+    ("👨‍👩‍👧 " * 500, 3.0),  # a ZWJ sequence: 5 code points, 18 bytes
+]
+
+
+@pytest.mark.parametrize(("text", "per_char"), _PESSIMISTIC, ids=["ja", "zh", "ko", "ru", "emoji", "zwj"])
+def test_estimate_covers_non_latin_text(text: str, per_char: float) -> None:
+    """Regression: 2.5 characters a token gave 10,400 kanji 4,160 tokens."""
+    est = estimate_tokens(text) - 3000  # without the tool overhead
+    assert est >= per_char * len(text)
+    # and the hard bound of a byte-level tokenizer: one token per byte outside ASCII
+    other_bytes = sum(len(ch.encode()) for ch in text if ord(ch) >= 128)
+    assert est >= other_bytes
+
+
+def test_cjk_regression_figure() -> None:
+    assert estimate_tokens("人工知能の最新動向について" * 800) >= 3 * 10_400 + 3000
+
+
+def test_estimate_mixes_scripts_and_json() -> None:
+    latin = "x" * 250  # 100 tokens
+    assert estimate_tokens(latin + "日本") == 3000 + 100 + 6
+    # JSON parts are counted as sent (ensure_ascii=False keeps the real characters)
+    assert estimate_tokens({"k": "Ж" * 10}) == 3000 + math.ceil(len('{"k": ""}') / 2.5 + 20)
+
+
+@given(st.text(max_size=300))
+def test_estimate_never_below_one_token_per_non_ascii_byte_nor_latin_rate(text: str) -> None:
+    t = text_tokens(text)
+    ascii_chars = sum(ord(c) < 128 for c in text)
+    assert t >= ascii_chars / 2.5 - 1e-9
+    assert t >= len(text.encode("utf-8", "surrogatepass")) - ascii_chars - 1e-9
+    assert t >= len(text) / 2.5 - 1e-9  # never below the old rate
+
+
+@given(st.text(max_size=200), st.integers(0, 200))
+def test_clip_to_tokens(text: str, tokens: int) -> None:
+    out = clip_to_tokens(text, tokens)
+    assert text.startswith(out) and text_tokens(out) <= tokens
+    if out != text:
+        assert text_tokens(text[: len(out) + 1]) > tokens
 
 
 @settings(max_examples=200, deadline=None)
@@ -106,3 +158,18 @@ def test_wrapup_after_long_search_results_fits_the_reserve() -> None:
     assert [t["name"] for t in wrapup["tools"]] == ["submit_proposal"]
     assert wrapup["max_tokens"] == AgentSettings(model=model).max_tokens
     assert conv.last_plan.bound_usd <= budget.limit_usd - budget.spent_usd
+
+
+def test_compacted_fetch_of_a_cjk_page_stays_inside_the_wrapup_reserve() -> None:
+    from oo_nb.agent.backends.conversation import FETCH_EXCERPT_TOKENS, compact_history
+
+    page = {"type": "document", "title": "t", "source": {"type": "text", "media_type": "text/plain", "data": "日本語の記事" * 2000}}
+    messages = [
+        {"role": "user", "content": "q"},
+        {"role": "assistant", "content": [
+            {"type": "web_fetch_tool_result", "tool_use_id": "f", "content": {"type": "web_fetch_result", "url": "https://e.example/", "content": page}},
+        ]},
+    ]
+    text = compact_history(messages)[1]["content"][0]["text"]
+    assert "日本語の記事" in text
+    assert text_tokens(text) <= FETCH_EXCERPT_TOKENS + 20 <= Budget(1.0, SONNET).compact_fetch_tokens

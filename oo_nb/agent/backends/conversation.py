@@ -16,7 +16,7 @@ from typing import Any
 
 from ...errors import AgentError, BudgetExceeded
 from ...model import domain_of
-from ..budget import Budget, RequestPlan, estimate_tokens
+from ..budget import Budget, RequestPlan, clip_to_tokens, estimate_tokens
 from ..context import AgentContext
 from ..pricing import usage_figures
 from ..types import PROPOSAL_SCHEMA, RunInfo
@@ -33,6 +33,9 @@ SUBMIT_TOOL: dict[str, Any] = {
     "strict": True,
 }
 FETCH_EXCERPT_CHARS = 3_000
+# The same excerpt in estimated tokens, so a CJK page (3 tokens a character) stays inside the
+# wrap-up reserve (Budget.compact_fetch_tokens) like an English one.
+FETCH_EXCERPT_TOKENS = 1_200
 
 
 @dataclass(frozen=True)
@@ -97,7 +100,7 @@ def _compact_block(block: dict[str, Any]) -> dict[str, Any] | None:
         if not isinstance(content, dict) or content.get("type") != "web_fetch_result":
             return {"type": "text", "text": f"[fetch failed: {(content or {}).get('error_code', 'error')}]"}
         doc = content.get("content") or {}
-        data = str((doc.get("source") or {}).get("data", ""))[:FETCH_EXCERPT_CHARS]
+        data = clip_to_tokens(str((doc.get("source") or {}).get("data", ""))[:FETCH_EXCERPT_CHARS], FETCH_EXCERPT_TOKENS)
         return {"type": "text", "text": f"Fetched {content.get('url')} ({doc.get('title', '')}):\n{data}"}
     if kind == "text":
         cites = sorted({c.get("url", "") for c in block.get("citations") or [] if isinstance(c, dict)} - {""})
