@@ -11,6 +11,9 @@ def test_killed_writers_leave_old_or_new_bytes_and_intact_history(tmp_path: Path
     rows = run_part(1, tmp_path)
     assert rows["files neither old nor new bytes"].result == 0
     assert rows["history damage (log, sha256)"].result == 0
+    # Every version replaced during the run was snapshotted before it was replaced.
+    replaced = rows["replaced versions without their snapshot"]
+    assert isinstance(replaced.count, int) and replaced.count >= 10 and replaced.result == 0
     # The kills really landed inside write-backs, not only between them.
     inside = rows["killed inside write_document"].result
     assert isinstance(inside, int) and inside >= 10

@@ -2,13 +2,15 @@
 
 Crash safety: a forked writer replaces a document again and again (growing and shrinking
 articles) and is killed with SIGKILL after a random delay; the file must then hold exactly the
-version before or the version being written, and the history must still parse and match its
-checksums. Races: two forked processes read the same bytes and write their change with
+version before or the version being written, every version a write replaced must have its own
+history row and snapshot holding exactly those bytes, and the history must still parse and match
+its checksums. Races: two forked processes read the same bytes and write their change with
 ``expected=`` those bytes; no success may be lost, and the loser must see a ConflictError or
 LockedError (and retry), never a silent overwrite."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -94,6 +96,41 @@ def _history_problems(path: Path, checked: dict[str, int]) -> list[str]:
     return problems
 
 
+def _log_rows(path: Path) -> list[dict[str, Any]]:
+    """The complete (newline-ended) rows of the history log that parse; damage is counted by
+    ``_history_problems``."""
+    log = history_dir(path) / "log.jsonl"
+    if not log.exists():
+        return []
+    rows = []
+    for line in log.read_bytes().split(b"\n")[:-1]:
+        with contextlib.suppress(ValueError):
+            row = json.loads(line)
+            if isinstance(row, dict) and isinstance(row.get("seq"), int):
+                rows.append(row)
+    return rows
+
+
+def _missing_snapshots(path: Path, last_seq: int, replaced: list[bytes], unfinished: bytes | None) -> list[str]:
+    """Every version this trial replaced must have its own new log row (in order) naming a
+    snapshot that holds exactly its bytes. ``unfinished``: the version a killed write was about
+    to replace; its snapshot may already be there (snapshot first, then replace)."""
+    new = [r for r in _log_rows(path) if r["seq"] > last_seq]
+    problems = []
+    for n, data in enumerate(replaced):
+        row = new[n] if n < len(new) else None
+        if row is None or row.get("sha256") != hashlib.sha256(data).hexdigest():
+            problems.append(f"{path.name}: replaced version {n + 1} of this trial has no history row")
+            continue
+        snap = history_dir(path) / "snapshots" / str(row.get("file"))
+        if not snap.is_file() or snap.read_bytes() != data:
+            problems.append(f"{path.name}: snapshot {row.get('file')} missing or not the replaced bytes")
+    extra = new[len(replaced) :]
+    if extra and (len(extra) > 1 or unfinished is None or extra[0].get("sha256") != hashlib.sha256(unfinished).hexdigest()):
+        problems.append(f"{path.name}: {len(extra)} history rows for versions that were not replaced")
+    return problems
+
+
 def _setup(workdir: Path, versions_per_doc: int, seed: int) -> list[tuple[Path, list[bytes], list[Document]]]:
     setups = []
     for name, data in corpus_documents().items():
@@ -127,12 +164,15 @@ def crash_safety(
     history: list[str] = []
     writer_errors: list[str] = []
     checked: dict[str, int] = {}
+    unsnapshotted: list[str] = []
+    replaced_total = 0
     for trial in range(kills):
         path, versions, docs = setups[trial % len(setups)]
         before = path.read_bytes()
         if before not in versions:  # a torn file from the last trial (already counted): reset
             path.write_bytes(before := versions[0])
         start = versions.index(before)
+        last_seq = max((r["seq"] for r in _log_rows(path)), default=0)
         pid, fd = _fork_writer(path, docs, versions, start)
         # Kill within the first few write-backs: every moment of one is equally likely.
         time.sleep(rng.uniform(0.0, 3.0 * write_s))
@@ -156,6 +196,18 @@ def crash_safety(
                 outcomes["old" if after == prev else "new" if after == versions[last] else "torn"] += 1
         if after not in allowed:
             bad_files.append(f"trial {trial}: {path.name} has {len(after)} bytes, neither old nor new")
+        # History intact: each version replaced in this trial (by a finished write, or by the
+        # killed one if the new bytes are in place) was snapshotted before it was replaced.
+        replaced = [versions[(d - 1) % len(versions)] for d in dones]
+        unfinished = None
+        if attempts and not (dones and dones[-1] == attempts[-1]):
+            prev = versions[(attempts[-1] - 1) % len(versions)]
+            if after == versions[attempts[-1]]:
+                replaced.append(prev)
+            else:
+                unfinished = prev
+        replaced_total += len(replaced)
+        unsnapshotted += [f"trial {trial}: {p}" for p in _missing_snapshots(path, last_seq, replaced, unfinished)]
         history += _history_problems(path, checked)
     leftovers = sum(1 for p, _, _ in setups for f in p.parent.rglob("*.tmp"))
     # After all that, every version kept in history still rolls back byte for byte.
@@ -177,6 +229,8 @@ def crash_safety(
         Figure("1 crash", "… left old / new bytes", mid, f"{outcomes['old']} / {outcomes['new']}", "info", None),
         Figure("1 crash", "files neither old nor new bytes", kills, len(bad_files), "0", not bad_files),
         Figure("1 crash", "history damage (log, sha256)", kills, len(history), "0", not history),
+        Figure("1 crash", "replaced versions without their snapshot", replaced_total, len(unsnapshotted), "0", not unsnapshotted),
+        Figure("1 crash", "… first missing snapshot", len(unsnapshotted), unsnapshotted[0] if unsnapshotted else "none", "info", None),
         Figure("1 crash", "writer errors before the kill", kills, len(writer_errors), "0", not writer_errors),
         Figure("1 crash", "rollback to a kept version wrong", len(setups), rollback_errors, "0", rollback_errors == 0),
         Figure("1 crash", "temp files left by killed writers", kills, leftovers, "info", None),
