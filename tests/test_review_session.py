@@ -15,6 +15,7 @@ from oo_nb.document import Document
 from oo_nb.errors import OOError, ValidationError
 from oo_nb.review.samples import synthetic_candidate
 from oo_nb.review.session import ReviewSession
+from oo_nb.review.units import split_units
 
 from .conftest import DOC_NAMES
 
@@ -33,7 +34,36 @@ def _ref_ids(doc: Document) -> list[str]:
     return [r.source_id or f"s{r.position}" for r in doc.article.references]
 
 
-def _assert_consistent(final: Document, original: Document, new_id: str, accepted_any: bool) -> None:
+def _sections(doc: Document) -> tuple[dict[str, str], dict[str, int]]:
+    """Where each pid'd unit sits (its h2 id) and how many units each h2 holds."""
+    units, _ = split_units(doc.article_html)
+    where = {u.pid: u.section for u in units if u.pid and u.tag != "h2"}
+    size: dict[str, int] = {}
+    for u in units:
+        if u.tag == "h2":
+            size.setdefault(u.section, 0)
+        elif u.section in size:
+            size[u.section] += 1
+    return where, size
+
+
+def _assert_sections_whole(final: Document, original: Document, candidate: Document) -> None:
+    """A new or removed section is one piece: no text under a heading neither version put it
+    under, and no heading left with nothing under it."""
+    where_f, size_f = _sections(final)
+    where_o, size_o = _sections(original)
+    where_c, size_c = _sections(candidate)
+    for pid, sec in where_f.items():
+        assert sec in (where_o.get(pid), where_c.get(pid)), f"{pid} sits under {sec!r}, where neither version had it"
+    for sec, n in size_f.items():
+        assert n or size_o.get(sec) == 0 or size_c.get(sec) == 0, f"section {sec!r} is an empty heading"
+
+
+def _assert_consistent(
+    final: Document, original: Document, new_id: str, accepted_any: bool, candidate: Document | None = None
+) -> None:
+    if candidate is not None:
+        _assert_sections_whole(final, original, candidate)
     art = final.article
     cache_ids = [s.id for s in final.source_cache.sources]
     refs = _ref_ids(final)
@@ -70,7 +100,7 @@ def test_everything_accepted_is_the_candidate(corpus_dir: Path, name: str) -> No
 
 @pytest.mark.parametrize("name", DOC_NAMES)
 def test_every_mix_of_decisions_is_consistent(corpus_dir: Path, name: str, tmp_path: Path) -> None:
-    doc, _, new_id, session = _setup(corpus_dir, name)
+    doc, cand, new_id, session = _setup(corpus_dir, name)
     ids = [h.id for h in session.diff.decidable]
     assert len(ids) == 5
     target = tmp_path / name
@@ -79,7 +109,7 @@ def test_every_mix_of_decisions_is_consistent(corpus_dir: Path, name: str, tmp_p
         for hid, ok in zip(ids, flags, strict=True):
             (session.accept if ok else session.reject)(hid)
         final = session.apply()
-        _assert_consistent(final, doc, new_id, any(flags))
+        _assert_consistent(final, doc, new_id, any(flags), cand)
         if n % 7 == 0:  # the store accepts it and reads back the same bytes
             written = store.write_document(final.with_path(target), expected=target.read_bytes(), action="review")
             assert written.read_bytes() == final.to_bytes()
@@ -268,7 +298,7 @@ def test_candidates_from_the_agent_pipeline(corpus_dir: Path, name: str) -> None
         for hid, ok in zip(ids, flags, strict=True):
             (session.accept if ok else session.reject)(hid)
         final = session.apply()
-        _assert_consistent(final, doc, new_id, any(flags))
+        _assert_consistent(final, doc, new_id, any(flags), cand)
         if all(flags):
             assert final.to_bytes() == cand.to_bytes()
 
@@ -291,3 +321,94 @@ def test_heading_edits_hold_one_heading_and_paragraph_edits_never_nest_headings(
     para = next(h for h in s.diff.hunks if h.editable and h.tag == "p")
     clean = s.edit(para.id, '<h2 id="x">A</h2><p>para [s1]</p><h2>B</h2>')
     assert "<h2" not in clean and "para [s1]" in clean
+
+
+_OUTLOOK = (
+    '<!-- pid:outlook:00000000 -->\n<h2 id="outlook">Outlook</h2>\n'
+    "<!-- pid:outlook:0011aabb -->\n<p>Next batch [s1].</p>\n"
+    "<!-- pid:outlook:0022ccdd -->\n<p>Demo day moves [s2].</p>\n"
+)
+
+
+def _new_section_session() -> tuple[Document, Document, ReviewSession, str, list[str]]:
+    from .conftest import CORPUS as _CORPUS
+
+    doc = Document.read(_CORPUS / "yc-w26-batch.o-o.html")
+    html = doc.article_html
+    at = html.index('<h2 id="references">')
+    cand = doc.with_article(html[:at] + _OUTLOOK + html[at:])
+    s = ReviewSession(doc, cand)
+    heading = next(h.id for h in s.diff.decidable if h.tag == "h2")
+    body = [h.id for h in s.diff.decidable if h.tag == "p"]
+    assert len(body) == 2
+    return doc, cand, s, heading, body
+
+
+def test_a_new_sections_body_follows_its_heading() -> None:
+    doc, cand, s, heading, body = _new_section_session()
+    # heading rejected, paragraph accepted: the paragraph must not land in the section before
+    s.reject(heading)
+    s.accept(body[0])
+    s.reject(body[1])
+    result = s.result()
+    assert "Next batch" not in result.document.article_html and "outlook" not in result.document.article_html
+    assert result.document.to_bytes() == doc.to_bytes() and not result.changed
+    assert any("'outlook' not added" in n and "heading was not accepted" in n for n in result.notes)
+    # heading accepted, whole body rejected: no empty heading before References
+    s.accept(heading)
+    s.reject(body[0])
+    result = s.result()
+    assert 'id="outlook"' not in result.document.article_html
+    assert result.document.to_bytes() == doc.to_bytes()
+    assert any("none of the text under its heading" in n for n in result.notes)
+    # heading and one paragraph: the section with that paragraph
+    s.accept(body[1])
+    final = s.apply()
+    assert 'id="outlook"' in final.article_html and "Demo day moves" in final.article_html
+    assert "Next batch" not in final.article_html
+    for flags in itertools.product((True, False), repeat=3):
+        for hid, ok in zip([heading, *body], flags, strict=True):
+            (s.accept if ok else s.reject)(hid)
+        _assert_sections_whole(s.apply(), doc, cand)
+
+
+def test_an_edited_heading_counts_as_accepted_for_its_section() -> None:
+    _, _, s, heading, body = _new_section_session()
+    s.edit(heading, '<h2 id="outlook">Looking ahead</h2>')
+    s.accept(body[0])
+    final = s.apply().article_html
+    assert final.index("Looking ahead") < final.index("Next batch") < final.index('id="references"')
+
+
+def test_a_removed_sections_heading_follows_its_body() -> None:
+    from .conftest import CORPUS as _CORPUS
+
+    doc = Document.read(_CORPUS / "yc-w26-batch.o-o.html")
+    units, tail = split_units(doc.article_html)
+    h2s = [i for i, u in enumerate(units) if u.tag == "h2"]
+    first, second = h2s[0], h2s[1]  # drop the first section, heading and body
+    assert second - first >= 3
+    cand = doc.with_article("".join(u.raw for i, u in enumerate(units) if not first <= i < second) + tail)
+    s = ReviewSession(doc, cand)
+    heading = next(h.id for h in s.diff.decidable if h.tag == "h2")
+    body = [h.id for h in s.diff.decidable if h.id != heading]
+    assert body
+    # the heading's removal accepted but a paragraph kept: the heading stays over it
+    s.accept(heading)
+    s.reject(body[0])
+    for hid in body[1:]:
+        s.accept(hid)
+    result = s.result()
+    assert units[first].body in result.document.article_html
+    assert any("kept: some of the text under it" in n for n in result.notes)
+    # every removal but the heading's accepted: the empty heading goes too
+    s.reject(heading)
+    s.accept(body[0])
+    result = s.result()
+    assert units[first].body not in result.document.article_html
+    assert result.document.article_html == cand.article_html
+    for flags in itertools.product((True, False), repeat=min(len(body), 3) + 1):
+        ids = [heading, *body[: len(flags) - 1]]
+        for hid, ok in zip(ids, flags, strict=True):
+            (s.accept if ok else s.reject)(hid)
+        _assert_sections_whole(s.apply(), doc, cand)

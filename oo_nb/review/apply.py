@@ -53,22 +53,27 @@ def cited_ids(html: str) -> set[str]:
 
 
 def build_final(diff: DocumentDiff, choices: Mapping[str, Choice]) -> ApplyResult:
-    decided = [choices.get(h.id, Choice()) for h in diff.decidable]
+    """The decisions as they take effect (a new or removed section is one piece, see
+    ``sections.py``; its notes say what changed) give the final document."""
+    from .sections import tie_sections  # sections.py uses Choice from here
+
+    effective, tied = tie_sections(diff, choices)
+    decided = [effective.get(h.id, Choice()) for h in diff.decidable]
     accepted = sum(c.decision == "accept" for c in decided)
     edited = sum(c.decision == "edit" for c in decided)
     rejected = len(decided) - accepted - edited
     if accepted + edited == 0:
-        return ApplyResult(diff.original, 0, rejected, 0, ("nothing accepted: the document stays as it was",))
+        return ApplyResult(diff.original, 0, rejected, 0, (*tied, "nothing accepted: the document stays as it was"))
     if accepted == len(decided):
-        return ApplyResult(diff.candidate, accepted, 0, 0)
-    return _Merge(diff, choices).run(accepted, rejected, edited)
+        return ApplyResult(diff.candidate, accepted, 0, 0, tuple(tied))
+    return _Merge(diff, effective, tied).run(accepted, rejected, edited)
 
 
 class _Merge:
-    def __init__(self, diff: DocumentDiff, choices: Mapping[str, Choice]) -> None:
+    def __init__(self, diff: DocumentDiff, choices: Mapping[str, Choice], notes: list[str]) -> None:
         self.diff = diff
         self.choices = choices
-        self.notes: list[str] = []
+        self.notes: list[str] = list(notes)
         self.cache_b = _block(diff.original, "oo-source-cache")
         self.cache_a = _block(diff.candidate, "oo-source-cache")
 
