@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ..errors import AgentError, OOError
+from ..errors import AgentError, NotFound, OOError
 from .run import (
     Prepared,
     UpdateOptions,
@@ -51,8 +51,13 @@ class LibraryUpdate:
 
 
 def find_documents(folder: str | Path) -> list[Path]:
-    """Every ``*.o-o.html`` under ``folder`` (history, cassettes and hidden folders left out)."""
+    """Every ``*.o-o.html`` under ``folder`` (history, cassettes and hidden folders left out).
+    A missing folder or a file is an error, not an empty library: "0 proposed" would hide a typo."""
     root = Path(folder)
+    if root.is_file():
+        raise NotFound("is a file, not a folder (`oo update FILE` updates one document)", file=str(root))
+    if not root.is_dir():
+        raise NotFound("no such folder", file=str(root))
     found = []
     for p in sorted(root.rglob("*.o-o.html")):
         rel = p.relative_to(root).parts[:-1]
