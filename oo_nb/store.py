@@ -331,6 +331,7 @@ class Pick:
     # Other seqs carrying the same version with different bytes (only when chosen by version):
     # non-empty means the version number alone did not name one state of the file.
     others: tuple[int, ...]
+    same_version: tuple[int, ...] = ()  # every seq that carries the version asked for
 
 
 def pick_entry(path: str | Path, *, version: int | None = None, seq: int | None = None, avoid: bytes | None = None) -> Pick:
@@ -359,8 +360,8 @@ def _pick(p: Path, entries: list[HistoryEntry], *, version: int | None, seq: int
     avoid_sha = _sha(avoid) if avoid is not None else None
     differing = [e for e in same if e.sha256 != avoid_sha]
     chosen = (differing or same)[-1]
-    others = tuple(dict.fromkeys(e.seq for e in same if e.sha256 != chosen.sha256))
-    return Pick(chosen, _entry_bytes(p, chosen), others)
+    others = tuple(e.seq for e in same if e.sha256 != chosen.sha256)
+    return Pick(chosen, _entry_bytes(p, chosen), others, tuple(e.seq for e in same))
 
 
 def seq_bytes(path: str | Path, seq: int) -> bytes:

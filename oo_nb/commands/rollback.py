@@ -36,10 +36,10 @@ def describe(done: Restored, *, by_seq: bool) -> str:
         return f"{done.path}: restored seq {entry.seq} (version {version}; {kept})"
     if not done.pick.others:  # the version number alone named one state: the message it always had
         return f"{done.path}: restored version {version} (the previous file is kept in history)"
-    held = ", ".join(map(str, sorted((*done.pick.others, entry.seq))))
+    held = ", ".join(map(str, done.pick.same_version))
     return (
         f"{done.path}: restored version {version} from seq {entry.seq} ({kept})\n"
-        f"note: version {version} is held by seq {held} with different contents; seq {entry.seq} is the"
+        f"note: seq {held} all carry version {version}, not all with the same contents; seq {entry.seq} is the"
         " newest that differs from the file you had. `--seq N` restores another (`oo history` lists them)."
     )
 
