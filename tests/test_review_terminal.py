@@ -191,3 +191,37 @@ def test_oo_diff_between_versions(doc_path: Path, capsys: pytest.CaptureFixture[
     assert data["summary"]["version_after"] == 3
     assert main(["diff", str(doc_path), "--from", "7"]) == 2
     assert "no version 7" in capsys.readouterr().err
+
+
+_RUN = {
+    "cost_usd": 0.93,
+    "budget_usd": 0.5,
+    "recorded": True,
+    "overspent": True,
+    "warnings": [
+        "SENTINEL EVENT REPORTED AS OCCURRED — check the evidence before accepting: press release",
+        "source s9 rejected (not https): http://example.org/x",
+        "images[0] skipped: download failed (timeout)",
+        "odd \x1b[31mcolour\x1b[0m escape",
+    ],
+}
+
+
+def test_the_runs_warnings_show_in_a_later_review(doc_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    doc = Document.read(doc_path)
+    cand, _ = synthetic_candidate(doc)
+    store.save_pending(doc_path, cand, _RUN, doc.to_bytes())
+    assert main(["review", str(doc_path), "--reject-all"]) == 0
+    out = capsys.readouterr().out
+    head = out[: out.index("nothing accepted")]  # shown before the outcome, under the summary
+    assert "RECORDED run (replayed from a cassette)" in head
+    assert "kept for review: budget exceeded (spent $0.9300 of $0.50)" in head
+    assert "SENTINEL EVENT REPORTED AS OCCURRED" in head
+    assert "source s9 rejected" in head and "images[0] skipped" in head
+    assert "\x1b[31m" not in out and "odd  [31mcolour" in out  # a saved file cannot colour the terminal
+    # interactive: the warnings come before the first question
+    _, text = _review(doc, cand, "q\n")
+    assert "warnings" not in text  # no run given: nothing to warn about
+    out2 = io.StringIO()
+    review_in_terminal(doc, cand, _RUN, input=io.StringIO("q\n"), output=out2)
+    assert out2.getvalue().index("SENTINEL EVENT") < out2.getvalue().index("accept this change")

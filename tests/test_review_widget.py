@@ -211,3 +211,25 @@ def test_write_back_with_nothing_decided_keeps_the_saved_proposal(doc_path: Path
     assert doc_path.read_bytes() == doc.to_bytes()
     with pytest.raises(Exception, match="no saved proposal"):
         store.load_pending(doc_path)
+
+
+def test_the_runs_warnings_show_in_the_widget(doc_path: Path) -> None:
+    doc = Document.read(doc_path)
+    cand, _ = synthetic_candidate(doc)
+    run = {
+        "recorded": True,
+        "overspent": True,
+        "cost_usd": 0.9,
+        "budget_usd": 0.5,
+        "warnings": ["SENTINEL EVENT REPORTED AS OCCURRED — <img src=x onerror=alert(1)>", "source s9 rejected (x)"],
+    }
+    store.save_pending(doc_path, cand, run, doc.to_bytes())
+    w = ReviewWidget.from_pending(doc_path)
+    value = w.warnings.value
+    assert "oo-run-warnings" in _classes(w.warnings) and w.warnings.layout.display != "none"
+    assert "RECORDED run" in value and "kept for review: budget exceeded" in value
+    assert "SENTINEL EVENT REPORTED AS OCCURRED" in value and "source s9 rejected" in value
+    assert "<img" not in value and "&lt;img src=x onerror=alert(1)&gt;" in value  # escaped text
+    assert list(w.children).index(w.warnings) == list(w.children).index(w.summary) + 1
+    quiet = ReviewWidget(doc_path, cand, {})
+    assert quiet.warnings.value == "" and quiet.warnings.layout.display == "none"

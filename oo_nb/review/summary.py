@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -10,7 +11,7 @@ from ..document import Document
 from ..errors import OOError
 from .hunks import Hunk
 
-__all__ = ["DiffSummary", "summarise"]
+__all__ = ["DiffSummary", "run_notices", "summarise"]
 
 
 @dataclass(frozen=True)
@@ -104,3 +105,35 @@ def _version(doc: Document) -> int:
         return doc.manifest.version
     except OOError:  # a document without a readable manifest (the index): no version
         return 0
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # no terminal escapes from a saved file
+_MAX_NOTICES = 40
+_MAX_CHARS = 600
+
+
+def run_notices(run: Mapping[str, Any] | None) -> tuple[str, ...]:
+    """What the run that made a proposal warned about, for whoever reviews it later: a
+    replayed (recorded) run, a run over its budget, then the run's own warnings as saved with
+    the proposal (rejected or unverified sources, skipped images, a sentinel reported as
+    occurred...). Plain text with control characters removed; callers escape it for HTML."""
+    if not run:
+        return ()
+    warnings = [w for w in run.get("warnings") or () if isinstance(w, str) and w.strip()]
+    out: list[str] = []
+    if run.get("recorded") is True and not any("RECORDED" in w for w in warnings):
+        out.append("RECORDED run (replayed from a cassette): not live research")
+    if run.get("overspent") is True:
+        cost, budget = run.get("cost_usd"), run.get("budget_usd")
+        spent = (
+            f" (spent ${cost:.4f} of ${budget:.2f})"
+            if isinstance(cost, (int, float)) and isinstance(budget, (int, float))
+            else ""
+        )
+        out.append(f"kept for review: budget exceeded{spent}; it was not written automatically")
+    out += warnings
+    clean = [_CONTROL.sub(" ", w).strip() for w in dict.fromkeys(out)]
+    clean = [w if len(w) <= _MAX_CHARS else w[:_MAX_CHARS] + "…" for w in clean]
+    if len(clean) > _MAX_NOTICES:
+        clean = [*clean[:_MAX_NOTICES], f"… and {len(clean) - _MAX_NOTICES} more warning(s)"]
+    return tuple(clean)

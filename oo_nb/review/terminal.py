@@ -16,6 +16,7 @@ from ..errors import OOError
 from .diff import DocumentDiff
 from .hunks import Hunk
 from .session import ReviewSession
+from .summary import run_notices
 
 __all__ = ["render_diff", "render_hunk", "review_in_terminal"]
 
@@ -170,7 +171,13 @@ class _Prompt:
         print(text, file=self.out)
 
     def summary(self) -> None:
-        self.say(_Paint(self.color)(_BOLD, self.session.diff.summary.text()))
+        paint = _Paint(self.color)
+        self.say(paint(_BOLD, self.session.diff.summary.text()))
+        notices = run_notices(self.session.run)
+        if notices:  # the run's warnings, saved with the proposal: read them before deciding
+            self.say("warnings from the run that made this proposal:")
+            for notice in notices:
+                self.say(paint(_BOLD, f"  ! {notice}"))
 
     def ask(self, question: str) -> str | None:
         self.out.write(question)

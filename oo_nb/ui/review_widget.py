@@ -6,7 +6,8 @@ drives and tests click (``Button.click()`` with a DummyComm), keyboard focus and
 with the stock controls, and no front-end code has to be shipped or kept in step. Its only
 front-end file is the stylesheet ``widgets/review.css`` (copied into ``oo_nb/static/``).
 
-Stable CSS classes for browser tests: ``oo-review`` (the widget), ``oo-summary``, ``oo-counts``,
+Stable CSS classes for browser tests: ``oo-review`` (the widget), ``oo-summary``,
+``oo-run-warnings`` (the saved run's warnings; hidden when there are none), ``oo-counts``,
 ``oo-toolbar``, ``oo-accept-all``, ``oo-reject-all``, ``oo-preview-button``, ``oo-write-back``,
 ``oo-status``, ``oo-error``, ``oo-preview``, ``oo-hunks``; per change ``oo-hunk`` (+
 ``oo-hunk-added|removed|changed``, ``oo-area-<area>``, ``oo-hunk-<index>``,
@@ -29,6 +30,7 @@ from ..errors import ConflictError, OOError
 from ..review.images import ImageRef
 from ..review.render_html import hunk_diff_html
 from ..review.session import ReviewSession
+from ..review.summary import run_notices
 from .review_hunk import HunkView
 
 __all__ = ["ReviewWidget", "review_css"]
@@ -67,6 +69,16 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
         self.final: Document | None = None
         diff = self.session.diff
         self.summary = self._html(html.escape(diff.summary.text()), "oo-summary")
+        notices = run_notices(self.session.run)  # the run's warnings, saved with the proposal
+        self.warnings = self._html(
+            "<b>Warnings from the run that made this proposal:</b><ul>"
+            + "".join(f"<li>{html.escape(n)}</li>" for n in notices)
+            + "</ul>"
+            if notices
+            else "",
+            "oo-run-warnings",
+        )
+        self.warnings.layout.display = "flex" if notices else "none"
         self.counts = self._html("", "oo-counts")
         self.status = self._html("", "oo-status")
         self.error = self._html("", "oo-error")
@@ -83,6 +95,7 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
         children: list[widgets.Widget] = [
             widgets.HTML(f"<style>{review_css()}</style>"),
             self.summary,
+            self.warnings,
             self.counts,
             toolbar,
             self.status,
