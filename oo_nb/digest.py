@@ -21,7 +21,7 @@ from lxml import etree
 
 from .article import CITATION, PID, pid_is_wellformed
 from .document import Document
-from .errors import BlockError, OOError
+from .errors import BlockError, OOError, ValidationError
 from .jsonblock import parse_block
 from .model import Changelog, Contract, Manifest, SourceCache
 
@@ -237,13 +237,16 @@ def _block(doc: Document, name: str, digest: Digest) -> Any:
         pass
     # Only a failing block pays for the line table: parse again for the located error.
     try:
-        return parse_block(text, block=name, first_line=doc.line_of(doc.blocks[name].start))
+        line, column = doc.block_position(name)
+        return parse_block(text, block=name, first_line=line, first_column=column)
     except BlockError as exc:
         digest.problems.append(Problem(name, "BlockError", exc.message, exc.line))
     return None
 
 
-def _note(digest: Digest, block: str, exc: OOError) -> None:
+def _note(digest: Digest, block: str, exc: OOError, doc: Document) -> None:
+    if isinstance(exc, ValidationError):
+        doc.locate(exc, block)  # only a failing view pays for finding the key's line
     where = f"key {exc.key!r}: " if exc.key else ""
     digest.problems.append(Problem(block, type(exc).__name__, where + exc.message, exc.line))
 
@@ -255,7 +258,7 @@ def _fill_manifest(doc: Document, d: Digest) -> None:
     try:
         m = Manifest.from_json(raw)
     except OOError as exc:
-        _note(d, "oo-manifest", exc)
+        _note(d, "oo-manifest", exc, doc)
         return
     d.title, d.version, d.as_of, d.cadence_days = m.title, m.version, m.as_of, m.cadence_days
     notes = raw.get("changelog")
@@ -276,7 +279,7 @@ def _fill_contract(doc: Document, d: Digest) -> None:
     try:
         c = Contract.from_json(raw)
     except OOError as exc:
-        _note(d, "oo-contract", exc)
+        _note(d, "oo-contract", exc, doc)
         return
     d.is_sentinel = c.is_sentinel
     d.sentinel_status = c.sentinel.status if c.sentinel else None
@@ -291,7 +294,7 @@ def _fill_cache(doc: Document, d: Digest) -> None:
     try:
         cache = SourceCache.from_json(raw)
     except OOError as exc:
-        _note(d, "oo-source-cache", exc)
+        _note(d, "oo-source-cache", exc, doc)
         return
     d.cache_read = True
     d.sources = [
@@ -308,7 +311,7 @@ def _fill_changelog(doc: Document, d: Digest) -> None:
     try:
         log = Changelog.from_json(raw)
     except OOError as exc:
-        _note(d, "oo-changelog", exc)
+        _note(d, "oo-changelog", exc, doc)
         return
     if not log.entries:
         return  # keep the manifest's own changelog notes, if any

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from .errors import BlockError, FormatError, ValidationError
-from .jsonblock import dump_block, parse_block
+from .jsonblock import dump_block, locate_error, parse_block
 
 if TYPE_CHECKING:
     from .article import Article
@@ -235,10 +235,22 @@ class Document:
         """The block's parsed JSON (a fresh deep copy each call, so callers may mutate it)."""
         if name not in self._json_cache:
             span = self._block_span(name)
+            line, column = self.block_position(name)
             self._json_cache[name] = parse_block(
-                self.span_text(span), block=name, file=self.file, first_line=self.line_of(span.start)
+                self.span_text(span), block=name, file=self.file, first_line=line, first_column=column
             )
         return copy.deepcopy(self._json_cache[name])
+
+    def block_position(self, name: str) -> tuple[int, int]:
+        """Line and column (1-based) where the block's JSON text starts in the file."""
+        start = self._block_span(name).start
+        return self.line_of(start), start - (self.text.rfind("\n", 0, start) + 1) + 1
+
+    def locate(self, exc: ValidationError, block: str) -> ValidationError:
+        """``exc`` (about a key of ``block``) with the line and column of that key's value."""
+        line, column = self.block_position(block)
+        locate_error(exc, self.block_text(block), first_line=line, first_column=column)
+        return exc
 
     def _block_span(self, name: str) -> Span:
         try:
@@ -260,25 +272,41 @@ class Document:
     def manifest(self) -> Manifest:
         from .model import Manifest
 
-        return Manifest.from_json(self.block_json("oo-manifest"), file=self.file)
+        raw = self.block_json("oo-manifest")
+        try:
+            return Manifest.from_json(raw, file=self.file)
+        except ValidationError as exc:
+            raise self.locate(exc, "oo-manifest") from None
 
     @property
     def contract(self) -> Contract:
         from .model import Contract
 
-        return Contract.from_json(self.block_json("oo-contract"), file=self.file)
+        raw = self.block_json("oo-contract")
+        try:
+            return Contract.from_json(raw, file=self.file)
+        except ValidationError as exc:
+            raise self.locate(exc, "oo-contract") from None
 
     @property
     def source_cache(self) -> SourceCache:
         from .model import SourceCache
 
-        return SourceCache.from_json(self.block_json("oo-source-cache"), file=self.file)
+        raw = self.block_json("oo-source-cache")
+        try:
+            return SourceCache.from_json(raw, file=self.file)
+        except ValidationError as exc:
+            raise self.locate(exc, "oo-source-cache") from None
 
     @property
     def changelog(self) -> Changelog:
         from .model import Changelog
 
-        return Changelog.from_json(self.block_json("oo-changelog"), file=self.file)
+        raw = self.block_json("oo-changelog")
+        try:
+            return Changelog.from_json(raw, file=self.file)
+        except ValidationError as exc:
+            raise self.locate(exc, "oo-changelog") from None
 
     @property
     def article(self) -> Article:

@@ -151,8 +151,14 @@ def read_entry(path: Path, root: Path) -> DocEntry:
     doc = Document.read(path)
     if doc.kind != "document":
         raise OOError("is an index page, not a document", file=str(path))
-    m = Manifest.from_json(_block(doc, "oo-manifest"), file=doc.file)
-    c = Contract.from_json(_block(doc, "oo-contract"), file=doc.file)
+    try:
+        m = Manifest.from_json(_block(doc, "oo-manifest"), file=doc.file)
+    except ValidationError as exc:
+        raise doc.locate(exc, "oo-manifest") from None
+    try:
+        c = Contract.from_json(_block(doc, "oo-contract"), file=doc.file)
+    except ValidationError as exc:
+        raise doc.locate(exc, "oo-contract") from None
     cache = _block(doc, "oo-source-cache")
     sources = cache.get("sources") if isinstance(cache, dict) else None
     if sources is not None and not isinstance(sources, list):

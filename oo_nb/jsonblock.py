@@ -5,27 +5,29 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Sequence
 from typing import Any
 
-from .errors import BlockError
+from .errors import BlockError, OOError
 
-__all__ = ["dump_block", "parse_block"]
+__all__ = ["dump_block", "key_path", "locate_error", "parse_block", "value_offset"]
 
 _INLINE_WIDTH = 100
 MAX_DEPTH = 64
 
 
 def parse_block(
-    text: str, *, block: str, file: str | None = None, first_line: int = 1
+    text: str, *, block: str, file: str | None = None, first_line: int = 1, first_column: int = 1
 ) -> Any:
-    """Parse a block's JSON; errors name the file line and column (``first_line`` is where the
-    block's text starts in the file)."""
+    """Parse a block's JSON; errors name the file line and column (``first_line`` and
+    ``first_column`` are where the block's text starts in the file: the block's first line
+    usually begins after ``<script …>``, so its columns are shifted by that much)."""
     try:
         value = json.loads(text, parse_constant=_reject_constant)
     except RecursionError:
         raise BlockError(f"invalid JSON: nested deeper than {MAX_DEPTH} levels", file=file, block=block, line=first_line) from None
     except json.JSONDecodeError as exc:
-        column = exc.colno if exc.lineno > 1 else None
+        column = exc.colno if exc.lineno > 1 else exc.colno + first_column - 1
         raise BlockError(
             f"invalid JSON: {exc.msg}",
             file=file,
@@ -41,6 +43,82 @@ def parse_block(
     if text.count("[") + text.count("{") > MAX_DEPTH and _depth_exceeds(value, MAX_DEPTH):
         raise BlockError(f"invalid JSON: nested deeper than {MAX_DEPTH} levels", file=file, block=block, line=first_line)
     return value
+
+
+_PATH_PART = re.compile(r"\[(\d+)\]|([^.\[\]]+)")
+_DECODER = json.JSONDecoder()
+
+
+def _skip_ws(text: str, pos: int) -> int:
+    while pos < len(text) and text[pos] in " \t\n\r":
+        pos += 1
+    return pos
+
+
+def key_path(key: str) -> list[str | int]:
+    """``"facts[3].source"`` -> ``["facts", 3, "source"]`` (the key names our errors use)."""
+    return [int(m.group(1)) if m.group(1) is not None else m.group(2) for m in _PATH_PART.finditer(key)]
+
+
+def value_offset(text: str, path: Sequence[str | int]) -> int | None:
+    """Offset in ``text`` (one JSON value) of the value at ``path``: object keys and list
+    indexes. When a key is absent, the offset of the deepest object or list reached (where the
+    key belongs). None when ``text`` is not JSON this scan can follow. Only used to locate an
+    error, so it re-decodes skipped values rather than keeping a position table for every read."""
+    pos = _skip_ws(text, 0)
+    try:
+        for part in path:
+            found = _member(text, pos, part)
+            if found is None:
+                return pos
+            pos = found
+    except (ValueError, IndexError):
+        return None
+    return pos
+
+
+def _member(text: str, pos: int, part: str | int) -> int | None:
+    """Offset of member ``part`` of the object or list starting at ``pos`` (the last one when
+    an object repeats a key, as ``json.loads`` keeps the last), or None."""
+    opener = text[pos]
+    if opener not in "{[" or (opener == "{") != isinstance(part, str):
+        return None
+    pos = _skip_ws(text, pos + 1)
+    found, index = None, 0
+    while text[pos] not in "}]":
+        if opener == "{":
+            if text[pos] != '"':
+                raise ValueError("expected a key")
+            key, pos = json.decoder.scanstring(text, pos + 1)  # type: ignore[attr-defined]
+            pos = _skip_ws(text, pos)
+            if text[pos] != ":":
+                raise ValueError("expected ':'")
+            pos = _skip_ws(text, pos + 1)
+            if key == part:
+                found = pos
+        elif index == part:
+            return pos
+        _, pos = _DECODER.raw_decode(text, pos)
+        index += 1
+        pos = _skip_ws(text, pos)
+        if text[pos] == ",":
+            pos = _skip_ws(text, pos + 1)
+    return found
+
+
+def locate_error(exc: OOError, text: str, *, first_line: int = 1, first_column: int = 1) -> OOError:
+    """``exc`` (an error about ``exc.key`` in a block whose JSON is ``text``) with the line and
+    column of that key's value filled in, when it has none yet and the key can be found."""
+    if exc.line is not None or not exc.key:
+        return exc
+    offset = value_offset(text, key_path(exc.key))
+    if offset is None:
+        return exc
+    line_start = text.rfind("\n", 0, offset) + 1
+    exc.line = first_line + text.count("\n", 0, offset)
+    exc.column = offset - line_start + 1 + (first_column - 1 if line_start == 0 else 0)
+    exc.args = (exc._compose(),)
+    return exc
 
 
 def _depth_exceeds(value: Any, limit: int) -> bool:

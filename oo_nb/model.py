@@ -63,7 +63,7 @@ class _Fields:
     def __init__(self, raw: Any, block: str, file: str | None, prefix: str = "") -> None:
         if not isinstance(raw, dict):
             raise ValidationError(
-                f"must be a JSON object, found {type(raw).__name__}", file=file, block=block, key=prefix or None
+                f"must be a JSON object, found {type(raw).__name__}", file=file, block=block, key=prefix.rstrip(".") or None
             )
         self.raw: dict[str, Any] = raw
         self.block, self.file, self.prefix = block, file, prefix

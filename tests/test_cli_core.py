@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from oo_nb.cli import main
 
 from .conftest import CORPUS
@@ -37,6 +39,14 @@ def test_check_exit_codes(tmp_path: Path, capsys: object) -> None:
     bad = tmp_path / "bad.o-o.html"
     bad.write_text((CORPUS / "yc-w26-batch.o-o.html").read_text().replace('"version": 1,', '"version": "x",'))
     assert main(["check", str(bad)]) == 1
+
+
+def test_check_names_the_line_of_a_wrong_value(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "badver.o-o.html"
+    bad.write_text((CORPUS / "ai-model-landscape.o-o.html").read_text().replace('"version": 1,', '"version": "one",', 1))
+    assert main(["check", str(bad)]) == 1
+    out = capsys.readouterr().out
+    assert "block oo-manifest, line 223, column 14, key 'version': must be a whole number, found 'one'" in out
 
 
 def test_history_and_rollback_cli(corpus_copy: Path, capsys: object) -> None:

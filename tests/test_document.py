@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from oo_nb.document import Document, neutralise_terminator
-from oo_nb.errors import BlockError, FormatError
+from oo_nb.errors import BlockError, FormatError, ValidationError
 
 from .conftest import ALL_NAMES, CORPUS, DOC_NAMES
 
@@ -112,6 +112,50 @@ def test_invalid_json_names_file_block_line_and_column(tmp_path: Path) -> None:
     assert err.line == line
     assert err.column is not None
     assert f"line {line}" in str(err)
+
+
+def _located(text: str, needle: str) -> tuple[int, int]:
+    """Line and column (1-based) of ``needle`` in ``text``."""
+    at = text.index(needle)
+    return text.count("\n", 0, at) + 1, at - (text.rfind("\n", 0, at) + 1) + 1
+
+
+def test_a_wrong_value_names_its_line_and_column(tmp_path: Path) -> None:
+    data = (CORPUS / "ai-model-landscape.o-o.html").read_text("utf-8")
+    bad = data.replace('"version": 1,', '"version": "one",', 1)
+    doc = Document.parse(bad.encode(), path=str(tmp_path / "badver.o-o.html"))
+    with pytest.raises(ValidationError) as info:
+        _ = doc.manifest
+    err = info.value
+    assert (err.line, err.column) == _located(bad, '"one"') == (223, 14)
+    assert str(err).endswith("block oo-manifest, line 223, column 14, key 'version': must be a whole number, found 'one'")
+
+
+def test_a_wrong_nested_value_names_its_line(tmp_path: Path) -> None:
+    data = (CORPUS / "agi-declared.o-o.html").read_text("utf-8")
+    bad = data.replace('"facts": [', '"facts": [7, ', 1)
+    with pytest.raises(ValidationError) as info:
+        _ = Document.parse(bad.encode()).source_cache
+    err = info.value
+    assert err.key == "facts[0]"  # no trailing dot
+    assert (err.line, err.column) == _located(bad, "7, ")
+    budget = data.replace('"max_cost_usd": ', '"max_cost_usd": -', 1)
+    with pytest.raises(ValidationError) as info:
+        _ = Document.parse(budget.encode()).contract
+    assert info.value.key == "budget.max_cost_usd"
+    assert (info.value.line, info.value.column) == _located(budget, "-5.00")
+
+
+def test_invalid_json_on_the_block_s_first_line_keeps_its_file_column() -> None:
+    data = (CORPUS / "yc-w26-batch.o-o.html").read_text("utf-8")
+    start = data.index('<script id="oo-changelog"')
+    end = data.index("</script>", start)
+    tag = data[start : data.index(">", start) + 1]
+    bad = data[:start] + tag + '{"entries": [],,}' + data[end:]
+    with pytest.raises(BlockError) as info:
+        _ = Document.parse(bad.encode()).changelog
+    line, column = _located(bad, ',,}')
+    assert (info.value.line, info.value.column) == (line, column + 1)  # the second comma
 
 
 def test_not_a_document_and_no_terminator() -> None:

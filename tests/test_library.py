@@ -110,6 +110,15 @@ def test_a_document_named_index_something_is_listed(lib_dir: Path) -> None:
     assert "index-broken.o-o.html" in " ".join(lib.errors["path"].astype(str))
 
 
+def test_errors_frame_has_the_line_of_a_wrong_value(tmp_path: Path) -> None:
+    text = (CORPUS / "ai-model-landscape.o-o.html").read_text("utf-8")
+    (tmp_path / "badver.o-o.html").write_text(text.replace('"version": 1,', '"version": "one",', 1), "utf-8")
+    errors = Library(tmp_path, today=TODAY, workers=1).errors
+    found = row(errors, block="oo-manifest")
+    assert found["line"] == 223 and found["error_type"] == "ValidationError"
+    assert found["message"] == "key 'version': must be a whole number, found 'one'"
+
+
 def test_one_bad_file_never_stops_the_scan(lib: Library, lib_dir: Path) -> None:
     expected = {p.name.removesuffix(".o-o.html") for p in FIXTURES.glob("*.o-o.html")} - {"corrupt"}
     expected |= {n.removesuffix(".o-o.html") for n in DOC_NAMES} | {"sub/yc-copy"}

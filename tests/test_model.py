@@ -85,3 +85,45 @@ def test_changelog_variants() -> None:
     assert log.latest.date is not None and log.latest.date.isoformat() == "2026-02-16"
     extra = Changelog.from_json({"entries": [{"version": 2, "timestamp": "2026-03-01", "summary": "s", "cost_usd": 0.2}]})
     assert extra.entries[0].extra == {"cost_usd": 0.2}
+
+
+def test_value_offset_finds_every_value_of_a_block() -> None:
+    """Every key path of real blocks, dumped compact and pretty, leads to its own value."""
+    import json
+
+    from oo_nb.jsonblock import dump_block, key_path, value_offset
+
+    def paths(value: object, prefix: str = "") -> list[tuple[str, object]]:
+        found: list[tuple[str, object]] = []
+        if isinstance(value, dict):
+            for k, v in value.items():
+                path = f"{prefix}.{k}" if prefix else k
+                found += [(path, v), *paths(v, path)]
+        elif isinstance(value, list):
+            for i, v in enumerate(value):
+                path = f"{prefix}[{i}]"
+                found += [(path, v), *paths(v, path)]
+        return found
+
+    for name in ("agi-declared.o-o.html", "yc-w26-batch.o-o.html"):
+        d = doc(name)
+        for block in ("oo-manifest", "oo-contract", "oo-source-cache"):
+            raw = d.block_json(block)
+            for text in (d.block_text(block), json.dumps(raw), dump_block(raw)):
+                for path, value in paths(raw):
+                    if "." in path.rsplit(".", 1)[-1] or not key_path(path):
+                        continue
+                    at = value_offset(text, key_path(path))
+                    assert at is not None, path
+                    assert json.JSONDecoder().raw_decode(text, at)[0] == value, path
+    assert value_offset('{"a": {"b": 1}}', ["a", "zz"]) == 6  # absent key: where it belongs
+    assert value_offset('{"a": [1, 2]}', ["a", 5]) == 6
+    assert value_offset("not json", ["a"]) == 0
+    assert value_offset('{"a": 1, "a": 2}', ["a"]) == 14  # the one json.loads keeps
+    assert key_path("facts[3].source") == ["facts", 3, "source"]
+
+
+def test_key_of_a_list_item_has_no_trailing_dot() -> None:
+    with pytest.raises(ValidationError) as info:
+        SourceCache.from_json({"facts": ["ok", 3]})
+    assert info.value.key == "facts[1]" and "key 'facts[1]':" in str(info.value)
