@@ -1,0 +1,55 @@
+"""Documents still on the original o-o page script: found, and what it would turn into markup."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from oo_nb.document import Document
+from oo_nb.legacy_script import inert_heading_text, injection_risks, runs_original_script
+from oo_nb.newdoc import NewSpec, create_document
+from oo_nb.sync import migrate_early
+
+from .conftest import CORPUS, DOC_NAMES
+
+HOSTILE = "<img src=x onerror=alert(1)>"
+
+
+@pytest.mark.parametrize("name", DOC_NAMES)
+def test_original_documents_are_on_the_original_script(name: str) -> None:
+    assert runs_original_script(Document.read(CORPUS / name))
+
+
+def test_index_pages_and_our_documents_are_not(tmp_path: Path) -> None:
+    assert not runs_original_script(Document.read(CORPUS / "index.o-o.html"))
+    assert not runs_original_script(create_document(NewSpec("Ours"), tmp_path))
+
+
+def test_a_migrated_document_is_on_our_script() -> None:
+    doc = Document.read(CORPUS / "anthropic-leadership.o-o.html")
+    assert doc.layout == "early"
+    assert not runs_original_script(migrate_early(doc))
+
+
+def test_risks_name_each_value_holding_markup() -> None:
+    doc = Document.read(CORPUS / "ai-model-landscape.o-o.html")
+    assert injection_risks(doc) == []
+    doc = doc.edit_block("oo-contract", lambda c: c["identity"].update(scope=HOSTILE))
+    heading = "<h2 id=\"x-risk\">Models &lt;img src=x onerror=alert(1)&gt;</h2>\n<p>Text.</p>\n"
+    article = doc.span_text(doc.article_span)
+    doc = doc.with_article(article + heading)
+    risks = injection_risks(doc)
+    assert [r.where for r in risks] == ["contract scope", "heading #x-risk"]
+    assert all("original page script" in r.describe() for r in risks)
+
+
+def test_no_risks_reported_once_migrated() -> None:
+    doc = Document.read(CORPUS / "anthropic-leadership.o-o.html")
+    doc = doc.edit_block("oo-contract", lambda c: c["identity"].update(scope=HOSTILE))
+    assert injection_risks(doc) and not injection_risks(migrate_early(doc))
+
+
+def test_inert_heading_text_keeps_meaning_without_markup() -> None:
+    assert inert_heading_text("a < b > c") == "a \uff1c b \uff1e c"
+    assert "<" not in inert_heading_text(HOSTILE)
