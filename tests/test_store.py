@@ -168,3 +168,24 @@ def test_a_symlinked_document_stays_a_link_to_the_updated_file(corpus_copy: Path
     assert [e.version for e in store.read_history(link)] == [1, 2]
     store.rollback(link, 1)
     assert link.is_symlink() and Document.read(real).manifest.version == 1
+
+
+def test_seq_reaches_every_state_and_a_damaged_snapshot_names_its_seq(corpus_copy: Path) -> None:
+    p = corpus_copy / "yc-w26-batch.o-o.html"
+    v1 = p.read_bytes()
+    same_version = Document.read(p).edit_block("oo-contract", lambda c: c.setdefault("identity", {}).update(tone="dry"))
+    store.write_document(same_version, expected=v1, action="contract edit")
+    edited = p.read_bytes()
+    assert [(e.seq, e.version) for e in store.read_history(p)] == [(1, 1), (2, 1)]
+    assert store.seq_bytes(p, 1) == v1 and store.seq_bytes(p, 2) == edited
+    assert store.version_bytes(p, 1) == edited  # by number alone: still the newest state of it
+    pick = store.pick_entry(p, version=1, avoid=edited)
+    assert pick.entry.seq == 1 and pick.data == v1 and pick.others == (2,) and pick.same_version == (1, 2)
+    snap = store.read_history(p)[0].snapshot
+    assert snap is not None
+    snap.write_bytes(b"tampered")
+    with pytest.raises(OOError, match=r"seq 1 \(version 1\) is damaged \(checksum\)"):
+        store.rollback(p, seq=1)
+    assert p.read_bytes() == edited
+    with pytest.raises(OOError, match="exactly one of a version or a seq"):
+        store.rollback(p)
