@@ -1,15 +1,64 @@
-"""The ``oo`` command line: parse, run one verb, print its text, exit with its code."""
+"""The ``oo`` command line: parse, run one verb, print its text, exit with its code.
+
+An ``OOError`` prints its own sentence. An ``OSError`` (a path that is missing, a folder where a
+file was expected, a place that cannot be written) prints one line naming the operation and the
+path (``describe_os_error``) with the same exit code: the user needs to fix a path, not read our
+stack. Every other exception is a bug in oo_nb and keeps its traceback.
+"""
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
+import traceback
 from collections.abc import Sequence
 
 from .commands import build_parser, load
 from .errors import OOError
 
-__all__ = ["main"]
+__all__ = ["describe_os_error", "main"]
+
+# errno -> what it means for the path, in the words the rest of oo_nb uses
+_REASONS = {
+    errno.ENOENT: "no such file or folder",
+    errno.EISDIR: "is a folder, not a file",
+    errno.ENOTDIR: "a part of the path is not a folder",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "operation not permitted",
+    errno.EROFS: "read-only file system",
+    errno.ENOSPC: "no space left on the device",
+    errno.EEXIST: "already exists",
+}
+# Substrings of the function names in a traceback -> the operation that failed. Searched from
+# the innermost frame outwards, so `Path.read_bytes` wins over the verb that called it.
+_OPERATIONS = (
+    (("mkdir", "makedirs"), "create the folder"),
+    (("unlink", "remove", "rmtree"), "remove"),
+    (("copy",), "copy"),
+    (("write", "replace", "rename", "save", "dump"), "write"),
+    (("read", "load", "stat", "iterdir", "scandir", "listdir", "walk", "glob", "exists", "is_"), "read"),
+)
+
+
+def _operation(exc: BaseException) -> str:
+    names = [frame.f_code.co_name.lower() for frame, _ in traceback.walk_tb(exc.__traceback__)]
+    for name in reversed(names):
+        for keys, operation in _OPERATIONS:
+            if any(key in name for key in keys):
+                return operation
+    return "use"
+
+
+def describe_os_error(exc: OSError) -> str:
+    """One line for an operating-system error: ``cannot read lib: is a folder, not a file``."""
+    reason = _REASONS.get(exc.errno or 0) or exc.strerror or str(exc) or type(exc).__name__
+    if exc.filename is None:
+        return str(exc) or reason
+    path = os.fsdecode(exc.filename)
+    if exc.filename2 is not None:
+        return f"cannot {_operation(exc)} {path} to {os.fsdecode(exc.filename2)}: {reason}"
+    return f"cannot {_operation(exc)} {path}: {reason}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -17,13 +66,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     ns = parser.parse_args(argv)
     try:
         result = load(ns.verb).run(ns)
+        text = result.to_text()
     except OOError as exc:
         print(f"oo {ns.verb}: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"oo {ns.verb}: error: {describe_os_error(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"oo {ns.verb}: interrupted; nothing was written", file=sys.stderr)
         return 130
-    text = result.to_text()
     if text:
         try:
             print(text)

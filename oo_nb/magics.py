@@ -13,7 +13,9 @@ Decisions:
   must not ``SystemExit`` the kernel.
 - An ``OOError`` (bad file, locked, conflict, budget...) is re-raised as ``UsageError`` too, with
   the verb and the error's own message (file, block, line): the user needs the sentence, not our
-  stack. The original error stays reachable as ``__cause__``.
+  stack. The original error stays reachable as ``__cause__``. An ``OSError`` (missing path,
+  folder given for a file, unwritable place) becomes a one-line ``UsageError`` the same way; any
+  other exception is a bug and keeps its traceback.
 - Only the verb asked for is imported, so ``%load_ext`` stays fast and a slow import (anthropic,
   pandas) is paid by the verb that needs it.
 """
@@ -125,6 +127,10 @@ def oo_magic(line: str, cell: str | None = None) -> Any:
             return results.run_verb(verb, ns, cell=cell)
         except OOError as exc:
             raise UsageError(f"oo {verb}: {exc}") from exc
+        except OSError as exc:  # a bad path, said in one line as the CLI does; bugs keep their traceback
+            from .cli import describe_os_error
+
+            raise UsageError(f"oo {verb}: {describe_os_error(exc)}") from exc
     except _HelpShown:
         return None
 

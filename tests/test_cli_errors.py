@@ -4,6 +4,8 @@ in the %oo magic."""
 
 from __future__ import annotations
 
+import errno
+import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -63,3 +65,119 @@ def test_magic_update_all_of_a_missing_folder_is_a_usage_error(shell: Interactiv
     with pytest.raises(UsageError, match="no such folder") as err:
         oo(shell, f"update-all {tmp_path / 'nosuchdir'} --no-progress")
     assert str(tmp_path / "nosuchdir") in str(err.value)
+
+
+# ----------------------------------------------------------------------------- operating-system errors
+@pytest.fixture
+def lib(tmp_path: Path, corpus_dir: Path) -> Path:
+    folder = tmp_path / "lib"
+    folder.mkdir()
+    shutil.copy(corpus_dir / "agi-declared.o-o.html", folder)
+    return folder
+
+
+def _one_error_line(capsys: pytest.CaptureFixture[str]) -> str:
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    lines = captured.err.splitlines()
+    assert len(lines) == 1 and "Traceback" not in captured.err, captured.err
+    return lines[0]
+
+
+def test_cli_history_of_a_folder_names_the_folder(lib: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["history", str(lib)]) == 2
+    assert _one_error_line(capsys) == f"oo history: error: cannot read {lib}: is a folder, not a file"
+
+
+def test_cli_new_in_an_impossible_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    target = blocker / "docs"
+    assert main(["new", "Tides / sea level", "--dir", str(target), "--no-update"]) == 2
+    line = _one_error_line(capsys)
+    assert line.startswith("oo new: error: cannot create the folder ") and str(blocker) in line
+    assert blocker.read_text() == "not a folder"
+
+
+def test_cli_demo_and_index_in_an_impossible_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    assert main(["demo", str(blocker / "demo")]) == 2
+    assert _one_error_line(capsys).startswith(f"oo demo: error: cannot create the folder {blocker}")
+
+
+
+def _disk_full(monkeypatch: pytest.MonkeyPatch) -> None:
+    from oo_nb import store
+
+    def disk_full_write(path: Path, data: bytes, **kwargs: object) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+
+    monkeypatch.setattr(store, "atomic_write_bytes", disk_full_write)
+
+
+def test_cli_index_on_a_full_disk(lib: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    _disk_full(monkeypatch)
+    assert main(["index", str(lib)]) == 2
+    assert _one_error_line(capsys) == f"oo index: error: cannot write {lib / 'index.o-o.html'}: no space left on the device"
+    assert not (lib / "index.o-o.html").exists()
+
+
+def test_cli_keeps_tracebacks_for_programming_errors(monkeypatch: pytest.MonkeyPatch, lib: Path) -> None:
+    from oo_nb.commands import load
+
+    def broken(ns: object) -> object:
+        raise ValueError("a bug")
+
+    monkeypatch.setattr(load("history"), "run", broken)
+    with pytest.raises(ValueError, match="a bug"):
+        main(["history", str(lib)])
+
+
+def test_describe_os_error_without_a_path() -> None:
+    from oo_nb.cli import describe_os_error
+
+    assert describe_os_error(OSError(28, "No space left on device")) == "[Errno 28] No space left on device"
+    try:
+        Path("/nonexistent-oo-dir/x").read_bytes()
+    except OSError as exc:
+        assert describe_os_error(exc) == "cannot read /nonexistent-oo-dir/x: no such file or folder"
+    try:
+        Path("/nonexistent-oo-dir/a").rename("/nonexistent-oo-dir/b")
+    except OSError as exc:
+        assert describe_os_error(exc) == "cannot write /nonexistent-oo-dir/a to /nonexistent-oo-dir/b: no such file or folder"
+
+
+def test_magic_history_of_a_folder_is_a_usage_error(shell: InteractiveShell, lib: Path) -> None:
+    with pytest.raises(UsageError) as err:
+        oo(shell, f'history "{lib}"')
+    assert str(err.value) == f"oo history: cannot read {lib}: is a folder, not a file"
+    assert isinstance(err.value.__cause__, IsADirectoryError)
+
+
+def test_magic_new_demo_index_in_impossible_folders(shell: InteractiveShell, tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    with pytest.raises(UsageError, match=r"^oo new: cannot create the folder .*a-file"):
+        oo(shell, f'new "x / y" --dir "{blocker}/nope" --no-update')
+    with pytest.raises(UsageError, match=r"^oo demo: cannot create the folder .*a-file"):
+        oo(shell, f'demo "{blocker}/x"')
+
+
+
+def test_magic_index_on_a_full_disk(shell: InteractiveShell, lib: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _disk_full(monkeypatch)
+    with pytest.raises(UsageError) as err:
+        oo(shell, f'index "{lib}"')
+    assert str(err.value) == f"oo index: cannot write {lib / 'index.o-o.html'}: no space left on the device"
+
+
+def test_magic_keeps_tracebacks_for_programming_errors(shell: InteractiveShell, monkeypatch: pytest.MonkeyPatch, lib: Path) -> None:
+    from oo_nb.commands import load
+
+    def broken(ns: object) -> object:
+        raise KeyError("a bug")
+
+    monkeypatch.setattr(load("history"), "run", broken)
+    with pytest.raises(KeyError):
+        oo(shell, f'history "{lib}"')
