@@ -5,10 +5,12 @@ In each failure the error says what happened and the cost so far; nothing is ret
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any
 
 import pytest
 
+from oo_nb.agent.backends.conversation import AgentSettings
 from oo_nb.agent.budget import Budget
 from oo_nb.agent.context import build_context
 from oo_nb.agent.pricing import price_for
@@ -214,11 +216,23 @@ def test_error_event_mid_stream_is_not_retried() -> None:
 def test_budget_too_small_for_any_research_sends_nothing() -> None:
     mock = start_mock([submit()])
     try:
-        with pytest.raises(BudgetExceeded, match=r"budget reached.*\$0\.0000"):
+        with pytest.raises(BudgetExceeded, match=r"budget reached.*\$0\.0000") as err:
             run_backend(backend(mock), budget_usd=0.05)
     finally:
         mock.stop()
     assert mock.message_requests == []
+    # the message gives the real minimum: the smallest research request plus its wrap-up
+    need = re.search(r"a budget of at least \$(\d+\.\d\d)", str(err.value))
+    assert need is not None and "kept for its wrap-up" in str(err.value)
+    mock = start_mock([submit()])
+    try:
+        proposal, _run, budget = run_backend(backend(mock), budget_usd=float(need.group(1)))
+    finally:
+        mock.stop()
+    assert proposal.summary == "ok" and budget.spent_usd <= float(need.group(1))
+    first = mock.message_requests[0]
+    assert "web_search" in only_tools(first) or "web_fetch" in only_tools(first)
+    assert first.body["max_tokens"] < AgentSettings(model="m").max_tokens  # fewer output tokens, not refused
 
 
 def test_budget_nearly_spent_asks_for_the_submission_without_tools() -> None:

@@ -173,3 +173,48 @@ def test_compacted_fetch_of_a_cjk_page_stays_inside_the_wrapup_reserve() -> None
     text = compact_history(messages)[1]["content"][0]["text"]
     assert "日本語の記事" in text
     assert text_tokens(text) <= FETCH_EXCERPT_TOKENS + 20 <= Budget(1.0, SONNET).compact_fetch_tokens
+
+
+def test_first_request_researches_with_fewer_output_tokens_before_refusing() -> None:
+    """Regression: --budget 0.20 was refused although one search fits with fewer output tokens."""
+    prompt = 14_000
+    full = Budget(1.0, SONNET).research_minimum(prompt, 8192, 5, 3)
+    limit = full.bound_usd + full.reserve_usd - 0.005  # one search at 8,192 tokens no longer fits
+    b = Budget(limit, SONNET)
+    assert not b.plan(prompt, max_tokens=8192, min_tokens=2048, searches=5, fetches=3).research
+    plan = b.plan(prompt, max_tokens=8192, min_tokens=2048, searches=5, fetches=3, require_research=True)
+    assert plan.research and 2048 <= plan.max_tokens < 8192
+    assert plan.bound_usd + plan.reserve_usd <= limit + 1e-9
+    # the reserve covers a wrap-up with the same output allowance
+    assert plan.reserve_usd == pytest.approx(b.bound(b.wrapup_prompt(prompt, plan.max_tokens, plan.searches, plan.fetches), plan.max_tokens))
+
+
+def test_refusal_names_the_real_minimum_and_that_minimum_suffices() -> None:
+    prompt = 14_000
+    smallest = Budget(1.0, SONNET).research_minimum(prompt, 2048, 5, 3)
+    need = smallest.bound_usd + smallest.reserve_usd
+    assert smallest.max_tokens == 2048 and smallest.searches + smallest.fetches == 1
+    with pytest.raises(BudgetExceeded) as err:
+        Budget(need - 0.001, SONNET).plan(prompt, max_tokens=8192, min_tokens=2048, searches=5, fetches=3, require_research=True)
+    text = str(err.value)
+    assert f"could cost up to ${smallest.bound_usd:.4f} plus ${smallest.reserve_usd:.4f}" in text
+    assert f"${need:.4f} in all" in text and f"at least ${math.ceil(need * 100) / 100:.2f}" in text
+    assert "2,048 output tokens" in text
+    # what the message asks for is enough
+    plan = Budget(math.ceil(need * 100) / 100, SONNET).plan(prompt, max_tokens=8192, min_tokens=2048, searches=5, fetches=3, require_research=True)
+    assert plan.research
+
+
+@settings(max_examples=100, deadline=None)
+@given(limit=st.floats(0.01, 2), prompt=st.integers(1000, 100_000))
+def test_required_research_plan_never_exceeds_the_budget(limit: float, prompt: int) -> None:
+    b = Budget(limit, SONNET)
+    try:
+        plan = b.plan(prompt, max_tokens=8192, min_tokens=2048, searches=5, fetches=3, require_research=True)
+    except BudgetExceeded as exc:
+        smallest = b.research_minimum(prompt, 2048, 5, 3)
+        assert smallest.bound_usd + smallest.reserve_usd > limit
+        assert "at least $" in str(exc)
+        return
+    assert plan.research and plan.max_tokens >= 2048
+    assert plan.bound_usd + plan.reserve_usd <= limit + 1e-9

@@ -71,6 +71,23 @@ def estimate_tokens(*payload: Any) -> int:
     return math.ceil(total) + TOOL_OVERHEAD_TOKENS
 
 
+def _ladder(max_tokens: int, min_tokens: int) -> list[int]:
+    """Output allowances to try, largest first: ``max_tokens``, then 3/4 steps down to ``min_tokens``."""
+    out, steps = max_tokens, []
+    while out >= min_tokens:
+        steps.append(out)
+        out = max(min_tokens, out * 3 // 4) if out > min_tokens else min_tokens - 1
+    return steps
+
+
+def _research_options(searches: int, fetches: int) -> list[tuple[int, int]]:
+    """(searches, fetches) pairs with at least one tool use, most research first."""
+    return sorted(
+        ((s, f) for s in range(searches, -1, -1) for f in range(fetches, -1, -1) if s + f > 0),
+        key=lambda sf: (-(sf[0] + sf[1]), -sf[0]),
+    )
+
+
 @dataclass(frozen=True)
 class RequestPlan:
     """What the next request may use, and what it can cost at most."""
@@ -138,31 +155,62 @@ class Budget:
         min_tokens: int,
         searches: int,
         fetches: int,
+        require_research: bool = False,
     ) -> RequestPlan:
         """The most research the rest of the budget allows for the next request (with a wrap-up
         kept in reserve); else a submission without tools, with fewer output tokens if need be.
-        Raises ``BudgetExceeded`` when not even that fits."""
+        Raises ``BudgetExceeded`` when not even that fits.
+
+        ``require_research`` (the first request: a proposal without research is not wanted):
+        research with fewer output tokens, down to ``min_tokens``, instead of no research; when
+        not even the smallest research request and its wrap-up fit, ``BudgetExceeded`` says how
+        much that would need."""
         rem = self.remaining_usd
-        options = sorted(
-            ((s, f) for s in range(searches, -1, -1) for f in range(fetches, -1, -1) if s + f > 0),
-            key=lambda sf: (-(sf[0] + sf[1]), -sf[0]),
-        )
-        for s, f in options:
-            cost = self.bound(prompt_tokens, max_tokens, s, f)
-            reserve = self.bound(self.wrapup_prompt(prompt_tokens, max_tokens, s, f), max_tokens)
-            if cost + reserve <= rem + _EPS:
-                return self._keep(RequestPlan(max_tokens, s, f, cost, reserve))
-        out = max_tokens
-        while out >= min_tokens:
+        ladder = _ladder(max_tokens, min_tokens)
+        for out in ladder if require_research else [max_tokens]:
+            for s, f in _research_options(searches, fetches):
+                cost = self.bound(prompt_tokens, out, s, f)
+                reserve = self.bound(self.wrapup_prompt(prompt_tokens, out, s, f), out)
+                if cost + reserve <= rem + _EPS:
+                    return self._keep(RequestPlan(out, s, f, cost, reserve))
+        if require_research and searches + fetches > 0:
+            raise BudgetExceeded(self._research_refusal(prompt_tokens, min_tokens, searches, fetches), cost_usd=self.spent_usd)
+        for out in ladder:
             cost = self.bound(prompt_tokens, out)
             if cost <= rem + _EPS:
                 return self._keep(RequestPlan(out, 0, 0, cost, 0.0))
-            out = max(min_tokens, out * 3 // 4) if out > min_tokens else min_tokens - 1
         raise BudgetExceeded(
             f"budget reached: ${self.spent_usd:.4f} of ${self.limit_usd:.2f} spent; the next request "
             f"could cost up to ${self.bound(prompt_tokens, min_tokens):.4f} and the rest "
             f"(${max(rem, 0):.4f}) cannot cover it",
             cost_usd=self.spent_usd,
+        )
+
+    def research_minimum(self, prompt_tokens: int, min_tokens: int, searches: int, fetches: int) -> RequestPlan:
+        """The cheapest research request (one tool use, ``min_tokens`` out) with its wrap-up."""
+        plans = [
+            RequestPlan(
+                min_tokens, s, f,
+                self.bound(prompt_tokens, min_tokens, s, f),
+                self.bound(self.wrapup_prompt(prompt_tokens, min_tokens, s, f), min_tokens),
+            )
+            for s, f in ((1, 0), (0, 1))
+            if s <= searches and f <= fetches
+        ]
+        return min(plans, key=lambda p: p.bound_usd + p.reserve_usd)
+
+    def _research_refusal(self, prompt_tokens: int, min_tokens: int, searches: int, fetches: int) -> str:
+        p = self.research_minimum(prompt_tokens, min_tokens, searches, fetches)
+        need = p.bound_usd + p.reserve_usd
+        what = "one web search" if p.searches else "one page fetch"
+        have = (
+            f"${self.limit_usd:.2f}" if self.spent_usd <= 0
+            else f"the rest of the budget (${max(self.remaining_usd, 0):.4f} of ${self.limit_usd:.2f})"
+        )
+        return (
+            f"budget reached: {have} cannot cover one research request; the smallest ({what}, "
+            f"{min_tokens:,} output tokens) could cost up to ${p.bound_usd:.4f} plus ${p.reserve_usd:.4f} "
+            f"kept for its wrap-up: ${need:.4f} in all (a budget of at least ${math.ceil(need * 100) / 100:.2f})"
         )
 
     def _keep(self, plan: RequestPlan) -> RequestPlan:

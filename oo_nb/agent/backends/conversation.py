@@ -232,6 +232,10 @@ class Conversation:
                     min_tokens=s.min_tokens,
                     searches=s.searches_per_request if research else 0,
                     fetches=s.fetches_per_request if research else 0,
+                    # The first request must research (a proposal from no research is not
+                    # wanted): with fewer output tokens if need be, else a refusal that says
+                    # what the smallest research request and its wrap-up need.
+                    require_research=research and self.run.requests == 0,
                 )
             except BudgetExceeded as exc:
                 if research and self.run.requests > 0:  # the compacted wrap-up may still fit
@@ -240,12 +244,6 @@ class Conversation:
                 raise self.fail(exc.message, budget=True) from None
             if plan.research or not research:
                 break
-            if self.run.requests == 0:
-                raise self.fail(
-                    f"budget reached: ${self.budget.limit_usd:.2f} cannot cover one research request "
-                    f"(it could cost up to ${self.budget.bound(tokens, s.min_tokens, 1, 0):.4f} plus a wrap-up)",
-                    budget=True,
-                )
             self._enter_wrapup("budget nearly spent")
         self.last_plan = plan
         tools = self._tools(plan)
