@@ -412,3 +412,18 @@ def test_a_removed_sections_heading_follows_its_body() -> None:
         for hid, ok in zip(ids, flags, strict=True):
             (s.accept if ok else s.reject)(hid)
         _assert_sections_whole(s.apply(), doc, cand)
+
+
+def test_accept_all_and_reject_all_keep_an_edit(corpus_dir: Path) -> None:
+    _, _, _, session = _setup(corpus_dir, "anthropic-leadership.o-o.html")
+    hid = _hunk(session, "changed")
+    clean = session.edit(hid, "<p>My own wording [s1].</p>")
+    assert session.accept_all() == 1
+    assert session.choice(hid).decision == "edit" and session.choice(hid).html == clean
+    assert session.counts() == {"pending": 0, "accept": 4, "reject": 0, "edit": 1}
+    assert "My own wording [s1]." in session.apply().article_html
+    assert session.reject_all() == 1
+    assert session.counts() == {"pending": 0, "accept": 0, "reject": 4, "edit": 1}
+    assert "My own wording [s1]." in session.apply().article_html
+    session.reject(hid)  # deciding the hunk itself drops the edit
+    assert session.reject_all() == 0 and not session.result().changed

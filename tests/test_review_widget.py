@@ -233,3 +233,22 @@ def test_the_runs_warnings_show_in_the_widget(doc_path: Path) -> None:
     assert list(w.children).index(w.warnings) == list(w.children).index(w.summary) + 1
     quiet = ReviewWidget(doc_path, cand, {})
     assert quiet.warnings.value == "" and quiet.warnings.layout.display == "none"
+
+
+def test_accept_all_keeps_an_edit(doc_path: Path) -> None:
+    doc = Document.read(doc_path)
+    cand, _ = synthetic_candidate(doc)
+    w = ReviewWidget(doc_path, cand, {})
+    hid = next(h.id for h in w.session.diff.decidable if h.area == "article" and h.kind == "changed")
+    view = w.hunk_views[hid]
+    view.edit_button.click()
+    assert view.editor is not None
+    view.editor.value = "<p>Edited in the widget [s1].</p>"
+    view.save_edit_button.click()
+    w.accept_all_button.click()
+    assert w.session.decision(hid) == "edit" and "oo-decided-edit" in _classes(view)
+    assert "1 edited change(s) are kept" in w.status.value
+    w.reject_all_button.click()
+    assert w.session.decision(hid) == "edit"
+    w.write_button.click()
+    assert "Edited in the widget [s1]." in doc_path.read_text("utf-8")

@@ -113,15 +113,24 @@ class ReviewSession:
             raise OOError("use edit(hunk_id, html) to give the edited text")
         self._set(hunk_id, Choice(decision))
 
-    def accept_all(self) -> None:
-        for hid in self._choices:
-            self._choices[hid] = Choice("accept")
-        self._result = None
+    def accept_all(self) -> int:
+        """Accept every change except the ones edited by hand (an edit is a decision the user
+        typed out; a bulk click must not throw it away). Returns how many edits were kept."""
+        return self._all(Choice("accept"))
 
-    def reject_all(self) -> None:
-        for hid in self._choices:
-            self._choices[hid] = Choice("reject")
+    def reject_all(self) -> int:
+        """Reject every change except the edited ones (see ``accept_all``)."""
+        return self._all(Choice("reject"))
+
+    def _all(self, choice: Choice) -> int:
+        kept = 0
+        for hid, current in self._choices.items():
+            if current.decision == "edit":
+                kept += 1
+            else:
+                self._choices[hid] = choice
         self._result = None
+        return kept
 
     def edit(self, hunk_id: str, html: str) -> str:
         """Replace the hunk's text with ``html`` (sanitised, validated) and return the clean HTML

@@ -198,8 +198,10 @@ class _Prompt:
                 if answer in ("y", "n"):
                     (self.session.accept if answer == "y" else self.session.reject)(hunk.id)
                 elif answer in ("a", "d"):
+                    # this and the remaining changes; an edit is never overwritten (as accept_all)
                     for rest in hunks[n - 1 :]:
-                        (self.session.accept if answer == "a" else self.session.reject)(rest.id)
+                        if self.session.decision(rest.id) != "edit":
+                            (self.session.accept if answer == "a" else self.session.reject)(rest.id)
                     return True
                 elif answer == "e":
                     if not hunk.editable:

@@ -175,12 +175,18 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
         self.error.value = ""
 
     def _accept_all(self) -> None:
-        self.session.accept_all()
-        self._refresh_views()
+        self._bulk(self.session.accept_all(), "accepted")
 
     def _reject_all(self) -> None:
-        self.session.reject_all()
+        self._bulk(self.session.reject_all(), "rejected")
+
+    def _bulk(self, edits_kept: int, how: str) -> None:
         self._refresh_views()
+        if edits_kept:
+            self.status.value = html.escape(
+                f"All other changes {how}; your {edits_kept} edited change(s) are kept as edited "
+                "(use Accept or Reject on one to drop its edit)."
+            )
 
     def _refresh_views(self) -> None:
         for view in self.hunk_views.values():
