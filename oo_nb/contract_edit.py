@@ -3,8 +3,10 @@
 Unlike the original's sed edits (every matching line in the file, templates after the
 terminator included, and invalid JSON after ``--add`` on an empty array), an edit here changes
 the operative ``oo-contract`` block only, through the JSON it holds, and is validated before the
-store writes it (history kept). The cadence lives in the manifest: ``update_every_days`` is
-written there, converting a legacy ``freshness`` field.
+store writes it (history kept). The cadence lives in the manifest, in the field the document
+already uses: ``freshness`` (daily, weekly, monthly: what an early document's own shell reads)
+stays a word when the new cadence has one, and becomes ``update_every_days`` only when it has
+none (with a warning).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Any, Literal
 from . import store
 from .document import Document
 from .errors import ValidationError
-from .model import Contract
+from .model import FRESHNESS_DAYS, Contract
 from .newdoc import parse_budget, parse_days
 
 __all__ = [
@@ -92,7 +94,7 @@ class ContractEditResult:
             head = f"{self.path}: contract updated; the previous version is kept (oo history {self.path})"
         else:
             head = f"{self.path}: would change (nothing written)"
-        return "\n".join([head, *(f"  {c}" for c in self.changes), *(f"  note: {n}" for n in self.notes)])
+        return "\n".join([head, *(f"  {c}" for c in self.changes), *(f"  {n}" if n.startswith("warning:") else f"  note: {n}" for n in self.notes)])
 
     def __repr__(self) -> str:
         return self.to_text()
@@ -224,18 +226,42 @@ def _edit_list(contract: dict[str, Any], edit: Edit, changes: list[str], notes: 
         changes.append(f"{key}: removed {removed!r}")
 
 
+_FRESHNESS_WORD = {days: word for word, days in FRESHNESS_DAYS.items()}  # 1 daily, 7 weekly, 30 monthly
+
+
 def _set_cadence(manifest: dict[str, Any], raw: str, changes: list[str], notes: list[str]) -> dict[str, Any]:
+    """Set the cadence in the shape the document already uses. Early documents hold
+    ``freshness`` (daily/weekly/monthly) and their own shell tail reads only that field, so it
+    stays a word whenever the cadence has one; other day counts need ``update_every_days``."""
     days = parse_days(raw)
-    if "freshness" in manifest:
-        # keep the key order: the new field takes the legacy one's place
+    word = _FRESHNESS_WORD.get(days)
+    if "freshness" in manifest and "update_every_days" not in manifest:
+        old = manifest["freshness"]
+        if word is not None:
+            if old != word:
+                changes.append(f"freshness: {_short(old)} -> {word!r} (manifest, every {days} day{'s' if days != 1 else ''})")
+                manifest["freshness"] = word
+            return manifest
+        # keep the key order: the new field takes the freshness field's place
         converted = {("update_every_days" if k == "freshness" else k): (days if k == "freshness" else v)
-                     for k, v in manifest.items() if k != "update_every_days"}
-        changes.append(f"update_every_days: {days} (manifest)")
-        notes.append(f"the legacy manifest field freshness={manifest['freshness']!r} was converted to update_every_days")
+                     for k, v in manifest.items()}
+        changes.append(f"update_every_days: {days} (manifest; replaces freshness={old!r})")
+        notes.append(
+            f"warning: {days} days has no freshness word (daily=1, weekly=7, monthly=30), so the manifest's "
+            f"freshness={old!r} became update_every_days={days}; this document's original shell tail "
+            f"(bash FILE) reads only freshness and will not see the new cadence"
+        )
         return converted
     if manifest.get("update_every_days") != days:
         changes.append(f"update_every_days: {manifest.get('update_every_days', '(default 7)')} -> {days} (manifest)")
         manifest["update_every_days"] = days
+    if "freshness" in manifest and manifest["freshness"] != word:
+        # both fields: update_every_days rules; keep freshness from contradicting it where it can
+        if word is not None:
+            changes.append(f"freshness: {_short(manifest['freshness'])} -> {word!r} (manifest, kept in step)")
+            manifest["freshness"] = word
+        else:
+            notes.append(f"warning: freshness={manifest['freshness']!r} is left as it was; update_every_days={days} rules")
     return manifest
 
 

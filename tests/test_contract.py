@@ -9,7 +9,13 @@ from pathlib import Path
 import pytest
 
 from oo_nb.commands import contract as contract_cmd
-from oo_nb.contract_edit import Edit, apply_contract_body, apply_edits, parse_body
+from oo_nb.contract_edit import (
+    ContractEditResult,
+    Edit,
+    apply_contract_body,
+    apply_edits,
+    parse_body,
+)
 from oo_nb.document import Document
 from oo_nb.errors import ValidationError
 from oo_nb.store import read_history
@@ -85,8 +91,39 @@ def test_cadence_goes_to_the_manifest_converting_freshness(corpus_copy: Path) ->
     manifest = after.block_json("oo-manifest")
     assert "freshness" not in manifest and manifest["update_every_days"] == 14
     assert list(manifest)[1] == "update_every_days"  # in the legacy field's place
-    assert any("freshness" in note for note in result.notes)
+    warning = next(note for note in result.notes if note.startswith("warning:"))
+    assert "freshness='weekly'" in warning and "shell tail" in warning and "will not see" in warning
+    assert "  warning: " in result.to_text() and "note: warning" not in result.to_text()
     assert after.manifest.cadence_days == 14
+
+
+@pytest.mark.parametrize(("days", "word"), [("30", "monthly"), ("1", "daily"), ("7", "weekly")])
+def test_cadence_with_a_word_keeps_the_freshness_field(corpus_copy: Path, days: str, word: str) -> None:
+    """Early documents' own shell tails read only ``freshness``: 1, 7 and 30 days stay a word."""
+    path = corpus_copy / "ai-model-landscape.o-o.html"
+    before = Document.read(path)
+    assert before.block_json("oo-manifest")["freshness"] == "weekly"
+    result = _run(path, "--set", "update_every_days", days)
+    assert isinstance(result, ContractEditResult)
+    after = Document.read(path)
+    manifest = after.block_json("oo-manifest")
+    assert manifest["freshness"] == word and "update_every_days" not in manifest
+    assert list(manifest) == list(before.block_json("oo-manifest"))  # same keys, same order
+    assert after.manifest.cadence_days == int(days) and after.manifest.cadence_field == "freshness"
+    assert not any(n.startswith("warning:") for n in result.notes)
+    if word == "weekly":
+        assert result.changes == [] and not result.written and path.read_bytes() == before.to_bytes()
+    else:
+        assert result.changes == [f"freshness: 'weekly' -> {word!r} (manifest, every {days} day{'s' if days != '1' else ''})"]
+
+
+def test_cadence_of_a_document_with_both_fields_keeps_them_in_step(corpus_copy: Path) -> None:
+    path = corpus_copy / "agi-declared.o-o.html"
+    both = Document.read(path).edit_block("oo-manifest", lambda m: {**m, "freshness": "daily"})
+    path.write_bytes(both.to_bytes())
+    apply_edits(path, [Edit("set", "update_every_days", "30")])
+    manifest = Document.read(path).block_json("oo-manifest")
+    assert (manifest["update_every_days"], manifest["freshness"]) == (30, "monthly")
 
 
 def test_section_is_added_before_references(corpus_copy: Path) -> None:
