@@ -115,3 +115,32 @@ def test_placeholders_are_restored_after_validation() -> None:
     assert original_src in restored.sections[0].html and "oo-image:1" not in restored.sections[0].html
     assert restore_images(replace(proposal), {}) == proposal
     assert re.search(r"oo-image:\d", proposal.sections[0].html)
+
+
+def test_prompt_states_the_effective_budget() -> None:
+    """Regression: the prompt gave the contract's budget even when --budget overrode it."""
+    doc = Document.read(CORPUS / "agi-declared.o-o.html")
+    assert doc.contract.max_cost_usd == 5.0
+    plain = build_context(doc, today=TODAY)
+    assert "Budget for this update: $5.00." in plain.user and plain.budget_usd == 5.0
+    given = build_context(doc, today=TODAY, budget_usd=0.75)
+    assert "Budget for this update: $0.75." in given.user and "$5.00" not in given.user
+    assert given.budget_usd == 0.75
+    # the contract's own figure is not shown next to it (it would contradict the effective one)
+    assert "max_cost_usd" not in given.user
+    changed = plain.with_budget(0.75)
+    assert changed.user == given.user and changed.budget_usd == 0.75
+    assert plain.with_budget(5.0) is plain
+
+
+def test_conversation_tells_the_model_the_budget_that_holds() -> None:
+    from oo_nb.agent.backends.conversation import AgentSettings, Conversation
+    from oo_nb.agent.budget import Budget
+    from oo_nb.agent.pricing import price_for
+    from oo_nb.agent.types import RunInfo
+
+    model = "claude-sonnet-5-5"
+    ctx = build_context(Document.read(CORPUS / "agi-declared.o-o.html"), today=TODAY)
+    conv = Conversation(ctx, AgentSettings(model=model), Budget(1.25, price_for(model)), RunInfo(backend="t", model=model), lambda x: x)
+    first = conv.next_request()["messages"][0]["content"]
+    assert "Budget for this update: $1.25." in first and "$5.00" not in first

@@ -9,6 +9,7 @@ placeholder back to the original ``src`` so a section the model rewrites can kee
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from dataclasses import dataclass, field
@@ -67,6 +68,21 @@ class AgentContext:
     @property
     def size_bytes(self) -> int:
         return len(self.system.encode("utf-8")) + len(self.user.encode("utf-8"))
+
+    def with_budget(self, budget_usd: float) -> AgentContext:
+        """The same context telling the model ``budget_usd`` (the effective budget, e.g. from
+        ``--budget``) instead of the contract's."""
+        if budget_usd == self.budget_usd:
+            return self
+        old = _budget_line(self.next_source_id, self.budget_usd)
+        if old not in self.user:  # pragma: no cover - build_context always writes it
+            raise AgentError("the update prompt has no budget line to change")
+        user = self.user.replace(old, _budget_line(self.next_source_id, budget_usd), 1)
+        return dataclasses.replace(self, user=user, budget_usd=budget_usd)
+
+
+def _budget_line(next_source_id: str, budget_usd: float) -> str:
+    return f"Next free source id: {next_source_id}. Budget for this update: ${budget_usd:.2f}."
 
 
 # --------------------------------------------------------------------------- the article
@@ -167,9 +183,10 @@ def _compact(value: Any) -> str:
 
 
 def contract_view(raw: dict[str, Any]) -> dict[str, Any]:
-    """The contract minus what the system prompt already says: the role, the sentinel text,
-    and procedure steps about reading or editing the file."""
-    view = dict(raw)
+    """The contract minus what the prompt already says: the role, the sentinel text, procedure
+    steps about reading or editing the file, and the budget (the prompt states the effective
+    one, which ``--budget`` may override)."""
+    view = {k: v for k, v in raw.items() if k != "budget"}
     instructions = raw.get("instructions")
     if isinstance(instructions, dict):
         kept = {k: v for k, v in instructions.items() if k not in ("role", "sentinel", "procedure")}
@@ -243,8 +260,9 @@ def system_prompt(
     return "\n\n".join(f"- {r}" if i else r for i, r in enumerate(rules))
 
 
-def build_context(doc: Document, *, today: date) -> AgentContext:
-    """The system prompt and the first user message for an update of ``doc``."""
+def build_context(doc: Document, *, today: date, budget_usd: float | None = None) -> AgentContext:
+    """The system prompt and the first user message for an update of ``doc``. ``budget_usd``:
+    the effective budget when it overrides the contract's (``--budget``)."""
     if doc.kind != "document":
         raise AgentError("the library index page has no article to update", file=doc.file)
     manifest, contract = doc.manifest, doc.contract
@@ -294,7 +312,7 @@ def build_context(doc: Document, *, today: date) -> AgentContext:
         [
             f"Today is {today.isoformat()}. Update the living document \"{manifest.title}\".",
             focus,
-            f"Next free source id: {nxt}. Budget for this update: ${contract.max_cost_usd:.2f}.",
+            _budget_line(nxt, contract.max_cost_usd if budget_usd is None else budget_usd),
             "",
             f"<manifest>{_compact(manifest_view)}</manifest>",
             f"<contract>{_compact(contract_view(contract.raw))}</contract>",
@@ -319,6 +337,6 @@ def build_context(doc: Document, *, today: date) -> AgentContext:
         require_https=contract.require_https,
         sentinel=contract.sentinel is not None,
         model=contract.model,
-        budget_usd=contract.max_cost_usd,
+        budget_usd=contract.max_cost_usd if budget_usd is None else budget_usd,
         image_refs=refs,
     )

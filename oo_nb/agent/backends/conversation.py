@@ -152,6 +152,8 @@ class Conversation:
         run: RunInfo,
         validate: Callable[[Any], Any],
     ) -> None:
+        # The model is told the budget that holds (``--budget`` may override the contract's).
+        ctx = ctx.with_budget(budget.limit_usd)
         self.ctx, self.settings, self.budget, self.run, self.validate = ctx, settings, budget, run, validate
         self.messages: list[dict[str, Any]] = [{"role": "user", "content": ctx.user}]
         self.wrapup: str | None = None  # why research stopped, once it has
