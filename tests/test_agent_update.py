@@ -275,3 +275,36 @@ def test_budget_must_be_a_positive_finite_number(budget: str, tmp_path: Path) ->
     path = copy_doc(tmp_path)
     with pytest.raises(AgentError, match="budget"):
         prepare_update(path, UpdateOptions(force=True, agent="replay", budget_usd=float(budget)))
+
+
+def test_review_flag_keeps_the_paid_proposal_when_the_file_changed(
+    api: MockAPI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = copy_doc(tmp_path)
+    edited = path.read_bytes() + b"\n"
+
+    def review_in_terminal(original: Document, candidate: Document, run: dict[str, Any]) -> Document | None:
+        path.write_bytes(edited)  # someone saves the file while the review is open
+        return candidate
+
+    monkeypatch.setitem(sys.modules, "oo_nb.review.terminal", types.SimpleNamespace(review_in_terminal=review_in_terminal))
+    capsys.readouterr()
+    assert main(["update", str(path), "--force", "--review"]) == 1
+    out = capsys.readouterr().out
+    assert path.read_bytes() == edited
+    pending = load_pending(path)  # the paid proposal is kept
+    assert pending.stale and pending.run["cost_usd"] > 0
+    assert "not written" in out and "changed on disk" in out
+    assert f"oo review {path} --force" in out and "proposal saved for review" in out
+
+
+def test_review_flag_with_everything_rejected_writes_no_version(api: MockAPI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setitem(
+        sys.modules, "oo_nb.review.terminal", types.SimpleNamespace(review_in_terminal=lambda original, candidate, run: original)
+    )
+    path = copy_doc(tmp_path)
+    base = path.read_bytes()
+    assert main(["update", str(path), "--force", "--review"]) == 0
+    assert path.read_bytes() == base
+    assert [e.action for e in read_history(path)] == ["current"]  # no new version in history
+    assert "nothing accepted" in capsys.readouterr().out

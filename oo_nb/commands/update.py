@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import argparse
 import html
+import shlex
 from pathlib import Path
 from typing import Any
 
 from ..agent.run import AGENTS, UpdateOptions, UpdateResult, prepare_update, run_dict, write_result
-from ..errors import AgentError
+from ..errors import AgentError, ConflictError, LockedError
 
 HELP = "research what changed and propose an update (saved for review; --yes writes it)"
 
@@ -104,7 +105,19 @@ def _review(result: UpdateResult) -> UpdateOutcome:
     if final is None:
         write_result(result, yes=False)
         return UpdateOutcome(result, 1, "review ended without accepting: nothing written")
-    result.written = write_document(final.with_path(result.path), expected=result.original, action="update (reviewed)")
+    if final.to_bytes() == result.original:  # everything rejected: no new version, no history entry
+        return UpdateOutcome(result, 0, "nothing accepted: the document is unchanged")
+    try:
+        result.written = write_document(final.with_path(result.path), expected=result.original, action="update (reviewed)")
+    except (ConflictError, LockedError) as exc:
+        # The research is paid for: keep the whole proposal so it can be reviewed again.
+        write_result(result, yes=False)
+        again = f"`oo review {shlex.quote(str(result.path))}`"
+        if isinstance(exc, ConflictError):  # the saved proposal is now older than the file
+            again = again[:-1] + " --force` (its diff is against the current file: where you accept, it undoes the other edit)"
+        return UpdateOutcome(
+            result, 1, f"not written: {exc.message}; your decisions are not kept, the proposal is: review it again with {again}"
+        )
     from ..store import discard_pending
 
     discard_pending(result.path)
