@@ -120,7 +120,9 @@ def safe_http_url(url: str) -> str | None:
 
 
 def is_safe_image_src(value: str) -> bool:
-    """A base64 data URI of a raster type browsers decode without running anything."""
+    """A base64 data URI of a raster type browsers decode without running anything. A check
+    of the text only: agent-written images are also decoded, limited and re-encoded
+    (``oo_nb.agent.images.InlineImages``)."""
     return len(value) <= MAX_IMAGE_SRC_CHARS and bool(_IMAGE_SRC.match(value.strip()))
 
 

@@ -21,7 +21,7 @@ from ..document import Document
 from ..errors import AgentError
 from ..sanitize import sanitize_html, sanitize_text
 from .blocks import BlockUpdate, update_blocks
-from .images import add_images
+from .images import InlineImages, add_images, count_images
 from .ledger import SourceLedger
 from .proposal import Proposal
 from .sections import (
@@ -149,6 +149,7 @@ class _Builder:
         kept_text = "".join(c.text for c in chunks if id(c) not in replacing)
         element_ids = set(_ids_in(kept_text))
         keeper = PidKeeper(((p.pid, p.tag, p.text) for p in old.paragraphs), pids_in(kept_text))
+        inline = InlineImages(self.contract.images, self.doc.article_html, count_images(kept_text))
         all_ids = {c.id for c in chunks if c.id} | {s.id for s in wanted} | element_ids
         heading_pids = any(c.has_heading_pid for c in chunks)
         written = 0
@@ -172,7 +173,7 @@ class _Builder:
                     "element, so it cannot be replaced safely: not applied"
                 )
                 continue
-            clean = sanitize_html(html, reserved_ids=all_ids)
+            clean = inline.vet(sanitize_html(html, reserved_ids=all_ids), f"sections[{index}] ({section.id})", self.warnings)
             if not _has_text(clean):
                 self.warnings.append(f"sections[{index}] ({section.id}) has no content after sanitising: not applied")
                 continue
@@ -200,6 +201,8 @@ class _Builder:
                 "the proposal has no usable section: " + "; ".join(w for w in self.warnings if w.startswith("sections["))
             )
         self.notes.append(f"paragraph ids: {keeper.kept} kept, {keeper.generated} new")
+        if inline.reencoded:
+            self.notes.append(f"{inline.reencoded} inline image(s) in the sections checked and re-encoded")
         for chunk in chunks:
             if chunk.changed or chunk.id == "references":
                 continue

@@ -10,9 +10,11 @@ drops metadata (EXIF, GPS, text chunks); animations keep their first frame only.
 from __future__ import annotations
 
 import base64
+import binascii
 import html as html_lib
 import io
 import ipaddress
+import re
 import socket
 import time
 import warnings
@@ -20,11 +22,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from lxml import etree
+from lxml import html as lxml_html
 from PIL import Image, ImageFile, UnidentifiedImageError
 
 from ..errors import ValidationError
-from ..model import Contract, domain_of
-from ..sanitize import safe_http_url, sanitize_html, sanitize_text
+from ..model import Contract, ImagePolicy, domain_of
+from ..sanitize import remove_keeping_tail, safe_http_url, sanitize_html, sanitize_text
 from .sources import is_denied
 
 if TYPE_CHECKING:
@@ -37,8 +41,10 @@ __all__ = [
     "MAX_DOWNLOAD_BYTES",
     "MAX_PIXELS",
     "ImageRejected",
+    "InlineImages",
     "PreparedImage",
     "add_images",
+    "count_images",
     "fetch_image_https",
     "figure_html",
     "prepare_image",
@@ -50,6 +56,10 @@ MAX_SIDE = 20_000
 FETCH_TIMEOUT_S = 15.0
 MIN_SIDE = 48  # shrinking stops here: smaller than this is not worth showing
 _FORMATS = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WEBP": "image/webp"}
+_DATA_URI = re.compile(r"^data:(image/[a-z]+);base64,(.*)$", re.DOTALL)
+_IMG_TAG = re.compile(r"<img\b", re.IGNORECASE)
+_IMG_ELEMENT = re.compile(r"<img\b[^>]*>", re.IGNORECASE)
+_SRC_ATTR = re.compile(r"""<img\b[^>]*?\bsrc\s*=\s*["']?\s*(data:[^"'\s>]+)""", re.IGNORECASE)
 
 
 class ImageRejected(ValidationError):
@@ -217,7 +227,7 @@ def add_images(
     if fetch_image is None:
         warnings_out.append(f"{len(images)} image(s) skipped: no image downloader in this run")
         return 0
-    room = policy.max_per_article - sum(c.text.count("<figure") for c in chunks)
+    room = policy.max_per_article - sum(count_images(c.text) for c in chunks)
     sections = [c for c in chunks if c.id and c.id != "references"]
     added = 0
     for i, item in enumerate(images):
@@ -255,6 +265,96 @@ def add_images(
         room -= 1
         added += 1
     return added
+
+
+def count_images(text: str) -> int:
+    """How many images an article fragment shows: every ``<img>``, in a figure or not."""
+    return len(_IMG_TAG.findall(text))
+
+
+class InlineImages:
+    """The ``data:`` images the model wrote inside section HTML, judged like the ``images``
+    field: decoded and checked by Pillow (pixel limit, real type = declared type, raster only),
+    resized and shrunk per the contract's policy and re-encoded, or dropped with a warning that
+    names the section. The sanitiser only checks their text; this decodes them.
+
+    An image whose exact ``src`` is already in the original article is kept as it is (it was
+    judged when it came in). Every image counts against ``max_per_article``; ``kept_images`` is
+    how many the untouched part of the article already shows."""
+
+    def __init__(self, policy: ImagePolicy, original_article: str, kept_images: int) -> None:
+        self.policy = policy
+        self.known = frozenset(m.group(1) for m in _SRC_ATTR.finditer(original_article))
+        self.room = policy.max_per_article - kept_images
+        self.reencoded = 0
+        self.dropped = 0
+        self._seen: dict[str, PreparedImage | str] = {}  # src -> result or refusal, for repeats
+
+    def vet(self, fragment: str, where: str, warnings_out: list[str]) -> str:
+        """``fragment`` is sanitised section HTML; returns it with every new image re-encoded
+        or removed (a figure left without an image goes too, caption included)."""
+        if not _IMG_TAG.search(fragment):
+            return fragment
+        try:
+            root = lxml_html.fragment_fromstring(fragment, create_parent="div")
+        except (etree.ParserError, ValueError):  # not expected after nh3: keep no image at all
+            warnings_out.append(f"{where}: inline images dropped: the HTML around them is unreadable")
+            self.dropped += len(_IMG_TAG.findall(fragment))
+            return _IMG_ELEMENT.sub("", fragment)
+        for n, node in enumerate(list(root.iter("img")), 1):
+            reason = self._judge(node)
+            if reason is not None:
+                warnings_out.append(f"{where}: inline image {n} dropped: {reason}")
+                self.dropped += 1
+                parent = node.getparent()
+                remove_keeping_tail(node)
+                if parent is not None and parent.tag == "figure" and not list(parent.iter("img")):
+                    remove_keeping_tail(parent)
+        return _fragment_html(root)
+
+    def _judge(self, node: etree._Element) -> str | None:
+        """None when ``node`` stays (its src possibly replaced), else why it goes."""
+        src = (node.get("src") or "").strip()
+        if src in self.known:
+            self.room -= 1
+            return None
+        if not self.policy.allow:
+            return "the contract does not allow images"
+        if self.room <= 0:
+            return f"the article already has max_per_article={self.policy.max_per_article} images"
+        result = self._seen.get(src)
+        if result is None:
+            result = self._seen[src] = self._prepare(src)
+        if isinstance(result, str):
+            return result
+        node.set("src", result.data_uri)
+        for attr in ("width", "height"):  # sized for the original, not for the resized image
+            node.attrib.pop(attr, None)
+        self.room -= 1
+        self.reencoded += 1
+        return None
+
+    def _prepare(self, src: str) -> PreparedImage | str:
+        m = _DATA_URI.match(src)
+        if m is None:
+            return "only base64 data: images can be embedded"
+        try:
+            data = base64.b64decode(m.group(2), validate=True)
+        except (binascii.Error, ValueError):
+            return "the base64 data is damaged"
+        try:
+            fmt, _, _ = _check(data)  # cheap (no pixel decoding): refuse a mislabelled file first
+            if _FORMATS[fmt] != m.group(1):
+                return f"declared {m.group(1)} but the data is {fmt}"
+            return prepare_image(data, max_px=self.policy.resize_max_px, max_kb=self.policy.max_file_kb)
+        except ImageRejected as exc:
+            return exc.message
+
+
+def _fragment_html(root: etree._Element) -> str:
+    parts = [html_lib.escape(root.text or "", quote=False)]
+    parts.extend(lxml_html.tostring(child, encoding="unicode", with_tail=True) for child in root)
+    return "".join(parts)
 
 
 def _reason(exc: BaseException) -> str:
