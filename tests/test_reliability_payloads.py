@@ -46,6 +46,28 @@ def test_detector_reports_each_raw_html_payload(page: Document, name: str) -> No
     assert active_findings(_inject_article(page, payload(name).text), baseline=page.text)
 
 
+def test_detector_leaves_embedded_raster_images_alone(page: Document) -> None:
+    png = "data:image/png;base64,iVBORw0KGgo="
+    html = f'<img src="{png}" alt="a"><img srcset="{png} 1x, {png},{png} 2x" alt="b"><img src="" alt="c">'
+    assert active_findings(_inject_article(page, html), baseline=page.text) == []
+
+
+@pytest.mark.parametrize(
+    "html",
+    [
+        '<img src="https://example.org/a.png" alt="">',
+        '<img src="//example.org/a.png" alt="">',
+        '<img src="images/local.png" alt="">',
+        '<img srcset="data:image/png;base64,AA,BB 1x, https://example.org/b.png 2x" alt="">',
+        '<audio src="http://example.org/a.mp3"></audio>',
+        '<p style="background:\\75 rl(https://example.org/c.png)">x</p>',
+    ],
+)
+def test_detector_reports_any_url_the_browser_fetches(page: Document, html: str) -> None:
+    """A plain http(s) load runs nothing but still calls home: it is a finding."""
+    assert active_findings(_inject_article(page, html), baseline=page.text)
+
+
 @pytest.mark.parametrize("name", ["json-script-close", "json-script-close-upper", "json-comment-open"])
 def test_detector_reports_a_json_block_closable_early(page: Document, name: str) -> None:
     span = page.blocks["oo-manifest"]

@@ -10,8 +10,10 @@ canary it would set (``window.ooPwned = NAME``), the beacon host it would contac
 
 ``active_findings`` parses the page as a browser would (lxml, the whole file) and lists what can
 act that the baseline page did not have: script elements, event-handler attributes,
-javascript:/vbscript:/data: URLs other than raster images, frames, objects, forms, meta refresh,
-base, link, style elements and CSS ``url()``/``@import``, ``data-commandlinker-*`` attributes,
+javascript:/vbscript:/data: URLs, any URL but a raster data: image in an attribute the browser
+fetches by itself (``src``, ``srcset``, ``poster``, ``background``, ``<link href>``...: a
+beacon), frames, objects, forms, meta refresh, base, link, style elements and CSS
+``url()``/``@import`` (CSS escapes resolved), ``data-commandlinker-*`` attributes,
 duplicates of the page's own ids (DOM clobbering) and JSON blocks that do not parse as exactly
 the block oo_nb reads (closed early). ``shell_findings`` runs ``bash FILE --help`` in an empty
 folder and lists the files the run created."""
@@ -90,6 +92,15 @@ _HTML: list[tuple[str, str]] = [
     ("base-href", f'<base href="{_b("base/")}">'),
     ("link-stylesheet", f'<link rel="stylesheet" href="{_b("link.css")}">'),
     ("css-url-attr", f'<p style="background:url({_b("css-attr")})">styled</p>'),
+    ("css-url-escaped", f'<p style="background-image:u\\72 l(\'{_b("css-escaped")}\')">styled</p>'),
+    # Plain resource loads: nothing runs, but the page calls home (a read receipt, an IP leak).
+    ("img-beacon", f'<img src="{_b("pixel.png")}" alt="">'),
+    ("img-srcset", f'<img srcset="{_b("srcset.png")} 1x, {_b("srcset2.png")} 2x" alt="">'),
+    ("picture-source-srcset", f'<picture><source srcset="{_b("picture.png")}"><img alt="pic"></picture>'),
+    ("video-poster", f'<video poster="{_b("poster.png")}"></video>'),
+    ("table-background", f'<table background="{_b("background.png")}"><tr><td>cell</td></tr></table>'),
+    ("input-image", f'<input type="image" src="{_b("input.png")}" alt="go">'),
+    ("link-prefetch", f'<link rel="prefetch" href="{_b("prefetch")}">'),
     ("css-style-element", f"<style>body{{background:url({_b('css-element')})}}</style>"),
     ("css-import", f"<style>@import '{_b('css-import')}';</style>"),
     ("commandlinker", '<button data-commandlinker-command="terminal:create-new">Open a terminal</button>'),
@@ -138,7 +149,11 @@ def payload(name: str) -> Payload:
 
 
 # --------------------------------------------------------------------------- detector
-_URL_ATTRS = frozenset({"href", "src", "action", "formaction", "data", "xlink:href", "poster", "background", "ping", "codebase", "lowsrc", "dynsrc", "cite"})
+_URL_ATTRS = frozenset({"href", "action", "formaction", "xlink:href", "cite"})
+# Attributes whose URL the browser fetches by itself (no click needed): anything there but a
+# raster data: URI is a request leaving the page (or a script).
+_RESOURCE_ATTRS = frozenset({"src", "srcset", "imagesrcset", "poster", "background", "data", "ping", "codebase", "lowsrc", "dynsrc", "manifest", "archive"})
+_HREF_RESOURCE_TAGS = frozenset({"link", "image", "use", "feimage"})  # href/xlink:href loads here
 _ACTIVE_TAGS = frozenset({"iframe", "frame", "frameset", "object", "embed", "applet", "form", "base", "link", "portal", "meta"})
 # Parsed differently by a browser with scripting on than by lxml (raw text, foreign content):
 # the classic mutation-XSS carriers. Their presence is the finding.
@@ -151,6 +166,53 @@ _RASTER = re.compile(r"^data:image/(?:png|jpeg|gif|webp);base64,", re.IGNORECASE
 _STRIP = re.compile(r"[\x00-\x20\x7f]+")
 _CSS_ACTIVE = re.compile(r"url\s*\(|@import|expression\s*\(|image-set\s*\(", re.IGNORECASE)
 _PAGE_IDS = frozenset({"article", "doc-title", "doc-asof", "doc-version", "contract-panel", "toc", "run-meta", "references", *BLOCK_IDS})
+
+
+def _srcset_urls(value: str) -> list[str]:
+    """The URLs of a ``srcset`` (HTML's parsing: a URL runs to whitespace, so the commas inside
+    a data: URI do not split it; descriptors run to the next comma)."""
+    urls, i, n = [], 0, len(value)
+    while i < n:
+        while i < n and (value[i].isspace() or value[i] == ","):
+            i += 1
+        start = i
+        while i < n and not value[i].isspace():
+            i += 1
+        url = value[start:i]
+        if url.endswith(","):
+            url = url.rstrip(",")
+        else:
+            while i < n and value[i] != ",":
+                i += 1
+        if url:
+            urls.append(url)
+    return urls
+
+
+def _resource_loads(name: str, value: str) -> bool:
+    """Whether a resource attribute makes the browser fetch something (empty: nothing)."""
+    urls = _srcset_urls(value) if name in ("srcset", "imagesrcset") else [value]
+    for raw in urls:
+        url = _STRIP.sub("", html_lib.unescape(raw)).lower()
+        if url and not _RASTER.match(url):
+            return True
+    return False
+
+
+_CSS_COMMENT = re.compile(r"/\*.*?\*/", re.DOTALL)
+_CSS_ESCAPE = re.compile(r"\\(?:([0-9a-fA-F]{1,6})\s?|(.))", re.DOTALL)
+
+
+def _css_unescape(value: str) -> str:
+    """CSS as the browser tokenises it: ``u\\72 l(`` is ``url(``."""
+
+    def one(m: re.Match[str]) -> str:
+        if m.group(1):
+            code = int(m.group(1), 16)
+            return chr(code) if 0 < code <= 0x10FFFF else "\ufffd"
+        return m.group(2)
+
+    return _CSS_ESCAPE.sub(one, _CSS_COMMENT.sub("", html_lib.unescape(value)))
 
 
 def _url_active(value: str) -> bool:
@@ -185,11 +247,14 @@ def _signature(text: str) -> Counter[str]:
             name = attr.lower()
             if name.startswith("on"):
                 sig[f"event handler {tag}[{name}]: {value[:50]!r}"] += 1
+            elif name in _RESOURCE_ATTRS or (name in ("href", "xlink:href") and tag in _HREF_RESOURCE_TAGS):
+                if _resource_loads(name, value):
+                    sig[f"resource load {tag}[{name}]: {value[:50]!r}"] += 1
             elif name in _URL_ATTRS and _url_active(value):
                 sig[f"active URL {tag}[{name}]: {value[:50]!r}"] += 1
             elif name == "srcdoc":
                 sig[f"{tag}[srcdoc]: {value[:50]!r}"] += 1
-            elif name == "style" and _CSS_ACTIVE.search(value):
+            elif name == "style" and _CSS_ACTIVE.search(_css_unescape(value)):
                 sig[f"CSS loading in {tag}[style]: {value[:50]!r}"] += 1
             elif name.startswith("data-commandlinker"):
                 sig[f"JupyterLab command {tag}[{name}]={value[:40]!r}"] += 1

@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 
 from oo_nb.document import Document
-from oo_nb.testing.payloads import CANARY, PAYLOADS, Payload, payload, shell_findings
+from oo_nb.testing.payloads import BEACON_HOST, CANARY, PAYLOADS, Payload, payload, shell_findings
 
 from .conftest import Probe
 from .pages import agent_update, new_document, oo
@@ -37,8 +37,17 @@ LIVE_SIGNATURE = r"""() => {
   const active = new Set(['script', 'iframe', 'frame', 'frameset', 'object', 'embed', 'applet', 'form',
     'base', 'link', 'meta', 'style', 'svg', 'math', 'template', 'noscript', 'portal', 'input', 'button',
     'textarea', 'select', 'video', 'audio', 'source', 'details', 'dialog', 'marquee']);
-  const urlAttrs = new Set(['href', 'src', 'action', 'formaction', 'data', 'xlink:href', 'poster',
-    'background', 'ping', 'srcset']);
+  const urlAttrs = new Set(['href', 'action', 'formaction', 'xlink:href', 'cite']);
+  // fetched by the browser on its own: anything but a raster data: image calls home
+  const resourceAttrs = new Set(['src', 'srcset', 'imagesrcset', 'poster', 'background', 'data', 'ping',
+    'codebase', 'lowsrc', 'dynsrc', 'manifest', 'archive']);
+  const hrefLoads = new Set(['link', 'image', 'use', 'feimage']);
+  const raster = /^data:image\/(png|jpeg|gif|webp);base64,/;
+  const clean = v => v.replace(/[\x00-\x20\x7f]/g, '').toLowerCase();
+  // srcset URLs run to whitespace (a data: URI's commas do not split it)
+  const srcsetUrls = v => v.split(/\s+/).filter(t => t && !/^\d+(\.\d+)?[wx],?$/.test(t) && t !== ',')
+    .map(t => t.replace(/^,+|,+$/g, ''));
+  const cssLoads = /url\s*\(|@import|expression\s*\(|image-set/i;
   // the page's own ids: a second element with one of them shadows the real one (DOM clobbering)
   const own = new Set(['article', 'doc-title', 'doc-asof', 'doc-version', 'contract-panel', 'toc', 'run-meta',
     'references', 'card-grid', 'doc-count', 'last-scan', 'search-input', 'oo-manifest', 'oo-contract',
@@ -52,11 +61,16 @@ LIVE_SIGNATURE = r"""() => {
       if (n.startsWith('on')) out.push(`handler ${tag}[${n}]`);
       else if (n.startsWith('data-commandlinker')) out.push(`JupyterLab command ${tag}[${n}]`);
       else if (n === 'srcdoc') out.push(`${tag}[srcdoc]`);
-      else if (n === 'style' && /url\s*\(|@import|expression\s*\(|image-set/i.test(a.value)) out.push(`CSS load ${tag}[style]`);
+      // the style as the browser parsed it too: CSS escapes (u\72 l) resolved
+      else if (n === 'style' && (cssLoads.test(a.value) || cssLoads.test(el.style ? el.style.cssText : '')))
+        out.push(`CSS load ${tag}[style]`);
+      else if (resourceAttrs.has(n) || ((n === 'href' || n === 'xlink:href') && hrefLoads.has(tag))) {
+        const urls = (n === 'srcset' || n === 'imagesrcset') ? srcsetUrls(a.value) : [a.value];
+        if (urls.some(u => clean(u) && !raster.test(clean(u)))) out.push(`resource load ${tag}[${n}]`);
+      }
       else if (urlAttrs.has(n)) {
-        const v = a.value.replace(/[\x00-\x20\x7f]/g, '').toLowerCase();
-        if (/^(javascript|vbscript|livescript|data):/.test(v) && !/^data:image\/(png|jpeg|gif|webp);base64,/.test(v))
-          out.push(`active URL ${tag}[${n}]`);
+        const v = clean(a.value);
+        if (/^(javascript|vbscript|livescript|data):/.test(v) && !raster.test(v)) out.push(`active URL ${tag}[${n}]`);
       }
     }
   }
@@ -119,7 +133,7 @@ def clean(tmp_path_factory: pytest.TempPathFactory, browser: Any) -> dict[str, C
         page = ctx.new_page()
         probe = Probe(ctx, page)
         probe.open(target)
-        _exercise(page, key)
+        assert _exercise(page, key) == []
         signatures[key] = Counter(page.evaluate(LIVE_SIGNATURE))
         ctx.close()
     return signatures
@@ -149,17 +163,31 @@ EXERCISE = """kind => {
 }"""
 
 
-def _exercise(page: Any, kind: str) -> None:
+# Instead of a fixed pause: wait until every image has loaded or failed (its error handler has
+# then run) and no media element is still fetching, then two rendering frames (autofocus, toggle
+# events) and one more task. False if that never happens: a finding, not a silent pass.
+SETTLE = """async () => {
+  const later = ms => new Promise(r => setTimeout(r, ms));
+  const frame = () => new Promise(r => requestAnimationFrame(() => r()));
+  const busy = () => [...document.images].some(i => !i.complete)
+    || [...document.querySelectorAll('video, audio')].some(m => m.networkState === HTMLMediaElement.NETWORK_LOADING);
+  const deadline = performance.now() + 15000;
+  while (busy()) { if (performance.now() > deadline) return false; await later(10); }
+  await frame(); await frame(); await later(0);
+  return true;
+}"""
+
+
+def _exercise(page: Any, kind: str) -> list[str]:
     page.evaluate(EXERCISE, kind)
-    page.wait_for_timeout(60)  # let timers, image errors and refreshes fire
+    return [] if page.evaluate(SETTLE) else ["page still loading images or media after 15 s"]
 
 
 def inspect(probe: Probe, target: Path, kind: str, clean: Counter[str] | None) -> list[str]:
     """Open ``target``, act like a reader, and list every sign that something ran or loaded."""
     probe.reset()
     page = probe.open(target)
-    _exercise(page, kind)
-    findings: list[str] = []
+    findings: list[str] = _exercise(page, kind)
     # Only the main frame is asked: a payload in a frame writes to its parent (and any frame at
     # all is a finding below); evaluating inside a hostile frame can block forever.
     value = page.evaluate(CANARY_JS)
@@ -276,6 +304,23 @@ def test_control_raw_payload_is_detected(
     clean = Counter(probe.page.evaluate(LIVE_SIGNATURE))
     hostile = _raw_page(tmp_path, name, payload(name).text)
     assert inspect(probe, hostile, "document", clean), f"{name}: raw injection went unnoticed"
+
+
+# Plain resource loads: nothing runs, the page only calls home.
+BEACONS = [
+    "img-beacon", "img-srcset", "picture-source-srcset", "video-poster", "table-background",
+    "input-image", "link-prefetch", "css-url-attr", "css-url-escaped", "script-src", "object-data",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", BEACONS)
+def test_control_raw_beacon_is_requested(
+    name: str, tmp_path: Path, open_page: Callable[..., Probe]
+) -> None:
+    """Pasted raw, each beacon payload makes Chromium ask the beacon host, and the recorder sees
+    it: the "no network request" check of ``test_payload_stays_inert`` can fail for them."""
+    found = inspect(open_page(), _raw_page(tmp_path, name, payload(name).text), "document", None)
+    assert any(f.startswith("network request") and BEACON_HOST in f for f in found), found
 
 
 def test_control_canary_and_network_are_seen(
