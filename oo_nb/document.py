@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from .errors import BlockError, FormatError, ValidationError
+from .errors import BlockError, FormatError, OOError, ValidationError
 from .jsonblock import dump_block, locate_error, parse_block
 
 if TYPE_CHECKING:
@@ -399,6 +399,25 @@ class Document:
 
     def __repr__(self) -> str:
         return f"<Document {self.file or '(unsaved)'} {self.kind} {self.layout} {len(self.text)} chars>"
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        """In a notebook (``doc = %oo new ...``, ``Document.read(p)`` as a cell's last line) a
+        document shows as its article (an index: its cards) in the sandboxed preview frame that
+        ``%oo show`` uses; ``text/plain`` stays the one-line repr. A document whose article or
+        manifest cannot be read shows the repr only: displaying must never raise."""
+        bundle = {"text/plain": repr(self)}
+        if (exclude and "text/html" in exclude) or (include and "text/html" not in include):
+            return bundle
+        from .ui.preview import ArticlePreview, IndexPreview  # lazy: keeps `import oo_nb` fast
+
+        try:
+            if self.kind == "index":
+                bundle["text/html"] = IndexPreview(self.path or "index.o-o.html", document=self).to_html()
+            else:
+                bundle["text/html"] = ArticlePreview(self).to_html()
+        except OOError:
+            pass
+        return bundle
 
 
 def _tag_id(tag: str) -> str | None:

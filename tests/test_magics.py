@@ -268,6 +268,10 @@ def test_new_returns_the_document(shell: InteractiveShell, demo: Path) -> None:
     assert doc.path == demo / "tide-power.o-o.html" and doc.path.exists()
     assert doc.manifest.title == "Tide power" and doc.contract.scope == "tidal stream and tidal range projects"
     assert doc.manifest.cadence_days == 14
+    # shown as the article in the sandboxed preview, not only `<Document … chars>`
+    shown, _ = shell.display_formatter.format(doc)
+    assert shown["text/plain"] == repr(doc)
+    assert shown["text/html"].startswith('<iframe sandbox="" ') and "Tide power" in shown["text/html"]
     with pytest.raises(UsageError, match="budget"):
         oo(shell, f'new "X / y" --dir {demo} --budget -3 --no-update')
 

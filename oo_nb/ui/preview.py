@@ -168,11 +168,14 @@ class ArticlePreview:
 class IndexPreview:
     """An index page (``index.o-o.html``): its cards and table in a sandboxed frame."""
 
-    def __init__(self, path: str | Path, *, height: int | None = None, text: str | None = None) -> None:
+    def __init__(
+        self, path: str | Path, *, height: int | None = None, text: str | None = None, document: Document | None = None
+    ) -> None:
         from ..document import Document
 
         self.path = Path(path)
-        self.document = Document.read(self.path)
+        # `document`: an index already in memory (Document's own repr), not read again
+        self.document = document if document is not None else Document.read(self.path)
         self._height = height
         self._text = text
 
