@@ -25,6 +25,7 @@ from .newdoc import parse_budget, parse_days
 
 __all__ = [
     "LIST_KEYS",
+    "SENTINEL_STATUSES",
     "SET_KEYS",
     "ContractEditResult",
     "Edit",
@@ -45,13 +46,17 @@ SET_KEYS: dict[str, tuple[str, ...]] = {
     "budget": ("budget", "max_cost_usd"),
     "update_every_days": ("update_every_days",),
     "model": ("model",),
+    "sentinel.event": ("sentinel", "event"),
+    "sentinel.status": ("sentinel", "status"),
 }
 LIST_KEYS: dict[str, tuple[str, ...]] = {
     "intent": ("research", "intents"),
     "section": ("research", "required_sections"),
     "prefer": ("research", "source_policy", "prefer_domains"),
     "deny": ("research", "source_policy", "deny_domains"),
+    "criteria": ("sentinel", "criteria"),
 }
+SENTINEL_STATUSES = ("not_occurred", "occurred", "unknown")
 _ALIASES = {
     "intents": "intent",
     "sections": "section",
@@ -61,6 +66,13 @@ _ALIASES = {
     "max_cost_usd": "budget",
     "every": "update_every_days",
     "cadence": "update_every_days",
+    "criterion": "criteria",
+    "sentinel.criteria": "criteria",
+    "sentinel_criteria": "criteria",
+    "event": "sentinel.event",
+    "sentinel_event": "sentinel.event",
+    "status": "sentinel.status",
+    "sentinel_status": "sentinel.status",
 }
 _DOMAIN = re.compile(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$")
 
@@ -147,7 +159,35 @@ def _container(root: dict[str, Any], path: tuple[str, ...], key: str) -> dict[st
     return node
 
 
-def _get_list(contract: dict[str, Any], key: str) -> list[Any]:
+def _sentinel_object(contract: dict[str, Any], key: str, changes: list[str]) -> None:
+    """Make sure a sentinel document has the structured ``sentinel`` object before one of its
+    fields is edited. An original sentinel (marked only by ``instructions.sentinel`` and a
+    SENTINEL CHECK step) gets one seeded with what it already says; a document that watches
+    for nothing is refused rather than silently turned into a sentinel."""
+    if isinstance(contract.get("sentinel"), dict):
+        return
+    if "sentinel" in contract:
+        raise ValidationError("cannot edit: sentinel is not an object in this contract", key=key)
+    found = Contract.from_json(contract).sentinel
+    if found is None:
+        raise ValidationError(
+            "this document is not a sentinel document (it watches for no event); create one with "
+            "oo new \"Title\" --sentinel EVENT --criteria TEXT",
+            key=key,
+        )
+    contract["sentinel"] = {
+        "event": found.event,
+        "criteria": list(found.criteria),
+        "status": found.status,
+        "last_checked": None,
+        "evidence": "",
+    }
+    changes.append("sentinel: structured fields added (event, criteria, status); the original's marks are kept")
+
+
+def _get_list(contract: dict[str, Any], key: str, changes: list[str]) -> list[Any]:
+    if key == "criteria":
+        _sentinel_object(contract, key, changes)
     *parents, leaf = LIST_KEYS[key]
     holder = _container(contract, tuple(parents), key)
     items = holder.setdefault(leaf, [])
@@ -158,6 +198,8 @@ def _get_list(contract: dict[str, Any], key: str) -> list[Any]:
 
 def _set_field(contract: dict[str, Any], edit: Edit, changes: list[str]) -> None:
     key, raw = edit.key, str(edit.value)
+    if key.startswith("sentinel."):
+        _sentinel_object(contract, key, changes)
     *parents, leaf = SET_KEYS[key]
     holder = _container(contract, tuple(parents), key)
     old = holder.get(leaf)
@@ -167,6 +209,13 @@ def _set_field(contract: dict[str, Any], edit: Edit, changes: list[str]) -> None
         if isinstance(old, (int, float)) and not isinstance(old, bool) and float(old) == new:
             return
         changes.append(f"budget: {old if old is not None else '(default)'} -> {new:.2f} USD per update")
+    elif key == "sentinel.status":
+        new = raw.strip().lower().replace(" ", "_").replace("-", "_")
+        if new not in SENTINEL_STATUSES:
+            raise ValidationError(f"must be one of {', '.join(SENTINEL_STATUSES)}; got {raw!r}", key=key)
+        if old == new:
+            return
+        changes.append(f"{key}: {_short(old)} -> {new!r}")
     elif key == "model":
         new = raw.strip()
         if new and re.search(r"\s", new):
@@ -184,7 +233,22 @@ def _set_field(contract: dict[str, Any], edit: Edit, changes: list[str]) -> None
         if old == new:
             return
         changes.append(f"{key}: {_short(old)} -> {_short(new)}")
+        if key == "sentinel.event" and isinstance(old, str) and old.strip():
+            _restate_event(contract, old, new, changes)
     holder[leaf] = new
+
+
+def _restate_event(contract: dict[str, Any], old: str, new: str, changes: list[str]) -> None:
+    """``oo new`` also names the event in the sentinel instructions and the scope (what the
+    original's sentinels read): name the new one there too, so the contract never disagrees
+    with itself."""
+    places = (("instructions", "sentinel"), ("identity", "scope"))
+    for parent, leaf in places:
+        holder = contract.get(parent)
+        text = holder.get(leaf) if isinstance(holder, dict) else None
+        if isinstance(holder, dict) and isinstance(text, str) and old in text:
+            holder[leaf] = text.replace(old, new)
+            changes.append(f"{parent}.{leaf}: names the new event")
 
 
 def _short(value: Any, width: int = 60) -> str:
@@ -194,7 +258,7 @@ def _short(value: Any, width: int = 60) -> str:
 
 def _edit_list(contract: dict[str, Any], edit: Edit, changes: list[str], notes: list[str]) -> None:
     key = edit.key
-    items = _get_list(contract, key)
+    items = _get_list(contract, key, changes)
     if edit.op == "replace":
         assert isinstance(edit.value, tuple)
         new = list(dict.fromkeys(_list_item(key, v) for v in edit.value))
@@ -320,7 +384,7 @@ def apply_edits(path: str | Path, edits: list[Edit], *, dry_run: bool = False) -
 
 
 # --------------------------------------------------------------------------- cell bodies
-_LINE = re.compile(r"^\s*([+-]?)\s*([A-Za-z][A-Za-z _-]*?)\s*:\s*(.*?)\s*$")
+_LINE = re.compile(r"^\s*([+-]?)\s*([A-Za-z][A-Za-z _.-]*?)\s*:\s*(.*?)\s*$")
 
 
 def _unquote(text: str) -> str:
@@ -434,4 +498,6 @@ def summary(doc: Document) -> str:
         lines.append(f"  sentinel  {event or '(no event named)'}")
         lines.append(f"  {'':<9} status {s.status.replace('_', ' ')}"
                      + (f", checked {s.last_checked.isoformat()}" if s.last_checked else ""))
+        lines.append(f"  {'criteria':<9} {s.criteria[0] if s.criteria else '(none)'}")
+        lines += [f"  {'':<9} {item}" for item in s.criteria[1:]]
     return "\n".join(lines)

@@ -23,6 +23,7 @@ __all__ = [
     "DEFAULT_TONE",
     "NewSpec",
     "build_blocks",
+    "clean_criteria",
     "create_document",
     "parse_budget",
     "parse_days",
@@ -49,6 +50,7 @@ class NewSpec:
     budget_usd: float = DEFAULT_BUDGET_USD
     every_days: int = DEFAULT_EVERY_DAYS
     sentinel: str | None = None  # the event a sentinel document watches for
+    criteria: tuple[str, ...] = ()  # what would count as the event happening (sentinels only)
 
     @classmethod
     def from_text(cls, text: str, **options: Any) -> NewSpec:
@@ -89,6 +91,9 @@ def _clean(spec: NewSpec) -> NewSpec:
     event = _SPACES.sub(" ", spec.sentinel).strip() if spec.sentinel is not None else None
     if spec.sentinel is not None and not event:
         raise ValidationError("a sentinel document needs the event it watches for", key="sentinel")
+    criteria = clean_criteria(spec.criteria)
+    if criteria and event is None:
+        raise ValidationError("criteria are for sentinel documents: give the event too (--sentinel EVENT)", key="criteria")
     return NewSpec(
         title=title,
         scope=spec.scope.strip() or title,
@@ -97,7 +102,16 @@ def _clean(spec: NewSpec) -> NewSpec:
         budget_usd=parse_budget(spec.budget_usd),
         every_days=parse_days(spec.every_days),
         sentinel=event,
+        criteria=criteria,
     )
+
+
+def clean_criteria(items: Any) -> tuple[str, ...]:
+    """Criteria as given (one string or several), spaces tidied, empty ones left out, each once."""
+    if isinstance(items, str):
+        items = [items]
+    cleaned = (_SPACES.sub(" ", str(item)).strip() for item in items or ())
+    return tuple(dict.fromkeys(item for item in cleaned if item))
 
 
 # --------------------------------------------------------------------------- the blocks
@@ -183,7 +197,7 @@ def build_blocks(spec: NewSpec, today: date | None = None) -> dict[str, Any]:
     if s.sentinel is not None:
         contract["sentinel"] = {
             "event": s.sentinel,
-            "criteria": [],
+            "criteria": list(s.criteria),
             "status": "not_occurred",
             "last_checked": None,
             "evidence": "",
@@ -244,8 +258,10 @@ def prompt_spec(
     ask: Callable[[str], str] | None = None,
     say: Callable[[str], None] | None = None,
     sentinel: str | None = None,
+    criteria: tuple[str, ...] = (),
 ) -> NewSpec:
-    """Ask for title, scope, audience, tone and budget (the original's interactive ``--new``)."""
+    """Ask for title, scope, audience, tone and budget (the original's interactive ``--new``);
+    for a sentinel document given no ``criteria``, also for what would count as the event."""
     ask = ask or input  # looked up at call time, so a patched input() is used
     say = say or print
     say("New living document")
@@ -270,4 +286,18 @@ def prompt_spec(
             say(f"  {exc.message}")
     else:
         raise ValidationError("no valid budget given; nothing created", key="budget")
-    return NewSpec(title=title, scope=scope, audience=audience, tone=tone, budget_usd=budget, sentinel=sentinel)
+    if sentinel is not None and not criteria:
+        say("  What would count as the event happening? One criterion per line; an empty line ends.")
+        asked: list[str] = []
+        while len(asked) < _MAX_ASKED_CRITERIA:
+            answer = ask(f"  Criterion {len(asked) + 1}: ").strip()
+            if not answer:
+                break
+            asked.append(answer)
+        criteria = clean_criteria(asked)
+    return NewSpec(
+        title=title, scope=scope, audience=audience, tone=tone, budget_usd=budget, sentinel=sentinel, criteria=criteria
+    )
+
+
+_MAX_ASKED_CRITERIA = 20

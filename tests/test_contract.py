@@ -18,6 +18,7 @@ from oo_nb.contract_edit import (
 )
 from oo_nb.document import Document
 from oo_nb.errors import ValidationError
+from oo_nb.newdoc import NewSpec, create_document
 from oo_nb.store import read_history
 
 
@@ -71,8 +72,6 @@ def test_add_to_an_empty_array_gives_valid_json(corpus_copy: Path) -> None:
 
 
 def test_missing_lists_and_containers_are_created(tmp_path: Path) -> None:
-    from oo_nb.newdoc import NewSpec, create_document
-
     doc = create_document(NewSpec("Tides"), tmp_path)
     assert doc.path is not None
     bare = doc.edit_block("oo-contract", lambda c: c.pop("research"))
@@ -279,3 +278,46 @@ def test_replacing_the_section_list_keeps_references_last(tmp_path: Path, corpus
     p.write_bytes((corpus_dir / "yc-w26-batch.o-o.html").read_bytes())
     _apply(p, "section: Overview\nsection: Timeline")
     assert Document.read(p).contract.required_sections == ("Overview", "Timeline", "References")
+
+
+# --------------------------------------------------------------------------- sentinel fields
+def test_sentinel_criteria_event_and_status(tmp_path: Path) -> None:
+    doc = create_document(NewSpec("AGI declared", sentinel="A major lab declares AGI", criteria=("a CEO says so",)), tmp_path)
+    assert doc.path is not None
+    result = _run(doc.path, "--add", "criteria", "an independent evaluation agrees",
+                  "--set", "sentinel.status", "occurred", "--set", "sentinel.event", "OpenAI declares AGI")
+    assert isinstance(result, ContractEditResult) and result.written
+    after = Document.read(doc.path)
+    s = after.contract.sentinel
+    assert s is not None and s.structured
+    assert (s.event, s.status) == ("OpenAI declares AGI", "occurred")
+    assert s.criteria == ("a CEO says so", "an independent evaluation agrees")
+    raw = after.block_json("oo-contract")
+    assert "OpenAI declares AGI" in raw["instructions"]["sentinel"] and "A major lab" not in raw["instructions"]["sentinel"]
+    assert "OpenAI declares AGI" in raw["identity"]["scope"]
+    _run(doc.path, "--remove", "criteria", "A CEO SAYS SO")
+    assert Document.read(doc.path).contract.sentinel.criteria == ("an independent evaluation agrees",)  # type: ignore[union-attr]
+    with pytest.raises(ValidationError, match="not_occurred, occurred, unknown"):
+        _run(doc.path, "--set", "sentinel.status", "maybe")
+    text = _run(doc.path, "--show").to_text()  # type: ignore[attr-defined]
+    assert "  criteria  an independent evaluation agrees" in text
+
+
+def test_criteria_on_an_original_sentinel_add_structured_fields(corpus_copy: Path) -> None:
+    path = corpus_copy / "agi-declared.o-o.html"
+    result = apply_contract_body(path, "+criteria: a lab's board confirms it\nsentinel.status: not occurred")
+    assert any("structured fields added" in c for c in result.changes)
+    raw = Document.read(path).block_json("oo-contract")
+    assert raw["sentinel"]["criteria"] == ["a lab's board confirms it"]
+    assert raw["sentinel"]["status"] == "not_occurred"
+    assert raw["sentinel"]["event"] == raw["instructions"]["sentinel"]  # what the original says
+    assert any("SENTINEL CHECK" in step for step in raw["instructions"]["procedure"])
+
+
+def test_sentinel_fields_on_a_plain_document_are_refused(corpus_copy: Path) -> None:
+    path = corpus_copy / "yc-w26-batch.o-o.html"
+    before = path.read_bytes()
+    for argv in (("--add", "criteria", "x"), ("--set", "sentinel.status", "occurred"), ("--set", "event", "x")):
+        with pytest.raises(ValidationError, match="not a sentinel document"):
+            _run(path, *argv)
+    assert path.read_bytes() == before

@@ -123,6 +123,51 @@ def test_sentinel_documents_carry_structured_fields_and_the_originals_marks(tmp_
     assert original.sentinel is not None and not original.sentinel.structured
 
 
+def test_sentinel_criteria_are_written(tmp_path: Path) -> None:
+    parser = argparse.ArgumentParser()
+    new_cmd.add_arguments(parser)
+    ns = parser.parse_args([
+        "AGI declared", "--dir", str(tmp_path), "--no-update", "--sentinel", "A major lab declares AGI",
+        "--criteria", "the lab's CEO says so publicly", "--criteria", "  an independent   evaluation agrees ",
+        "--criteria", "the lab's CEO says so publicly",
+    ])
+    doc = Document.read(new_cmd.run(ns).path)
+    expected = ["the lab's CEO says so publicly", "an independent evaluation agrees"]
+    assert doc.block_json("oo-contract")["sentinel"]["criteria"] == expected
+    assert doc.contract.sentinel is not None and list(doc.contract.sentinel.criteria) == expected
+
+
+def test_criteria_without_a_sentinel_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(ValidationError, match="criteria are for sentinel documents"):
+        _new("Grid", tmp_path, criteria="it happens")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_interactive_sentinel_asks_for_criteria() -> None:
+    answers = iter(["AGI declared", "", "", "", "", "a CEO says so", " a benchmark agrees ", ""])
+    prompts: list[str] = []
+
+    def ask(prompt: str) -> str:
+        prompts.append(prompt)
+        return next(answers)
+
+    spec = prompt_spec(ask=ask, say=lambda _text: None, sentinel="A lab declares AGI")
+    assert spec.criteria == ("a CEO says so", "a benchmark agrees") and spec.sentinel == "A lab declares AGI"
+    assert prompts[-3:] == ["  Criterion 1: ", "  Criterion 2: ", "  Criterion 3: "]
+    given = iter(["AGI declared", "", "", "", ""])  # criteria from the command line: not asked
+    spec = prompt_spec(ask=lambda _p: next(given), say=lambda _t: None, sentinel="E", criteria=("c",))
+    assert spec.criteria == ("c",)
+
+
+def test_no_title_in_a_terminal_asks_a_sentinel_s_criteria(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys.stdin, "isatty", lambda: True, raising=False)
+    answers = iter(["Tides", "", "", "", "", "a king tide floods the quay", ""])
+    monkeypatch.setattr("builtins.input", lambda _prompt="": next(answers))
+    result = new_cmd.run(_ns(None, tmp_path, no_update=True, sentinel="A record tide"))
+    sentinel = Document.read(result.path).contract.sentinel
+    assert sentinel is not None and sentinel.criteria == ("a king tide floods the quay",)
+
+
 def test_an_existing_file_is_never_overwritten(tmp_path: Path) -> None:
     first = _new("Solar storms / a", tmp_path).path
     before = first.read_bytes()

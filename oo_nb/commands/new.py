@@ -41,6 +41,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--budget", metavar="USD", help=f"most an update may cost (default {DEFAULT_BUDGET_USD:.2f})")
     parser.add_argument("--every", metavar="DAYS", help=f"update cadence in days (default {DEFAULT_EVERY_DAYS})")
     parser.add_argument("--sentinel", metavar="EVENT", help="make it a sentinel document watching for EVENT")
+    parser.add_argument(
+        "--criteria", metavar="TEXT", action="append", default=[],
+        help="with --sentinel: what would count as EVENT happening (repeat for several)",
+    )
     parser.add_argument("--no-update", action="store_true", help="only create the file; no first update")
     parser.add_argument("--yes", action="store_true", help="write the first update without review")
     parser.add_argument("--agent", help="research backend for the first update")
@@ -83,12 +87,13 @@ def _spec(ns: argparse.Namespace) -> NewSpec:
         "budget_usd": parse_budget(ns.budget) if ns.budget is not None else DEFAULT_BUDGET_USD,
         "every_days": parse_days(ns.every) if ns.every is not None else DEFAULT_EVERY_DAYS,
         "sentinel": ns.sentinel,
+        "criteria": tuple(ns.criteria),
     }
     if ns.title is not None:
         return NewSpec.from_text(ns.title, **options)
     if not sys.stdin.isatty():
         raise ValidationError('give a title: oo new "Title / scope" (you are asked only in a terminal)', key="title")
-    asked = prompt_spec(sentinel=ns.sentinel)
+    asked = prompt_spec(sentinel=ns.sentinel, criteria=tuple(ns.criteria))
     return NewSpec(
         title=asked.title,
         scope=asked.scope,
@@ -97,6 +102,7 @@ def _spec(ns: argparse.Namespace) -> NewSpec:
         budget_usd=options["budget_usd"] if ns.budget is not None else asked.budget_usd,
         every_days=options["every_days"],
         sentinel=ns.sentinel,
+        criteria=asked.criteria,
     )
 
 
