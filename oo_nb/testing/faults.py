@@ -311,9 +311,10 @@ def races(count: int, workdir: Path, *, attempts: int = 20, required: int | None
 
 
 # --------------------------------------------------------------------------- lock held
-def lock_contention(trials: int, workdir: Path, *, hold_s: float = 0.6, timeout_s: float = 0.2) -> list[Figure]:
+def lock_contention(trials: int, workdir: Path, *, timeout_s: float = 0.2) -> list[Figure]:
     """A slow writer holds the lock; a second writer with a short timeout must get a
-    LockedError that names the holder (and write nothing)."""
+    LockedError that names the holder (and write nothing). No timing: the holder says when it
+    has the lock and keeps it until the second writer has had its answer."""
     name, data = next(iter(corpus_documents().items()))
     workdir.mkdir(parents=True, exist_ok=True)
     path = workdir / name
@@ -322,32 +323,52 @@ def lock_contention(trials: int, workdir: Path, *, hold_s: float = 0.6, timeout_
     clear = 0
     message = ""
     unchanged = True
+    holder_errors: list[str] = []
     for _ in range(trials):
-        r, w = os.pipe()
+        held_r, held_w = os.pipe()  # child -> parent: "I hold the lock"
+        done_r, done_w = os.pipe()  # parent -> child: "release it"
         pid = os.fork()
         if pid == 0:
-            os.close(r)
-            with document_lock(path, "slow writer"):
-                os.write(w, b"l")
-                time.sleep(hold_s)
-            os._exit(0)
-        os.close(w)
-        os.read(r, 1)
-        os.close(r)
+            os.close(held_r)
+            os.close(done_w)
+            code = 0
+            try:
+                with document_lock(path, "slow writer"):
+                    os.write(held_w, b"l")
+                    os.read(done_r, 1)  # returns on the parent's byte, or at EOF if it died
+            except BaseException as exc:
+                os.write(held_w, f"e{type(exc).__name__}: {exc}".encode()[:2000])
+                code = 1
+            os._exit(code)
+        os.close(held_w)
+        os.close(done_r)
+        said = os.read(held_r, 2000)
+        os.close(held_r)
         try:
-            write_document(doc, expected=data, timeout=timeout_s)
-            unchanged = False
-        except LockedError as exc:
-            message = str(exc).replace(str(path), path.name)
-            clear += f"pid {pid}" in str(exc) and "slow writer" in str(exc)
-        except OOError as exc:
-            message = f"{type(exc).__name__}: {exc}"
-        os.waitpid(pid, 0)
+            if said != b"l":
+                holder_errors.append(said.decode("utf-8", "replace") or "holder died before locking")
+                continue
+            try:
+                write_document(doc, expected=data, timeout=timeout_s)
+                unchanged = False
+            except LockedError as exc:
+                message = str(exc).replace(str(path), path.name)
+                clear += f"pid {pid}" in str(exc) and "slow writer" in str(exc)
+            except OOError as exc:
+                message = f"{type(exc).__name__}: {exc}"
+        finally:
+            with contextlib.suppress(BrokenPipeError):  # a holder that died reads nothing
+                os.write(done_w, b"g")
+            os.close(done_w)
+            _, status = os.waitpid(pid, 0)
+        if status != 0:
+            holder_errors.append(f"holder exited with status {status}")
         unchanged = unchanged and path.read_bytes() == data
     return [
         Figure("2 race", "LockedError naming the holder", trials, clear, str(trials), clear == trials),
         Figure("2 race", "… message shown", trials, message, "info", None),
         Figure("2 race", "writes while locked", trials, 0 if unchanged else 1, "0", unchanged),
+        Figure("2 race", "lock holder failures", trials, "; ".join(holder_errors) or 0, "0", not holder_errors),
     ]
 
 
