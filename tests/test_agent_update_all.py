@@ -139,3 +139,76 @@ def test_batch_refuses_replay(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     copy_doc(tmp_path)
     with pytest.raises(Exception, match="--batch needs the anthropic agent"):
         update_library(tmp_path, UpdateOptions(force=True, agent="replay"), batch=True, progress=False)
+
+
+def _cancels(mock: MockAPI) -> list[MockRequest]:
+    return [r for r in mock.requests if r.method == "POST" and r.path.endswith("/cancel")]
+
+
+def test_batch_past_its_deadline_is_cancelled_and_its_bound_reported(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Regression: at the deadline the batch was left running (and billing) and the failures
+    reported no cost."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", MARKER)
+    with MockAPI(research_scenario(with_image=False), api_key=MARKER, batch_polls=10**9) as mock:
+        paths = [copy_doc(tmp_path, name) for name in DOCS[:2]]
+        before = {p: p.read_bytes() for p in paths}
+        outcome = update_library(tmp_path, UpdateOptions(force=True, base_url=mock.base_url), batch=True, progress=False, poll_interval=0.01, max_wait_s=0.05, yes=True)
+        (cancel,) = _cancels(mock)
+        (record,) = mock.batches.values()
+    assert cancel.path == f"/v1/messages/batches/{record['id']}/cancel"
+    assert record["processing_status"] == "canceling" and record["cancel_initiated_at"]
+    assert set(outcome.failures) == set(paths) and not outcome.results
+    for path, text in outcome.failures.items():
+        assert f"batch {record['id']} did not end within 0 s; batch {record['id']} was cancelled" in text
+        bound = float(text.split("may still be billed, up to $")[1].split(" ")[0])
+        assert bound > 0 and outcome.failure_costs[path] == pytest.approx(bound, abs=1e-4)
+        assert "cost so far $0.0000" in text
+    assert outcome.cost_usd >= sum(outcome.failure_costs.values()) > 0
+    assert all(p.read_bytes() == before[p] for p in paths)
+
+
+def test_batch_poll_failure_cancels_the_batch(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", MARKER)
+    fault = error_reply(403, "permission_error", "not allowed to read batches")
+    with MockAPI(research_scenario(with_image=False), api_key=MARKER, batch_polls=0, batch_retrieve_error=fault) as mock:
+        copy_doc(tmp_path)
+        outcome = update_library(tmp_path, UpdateOptions(force=True, base_url=mock.base_url), batch=True, progress=False, poll_interval=0.01)
+        assert len(_cancels(mock)) == 1
+    (text,) = outcome.failures.values()
+    assert "API error 403 (permission_error): not allowed to read batches" in text
+    assert "was cancelled, but its request for this document may still be billed, up to $" in text
+    assert outcome.cost_usd > 0
+
+
+def test_batch_interrupted_while_polling_is_cancelled(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import oo_nb.agent.batch as batch_module
+
+    def interrupt(_seconds: float) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", MARKER)
+    monkeypatch.setattr(batch_module.time, "sleep", interrupt)
+    with MockAPI(research_scenario(with_image=False), api_key=MARKER, batch_polls=10**9) as mock:
+        copy_doc(tmp_path)
+        with pytest.raises(KeyboardInterrupt):
+            update_library(tmp_path, UpdateOptions(force=True, base_url=mock.base_url), batch=True, progress=False, poll_interval=0.01)
+        assert len(_cancels(mock)) == 1
+
+
+def test_mock_cancel_endpoint_ends_the_batch_with_canceled_results() -> None:
+    import anthropic
+
+    with MockAPI(research_scenario(with_image=False), api_key=MARKER, batch_polls=10**9) as mock:
+        mock.batch_done_before_cancel = 1
+        client = anthropic.Anthropic(api_key=MARKER, base_url=mock.base_url, max_retries=0)
+        params = {"model": "claude-sonnet-5-5", "max_tokens": 100, "messages": [{"role": "user", "content": "hi"}]}
+        batch = client.messages.batches.create(requests=[{"custom_id": f"r{i}", "params": params} for i in range(3)])  # type: ignore[list-item]
+        cancelled = client.messages.batches.cancel(batch.id)
+        assert cancelled.processing_status == "canceling" and cancelled.cancel_initiated_at is not None
+        ended = client.messages.batches.retrieve(batch.id)
+        assert ended.processing_status == "ended" and ended.request_counts.canceled == 2
+        kinds = {r.custom_id: r.result.type for r in client.messages.batches.results(batch.id)}
+        assert kinds == {"r0": "succeeded", "r1": "canceled", "r2": "canceled"}
+        assert client.messages.batches.cancel(batch.id).processing_status == "ended"  # a no-op once ended
+        with pytest.raises(anthropic.NotFoundError):
+            client.messages.batches.cancel("msgbatch_nope")

@@ -4,7 +4,7 @@ Tests, notebooks' CI and benchmarks point the SDK at it (``base_url=mock.base_ur
 ``ANTHROPIC_BASE_URL``). It accepts ``Authorization: Bearer KEY`` and ``x-api-key: KEY``, serves
 ``/v1/messages`` (with or without ``?beta=true``) as JSON or SSE (following the request's
 ``stream`` flag), ``/v1/messages/count_tokens``, the Message Batches endpoints (``results_url``
-points at itself) and ``/img/NAME.png`` (a small PNG, for image downloads).
+points at itself; ``.../cancel`` too) and ``/img/NAME.png`` (a small PNG, for image downloads).
 
 What it answers is scriptable per request: a *responder* receives a ``MockRequest`` and returns a
 ``Reply`` (a message, an error status with headers, or a fault: connection reset, hang, error
@@ -131,6 +131,7 @@ class MockAPI:
         latency: float = 0.0,
         api_key: str | None = None,
         batch_polls: int = 1,
+        batch_retrieve_error: Reply | None = None,
     ) -> None:
         if responder is None:
             responder = Script([])
@@ -140,6 +141,10 @@ class MockAPI:
         self.latency = latency
         self.api_key = api_key
         self.batch_polls = batch_polls  # retrieves answered "in_progress" before "ended"
+        # an error answer for every batch retrieve (to test a poll that fails), else None
+        self.batch_retrieve_error = batch_retrieve_error
+        # how many requests of a batch finish (and are billed) before a cancel takes effect
+        self.batch_done_before_cancel = 0
         self.requests: list[MockRequest] = []
         self.batches: dict[str, dict[str, Any]] = {}
         self._lock = threading.Lock()
@@ -220,13 +225,30 @@ class MockAPI:
         if record is None:
             return None
         record["_polls"] += 1
-        if record["_polls"] > self.batch_polls and record["_results"] is None:
+        done = record["_polls"] > self.batch_polls or record.get("_cancel")
+        if done and record["_results"] is None:
             self._finish_batch(record)
+        return _public(record)
+
+    def cancel_batch(self, batch_id: str) -> dict[str, Any] | None:
+        """``POST /v1/messages/batches/{id}/cancel``: an unfinished batch goes to "canceling"
+        and ends at the next retrieve, its first ``batch_done_before_cancel`` requests answered
+        and the rest "canceled". An ended batch is returned unchanged."""
+        with self._lock:
+            record = self.batches.get(batch_id)
+        if record is None:
+            return None
+        if record["processing_status"] != "ended":
+            record.update(processing_status="canceling", cancel_initiated_at=datetime.now(UTC).isoformat(), _cancel=True)
         return _public(record)
 
     def _finish_batch(self, record: dict[str, Any]) -> None:
         lines, counts = [], {"processing": 0, "succeeded": 0, "errored": 0, "canceled": 0, "expired": 0}
-        for item in record["_requests"]:
+        for n, item in enumerate(record["_requests"]):
+            if record.get("_cancel") and n >= self.batch_done_before_cancel:
+                lines.append(json.dumps({"custom_id": item.get("custom_id"), "result": {"type": "canceled"}}))
+                counts["canceled"] += 1
+                continue
             params = dict(item.get("params", {}))
             params.pop("stream", None)
             request = MockRequest("POST", "/v1/messages", {}, {}, params, json.dumps(params).encode())
@@ -293,6 +315,13 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(200, {"input_tokens": max(1, len(raw) // 4)})
         elif method == "POST" and path == "/v1/messages/batches":
             self._json(200, self.mock.create_batch(body))
+        elif method == "POST" and path.startswith("/v1/messages/batches/") and path.endswith("/cancel"):
+            batch_id = path.split("/")[4]
+            cancelled = self.mock.cancel_batch(batch_id)
+            if cancelled is None:
+                self._json(404, {"type": "error", "error": {"type": "not_found_error", "message": f"no batch {batch_id}"}})
+            else:
+                self._json(200, cancelled)
         elif method == "GET" and path.startswith("/v1/messages/batches/"):
             self._batch(path.split("/")[4:])
         else:
@@ -307,6 +336,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _batch(self, rest: list[str]) -> None:
         batch_id = rest[0] if rest else ""
+        fault = self.mock.batch_retrieve_error
+        if fault is not None and len(rest) == 1:
+            self._json(fault.status, fault.error, fault.headers)
+            return
         record = self.mock.retrieve_batch(batch_id) if len(rest) == 1 else self.mock.batches.get(batch_id)
         if record is None:
             self._json(404, {"type": "error", "error": {"type": "not_found_error", "message": f"no batch {batch_id}"}})

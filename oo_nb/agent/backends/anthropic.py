@@ -28,7 +28,7 @@ from ..context import AgentContext
 from ..types import RunInfo
 from .conversation import AgentSettings, Conversation
 
-__all__ = ["DEFAULT_MODEL", "AnthropicBackend", "api_failure", "resolve_model"]
+__all__ = ["DEFAULT_MODEL", "AnthropicBackend", "api_failure", "api_failure_text", "resolve_model"]
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
 DEFAULT_TIMEOUT_S = 600.0
@@ -46,23 +46,28 @@ def has_api_key() -> bool:
 
 def api_failure(exc: BaseException, conv: Conversation, *, retries: int, where: str) -> AgentError:
     """A clear ``AgentError`` for an SDK exception that survived the SDK's own retries."""
+    return conv.fail(api_failure_text(exc, retries=retries, where=where))
+
+
+def api_failure_text(exc: BaseException, *, retries: int, where: str) -> str:
+    """What went wrong with an SDK call, in one line (without the cost)."""
     tries = f"after {retries} retr{'y' if retries == 1 else 'ies'}"
     if isinstance(exc, anthropic.APITimeoutError):
-        return conv.fail(f"the API at {where} did not answer in time ({tries})")
+        return f"the API at {where} did not answer in time ({tries})"
     if isinstance(exc, anthropic.APIConnectionError):
-        return conv.fail(f"cannot reach the API at {where}: connection failed ({tries})")
+        return f"cannot reach the API at {where}: connection failed ({tries})"
     if isinstance(exc, anthropic.APIStatusError):
         kind = exc.type or "error"
         text = exc.api_message or str(exc)
         if exc.status_code == 200:  # an `error` event inside a stream: not retried by the SDK
-            return conv.fail(f"the API stream broke off with an error event ({kind}: {text})")
+            return f"the API stream broke off with an error event ({kind}: {text})"
         if exc.status_code == 401:
-            return conv.fail(f"the API at {where} rejected the credentials (401 {kind}); check ANTHROPIC_API_KEY")
+            return f"the API at {where} rejected the credentials (401 {kind}); check ANTHROPIC_API_KEY"
         retried = f", {tries}" if exc.status_code in (408, 409, 429) or exc.status_code >= 500 else ""
-        return conv.fail(f"API error {exc.status_code} ({kind}): {text}{retried}")
+        return f"API error {exc.status_code} ({kind}): {text}{retried}"
     if isinstance(exc, anthropic.APIResponseValidationError):
-        return conv.fail(f"the API answered with data that is not a valid message: {exc}")
-    return conv.fail(f"the API call failed: {exc}")
+        return f"the API answered with data that is not a valid message: {exc}"
+    return f"the API call failed: {exc}"
 
 
 class AnthropicBackend:
