@@ -10,14 +10,16 @@ from collections.abc import Iterator
 from datetime import date
 from typing import TYPE_CHECKING
 
-import pandas as pd
-
 from .digest import Digest
-from .frames import domain_matches, domain_patterns, make_frame
 from .model import domain_of
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from .library import Library
+
+# pandas is imported where frames are built, not here: ``oo check`` reads CHECKS (the one
+# severity table) and should not pay for importing pandas.
 
 __all__ = ["CHECKS", "FINDING_COLUMNS", "SEVERITIES", "audit", "findings_frame"]
 
@@ -73,6 +75,8 @@ def _block_findings(d: Digest) -> Iterator[Finding]:
 
 
 def _source_findings(d: Digest, today: date, stale_after_days: int) -> Iterator[Finding]:
+    from .frames import domain_matches, domain_patterns
+
     cited = d.cite_counts
     deny = domain_patterns(d.deny)
     by_url: dict[str, list[str]] = {}
@@ -166,6 +170,10 @@ def _freshness_findings(d: Digest, today: date) -> Iterator[Finding]:
 
 
 def findings_frame(rows: list[Finding]) -> pd.DataFrame:
+    import pandas as pd
+
+    from .frames import make_frame
+
     frame = make_frame(rows, FINDING_COLUMNS)
     frame["severity"] = pd.Categorical(frame["severity"].astype(object), categories=SEVERITIES, ordered=True)
     frame["code"] = frame["code"].astype("category")

@@ -6,8 +6,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .article import pid_is_wellformed
+from .audit import CHECKS
 from .document import BLOCK_IDS, Document
-from .errors import OOError
+from .errors import BlockError, OOError
 
 __all__ = ["Finding", "check_path"]
 
@@ -23,22 +24,39 @@ class Finding:
         return f"{self.file}: {self.severity}: {self.code}: {self.message}"
 
 
+def _code(exc: OOError, view: str) -> str:
+    """The audit's code for an error met while reading a view (same names, same severities)."""
+    if view == "article":
+        return "unreadable-article"
+    if isinstance(exc, BlockError):
+        return "missing-block" if exc.message.startswith("missing") else "invalid-json"
+    return "invalid-block"
+
+
+def _where(exc: OOError) -> str:
+    """The error without the file name (each finding already starts with it)."""
+    text = str(exc)
+    return text.removeprefix(f"{exc.file}: ") if exc.file else text
+
+
 def check_path(path: str | Path) -> list[Finding]:
+    """Structural findings for one file. Codes and severities are the audit's (``CHECKS``), so
+    ``oo check`` and ``oo audit`` never disagree on how bad the same defect is."""
     name = str(path)
     try:
         doc = Document.read(path)
     except OOError as exc:
-        return [Finding(name, "error", type(exc).__name__, str(exc))]
+        return [Finding(name, CHECKS["unreadable"][0], "unreadable", _where(exc))]
     if doc.kind == "index":
         return []
     findings: list[Finding] = []
 
-    def add(severity: str, code: str, message: str) -> None:
-        findings.append(Finding(name, severity, code, message))
+    def add(code: str, message: str) -> None:
+        findings.append(Finding(name, CHECKS[code][0], code, message))
 
     for block in BLOCK_IDS:
         if not doc.has_block(block):
-            add("error", "missing-block", f"no <script id=\"{block}\"> in the first heredoc")
+            add("missing-block", f"no <script id=\"{block}\"> in the first heredoc")
     views = ("manifest", "contract", "source_cache", "changelog", "article")
     loaded = {}
     for view in views:
@@ -46,16 +64,16 @@ def check_path(path: str | Path) -> list[Finding]:
             loaded[view] = getattr(doc, view)
         except OOError as exc:
             if "missing" not in exc.message:
-                add("error", type(exc).__name__, str(exc))
+                add(_code(exc, view), _where(exc))
     cache, article = loaded.get("source_cache"), loaded.get("article")
     if cache is not None and article is not None:
         known = {s.id for s in cache.sources}
         for missing in sorted({c for c in article.cited_ids if c not in known}, key=lambda s: int(s[1:])):
-            if known:
-                add("warning", "unresolved-citation", f"[{missing}] cited but not in the source cache")
+            if known:  # with an empty cache, empty-cache says it once
+                add("unresolved-citation", f"[{missing}] cited but not in the source cache")
         if not cache.sources and not article.is_stub:
-            add("warning", "empty-cache", "populated article with an empty source cache")
+            add("empty-cache", "populated article with an empty source cache")
         for pid in article.pids:
             if not pid_is_wellformed(pid):
-                add("warning", "malformed-pid", f"{pid!r} is not pid:SECTION:8hex")
+                add("malformed-pid", f"{pid!r} is not pid:SECTION:8hex")
     return findings

@@ -181,3 +181,22 @@ def test_library_result_for_the_magic() -> None:
     audit = load("audit").run(ns)
     assert audit.exit_code == 1 and isinstance(audit.value, pd.DataFrame)
     assert "42 errors" in audit.summary() or audit.counts["error"] > 0
+
+
+def test_check_and_audit_agree_on_severity(corpus_lib: Library, fixture_lib: Library) -> None:
+    """One table (CHECKS): every code ``oo check`` reports has the audit's severity, and the
+    audit reports the same code for the same document with that severity."""
+    from oo_nb.check import check_path
+
+    seen: set[str] = set()
+    for lib in (corpus_lib, fixture_lib):
+        found = lib.audit()
+        for path in sorted(Path(lib.root).glob("*.o-o.html")):
+            slug = path.name.removesuffix(".o-o.html")
+            for finding in check_path(path):
+                seen.add(finding.code)
+                assert finding.code in CHECKS and finding.severity == CHECKS[finding.code][0], finding
+                same = findings_for(found, slug, finding.code)
+                assert not same.empty and set(same["severity"]) == {finding.severity}, finding
+    # the defects the corpus and fixtures hold, among them the one that used to disagree
+    assert {"empty-cache", "unresolved-citation", "malformed-pid", "invalid-json", "unreadable"} <= seen

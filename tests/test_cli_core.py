@@ -35,7 +35,10 @@ def test_show_json_has_normalised_views(capsys: object) -> None:
 
 
 def test_check_exit_codes(tmp_path: Path, capsys: object) -> None:
-    assert main(["check", *map(str, sorted(CORPUS.glob("*.o-o.html")))]) == 0
+    clean = [str(p) for p in sorted(CORPUS.glob("*.o-o.html")) if p.name != "anthropic-leadership.o-o.html"]
+    assert main(["check", *clean]) == 0
+    # its article cites 16 sources its cache does not hold: an error, as in oo audit
+    assert main(["check", str(CORPUS / "anthropic-leadership.o-o.html")]) == 1
     bad = tmp_path / "bad.o-o.html"
     bad.write_text((CORPUS / "yc-w26-batch.o-o.html").read_text().replace('"version": 1,', '"version": "x",'))
     assert main(["check", str(bad)]) == 1
@@ -46,7 +49,9 @@ def test_check_names_the_line_of_a_wrong_value(tmp_path: Path, capsys: pytest.Ca
     bad.write_text((CORPUS / "ai-model-landscape.o-o.html").read_text().replace('"version": 1,', '"version": "one",', 1))
     assert main(["check", str(bad)]) == 1
     out = capsys.readouterr().out
-    assert "block oo-manifest, line 223, column 14, key 'version': must be a whole number, found 'one'" in out
+    assert out.startswith(
+        f"{bad}: error: invalid-block: block oo-manifest, line 223, column 14, key 'version': must be a whole number, found 'one'\n"
+    )
 
 
 def test_history_and_rollback_cli(corpus_copy: Path, capsys: object) -> None:
