@@ -158,11 +158,11 @@ def test_batch_past_its_deadline_is_cancelled_and_its_bound_reported(monkeypatch
     assert cancel.path == f"/v1/messages/batches/{record['id']}/cancel"
     assert record["processing_status"] == "canceling" and record["cancel_initiated_at"]
     assert set(outcome.failures) == set(paths) and not outcome.results
-    for path, text in outcome.failures.items():
-        assert f"batch {record['id']} did not end within 0 s; batch {record['id']} was cancelled" in text
-        bound = float(text.split("may still be billed, up to $")[1].split(" ")[0])
+    for path, failure in outcome.failures.items():
+        assert f"batch {record['id']} did not end within 0 s; batch {record['id']} was cancelled" in failure
+        bound = float(failure.split("may still be billed, up to $")[1].split(" ")[0])
         assert bound > 0 and outcome.failure_costs[path] == pytest.approx(bound, abs=1e-4)
-        assert "cost so far $0.0000" in text
+        assert "cost so far $0.0000" in failure
     assert outcome.cost_usd >= sum(outcome.failure_costs.values()) > 0
     assert all(p.read_bytes() == before[p] for p in paths)
 
@@ -174,9 +174,9 @@ def test_batch_poll_failure_cancels_the_batch(monkeypatch: pytest.MonkeyPatch, t
         copy_doc(tmp_path)
         outcome = update_library(tmp_path, UpdateOptions(force=True, base_url=mock.base_url), batch=True, progress=False, poll_interval=0.01)
         assert len(_cancels(mock)) == 1
-    (text,) = outcome.failures.values()
-    assert "API error 403 (permission_error): not allowed to read batches" in text
-    assert "was cancelled, but its request for this document may still be billed, up to $" in text
+    (failure,) = outcome.failures.values()
+    assert "API error 403 (permission_error): not allowed to read batches" in failure
+    assert "was cancelled, but its request for this document may still be billed, up to $" in failure
     assert outcome.cost_usd > 0
 
 
