@@ -308,3 +308,27 @@ def test_review_flag_with_everything_rejected_writes_no_version(api: MockAPI, tm
     assert path.read_bytes() == base
     assert [e.action for e in read_history(path)] == ["current"]  # no new version in history
     assert "nothing accepted" in capsys.readouterr().out
+
+
+def test_yes_keeps_an_earlier_unreviewed_proposal(api: MockAPI, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = copy_doc(tmp_path)
+    assert main(["update", str(path), "--force"]) == 0
+    assert not load_pending(path).stale
+    capsys.readouterr()
+    assert main(["update", str(path), "--force", "--yes"]) == 0
+    out = capsys.readouterr().out
+    assert "written:" in out
+    (kept,) = history_dir(path).glob("pending-*.json")  # set aside, not deleted
+    assert f"an earlier unreviewed proposal was kept as {kept.name}" in out
+    assert f"--pick {kept.name}" in out
+    assert not (history_dir(path) / "pending.json").exists()
+    # it can be listed and picked for review
+    assert main(["review", str(path), "--list"]) == 0
+    listing = capsys.readouterr().out
+    assert kept.name in listing and "the document changed since" in listing
+    assert main(["review", str(path)]) == 1
+    assert "--pick NAME" in capsys.readouterr().out
+    assert main(["review", str(path), "--pick", kept.name, "--reject-all", "--force"]) == 0
+    out = capsys.readouterr()
+    assert f"reviewing {kept.name}" in out.out + out.err and "nothing accepted" in out.out
+    assert not list(history_dir(path).glob("pending*.json"))

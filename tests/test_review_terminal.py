@@ -225,3 +225,33 @@ def test_the_runs_warnings_show_in_a_later_review(doc_path: Path, capsys: pytest
     out2 = io.StringIO()
     review_in_terminal(doc, cand, _RUN, input=io.StringIO("q\n"), output=out2)
     assert out2.getvalue().index("SENTINEL EVENT") < out2.getvalue().index("accept this change")
+
+
+def test_set_aside_proposals_list_and_pick(doc_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from oo_nb.review.proposals import list_proposals, pick_proposal, set_aside_pending
+
+    doc, cand = _save_proposal(doc_path)
+    assert set_aside_pending(doc_path) is not None
+    older = next(history_dir_of(doc_path).glob("pending-*.json")).name
+    other, _ = synthetic_candidate(doc)
+    other = other.edit_block("oo-manifest", lambda m: m.update(title="Second proposal"))
+    store.save_pending(doc_path, other, {"cost_usd": 0.5, "version": 3}, doc.to_bytes())
+    found = list_proposals(doc_path)
+    assert [p.name for p in found] == ["pending.json", older] and not any(p.stale for p in found)
+    assert found[0].cost_usd == 0.5 and found[0].version == 3
+    assert main(["review", str(doc_path), "--list"]) == 0
+    assert "(the one `oo review` opens)" in capsys.readouterr().out
+    for bad in ("../x.json", "pending.json", "pending-1/../../x.json"):
+        with pytest.raises(OOError, match="not a set-aside proposal"):
+            pick_proposal(doc_path, bad)
+    with pytest.raises(OOError, match="no set-aside proposal"):
+        pick_proposal(doc_path, "pending-1.json")
+    assert main(["review", str(doc_path), "--pick", older, "--accept-all"]) == 0
+    assert doc_path.read_bytes() == cand.to_bytes()  # the first proposal, not the second
+    (swapped,) = list_proposals(doc_path)
+    assert swapped.name != "pending.json" and swapped.stale  # the second one, set aside in turn
+    capsys.readouterr()
+
+
+def history_dir_of(path: Path) -> Path:
+    return store.history_dir(path)

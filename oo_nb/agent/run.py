@@ -9,7 +9,6 @@ case it is kept for review with a warning whatever the flags say.
 from __future__ import annotations
 
 import math
-import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -43,6 +42,7 @@ __all__ = [
     "finish",
     "freshness",
     "gate",
+    "keep_earlier_proposal",
     "make_backend",
     "new_budget",
     "prepare_update",
@@ -401,23 +401,32 @@ def write_result(result: UpdateResult, *, yes: bool) -> UpdateResult:
             result.warnings.append(f"not written: {exc.message}; the proposal is saved, review it with `oo review`")
             result.pending = _save_pending_keeping_previous(result)
             return result
-        from ..store import discard_pending
-
-        discard_pending(result.path)
+        # An earlier unreviewed proposal was paid for too: set it aside, never delete it.
+        keep_earlier_proposal(result.path, result.warnings)
         return result
     result.pending = _save_pending_keeping_previous(result)
     return result
 
 
+def keep_earlier_proposal(path: Path, warnings: list[str]) -> Path | None:
+    """Set an unreviewed ``pending.json`` aside as ``pending-<ns>.json`` and say so in
+    ``warnings`` (how to list and review it)."""
+    from ..review.proposals import set_aside_pending
+
+    kept = set_aside_pending(path)
+    if kept is not None:
+        warnings.append(
+            f"an earlier unreviewed proposal was kept as {kept.name}: `oo review {path.name} --list` shows it, "
+            f"`oo review {path.name} --pick {kept.name}` reviews it"
+        )
+    return kept
+
+
 def _save_pending_keeping_previous(result: UpdateResult) -> Path:
     """Save the proposal for review; an unreviewed earlier one is kept beside it, not lost."""
-    from ..store import history_dir, save_pending
+    from ..store import save_pending
 
-    current = history_dir(result.path) / "pending.json"
-    if current.exists():
-        kept = current.with_name(f"pending-{current.stat().st_mtime_ns}.json")
-        os.replace(current, kept)
-        result.warnings.append(f"an earlier unreviewed proposal was kept as {kept.name}")
+    keep_earlier_proposal(result.path, result.warnings)
     assert result.candidate is not None
     return save_pending(result.path, result.candidate.document, run_dict(result), result.original)
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..document import Document
+from ..errors import NotFound
 from ..store import discard_pending, load_pending, write_document
 from . import TextResult
 
@@ -29,6 +30,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="review even though the document changed since the proposal was made (the diff then also shows those changes undone)",
     )
     p.add_argument("--color", action="store_true", default=None, help="colour the diff even when not on a terminal")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument(
+        "--list", action="store_true", help="list the saved proposals (the current one and earlier ones set aside); review nothing"
+    )
+    which.add_argument(
+        "--pick",
+        metavar="NAME",
+        help="review the set-aside proposal NAME (from --list) instead; the current one is set aside in its place",
+    )
 
 
 class WidgetResult:
@@ -58,19 +68,50 @@ def _in_kernel() -> bool:
     return shell is not None and getattr(shell, "kernel", None) is not None
 
 
+def _list(path: Path) -> TextResult:
+    from ..review.proposals import list_proposals
+
+    found = list_proposals(path)
+    if not found:
+        return TextResult(f"{path}: no saved proposals (run `oo update` first)")
+    lines = [f"{path}: {len(found)} saved proposal(s)"] + [f"  {p.line()}" for p in found]
+    if any(not p.current for p in found):
+        lines.append(f"review a set-aside one with `oo review {path.name} --pick NAME`")
+    return TextResult("\n".join(lines), value=found)
+
+
 def run(ns: argparse.Namespace) -> TextResult | WidgetResult:
     path = Path(ns.doc)
-    pending = load_pending(path)
+    if getattr(ns, "list", False):
+        return _list(path)
     warning = ""
+    if getattr(ns, "pick", None):
+        from ..review.proposals import pick_proposal
+
+        previous = pick_proposal(path, ns.pick)
+        warning = f"reviewing {ns.pick}" + (f"; the proposal it replaces was set aside as {previous.name}" if previous else "") + "\n"
+    try:
+        pending = load_pending(path)
+    except NotFound:
+        from ..review.proposals import list_proposals
+
+        aside = [p.name for p in list_proposals(path) if not p.current]
+        if not aside:
+            raise
+        return TextResult(
+            f"{path}: no current proposal, but {len(aside)} earlier one(s) set aside ({', '.join(aside)}): "
+            f"see `oo review {path.name} --list`, review one with `--pick NAME`",
+            exit_code=1,
+        )
     if pending.stale:
         if not ns.force:
             return TextResult(
-                f"{path}: the document changed since this proposal was made ({pending.created}); "
+                f"{warning}{path}: the document changed since this proposal was made ({pending.created}); "
                 "reviewing it would undo those changes. Run `oo update` again, or pass --force to review "
                 "against the current file. Nothing written.",
                 exit_code=1,
             )
-        warning = "warning: the document changed since the proposal was made; its diff also undoes those changes\n"
+        warning += "warning: the document changed since the proposal was made; its diff also undoes those changes\n"
     if ns.widget or (not (ns.accept_all or ns.reject_all) and _in_kernel()):
         from ..ui.review_widget import ReviewWidget
 

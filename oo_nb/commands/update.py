@@ -118,9 +118,9 @@ def _review(result: UpdateResult) -> UpdateOutcome:
         return UpdateOutcome(
             result, 1, f"not written: {exc.message}; your decisions are not kept, the proposal is: review it again with {again}"
         )
-    from ..store import discard_pending
+    from ..agent.run import keep_earlier_proposal
 
-    discard_pending(result.path)
+    keep_earlier_proposal(result.path, result.warnings)  # an earlier unreviewed one: set aside, not lost
     return UpdateOutcome(result)
 
 
