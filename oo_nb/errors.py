@@ -1,6 +1,15 @@
-"""Typed errors. Every error names where it happened: file, block, line, column, key."""
+"""Typed errors. Every error names where it happened: file, block, line, column, key.
+
+Error text is where a secret most easily escapes: a server that echoes a request header (``bad
+header x-api-key: sk-ant-…``) puts the key in a message oo_nb prints. So every ``OOError`` message
+and string is passed through ``redact`` when it is made: ``sk-ant-…`` tokens and the values of
+the API key environment variables become ``[redacted]``.
+"""
 
 from __future__ import annotations
+
+import os
+import re
 
 __all__ = [
     "AgentError",
@@ -12,7 +21,25 @@ __all__ = [
     "NotFound",
     "OOError",
     "ValidationError",
+    "redact",
 ]
+
+REDACTED = "[redacted]"
+SECRET_ENV = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+_MIN_SECRET = 8  # shorter values would redact ordinary words
+_KEY_TOKEN = re.compile(r"sk-ant-[A-Za-z0-9_-]+")
+
+
+def redact(text: str) -> str:
+    """``text`` with every ``sk-ant-…`` token and the literal value of ``ANTHROPIC_API_KEY`` /
+    ``ANTHROPIC_AUTH_TOKEN`` (when at least 8 characters, also without surrounding whitespace)
+    replaced by ``[redacted]``. Read from the environment on each call: it may change."""
+    for name in SECRET_ENV:
+        value = os.environ.get(name) or ""
+        for secret in sorted({value, value.strip()}, key=len, reverse=True):
+            if len(secret) >= _MIN_SECRET:
+                text = text.replace(secret, REDACTED)
+    return _KEY_TOKEN.sub(REDACTED, text)
 
 
 class OOError(Exception):
@@ -20,6 +47,7 @@ class OOError(Exception):
 
     The message is composed from the parts that are known, e.g.
     ``doc.o-o.html: block oo-manifest, line 12, column 5, key 'version': must be an integer``.
+    ``message`` and ``str()`` never show an API key (see ``redact``).
     """
 
     def __init__(
@@ -40,6 +68,17 @@ class OOError(Exception):
         self.key = key
         super().__init__(self._compose())
 
+    @property
+    def message(self) -> str:
+        return self._message
+
+    @message.setter
+    def message(self, value: str) -> None:
+        self._message = redact(str(value))
+
+    def __str__(self) -> str:  # args may have been set by other code: redact again
+        return redact(super().__str__())
+
     def _compose(self) -> str:
         where: list[str] = []
         if self.block:
@@ -52,7 +91,7 @@ class OOError(Exception):
             where.append(f"key {self.key!r}")
         prefix = f"{self.file}: " if self.file else ""
         loc = ", ".join(where)
-        return f"{prefix}{loc}: {self.message}" if loc else f"{prefix}{self.message}"
+        return redact(f"{prefix}{loc}: {self.message}" if loc else f"{prefix}{self.message}")
 
     def with_file(self, file: str) -> OOError:
         """Return the same error with the file name filled in (when a caller knows it)."""

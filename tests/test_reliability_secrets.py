@@ -5,8 +5,15 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from oo_nb.testing import leaks
+import pytest
 
+from oo_nb.agent.run import UpdateOptions, prepare_update
+from oo_nb.cli import main
+from oo_nb.errors import AgentError, BudgetExceeded, OOError, ValidationError, redact
+from oo_nb.testing import leaks
+from oo_nb.testing.mock_api import MockAPI, Script, error_reply
+
+from .agent_support import assert_no_secret, copy_doc
 from .reliability_helpers import run_part
 
 
@@ -29,3 +36,57 @@ def test_the_scanners_would_see_a_leak(tmp_path: Path) -> None:
     with leaks._debug_logging() as logs:
         logging.getLogger("anthropic").debug("headers %s", {"x-api-key": key})
     assert any(leaks._count(line, needles) for line in logs.lines)
+
+
+# --------------------------------------------------------------------------- keys echoed in errors
+# A realistic key (sk-ant-… pattern) and one only the environment variable identifies.
+ECHO_KEYS = ["sk-ant-api03-MARKERa1b2c3d4e5f6-Zz_9", "plain-secret-token-1234567"]
+
+
+@pytest.mark.parametrize("key", ECHO_KEYS)
+def test_key_echoed_by_the_server_is_redacted(
+    key: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    reply = error_reply(400, "invalid_request_error", f"bad header x-api-key: {key}")
+    mock = MockAPI(Script([reply], repeat_last=True), api_key=key).start()
+    monkeypatch.setenv("ANTHROPIC_API_KEY", key)
+    monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
+    try:
+        path = copy_doc(tmp_path)
+        assert main(["update", str(path), "--force", "--yes", "--base-url", mock.base_url]) == 2
+        out, err = capsys.readouterr()
+        with pytest.raises(AgentError) as caught:
+            prepare_update(path, UpdateOptions(force=True, agent="anthropic", api_key=key, base_url=mock.base_url))
+    finally:
+        mock.stop()
+    assert mock.message_requests, "the mock must have been asked (else nothing was tested)"
+    assert "API error 400" in err and "bad header x-api-key: [redacted]" in err
+    exc = caught.value
+    for text in (out, err, str(exc), exc.message, repr(exc), *map(str, exc.args)):
+        assert key not in text and key[5:-3] not in text
+    assert "[redacted]" in str(exc)
+    assert_no_secret(tmp_path)
+
+
+def test_redact_patterns_and_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "env-key-value-42\n")  # trailing newline kept in env
+    monkeypatch.setenv("ANTHROPIC_AUTH_TOKEN", "short")  # under 8 characters: an ordinary word
+    text = "a sk-ant-admin01-Xy_z-9 b env-key-value-42 c short d"
+    assert redact(text) == "a [redacted] b [redacted] c short d"
+    assert redact("sk-ant-") == "sk-ant-"  # nothing after the prefix: not a key
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    assert redact("env-key-value-42") == "env-key-value-42"  # read at call time
+
+
+def test_every_oo_error_redacts_message_str_and_late_changes(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ANTHROPIC_AUTH_TOKEN", "tok-ABCDEFGH-123")
+    for cls in (OOError, ValidationError, AgentError, BudgetExceeded):
+        exc = cls("header Authorization: Bearer tok-ABCDEFGH-123 and sk-ant-oat01-QQQ", key="k sk-ant-x1")
+        for text in (str(exc), exc.message, repr(exc)):
+            assert "tok-ABCDEFGH" not in text and "sk-ant-" not in text, (cls, text)
+        assert exc.message == "header Authorization: Bearer [redacted] and [redacted]"
+    exc = OOError("boom")
+    exc.message = "now sk-ant-api03-late"
+    exc.args = ("args sk-ant-api03-late",)
+    assert exc.message == "now [redacted]" and str(exc) == "args [redacted]"
+    assert str(OOError("x").with_file("sk-ant-api03-in-a-name.o-o.html")) == "[redacted].o-o.html: x"
