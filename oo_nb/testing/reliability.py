@@ -104,8 +104,8 @@ PARTS: dict[int, tuple[str, Part]] = {
 def run(
     parts: list[int], sizes: Sizes, *, workdir: Path | None = None, seed: int = 1, progress: Callable[[str], None] | None = None
 ) -> list[Figure]:
-    """Run ``parts``; a part whose modules are missing (a teammate's piece not there yet) gives
-    one "not run" row instead of failing the others."""
+    """Run ``parts``. A part whose modules are missing gives one FAILING "not run" row (the
+    other parts still run): a measurement that did not happen is never a pass."""
     rows: list[Figure] = []
     with tempfile.TemporaryDirectory(prefix="oo-reliability-") as tmp:
         base = workdir or Path(tmp)
@@ -115,7 +115,7 @@ def run(
             try:
                 part_rows = fn(sizes, base / f"part{n}", seed)
             except ImportError as exc:
-                part_rows = [Figure(label, "not run: a module is missing", 0, str(exc), "—", None)]
+                part_rows = [Figure(label, "not run: a module is missing", 0, str(exc), "all modules present", False)]
             elapsed = time.perf_counter() - started
             part_rows.append(Figure(label, "wall time of this part (s)", 1, round(elapsed, 1), "info", None))
             if progress:

@@ -132,10 +132,10 @@ def _document_steps(path: Path, data: bytes, *, article: bool) -> Steps:
 
 
 def _image_steps(png: bytes) -> Steps:
-    try:
-        from ..agent.images import prepare_image
-    except ImportError:
-        return []
+    # No fallback: without the image pipeline the large-image case is not measured, and the
+    # part must fail (an ImportError becomes a failing "not run" row), not pass on less.
+    from ..agent.images import prepare_image
+
     return [("prepare_image", lambda: prepare_image(png, max_px=800, max_kb=150))]
 
 
