@@ -1,7 +1,9 @@
 """Context size: bytes of the file versus bytes of the FIRST API request (the real JSON body the
 SDK sends: system prompt, user message, tool definitions) for every corpus document, for corpus
 documents with large embedded images, and for synthetic image documents (benchmarks/synth.py).
-Target: ≤ 20% for image-heavy documents.
+Target: ≤ 20% for image-heavy documents. Also the budget's token estimate of each first prompt
+(ASCII at 2.5 chars a token, other characters one token per UTF-8 byte) against the old rule
+(2.5 chars a token for everything), and on non-Latin samples.
 
     python benchmarks/context.py
 """
@@ -19,7 +21,7 @@ from pathlib import Path
 
 from oo_nb.agent.backends.anthropic import AnthropicBackend
 from oo_nb.agent.backends.conversation import AgentSettings
-from oo_nb.agent.budget import Budget
+from oo_nb.agent.budget import CHARS_PER_TOKEN, Budget, text_tokens
 from oo_nb.agent.context import build_context
 from oo_nb.agent.pricing import price_for
 from oo_nb.document import Document
@@ -133,8 +135,29 @@ def render(table: list[Row]) -> str:
     return "\n".join(lines)
 
 
+SAMPLES = {
+    "Japanese": "人工知能の最新動向について",
+    "Chinese": "人工智能最新发展动态",
+    "Russian": "Искусственный интеллект: последние новости",
+    "emoji": "🤖🧠📈👨\u200d👩\u200d👧",
+}
+
+
+def estimates() -> str:
+    """The token estimate against the old characters-only rule."""
+    lines = [f"{'prompt':46} {'chars':>8} {'estimate':>9} {'old rule':>9} {'ratio':>6}"]
+    texts = [(name, (lambda c: c.system + c.user)(build_context(Document.read(CORPUS / name), today=TODAY))) for name in DOCS]
+    texts += [(f"sample: {k} ×800", v * 800) for k, v in SAMPLES.items()]
+    for name, text in texts:
+        new, old = text_tokens(text), len(text) / CHARS_PER_TOKEN
+        lines.append(f"{name:46} {len(text):>8,} {new:>9,.0f} {old:>9,.0f} {new / old:>6.2f}")
+    return "\n".join(lines)
+
+
 def main() -> None:
     print(render(rows()))
+    print()
+    print(estimates())
 
 
 if __name__ == "__main__":
