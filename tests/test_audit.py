@@ -200,3 +200,23 @@ def test_check_and_audit_agree_on_severity(corpus_lib: Library, fixture_lib: Lib
                 assert not same.empty and set(same["severity"]) == {finding.severity}, finding
     # the defects the corpus and fixtures hold, among them the one that used to disagree
     assert {"empty-cache", "unresolved-citation", "malformed-pid", "invalid-json", "unreadable"} <= seen
+
+
+@pytest.mark.parametrize("columns", ["60", "400"])
+def test_table_output_never_cuts_a_message(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, columns: str
+) -> None:
+    """Narrow or wide terminal: every finding's and every error's message is printed whole."""
+    monkeypatch.setenv("COLUMNS", columns)
+    lib = Library(FIXTURES, today=TODAY, workers=1)
+    code, out = run_cli(["audit", str(FIXTURES), "--today", "2026-03-01"], capsys)
+    assert code == 1
+    messages = list(lib.audit()["message"])
+    assert any(m.endswith("(line 112)") and len(m) > 30 for m in messages)
+    for message in messages:
+        assert message in out, message
+    code, out = run_cli(["library", str(FIXTURES), "--today", "2026-03-01", "--frame", "errors"], capsys)
+    for message in lib.errors["message"]:
+        assert message in out, message
+    code, out = run_cli(["library", str(CORPUS), "--today", "2026-03-01", "--frame", "sources"], capsys)
+    assert "..." in out  # other long text (titles, URLs) is still cut to keep the table readable

@@ -54,7 +54,45 @@ def render(frame: pd.DataFrame, fmt: str) -> str:
     if frame.empty:
         return "(no rows)"
     width = shutil.get_terminal_size((120, 24)).columns
-    return str(frame.to_string(index=False, max_colwidth=48, line_width=width, na_rep="-"))
+    shown = _clipped(frame)
+    table = str(shown.to_string(index=False, max_colwidth=None, na_rep="-"))
+    if "message" not in shown.columns or max(map(len, table.splitlines())) <= width:
+        if "message" in shown.columns:
+            return table
+        return str(shown.to_string(index=False, max_colwidth=None, line_width=width, na_rep="-"))
+    # Too wide with the message in the row: each message goes under its row, whole and on one
+    # line (the terminal wraps it; grep still finds "(line 5)").
+    from pandas import isna
+
+    rest = shown.drop(columns="message")
+    lines = str(rest.to_string(index=False, max_colwidth=None, na_rep="-")).splitlines()
+    out = [lines[0]]
+    for line, message in zip(lines[1:], shown["message"], strict=True):
+        out += [line, "    " + ("-" if isna(message) else str(message))]
+    return "\n".join(out)
+
+
+FULL_COLUMNS = ("message", "where")  # what a finding says and where: never cut (e.g. "(line 5)")
+CLIP_AT = 48
+
+
+def _clipped(frame: pd.DataFrame) -> pd.DataFrame:
+    """Long text in other columns (titles, URLs, summaries) cut to ``CLIP_AT`` characters so
+    the table stays readable; ``FULL_COLUMNS`` are printed whole."""
+    from pandas.api.types import is_object_dtype, is_string_dtype
+
+    out = frame.copy()
+    for column in out.columns:
+        dtype = out[column].dtype
+        if column not in FULL_COLUMNS and (is_string_dtype(dtype) or is_object_dtype(dtype)):
+            out[column] = out[column].map(_clip, na_action="ignore")
+    return out
+
+
+def _clip(value: Any) -> Any:
+    if isinstance(value, str) and len(value) > CLIP_AT:
+        return value[: CLIP_AT - 3] + "..."
+    return value
 
 
 def open_library(ns: argparse.Namespace) -> Library:
