@@ -17,7 +17,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="which code to replace (default: all)")
     parser.add_argument("--dry-run", action="store_true", help="report what would change; write nothing")
     parser.add_argument("--migrate", action="store_true",
-                        help="convert early-layout documents (no markers) to the marker layout, keeping all their data")
+                        help="convert early-layout documents (no markers) to the marker layout, keeping all their data; "
+                             "an early index page gets this version's shell, its page kept byte for byte")
 
 
 def run(ns: argparse.Namespace) -> SyncResult:
