@@ -23,10 +23,14 @@ __all__ = [
     "Section",
     "excerpt_of",
     "new_pid",
+    "pid_problem",
 ]
 
 CITATION = re.compile(r"\[(s\d+)\]")
-PID = re.compile(r"^\s*pid:([^:\s]+):(\S+)\s*$")
+# A pid comment: ``pid:SECTION:8HEX`` when well formed. Any ``pid:`` comment without spaces
+# counts as one (``pid:overview`` in some files, non-hex ids in others, FORMAT.md §3): it names
+# the next element, and the audit reports it as malformed rather than as a missing pid.
+PID = re.compile(r"^\s*pid:([^:\s]+)(?::(\S+))?\s*$")
 _HEX8 = re.compile(r"^[0-9a-f]{8}$")
 _CONTAINERS = {"div", "section", "blockquote"}
 _EXCERPT_CHARS = 120
@@ -78,8 +82,19 @@ def new_pid(section: str) -> str:
 
 
 def pid_is_wellformed(pid: str) -> bool:
+    return pid_problem(pid) is None
+
+
+def pid_problem(pid: str) -> str | None:
+    """What is wrong with a pid, in words, or None when it is ``pid:SECTION:8HEX``."""
     m = PID.match(pid)
-    return bool(m and _HEX8.match(m.group(2)))
+    if m is None:
+        return "not a pid comment (pid:SECTION:8HEX)"
+    if m.group(2) is None:
+        return "has no id after the section: not of the form pid:SECTION:8HEX (8 lower-case hex digits)"
+    if not _HEX8.match(m.group(2)):
+        return "not of the form pid:SECTION:8HEX (8 lower-case hex digits)"
+    return None
 
 
 def excerpt_of(text: str) -> str:

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from datetime import date
 from typing import TYPE_CHECKING
 
+from .article import pid_problem
 from .digest import Digest
 from .model import domain_of
 
@@ -44,7 +45,7 @@ CHECKS: dict[str, tuple[str, str]] = {
     "missing-pid": ("warning", "paragraphs without a pid comment"),
     "malformed-pid": ("warning", "a pid that is not pid:SECTION:8HEX"),
     "duplicate-pid": ("warning", "a pid used by more than one element"),
-    "overdue": ("warning", "the document is past its update cadence"),
+    "overdue": ("warning", "the document is due by its cadence (today or earlier): is_stale"),
     "never-updated": ("info", "the document has never been updated (as_of empty)"),
     "uncited-source": ("info", "a cached source is never cited in the article"),
 }
@@ -149,7 +150,7 @@ def _pid_findings(d: Digest) -> Iterator[Finding]:
         for section, n in per_section.items():
             yield _f(d.slug, "missing-pid", section or "article", f"{n} paragraph(s) without a pid comment")
     for pid in d.bad_pids:
-        yield _f(d.slug, "malformed-pid", pid, "not of the form pid:SECTION:8HEX (8 lower-case hex digits)")
+        yield _f(d.slug, "malformed-pid", pid, pid_problem(pid) or "not of the form pid:SECTION:8HEX")
     for pid in d.dup_pids:
         yield _f(d.slug, "duplicate-pid", pid, "used by more than one element")
 
@@ -161,11 +162,12 @@ def _freshness_findings(d: Digest, today: date) -> Iterator[Finding]:
         yield _f(d.slug, "never-updated", "oo-manifest", "as_of is empty: the document has never been updated")
         return
     due = date.fromordinal(d.as_of.toordinal() + d.cadence_days)
-    if today > due:
+    if today >= due:  # as the documents frame's is_stale and the update gate: fresh while age < cadence
+        late = (today - due).days
         yield _f(
             d.slug, "overdue", "oo-manifest",
             f"as of {d.as_of.isoformat()}, due {due.isoformat()} (every {d.cadence_days} days): "
-            f"{(today - due).days} days overdue",
+            + (f"{late} days overdue" if late else "due today"),
         )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .article import pid_is_wellformed
+from .article import pid_problem
 from .audit import CHECKS
 from .document import BLOCK_IDS, Document
 from .errors import BlockError, OOError
@@ -74,6 +74,7 @@ def check_path(path: str | Path) -> list[Finding]:
         if not cache.sources and not article.is_stub:
             add("empty-cache", "populated article with an empty source cache")
         for pid in article.pids:
-            if not pid_is_wellformed(pid):
-                add("malformed-pid", f"{pid!r} is not pid:SECTION:8hex")
+            problem = pid_problem(pid)
+            if problem is not None:
+                add("malformed-pid", f"{pid!r}: {problem}")
     return findings

@@ -1,6 +1,7 @@
 """Typed, normalised, read-only views of the four JSON blocks, reading every variant that real
-o-o files hold (FORMAT.md §2). Writing goes through ``edits.py`` on the raw JSON, so a block
-keeps its own shape and every key we do not know."""
+o-o files hold (FORMAT.md §2). Writing never goes through these views: it changes the raw JSON
+(``Document.with_block``/``edit_block``, e.g. in ``contract_edit.py``), so a block keeps its own
+shape and every key we do not know."""
 
 from __future__ import annotations
 
@@ -143,9 +144,13 @@ class Manifest:
         if as_of_text and as_of is None:
             raise f._err("as_of", f"must be a date YYYY-MM-DD or empty, found {as_of_text!r}")
         if "update_every_days" in f.raw:
-            days = f.whole("update_every_days") or DEFAULT_CADENCE_DAYS
-            if days < 1:
-                raise f._err("update_every_days", "must be at least 1")
+            # 0 or null never silently means "weekly": the document says something we cannot use
+            value = f.whole("update_every_days")
+            if value is None:
+                raise f._err("update_every_days", "must be a whole number of days (at least 1), found null")
+            if value < 1:
+                raise f._err("update_every_days", f"must be at least 1 day, found {value}")
+            days = value
             cadence_field: Literal["update_every_days", "freshness", "default"] = "update_every_days"
         elif "freshness" in f.raw:
             days = FRESHNESS_DAYS.get(f.text("freshness").strip().lower(), DEFAULT_CADENCE_DAYS)

@@ -220,3 +220,38 @@ def test_table_output_never_cuts_a_message(
         assert message in out, message
     code, out = run_cli(["library", str(CORPUS), "--today", "2026-03-01", "--frame", "sources"], capsys)
     assert "..." in out  # other long text (titles, URLs) is still cut to keep the table readable
+
+
+def test_a_pid_without_an_id_is_malformed_not_missing(tmp_path: Path) -> None:
+    """``<!-- pid:overview -->`` (no hex part) names its paragraph; the audit and oo check say
+    it is malformed instead of counting the paragraph as having no pid."""
+    from oo_nb.article import pid_problem
+    from oo_nb.check import check_path
+
+    text = (CORPUS / "yc-w26-batch.o-o.html").read_text("utf-8")
+    first = text.index("<!-- pid:", text.index('<article id="article">'))
+    end = text.index("-->", first) + 3
+    doc_text = text[:first] + "<!-- pid:overview -->" + text[end:]
+    path = tmp_path / "yc.o-o.html"
+    path.write_text(doc_text, "utf-8")
+    article = Document.read(path).article
+    assert "pid:overview" in article.pids
+    found = Library(tmp_path, today=date(2026, 2, 18), workers=1).audit()
+    bad = findings_for(found, "yc", "malformed-pid")
+    assert list(bad["where"]) == ["pid:overview"] and "has no id after the section" in bad.iloc[0]["message"]
+    assert findings_for(found, "yc", "missing-pid").empty
+    assert [f.code for f in check_path(path)] == ["malformed-pid"]
+    assert pid_problem("pid:overview:c0c1c2c3") is None and pid_problem("pid:s:XYZ12345") is not None
+
+
+def test_overdue_on_the_due_day_as_is_stale(corpus_lib: Library) -> None:
+    docs = corpus_lib.frame("documents", today=date(2026, 2, 23))
+    lead = docs[docs["slug"] == "anthropic-leadership"].iloc[0]
+    assert lead["due"] == pd.Timestamp("2026-02-23") and bool(lead["is_stale"])
+    on_the_day = findings_for(corpus_lib.audit(today=date(2026, 2, 23)), "anthropic-leadership", "overdue")
+    assert list(on_the_day["message"]) == ["as of 2026-02-16, due 2026-02-23 (every 7 days): due today"]
+    assert findings_for(corpus_lib.audit(today=date(2026, 2, 22)), "anthropic-leadership", "overdue").empty
+    for day in (date(2026, 2, 22), date(2026, 2, 23), date(2026, 2, 24), date(2026, 3, 1)):
+        stale = set(corpus_lib.frame("documents", today=day).query("is_stale")["slug"])
+        overdue = set(corpus_lib.audit(today=day).query("code == 'overdue'")["doc"])
+        assert stale == overdue, day

@@ -72,3 +72,10 @@ def test_errors_are_one_clear_line(tmp_path: Path) -> None:
     r = subprocess.run([sys.executable, "-m", "oo_nb", "show", str(tmp_path / "nope.o-o.html")], capture_output=True, text=True)
     assert r.returncode == 2
     assert "nope.o-o.html: no such file" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_show_on_an_index_page_says_so(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["show", str(CORPUS / "index.o-o.html")]) != 0
+    err = capsys.readouterr().err
+    assert "this is a library index page" in err and "oo index" in err and "oo library" in err
+    assert "missing" not in err

@@ -127,3 +127,11 @@ def test_key_of_a_list_item_has_no_trailing_dot() -> None:
     with pytest.raises(ValidationError) as info:
         SourceCache.from_json({"facts": ["ok", 3]})
     assert info.value.key == "facts[1]" and "key 'facts[1]':" in str(info.value)
+
+
+@pytest.mark.parametrize(("value", "says"), [(0, "at least 1 day, found 0"), (None, "found null"), (-3, "found -3")])
+def test_an_unusable_cadence_is_an_error_naming_the_key(value: object, says: str) -> None:
+    with pytest.raises(ValidationError) as info:
+        Manifest.from_json({"title": "t", "update_every_days": value})
+    assert info.value.key == "update_every_days" and says in str(info.value)
+    assert Manifest.from_json({"title": "t", "update_every_days": 1}).cadence_days == 1

@@ -6,6 +6,7 @@ import argparse
 import json
 
 from ..document import Document
+from ..errors import ValidationError
 from ..inspect import summary_json, summary_text
 from . import TextResult
 
@@ -19,6 +20,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(ns: argparse.Namespace) -> TextResult:
     doc = Document.read(ns.doc)
+    if doc.kind == "index":
+        raise ValidationError(
+            "this is a library index page, not a document: it has no manifest or contract "
+            "(use oo index DIR to rebuild it, oo library DIR to see its documents)",
+            file=doc.file,
+        )
     if ns.json:
         data = summary_json(doc)
         return TextResult(json.dumps(data, ensure_ascii=False, indent=2), value=data)
