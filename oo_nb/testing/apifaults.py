@@ -1,7 +1,14 @@
 """The API fault matrix: ``oo update DOC --force --yes`` (the command's own ``run``, formatted as
 the CLI prints it) against the loopback mock serving one fault each. For every fault: was the
 document (or a pending proposal) written, did the run spend more than its budget, and what does
-the user read."""
+the user read.
+
+Spend is counted on the wire, not taken from the tool: every reply the mock actually delivered
+is recorded and its ``usage`` priced (``pricing.cost_usd`` at the requested model's rates). A
+reply that never arrived (connection reset, hang) costs nothing; a stream cut by an error event
+costs the usage in the events that were sent. The case where the mock reports more usage than
+the request could hold is an expected overspend: its own row checks that it was detected and
+that the document was not written."""
 
 from __future__ import annotations
 
@@ -36,11 +43,19 @@ class FaultCase:
     should_write: bool = False  # a recovered fault may write; a failure never may
     timeout_s: float = 30.0
     over_reported: bool = False  # the mock reports more usage than was sent (over budget by design)
+    budget_stop: bool = False  # must stop on the budget after at least one request (mid-run)
 
 
 def fault_cases() -> list[FaultCase]:
     from .mock_api import Reply, Script, error_reply, message
-    from .mock_scenarios import endless_pause, research_scenario, text, tool_use
+    from .mock_scenarios import (
+        endless_pause,
+        research_scenario,
+        search_result,
+        server_tool_use,
+        text,
+        tool_use,
+    )
 
     def research(mock: Any) -> Responder:
         return research_scenario(base_url=lambda: mock.base_url, with_image=False)
@@ -61,6 +76,13 @@ def fault_cases() -> list[FaultCase]:
 
         return respond
 
+    def costly_pause(req: Any) -> Reply:
+        """Searches on and on, each answer billing what its request really held (a third of its
+        bytes, as tokens) and 4,000 output tokens: the budget runs out after a few requests."""
+        block = f"srvtoolu_mock_{len(req.messages)}"
+        content = [server_tool_use("web_search", {"query": "more"}, block), search_result(block, [("https://example.org/x", "X")])]
+        return Reply(message=message(content, "pause_turn", input_tokens=len(req.raw) // 3, output_tokens=4000, searches=1))
+
     submit_bad = message([tool_use("submit_proposal", {"summary": 1, "sections": "none"})], "tool_use")
     return [
         FaultCase("429 rate limit (every try)", script(error_reply(429, "rate_limit_error", "slow down", retry_after_ms=5), repeat=True)),
@@ -78,6 +100,7 @@ def fault_cases() -> list[FaultCase]:
         FaultCase("refusal", script(message([text("I can't help with that.")], "refusal"))),
         FaultCase("max_tokens", script(message([text("...")], "max_tokens"))),
         FaultCase("budget too small to start", research, args=("--budget", "0.02")),
+        FaultCase("budget runs out mid-run", lambda mock: costly_pause, budget_stop=True),
         FaultCase("API reports more usage than sent", over_reporting, over_reported=True),
     ]
 
@@ -122,11 +145,48 @@ def run_update(
     return {"text": outcome.to_text(), "exit": outcome.exit_code, "cost": outcome.result.cost_usd, "exc": None}
 
 
+class _Wire:
+    """Wraps a responder: records each reply with the model the request asked for."""
+
+    def __init__(self, inner: Responder) -> None:
+        self.inner = inner
+        self.sent: list[tuple[str, Any]] = []
+
+    def __call__(self, request: Any) -> Any:
+        reply = self.inner(request)
+        model = request.body.get("model", "") if isinstance(request.body, dict) else ""
+        self.sent.append((str(model), reply))
+        return reply
+
+    def spend_usd(self) -> float:
+        from ..agent.pricing import cost_usd, price_for, usage_figures
+        from .mock_messages import sse_events
+
+        total = 0.0
+        for model, reply in self.sent:
+            if reply.fault in ("reset", "hang", "truncate") or reply.status != 200 or not reply.message:
+                continue  # nothing (complete) reached the client
+            usage = reply.message.get("usage")
+            if reply.fault == "stream_error":  # only the events before the error were sent
+                events = sse_events(reply.message)
+                for kind, event in events[: max(2, len(events) // 2)]:
+                    usage = event["message"]["usage"] if kind == "message_start" else event.get("usage", usage)
+            total += cost_usd(usage_figures(usage), price_for(model or str(reply.message.get("model", ""))))
+        return total
+
+
+def _budget(args: tuple[str, ...]) -> float:
+    return float(args[args.index("--budget") + 1]) if "--budget" in args else BUDGET_USD
+
+
 def api_faults(workdir: Path) -> list[Figure]:
     from .mock_api import MockAPI
 
     rows: list[Figure] = []
-    writes_on_failure = over_budget = 0
+    writes_on_failure = 0
+    over_budget: list[str] = []
+    cost_differs: list[str] = []
+    over_report: Figure | None = None
     cases = fault_cases()
     for i, case in enumerate(cases):
         folder = workdir / f"case{i}"
@@ -136,32 +196,57 @@ def api_faults(workdir: Path) -> list[Figure]:
         before = path.read_bytes()
         mock = MockAPI(api_key=TEST_KEY).start()
         try:
-            mock.responder = case.responder(mock)
+            wire = _Wire(case.responder(mock))
+            mock.responder = wire
             started = time.perf_counter()
             out = run_update(path, mock.base_url, case.args, key=TEST_KEY, timeout_s=case.timeout_s)
             elapsed = time.perf_counter() - started
             requests = len(mock.message_requests)
         finally:
             mock.stop()
+        spent = wire.spend_usd()
+        budget = _budget(case.args)
         changed = path.read_bytes() != before
         pending = (history_dir(path) / "pending.json").exists()
         wrote = changed or (pending and not case.over_reported)
         bad_write = wrote and not case.should_write
-        budget = 0.02 if "--budget" in case.args else BUDGET_USD
-        overspent = out["cost"] > budget + 1e-9 and not case.over_reported
+        overspent = spent > budget + 1e-9
         writes_on_failure += bad_write
-        over_budget += overspent
-        verdict = not bad_write and not overspent and (not case.over_reported or not changed)
+        if abs(spent - out["cost"]) > 1e-6:
+            cost_differs.append(f"{case.name}: tool says ${out['cost']:.4f}, usage sent ${spent:.4f}")
         state = "written" if changed else "kept for review" if pending else "nothing written"
         message = out["text"].replace(str(path), DOC).replace(str(folder), ".")
+        if case.over_reported:
+            # Expected overspend: the API billed more than any bound. It must be seen (the tool's
+            # own cost shows it, the user is told) and the document must not be written.
+            detected = out["cost"] > budget + 1e-9 and "over its" in message
+            over_report = Figure(
+                "5 api", "spend above budget: API reported more usage than sent", f"{requests} req",
+                f"${spent:.4f} > ${budget:.2f} (expected); {'detected' if detected else 'NOT detected'}; "
+                f"document {'WRITTEN' if changed else 'unchanged'}{', proposal kept for review' if pending else ''}",
+                "overspend detected, document not written", overspent and detected and not changed,
+            )
+            verdict = overspent and detected and not changed
+        else:
+            if overspent:
+                over_budget.append(f"{case.name}: ${spent:.4f} of ${budget:.2f}")
+            stopped = not case.budget_stop or (requests >= 1 and spent > 0 and "budget reached" in message)
+            verdict = not bad_write and not overspent and stopped
         rows.append(
             Figure(
                 "5 api", case.name, f"{requests} req",
-                f"[{state}, ${out['cost']:.4f}, {elapsed:.1f}s] {message}",
-                "written" if case.should_write else "kept, not written" if case.over_reported else "no write, ≤ budget",
+                f"[{state}, ${spent:.4f} sent / ${out['cost']:.4f} reported, {elapsed:.1f}s] {message}",
+                "written" if case.should_write
+                else "overspend seen, not written" if case.over_reported
+                else "stops on budget mid-run" if case.budget_stop
+                else "no write, ≤ budget",
                 verdict,
             )
         )
+    ordinary = len(cases) - sum(c.over_reported for c in cases)
     rows.append(Figure("5 api", "writes on failure", len(cases), writes_on_failure, "0", writes_on_failure == 0))
-    rows.append(Figure("5 api", "spend above budget", len(cases), over_budget, "0", over_budget == 0))
+    rows.append(Figure("5 api", "spend above budget (usage sent)", ordinary, "; ".join(over_budget) or 0, "0", not over_budget))
+    if over_report is not None:
+        rows.append(over_report)
+    rows.append(Figure("5 api", "tool's cost differs from usage sent", len(cases), "; ".join(cost_differs) or 0, "info", None))
     return rows
