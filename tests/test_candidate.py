@@ -543,3 +543,26 @@ def test_source_access_dates_are_never_in_the_future() -> None:
     accessed = {s.url: s.accessed for s in cand.document.source_cache.sources}
     assert accessed["https://a.example/x"] == _date(2026, 11, 29)
     assert accessed["https://b.example/y"] == _date(2026, 11, 2)
+
+
+@pytest.mark.parametrize(
+    ("title", "shown", "warned"),
+    [("Models < 10B", "Models \uff1c 10B", True), ("Q3 <img src=x onerror=alert(1)//", "Q3", False)],
+)
+def test_heading_text_is_inert_on_the_original_page_script(corpus_dir: Path, title: str, shown: str, warned: bool) -> None:
+    """The original script re-reads heading text as HTML (FORMAT.md §7): no '<' may reach it."""
+    doc = load(corpus_dir, "anthropic-leadership.o-o.html")
+    raw = proposal(sections=[{"id": "new-sec", "title": title, "html": "<p>Body text.</p>"}])
+    cand = build(doc, raw)
+    new = next(s for s in cand.document.article.sections if s.id == "new-sec")
+    assert new.title == shown
+    assert any("look-alikes" in w and "--migrate" in w for w in cand.warnings) is warned
+
+
+def test_heading_text_is_kept_on_our_page_script(tmp_path: Path) -> None:
+    from oo_nb.newdoc import NewSpec, create_document
+
+    doc = create_document(NewSpec("Ours"), tmp_path)
+    cand = build(doc, proposal(sections=[{"id": "new-sec", "title": "Models < 10B", "html": "<p>Body text.</p>"}]))
+    assert next(s for s in cand.document.article.sections if s.id == "new-sec").title == "Models < 10B"
+    assert not any("look-alikes" in w for w in cand.warnings)

@@ -19,6 +19,7 @@ from .. import clock
 from ..article import CITATION, Article
 from ..document import Document
 from ..errors import AgentError
+from ..legacy_script import LEGACY_SCRIPT_HINT, inert_heading_text, runs_original_script
 from ..sanitize import sanitize_html, sanitize_text
 from .blocks import BlockUpdate, update_blocks
 from .images import InlineImages, add_images, count_images
@@ -179,6 +180,12 @@ class _Builder:
                 continue
             body = keeper.apply(section.id, clean, all_ids)
             title = sanitize_text(section.title, max_len=200) or section.id
+            if "<" in title and runs_original_script(self.doc):
+                title = inert_heading_text(title)
+                self.warnings.append(
+                    f"sections[{index}] ({section.id}): '<' and '>' in the heading shown as look-alikes: "
+                    f"{LEGACY_SCRIPT_HINT}, which reads heading text as HTML"
+                )
             if section.id in existing:
                 chunk = existing[section.id]
                 lead = _heading_pid(chunk.head)
