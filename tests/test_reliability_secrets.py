@@ -90,3 +90,24 @@ def test_every_oo_error_redacts_message_str_and_late_changes(monkeypatch: pytest
     exc.args = ("args sk-ant-api03-late",)
     assert exc.message == "now [redacted]" and str(exc) == "args [redacted]"
     assert str(OOError("x").with_file("sk-ant-api03-in-a-name.o-o.html")) == "[redacted].o-o.html: x"
+
+
+@pytest.mark.parametrize("variable", ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"])
+def test_a_key_with_a_pasted_newline_is_named_not_sent(
+    variable: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    key = "sk-ant-test-NEWLINE-1234\n"
+    mock = MockAPI(Script([error_reply(500, "api_error", "unreachable")]), api_key=key.strip()).start()
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv(variable, key)
+    try:
+        path = copy_doc(tmp_path)
+        before = path.read_bytes()
+        assert main(["update", str(path), "--force", "--yes", "--base-url", mock.base_url]) == 2
+    finally:
+        mock.stop()
+    out, err = capsys.readouterr()
+    assert f"{variable} contains whitespace" in err
+    assert not mock.message_requests and path.read_bytes() == before
+    assert key.strip() not in out + err

@@ -106,12 +106,19 @@ class AnthropicBackend:
 
     # ------------------------------------------------------------------ clients
     def _key(self) -> str:
-        key = self._api_key or next((os.environ[n] for n in _KEY_ENV if os.environ.get(n)), None)
+        source = "the api_key given"
+        key = self._api_key
+        if not key:
+            source, key = next(((n, os.environ[n]) for n in _KEY_ENV if os.environ.get(n)), ("", None))
         if not key:
             raise AgentError(
                 "no API key: set ANTHROPIC_API_KEY, or use --agent replay with a cassette "
                 "(or --agent claude-code)"
             )
+        if any(ch.isspace() for ch in key):
+            # A pasted key often carries a newline; as a header value it fails as a connection
+            # error, which would send the user looking at the network instead.
+            raise AgentError(f"{source} contains whitespace (a pasted newline?); remove it and try again")
         return key
 
     def client(self) -> anthropic.Anthropic:
