@@ -198,6 +198,71 @@ def test_sorting_by_every_column(
         assert shown != sorted(shown, reverse=True)
 
 
+DATE_COLUMN = COLUMNS.index("Last Updated")
+SET_DATE_KEYS = f"""keys => [...document.querySelectorAll('#article tbody tr')].forEach(
+  (tr, i) => tr.cells[{DATE_COLUMN}].setAttribute('data-sort', keys[i]))"""
+DATE_KEYS = f"""() => [...document.querySelectorAll('#article tbody tr')].map(
+  tr => tr.cells[{DATE_COLUMN}].getAttribute('data-sort'))"""
+
+
+def _date_order(keys: list[str], descending: bool) -> list[int]:
+    """Row positions in the order a date sort gives: by the ISO date the key starts with (the
+    rest ignored), keys that are no date count as oldest, ties keep their order."""
+
+    def key(i: int) -> date:
+        try:
+            return date.fromisoformat(keys[i][:10])
+        except ValueError:
+            return date.min
+
+    return sorted(range(len(keys)), key=key, reverse=descending)
+
+
+def test_dates_sort_as_dates_not_as_text(
+    library: tuple[Path, dict[str, Any]], open_page: Callable[..., Probe]
+) -> None:
+    """ISO dates sort the same as text, so the library's own keys cannot tell a date sort from a
+    text sort. The page writes the ISO date as the key (checked first); then the keys are
+    replaced in the live page by ones whose text order is not their date order (no date at
+    all, which is oldest; two keys on the same day whose suffixes are in reverse order), and
+    the click order must be the date order. The same keys sorted as text give another order."""
+    index, truth = library
+    page = _open(open_page, index).page
+    th = page.locator("#article thead th", has_text="Last Updated").first
+    assert th.get_attribute("data-type") == "date"
+    rows = page.evaluate(ROWS)
+    written = page.evaluate(DATE_KEYS)
+    for row, key in zip(rows, written, strict=True):
+        as_of = truth[row["href"]]["Last Updated"]
+        assert key == ("" if as_of == date.min else as_of.isoformat())
+    dated = [i for i, k in enumerate(written) if k]
+    assert len(dated) >= 4
+    keys = list(written)
+    keys[dated[0]] = "not updated yet"  # text: after every digit; date: the oldest
+    keys[dated[1]] = "unknown"
+    keys[dated[2]], keys[dated[3]] = "2026-01-09 b", "2026-01-09 a"  # same day, text reversed
+    page.evaluate(SET_DATE_KEYS, keys)
+
+    def click_and_check(direction: str) -> None:
+        before = page.evaluate(ROWS)
+        current = page.evaluate(DATE_KEYS)
+        want = [before[i]["href"] for i in _date_order(current, direction == "descending")]
+        th.click()
+        assert th.get_attribute("aria-sort") == direction
+        got = [r["href"] for r in page.evaluate(ROWS)]
+        assert got == want, f"{direction}: {page.evaluate(DATE_KEYS)}"
+
+    click_and_check("ascending")
+    click_and_check("descending")
+    # Control: the same keys sorted as text come out in another order, so the checks above
+    # would have failed on a text sort.
+    page.evaluate("th => th.removeAttribute('data-type')", th.element_handle())
+    before = page.evaluate(ROWS)
+    want = [before[i]["href"] for i in _date_order(page.evaluate(DATE_KEYS), False)]
+    th.click()
+    assert [r["href"] for r in page.evaluate(ROWS)] != want
+
+
 def test_links_open_documents_in_sub_folders(
     library: tuple[Path, dict[str, Any]], open_page: Callable[..., Probe]
 ) -> None:
