@@ -13,7 +13,8 @@ import httpx2
 import pytest
 
 from oo_nb import clock
-from oo_nb.agent.run import UpdateOptions, freshness, prepare_update, write_result
+from oo_nb.agent.backends.conversation import AgentSettings
+from oo_nb.agent.run import UpdateOptions, begin, freshness, prepare_update, write_result
 from oo_nb.cli import main
 from oo_nb.document import Document
 from oo_nb.store import history_dir, load_pending, read_history
@@ -106,6 +107,18 @@ def test_dry_run_sends_nothing_and_writes_nothing(api: MockAPI, tmp_path: Path, 
     assert "dry run" in out and "searches" in out and api.message_requests == []
     assert path.read_bytes() == base and not history_dir(path).exists()
 
+
+
+def test_dry_run_plans_the_first_request_as_a_real_run_would(tmp_path: Path) -> None:
+    """With a budget too small for full output, the first request still researches (with fewer
+    output tokens); the prompt states the --budget figure, not the contract's."""
+    path = copy_doc(tmp_path)
+    result = prepare_update(path, UpdateOptions(force=True, dry_run=True, budget_usd=0.20, agent="replay"))
+    assert result.status == "planned"
+    assert result.plan["searches"] + result.plan["fetches"] > 0, result.plan
+    assert result.plan["max_tokens"] < AgentSettings(model=result.model).max_tokens
+    prep = begin(path, UpdateOptions(force=True, budget_usd=0.20, agent="replay"))
+    assert "$0.20" in prep.ctx.user and prep.ctx.budget_usd == 0.20
 
 FAILURES = {
     "overloaded": (Script([error_reply(529, "overloaded_error", "busy", retry_after_ms=1)], repeat_last=True), "API error 529"),

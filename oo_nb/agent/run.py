@@ -215,6 +215,7 @@ def begin(path: str | Path, opts: UpdateOptions) -> Prepared:
         raise AgentError(
             f"the budget is ${budget:.2f}: nothing can be spent (set --budget or the contract's budget)", file=str(p)
         )
+    ctx = ctx.with_budget(budget)  # the prompt states the budget this run really has
     return Prepared(p, doc, original, today, freshness(doc, today), ctx, choose_agent(opts.agent), model, budget)
 
 
@@ -237,6 +238,7 @@ def gate(prep: Prepared, opts: UpdateOptions) -> UpdateResult | None:
             estimate_tokens(prep.ctx.system, prep.ctx.user),
             max_tokens=s.max_tokens, min_tokens=s.min_tokens,
             searches=s.searches_per_request, fetches=s.fetches_per_request,
+            require_research=True,  # as the real first request: research, else refuse
         )
         result.plan = {"searches": plan.searches, "fetches": plan.fetches, "max_tokens": plan.max_tokens, "bound_usd": round(plan.bound_usd, 4)}
     except AgentError as exc:
