@@ -317,3 +317,16 @@ def test_compacted_paused_turn_is_not_left_as_a_prefill() -> None:
     assert second["messages"][-1]["role"] == "user" and "Continue where you stopped" in str(second["messages"][-1]["content"])
     assert "Fetched " + NEW_URL in str(second["messages"][1]["content"])
     assert proposal.summary == "ok" and NEW_URL in run.seen_urls
+
+
+def test_model_resolution_order_and_family_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    from oo_nb.agent.backends.anthropic import DEFAULT_MODEL, resolve_model
+
+    monkeypatch.delenv("OO_MODEL", raising=False)
+    assert resolve_model(None, None) == DEFAULT_MODEL
+    assert resolve_model("sonnet", "claude-opus-5-5") == "claude-sonnet-5-5"  # the original's --model sonnet
+    assert resolve_model(None, "Opus") == "claude-opus-5-5"
+    monkeypatch.setenv("OO_MODEL", "haiku")
+    assert resolve_model(None, None) == "claude-haiku-5-5"
+    assert resolve_model(None, "claude-sonnet-4-6") == "claude-sonnet-4-6"  # the contract wins over OO_MODEL
+    assert resolve_model("claude-fable-5-2", None) == "claude-fable-5-2"

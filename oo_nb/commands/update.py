@@ -23,7 +23,7 @@ HELP = "research what changed and propose an update (saved for review; --yes wri
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("doc", help="the .o-o.html document")
     p.add_argument("--force", action="store_true", help="update even if the document is still fresh")
-    p.add_argument("--model", help="model id (default: the contract's model, else claude-sonnet-5-5)")
+    p.add_argument("--model", help="model id or family (sonnet, opus, haiku, fable); default: the contract's model, else $OO_MODEL, else claude-sonnet-5-5")
     p.add_argument("--budget", type=float, metavar="USD", help="spend at most this much (default: the contract's budget)")
     p.add_argument(
         "--agent",

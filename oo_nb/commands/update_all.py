@@ -19,7 +19,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--concurrency", type=int, default=4, metavar="N", help="documents researched at once (default 4)")
     p.add_argument("--yes", action="store_true", help="write each update without review (history kept)")
     p.add_argument("--batch", action="store_true", help="send through the Message Batches API (half price, slower; polls)")
-    p.add_argument("--model", help="model id for every document (default: each contract's, else claude-sonnet-5-5)")
+    p.add_argument("--model", help="model id or family (sonnet, opus…) for every document (default: each contract's, else $OO_MODEL, else claude-sonnet-5-5)")
     p.add_argument("--budget", type=float, metavar="USD", help="budget per document (default: each contract's)")
     p.add_argument("--agent", choices=("anthropic", "claude-code", "replay"), help="research backend (default as for `oo update`)")
     p.add_argument("--base-url", metavar="URL", help="any Anthropic-compatible endpoint")

@@ -28,16 +28,32 @@ from ..context import AgentContext
 from ..types import RunInfo
 from .conversation import AgentSettings, Conversation
 
-__all__ = ["DEFAULT_MODEL", "AnthropicBackend", "api_failure", "api_failure_text", "resolve_model"]
+__all__ = ["DEFAULT_MODEL", "MODEL_ALIASES", "AnthropicBackend", "api_failure", "api_failure_text", "resolve_model"]
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
 DEFAULT_TIMEOUT_S = 600.0
 _KEY_ENV = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
 
 
+# The original o-o passed --model to the `claude` CLI, which takes family names; the API does not.
+MODEL_ALIASES = {
+    "sonnet": "claude-sonnet-5-5",
+    "opus": "claude-opus-5-5",
+    "haiku": "claude-haiku-5-5",
+    "fable": "claude-fable-5-2",
+}
+
+
 def resolve_model(cli: str | None, contract: str | None) -> str:
-    """``--model``, else the contract's ``model``, else the default."""
-    return (cli or "").strip() or (contract or "").strip() or DEFAULT_MODEL
+    """``--model``, else the contract's ``model``, else ``OO_MODEL``, else the default; a family
+    name (``sonnet``, ``opus``…) means that family's current model."""
+    chosen = (
+        (cli or "").strip()
+        or (contract or "").strip()
+        or os.environ.get("OO_MODEL", "").strip()
+        or DEFAULT_MODEL
+    )
+    return MODEL_ALIASES.get(chosen.lower(), chosen)
 
 
 def has_api_key() -> bool:
