@@ -7,8 +7,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from oo_nb.agent.budget import Budget, clip_to_tokens, estimate_tokens, text_tokens
+from oo_nb.agent.context import AgentContext, build_context
 from oo_nb.agent.pricing import UsageFigures, price_for
+from oo_nb.agent.proposal import validate_proposal
+from oo_nb.document import Document
 from oo_nb.errors import BudgetExceeded
+from oo_nb.testing.mock_scenarios import research_scenario
+
+from .agent_support import CORPUS, TODAY, backend, run_backend, start_mock
 
 SONNET = price_for("claude-sonnet-5-5")
 
@@ -218,3 +224,47 @@ def test_required_research_plan_never_exceeds_the_budget(limit: float, prompt: i
         return
     assert plan.research and plan.max_tokens >= 2048
     assert plan.bound_usd + plan.reserve_usd <= limit + 1e-9
+
+
+# --------------------------------------------------------------------------- exact prompt count
+def _cjk_context() -> AgentContext:
+    """A document whose article is 40,000 CJK characters: the character estimate (3 tokens per
+    character, the byte bound) is about 4x what a tokenizer gives such text."""
+    doc = Document.read(CORPUS / "agi-declared.o-o.html")
+    body = "".join(f"<p>{'人工知能の最新動向について調査する。' * 100}</p>\n" for _ in range(22))
+    article = doc.span_text(doc.article_span)
+    return build_context(doc.with_article(article + '<h2 id="jp">日本語</h2>\n' + body), today=TODAY)
+
+
+@pytest.mark.parametrize("exact_count", [False, True])
+def test_the_api_count_replaces_the_estimate_of_the_first_prompt(exact_count: bool) -> None:
+    """$0.60 cannot cover the estimated prompt, and covers the counted one."""
+    ctx = _cjk_context()
+    mock = start_mock(research_scenario(with_image=False))
+    try:
+        b = backend(mock, exact_count=exact_count)
+        run = b.new_run(0.60)
+        budget = Budget(0.60, price_for(b.model))
+        if exact_count:
+            assert b.run(ctx, budget=budget, run=run, validate=validate_proposal) is not None
+        else:
+            with pytest.raises(BudgetExceeded, match="budget"):
+                b.run(ctx, budget=budget, run=run, validate=validate_proposal)
+        counted = [r for r in mock.requests if r.path == "/v1/messages/count_tokens"]
+    finally:
+        mock.stop()
+    assert len(counted) == (1 if exact_count else 0)
+    if exact_count:  # the count covered the whole first prompt, and the estimate was far above it
+        assert counted[0].body["system"] == ctx.system and "日本語" in counted[0].body["messages"][0]["content"]
+        assert estimate_tokens(ctx.system, ctx.user) > 3 * (len(counted[0].raw) // 4)
+
+
+def test_a_failed_count_falls_back_to_the_estimate_with_a_warning() -> None:
+    mock = start_mock(research_scenario(with_image=False))
+    mock.count_tokens_status = 404
+    try:
+        proposal, run, _ = run_backend(backend(mock))
+    finally:
+        mock.stop()
+    assert proposal is not None and mock.message_requests
+    assert any("could not be counted" in w and "character estimate" in w for w in run.warnings)

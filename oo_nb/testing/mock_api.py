@@ -145,6 +145,10 @@ class MockAPI:
         self.batch_retrieve_error = batch_retrieve_error
         # how many requests of a batch finish (and are billed) before a cancel takes effect
         self.batch_done_before_cancel = 0
+        # what /v1/messages/count_tokens answers: the count (default: request bytes / 4, about
+        # what the real tokenizer gives English) or an error status (a proxy without the endpoint)
+        self.count_tokens: Callable[[bytes], int] = lambda raw: max(1, len(raw) // 4)
+        self.count_tokens_status = 200
         self.requests: list[MockRequest] = []
         self.batches: dict[str, dict[str, Any]] = {}
         self._lock = threading.Lock()
@@ -312,7 +316,10 @@ class _Handler(BaseHTTPRequestHandler):
         if method == "POST" and path == "/v1/messages":
             self._messages(request)
         elif method == "POST" and path == "/v1/messages/count_tokens":
-            self._json(200, {"input_tokens": max(1, len(raw) // 4)})
+            if self.mock.count_tokens_status != 200:
+                self._json(self.mock.count_tokens_status, {"type": "error", "error": {"type": "not_found_error", "message": "no count_tokens here"}})
+            else:
+                self._json(200, {"input_tokens": self.mock.count_tokens(raw)})
         elif method == "POST" and path == "/v1/messages/batches":
             self._json(200, self.mock.create_batch(body))
         elif method == "POST" and path.startswith("/v1/messages/batches/") and path.endswith("/cancel"):

@@ -163,12 +163,29 @@ class AnthropicBackend:
     ) -> Conversation:
         return Conversation(ctx, self.settings, budget, run, validate)
 
+    # ------------------------------------------------------------------ token count
+    def _counts_tokens(self) -> bool:
+        """Count the first prompt exactly, except in a replay: cassettes keep no counts
+        (RecordingTransport leaves them out), so a replay plans with the estimate."""
+        return self.settings.exact_count and not self.recorded
+
+    def _count_failed(self, run: RunInfo, exc: anthropic.AnthropicError) -> None:
+        reason = api_failure_text(exc, retries=self.max_retries, where=self.base_url)
+        run.warnings.append(f"the prompt's tokens could not be counted ({reason}); the budget uses the character estimate")
+
     # ------------------------------------------------------------------ drivers
     def run(self, ctx: AgentContext, *, budget: Budget, run: RunInfo, validate: Callable[[Any], Any]) -> Any:
         """Research until a valid proposal (returned, as ``validate`` made it) or an AgentError."""
         conv = self.conversation(ctx, budget=budget, run=run, validate=validate)
         client = self.client()
         try:
+            if self._counts_tokens():
+                try:
+                    counted = client.messages.count_tokens(**conv.count_request())
+                except anthropic.AnthropicError as exc:
+                    self._count_failed(run, exc)
+                else:
+                    conv.calibrate(counted.input_tokens)
             while not conv.done:
                 params = conv.next_request()
                 try:
@@ -193,6 +210,13 @@ class AnthropicBackend:
         conv = self.conversation(ctx, budget=budget, run=run, validate=validate)
         client = self.shared_async or self.async_client()
         try:
+            if self._counts_tokens():
+                try:
+                    counted = await client.messages.count_tokens(**conv.count_request())
+                except anthropic.AnthropicError as exc:
+                    self._count_failed(run, exc)
+                else:
+                    conv.calibrate(counted.input_tokens)
             while not conv.done:
                 params = conv.next_request()
                 try:

@@ -16,7 +16,7 @@ from typing import Any
 
 from ...errors import AgentError, BudgetExceeded
 from ...model import domain_of
-from ..budget import Budget, RequestPlan, clip_to_tokens, estimate_tokens
+from ..budget import TOOL_OVERHEAD_TOKENS, Budget, RequestPlan, clip_to_tokens, estimate_tokens
 from ..context import AgentContext
 from ..pricing import usage_figures
 from ..types import PROPOSAL_SCHEMA, RunInfo
@@ -49,6 +49,9 @@ class AgentSettings:
     max_continuations: int = 4  # pause_turn continuations before wrapping up
     max_requests: int = 8
     stream: bool = False
+    # Ask the API (messages.count_tokens, free) for the first prompt's exact size: the character
+    # estimate is an upper bound that can be 2-3x too high, which refuses budgets that would do.
+    exact_count: bool = True
 
 
 # --------------------------------------------------------------------------- helpers
@@ -165,6 +168,19 @@ class Conversation:
         self.last_plan: RequestPlan | None = None
         blocked = sorted({domain_of(d) or d for d in ctx.blocked_domains if d.strip()})
         self.blocked = blocked
+        # exact - estimate of the first prompt (system + first message), once the API counted it
+        self.calibration = 0
+        self._first_estimate = estimate_tokens(ctx.system, self.messages)
+
+    def count_request(self) -> dict[str, Any]:
+        """What ``messages.count_tokens`` needs to count the first prompt."""
+        return {"model": self.settings.model, "system": self.ctx.system, "messages": self.messages}
+
+    def calibrate(self, exact_tokens: int) -> None:
+        """Take the API's count of the first prompt in place of its character estimate, in this
+        and every later bound (later prompts start with it; what they add stays estimated)."""
+        if self.run.requests == 0 and exact_tokens > 0:
+            self.calibration = exact_tokens - self._first_estimate + TOOL_OVERHEAD_TOKENS
 
     # ---------------------------------------------------------------- failures
     def fail(self, message: str, *, budget: bool = False) -> AgentError:
@@ -226,7 +242,7 @@ class Conversation:
                 self.messages = compact_history(self.messages)
                 if self.messages[-1]["role"] == "assistant":  # a compacted paused turn is no prefill
                     self._say("Continue where you stopped, then call submit_proposal once.")
-            tokens = estimate_tokens(self.ctx.system, self.messages, self._tools(RequestPlan(0, 1, 1, 0, 0)))
+            tokens = self.calibration + estimate_tokens(self.ctx.system, self.messages, self._tools(RequestPlan(0, 1, 1, 0, 0)))
             try:
                 plan = self.budget.plan(
                     tokens,
