@@ -33,6 +33,7 @@ __all__ = [
 
 FRESHNESS_DAYS = {"daily": 1, "weekly": 7, "monthly": 30}
 DEFAULT_CADENCE_DAYS = 7
+MAX_CADENCE_DAYS = 36_500
 DEFAULT_BUDGET_USD = 0.50
 _DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})")
 
@@ -150,6 +151,8 @@ class Manifest:
                 raise f._err("update_every_days", "must be a whole number of days (at least 1), found null")
             if value < 1:
                 raise f._err("update_every_days", f"must be at least 1 day, found {value}")
+            if value > MAX_CADENCE_DAYS:  # a due date past year 9999 breaks every date sum
+                raise f._err("update_every_days", f"must be at most {MAX_CADENCE_DAYS} days (100 years), found {value}")
             days = value
             cadence_field: Literal["update_every_days", "freshness", "default"] = "update_every_days"
         elif "freshness" in f.raw:

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from oo_nb.document import Document
@@ -129,9 +131,25 @@ def test_key_of_a_list_item_has_no_trailing_dot() -> None:
     assert info.value.key == "facts[1]" and "key 'facts[1]':" in str(info.value)
 
 
-@pytest.mark.parametrize(("value", "says"), [(0, "at least 1 day, found 0"), (None, "found null"), (-3, "found -3")])
+@pytest.mark.parametrize(
+    ("value", "says"),
+    [(0, "at least 1 day, found 0"), (None, "found null"), (-3, "found -3"), (3_000_000, "at most 36500 days"), (10**11, "found 100000000000")],
+)
 def test_an_unusable_cadence_is_an_error_naming_the_key(value: object, says: str) -> None:
     with pytest.raises(ValidationError) as info:
         Manifest.from_json({"title": "t", "update_every_days": value})
     assert info.value.key == "update_every_days" and says in str(info.value)
     assert Manifest.from_json({"title": "t", "update_every_days": 1}).cadence_days == 1
+    assert Manifest.from_json({"title": "t", "update_every_days": 36_500}).cadence_days == 36_500
+
+
+def test_a_huge_cadence_is_a_listed_error_not_a_crash_of_the_library(tmp_path: Path) -> None:
+    from oo_nb.library import Library
+
+    doc = Document.read(CORPUS / "agi-declared.o-o.html")
+    (tmp_path / "a.o-o.html").write_bytes(doc.edit_block("oo-manifest", lambda m: m.update(update_every_days=10**11)).to_bytes())
+    (tmp_path / "b.o-o.html").write_bytes(doc.to_bytes())
+    lib = Library(tmp_path)
+    assert [Path(p).name for p in lib.errors["path"]] == ["a.o-o.html"]
+    assert "update_every_days" in lib.errors["message"].iloc[0]
+    assert "b.o-o.html" in {Path(p).name for p in lib.documents["path"]}
