@@ -46,6 +46,7 @@ CHECKS: dict[str, tuple[str, str]] = {
     "malformed-pid": ("warning", "a pid that is not pid:SECTION:8HEX"),
     "duplicate-pid": ("warning", "a pid used by more than one element"),
     "overdue": ("warning", "the document is due by its cadence (today or earlier): is_stale"),
+    "html-injection": ("warning", "the original page script would render a contract value or heading as HTML (oo check only)"),
     "never-updated": ("info", "the document has never been updated (as_of empty)"),
     "uncited-source": ("info", "a cached source is never cited in the article"),
 }

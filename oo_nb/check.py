@@ -9,6 +9,7 @@ from .article import pid_problem
 from .audit import CHECKS
 from .document import BLOCK_IDS, Document
 from .errors import BlockError, OOError
+from .legacy_script import LEGACY_SCRIPT_HINT, injection_risks
 
 __all__ = ["Finding", "check_path"]
 
@@ -77,4 +78,7 @@ def check_path(path: str | Path) -> list[Finding]:
             problem = pid_problem(pid)
             if problem is not None:
                 add("malformed-pid", f"{pid!r}: {problem}")
+    if len(loaded) == len(views):  # every view read: the page script's inputs can be judged
+        for risk in injection_risks(doc):
+            add("html-injection", f"{risk.describe()}; {LEGACY_SCRIPT_HINT}")
     return findings

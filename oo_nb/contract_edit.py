@@ -20,6 +20,7 @@ from typing import Any, Literal
 from . import store
 from .document import Document
 from .errors import ValidationError
+from .legacy_script import LEGACY_SCRIPT_HINT, injection_risks
 from .model import FRESHNESS_DAYS, Contract
 from .newdoc import parse_budget, parse_days
 
@@ -368,6 +369,9 @@ def plan_edits(doc: Document, edits: list[Edit]) -> tuple[Document, list[str], l
         if doc.file:
             exc.with_file(doc.file)
         raise
+    if result is not doc:  # the user's value is written as given; the page it lands in is the risk
+        known = {r.where for r in injection_risks(doc)}
+        notes += [f"warning: {r.describe()}; {LEGACY_SCRIPT_HINT}" for r in injection_risks(result) if r.where not in known]
     return result, changes, notes
 
 

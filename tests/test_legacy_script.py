@@ -53,3 +53,29 @@ def test_no_risks_reported_once_migrated() -> None:
 def test_inert_heading_text_keeps_meaning_without_markup() -> None:
     assert inert_heading_text("a < b > c") == "a \uff1c b \uff1e c"
     assert "<" not in inert_heading_text(HOSTILE)
+
+
+def test_oo_check_warns_about_values_the_original_script_would_inject(tmp_path: Path) -> None:
+    from oo_nb.check import check_path
+
+    doc = Document.read(CORPUS / "ai-model-landscape.o-o.html")
+    path = tmp_path / "a.o-o.html"
+    path.write_bytes(doc.edit_block("oo-contract", lambda c: c["identity"].update(tone=HOSTILE)).to_bytes())
+    found = [f for f in check_path(path) if f.code == "html-injection"]
+    assert len(found) == 1 and found[0].severity == "warning"
+    assert "contract tone" in found[0].message and "--migrate" in found[0].message
+    path.write_bytes(migrate_early(Document.read(path)).to_bytes())
+    assert not [f for f in check_path(path) if f.code == "html-injection"]
+
+
+def test_a_contract_edit_warns_when_the_value_would_be_injected(tmp_path: Path) -> None:
+    from oo_nb.contract_edit import Edit, apply_edits
+
+    path = tmp_path / "a.o-o.html"
+    path.write_bytes((CORPUS / "ai-model-landscape.o-o.html").read_bytes())
+    result = apply_edits(path, [Edit("set", "scope", HOSTILE)])
+    assert result.written and Document.read(path).contract.scope == HOSTILE  # written as given
+    assert any("contract scope" in n and "--migrate" in n for n in result.notes)
+    assert "warning:" in result.to_text()
+    quiet = apply_edits(path, [Edit("set", "tone", "plain")])
+    assert not any("original page script" in n for n in quiet.notes)  # only new risks are news
