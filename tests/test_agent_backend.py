@@ -203,14 +203,17 @@ def test_connection_reset_then_recovery_and_failure() -> None:
         mock.stop()
 
 
-def test_error_event_mid_stream_is_not_retried() -> None:
-    mock = start_mock([Reply(message=submit(), fault="stream_error"), submit()])
+def test_error_event_mid_stream_is_not_retried_and_its_usage_is_counted() -> None:
+    mock = start_mock([Reply(message=submit(input_tokens=200_000), fault="stream_error"), submit()])
     try:
-        with pytest.raises(AgentError, match=r"stream broke off with an error event \(overloaded_error"):
+        with pytest.raises(AgentError, match=r"stream broke off with an error event \(overloaded_error") as err:
             run_backend(backend(mock, retries=2, stream=True))
     finally:
         mock.stop()
     assert len(mock.message_requests) == 1
+    # message_start reported 200,000 input tokens before the error: billed, so counted ($2/M)
+    assert err.value.cost_usd == pytest.approx(0.40, abs=0.01)
+    assert "cost so far $0.40" in err.value.message
 
 
 def test_budget_too_small_for_any_research_sends_nothing() -> None:

@@ -86,6 +86,17 @@ def api_failure_text(exc: BaseException, *, retries: int, where: str) -> str:
     return f"the API call failed: {exc}"
 
 
+def _bill_partial(stream: Any, conv: Conversation) -> None:
+    """A stream that broke off after ``message_start`` was billed for what it reported so far
+    (its input tokens at least): count that, so the budget and "cost so far" stay true."""
+    try:
+        snapshot = stream.current_message_snapshot
+    except AssertionError:  # nothing arrived before the error: nothing to count
+        return
+    if snapshot is not None:
+        conv.record_partial(snapshot.usage)
+
+
 class AnthropicBackend:
     """Runs one research conversation per document through the Messages API."""
 
@@ -191,7 +202,11 @@ class AnthropicBackend:
                 try:
                     if self.settings.stream:
                         with client.messages.stream(**params) as stream:
-                            message = stream.get_final_message()
+                            try:
+                                message = stream.get_final_message()
+                            except anthropic.AnthropicError:
+                                _bill_partial(stream, conv)
+                                raise
                     else:
                         message = client.messages.create(**params)
                 except anthropic.AnthropicError as exc:
@@ -221,8 +236,12 @@ class AnthropicBackend:
                 params = conv.next_request()
                 try:
                     if self.settings.stream:
-                        async with client.messages.stream(**params) as stream:
-                            message = await stream.get_final_message()
+                        async with client.messages.stream(**params) as astream:
+                            try:
+                                message = await astream.get_final_message()
+                            except anthropic.AnthropicError:
+                                _bill_partial(astream, conv)
+                                raise
                     else:
                         message = await client.messages.create(**params)
                 except anthropic.AnthropicError as exc:

@@ -279,6 +279,13 @@ class Conversation:
         }
 
     # ---------------------------------------------------------------- responses
+    def record_partial(self, usage: Any) -> None:
+        """The usage of an answer that broke off (billed, but no message to act on)."""
+        figures = usage_figures(usage)
+        self.budget.record(figures)
+        self.run.usage += figures
+        self.run.cost_usd = self.budget.spent_usd
+
     def on_response(self, msg: Any) -> None:
         """Take one answer (an SDK ``Message`` or its JSON dict)."""
         raw: dict[str, Any] = msg if isinstance(msg, dict) else msg.to_dict(mode="json")
