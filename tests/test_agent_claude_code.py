@@ -19,6 +19,7 @@ from oo_nb.document import Document
 from .agent_support import CORPUS, TODAY, copy_doc
 
 NEW_URL = "https://news.example.com/claude-found-this"
+READ_URL = "https://blog.example.net/already-linked"  # a link already in the document
 
 FAKE = r'''
 import json, os, sys
@@ -43,9 +44,28 @@ elif mode == "broken":
     doc_path.write_text("not a document any more")
 events = [
     {"type": "system", "subtype": "init", "model": "x"},
-    {"type": "assistant", "message": {"content": [{"type": "tool_use", "name": "WebSearch", "input": {"query": "q"}}]}},
-    {"type": "user", "message": {"content": [{"type": "tool_result", "content": [{"type": "text", "text": "Results: " + url + " and https://other.example.org/x."}]}]}},
+    {"type": "assistant", "message": {"content": [{"type": "tool_use", "id": "toolu_s1", "name": "WebSearch", "input": {"query": "q"}}]}},
+    {"type": "user", "message": {"content": [{"type": "tool_result", "tool_use_id": "toolu_s1", "content": [{"type": "text", "text": "Results: " + url + " and https://other.example.org/x."}]}]}},
 ]
+if mode == "provenance":  # reads the document (holding https://blog.example.net/already-linked), searches (finding url), cites both
+    text = doc_path.read_text()
+    doc = Document.read(doc_path)
+    html = doc.article_html.replace('<h2 id="references">', '<h2 id="claude-update">Claude Update</h2>\n<p>Old link [s20], new find [s21].</p>\n\n<h2 id="references">', 1)
+    doc = doc.with_article(html)
+    def add(c):
+        c["sources"].append({"id": "s20", "url": "https://blog.example.net/already-linked", "title": "Already linked", "tier": "news", "accessed": "2026-11-29"})
+        c["sources"].append({"id": "s21", "url": url, "title": "Found", "tier": "news", "accessed": "2026-11-29"})
+    doc = doc.edit_block("oo-source-cache", add)
+    events[1:] = [
+        {"type": "assistant", "message": {"content": [{"type": "tool_use", "id": "toolu_r1", "name": "Read", "input": {"file_path": str(doc_path)}}]}},
+        {"type": "user", "message": {"content": [{"type": "tool_result", "tool_use_id": "toolu_r1", "content": text}]},
+         "tool_use_result": {"type": "text", "file": {"filePath": str(doc_path), "content": text}}},
+        {"type": "assistant", "message": {"content": [{"type": "tool_use", "id": "toolu_s1", "name": "WebSearch", "input": {"query": "q"}}]}},
+        {"type": "user", "message": {"content": [{"type": "tool_result", "tool_use_id": "toolu_s1", "content": [{"type": "text", "text": "Results: " + url}]}]}},
+        {"type": "assistant", "message": {"content": [{"type": "tool_use", "id": "toolu_e1", "name": "Edit", "input": {"old_string": "x", "new_string": "https://blog.example.net/already-linked"}}]}},
+        {"type": "user", "message": {"content": [{"type": "tool_result", "tool_use_id": "toolu_e1", "content": "The file now holds https://blog.example.net/already-linked"}]}},
+    ]
+    doc_path.write_bytes(doc.to_bytes())
 subtype = {"budget": "error_max_budget_usd", "turns": "error_max_turns"}.get(mode, "success")
 cost = {"overspend": 9.0, "budget": 0.5}.get(mode, 0.12)
 events.append({"type": "result", "subtype": subtype, "is_error": subtype != "success", "total_cost_usd": cost,
@@ -148,7 +168,49 @@ def test_split_and_diff_by_section() -> None:
 def test_parse_output_json_and_stream() -> None:
     whole = json.dumps({"type": "result", "subtype": "success", "total_cost_usd": 0.1})
     assert parse_output(whole)[0] == json.loads(whole)
-    stream = "\n".join([json.dumps({"type": "user", "message": {"content": [{"type": "tool_result", "content": "see https://a.example/x."}]}}), whole])
+    search = json.dumps({"type": "assistant", "message": {"content": [{"type": "tool_use", "id": "t1", "name": "WebSearch", "input": {}}]}})
+    stream = "\n".join([search, json.dumps({"type": "user", "message": {"content": [{"type": "tool_result", "tool_use_id": "t1", "content": "see https://a.example/x."}]}}), whole])
     result, urls = parse_output(stream)
     assert result is not None and urls == {"https://a.example/x"}
     assert parse_output("garbage")[0] is None
+
+
+def test_only_web_tool_results_count_as_seen(fake_claude: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A URL Claude Code merely read in the document (or wrote in an edit) is not verified by this
+    run; a URL that came back from WebSearch is."""
+    monkeypatch.setenv("FAKE_CLAUDE_MODE", "provenance")
+    path = copy_doc(tmp_path)
+    doc = Document.read(path)
+    linked = f'<p>Earlier coverage: <a href="{READ_URL}">a blog</a>.</p>\n<h2 id="references">'
+    path.write_bytes(doc.with_article(doc.article_html.replace('<h2 id="references">', linked, 1)).to_bytes())
+    result = prepare_update(path, opts())
+    run, cand = result.run, result.candidate
+    assert run is not None and cand is not None
+    assert NEW_URL in run.seen_urls and READ_URL not in run.seen_urls
+    sources = cand.document.source_cache.by_id()
+    assert sources["s20"].url == READ_URL and sources["s20"].verified is False
+    assert sources["s21"].url == NEW_URL and sources["s21"].verified is True
+    assert cand.unverified == ["s20"]
+
+
+def test_parse_output_counts_web_tools_and_their_citations_only() -> None:
+    def use(tid: str, name: str, **inp: str) -> str:
+        return json.dumps({"type": "assistant", "message": {"content": [{"type": "tool_use", "id": tid, "name": name, "input": inp}]}})
+
+    def res(tid: str, content: object, *, error: bool = False) -> str:
+        return json.dumps({"type": "user", "message": {"content": [{"type": "tool_result", "tool_use_id": tid, "content": content, "is_error": error}]}})
+
+    cite = {"type": "text", "text": "x", "citations": [{"type": "web_search_result_location", "url": "https://cited.example/c"}]}
+    stream = "\n".join([
+        use("r", "Read", file_path="doc.o-o.html"), res("r", "link https://read.example/a in the doc"),
+        use("g", "Grep", pattern="http"), res("g", "https://grep.example/g"),
+        use("s", "WebSearch", query="q"), res("s", [{"type": "text", "text": "found https://search.example/s."}]),
+        use("f", "WebFetch", url="https://fetch.example/page", prompt="p"), res("f", "Page text linking https://inside.example/i"),
+        use("bad", "WebFetch", url="https://failed.example/x", prompt="p"), res("bad", "fetch failed https://failed.example/x", error=True),
+        res("orphan", "no tool_use for me https://orphan.example/o"),
+        json.dumps({"type": "assistant", "message": {"content": [cite]}}),
+        json.dumps({"type": "result", "subtype": "success"}),
+    ])
+    result, urls = parse_output(stream)
+    assert result is not None
+    assert urls == {"https://search.example/s", "https://fetch.example/page", "https://inside.example/i", "https://cited.example/c"}

@@ -4,7 +4,8 @@
 - model and the remaining budget are passed on (``--model``, ``--max-budget-usd``);
 - its edits are turned into a proposal by diffing the copy's article sections (by h2 id), source
   cache and changelog against the original — then validated, sanitised and verified like any
-  other proposal (URLs count as seen when they appear in its tool results).
+  other proposal (URLs count as seen only when they come back from its WebSearch / WebFetch
+  results or their citations, never from reading the document).
 
 Claude Code checks its budget only after each call and can overshoot: a run that reports more than
 the budget is marked ``overspent`` (kept for review, never written automatically).
@@ -28,6 +29,7 @@ from ..budget import Budget
 from ..context import AgentContext
 from ..pricing import usage_figures
 from ..types import RunInfo
+from .conversation import collect_urls
 
 __all__ = ["ClaudeCodeBackend", "parse_output", "proposal_from_copy", "split_sections"]
 
@@ -103,11 +105,23 @@ def proposal_from_copy(original: Document, edited: Document, *, result_text: str
 
 
 # --------------------------------------------------------------------------- the CLI's output
+# Only what came back from the web counts as seen: a URL in the output of Read (the document
+# itself holds every link it already cites), Edit, Grep or Bash proves nothing about this run.
+_WEB_TOOLS = frozenset({"WebSearch", "WebFetch"})
+
+
+def _web_urls(text: str) -> set[str]:
+    return {u.rstrip(".,;") for u in _URL.findall(text)}
+
+
 def parse_output(stdout: str) -> tuple[dict[str, Any] | None, set[str]]:
-    """The final ``result`` object (``--output-format json`` or ``stream-json``) and every URL
-    that appeared in a tool result."""
+    """The final ``result`` object (``--output-format json`` or ``stream-json``) and the URLs
+    this run saw on the web: those in successful WebSearch / WebFetch results (matched to their
+    ``tool_use`` by id; a result whose call is unknown does not count), the URL a successful
+    WebFetch read, and search results and citations inside assistant turns."""
     result: dict[str, Any] | None = None
     urls: set[str] = set()
+    web_calls: dict[str, str] = {}  # tool_use id -> fetched URL ("" for a search)
     for line in stdout.splitlines():
         line = line.strip()
         if not line.startswith("{"):
@@ -121,10 +135,29 @@ def parse_output(stdout: str) -> tuple[dict[str, Any] | None, set[str]]:
         if event.get("type") == "result":
             result = event
         message = event.get("message")
-        if event.get("type") == "user" and isinstance(message, dict):
-            for block in message.get("content") or []:
-                if isinstance(block, dict) and block.get("type") == "tool_result" and not block.get("is_error"):
-                    urls.update(u.rstrip(".,;") for u in _URL.findall(json.dumps(block.get("content"))))
+        blocks = message.get("content") if isinstance(message, dict) else None
+        if not isinstance(blocks, list):
+            continue
+        blocks = [b for b in blocks if isinstance(b, dict)]
+        if event.get("type") == "assistant":
+            urls |= collect_urls(blocks)
+            for b in blocks:
+                if b.get("type") == "tool_use" and b.get("name") in _WEB_TOOLS and isinstance(b.get("id"), str):
+                    args = b.get("input")
+                    fetched = args.get("url") if isinstance(args, dict) and b.get("name") == "WebFetch" else None
+                    web_calls[b["id"]] = fetched if isinstance(fetched, str) else ""
+        elif event.get("type") == "user":
+            web = [
+                b for b in blocks
+                if b.get("type") == "tool_result" and not b.get("is_error") and b.get("tool_use_id") in web_calls
+            ]
+            for b in web:
+                urls |= _web_urls(json.dumps(b.get("content")))
+                if web_calls[str(b["tool_use_id"])]:
+                    urls.add(web_calls[str(b["tool_use_id"])])
+            # the structured copy of a lone tool result (search hits with their URLs)
+            if web and len([b for b in blocks if b.get("type") == "tool_result"]) == 1:
+                urls |= _web_urls(json.dumps(event.get("tool_use_result")))
     if result is None:
         try:
             whole = json.loads(stdout)
