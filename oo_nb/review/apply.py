@@ -91,8 +91,10 @@ class _Merge:
             parts[refs_at] = self.references(sides)
         article = "".join(parts) + plan.after_tail
         cache = self.source_cache(sides)
-        manifest = self.fields("oo-manifest", "manifest")
-        contract = self.fields("oo-contract", "contract")
+        manifest = self.manifest_changelog(
+            self.fields("oo-manifest", "manifest"), sides, _review_note(accepted, rejected, edited)
+        )
+        contract = self.evidence(self.fields("oo-contract", "contract"), sides)
         log = self.changelog(sides, accepted, rejected, edited)
         doc = self.diff.candidate
         if article != doc.article_html:
@@ -234,19 +236,89 @@ class _Merge:
         return value
 
     def changelog(self, sides: dict[str, Side], accepted: int, rejected: int, edited: int) -> Any:
+        """The new entries with the review's counts, lists cut to what was kept, and no citation
+        of a source the review dropped (the model wrote the summary and evidence for the whole
+        proposal; a written ``[s20]`` with no s20 would point at nothing)."""
         before = _block(self.diff.original, "oo-changelog")
         after = _block(self.diff.candidate, "oo-changelog")
         entries = changelog_entries(after)
         n_old = len(changelog_entries(before))
-        for entry in entries[n_old:]:
+        kept = {sid for sid, side in sides.items() if side is not None}
+        note = _review_note(accepted, rejected, edited)
+        for n, entry in enumerate(entries[n_old:], start=n_old):
+            if isinstance(entry, str):
+                entries[n] = self.scrub(entry, kept, note)
+                continue
             if not isinstance(entry, dict):
                 continue
+            removed: list[str] = []
+            if isinstance(entry.get("summary"), str):
+                entry["summary"] = self.scrub(entry["summary"], kept, note, removed)
+            if isinstance(entry.get("sentinel"), dict):
+                entry["sentinel"] = {
+                    k: self.scrub(v, kept, "", removed) if isinstance(v, str) else v for k, v in entry["sentinel"].items()
+                }
             entry["review"] = {"accepted": accepted, "rejected": rejected, "edited": edited}
-            if isinstance(entry.get("sources_added"), list):
-                entry["sources_added"] = [s for s in entry["sources_added"] if sides.get(str(s)) == "after"]
+            if removed:
+                entry["review"]["citations_removed"] = sorted(set(removed), key=_id_order)
+            for key in ("sources_added", "unverified_sources"):
+                if isinstance(entry.get(key), list):
+                    entry[key] = [s for s in entry[key] if sides.get(str(s)) == "after"]
+            if isinstance(entry.get("sections"), list):
+                taken = {
+                    h.section for h in self.diff.hunks
+                    if h.area == "article" and not h.derived and self.choice(h.id).takes_candidate
+                }
+                entry["sections"] = [s for s in entry["sections"] if s in taken]
+            if isinstance(entry.get("sources_dropped"), list):
+                entry["sources_dropped"] = [s for s in entry["sources_dropped"] if str(s) not in kept]
         if isinstance(after, list):
             return entries
         return {**after, "entries": entries} if isinstance(after, dict) else after
+
+    def manifest_changelog(self, manifest: Any, sides: dict[str, Side], note: str) -> Any:
+        """The manifest's own changelog list gets the same cleaning for its new items."""
+        items = manifest.get("changelog") if isinstance(manifest, dict) else None
+        old = _block(self.diff.original, "oo-manifest")
+        n_old = len(old.get("changelog") or []) if isinstance(old, dict) and isinstance(old.get("changelog"), list) else 0
+        if not isinstance(items, list):
+            return manifest
+        kept = {sid for sid, side in sides.items() if side is not None}
+        for n in range(n_old, len(items)):
+            if isinstance(items[n], str):
+                items[n] = self.scrub(items[n], kept, note)
+            elif isinstance(items[n], dict) and isinstance(items[n].get("summary"), str):
+                items[n]["summary"] = self.scrub(items[n]["summary"], kept, note)
+        return manifest
+
+    def evidence(self, contract: Any, sides: dict[str, Side]) -> Any:
+        """A structured sentinel's evidence taken from the update cites only kept sources."""
+        sentinel = contract.get("sentinel") if isinstance(contract, dict) else None
+        old = get_path(_block(self.diff.original, "oo-contract"), ("sentinel", "evidence"))
+        if isinstance(sentinel, dict) and isinstance(sentinel.get("evidence"), str) and sentinel["evidence"] != old:
+            kept = {sid for sid, side in sides.items() if side is not None}
+            sentinel["evidence"] = self.scrub(sentinel["evidence"], kept, "")
+        return contract
+
+    def scrub(self, text: str, kept: set[str], note: str, removed: list[str] | None = None) -> str:
+        gone: list[str] = []
+
+        def drop(m: re.Match[str]) -> str:
+            if m.group(2) in kept:
+                return m.group(0)
+            gone.append(m.group(2))
+            return ""
+
+        out = _CITE_TOKEN.sub(drop, text)
+        for sid in dict.fromkeys(gone):
+            msg = f"changelog: citation [{sid}] removed, that source is not kept"
+            if msg not in self.notes:
+                self.notes.append(msg)
+        if removed is not None:
+            removed += gone
+        if note and note not in out:
+            out = f"{out.rstrip()} {note}"
+        return out
 
     def check_citations(self, doc: Document, final_cited: set[str]) -> None:
         known = set(source_ids(doc.block_json("oo-source-cache"))) if doc.has_block("oo-source-cache") else set()
@@ -292,6 +364,17 @@ def _fact_sources_kept(fact: Any, sides: dict[str, Side]) -> bool:
     if not isinstance(fact, (str, dict)):
         return True
     return all(sides.get(i) is not None for i in fact_source_ids(fact) if re.fullmatch(r"s\d+", i))
+
+
+_CITE_TOKEN = re.compile(r"(\s?)\[(s\d+)\]")  # a citation with the space before it
+
+
+def _review_note(accepted: int, rejected: int, edited: int) -> str:
+    """What the written summary says about a partial review ("" when nothing was rejected)."""
+    if not rejected:
+        return ""
+    total = accepted + rejected + edited
+    return f"(Review: {rejected} of {total} proposed changes rejected.)"
 
 
 def _short(value: Any) -> str:
