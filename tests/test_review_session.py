@@ -427,3 +427,62 @@ def test_accept_all_and_reject_all_keep_an_edit(corpus_dir: Path) -> None:
     assert "My own wording [s1]." in session.apply().article_html
     session.reject(hid)  # deciding the hunk itself drops the edit
     assert session.reject_all() == 0 and not session.result().changed
+
+
+def test_a_kept_fact_keeps_its_new_source(corpus_dir: Path) -> None:
+    """A new source cited by an accepted fact is not an orphan, even when no kept article text
+    cites it: the fact and its source both stay. Rejecting the source itself still drops the
+    fact that rested on it alone."""
+    from .test_review_changelog import agi_candidate
+
+    doc, cand = agi_candidate(corpus_dir, facts=[{"text": "A lab claimed AGI in a blog post.", "source_ids": ["s20"]}])
+    session = ReviewSession(doc, cand)
+    fact = next(h.id for h in session.diff.decidable if h.area == "facts")
+    para = next(h.id for h in session.diff.decidable if h.area == "article" and "[s20]" in h.after_text)
+    session.accept_all()
+    session.reject(para)
+    result = session.result()
+    final = result.document
+    assert "s20" not in final.article.cited_ids
+    assert "s20" in [s.id for s in final.source_cache.sources] and "s20" in _ref_ids(final)
+    assert [f.source_ids for f in final.source_cache.facts if "blog post" in f.text] == [("s20",)]
+    assert not any("not kept" in n for n in result.notes)
+    assert set(final.article.cited_ids) <= set(_ref_ids(final)) == {s.id for s in final.source_cache.sources}
+    entry = final.changelog.latest
+    assert entry is not None and entry.extra["sources_added"] == ["s20"]
+    session.reject(fact)  # neither text nor a fact cites it now: the orphan goes
+    assert "s20" not in [s.id for s in session.apply().source_cache.sources]
+    session.accept(fact)
+    session.reject("src:s20")
+    final = session.apply()
+    assert "s20" not in [s.id for s in final.source_cache.sources]
+    assert not any("blog post" in f.text for f in final.source_cache.facts)
+
+
+def test_every_mix_with_a_fact_on_a_new_source(corpus_dir: Path) -> None:
+    """Every decision mix over a candidate whose new source is cited by text, a fact, the
+    summary and the sentinel evidence: citations resolve, References match the cache, a new
+    source stays only while kept text or a kept fact cites it, no fact names a missing source,
+    and the changelog cites only kept sources."""
+    from oo_nb.article import CITATION
+    from oo_nb.review.blocks import changelog_entries
+
+    from .test_review_changelog import agi_candidate
+
+    doc, cand = agi_candidate(corpus_dir, facts=[{"text": "A lab claimed AGI in a blog post.", "source_ids": ["s20"]}])
+    session = ReviewSession(doc, cand)
+    ids = [h.id for h in session.diff.decidable]
+    assert len(ids) == 4
+    for flags in itertools.product((True, False), repeat=len(ids)):
+        for hid, ok in zip(ids, flags, strict=True):
+            (session.accept if ok else session.reject)(hid)
+        final = session.apply()
+        kept = {s.id for s in final.source_cache.sources}
+        fact_ids = {i for f in final.source_cache.facts for i in f.source_ids}
+        assert set(final.article.cited_ids) <= kept == set(_ref_ids(final)), flags
+        assert fact_ids <= kept, flags
+        if "s20" in kept:
+            assert "s20" in set(final.article.cited_ids) | fact_ids, flags
+        if any(flags):
+            entry = changelog_entries(final.block_json("oo-changelog"))[-1]
+            assert set(CITATION.findall(f"{entry['summary']} {entry['sentinel']}")) <= kept, flags

@@ -153,14 +153,17 @@ class _Merge:
         only_refs_b = set(refs_b.ids if refs_b else ()) - cache_b - cache_a
         only_refs_a = set(refs_a.ids if refs_a else ()) - cache_b - cache_a
         ids_b, ids_a = cache_b | only_refs_b, cache_a | only_refs_a
+        # A kept fact cites its sources as kept text does, so a new source only a fact names is
+        # no orphan (an explicitly rejected source still takes its new facts with it).
+        fact_cited = self.fact_cited()
         sides: dict[str, Side] = {}
         for sid in sorted(ids_b | ids_a, key=_id_order):
             hunk_id = f"src:{sid}"
             has_hunk = any(h.id == hunk_id for h in self.diff.hunks)
             side: Side = "after" if not has_hunk or self.choice(hunk_id).takes_candidate else "before"
             present = sid in (ids_a if side == "after" else ids_b)
-            if present and sid not in ids_b and sid in cand_cited and sid not in final_cited:
-                self.notes.append(f"new source {sid} not kept: no kept text cites it")
+            if present and sid not in ids_b and sid in cand_cited and sid not in final_cited | fact_cited:
+                self.notes.append(f"new source {sid} not kept: no kept text or fact cites it")
                 present = False
             elif not present and sid in final_cited:
                 other: Side = "before" if side == "after" else "after"
@@ -193,29 +196,43 @@ class _Merge:
             cache["facts"] = facts
         return self.apply_fields(cache, "source-cache")
 
-    def facts(self, sides: dict[str, Side]) -> list[Any]:
+    def fact_choices(self) -> list[tuple[Any, bool]]:
+        """The facts the decisions keep, in order, each with whether it is new (still subject
+        to its sources being kept)."""
         facts_b = (self.cache_b or {}).get("facts") or []
         facts_a = (self.cache_a or {}).get("facts") or []
-        out: list[Any] = []
+        out: list[tuple[Any, bool]] = []
         plan = self.diff.facts
         for slot, hid in zip(plan.slots, plan.hunk_ids, strict=True):
             b = facts_b[slot.before] if slot.before is not None else MISSING
             a = facts_a[slot.after] if slot.after is not None else MISSING
             take_after = hid is not None and self.choice(hid).takes_candidate
             if hid is None:
-                out.append(b)
+                out.append((b, False))
             elif slot.pair is not None:  # moved: old place if rejected, new place if accepted
                 if slot.before is not None and not take_after:
-                    out.append(b)
+                    out.append((b, False))
                 if slot.after is not None and take_after:
-                    out.append(a)
+                    out.append((a, False))
             elif take_after and a is not MISSING:
-                if b is MISSING and not _fact_sources_kept(a, sides):
-                    self.notes.append(f"new fact not kept: its source is not kept ({_short(a)})")
-                    continue
-                out.append(a)
+                out.append((a, b is MISSING))
             elif not take_after and b is not MISSING:
-                out.append(b)
+                out.append((b, False))
+        return out
+
+    def fact_cited(self) -> set[str]:
+        """Source ids the kept facts name: a fact cites its sources as text does."""
+        return {
+            sid for fact, _ in self.fact_choices() if isinstance(fact, (str, dict)) for sid in fact_source_ids(fact)
+        }
+
+    def facts(self, sides: dict[str, Side]) -> list[Any]:
+        out: list[Any] = []
+        for fact, new in self.fact_choices():
+            if new and not _fact_sources_kept(fact, sides):
+                self.notes.append(f"new fact not kept: its source is not kept ({_short(fact)})")
+                continue
+            out.append(fact)
         return out
 
     # ------------------------------------------------------------------- fields
