@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import bisect
 import copy
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .errors import BlockError, FormatError, OOError, ValidationError
 from .jsonblock import dump_block, locate_error, parse_block
+from .jsonsplice import splice_json
 
 if TYPE_CHECKING:
     from .article import Article
@@ -360,15 +362,18 @@ class Document:
         return result
 
     def with_block(self, name: BlockName | str, value: Any) -> Document:
+        """The document with block ``name`` holding ``value``: only the values that changed are
+        rewritten (``jsonsplice``), so the rest of the block keeps its bytes and layout."""
         span = self._block_span(name)
         old = self.span_text(span)
         lead = old[: len(old) - len(old.lstrip())] or "\n"
         trail = old[len(old.rstrip()) :] or "\n"
         indent = _detect_indent(old)
         try:
-            body = lead + dump_block(value, indent) + trail
+            full = dump_block(value, indent)  # also the check that value is JSON at all
         except (TypeError, ValueError, RecursionError) as exc:  # NaN, sets, cycles, too deep
             raise ValidationError(f"cannot be written as JSON: {exc}", file=self.file, block=name) from None
+        body = _spliced(old, self.block_json(name), value, indent) or lead + full + trail
         return self.replace_range(span.start, span.end, body)
 
     def edit_block(self, name: BlockName | str, change: Callable[[Any], Any]) -> Document:
@@ -425,6 +430,17 @@ def _tag_id(tag: str) -> str | None:
     if not m:
         return None
     return next(g for g in m.groups() if g is not None)
+
+
+def _spliced(old_text: str, old: Any, new: Any, indent: str) -> str | None:
+    """``old_text`` with only the changed values rewritten, or None when the splice cannot be
+    trusted (text this walk cannot follow, or a result that does not read back as ``new``)."""
+    try:
+        text = splice_json(old_text, old, new, indent)
+        same = json.dumps(json.loads(text), ensure_ascii=False) == json.dumps(new, ensure_ascii=False)
+    except (ValueError, TypeError, IndexError, RecursionError):
+        return None
+    return text if same else None
 
 
 def _detect_indent(block: str) -> str:

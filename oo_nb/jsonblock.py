@@ -10,7 +10,7 @@ from typing import Any
 
 from .errors import BlockError, OOError
 
-__all__ = ["dump_block", "key_path", "locate_error", "parse_block", "value_offset"]
+__all__ = ["dump_block", "key_path", "locate_error", "members", "parse_block", "skip_ws", "value_offset"]
 
 _INLINE_WIDTH = 100
 MAX_DEPTH = 64
@@ -49,7 +49,7 @@ _PATH_PART = re.compile(r"\[(\d+)\]|([^.\[\]]+)")
 _DECODER = json.JSONDecoder()
 
 
-def _skip_ws(text: str, pos: int) -> int:
+def skip_ws(text: str, pos: int) -> int:
     while pos < len(text) and text[pos] in " \t\n\r":
         pos += 1
     return pos
@@ -65,7 +65,7 @@ def value_offset(text: str, path: Sequence[str | int]) -> int | None:
     indexes. When a key is absent, the offset of the deepest object or list reached (where the
     key belongs). None when ``text`` is not JSON this scan can follow. Only used to locate an
     error, so it re-decodes skipped values rather than keeping a position table for every read."""
-    pos = _skip_ws(text, 0)
+    pos = skip_ws(text, 0)
     try:
         for part in path:
             found = _member(text, pos, part)
@@ -83,27 +83,35 @@ def _member(text: str, pos: int, part: str | int) -> int | None:
     opener = text[pos]
     if opener not in "{[" or (opener == "{") != isinstance(part, str):
         return None
-    pos = _skip_ws(text, pos + 1)
-    found, index = None, 0
+    found = None
+    for key, (start, _end) in members(text, pos):
+        if key == part:
+            found = start
+    return found
+
+
+def members(text: str, pos: int) -> list[tuple[str | int, tuple[int, int]]]:
+    """(key, or index in a list; (start, end) of the value) for each member of the object or
+    list whose opening bracket is at ``pos``. Raises ``ValueError`` on text that is not JSON."""
+    opener = text[pos]
+    out: list[tuple[str | int, tuple[int, int]]] = []
+    pos = skip_ws(text, pos + 1)
     while text[pos] not in "}]":
+        key: str | int = len(out)
         if opener == "{":
             if text[pos] != '"':
                 raise ValueError("expected a key")
             key, pos = json.decoder.scanstring(text, pos + 1)  # type: ignore[attr-defined]
-            pos = _skip_ws(text, pos)
+            pos = skip_ws(text, pos)
             if text[pos] != ":":
                 raise ValueError("expected ':'")
-            pos = _skip_ws(text, pos + 1)
-            if key == part:
-                found = pos
-        elif index == part:
-            return pos
-        _, pos = _DECODER.raw_decode(text, pos)
-        index += 1
-        pos = _skip_ws(text, pos)
+            pos = skip_ws(text, pos + 1)
+        _, end = _DECODER.raw_decode(text, pos)
+        out.append((key, (pos, end)))
+        pos = skip_ws(text, end)
         if text[pos] == ",":
-            pos = _skip_ws(text, pos + 1)
-    return found
+            pos = skip_ws(text, pos + 1)
+    return out
 
 
 def locate_error(exc: OOError, text: str, *, first_line: int = 1, first_column: int = 1) -> OOError:
@@ -139,11 +147,11 @@ def _reject_constant(name: str) -> Any:
 _LT = re.compile(r"<(?!\\/)")
 
 
-def dump_block(value: Any, indent: str = "  ") -> str:
+def dump_block(value: Any, indent: str = "  ", *, in_array: bool = False) -> str:
     """Serialise for a script block: pretty like the original files (one source or fact per
     line), non-ASCII kept, ``</`` written ``<\\/`` and every other ``<`` ``\\u003c``: no string
     can end the script early or open a ``<!--``/``<script`` state inside it."""
-    text = _dump(value, indent, 0, in_array=False)
+    text = _dump(value, indent, 0, in_array=in_array)  # in_array: an item (flat objects on one line)
     return _LT.sub("\\\\u003c", text.replace("</", "<\\/"))
 
 
