@@ -109,7 +109,8 @@ def test_issue_example_on_every_corpus_document(corpus_dir: Path, name: str) -> 
     assert isinstance(log_new, list) == isinstance(log_old, list)
     entries = log_new if isinstance(log_new, list) else log_new["entries"]
     entry = entries[-1]
-    assert entry["version"] == cand.version and entry["timestamp"] == "2026-03-01T12:30:05Z"
+    bare = name == "agi-declared.o-o.html"  # its entries are bare dates (see the date-form tests)
+    assert entry["version"] == cand.version and entry["timestamp"] == ("2026-03-01" if bare else "2026-03-01T12:30:05Z")
     assert entry["summary"] == "what changed and why" and entry["model"] == "claude-test"
     assert entry["cost_usd"] == 0.0421 and entry["searches"] == 2 and entry["tokens"]["input"] == 1000
     # cache
@@ -566,3 +567,42 @@ def test_heading_text_is_kept_on_our_page_script(tmp_path: Path) -> None:
     cand = build(doc, proposal(sections=[{"id": "new-sec", "title": "Models < 10B", "html": "<p>Body text.</p>"}]))
     assert next(s for s in cand.document.article.sections if s.id == "new-sec").title == "Models < 10B"
     assert not any("look-alikes" in w for w in cand.warnings)
+
+
+# --------------------------------------------------------------------------- changelog date form
+def _latest(doc: Document) -> dict[str, Any]:
+    raw = doc.block_json("oo-changelog")
+    entries: list[Any] = raw if isinstance(raw, list) else raw["entries"]
+    return dict(entries[-1])
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("agi-declared.o-o.html", "2026-03-01"),  # its entries are bare dates
+        ("ai-model-landscape.o-o.html", "2026-03-01T12:30:05Z"),  # its entries hold timestamps
+        ("anthropic-leadership.o-o.html", "2026-03-01T12:30:05Z"),  # an empty changelog
+    ],
+)
+def test_new_entry_is_dated_in_the_documents_own_form(corpus_dir: Path, name: str, expected: str) -> None:
+    doc = load(corpus_dir, name)
+    entry = _latest(build(doc, copy.deepcopy(EXAMPLE), NEW_URL).document)
+    assert entry["timestamp"] == expected
+    assert "date" not in entry
+
+
+def test_entry_date_form_follows_all_existing_entries(corpus_dir: Path) -> None:
+    doc = load(corpus_dir, "agi-declared.o-o.html")
+
+    def add(c: Any, **entry: Any) -> Any:
+        c["entries"].append({"version": 3, "summary": "x", **entry})
+        return c
+
+    # one timestamped entry among bare dates: the full form
+    mixed = doc.edit_block("oo-changelog", lambda c: add(c, timestamp="2026-02-20T08:00:00Z"))
+    assert _latest(build(mixed, copy.deepcopy(EXAMPLE), NEW_URL).document)["timestamp"] == "2026-03-01T12:30:05Z"
+    # entries dated under "date": the new one too, in their bare form
+    dated = doc.edit_block("oo-changelog", lambda c: {"entries": [{"version": 2, "date": "2026-02-17", "summary": "y"}]})
+    entry = _latest(build(dated, copy.deepcopy(EXAMPLE), NEW_URL).document)
+    assert entry["date"] == "2026-03-01" and "timestamp" not in entry
+    assert build(dated, copy.deepcopy(EXAMPLE), NEW_URL).document.changelog.latest.date == TODAY  # type: ignore[union-attr]

@@ -4,8 +4,10 @@
   ``changelog`` list gets one more item in its shape: ``{version, date, summary}`` when it holds
   objects, else a ``"vN: summary"`` string (the originals' form, also used for an empty list);
   a manifest without the key gets none.
-- changelog: one entry appended to ``{"entries": [...]}`` or to the bare array: version, UTC
-  timestamp, summary, the run's figures (model, tokens, searches, cost), what changed.
+- changelog: one entry appended to ``{"entries": [...]}`` or to the bare array: version, date,
+  summary, the run's figures (model, tokens, searches, cost), what changed. The date takes the
+  form the existing entries use: a bare date (today) when every one of them is a bare date, else
+  a full UTC timestamp (also for an empty changelog); under ``date`` when they all use that key.
 - source cache: sources, facts, ``last_updated`` today.
 - contract: a structured ``sentinel`` object gets ``status``, ``last_checked`` and ``evidence``;
   an original sentinel document (marked only by ``instructions.sentinel``) is not restructured,
@@ -14,6 +16,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
@@ -39,9 +42,27 @@ class BlockUpdate:
     changes: dict[str, Any]  # sections / sources_added / ... recorded in the changelog entry
 
 
+_BARE_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
 def _timestamp(now: datetime) -> str:
     utc = now.astimezone(UTC) if now.tzinfo else now.replace(tzinfo=UTC)
     return utc.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _dated(entries: list[Any], today: date, now: datetime) -> tuple[str, str]:
+    """The key and value dating a new entry, in the form the existing entries use (each entry
+    is dated by its ``timestamp``, else its ``date``, as the model reads it)."""
+    stamps: list[tuple[str, str]] = []
+    for e in entries:
+        if not isinstance(e, dict):
+            continue
+        key = next((k for k in ("timestamp", "date") if isinstance(e.get(k), str) and e[k].strip()), None)
+        if key is not None:
+            stamps.append((key, e[key].strip()))
+    key = "date" if stamps and all(k == "date" for k, _ in stamps) else "timestamp"
+    bare = bool(stamps) and all(_BARE_DATE.fullmatch(v) for _, v in stamps)
+    return key, today.isoformat() if bare else _timestamp(now)
 
 
 def update_blocks(doc: Document, u: BlockUpdate, warnings: list[str], notes: list[str]) -> Document:
@@ -63,7 +84,8 @@ def update_blocks(doc: Document, u: BlockUpdate, warnings: list[str], notes: lis
         if entries and all(isinstance(x, str) for x in entries):
             entries.append(f"v{u.version} ({u.today.isoformat()}): {summary}")
             return c
-        entry: dict[str, Any] = {"version": u.version, "timestamp": _timestamp(u.now), "summary": summary}
+        key, when = _dated(entries, u.today, u.now)
+        entry: dict[str, Any] = {"version": u.version, key: when, "summary": summary}
         entry.update(u.run.changelog_fields())
         entry.update({k: v for k, v in u.changes.items() if v})
         entries.append(entry)

@@ -1,6 +1,7 @@
 """Build the final document from a diff and the decisions on its hunks, keeping it
-consistent: citations resolve, a new source no kept text cites is not kept, the References list
-matches the sources, the version and dates move only if something was accepted."""
+consistent: citations resolve, a new source no kept text or fact cites is not kept, the
+References list matches the sources, the version and dates move only if something was accepted,
+and the changelog cites no source the review dropped."""
 
 from __future__ import annotations
 
