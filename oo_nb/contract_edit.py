@@ -197,7 +197,7 @@ def _get_list(contract: dict[str, Any], key: str, changes: list[str]) -> list[An
     return items
 
 
-def _set_field(contract: dict[str, Any], edit: Edit, changes: list[str]) -> None:
+def _set_field(contract: dict[str, Any], edit: Edit, changes: list[str], notes: list[str]) -> None:
     key, raw = edit.key, str(edit.value)
     if key.startswith("sentinel."):
         _sentinel_object(contract, key, changes)
@@ -235,21 +235,35 @@ def _set_field(contract: dict[str, Any], edit: Edit, changes: list[str]) -> None
             return
         changes.append(f"{key}: {_short(old)} -> {_short(new)}")
         if key == "sentinel.event" and isinstance(old, str) and old.strip():
-            _restate_event(contract, old, new, changes)
+            _restate_event(contract, old, new, changes, notes)
     holder[leaf] = new
 
 
-def _restate_event(contract: dict[str, Any], old: str, new: str, changes: list[str]) -> None:
+# The sentences ``oo new`` writes naming a sentinel's event (newdoc.build_blocks), as
+# (before, after) around the event. Only these are restated when the event changes: a plain
+# substring replace would also rewrite the user's own words ("GPT-6 benchmarks").
+_GENERATED_EVENT_SENTENCES: dict[tuple[str, str], tuple[str, str]] = {
+    ("identity", "scope"): ("This is a sentinel document watching for one event: ", ". Until it happens"),
+    ("instructions", "sentinel"): ("This is a SENTINEL document. The event it watches for (", ") had not happened when"),
+}
+
+
+def _restate_event(contract: dict[str, Any], old: str, new: str, changes: list[str], notes: list[str]) -> None:
     """``oo new`` also names the event in the sentinel instructions and the scope (what the
-    original's sentinels read): name the new one there too, so the contract never disagrees
-    with itself."""
-    places = (("instructions", "sentinel"), ("identity", "scope"))
-    for parent, leaf in places:
+    original's sentinels read): name the new one in those generated sentences too, so the
+    contract never disagrees with itself. Text the user wrote is never rewritten; if it still
+    names the old event, a note says so."""
+    for (parent, leaf), (before, after) in _GENERATED_EVENT_SENTENCES.items():
         holder = contract.get(parent)
         text = holder.get(leaf) if isinstance(holder, dict) else None
-        if isinstance(holder, dict) and isinstance(text, str) and old in text:
-            holder[leaf] = text.replace(old, new)
+        if not isinstance(holder, dict) or not isinstance(text, str):
+            continue
+        sentence = before + old + after
+        if sentence in text:
+            holder[leaf] = text.replace(sentence, before + new + after)
             changes.append(f"{parent}.{leaf}: names the new event")
+        elif old in text:  # an original sentinel, or a sentence the user rewrote
+            notes.append(f"{parent}.{leaf} names the old event in words oo new did not write; left as written")
 
 
 def _short(value: Any, width: int = 60) -> str:
@@ -350,7 +364,7 @@ def plan_edits(doc: Document, edits: list[Edit]) -> tuple[Document, list[str], l
                 raise ValidationError("the contract is not a JSON object", block="oo-contract")
             for edit in contract_edits:
                 if edit.op == "set":
-                    _set_field(contract, edit, changes)
+                    _set_field(contract, edit, changes, notes)
                 else:
                     _edit_list(contract, edit, changes, notes)
             Contract.from_json(contract, file=doc.file)  # still a valid contract

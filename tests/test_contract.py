@@ -321,3 +321,41 @@ def test_sentinel_fields_on_a_plain_document_are_refused(corpus_copy: Path) -> N
         with pytest.raises(ValidationError, match="not a sentinel document"):
             _run(path, *argv)
     assert path.read_bytes() == before
+
+
+def test_a_new_event_restates_only_the_sentences_oo_new_wrote(tmp_path: Path) -> None:
+    """The user's own scope naming the old event ("GPT-6 benchmarks") is kept word for word;
+    only the generated sentences name the new event, exactly as oo new would have written them."""
+    spec = NewSpec.from_text("GPT-6 watch / OpenAI model launches and GPT-6 benchmarks.", sentinel="GPT-6")
+    doc = create_document(spec, tmp_path / "a")
+    assert doc.path is not None
+    result = _run(doc.path, "--set", "sentinel.event", "GPT-6 is released publicly")
+    assert isinstance(result, ContractEditResult) and result.written
+    raw = Document.read(doc.path).block_json("oo-contract")
+    expected = create_document(
+        NewSpec.from_text("GPT-6 watch / OpenAI model launches and GPT-6 benchmarks.", sentinel="GPT-6 is released publicly"),
+        tmp_path / "b",
+    ).block_json("oo-contract")
+    assert raw["identity"]["scope"] == expected["identity"]["scope"]
+    assert raw["identity"]["scope"].startswith("OpenAI model launches and GPT-6 benchmarks. ")
+    assert raw["instructions"]["sentinel"] == expected["instructions"]["sentinel"]
+    assert raw["sentinel"]["event"] == "GPT-6 is released publicly"
+
+
+def test_a_new_event_leaves_rewritten_or_original_wording_alone(tmp_path: Path, corpus_copy: Path) -> None:
+    doc = create_document(NewSpec("Launch watch", sentinel="GPT-6"), tmp_path)
+    assert doc.path is not None
+    apply_edits(doc.path, [Edit("set", "scope", "Whether GPT-6 ships this year, and its benchmarks.")])
+    result = apply_edits(doc.path, [Edit("set", "sentinel.event", "GPT-7")])
+    raw = Document.read(doc.path).block_json("oo-contract")
+    assert raw["identity"]["scope"] == "Whether GPT-6 ships this year, and its benchmarks."
+    assert "(GPT-7)" in raw["instructions"]["sentinel"]
+    assert any("identity.scope names the old event" in n for n in result.notes)
+    # an original sentinel: its instructions.sentinel is the author's prose, not oo new's sentence
+    path = corpus_copy / "agi-declared.o-o.html"
+    before = Document.read(path).block_json("oo-contract")["instructions"]["sentinel"]
+    result = apply_edits(path, [Edit("set", "sentinel.event", "OpenAI declares AGI")])
+    raw = Document.read(path).block_json("oo-contract")
+    assert raw["instructions"]["sentinel"] == before
+    assert raw["sentinel"]["event"] == "OpenAI declares AGI"
+    assert any("instructions.sentinel names the old event" in n for n in result.notes)
