@@ -22,6 +22,7 @@ __all__ = [
     "OOError",
     "ValidationError",
     "redact",
+    "register_secret",
 ]
 
 REDACTED = "[redacted]"
@@ -30,12 +31,22 @@ _MIN_SECRET = 8  # shorter values would redact ordinary words
 _KEY_TOKEN = re.compile(r"sk-ant-[A-Za-z0-9_-]+")
 
 
+_REGISTERED: set[str] = set()  # keys given in code (UpdateOptions.api_key), not the environment
+
+
+def register_secret(value: str | None) -> None:
+    """Redact ``value`` too from now on (a key passed to a backend rather than set in the
+    environment, e.g. a proxy's token that does not look like ``sk-ant-…``)."""
+    if value and len(value.strip()) >= _MIN_SECRET:
+        _REGISTERED.add(value)
+
+
 def redact(text: str) -> str:
-    """``text`` with every ``sk-ant-…`` token and the literal value of ``ANTHROPIC_API_KEY`` /
-    ``ANTHROPIC_AUTH_TOKEN`` (when at least 8 characters, also without surrounding whitespace)
-    replaced by ``[redacted]``. Read from the environment on each call: it may change."""
-    for name in SECRET_ENV:
-        value = os.environ.get(name) or ""
+    """``text`` with every ``sk-ant-…`` token, every registered key and the literal value of
+    ``ANTHROPIC_API_KEY`` / ``ANTHROPIC_AUTH_TOKEN`` (when at least 8 characters, also without
+    surrounding whitespace) replaced by ``[redacted]``. The environment is read on each call."""
+    values = [os.environ.get(name) or "" for name in SECRET_ENV] + sorted(_REGISTERED)
+    for value in values:
         for secret in sorted({value, value.strip()}, key=len, reverse=True):
             if len(secret) >= _MIN_SECRET:
                 text = text.replace(secret, REDACTED)

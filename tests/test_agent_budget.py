@@ -12,6 +12,7 @@ from oo_nb.agent.pricing import UsageFigures, price_for
 from oo_nb.agent.proposal import validate_proposal
 from oo_nb.document import Document
 from oo_nb.errors import BudgetExceeded
+from oo_nb.testing.mock_api import error_reply
 from oo_nb.testing.mock_scenarios import research_scenario
 
 from .agent_support import CORPUS, TODAY, backend, run_backend, start_mock
@@ -261,7 +262,7 @@ def test_the_api_count_replaces_the_estimate_of_the_first_prompt(exact_count: bo
 
 def test_a_failed_count_falls_back_to_the_estimate_with_a_warning() -> None:
     mock = start_mock(research_scenario(with_image=False))
-    mock.count_tokens_status = 404
+    mock.count_tokens_error = error_reply(404, "not_found_error", "no count_tokens here")
     try:
         proposal, run, _ = run_backend(backend(mock))
     finally:

@@ -111,3 +111,36 @@ def test_a_key_with_a_pasted_newline_is_named_not_sent(
     assert f"{variable} contains whitespace" in err
     assert not mock.message_requests and path.read_bytes() == before
     assert key.strip() not in out + err
+
+
+def test_a_key_echoed_by_the_token_count_is_redacted_from_warnings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from oo_nb.testing.mock_scenarios import research_scenario
+
+    key = ECHO_KEYS[0]
+    mock = MockAPI(research_scenario(with_image=False), api_key=key).start()
+    mock.count_tokens_error = error_reply(400, "invalid_request_error", f"bad header x-api-key: {key}")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", key)
+    try:
+        path = copy_doc(tmp_path)
+        assert main(["update", str(path), "--force", "--base-url", mock.base_url]) == 0
+    finally:
+        mock.stop()
+    out, err = capsys.readouterr()
+    assert "could not be counted" in out and "[redacted]" in out
+    assert key not in out + err
+    assert_no_secret(tmp_path)  # pending.json holds the run's warnings
+
+
+def test_a_key_given_in_code_is_redacted_without_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    key = "proxy-token-QWERTY-123456"  # not sk-ant-…, and in no environment variable
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    mock = MockAPI(Script([error_reply(400, "invalid_request_error", f"bad token {key}")], repeat_last=True), api_key=key).start()
+    try:
+        with pytest.raises(AgentError) as caught:
+            prepare_update(copy_doc(tmp_path), UpdateOptions(force=True, agent="anthropic", api_key=key, base_url=mock.base_url))
+    finally:
+        mock.stop()
+    assert mock.message_requests and key not in str(caught.value) and "[redacted]" in str(caught.value)

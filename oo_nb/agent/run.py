@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 from .. import clock
 from ..document import Document
-from ..errors import AgentError, ConflictError, LockedError
+from ..errors import AgentError, ConflictError, LockedError, redact
 from .budget import Budget, estimate_tokens
 from .context import IMAGE_PLACEHOLDER, AgentContext, build_context
 from .freshness import Freshness, freshness
@@ -272,7 +272,7 @@ def finish(prep: Prepared, opts: UpdateOptions, backend_name: str, run: RunInfo,
     candidate = build_candidate(prep.doc, proposal, run, today=prep.today, fetch_image=fetch)
     result = prep.result("proposed")
     result.run, result.candidate = run, candidate
-    warnings = list(dict.fromkeys([*run.warnings, *candidate.warnings]))
+    warnings = [redact(w) for w in dict.fromkeys([*run.warnings, *candidate.warnings])]  # server text may echo a key
     if candidate.unverified:
         warnings.append(
             "unverified sources (URL not seen in this run's search or fetch results): " + ", ".join(candidate.unverified)

@@ -146,9 +146,9 @@ class MockAPI:
         # how many requests of a batch finish (and are billed) before a cancel takes effect
         self.batch_done_before_cancel = 0
         # what /v1/messages/count_tokens answers: the count (default: request bytes / 4, about
-        # what the real tokenizer gives English) or an error status (a proxy without the endpoint)
+        # what the real tokenizer gives English), or this error reply (a proxy without it, say)
         self.count_tokens: Callable[[bytes], int] = lambda raw: max(1, len(raw) // 4)
-        self.count_tokens_status = 200
+        self.count_tokens_error: Reply | None = None
         self.requests: list[MockRequest] = []
         self.batches: dict[str, dict[str, Any]] = {}
         self._lock = threading.Lock()
@@ -316,8 +316,9 @@ class _Handler(BaseHTTPRequestHandler):
         if method == "POST" and path == "/v1/messages":
             self._messages(request)
         elif method == "POST" and path == "/v1/messages/count_tokens":
-            if self.mock.count_tokens_status != 200:
-                self._json(self.mock.count_tokens_status, {"type": "error", "error": {"type": "not_found_error", "message": "no count_tokens here"}})
+            failure = self.mock.count_tokens_error
+            if failure is not None:
+                self._json(failure.status, failure.error, failure.headers)
             else:
                 self._json(200, {"input_tokens": self.mock.count_tokens(raw)})
         elif method == "POST" and path == "/v1/messages/batches":

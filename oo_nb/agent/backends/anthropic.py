@@ -22,7 +22,7 @@ from typing import Any
 import anthropic
 import httpx2
 
-from ...errors import AgentError
+from ...errors import AgentError, redact, register_secret
 from ..budget import Budget
 from ..context import AgentContext
 from ..types import RunInfo
@@ -33,6 +33,9 @@ __all__ = ["DEFAULT_MODEL", "MODEL_ALIASES", "AnthropicBackend", "api_failure", 
 DEFAULT_MODEL = "claude-sonnet-5-5"
 DEFAULT_TIMEOUT_S = 600.0
 _KEY_ENV = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+# The count only sharpens the budget: a proxy that hangs on it or rate-limits it must not hold
+# up the run, so one try with a short timeout, then the estimate.
+COUNT_OPTIONS: dict[str, Any] = {"max_retries": 0, "timeout": 10.0}
 
 
 # The original o-o passed --model to the `claude` CLI, which takes family names; the API does not.
@@ -86,15 +89,23 @@ def api_failure_text(exc: BaseException, *, retries: int, where: str) -> str:
     return f"the API call failed: {exc}"
 
 
-def _bill_partial(stream: Any, conv: Conversation) -> None:
-    """A stream that broke off after ``message_start`` was billed for what it reported so far
-    (its input tokens at least): count that, so the budget and "cost so far" stay true."""
-    try:
-        snapshot = stream.current_message_snapshot
-    except AssertionError:  # nothing arrived before the error: nothing to count
-        return
-    if snapshot is not None:
-        conv.record_partial(snapshot.usage)
+class _StreamUsage:
+    """The usage a stream reported as it went: ``message_start`` carries the input tokens,
+    each ``message_delta`` the output so far. A stream that breaks off after them was billed for
+    them, so they are counted (budget and "cost so far") even though no message arrived."""
+
+    def __init__(self) -> None:
+        self.usage: dict[str, Any] | None = None
+
+    def take(self, event: Any) -> None:
+        if event.type == "message_start":
+            self.usage = event.message.usage.model_dump()
+        elif event.type == "message_delta" and self.usage is not None and event.usage is not None:
+            self.usage.update({k: v for k, v in event.usage.model_dump().items() if v is not None})
+
+    def bill(self, conv: Conversation) -> None:
+        if self.usage is not None:
+            conv.record_partial(self.usage)
 
 
 class AnthropicBackend:
@@ -116,6 +127,7 @@ class AnthropicBackend:
         recorded: bool = False,
         label: str = "anthropic",
     ) -> None:
+        register_secret(api_key)  # redacted from every error and warning from now on
         self.model = model
         self.settings = replace(settings, model=model) if settings else AgentSettings(model=model)
         self.base_url = base_url or os.environ.get("ANTHROPIC_BASE_URL") or "https://api.anthropic.com"
@@ -181,7 +193,7 @@ class AnthropicBackend:
         return self.settings.exact_count and not self.recorded
 
     def _count_failed(self, run: RunInfo, exc: anthropic.AnthropicError) -> None:
-        reason = api_failure_text(exc, retries=self.max_retries, where=self.base_url)
+        reason = redact(api_failure_text(exc, retries=0, where=self.base_url))  # a server may echo the key
         run.warnings.append(f"the prompt's tokens could not be counted ({reason}); the budget uses the character estimate")
 
     # ------------------------------------------------------------------ drivers
@@ -192,7 +204,7 @@ class AnthropicBackend:
         try:
             if self._counts_tokens():
                 try:
-                    counted = client.messages.count_tokens(**conv.count_request())
+                    counted = client.with_options(**COUNT_OPTIONS).messages.count_tokens(**conv.count_request())
                 except anthropic.AnthropicError as exc:
                     self._count_failed(run, exc)
                 else:
@@ -202,10 +214,13 @@ class AnthropicBackend:
                 try:
                     if self.settings.stream:
                         with client.messages.stream(**params) as stream:
+                            seen = _StreamUsage()
                             try:
+                                for event in stream:
+                                    seen.take(event)
                                 message = stream.get_final_message()
                             except anthropic.AnthropicError:
-                                _bill_partial(stream, conv)
+                                seen.bill(conv)
                                 raise
                     else:
                         message = client.messages.create(**params)
@@ -227,7 +242,7 @@ class AnthropicBackend:
         try:
             if self._counts_tokens():
                 try:
-                    counted = await client.messages.count_tokens(**conv.count_request())
+                    counted = await client.with_options(**COUNT_OPTIONS).messages.count_tokens(**conv.count_request())
                 except anthropic.AnthropicError as exc:
                     self._count_failed(run, exc)
                 else:
@@ -237,10 +252,13 @@ class AnthropicBackend:
                 try:
                     if self.settings.stream:
                         async with client.messages.stream(**params) as astream:
+                            seen = _StreamUsage()
                             try:
+                                async for event in astream:
+                                    seen.take(event)
                                 message = await astream.get_final_message()
                             except anthropic.AnthropicError:
-                                _bill_partial(astream, conv)
+                                seen.bill(conv)
                                 raise
                     else:
                         message = await client.messages.create(**params)
