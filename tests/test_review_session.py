@@ -486,3 +486,25 @@ def test_every_mix_with_a_fact_on_a_new_source(corpus_dir: Path) -> None:
         if any(flags):
             entry = changelog_entries(final.block_json("oo-changelog"))[-1]
             assert set(CITATION.findall(f"{entry['summary']} {entry['sentinel']}")) <= kept, flags
+
+
+def test_an_edit_under_a_rejected_new_heading_keeps_the_section() -> None:
+    """An edit is never overwritten: a hand-edited paragraph of a new section whose heading was
+    rejected keeps its heading (accepted, with a note) instead of being dropped."""
+    _, _, s, heading, body = _new_section_session()
+    s.reject(heading)
+    s.edit(body[0], "<p>Next batch, edited by hand [s1].</p>")
+    s.reject(body[1])
+    result = s.result()
+    final = result.document.article_html
+    assert 'id="outlook"' in final and "edited by hand" in final
+    assert final.index('id="outlook"') < final.index("edited by hand") < final.index('id="references"')
+    assert "Demo day moves" not in final
+    assert result.edited == 1 and result.accepted >= 1
+    assert any("'outlook' added although its heading was rejected" in n for n in result.notes)
+    # an edited heading over a body wholly rejected is kept too (the edit is the user's)
+    s.edit(heading, '<h2 id="outlook">Looking ahead</h2>')
+    s.reject(body[0])
+    result = s.result()
+    assert "Looking ahead" in result.document.article_html
+    assert any("no text under it: you edited its heading" in n for n in result.notes)

@@ -16,9 +16,10 @@ def tie_sections(diff: DocumentDiff, choices: Mapping[str, Choice]) -> tuple[dic
     """The decisions as they take effect, and a note for each one the section rule changed.
 
     - A new section whose heading is not accepted is not added: accepted changes in its body
-      that only exist there (new or moved-in units) are not applied.
+      that only exist there (new or moved-in units) are not applied. But an edit is never
+      overwritten: when one of those was edited by hand, the heading is accepted instead.
     - A new section whose heading is accepted but none of whose body is kept is not added
-      either: an empty heading is not a section.
+      either (an empty heading is not a section), unless the heading itself was edited.
     - A removed section's heading stays while any of its paragraphs stays (rejected removal),
       and goes when all of them go, whatever was decided on the heading itself.
     """
@@ -70,6 +71,17 @@ class _Tie:
         if not body:  # the candidate itself adds an empty section: nothing to tie
             return
         if not self.takes(hid):
+            edited = [m for m in body if self._edited_here(m)]
+            if edited:
+                # an edit is never overwritten: the edited text needs its heading, so the
+                # heading is kept (as the candidate has it) rather than the edit dropped
+                self.out[hid] = Choice("accept")
+                self.notes.append(
+                    f"new section {name!r} added although its heading was rejected: you edited "
+                    f"{len(edited)} change(s) under it, and an edit is never dropped "
+                    f"(reject those edits too to leave the section out)"
+                )
+                return
             dropped = 0
             for m in body:
                 other = self.plan.hunk_ids[m]
@@ -86,8 +98,19 @@ class _Tie:
                 )
             return
         if not any(self._places(m) for m in body):
+            if self.out[hid].decision == "edit":  # an edit is never overwritten
+                self.notes.append(f"new section {name!r} added with no text under it: you edited its heading")
+                return
             self.out[hid] = Choice("reject")
             self.notes.append(f"new section {name!r} not added: none of the text under its heading was accepted")
+
+    def _edited_here(self, m: int) -> bool:
+        """Is slot ``m`` a hand-edited unit that only exists in the new section?"""
+        other = self.plan.hunk_ids[m]
+        if other is None:
+            return False
+        unit = self.diff.hunk(other)
+        return (unit.kind == "added" or unit.moved) and self.out.get(other, Choice()).decision == "edit"
 
     def _places(self, m: int) -> bool:
         """Does slot ``m`` put a unit in the final article?"""
