@@ -255,3 +255,41 @@ def test_set_aside_proposals_list_and_pick(doc_path: Path, capsys: pytest.Captur
 
 def history_dir_of(path: Path) -> Path:
     return store.history_dir(path)
+
+
+def test_set_aside_proposals_can_be_discarded(doc_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from oo_nb.review.proposals import discard_proposal, list_proposals, set_aside_pending
+
+    doc, _ = _save_proposal(doc_path)
+    assert set_aside_pending(doc_path) is not None
+    other, _ = synthetic_candidate(doc)
+    store.save_pending(doc_path, other, {"cost_usd": 0.25, "version": 3}, doc.to_bytes())
+    assert set_aside_pending(doc_path) is not None
+    names = [p.name for p in list_proposals(doc_path)]
+    assert len(names) == 2 and "pending.json" not in names
+    before = doc_path.read_bytes()
+    capsys.readouterr()
+    # only set-aside ones: plain `oo review` lists them with a hint and is not a failure
+    assert main(["review", str(doc_path)]) == 0
+    out = capsys.readouterr().out
+    assert "no current proposal" in out and all(n in out for n in names)
+    assert "--pick NAME" in out and "--discard NAME" in out
+    # asking to accept everything when nothing is current is (nothing was accepted)
+    assert main(["review", str(doc_path), "--accept-all"]) == 1
+    assert "nothing written" in capsys.readouterr().out
+    for bad in ("../x.json", "pending-1/../../x.json", "log.jsonl"):
+        with pytest.raises(OOError, match="not a saved proposal name"):
+            discard_proposal(doc_path, bad)
+    with pytest.raises(OOError, match=r"no saved proposal pending-1\.json"):
+        discard_proposal(doc_path, "pending-1.json")
+    assert main(["review", str(doc_path), "--discard", *names]) == 0
+    out = capsys.readouterr().out
+    assert all(f"discarded {n}" in out for n in names) and "$0.2500" in out and "0 saved proposal(s) left" in out
+    assert list_proposals(doc_path) == [] and doc_path.read_bytes() == before
+    # nothing saved at all: still an error
+    assert main(["review", str(doc_path)]) == 2
+    # the current one can be discarded by name too
+    store.save_pending(doc_path, other, {}, doc.to_bytes())
+    assert main(["review", str(doc_path), "--discard", "pending.json"]) == 0
+    assert list_proposals(doc_path) == []
+    capsys.readouterr()

@@ -39,6 +39,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help="review the set-aside proposal NAME (from --list) instead; the current one is set aside in its place",
     )
+    which.add_argument(
+        "--discard",
+        nargs="+",
+        metavar="NAME",
+        help="delete the saved proposal(s) NAME (from --list; pending.json is the current one) for good; review nothing",
+    )
 
 
 class WidgetResult:
@@ -80,10 +86,40 @@ def _list(path: Path) -> TextResult:
     return TextResult("\n".join(lines), value=found)
 
 
+def _discard(path: Path, names: list[str]) -> TextResult:
+    from ..review.proposals import discard_proposal, list_proposals
+
+    lines = []
+    for name in dict.fromkeys(names):
+        info = discard_proposal(path, name)
+        cost = f"; its research (${info.cost_usd:.4f}) is gone" if info.cost_usd is not None else ""
+        lines.append(f"{path}: discarded {name}{cost}")
+    left = list_proposals(path)
+    lines.append(f"{len(left)} saved proposal(s) left" + (f" (see `oo review {path.name} --list`)" if left else ""))
+    return TextResult("\n".join(lines))
+
+
+def _only_set_aside(path: Path, ns: argparse.Namespace) -> TextResult:
+    """No current proposal, only earlier ones set aside: say which and how to go on. Asking
+    to review is not a failure then (exit 0); asking to accept or reject all is (exit 1), as
+    there is nothing current to accept or reject."""
+    listing = _list(path)
+    action = ns.accept_all or ns.reject_all
+    head = f"{path}: no current proposal to review" + ("; nothing written" if action else "")
+    hint = (
+        f"review one with `oo review {path.name} --pick NAME`, "
+        f"or delete ones you do not want with `oo review {path.name} --discard NAME`"
+    )
+    body = [line for line in listing.to_text().splitlines()[1:] if not line.startswith("review a set-aside")]
+    return TextResult("\n".join([head, "set aside:", *body, hint]), value=listing.value, exit_code=1 if action else 0)
+
+
 def run(ns: argparse.Namespace) -> TextResult | WidgetResult:
     path = Path(ns.doc)
     if getattr(ns, "list", False):
         return _list(path)
+    if getattr(ns, "discard", None):
+        return _discard(path, ns.discard)
     warning = ""
     if getattr(ns, "pick", None):
         from ..review.proposals import pick_proposal
@@ -95,14 +131,9 @@ def run(ns: argparse.Namespace) -> TextResult | WidgetResult:
     except NotFound:
         from ..review.proposals import list_proposals
 
-        aside = [p.name for p in list_proposals(path) if not p.current]
-        if not aside:
+        if not any(not p.current for p in list_proposals(path)):
             raise
-        return TextResult(
-            f"{path}: no current proposal, but {len(aside)} earlier one(s) set aside ({', '.join(aside)}): "
-            f"see `oo review {path.name} --list`, review one with `--pick NAME`",
-            exit_code=1,
-        )
+        return _only_set_aside(path, ns)
     if pending.stale:
         if not ns.force:
             return TextResult(

@@ -1,8 +1,8 @@
 """Saved proposals beside the one under review. ``pending.json`` is the proposal ``oo review``
 opens; an earlier unreviewed one is never deleted by a later update but set aside as
 ``pending-<ns>.json`` (its research was paid for). List them, and pick one to review (it swaps
-places with the current one, which is set aside in turn). Only files in the history folder are
-renamed; no document is written here."""
+places with the current one, which is set aside in turn), or discard one for good. Only files in
+the history folder are renamed or removed; no document is written here."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from pathlib import Path
 from ..errors import NotFound, OOError
 from ..store import history_dir
 
-__all__ = ["ProposalInfo", "list_proposals", "pick_proposal", "set_aside_pending"]
+__all__ = ["ProposalInfo", "discard_proposal", "list_proposals", "pick_proposal", "set_aside_pending"]
 
 CURRENT = "pending.json"
 _ASIDE = re.compile(r"^pending-\d+(?:-\d+)?\.json$")
@@ -89,6 +89,24 @@ def pick_proposal(path: Path, name: str) -> Path | None:
     previous = set_aside_pending(path)
     os.replace(chosen, history_dir(path) / CURRENT)
     return previous
+
+
+def discard_proposal(path: Path, name: str) -> ProposalInfo:
+    """Delete the saved proposal ``name`` (a set-aside ``pending-<ns>.json``, or
+    ``pending.json`` for the current one) and return what it was. Only those names are
+    accepted, so nothing outside the history folder can be named."""
+    if name != CURRENT and not _ASIDE.match(name):
+        raise OOError(
+            f"{name!r} is not a saved proposal name (pending.json or pending-<number>.json; see `oo review DOC --list`)",
+            file=str(path),
+        )
+    file = history_dir(path) / name
+    if not file.is_file():
+        raise NotFound(f"no saved proposal {name} (see `oo review DOC --list`)", file=str(path))
+    sha = hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else ""
+    info = _info(file, sha)
+    file.unlink()
+    return info
 
 
 def _stamp(name: str) -> tuple[int, int]:
