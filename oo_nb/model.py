@@ -160,6 +160,9 @@ class Manifest:
             cadence_field = "freshness"
         else:
             days, cadence_field = DEFAULT_CADENCE_DAYS, "default"
+        if as_of is not None and as_of.toordinal() + days > date.max.toordinal():
+            # the due date must be a date: every staleness sum adds the cadence to as_of
+            raise f._err("as_of", f"{as_of.isoformat()} plus {days} days is past the last date (9999-12-31)")
         notes = []
         changelog = f.raw.get("changelog")
         for item in changelog if isinstance(changelog, list) else []:

@@ -153,3 +153,10 @@ def test_a_huge_cadence_is_a_listed_error_not_a_crash_of_the_library(tmp_path: P
     assert [Path(p).name for p in lib.errors["path"]] == ["a.o-o.html"]
     assert "update_every_days" in lib.errors["message"].iloc[0]
     assert "b.o-o.html" in {Path(p).name for p in lib.documents["path"]}
+
+
+def test_a_due_date_past_year_9999_is_an_error_naming_as_of() -> None:
+    with pytest.raises(ValidationError) as info:
+        Manifest.from_json({"title": "t", "as_of": "9990-01-01", "update_every_days": 36_500})
+    assert info.value.key == "as_of" and "9999-12-31" in str(info.value)
+    assert Manifest.from_json({"title": "t", "as_of": "9990-01-01", "update_every_days": 30}).cadence_days == 30

@@ -247,7 +247,9 @@ def gate(prep: Prepared, opts: UpdateOptions) -> UpdateResult | None:
     result.message = (
         f"dry run: would update {prep.path.name} ({fresh.describe()}) with {prep.agent}, model {prep.model}, "
         f"budget ${prep.budget_usd:.2f}; first request ≈ {size:,} bytes of context "
-        f"({100 * size / max(len(prep.original), 1):.0f}% of the file). Nothing was sent or written."
+        f"({100 * size / max(len(prep.original), 1):.0f}% of the file). Nothing was sent or written; the plan "
+        f"prices the prompt by its character estimate (an upper bound), where a live run first asks the API "
+        f"for the exact count and may afford more."
     )
     return result
 
