@@ -26,9 +26,10 @@ from oo_nb.agent.context import build_context
 from oo_nb.agent.pricing import price_for
 from oo_nb.document import Document
 from oo_nb.errors import AgentError
+from oo_nb.testing.corpus import corpus_dir
 from oo_nb.testing.mock_api import MockAPI, error_reply
 
-CORPUS = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "corpus"
+CORPUS = corpus_dir()  # OO_CORPUS, else tests/fixtures/corpus
 DOCS = ["agi-declared.o-o.html", "ai-model-landscape.o-o.html", "anthropic-leadership.o-o.html", "yc-w26-batch.o-o.html"]
 TODAY = __import__("datetime").date(2026, 11, 29)
 KEY = "sk-ant-test-MARKER"

@@ -7,11 +7,11 @@ import statistics
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 from oo_nb.document import Document
+from oo_nb.testing.corpus import corpus_dir
 
-CORPUS = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "corpus"
+CORPUS = corpus_dir()  # OO_CORPUS, else tests/fixtures/corpus
 
 
 def best_of(fn: object, n: int = 200) -> float:

@@ -12,9 +12,10 @@ import json
 import statistics
 import subprocess
 import sys
-from pathlib import Path
 
-CORPUS = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "corpus"
+from oo_nb.testing.corpus import corpus_dir
+
+CORPUS = corpus_dir()  # OO_CORPUS, else tests/fixtures/corpus
 HEAVY = ("pandas", "lxml", "anthropic", "matplotlib", "ipywidgets", "nh3", "anywidget", "PIL", "httpx2", "numpy")
 TARGET_S = 1.0
 

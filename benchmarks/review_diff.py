@@ -7,15 +7,15 @@ import re
 import statistics
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from oo_nb.document import Document
 from oo_nb.review.diff import diff_documents
 from oo_nb.review.samples import synthetic_article_document, synthetic_candidate
 from oo_nb.review.session import ReviewSession
+from oo_nb.testing.corpus import corpus_dir
 
-CORPUS = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "corpus"
+CORPUS = corpus_dir()  # OO_CORPUS, else tests/fixtures/corpus
 TARGET_MS = 100.0
 
 

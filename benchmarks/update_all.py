@@ -19,10 +19,11 @@ from pathlib import Path
 
 from oo_nb.agent.many import update_library
 from oo_nb.agent.run import UpdateOptions
+from oo_nb.testing.corpus import corpus_dir
 from oo_nb.testing.mock_api import MockAPI
 from oo_nb.testing.mock_scenarios import research_scenario
 
-CORPUS = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "corpus"
+CORPUS = corpus_dir()  # OO_CORPUS, else tests/fixtures/corpus
 DOCS = ["agi-declared.o-o.html", "ai-model-landscape.o-o.html", "anthropic-leadership.o-o.html", "yc-w26-batch.o-o.html"]
 KEY = "sk-ant-test-MARKER"
 
