@@ -30,24 +30,39 @@ _REASONS = {
     errno.ENOSPC: "no space left on the device",
     errno.EEXIST: "already exists",
 }
-# Substrings of the function names in a traceback -> the operation that failed. Searched from
-# the innermost frame outwards, so `Path.read_bytes` wins over the verb that called it.
-_OPERATIONS = (
-    (("mkdir", "makedirs"), "create the folder"),
-    (("unlink", "remove", "rmtree"), "remove"),
-    (("copy",), "copy"),
-    (("write", "replace", "rename", "save", "dump"), "write"),
-    (("read", "load", "stat", "iterdir", "scandir", "listdir", "walk", "glob", "exists", "is_"), "read"),
-)
+# Whole names of the os / pathlib / shutil / io functions (and the store's own write
+# primitives, which call os directly) in a traceback -> the operation that failed. Whole names
+# only: a substring would also take `deepcopy` for a copy, `download` for a read, `status` for
+# a stat. Searched from the innermost frame outwards, so `Path.read_bytes` wins over the verb
+# that called it; `open` says nothing of the direction, so it counts only when no frame names
+# anything more precise (`Path.write_bytes` runs `Path.open`).
+_OPERATIONS: dict[str, str] = {
+    **dict.fromkeys(("mkdir", "makedirs"), "create the folder"),
+    **dict.fromkeys(("unlink", "remove", "removedirs", "rmdir", "rmtree", "_rmtree_safe_fd", "_rmtree_unsafe"), "remove"),
+    **dict.fromkeys(("copy", "copy2", "copyfile", "copyfileobj", "copytree", "copymode", "copystat"), "copy"),
+    **dict.fromkeys(
+        (
+            "write_bytes", "write_text", "touch", "rename", "replace", "move", "symlink_to", "hardlink_to",
+            "chmod", "mkstemp", "_mkstemp_inner", "mkdtemp", "atomic_write_bytes", "write_document",
+        ),
+        "write",
+    ),
+    **dict.fromkeys(
+        (
+            "read_bytes", "read_text", "stat", "lstat", "scandir", "listdir", "iterdir", "walk", "glob", "rglob",
+            "exists", "is_dir", "is_file", "is_symlink", "samefile", "resolve", "readlink",
+        ),
+        "read",
+    ),
+}
 
 
 def _operation(exc: BaseException) -> str:
-    names = [frame.f_code.co_name.lower() for frame, _ in traceback.walk_tb(exc.__traceback__)]
+    names = [frame.f_code.co_name for frame, _ in traceback.walk_tb(exc.__traceback__)]
     for name in reversed(names):
-        for keys, operation in _OPERATIONS:
-            if any(key in name for key in keys):
-                return operation
-    return "use"
+        if name in _OPERATIONS:
+            return _OPERATIONS[name]
+    return "open" if "open" in names else "use"
 
 
 def describe_os_error(exc: OSError) -> str:

@@ -110,10 +110,10 @@ def test_cli_demo_and_index_in_an_impossible_folder(tmp_path: Path, capsys: pyte
 def _disk_full(monkeypatch: pytest.MonkeyPatch) -> None:
     from oo_nb import store
 
-    def disk_full_write(path: Path, data: bytes, **kwargs: object) -> None:
+    def atomic_write_bytes(path: Path, data: bytes, **kwargs: object) -> None:  # the store's, failing
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
 
-    monkeypatch.setattr(store, "atomic_write_bytes", disk_full_write)
+    monkeypatch.setattr(store, "atomic_write_bytes", atomic_write_bytes)
 
 
 def test_cli_index_on_a_full_disk(lib: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
@@ -146,6 +146,46 @@ def test_describe_os_error_without_a_path() -> None:
         Path("/nonexistent-oo-dir/a").rename("/nonexistent-oo-dir/b")
     except OSError as exc:
         assert describe_os_error(exc) == "cannot write /nonexistent-oo-dir/a to /nonexistent-oo-dir/b: no such file or folder"
+
+
+def _failing(name: str) -> OSError:
+    """The OSError raised inside a function called ``name``, with its traceback."""
+    def fail() -> None:
+        raise OSError(errno.ENOENT, "No such file or directory", "/x")
+
+    fail.__code__ = fail.__code__.replace(co_name=name)
+    try:
+        fail()
+    except OSError as exc:
+        return exc
+    raise AssertionError("unreachable")
+
+
+@pytest.mark.parametrize(
+    ("name", "operation"),
+    [
+        ("deepcopy", "use"), ("download", "use"), ("status", "use"), ("this_is_it", "use"),
+        ("reload_config", "use"), ("copyright", "use"), ("readme", "use"),
+        ("copy2", "copy"), ("read_text", "read"), ("stat", "read"), ("iterdir", "read"),
+        ("makedirs", "create the folder"), ("rmtree", "remove"), ("write_bytes", "write"), ("open", "open"),
+    ],
+)
+def test_the_operation_is_named_by_whole_function_names(name: str, operation: str) -> None:
+    from oo_nb.cli import describe_os_error
+
+    assert describe_os_error(_failing(name)) == f"cannot {operation} /x: no such file or folder"
+
+
+def test_a_precise_frame_wins_over_open(tmp_path: Path) -> None:
+    from oo_nb.cli import describe_os_error
+
+    missing = tmp_path / "no-such-folder" / "x"
+    with pytest.raises(OSError) as err:
+        missing.write_bytes(b"x")  # Path.write_bytes runs Path.open, the innermost frame
+    assert describe_os_error(err.value) == f"cannot write {missing}: no such file or folder"
+    with pytest.raises(OSError) as err:
+        missing.open("rb")
+    assert describe_os_error(err.value) == f"cannot open {missing}: no such file or folder"
 
 
 def test_magic_history_of_a_folder_is_a_usage_error(shell: InteractiveShell, lib: Path) -> None:
