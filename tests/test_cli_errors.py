@@ -138,14 +138,12 @@ def test_describe_os_error_without_a_path() -> None:
     from oo_nb.cli import describe_os_error
 
     assert describe_os_error(OSError(28, "No space left on device")) == "[Errno 28] No space left on device"
-    try:
+    with pytest.raises(OSError) as err:
         Path("/nonexistent-oo-dir/x").read_bytes()
-    except OSError as exc:
-        assert describe_os_error(exc) == "cannot read /nonexistent-oo-dir/x: no such file or folder"
-    try:
+    assert describe_os_error(err.value) == "cannot read /nonexistent-oo-dir/x: no such file or folder"
+    with pytest.raises(OSError) as err:
         Path("/nonexistent-oo-dir/a").rename("/nonexistent-oo-dir/b")
-    except OSError as exc:
-        assert describe_os_error(exc) == "cannot write /nonexistent-oo-dir/a to /nonexistent-oo-dir/b: no such file or folder"
+    assert describe_os_error(err.value) == "cannot write /nonexistent-oo-dir/a to /nonexistent-oo-dir/b: no such file or folder"
 
 
 def _failing(name: str) -> OSError:
