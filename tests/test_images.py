@@ -16,7 +16,8 @@ import pytest
 from PIL import Image
 
 from oo_nb.agent.candidate import build_candidate
-from oo_nb.agent.images import ImageRejected, fetch_image_https, figure_html, prepare_image
+from oo_nb.agent.image_fetch import fetch_image_https
+from oo_nb.agent.images import ImageRejected, figure_html, prepare_image
 from oo_nb.agent.proposal import validate_proposal
 from oo_nb.agent.types import RunInfo
 from oo_nb.document import Document

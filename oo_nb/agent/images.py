@@ -13,14 +13,11 @@ import base64
 import binascii
 import html as html_lib
 import io
-import ipaddress
 import re
-import socket
-import time
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lxml import etree
 from lxml import html as lxml_html
@@ -32,8 +29,6 @@ from ..sanitize import remove_keeping_tail, safe_http_url, sanitize_html, saniti
 from .sources import is_denied
 
 if TYPE_CHECKING:
-    import httpx2
-
     from .proposal import ProposedImage
     from .sections import Chunk
 
@@ -45,7 +40,6 @@ __all__ = [
     "PreparedImage",
     "add_images",
     "count_images",
-    "fetch_image_https",
     "figure_html",
     "prepare_image",
 ]
@@ -53,7 +47,6 @@ __all__ = [
 MAX_DOWNLOAD_BYTES = 5 * 1024 * 1024
 MAX_PIXELS = 25_000_000  # 5000 x 5000 (100 MB as RGBA): far above a web image, far below a bomb
 MAX_SIDE = 20_000
-FETCH_TIMEOUT_S = 15.0
 MIN_SIDE = 48  # shrinking stops here: smaller than this is not worth showing
 _FORMATS = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WEBP": "image/webp"}
 _DATA_URI = re.compile(r"^data:(image/[a-z]+);base64,(.*)$", re.DOTALL)
@@ -360,69 +353,3 @@ def _fragment_html(root: etree._Element) -> str:
 def _reason(exc: BaseException) -> str:
     message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
     return sanitize_text(str(message), max_len=200)
-
-
-# --------------------------------------------------------------------------- downloading
-def _public_host(host: str) -> None:
-    try:
-        infos = socket.getaddrinfo(host, 443, type=socket.SOCK_STREAM)
-    except OSError:
-        raise ImageRejected(f"cannot resolve {host}") from None
-    for info in infos:
-        addr = ipaddress.ip_address(info[4][0])
-        if not addr.is_global:
-            raise ImageRejected(f"{host} resolves to a non-public address ({addr})")
-
-
-def fetch_image_https(
-    url: str,
-    *,
-    max_bytes: int = MAX_DOWNLOAD_BYTES,
-    timeout: float = FETCH_TIMEOUT_S,
-    transport: httpx2.BaseTransport | None = None,
-    check_host: bool = True,
-    max_redirects: int = 3,
-) -> bytes:
-    """Download an image: https only (redirects too), public hosts only (``check_host``), at
-    most ``max_bytes`` (streamed, so a lying Content-Length does not matter) and ``timeout``
-    seconds in total. Raises ``ImageRejected``."""
-    import httpx2
-
-    deadline = time.monotonic() + timeout
-    headers = {"Accept": "image/png,image/jpeg,image/gif,image/webp", "User-Agent": "oo_nb (image fetch)"}
-    with httpx2.Client(transport=transport, timeout=httpx2.Timeout(timeout), follow_redirects=False) as client:
-        for _ in range(max_redirects + 1):
-            safe = safe_http_url(url)
-            if safe is None or not safe.lower().startswith("https:"):
-                raise ImageRejected("only https image URLs are fetched")
-            host = httpx2.URL(safe).host
-            if check_host:
-                _public_host(host)
-            try:
-                with client.stream("GET", safe, headers=headers) as resp:
-                    if resp.is_redirect:
-                        url = str(resp.url.join(resp.headers.get("location", "")))
-                        continue
-                    if resp.status_code != 200:
-                        raise ImageRejected(f"HTTP {resp.status_code}")
-                    return _read_limited(resp, max_bytes, deadline)
-            except httpx2.HTTPError as exc:
-                raise ImageRejected(f"download failed: {type(exc).__name__}") from None
-        raise ImageRejected("too many redirects")
-
-
-def _read_limited(resp: Any, max_bytes: int, deadline: float) -> bytes:
-    ctype = resp.headers.get("content-type", "").lower()
-    if "svg" in ctype or "html" in ctype:
-        raise ImageRejected(f"content type {ctype.split(';')[0]} is not an accepted image")
-    declared = resp.headers.get("content-length")
-    if declared and declared.isdigit() and int(declared) > max_bytes:
-        raise ImageRejected(f"{int(declared)} bytes is over the {max_bytes} byte limit")
-    buf = bytearray()
-    for piece in resp.iter_bytes():
-        buf += piece
-        if len(buf) > max_bytes:
-            raise ImageRejected(f"over the {max_bytes} byte limit")
-        if time.monotonic() > deadline:
-            raise ImageRejected("download took too long")
-    return bytes(buf)

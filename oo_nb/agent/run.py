@@ -268,7 +268,7 @@ def finish(prep: Prepared, opts: UpdateOptions, backend_name: str, run: RunInfo,
     proposal = restore_images(proposal, prep.ctx.image_refs)
     fetch = opts.fetch_image
     if fetch is None and opts.download_images and not run.recorded:
-        from .images import fetch_image_https
+        from .image_fetch import fetch_image_https
 
         fetch = fetch_image_https
     candidate = build_candidate(prep.doc, proposal, run, today=prep.today, fetch_image=fetch)
