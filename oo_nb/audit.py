@@ -69,7 +69,7 @@ def _block_findings(d: Digest) -> Iterator[Finding]:
         if p.block == "article":
             code = "unreadable-article"
         elif p.error_type == "BlockError":
-            code = "missing-block" if p.message.startswith("missing") else "invalid-json"
+            code = "missing-block" if p.message.startswith("missing:") else "invalid-json"
         else:
             code = "invalid-block"
         line = f" (line {p.line})" if p.line else ""
