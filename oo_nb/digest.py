@@ -228,7 +228,7 @@ class _Lean:
 def _block(doc: Document, name: str, digest: Digest) -> Any:
     """The block's JSON, or None after noting the problem (the digest stays usable)."""
     if not doc.has_block(name):
-        digest.problems.append(Problem(name, "BlockError", "missing block", None))
+        digest.problems.append(Problem(name, "BlockError", "missing: no such block in the first heredoc", None))
         return None
     text = doc.block_text(name)
     try:
