@@ -65,6 +65,14 @@ def _fork_writer(path: Path, docs: list[Document], versions: list[bytes], start:
     return pid, r
 
 
+def _read_line(fd: int) -> str:
+    """The child's first event line (blocks until it writes one, or exits)."""
+    data = b""
+    while not data.endswith(b"\n") and (byte := os.read(fd, 1)):
+        data += byte
+    return data.decode("utf-8", "replace")
+
+
 def _read_all(fd: int) -> str:
     chunks = []
     while chunk := os.read(fd, 65536):
@@ -174,11 +182,14 @@ def crash_safety(
         start = versions.index(before)
         last_seq = max((r["seq"] for r in _log_rows(path)), default=0)
         pid, fd = _fork_writer(path, docs, versions, start)
-        # Kill within the first few write-backs: every moment of one is equally likely.
+        # The clock starts when the writer announces its first write-back, not at fork: on a
+        # loaded machine a child may not run for a while, and a kill before it starts tests
+        # nothing. Then kill within the first few write-backs: every moment equally likely.
+        head = _read_line(fd)
         time.sleep(rng.uniform(0.0, 3.0 * write_s))
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
-        events = _read_all(fd).split()
+        events = (head + _read_all(fd)).split()
         writer_errors += [e[1:] for e in events if e.startswith("e")]
         attempts = [int(e[1:]) for e in events if e.startswith("a")]
         dones = [int(e[1:]) for e in events if e.startswith("d")]
