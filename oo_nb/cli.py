@@ -14,7 +14,7 @@ import sys
 import traceback
 from collections.abc import Sequence
 
-from .commands import build_parser, load
+from .commands import VERBS, build_parser, load
 from .errors import OOError
 
 __all__ = ["describe_os_error", "main"]
@@ -77,8 +77,10 @@ def describe_os_error(exc: OSError) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    ns = parser.parse_args(argv)
+    args = list(sys.argv[1:] if argv is None else argv)
+    # One verb's parser when the first word names a verb; all of them for `oo --help` or a typo
+    parser = build_parser(verbs=[args[0]] if args and args[0] in VERBS else None)
+    ns = parser.parse_args(args)
     try:
         result = load(ns.verb).run(ns)
         text = result.to_text()

@@ -79,3 +79,16 @@ def test_show_on_an_index_page_says_so(capsys: pytest.CaptureFixture[str]) -> No
     err = capsys.readouterr().err
     assert "this is a library index page" in err and "oo index" in err and "oo library" in err
     assert "missing" not in err
+
+
+def test_one_verb_loads_only_its_own_module() -> None:
+    """`oo show` must not pay for the agent, asyncio or pandas (CLI start-up time)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from oo_nb.cli import main; main(['show', sys.argv[1], '--json']); "
+        "print(sorted(m for m in ('oo_nb.agent.run', 'oo_nb.agent.many', 'asyncio', 'pandas') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code, str(CORPUS / "agi-declared.o-o.html")], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout[-300:]

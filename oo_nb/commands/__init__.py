@@ -2,14 +2,15 @@
 
 A verb module defines ``HELP`` (one line), ``add_arguments(parser)`` and ``run(ns) -> result``.
 A result has ``exit_code: int`` and ``to_text() -> str`` (what the CLI prints); notebook-facing
-results may add ``_repr_mimebundle_``. Modules are imported only when their verb runs, so
-``import oo_nb`` and ``%load_ext oo_nb`` stay fast.
+results may add ``_repr_mimebundle_``. Modules are imported only when their verb runs (or its
+help is shown), so ``import oo_nb``, ``%load_ext oo_nb`` and one ``oo VERB`` stay fast.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+from collections.abc import Sequence
 from types import ModuleType
 from typing import Any, Protocol
 
@@ -61,14 +62,19 @@ def load(verb: str) -> ModuleType:
 
 
 def build_parser(
-    prog: str = "oo", parser_class: type[argparse.ArgumentParser] = argparse.ArgumentParser
+    prog: str = "oo",
+    parser_class: type[argparse.ArgumentParser] = argparse.ArgumentParser,
+    *,
+    verbs: Sequence[str] | None = None,
 ) -> argparse.ArgumentParser:
+    """The parser for ``verbs`` (default: all). Building one imports its verb's module: the CLI
+    asks for the one verb it runs, so ``oo show`` does not load the agent or pandas."""
     parser = parser_class(
         prog=prog, description="Living research documents: read, audit, update with review."
     )
     sub = parser.add_subparsers(dest="verb", metavar="VERB", parser_class=parser_class)
     sub.required = True
-    for verb in VERBS:
+    for verb in verbs if verbs is not None else VERBS:
         module = load(verb)
         p = sub.add_parser(verb, help=module.HELP, description=module.HELP)
         module.add_arguments(p)
