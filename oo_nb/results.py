@@ -125,7 +125,7 @@ def _history(ns: argparse.Namespace) -> Any:
 
 
 def _contract_cell(ns: argparse.Namespace, body: str) -> Any:
-    from .contract_edit import apply_contract_body
+    from .contract_cells import apply_contract_body
 
     if getattr(ns, "set", None) or getattr(ns, "add", None) or getattr(ns, "remove", None):
         raise UsageError("%%oo contract: put the edits either in the cell body or in --set/--add/--remove, not both")

@@ -9,13 +9,8 @@ from pathlib import Path
 import pytest
 
 from oo_nb.commands import contract as contract_cmd
-from oo_nb.contract_edit import (
-    ContractEditResult,
-    Edit,
-    apply_contract_body,
-    apply_edits,
-    parse_body,
-)
+from oo_nb.contract_cells import apply_contract_body, parse_body
+from oo_nb.contract_edit import ContractEditResult, Edit, apply_edits
 from oo_nb.document import Document
 from oo_nb.errors import ValidationError
 from oo_nb.newdoc import NewSpec, create_document
@@ -272,11 +267,9 @@ def test_a_bad_line_in_a_body_writes_nothing(corpus_copy: Path) -> None:
 
 
 def test_replacing_the_section_list_keeps_references_last(tmp_path: Path, corpus_dir: Path) -> None:
-    from oo_nb.contract_edit import apply_contract_body as _apply
-
     p = tmp_path / "yc.o-o.html"
     p.write_bytes((corpus_dir / "yc-w26-batch.o-o.html").read_bytes())
-    _apply(p, "section: Overview\nsection: Timeline")
+    apply_contract_body(p, "section: Overview\nsection: Timeline")
     assert Document.read(p).contract.required_sections == ("Overview", "Timeline", "References")
 
 
