@@ -1,12 +1,18 @@
-"""Shared fixtures: the real corpus (read-only) and copies of it in a temporary folder."""
+"""Shared fixtures: the real corpus (read-only), copies of it in a temporary folder, no ambient
+API settings, and an IPython shell with the extension loaded."""
 
 from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
 
 # Real o-o documents kept with the tests (fixtures/corpus/README.md); OO_CORPUS overrides.
 CORPUS = Path(os.environ.get("OO_CORPUS", Path(__file__).resolve().parent / "fixtures" / "corpus"))
@@ -45,3 +51,13 @@ def corpus_copy(tmp_path: Path, corpus_dir: Path) -> Path:
         p.chmod(0o644 if p.suffix != ".html" else 0o755)
     target.chmod(0o755)
     return target
+
+
+@pytest.fixture(scope="module")
+def shell() -> Iterator[InteractiveShell]:
+    """An IPython shell with ``%load_ext oo_nb`` done."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    ip = InteractiveShell.instance()
+    ip.extension_manager.load_extension("oo_nb")
+    yield ip

@@ -7,9 +7,7 @@ from __future__ import annotations
 import errno
 import os
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from IPython.core.error import UsageError
@@ -19,16 +17,7 @@ from oo_nb.agent.many import find_documents
 from oo_nb.cli import main
 from oo_nb.errors import NotFound
 
-
-@pytest.fixture(scope="module")
-def shell() -> Iterator[InteractiveShell]:
-    ip = InteractiveShell.instance()
-    ip.extension_manager.load_extension("oo_nb")
-    yield ip
-
-
-def oo(shell: InteractiveShell, line: str) -> Any:
-    return shell.run_line_magic("oo", line)
+from .magic_support import oo
 
 
 # ----------------------------------------------------------------------------- update-all's folder

@@ -4,9 +4,7 @@ its UsageErrors, help, quoting and variable expansion."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 import pytest
@@ -19,18 +17,9 @@ from oo_nb.document import Document
 from oo_nb.results import TextOutput
 from oo_nb.ui.preview import ArticlePreview, IndexPreview
 
+from .magic_support import oo
+
 YC = "yc-w26-batch.o-o.html"
-
-
-@pytest.fixture(scope="module")
-def shell() -> Iterator[InteractiveShell]:
-    ip = InteractiveShell.instance()
-    ip.extension_manager.load_extension("oo_nb")
-    yield ip
-
-
-def oo(shell: InteractiveShell, line: str) -> Any:
-    return shell.run_line_magic("oo", line)
 
 
 def bump(path: Path, version: int) -> bytes:
