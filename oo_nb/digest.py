@@ -68,6 +68,7 @@ class Problem:
     error_type: str
     message: str
     line: int | None
+    column: int | None = None
 
 
 @dataclass(slots=True)
@@ -80,6 +81,7 @@ class Failure:
     message: str
     line: int | None
     block: str | None
+    column: int | None = None
 
 
 @dataclass(slots=True)
@@ -240,7 +242,7 @@ def _block(doc: Document, name: str, digest: Digest) -> Any:
         line, column = doc.block_position(name)
         return parse_block(text, block=name, first_line=line, first_column=column)
     except BlockError as exc:
-        digest.problems.append(Problem(name, "BlockError", exc.message, exc.line))
+        digest.problems.append(Problem(name, "BlockError", exc.message, exc.line, exc.column))
     return None
 
 
@@ -248,7 +250,7 @@ def _note(digest: Digest, block: str, exc: OOError, doc: Document) -> None:
     if isinstance(exc, ValidationError):
         doc.locate(exc, block)  # only a failing view pays for finding the key's line
     where = f"key {exc.key!r}: " if exc.key else ""
-    digest.problems.append(Problem(block, type(exc).__name__, where + exc.message, exc.line))
+    digest.problems.append(Problem(block, type(exc).__name__, where + exc.message, exc.line, exc.column))
 
 
 def _fill_manifest(doc: Document, d: Digest) -> None:
@@ -349,7 +351,7 @@ def digest_file(path: str, slug: str) -> Digest | Failure | None:
     try:
         doc = Document.read(path)
     except OOError as exc:
-        return Failure(path, slug, type(exc).__name__, exc.message, exc.line, exc.block)
+        return Failure(path, slug, type(exc).__name__, exc.message, exc.line, exc.block, exc.column)
     except (RecursionError, MemoryError, ValueError) as exc:  # hostile input must not stop a scan
         return Failure(path, slug, type(exc).__name__, str(exc), None, None)
     if doc.kind == "index":
@@ -357,7 +359,7 @@ def digest_file(path: str, slug: str) -> Digest | Failure | None:
     try:
         return digest_document(doc, slug=slug, nbytes=len(doc.to_bytes()))
     except OOError as exc:
-        return Failure(path, slug, type(exc).__name__, exc.message, exc.line, exc.block)
+        return Failure(path, slug, type(exc).__name__, exc.message, exc.line, exc.block, exc.column)
 
 
 def digest_many(items: list[tuple[str, str]]) -> list[Digest | Failure | None]:

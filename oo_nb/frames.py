@@ -54,7 +54,8 @@ CITATION_COLUMNS = {
     "doc": "string", "section": "string", "pid": "string", "source_id": "string", "resolves": "boolean",
 }
 ERROR_COLUMNS = {
-    "path": "string", "error_type": "category", "message": "string", "line": "Int64", "block": "string",
+    "path": "string", "error_type": "category", "message": "string", "line": "Int64", "column": "Int64",
+    "block": "string",
 }
 
 
@@ -238,6 +239,6 @@ def changelog_frame(digests: Sequence[Digest]) -> pd.DataFrame:
 
 
 def errors_frame(digests: Sequence[Digest], failures: Sequence[Failure]) -> pd.DataFrame:
-    rows: list[tuple[Any, ...]] = [(f.path, f.error_type, f.message, f.line, f.block) for f in failures]
-    rows.extend((d.path, p.error_type, p.message, p.line, p.block) for d in digests for p in d.problems)
+    rows: list[tuple[Any, ...]] = [(f.path, f.error_type, f.message, f.line, f.column, f.block) for f in failures]
+    rows.extend((d.path, p.error_type, p.message, p.line, p.column, p.block) for d in digests for p in d.problems)
     return make_frame(rows, ERROR_COLUMNS)

@@ -37,7 +37,7 @@ SOURCE_COLUMNS = [
 ]
 FACT_COLUMNS = ["doc", "fact_id", "text", "key", "value", "source_ids", "has_source"]
 CITATION_COLUMNS = ["doc", "section", "pid", "source_id", "resolves"]
-ERROR_COLUMNS = ["path", "error_type", "message", "line", "block"]
+ERROR_COLUMNS = ["path", "error_type", "message", "line", "column", "block"]
 
 
 def load_synth() -> ModuleType:
@@ -116,6 +116,8 @@ def test_errors_frame_has_the_line_of_a_wrong_value(tmp_path: Path) -> None:
     errors = Library(tmp_path, today=TODAY, workers=1).errors
     found = row(errors, block="oo-manifest")
     assert found["line"] == 223 and found["error_type"] == "ValidationError"
+    line = text.replace('"version": 1,', '"version": "one",', 1).splitlines()[222]
+    assert found["column"] == line.index('"one"') + 1  # where the value starts on that line
     assert found["message"] == "key 'version': must be a whole number, found 'one'"
 
 
@@ -130,6 +132,7 @@ def test_one_bad_file_never_stops_the_scan(lib: Library, lib_dir: Path) -> None:
     assert corrupt["line"] == 5 and pd.isna(corrupt["block"])
     bad = row(errors, path=str(lib_dir / "bad-json.o-o.html"))
     assert (bad["error_type"], bad["block"], bad["line"]) == ("BlockError", "oo-source-cache", 112)
+    assert errors["column"].dtype == "Int64" and not pd.isna(bad["column"])
     assert "invalid JSON" in bad["message"]
     assert errors["line"].dtype == "Int64" and isinstance(errors["error_type"].dtype, pd.CategoricalDtype)
 
