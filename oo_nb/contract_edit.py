@@ -261,6 +261,15 @@ def _restate_event(contract: dict[str, Any], old: str, new: str, changes: list[s
             changes.append(f"{parent}.{leaf}: names the new event")
         elif old in text:  # an original sentinel, or a sentence the user rewrote
             notes.append(f"{parent}.{leaf} names the old event in words oo new did not write; left as written")
+    # oo new's first search intent is "EVENT YEAR": it follows the event; other intents are the user's
+    research = contract.get("research")
+    intents = research.get("intents") if isinstance(research, dict) else None
+    generated = re.compile(re.escape(old) + r" (\d{4})")
+    for i, intent in enumerate(intents if isinstance(intents, list) else []):
+        m = generated.fullmatch(intent) if isinstance(intent, str) else None
+        if m is not None and isinstance(intents, list):
+            intents[i] = f"{new} {m.group(1)}"
+            changes.append(f"research.intents[{i}]: {intent!r} -> {intents[i]!r}")
 
 
 def _short(value: Any, width: int = 60) -> str:

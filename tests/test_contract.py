@@ -333,6 +333,9 @@ def test_a_new_event_restates_only_the_sentences_oo_new_wrote(tmp_path: Path) ->
     assert raw["identity"]["scope"].startswith("OpenAI model launches and GPT-6 benchmarks. ")
     assert raw["instructions"]["sentinel"] == expected["instructions"]["sentinel"]
     assert raw["sentinel"]["event"] == "GPT-6 is released publicly"
+    # the generated search intent follows the event; the others are as oo new wrote them
+    assert raw["research"]["intents"] == expected["research"]["intents"]
+    assert any(i.startswith("GPT-6 is released publicly ") for i in raw["research"]["intents"])
 
 
 def test_a_new_event_leaves_rewritten_or_original_wording_alone(tmp_path: Path, corpus_copy: Path) -> None:
