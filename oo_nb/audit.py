@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from .article import pid_problem
 from .digest import Digest
+from .legacy_script import LEGACY_SCRIPT_HINT
 from .model import domain_of
 
 if TYPE_CHECKING:
@@ -46,7 +47,7 @@ CHECKS: dict[str, tuple[str, str]] = {
     "malformed-pid": ("warning", "a pid that is not pid:SECTION:8HEX"),
     "duplicate-pid": ("warning", "a pid used by more than one element"),
     "overdue": ("warning", "the document is due by its cadence (today or earlier): is_stale"),
-    "html-injection": ("warning", "the original page script would render a contract value or heading as HTML (oo check only)"),
+    "html-injection": ("warning", "the original page script would render a contract value or heading as HTML"),
     "never-updated": ("info", "the document has never been updated (as_of empty)"),
     "uncited-source": ("info", "a cached source is never cited in the article"),
 }
@@ -156,6 +157,11 @@ def _pid_findings(d: Digest) -> Iterator[Finding]:
         yield _f(d.slug, "duplicate-pid", pid, "used by more than one element")
 
 
+def _script_findings(d: Digest) -> Iterator[Finding]:
+    for risk in d.injection_risks:
+        yield _f(d.slug, "html-injection", risk.where, f"{risk.describe()}; {LEGACY_SCRIPT_HINT}")
+
+
 def _freshness_findings(d: Digest, today: date) -> Iterator[Finding]:
     if d.cadence_days is None:
         return
@@ -197,4 +203,5 @@ def audit(lib: Library, stale_after_days: int = 365, today: date | None = None) 
         rows.extend(_source_findings(d, day, stale_after_days))
         rows.extend(_fact_findings(d))
         rows.extend(_article_findings(d))
+        rows.extend(_script_findings(d))
     return findings_frame(rows)

@@ -42,9 +42,7 @@ def _where(exc: OOError) -> str:
 
 def check_path(path: str | Path) -> list[Finding]:
     """Structural findings for one file. Codes and severities are the audit's (``CHECKS``): a
-    defect both report has the same code and severity in each. ``oo check`` also reports
-    ``html-injection``, which ``oo audit`` does not: judging it needs the full page, not only
-    the blocks and article the audit reads."""
+    defect both report has the same code and severity in each (``html-injection`` included)."""
     name = str(path)
     try:
         doc = Document.read(path)

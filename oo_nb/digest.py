@@ -23,6 +23,7 @@ from .article import CITATION, PID, pid_is_wellformed
 from .document import Document
 from .errors import BlockError, OOError, ValidationError
 from .jsonblock import parse_block
+from .legacy_script import OUR_SCRIPT_SIGNATURE, InjectionRisk, contract_risks, heading_risks
 from .model import Changelog, Contract, Manifest, SourceCache
 
 __all__ = ["ArticleScan", "Digest", "Failure", "digest_file", "scan_article"]
@@ -60,6 +61,7 @@ class ArticleScan:
     pids: list[str] = field(default_factory=list)
     figures: int = 0
     is_stub: bool = True
+    odd_headings: list[tuple[str, str]] = field(default_factory=list)  # (id, text) holding a "<"
 
 
 @dataclass(slots=True)
@@ -105,6 +107,10 @@ class Digest:
     facts: list[FactRow] = field(default_factory=list)
     changelog: list[dict[str, Any]] = field(default_factory=list)
     has_article: bool = False
+    # values the original page script would turn into markup (see legacy_script); only for
+    # documents still on that script
+    original_script: bool = False
+    injection_risks: list[InjectionRisk] = field(default_factory=list)
     is_stub: bool = True
     n_paragraphs: int = 0
     figures: int = 0
@@ -197,6 +203,9 @@ class _Lean:
         if tag in ("h2", "h3", "h4"):
             hid = node.get("id") or ""
             scan.sections.append((hid, int(tag[1])))
+            text = "".join(node.itertext())
+            if "<" in text:  # the original page script would read it back as HTML
+                scan.odd_headings.append((hid, text))
             if tag == "h2":
                 self.section = hid
                 self.in_refs = hid == "references"
@@ -287,6 +296,8 @@ def _fill_contract(doc: Document, d: Digest) -> None:
     d.sentinel_status = c.sentinel.status if c.sentinel else None
     d.budget_usd = c.max_cost_usd
     d.deny, d.prefer, d.require_https = c.deny_domains, c.prefer_domains, c.require_https
+    if d.original_script:
+        d.injection_risks += contract_risks(c)
 
 
 def _fill_cache(doc: Document, d: Digest) -> None:
@@ -332,6 +343,7 @@ def _fill_changelog(doc: Document, d: Digest) -> None:
 
 def digest_document(doc: Document, *, slug: str, nbytes: int) -> Digest:
     d = Digest(path=str(doc.path), slug=slug, nbytes=nbytes, layout=doc.layout)
+    d.original_script = OUR_SCRIPT_SIGNATURE not in doc.span_text(doc.html)
     _fill_manifest(doc, d)
     _fill_contract(doc, d)
     _fill_cache(doc, d)
@@ -340,7 +352,10 @@ def digest_document(doc: Document, *, slug: str, nbytes: int) -> Digest:
         d.problems.append(Problem("article", "FormatError", 'no <article id="article"> element', None))
     else:
         try:
-            d.take_article(scan_article(doc.article_html))
+            scan = scan_article(doc.article_html)
+            d.take_article(scan)
+            if d.original_script:
+                d.injection_risks += heading_risks(scan.odd_headings)
         except OOError as exc:
             d.problems.append(Problem("article", type(exc).__name__, exc.message, doc.line_of(doc.article_span.start)))
     return d

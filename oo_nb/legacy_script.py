@@ -9,11 +9,22 @@ into those places; this module finds the places and makes agent-written heading 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .document import Document
+from .model import Contract
 
-__all__ = ["LEGACY_SCRIPT_HINT", "InjectionRisk", "inert_heading_text", "injection_risks", "runs_original_script"]
+__all__ = [
+    "LEGACY_SCRIPT_HINT",
+    "OUR_SCRIPT_SIGNATURE",
+    "InjectionRisk",
+    "contract_risks",
+    "heading_risks",
+    "inert_heading_text",
+    "injection_risks",
+    "runs_original_script",
+]
 
 # The first line of oo_nb's shared page script (template/common.js): every page we render or
 # migrate carries it, an original o-o page never does.
@@ -46,20 +57,21 @@ def injection_risks(doc: Document) -> list[InjectionRisk]:
     """Values the original page script would turn into markup; empty for documents on our script."""
     if not runs_original_script(doc):
         return []
-    risks: list[InjectionRisk] = []
-    contract = doc.contract
-    for key in _CONTRACT_TEXTS:
-        value = str(getattr(contract, key))
-        if "<" in value:
-            risks.append(InjectionRisk(f"contract {key}", value))
+    headings = ((s.id, s.title) for s in doc.article.sections)
+    return contract_risks(doc.contract) + heading_risks(headings)
+
+
+def contract_risks(contract: Contract) -> list[InjectionRisk]:
+    """The contract values (identity texts, intents, sections) holding a ``<``."""
+    risks = [InjectionRisk(f"contract {key}", str(getattr(contract, key))) for key in _CONTRACT_TEXTS]
     for key in _CONTRACT_LISTS:
-        for i, value in enumerate(getattr(contract, key)):
-            if "<" in value:
-                risks.append(InjectionRisk(f"contract {key}[{i}]", value))
-    for section in doc.article.sections:
-        if "<" in section.title:
-            risks.append(InjectionRisk(f"heading #{section.id}", section.title))
-    return risks
+        risks += [InjectionRisk(f"contract {key}[{i}]", value) for i, value in enumerate(getattr(contract, key))]
+    return [r for r in risks if "<" in r.text]
+
+
+def heading_risks(headings: Iterable[tuple[str, str]]) -> list[InjectionRisk]:
+    """The headings (id, text) whose text holds a ``<``."""
+    return [InjectionRisk(f"heading #{hid}", text) for hid, text in headings if "<" in text]
 
 
 def inert_heading_text(text: str) -> str:

@@ -32,20 +32,30 @@ def test_a_missing_block_is_one_finding(tmp_path: Path) -> None:
     assert "oo-changelog" in found[0].message and found[0].severity == "error"
 
 
-def test_html_injection_is_reported_by_check_only(tmp_path: Path) -> None:
-    """What check_path's docstring claims: the codes both report agree; html-injection (which
-    needs the full page) is check's alone."""
+def test_check_and_audit_agree_on_html_injection_and_every_other_code(tmp_path: Path) -> None:
+    """What check_path's docstring claims: every code check reports, the audit reports with the
+    same severity, html-injection (a tone and a heading holding '<') included."""
     from oo_nb.library import Library
 
     doc = Document.read(CORPUS / "ai-model-landscape.o-o.html")
     path = tmp_path / "a.o-o.html"
     hostile = "<img src=x onerror=alert(1)>"
-    path.write_bytes(doc.edit_block("oo-contract", lambda c: c["identity"].update(tone=hostile)).to_bytes())
+    doc = doc.edit_block("oo-contract", lambda c: c["identity"].update(tone=hostile))
+    doc = doc.with_article(doc.article_html + '<h2 id="x-risk">Models &lt;b&gt; and more</h2>\n<p>Text.</p>\n')
+    path.write_bytes(doc.to_bytes())
     checked = check_path(path)
-    assert "html-injection" in {f.code for f in checked}
     audited = Library(tmp_path, workers=1).audit()
-    assert "html-injection" not in set(audited["code"])
+    injected = audited[audited["code"] == "html-injection"]
+    assert set(injected["where"]) == {"contract tone", "heading #x-risk"}
+    assert {f.message.split(";")[0] for f in checked if f.code == "html-injection"} == {
+        m.split(";")[0] for m in injected["message"]
+    }
     for f in checked:
-        if f.code != "html-injection":
-            same = audited[audited["code"] == f.code]
-            assert set(same["severity"]) == {f.severity}, f
+        same = audited[audited["code"] == f.code]
+        assert set(same["severity"]) == {f.severity}, f
+    migrated = tmp_path / "m"
+    migrated.mkdir()
+    from oo_nb.sync import migrate_early
+
+    (migrated / "a.o-o.html").write_bytes(migrate_early(doc).to_bytes())
+    assert "html-injection" not in set(Library(migrated, workers=1).audit()["code"])
