@@ -23,7 +23,7 @@ from .article import CITATION, PID, pid_is_wellformed
 from .document import Document
 from .errors import BlockError, OOError, ValidationError
 from .jsonblock import parse_block
-from .legacy_script import OUR_SCRIPT_SIGNATURE, InjectionRisk, contract_risks, heading_risks
+from .legacy_script import InjectionRisk, contract_risks, has_our_script, heading_risks
 from .model import Changelog, Contract, Manifest, SourceCache
 
 __all__ = ["ArticleScan", "Digest", "Failure", "digest_file", "scan_article"]
@@ -343,7 +343,7 @@ def _fill_changelog(doc: Document, d: Digest) -> None:
 
 def digest_document(doc: Document, *, slug: str, nbytes: int) -> Digest:
     d = Digest(path=str(doc.path), slug=slug, nbytes=nbytes, layout=doc.layout)
-    d.original_script = OUR_SCRIPT_SIGNATURE not in doc.span_text(doc.html)
+    d.original_script = not has_our_script(doc)
     _fill_manifest(doc, d)
     _fill_contract(doc, d)
     _fill_cache(doc, d)

@@ -20,6 +20,7 @@ __all__ = [
     "OUR_SCRIPT_SIGNATURE",
     "InjectionRisk",
     "contract_risks",
+    "has_our_script",
     "heading_risks",
     "inert_heading_text",
     "injection_risks",
@@ -50,7 +51,12 @@ class InjectionRisk:
 
 def runs_original_script(doc: Document) -> bool:
     """True for a document (not an index page) whose page is not driven by oo_nb's script."""
-    return doc.kind == "document" and OUR_SCRIPT_SIGNATURE not in doc.span_text(doc.html)
+    return doc.kind == "document" and not has_our_script(doc)
+
+
+def has_our_script(doc: Document) -> bool:
+    """Whether the page part carries oo_nb's script (searched in place: no copy of the page)."""
+    return doc.text.find(OUR_SCRIPT_SIGNATURE, doc.html.start, doc.html.end) != -1
 
 
 def injection_risks(doc: Document) -> list[InjectionRisk]:
