@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from .errors import BlockError, FormatError, OOError, ValidationError
-from .jsonblock import dump_block, locate_error, parse_block
+from .jsonblock import MAX_DEPTH, depth_exceeds, dump_block, locate_error, parse_block
 from .jsonsplice import splice_json
 
 if TYPE_CHECKING:
@@ -373,7 +373,14 @@ class Document:
             full = dump_block(value, indent)  # also the check that value is JSON at all
         except (TypeError, ValueError, RecursionError) as exc:  # NaN, sets, cycles, too deep
             raise ValidationError(f"cannot be written as JSON: {exc}", file=self.file, block=name) from None
-        body = _spliced(old, self.block_json(name), value, indent) or lead + full + trail
+        if depth_exceeds(value, MAX_DEPTH):  # it would not read back (parse_block refuses it)
+            raise ValidationError(f"cannot be written: nested deeper than {MAX_DEPTH} levels", file=self.file, block=name)
+        try:
+            current = self.block_json(name)
+        except OOError:  # an unreadable block is replaced whole (a repair)
+            body = lead + full + trail
+        else:
+            body = _spliced(old, current, value, indent) or lead + full + trail
         return self.replace_range(span.start, span.end, body)
 
     def edit_block(self, name: BlockName | str, change: Callable[[Any], Any]) -> Document:

@@ -46,10 +46,10 @@ def redact(text: str) -> str:
     ``ANTHROPIC_API_KEY`` / ``ANTHROPIC_AUTH_TOKEN`` (when at least 8 characters, also without
     surrounding whitespace) replaced by ``[redacted]``. The environment is read on each call."""
     values = [os.environ.get(name) or "" for name in SECRET_ENV] + sorted(_REGISTERED)
-    for value in values:
-        for secret in sorted({value, value.strip()}, key=len, reverse=True):
-            if len(secret) >= _MIN_SECRET:
-                text = text.replace(secret, REDACTED)
+    # longest first over all of them: a key that contains another is replaced whole
+    secrets = {v for value in values for v in (value, value.strip()) if len(v) >= _MIN_SECRET}
+    for secret in sorted(secrets, key=len, reverse=True):
+        text = text.replace(secret, REDACTED)
     return _KEY_TOKEN.sub(REDACTED, text)
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from .errors import BlockError, OOError
 
-__all__ = ["dump_block", "key_path", "locate_error", "members", "parse_block", "skip_ws", "value_offset"]
+__all__ = ["MAX_DEPTH", "depth_exceeds", "dump_block", "key_path", "locate_error", "members", "parse_block", "skip_ws", "value_offset"]
 
 _INLINE_WIDTH = 100
 MAX_DEPTH = 64
@@ -40,7 +40,7 @@ def parse_block(
     # Copying, dumping and reading the views recurse once per level: a hostile block nested
     # hundreds deep would end in RecursionError there. Real blocks are a few levels deep.
     # Deeper than MAX_DEPTH needs more than MAX_DEPTH opening brackets: skip the walk otherwise.
-    if text.count("[") + text.count("{") > MAX_DEPTH and _depth_exceeds(value, MAX_DEPTH):
+    if text.count("[") + text.count("{") > MAX_DEPTH and depth_exceeds(value, MAX_DEPTH):
         raise BlockError(f"invalid JSON: nested deeper than {MAX_DEPTH} levels", file=file, block=block, line=first_line)
     return value
 
@@ -129,7 +129,7 @@ def locate_error(exc: OOError, text: str, *, first_line: int = 1, first_column: 
     return exc
 
 
-def _depth_exceeds(value: Any, limit: int) -> bool:
+def depth_exceeds(value: Any, limit: int) -> bool:
     stack = [(value, 1)] if isinstance(value, (dict, list)) else []
     while stack:
         item, depth = stack.pop()

@@ -29,9 +29,11 @@ def splice_json(text: str, old: Any, new: Any, indent: str = "  ") -> str:
     start = skip_ws(text, 0)
     _, end = _DECODER.raw_decode(text, start)
     _diff(text, start, end, old, new, indent, edits, in_array=False)
-    for s, e, replacement in sorted(edits, reverse=True):
-        text = text[:s] + replacement + text[e:]
-    return text
+    parts, pos = [], 0
+    for s, e, replacement in sorted(edits):  # edits never overlap: one pass, linear in the text
+        parts += [text[pos:s], replacement]
+        pos = e
+    return "".join([*parts, text[pos:]])
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -333,3 +333,42 @@ def test_model_resolution_order_and_family_names(monkeypatch: pytest.MonkeyPatch
     assert resolve_model(None, None) == "claude-haiku-5-5"
     assert resolve_model(None, "claude-sonnet-4-6") == "claude-sonnet-4-6"  # the contract wins over OO_MODEL
     assert resolve_model("claude-fable-5-2", None) == "claude-fable-5-2"
+
+
+@pytest.mark.parametrize("concurrent", [False, True])
+def test_a_stream_cut_mid_body_is_a_clear_error_and_its_usage_is_counted(concurrent: bool) -> None:
+    import asyncio
+
+    from oo_nb.agent.budget import Budget
+    from oo_nb.agent.context import build_context
+    from oo_nb.agent.pricing import price_for
+    from oo_nb.agent.proposal import validate_proposal
+    from oo_nb.document import Document
+
+    from .agent_support import CORPUS, TODAY
+
+    mock = start_mock([Reply(message=submit(input_tokens=200_000), fault="truncate")])
+    try:
+        b = backend(mock, stream=True)
+        ctx = build_context(Document.read(CORPUS / "agi-declared.o-o.html"), today=TODAY)
+        budget, run = Budget(5.0, price_for(b.model)), b.new_run(5.0)
+        with pytest.raises(AgentError, match="connection was lost") as err:
+            if concurrent:
+                asyncio.run(b.arun(ctx, budget=budget, run=run, validate=validate_proposal))
+            else:
+                b.run(ctx, budget=budget, run=run, validate=validate_proposal)
+    finally:
+        mock.stop()
+    assert err.value.cost_usd == pytest.approx(0.40, abs=0.01)  # message_start's 200,000 tokens
+
+
+@pytest.mark.parametrize("count", [None, "12", 1, True])
+def test_an_unbelievable_token_count_is_ignored_with_a_warning(count: object) -> None:
+    mock = start_mock([submit()])
+    mock.count_tokens = lambda raw: count  # type: ignore[assignment,return-value]
+    try:
+        proposal, run, _ = run_backend(backend(mock))
+    finally:
+        mock.stop()
+    assert proposal is not None
+    assert any("not believable" in w for w in run.warnings), run.warnings

@@ -90,3 +90,35 @@ def test_appending_keeps_the_old_text_of_every_item(old: dict[str, Any], extra: 
     assert json.loads(out) == new
     head = text[: text.index('"items"')]
     assert out.startswith(head)
+
+
+def test_an_unreadable_block_is_replaced_whole() -> None:
+    doc = Document.read(CORPUS / "agi-declared.o-o.html")
+    span = doc.blocks["oo-changelog"]
+    broken = doc.replace_range(span.start, span.end, '\n{"entries": [ oops\n')
+    fixed = broken.with_block("oo-changelog", {"entries": []})
+    assert fixed.block_json("oo-changelog") == {"entries": []}
+
+
+def test_a_value_nested_too_deep_to_read_back_is_refused() -> None:
+    import pytest
+
+    from oo_nb.errors import ValidationError
+
+    deep: Any = "x"
+    for _ in range(80):
+        deep = [deep]
+    doc = Document.read(CORPUS / "agi-declared.o-o.html")
+    with pytest.raises(ValidationError, match="nested deeper"):
+        doc.with_block("oo-changelog", {"entries": deep})
+
+
+@settings(max_examples=200, deadline=None)
+@given(old=JSON, new=JSON, crlf=st.booleans())
+def test_json_types_and_line_ends_survive(old: Any, new: Any, crlf: bool) -> None:
+    """Read back equal as JSON text (True is not 1, 1 is not 1.0), in CRLF text too."""
+    text = json.dumps(old, indent=2, ensure_ascii=False)
+    if crlf:
+        text = text.replace("\n", "\r\n")
+    out = splice_json(text, old, new)
+    assert json.dumps(json.loads(out)) == json.dumps(new)

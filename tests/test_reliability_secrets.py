@@ -144,3 +144,11 @@ def test_a_key_given_in_code_is_redacted_without_the_environment(tmp_path: Path,
     finally:
         mock.stop()
     assert mock.message_requests and key not in str(caught.value) and "[redacted]" in str(caught.value)
+
+
+def test_a_key_that_contains_another_is_redacted_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    from oo_nb.errors import register_secret
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "abcdefgh")
+    register_secret("abcdefgh-LONGER-SECRET")
+    assert redact("x abcdefgh-LONGER-SECRET y") == "x [redacted] y"

@@ -395,6 +395,8 @@ class _Handler(BaseHTTPRequestHandler):
         events = sse_events(reply.message)
         if reply.fault == "stream_error":
             events = [*events[:max(2, len(events) // 2)], ("error", {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}})]
+        elif reply.fault == "truncate":  # the first half, then the connection ends mid-body
+            events = events[: max(2, len(events) // 2)]
         self.send_response(200)
         self.send_header("content-type", "text/event-stream")
         self.send_header("transfer-encoding", "chunked")
@@ -406,7 +408,9 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n")
             self.wfile.flush()
         if reply.fault == "truncate":
-            self._reset()
+            # Closed without the final chunk (FIN, not RST): what was sent arrives, then the
+            # client finds the body incomplete, as when a proxy drops a long stream.
+            self.close_connection = True
             return
         self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()

@@ -36,6 +36,7 @@ _KEY_ENV = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
 # The count only sharpens the budget: a proxy that hangs on it or rate-limits it must not hold
 # up the run, so one try with a short timeout, then the estimate.
 COUNT_OPTIONS: dict[str, Any] = {"max_retries": 0, "timeout": 10.0}
+_STREAM_LOST = "the API stream broke off: the connection was lost ({}); nothing was proposed"
 
 
 # The original o-o passed --model to the `claude` CLI, which takes family names; the API does not.
@@ -208,7 +209,7 @@ class AnthropicBackend:
                 except anthropic.AnthropicError as exc:
                     self._count_failed(run, exc)
                 else:
-                    conv.calibrate(counted.input_tokens)
+                    conv.calibrate(getattr(counted, "input_tokens", None))
             while not conv.done:
                 params = conv.next_request()
                 try:
@@ -222,6 +223,9 @@ class AnthropicBackend:
                             except anthropic.AnthropicError:
                                 seen.bill(conv)
                                 raise
+                            except httpx2.TransportError as exc:  # the SDK does not wrap these mid-stream
+                                seen.bill(conv)
+                                raise conv.fail(_STREAM_LOST.format(type(exc).__name__)) from None
                     else:
                         message = client.messages.create(**params)
                 except anthropic.AnthropicError as exc:
@@ -246,7 +250,7 @@ class AnthropicBackend:
                 except anthropic.AnthropicError as exc:
                     self._count_failed(run, exc)
                 else:
-                    conv.calibrate(counted.input_tokens)
+                    conv.calibrate(getattr(counted, "input_tokens", None))
             while not conv.done:
                 params = conv.next_request()
                 try:
@@ -260,6 +264,9 @@ class AnthropicBackend:
                             except anthropic.AnthropicError:
                                 seen.bill(conv)
                                 raise
+                            except httpx2.TransportError as exc:
+                                seen.bill(conv)
+                                raise conv.fail(_STREAM_LOST.format(type(exc).__name__)) from None
                     else:
                         message = await client.messages.create(**params)
                 except anthropic.AnthropicError as exc:

@@ -176,11 +176,26 @@ class Conversation:
         """What ``messages.count_tokens`` needs to count the first prompt."""
         return {"model": self.settings.model, "system": self.ctx.system, "messages": self.messages}
 
-    def calibrate(self, exact_tokens: int) -> None:
+    def calibrate(self, exact_tokens: object) -> None:
         """Take the API's count of the first prompt in place of its character estimate, in this
-        and every later bound (later prompts start with it; what they add stays estimated)."""
-        if self.run.requests == 0 and exact_tokens > 0:
-            self.calibration = exact_tokens - self._first_estimate + TOOL_OVERHEAD_TOKENS
+        and every later bound (later prompts start with it; what they add stays estimated).
+
+        The count is input from an endpoint that may be a proxy: it is used only when it is a
+        whole number a tokenizer could give. No tokenizer packs more than about 8 bytes into a
+        token on real text, so a count below a tenth of the prompt's bytes is refused (the
+        estimate, an upper bound, stays)."""
+        if self.run.requests > 0:
+            return
+        size = len(self.ctx.system.encode()) + len(json.dumps(self.messages, ensure_ascii=False).encode())
+        plausible = isinstance(exact_tokens, int) and not isinstance(exact_tokens, bool) and exact_tokens >= size / 10
+        if not plausible:
+            self.run.warnings.append(
+                f"the API's token count ({str(exact_tokens)[:40]!r} for {size:,} bytes) is not believable; "
+                "the budget uses the character estimate"
+            )
+            return
+        assert isinstance(exact_tokens, int)
+        self.calibration = exact_tokens - self._first_estimate + TOOL_OVERHEAD_TOKENS
 
     # ---------------------------------------------------------------- failures
     def fail(self, message: str, *, budget: bool = False) -> AgentError:
