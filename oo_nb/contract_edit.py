@@ -19,7 +19,7 @@ from typing import Any, Literal
 from . import store
 from .document import Document
 from .errors import ValidationError
-from .legacy_script import LEGACY_SCRIPT_HINT, injection_risks
+from .legacy_script import LEGACY_SCRIPT_HINT, contract_risks, runs_original_script
 from .model import FRESHNESS_DAYS, Contract
 from .newdoc import parse_budget, parse_days
 
@@ -389,9 +389,9 @@ def plan_edits(doc: Document, edits: list[Edit]) -> tuple[Document, list[str], l
         if doc.file:
             exc.with_file(doc.file)
         raise
-    if result is not doc:  # the user's value is written as given; the page it lands in is the risk
-        known = {r.where for r in injection_risks(doc)}
-        notes += [f"warning: {r.describe()}; {LEGACY_SCRIPT_HINT}" for r in injection_risks(result) if r.where not in known]
+    if result is not doc and runs_original_script(result):  # the value is written as given; the page is the risk
+        known = {r.where for r in contract_risks(doc.contract)}
+        notes += [f"warning: {r.describe()}; {LEGACY_SCRIPT_HINT}" for r in contract_risks(result.contract) if r.where not in known]
     return result, changes, notes
 
 

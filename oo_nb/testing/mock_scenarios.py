@@ -15,6 +15,7 @@ from datetime import date
 from typing import Any
 
 from .. import clock
+from ..article import CITATION
 from .mock_api import MockRequest, Reply, Script, error_reply, message
 
 __all__ = [
@@ -32,7 +33,6 @@ __all__ = [
 
 _NEXT_ID = re.compile(r"Next free source id: (s\d+)")
 _H2 = re.compile(r"<h2[^>]*\bid=\"([^\"]+)\"")
-_CITED = re.compile(r"\[(s\d+)\]")
 _TAG = re.compile(r"<(source_cache|article)>(.*?)</\1>", re.DOTALL)
 _TITLE = re.compile(r'Update the living document "(.*?)"\.')
 
@@ -116,7 +116,7 @@ def proposal_for(user_text: str, *, new_url: str, image_url: str | None, today: 
     drop: list[str] = []
     try:
         cache = json.loads(blocks.get("source_cache", "{}"))
-        cited = set(_CITED.findall(article))
+        cited = set(CITATION.findall(article))
         ids = [s.get("id") for s in cache.get("sources", []) if isinstance(s, dict)]
         drop = [i for i in ids if isinstance(i, str) and i not in cited][:1]
     except (json.JSONDecodeError, AttributeError):

@@ -22,7 +22,7 @@ from typing import Any
 import anthropic
 import httpx2
 
-from ...errors import AgentError, redact, register_secret
+from ...errors import AgentError, register_secret
 from ..budget import Budget
 from ..context import AgentContext
 from ..types import RunInfo
@@ -194,7 +194,7 @@ class AnthropicBackend:
         return self.settings.exact_count and not self.recorded
 
     def _count_failed(self, run: RunInfo, exc: anthropic.AnthropicError) -> None:
-        reason = redact(api_failure_text(exc, retries=0, where=self.base_url))  # a server may echo the key
+        reason = api_failure_text(exc, retries=0, where=self.base_url)  # finish() redacts every warning
         run.warnings.append(f"the prompt's tokens could not be counted ({reason}); the budget uses the character estimate")
 
     # ------------------------------------------------------------------ drivers
