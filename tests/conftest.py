@@ -42,6 +42,14 @@ def corpus_dir() -> Path:
     return CORPUS
 
 
+def corpus_file(name: str, folder: Path) -> Path:
+    """A writable, executable copy (as real documents are) of one corpus document in ``folder``."""
+    target = folder / name
+    shutil.copyfile(CORPUS / name, target)
+    target.chmod(0o755)
+    return target
+
+
 @pytest.fixture
 def corpus_copy(tmp_path: Path, corpus_dir: Path) -> Path:
     """A writable copy of the whole corpus."""

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-import shutil
 import stat
 import sys
 from pathlib import Path
@@ -20,15 +19,14 @@ from oo_nb.review.samples import synthetic_candidate
 from oo_nb.review.session import ReviewSession
 from oo_nb.review.terminal import render_diff, render_hunk, review_in_terminal
 
+from .conftest import corpus_file
+
 NAME = "agi-declared.o-o.html"
 
 
 @pytest.fixture
-def doc_path(tmp_path: Path, corpus_dir: Path) -> Path:
-    target = tmp_path / NAME
-    shutil.copyfile(corpus_dir / NAME, target)
-    target.chmod(0o755)
-    return target
+def doc_path(tmp_path: Path) -> Path:
+    return corpus_file(NAME, tmp_path)
 
 
 def _review(doc: Document, cand: Document, answers: str, **kw: object) -> tuple[Document | None, str]:

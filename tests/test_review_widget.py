@@ -4,7 +4,6 @@ edit, click "Write back", and check the file holds exactly what was decided."""
 from __future__ import annotations
 
 import re
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,15 +17,14 @@ from oo_nb.review.samples import synthetic_candidate
 from oo_nb.review.session import ReviewSession
 from oo_nb.ui.review_widget import ReviewWidget, review_css
 
+from .conftest import corpus_file
+
 NAME = "ai-model-landscape.o-o.html"
 
 
 @pytest.fixture
-def doc_path(tmp_path: Path, corpus_dir: Path) -> Path:
-    target = tmp_path / NAME
-    shutil.copyfile(corpus_dir / NAME, target)
-    target.chmod(0o755)
-    return target
+def doc_path(tmp_path: Path) -> Path:
+    return corpus_file(NAME, tmp_path)
 
 
 def _walk(w: widgets.Widget) -> Iterator[widgets.Widget]:
