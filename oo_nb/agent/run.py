@@ -206,16 +206,15 @@ def begin(path: str | Path, opts: UpdateOptions) -> Prepared:
     if doc.kind != "document":
         raise AgentError("this is the library index page, not a document: use `oo update-all DIR`", file=str(p))
     today = opts.today or clock.today()
-    ctx = build_context(doc, today=today)
-    from .backends.anthropic import resolve_model
-
-    model = resolve_model(opts.model, ctx.model)
-    budget = opts.budget_usd if opts.budget_usd is not None else ctx.budget_usd
+    budget = opts.budget_usd if opts.budget_usd is not None else doc.contract.max_cost_usd
     if not math.isfinite(budget) or budget <= 0:
         raise AgentError(
             f"the budget is ${budget:.2f}: nothing can be spent (set --budget or the contract's budget)", file=str(p)
         )
-    ctx = ctx.with_budget(budget)  # the prompt states the budget this run really has
+    ctx = build_context(doc, today=today, budget_usd=budget)  # the prompt states the budget this run has
+    from .backends.anthropic import resolve_model
+
+    model = resolve_model(opts.model, ctx.model)
     return Prepared(p, doc, original, today, freshness(doc, today), ctx, choose_agent(opts.agent), model, budget)
 
 
