@@ -24,13 +24,18 @@ from oo_nb.agent.backends.conversation import AgentSettings
 from oo_nb.agent.budget import CHARS_PER_TOKEN, Budget, text_tokens
 from oo_nb.agent.context import build_context
 from oo_nb.agent.pricing import price_for
-from oo_nb.document import Document
 from oo_nb.errors import AgentError
-from oo_nb.testing.corpus import corpus_dir
-from oo_nb.testing.mock_api import MockAPI, error_reply
+from oo_nb.format.document import Document
+from tests.support.corpus import corpus_dir
+from tests.support.mock_api import MockAPI, error_reply
 
 CORPUS = corpus_dir()  # OO_CORPUS, else tests/fixtures/corpus
-DOCS = ["agi-declared.o-o.html", "ai-model-landscape.o-o.html", "anthropic-leadership.o-o.html", "yc-w26-batch.o-o.html"]
+DOCS = [
+    "agi-declared.o-o.html",
+    "ai-model-landscape.o-o.html",
+    "anthropic-leadership.o-o.html",
+    "yc-w26-batch.o-o.html",
+]
 TODAY = __import__("datetime").date(2026, 11, 29)
 KEY = "sk-ant-test-MARKER"
 
@@ -62,7 +67,9 @@ def photo_png(kb: int, seed: int) -> str:
 
     rng = random.Random(seed)
     side = int((kb * 1024 / 3) ** 0.5)
-    img = Image.frombytes("RGB", (side, side), bytes(rng.getrandbits(8) for _ in range(side * side * 3)))
+    img = Image.frombytes(
+        "RGB", (side, side), bytes(rng.getrandbits(8) for _ in range(side * side * 3))
+    )
     buf = io.BytesIO()
     img.save(buf, "PNG")
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode()
@@ -70,7 +77,9 @@ def photo_png(kb: int, seed: int) -> str:
 
 def with_images(doc: Document, count: int, kb: int) -> Document:
     """The document with ``count`` figures (the contract allows up to 8 of 150 KB each)."""
-    sections = [s.id for s in doc.article.sections if s.level == 2 and s.id and s.id != "references"]
+    sections = [
+        s.id for s in doc.article.sections if s.level == 2 and s.id and s.id != "references"
+    ]
     html = doc.article_html
     for i in range(count):
         sid = sections[i % len(sections)]
@@ -88,8 +97,16 @@ def with_images(doc: Document, count: int, kb: int) -> Document:
 
 def first_request_bytes(doc: Document) -> int:
     """Send the first request to the loopback mock and measure its body."""
-    with MockAPI(lambda req: error_reply(400, "invalid_request_error", "measured", should_retry=False), api_key=KEY) as mock:
-        backend = AnthropicBackend(api_key=KEY, base_url=mock.base_url, max_retries=0, settings=AgentSettings(model="claude-sonnet-5-5"))
+    with MockAPI(
+        lambda req: error_reply(400, "invalid_request_error", "measured", should_retry=False),
+        api_key=KEY,
+    ) as mock:
+        backend = AnthropicBackend(
+            api_key=KEY,
+            base_url=mock.base_url,
+            max_retries=0,
+            settings=AgentSettings(model="claude-sonnet-5-5"),
+        )
         ctx = build_context(doc, today=TODAY)
         budget = Budget(5.0, price_for(backend.model))
         with contextlib.suppress(AgentError):
@@ -104,7 +121,15 @@ def rows(*, synth_docs: int = 4) -> list[Row]:
         out.append(Row(name, len(doc.to_bytes()), 0, first_request_bytes(doc), False))
     for name, count in (("agi-declared.o-o.html", 4), ("yc-w26-batch.o-o.html", 8)):
         doc = with_images(Document.read(CORPUS / name), count, 150)
-        out.append(Row(f"{name} + {count}×150 KB images", len(doc.to_bytes()), data_uri_bytes(doc), first_request_bytes(doc), True))
+        out.append(
+            Row(
+                f"{name} + {count}×150 KB images",
+                len(doc.to_bytes()),
+                data_uri_bytes(doc),
+                first_request_bytes(doc),
+                True,
+            )
+        )
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     try:
         from synth import make_document, random_spec
@@ -117,7 +142,15 @@ def rows(*, synth_docs: int = 4) -> list[Row]:
             continue
         found += 1
         doc = Document.parse(make_document(spec.slug, spec=spec))
-        out.append(Row(f"synth {spec.slug}", len(doc.to_bytes()), data_uri_bytes(doc), first_request_bytes(doc), False))
+        out.append(
+            Row(
+                f"synth {spec.slug}",
+                len(doc.to_bytes()),
+                data_uri_bytes(doc),
+                first_request_bytes(doc),
+                False,
+            )
+        )
     return out
 
 
@@ -131,8 +164,12 @@ def render(table: list[Row]) -> str:
     heavy = [r for r in table if r.large_images]
     if heavy:
         worst = max(r.ratio for r in heavy)
-        lines.append(f"documents with large images, worst ratio: {worst:.1%} ({'PASS' if worst <= 0.20 else 'FAIL'}, target ≤ 20%)")
-    lines.append("(images = share of the file's bytes in data: URIs; 1st request = JSON body sent: system, user, tools)")
+        lines.append(
+            f"documents with large images, worst ratio: {worst:.1%} ({'PASS' if worst <= 0.20 else 'FAIL'}, target ≤ 20%)"
+        )
+    lines.append(
+        "(images = share of the file's bytes in data: URIs; 1st request = JSON body sent: system, user, tools)"
+    )
     return "\n".join(lines)
 
 
@@ -147,7 +184,13 @@ SAMPLES = {
 def estimates() -> str:
     """The token estimate against the old characters-only rule."""
     lines = [f"{'prompt':46} {'chars':>8} {'estimate':>9} {'old rule':>9} {'ratio':>6}"]
-    texts = [(name, (lambda c: c.system + c.user)(build_context(Document.read(CORPUS / name), today=TODAY))) for name in DOCS]
+    texts = [
+        (
+            name,
+            (lambda c: c.system + c.user)(build_context(Document.read(CORPUS / name), today=TODAY)),
+        )
+        for name in DOCS
+    ]
     texts += [(f"sample: {k} ×800", v * 800) for k, v in SAMPLES.items()]
     for name, text in texts:
         new, old = text_tokens(text), len(text) / CHARS_PER_TOKEN

@@ -19,8 +19,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from synth import make_library
 
-from oo_nb.index_data import scan
-from oo_nb.index_page import write_index
+from oo_nb.library.index_data import scan
+from oo_nb.library.index_page import write_index
 
 TARGET_S = 1.0
 
@@ -59,7 +59,9 @@ def main(n: int = 1000) -> int:
         root = Path(tmp) / "library"
         t_make, paths = _timed(lambda: make_library(root, n, seed=1, subdirs=10, with_index=False))
         size = sum(p.stat().st_size for p in paths)  # type: ignore[attr-defined]
-        print(f"library: {n} documents in 10 sub-folders, {size / 1e6:.1f} MB (made in {t_make:.1f} s)")
+        print(
+            f"library: {n} documents in 10 sub-folders, {size / 1e6:.1f} MB (made in {t_make:.1f} s)"
+        )
 
         t_scan, found = _timed(lambda: scan(root, workers=1))
         t_scan_pool, _ = _timed(lambda: scan(root, workers=2))
@@ -67,7 +69,9 @@ def main(n: int = 1000) -> int:
         t_same, same = _timed(lambda: write_index(root, now=datetime(2026, 2, 17, 12, 5)))
         assert not same.changed  # type: ignore[attr-defined]
         first = paths[0]  # type: ignore[index]
-        first.write_text(first.read_text().replace('"version": ', '"version": 1', 1))  # one document changed
+        first.write_text(
+            first.read_text().replace('"version": ', '"version": 1', 1)
+        )  # one document changed
         t_update, updated = _timed(lambda: write_index(root, now=datetime(2026, 2, 17, 12, 10)))
         assert updated.changed  # type: ignore[attr-defined]
         listed = len(result.scan.entries)  # type: ignore[attr-defined]
@@ -77,7 +81,9 @@ def main(n: int = 1000) -> int:
         script = Path(tmp) / "original_style.sh"
         script.write_text(ORIGINAL_STYLE)
         t_bash, proc = _timed(
-            lambda: subprocess.run(["bash", str(script), str(root)], capture_output=True, text=True, check=True)
+            lambda: subprocess.run(
+                ["bash", str(script), str(root)], capture_output=True, text=True, check=True
+            )
         )
         bash_count = int(proc.stdout.strip())  # type: ignore[attr-defined]
 
@@ -86,11 +92,15 @@ def main(n: int = 1000) -> int:
     print(f"{'step':<46} {'seconds':>8}")
     print(f"{'scan only, one process (' + str(len(found.entries)) + ' docs)':<46} {t_scan:>8.3f}")  # type: ignore[attr-defined]
     print(f"{'scan only, two processes':<46} {t_scan_pool:>8.3f}")
-    print(f"{'oo index, new page':<46} {t_new:>8.3f}   ({per_doc_ms:.2f} ms per document; target <= {TARGET_S:.1f} s: "
-          f"{'met' if t_new <= TARGET_S else 'MISSED'})")
+    print(
+        f"{'oo index, new page':<46} {t_new:>8.3f}   ({per_doc_ms:.2f} ms per document; target <= {TARGET_S:.1f} s: "
+        f"{'met' if t_new <= TARGET_S else 'MISSED'})"
+    )
     print(f"{'oo index, existing page, nothing new (no write)':<46} {t_same:>8.3f}")
     print(f"{'oo index, existing page, one document changed':<46} {t_update:>8.3f}")
-    print(f"{'original style (bash, grep per field, ' + str(bash_count) + ' docs)':<46} {t_bash:>8.3f}")
+    print(
+        f"{'original style (bash, grep per field, ' + str(bash_count) + ' docs)':<46} {t_bash:>8.3f}"
+    )
     print(f"ratio original style / oo index: {t_bash / t_new:.1f}x")
     print(f"listed {listed}, unreadable {errors}")
     return 0

@@ -36,7 +36,9 @@ def ensure_library(root: Path, n: int, seed: int) -> Path:
         t = time.perf_counter()
         make_library(folder, n, seed=seed, corrupt_rate=0.005)
         done.write_text("ok")
-        print(f"  generated {n} documents in {time.perf_counter() - t:.1f} s -> {folder}", flush=True)
+        print(
+            f"  generated {n} documents in {time.perf_counter() - t:.1f} s -> {folder}", flush=True
+        )
     return folder
 
 
@@ -50,13 +52,13 @@ def measure(folder: Path, workers: int | None) -> dict[str, float]:
     import lxml.html  # noqa: F401
     import pandas  # noqa: F401
 
-    from oo_nb import audit, digest, frames, library  # noqa: F401
+    from oo_nb.library import audit, digest, frames, library  # noqa: F401
 
     imports = time.perf_counter() - t
     base_mb = _rss_mb(resource.RUSAGE_SELF)
     from synth import TODAY
 
-    from oo_nb.library import FRAMES, Library
+    from oo_nb.library.library import FRAMES, Library
 
     cpu0 = time.process_time()
     t0 = time.perf_counter()
@@ -69,11 +71,23 @@ def measure(folder: Path, workers: int | None) -> dict[str, float]:
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     child_cpu = children.ru_utime + children.ru_stime
     return {
-        "scan_cpu": cpu1 - cpu0, "child_cpu": child_cpu, "frames_cpu": cpu2 - cpu1, "audit_cpu": cpu3 - cpu2,
-        "docs": len(lib), "errors": len(lib.errors), "rows": rows, "findings": len(findings),
-        "imports_s": imports, "scan_s": t1 - t0, "frames_s": t2 - t1, "audit_s": t3 - t2, "total_s": t3 - t0,
+        "scan_cpu": cpu1 - cpu0,
+        "child_cpu": child_cpu,
+        "frames_cpu": cpu2 - cpu1,
+        "audit_cpu": cpu3 - cpu2,
+        "docs": len(lib),
+        "errors": len(lib.errors),
+        "rows": rows,
+        "findings": len(findings),
+        "imports_s": imports,
+        "scan_s": t1 - t0,
+        "frames_s": t2 - t1,
+        "audit_s": t3 - t2,
+        "total_s": t3 - t0,
         "cpu_s": cpu3 - cpu0 + child_cpu,
-        "base_mb": base_mb, "peak_mb": _rss_mb(resource.RUSAGE_SELF), "child_mb": _rss_mb(resource.RUSAGE_CHILDREN),
+        "base_mb": base_mb,
+        "peak_mb": _rss_mb(resource.RUSAGE_SELF),
+        "child_mb": _rss_mb(resource.RUSAGE_CHILDREN),
         "disk_mb": sum(p.stat().st_size for p in lib.paths) / 1e6,
     }
 
@@ -82,19 +96,28 @@ def run_measure(folder: Path, workers: int | None) -> dict[str, float]:
     arg = "auto" if workers is None else str(workers)
     out = subprocess.run(
         [sys.executable, __file__, "--measure", str(folder), "--workers", arg],
-        check=True, capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(HERE.parent)),
+        check=True,
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=str(HERE.parent)),
     ).stdout
     result: dict[str, float] = json.loads(out.strip().splitlines()[-1])
     return result
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000])
-    ap.add_argument("--workers", nargs="+", default=["auto", "1"], help="auto, or a number of processes")
+    ap.add_argument(
+        "--workers", nargs="+", default=["auto", "1"], help="auto, or a number of processes"
+    )
     ap.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "oo-bench-library")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--repeat", type=int, default=1, help="keep the best of N runs (noisy shared machines)")
+    ap.add_argument(
+        "--repeat", type=int, default=1, help="keep the best of N runs (noisy shared machines)"
+    )
     ap.add_argument("--measure", type=Path, help=argparse.SUPPRESS)
     ns = ap.parse_args()
     if ns.measure:
@@ -122,13 +145,17 @@ def main() -> None:
             if n == 1000:
                 ok_t = r["total_s"] <= TARGET_S
                 ok_m = r["peak_mb"] + r["child_mb"] <= TARGET_MB
-                print(f"         target <= {TARGET_S} s: {'met' if ok_t else 'MISSED'}; "
-                      f"<= {TARGET_MB} MB: {'met' if ok_m else 'MISSED'}")
+                print(
+                    f"         target <= {TARGET_S} s: {'met' if ok_t else 'MISSED'}; "
+                    f"<= {TARGET_MB} MB: {'met' if ok_m else 'MISSED'}"
+                )
     for w in ns.workers:
         if (1000, w) in best_total and (10000, w) in best_total:
             ratio = best_total[(10000, w)] / best_total[(1000, w)]
-            print(f"10,000 / 1,000 (workers={w}): {ratio:.1f}x (target <= {TARGET_RATIO:.0f}x): "
-                  f"{'met' if ratio <= TARGET_RATIO else 'MISSED'}")
+            print(
+                f"10,000 / 1,000 (workers={w}): {ratio:.1f}x (target <= {TARGET_RATIO:.0f}x): "
+                f"{'met' if ratio <= TARGET_RATIO else 'MISSED'}"
+            )
 
 
 if __name__ == "__main__":

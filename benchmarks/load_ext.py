@@ -13,10 +13,21 @@ import statistics
 import subprocess
 import sys
 
-from oo_nb.testing.corpus import corpus_dir
+from tests.support.corpus import corpus_dir
 
 CORPUS = corpus_dir()  # OO_CORPUS, else tests/fixtures/corpus
-HEAVY = ("pandas", "lxml", "anthropic", "matplotlib", "ipywidgets", "nh3", "anywidget", "PIL", "httpx2", "numpy")
+HEAVY = (
+    "pandas",
+    "lxml",
+    "anthropic",
+    "matplotlib",
+    "ipywidgets",
+    "nh3",
+    "anywidget",
+    "PIL",
+    "httpx2",
+    "numpy",
+)
 TARGET_S = 1.0
 
 PROBE = r"""
@@ -39,7 +50,9 @@ print(json.dumps({"shell": t1 - t0, "load": t2 - t1, "heavy": heavy, "show": sho
 
 def probe(doc: str = "") -> dict[str, object]:
     code = f"HEAVY = {HEAVY!r}\nDOC = {doc!r}\n" + PROBE
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     return dict(json.loads(out.strip().splitlines()[-1]))
 
 
@@ -51,7 +64,9 @@ def importtime_top(n: int = 8) -> list[tuple[int, str]]:
         "import sys; sys.stderr.write('--- load ---\\n')\n"
         "ip.extension_manager.load_extension('oo_nb')\n"
     )
-    err = subprocess.run([sys.executable, "-X", "importtime", "-c", code], capture_output=True, text=True, check=True).stderr
+    err = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", code], capture_output=True, text=True, check=True
+    ).stderr
     after = err.split("--- load ---", 1)[1]
     rows = []
     for line in after.splitlines():
@@ -67,10 +82,16 @@ def main() -> None:
     shell = statistics.median(float(r["shell"]) for r in runs)  # type: ignore[arg-type]
     heavy = sorted({m for r in runs for m in r["heavy"]})  # type: ignore[attr-defined]
     doc = CORPUS / "ai-model-landscape.o-o.html"
-    show = statistics.median(float(probe(str(doc))["show"]) for _ in range(3)) if doc.exists() else float("nan")  # type: ignore[arg-type]
+    show = (
+        statistics.median(float(probe(str(doc))["show"]) for _ in range(3))
+        if doc.exists()
+        else float("nan")
+    )  # type: ignore[arg-type]
     print(f"IPython InteractiveShell start (not ours)   {shell * 1e3:8.1f} ms")
-    print(f"%load_ext oo_nb, cold (median of 5)          {load * 1e3:8.1f} ms   target ≤ {TARGET_S * 1e3:.0f} ms"
-          f"   ratio {load / TARGET_S:.3f}")
+    print(
+        f"%load_ext oo_nb, cold (median of 5)          {load * 1e3:8.1f} ms   target ≤ {TARGET_S * 1e3:.0f} ms"
+        f"   ratio {load / TARGET_S:.3f}"
+    )
     print(f"heavy modules imported by the load           {', '.join(heavy) or 'none'}")
     print(f"first `%oo show` after the load (preview)    {show * 1e3:8.1f} ms")
     print("slowest imports during the load (cumulative µs):")

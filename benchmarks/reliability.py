@@ -14,14 +14,16 @@ import sys
 import time
 from pathlib import Path
 
-from oo_nb.testing.figures import failures, render_table
-from oo_nb.testing.reliability import FULL, PARTS, QUICK, run
+from tests.support.figures import failures, render_table
+from tests.support.reliability import FULL, PARTS, QUICK, run
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="reduced sizes (as in the tests)")
-    parser.add_argument("--scale", type=float, default=1.0, help="multiply kills, races and fuzz inputs")
+    parser.add_argument(
+        "--scale", type=float, default=1.0, help="multiply kills, races and fuzz inputs"
+    )
     parser.add_argument("--only", default="", help="comma-separated part numbers, e.g. 1,2,3")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--workdir", type=Path, help="keep the files here (default: a temp dir)")
@@ -30,11 +32,15 @@ def main(argv: list[str] | None = None) -> int:
     sizes = (QUICK if ns.quick else FULL).scaled(ns.scale)
     parts = [int(p) for p in ns.only.split(",") if p.strip()] or sorted(PARTS)
     started = time.perf_counter()
-    rows = run(parts, sizes, workdir=ns.workdir, seed=ns.seed, progress=lambda s: print(s, file=sys.stderr))
+    rows = run(
+        parts, sizes, workdir=ns.workdir, seed=ns.seed, progress=lambda s: print(s, file=sys.stderr)
+    )
     print(render_table(rows, width=ns.width))
     failed = failures(rows)
-    print(f"\n{len(rows)} figures, {len(failed)} missing their target, {time.perf_counter() - started:.0f} s "
-          f"({'quick' if ns.quick else 'full'} sizes{f', scale {ns.scale:g}' if ns.scale != 1 else ''}).")
+    print(
+        f"\n{len(rows)} figures, {len(failed)} missing their target, {time.perf_counter() - started:.0f} s "
+        f"({'quick' if ns.quick else 'full'} sizes{f', scale {ns.scale:g}' if ns.scale != 1 else ''})."
+    )
     return 1 if failed else 0
 
 

@@ -9,11 +9,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from oo_nb.document import Document
+from oo_nb.format.document import Document
 from oo_nb.review.diff import diff_documents
-from oo_nb.review.samples import synthetic_article_document, synthetic_candidate
 from oo_nb.review.session import ReviewSession
-from oo_nb.testing.corpus import corpus_dir
+from tests.support.corpus import corpus_dir
+from tests.support.review_samples import synthetic_article_document, synthetic_candidate
 
 CORPUS = corpus_dir()  # OO_CORPUS, else tests/fixtures/corpus
 TARGET_MS = 100.0
@@ -47,18 +47,28 @@ def main() -> None:
     html = base.article_html
     paragraphs = len(re.findall(r"<p>", html))
     typical, _ = synthetic_candidate(base)
-    rewritten = base.with_article(re.sub(r"(<p>\w+ \w+ )(\w+)", lambda m: m.group(1) + "revised", html))
+    rewritten = base.with_article(
+        re.sub(r"(<p>\w+ \w+ )(\w+)", lambda m: m.group(1) + "revised", html)
+    )
     # five edits spread through every paragraph: the common head/tail shortcut cannot help
     spread = base.with_article(re.sub(r"<p>[^<]*</p>", _five_edits, html))
-    print(f"article: {len(html.encode()):,} bytes, {paragraphs} paragraphs, {len(base.to_bytes()):,} bytes in the file")
+    print(
+        f"article: {len(html.encode()):,} bytes, {paragraphs} paragraphs, {len(base.to_bytes()):,} bytes in the file"
+    )
     t_typical = median_ms(lambda: full_diff(base, typical))
     hunks = len(diff_documents(base, typical).hunks)
-    print(f"diff, typical update ({hunks} hunks)             {t_typical:7.1f} ms  ({t_typical / TARGET_MS:.2f} x target)")
+    print(
+        f"diff, typical update ({hunks} hunks)             {t_typical:7.1f} ms  ({t_typical / TARGET_MS:.2f} x target)"
+    )
     t_all = median_ms(lambda: full_diff(base, rewritten))
     hunks = len(diff_documents(base, rewritten).hunks)
-    print(f"diff, every paragraph's 3rd word ({hunks} hunks) {t_all:7.1f} ms  ({t_all / TARGET_MS:.2f} x target)")
+    print(
+        f"diff, every paragraph's 3rd word ({hunks} hunks) {t_all:7.1f} ms  ({t_all / TARGET_MS:.2f} x target)"
+    )
     t_spread = median_ms(lambda: full_diff(base, spread), n=7)
-    print(f"diff, every paragraph edited in 5 places      {t_spread:7.1f} ms  ({t_spread / TARGET_MS:.2f} x target)")
+    print(
+        f"diff, every paragraph edited in 5 places      {t_spread:7.1f} ms  ({t_spread / TARGET_MS:.2f} x target)"
+    )
     t_same = median_ms(lambda: full_diff(base, base))
     print(f"diff, identical documents                     {t_same:7.1f} ms")
 
@@ -70,7 +80,7 @@ def main() -> None:
 
     print(f"diff + apply, half the changes accepted       {median_ms(mixed):7.1f} ms")
     try:
-        from oo_nb.ui.review_widget import ReviewWidget
+        from oo_nb.notebook.review_widget import ReviewWidget
     except ImportError:  # pragma: no cover - ipywidgets is a dependency
         return
     t_widget = median_ms(lambda: ReviewWidget(base, rewritten), n=3)

@@ -30,7 +30,15 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
-__all__ = ["TODAY", "Spec", "make_document", "make_image_uri", "make_index", "make_library", "random_spec"]
+__all__ = [
+    "TODAY",
+    "Spec",
+    "make_document",
+    "make_image_uri",
+    "make_index",
+    "make_library",
+    "random_spec",
+]
 
 TODAY = date(2026, 2, 17)
 
@@ -43,19 +51,62 @@ _WORDS = (  # noqa: SIM905 (a word list reads better as prose)
     "leaderboard score accuracy parameter mixture experts tokens million billion quarter annual"
 ).split()
 _SECTION_POOL = (
-    "Overview", "Background", "Key Players", "Recent Developments", "Funding & Valuation",
-    "Products", "Benchmarks & Rankings", "Pricing Comparison", "Regulation", "Leadership",
-    "Market Share", "Timeline", "Open Questions", "Outlook", "Technical Details", "Partnerships",
+    "Overview",
+    "Background",
+    "Key Players",
+    "Recent Developments",
+    "Funding & Valuation",
+    "Products",
+    "Benchmarks & Rankings",
+    "Pricing Comparison",
+    "Regulation",
+    "Leadership",
+    "Market Share",
+    "Timeline",
+    "Open Questions",
+    "Outlook",
+    "Technical Details",
+    "Partnerships",
 )
 _TIERS = (
-    "primary", "secondary", "official", "industry", "technical", "news", "vendor", "aggregator",
-    "tech_media", "academic_journal", "vc_analysis", "major_outlet", "regional_outlet", "reference",
+    "primary",
+    "secondary",
+    "official",
+    "industry",
+    "technical",
+    "news",
+    "vendor",
+    "aggregator",
+    "tech_media",
+    "academic_journal",
+    "vc_analysis",
+    "major_outlet",
+    "regional_outlet",
+    "reference",
 )
 _DOMAINS = (
-    "anthropic.com", "openai.com", "reuters.com", "bloomberg.com", "techcrunch.com",
-    "theverge.com", "arxiv.org", "nature.com", "wikipedia.org", "huggingface.co", "cnbc.com",
-    "ft.com", "wsj.com", "nytimes.com", "sec.gov", "github.com", "ycombinator.com",
-    "crunchbase.com", "venturebeat.com", "wired.com", "llm-stats.com", "artificialanalysis.ai",
+    "anthropic.com",
+    "openai.com",
+    "reuters.com",
+    "bloomberg.com",
+    "techcrunch.com",
+    "theverge.com",
+    "arxiv.org",
+    "nature.com",
+    "wikipedia.org",
+    "huggingface.co",
+    "cnbc.com",
+    "ft.com",
+    "wsj.com",
+    "nytimes.com",
+    "sec.gov",
+    "github.com",
+    "ycombinator.com",
+    "crunchbase.com",
+    "venturebeat.com",
+    "wired.com",
+    "llm-stats.com",
+    "artificialanalysis.ai",
 )
 _DENIED = ("reddit.com", "quora.com", "medium.com")
 _CSS_RULE = ".c{n} {{ margin: 0 0 {n}px; padding: 0.{n}rem; color: var(--fg); border-bottom: 1px solid var(--rule); }}\n"
@@ -88,7 +139,10 @@ class Spec:
     n_facts: int = 10
     sections: list[str] = field(default_factory=list)
     as_of: date | None = TODAY
-    cadence: tuple[str, Any] = ("update_every_days", 7)  # or ("freshness", "weekly") / ("none", None)
+    cadence: tuple[str, Any] = (
+        "update_every_days",
+        7,
+    )  # or ("freshness", "weekly") / ("none", None)
     manifest_changelog: str = "empty"  # empty | strings | objects
     instructions: str = "procedure"  # procedure | flags
     sentinel: str = "none"  # none | original | structured
@@ -114,16 +168,30 @@ def random_spec(slug: str, seed: int = 0) -> Spec:
     if layout == "marker":
         cadence = ("update_every_days", rng.choice([1, 7, 7, 14, 30, 90]))
     else:
-        cadence = rng.choice([("freshness", "weekly"), ("freshness", "daily"), ("freshness", "monthly"),
-                              ("freshness", "fortnightly"), ("none", None), ("update_every_days", 30)])
+        cadence = rng.choice(
+            [
+                ("freshness", "weekly"),
+                ("freshness", "daily"),
+                ("freshness", "monthly"),
+                ("freshness", "fortnightly"),
+                ("none", None),
+                ("update_every_days", 30),
+            ]
+        )
     n_sections = rng.randint(3, 7)
     sections = (["Status"] if sentinel != "none" else []) + rng.sample(_SECTION_POOL, n_sections)
     defects = {
         name: rng.random() < rate
         for name, rate in (
-            ("unresolved_citation", 0.08), ("missing_pid", 0.1), ("bad_pid", 0.05),
-            ("duplicate_url", 0.1), ("denied_domain", 0.05), ("uncited_source", 0.3),
-            ("old_source", 0.15), ("unsourced_fact", 0.2), ("orphan_reference", 0.05),
+            ("unresolved_citation", 0.08),
+            ("missing_pid", 0.1),
+            ("bad_pid", 0.05),
+            ("duplicate_url", 0.1),
+            ("denied_domain", 0.05),
+            ("uncited_source", 0.3),
+            ("old_source", 0.15),
+            ("unsourced_fact", 0.2),
+            ("orphan_reference", 0.05),
         )
     }
     return Spec(
@@ -163,7 +231,9 @@ def _dump(value: Any) -> str:
 
 def make_image_uri(rng: random.Random, nbytes: int = 75_000) -> str:
     """A data URI of about ``nbytes * 4/3`` characters (incompressible, like a real JPEG/PNG)."""
-    mime, magic = rng.choice([("image/jpeg", b"\xff\xd8\xff\xe0"), ("image/png", b"\x89PNG\r\n\x1a\n")])
+    mime, magic = rng.choice(
+        [("image/jpeg", b"\xff\xd8\xff\xe0"), ("image/png", b"\x89PNG\r\n\x1a\n")]
+    )
     return f"data:{mime};base64," + base64.b64encode(magic + rng.randbytes(nbytes)).decode("ascii")
 
 
@@ -177,8 +247,11 @@ def _sources(spec: Spec, rng: random.Random) -> list[Any]:
             out.append(f"{domain} - {' '.join(rng.sample(_WORDS, 4))} coverage")
             continue
         src: dict[str, Any] = {
-            "id": f"s{i + 1}", "url": url, "title": " ".join(rng.sample(_WORDS, 5)).title(),
-            "tier": rng.choice(_TIERS), "accessed": accessed.isoformat(),
+            "id": f"s{i + 1}",
+            "url": url,
+            "title": " ".join(rng.sample(_WORDS, 5)).title(),
+            "tier": rng.choice(_TIERS),
+            "accessed": accessed.isoformat(),
         }
         if rng.random() < 0.2:
             src["verified"] = rng.random() < 0.8
@@ -225,24 +298,32 @@ def _paragraph(rng: random.Random, n_sources: int, cite_upto: int) -> str:
 
 def _table(rng: random.Random, section: str) -> str:
     rows = "".join(
-        "<tr>" + "".join(f"<td>{w}</td>" for w in rng.sample(_WORDS, 4)) + "</tr>\n" for _ in range(6)
+        "<tr>" + "".join(f"<td>{w}</td>" for w in rng.sample(_WORDS, 4)) + "</tr>\n"
+        for _ in range(6)
     )
-    return (_pid(rng, section) + '<div class="table-wrap"><table>\n<thead><tr><th>Name</th><th>Kind</th>'
-            "<th>Value</th><th>Note</th></tr></thead>\n<tbody>\n" + rows + "</tbody></table></div>\n")
+    return (
+        _pid(rng, section)
+        + '<div class="table-wrap"><table>\n<thead><tr><th>Name</th><th>Kind</th>'
+        "<th>Value</th><th>Note</th></tr></thead>\n<tbody>\n" + rows + "</tbody></table></div>\n"
+    )
 
 
 def _figure(rng: random.Random) -> str:
     cls = rng.choice(["fig-right", "fig-left", "fig-full", "fig-center"])
     domain = rng.choice(_DOMAINS)
-    return (f'<figure class="{cls}"><img src="{make_image_uri(rng)}" alt="{rng.choice(_WORDS)} photo">'
-            f'<figcaption>{rng.choice(_POOL)} <span class="img-src">Source: '
-            f'<a href="https://{domain}/">{domain}</a></span></figcaption></figure>\n')
+    return (
+        f'<figure class="{cls}"><img src="{make_image_uri(rng)}" alt="{rng.choice(_WORDS)} photo">'
+        f'<figcaption>{rng.choice(_POOL)} <span class="img-src">Source: '
+        f'<a href="https://{domain}/">{domain}</a></span></figcaption></figure>\n'
+    )
 
 
 def _article(spec: Spec, rng: random.Random, sources: list[Any], budget_chars: int) -> str:
     if not spec.sections:
-        return ('\n<div class="stub-notice"><p>This document has not been populated yet. Run '
-                f"<code>bash {spec.slug}.o-o.html</code> to research it.</p></div>\n")
+        return (
+            '\n<div class="stub-notice"><p>This document has not been populated yet. Run '
+            f"<code>bash {spec.slug}.o-o.html</code> to research it.</p></div>\n"
+        )
     n = len(sources)
     cite_upto = n + (2 if spec.defects.get("unresolved_citation") else 0)
     if spec.defects.get("uncited_source") and n > 3:
@@ -263,7 +344,7 @@ def _article(spec: Spec, rng: random.Random, sources: list[Any], budget_chars: i
             pid = f"<!-- pid:{sid}:intro-{rng.randint(1, 9)} -->\n"
         piece = f"{pid}<p>{para}</p>\n"
         if rng.random() < 0.15:
-            piece += f"<h3 id=\"{sid}-{i}\">{html.escape(rng.choice(_WORDS).title())}</h3>\n"
+            piece += f'<h3 id="{sid}-{i}">{html.escape(rng.choice(_WORDS).title())}</h3>\n'
         bodies[i % len(chunks)].append(piece)
         size += len(piece)
         i += 1
@@ -293,11 +374,15 @@ def _references(spec: Spec, rng: random.Random, sources: list[Any]) -> str:
             items.append(f'<li><a href="https://{domain}/">{html.escape(rest)}</a>, {domain}</li>')
             continue
         lead = f"[s{i + 1}] " if spec.ref_ids else ""
-        items.append(f'<li>{lead}<a href="{html.escape(src["url"])}">{html.escape(src["title"])}</a>'
-                     f" — {src['url'].split('/')[2]}</li>")
+        items.append(
+            f'<li>{lead}<a href="{html.escape(src["url"])}">{html.escape(src["title"])}</a>'
+            f" — {src['url'].split('/')[2]}</li>"
+        )
     if spec.defects.get("orphan_reference"):
         lead = f"[s{len(sources) + 5}] " if spec.ref_ids else ""
-        items.append(f'<li>{lead}<a href="https://example.org/gone">A source not in the cache</a></li>')
+        items.append(
+            f'<li>{lead}<a href="https://example.org/gone">A source not in the cache</a></li>'
+        )
     pid = _pid(rng, "references") if spec.pid_before_headings else ""
     return f'{pid}<h2 id="references">References</h2>\n<ol>\n' + "\n".join(items) + "\n</ol>\n"
 
@@ -313,8 +398,14 @@ def _manifest(spec: Spec) -> dict[str, Any]:
     if spec.manifest_changelog == "strings" and version:
         m["changelog"] = [f"v{v}: update {v}" for v in range(1, version + 1)]
     elif spec.manifest_changelog == "objects" and version:
-        m["changelog"] = [{"version": v, "date": spec.as_of.isoformat() if spec.as_of else "",
-                           "summary": f"update {v}"} for v in range(1, version + 1)]
+        m["changelog"] = [
+            {
+                "version": v,
+                "date": spec.as_of.isoformat() if spec.as_of else "",
+                "summary": f"update {v}",
+            }
+            for v in range(1, version + 1)
+        ]
     else:
         m["changelog"] = []
     return m
@@ -323,36 +414,64 @@ def _manifest(spec: Spec) -> dict[str, Any]:
 def _contract(spec: Spec, rng: random.Random) -> dict[str, Any]:
     instructions: dict[str, Any] = {"role": "You are a o-o research agent."}
     if spec.instructions == "flags" and spec.sentinel == "none":
-        instructions.update(read_file=True, edit_in_place=True, preserve_pids=True,
-                            add_citations=True, update_manifest=True)
+        instructions.update(
+            read_file=True,
+            edit_in_place=True,
+            preserve_pids=True,
+            add_citations=True,
+            update_manifest=True,
+        )
     else:
         steps = [f"{k}. {rng.choice(_POOL)}" for k in range(1, rng.choice([10, 12, 13]) + 1)]
         if spec.sentinel != "none":
             steps[1] = "2. SENTINEL CHECK: decide whether the event has occurred."
-            instructions["sentinel"] = ("This is a SENTINEL document. The core event has NOT yet "
-                                        "occurred. Stay concise until it happens, then give full coverage.")
+            instructions["sentinel"] = (
+                "This is a SENTINEL document. The core event has NOT yet "
+                "occurred. Stay concise until it happens, then give full coverage."
+            )
         instructions["procedure"] = steps
-    policy: dict[str, Any] = {"prefer_domains": rng.sample(_DOMAINS, 4), "deny_domains": list(_DENIED[:2])}
+    policy: dict[str, Any] = {
+        "prefer_domains": rng.sample(_DOMAINS, 4),
+        "deny_domains": list(_DENIED[:2]),
+    }
     if rng.random() < 0.3:
         policy["require_https"] = True
     contract: dict[str, Any] = {
         "version": "2.0",
         "instructions": instructions,
-        "identity": {"subject": spec.title, "scope": rng.choice(_POOL), "audience": "General readers",
-                     "tone": "Factual, concise"},
-        "research": {"intents": [rng.choice(_POOL)[:40] for _ in range(4)],
-                     "required_sections": [*spec.sections, "References"], "source_policy": policy},
+        "identity": {
+            "subject": spec.title,
+            "scope": rng.choice(_POOL),
+            "audience": "General readers",
+            "tone": "Factual, concise",
+        },
+        "research": {
+            "intents": [rng.choice(_POOL)[:40] for _ in range(4)],
+            "required_sections": [*spec.sections, "References"],
+            "source_policy": policy,
+        },
         "budget": {"max_cost_usd": rng.choice([0.5, 1.0, 1.5, 2.0, 3.0, 5.0])},
-        "images": {"allow": True, "max_per_article": 4, "max_file_kb": 150, "resize_max_px": 800,
-                   "preserve_format": True, "prefer_sources": ["press kits"],
-                   "layout_guidance": "fig-right for portraits", "caption_required": True,
-                   "source_attribution_required": True},
+        "images": {
+            "allow": True,
+            "max_per_article": 4,
+            "max_file_kb": 150,
+            "resize_max_px": 800,
+            "preserve_format": True,
+            "prefer_sources": ["press kits"],
+            "layout_guidance": "fig-right for portraits",
+            "caption_required": True,
+            "source_attribution_required": True,
+        },
         "output": {"format": "html", "citation_style": "inline_numbered", "preserve_pids": True},
     }
     if spec.sentinel == "structured":
-        contract["sentinel"] = {"event": f"{spec.title} happens", "criteria": ["official announcement"],
-                                "status": rng.choice(["not_occurred", "occurred", "unknown"]),
-                                "last_checked": (spec.as_of or TODAY).isoformat(), "evidence": ""}
+        contract["sentinel"] = {
+            "event": f"{spec.title} happens",
+            "criteria": ["official announcement"],
+            "status": rng.choice(["not_occurred", "occurred", "unknown"]),
+            "last_checked": (spec.as_of or TODAY).isoformat(),
+            "evidence": "",
+        }
     return contract
 
 
@@ -363,23 +482,30 @@ def _changelog(spec: Spec, rng: random.Random) -> Any:
     version = _manifest(spec)["version"]
     for v in range(1, version + 1):
         day = spec.as_of - timedelta(days=7 * (version - v))
-        entry: dict[str, Any] = {"version": v,
-                                 "timestamp": day.isoformat() + ("T09:30:00Z" if v % 2 else ""),
-                                 "summary": rng.choice(_POOL)}
+        entry: dict[str, Any] = {
+            "version": v,
+            "timestamp": day.isoformat() + ("T09:30:00Z" if v % 2 else ""),
+            "summary": rng.choice(_POOL),
+        }
         if v > 1 and rng.random() < 0.5:
             entry["sources_added"] = [f"s{k}" for k in range(1, 3)]
             entry["sections"] = [_slugify(s) for s in spec.sections[:2]]
         if rng.random() < 0.4:  # an oo_nb run records what it cost
-            entry.update(model="claude-sonnet-4-5", agent="anthropic",
-                         tokens={"input": rng.randint(5000, 90000), "output": rng.randint(1000, 9000)},
-                         searches=rng.randint(0, 12), cost_usd=round(rng.uniform(0.05, 1.2), 4))
+            entry.update(
+                model="claude-sonnet-4-5",
+                agent="anthropic",
+                tokens={"input": rng.randint(5000, 90000), "output": rng.randint(1000, 9000)},
+                searches=rng.randint(0, 12),
+                cost_usd=round(rng.uniform(0.05, 1.2), 4),
+            )
         entries.append(entry)
     return {"entries": entries}
 
 
 def _css(rng: random.Random, n: int) -> str:
-    return ":root { --bg: #fff; --fg: #222; --rule: #ddd; }\nbody{font-size:0;line-height:0;color:var(--bg)}\n" + "".join(
-        _CSS_RULE.format(n=k) for k in range(n)
+    return (
+        ":root { --bg: #fff; --fg: #222; --rule: #ddd; }\nbody{font-size:0;line-height:0;color:var(--bg)}\n"
+        + "".join(_CSS_RULE.format(n=k) for k in range(n))
     )
 
 
@@ -396,7 +522,9 @@ def make_document(slug: str, *, seed: int = 0, spec: Spec | None = None) -> byte
     fixed = len(css) + len(js) + len(shell) + 9000 + 200 * spec.n_sources + 120 * spec.n_facts
     budget_chars = max(spec.size_kb * 1024 - fixed - spec.images * 100_000, 2000)
     article = _article(spec, rng, sources, budget_chars)
-    csp = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'" + ("; img-src data:" if marker else "")
+    csp = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'" + (
+        "; img-src data:" if marker else ""
+    )
     style = f"<style>\n{css}</style>\n"
     if marker:
         style = f"<!-- OO:CSS:START -->\n{style}<!-- OO:CSS:END -->\n"
@@ -406,15 +534,19 @@ def make_document(slug: str, *, seed: int = 0, spec: Spec | None = None) -> byte
     if marker:
         script = f"<!-- OO:JS:START -->\n{script}<!-- OO:JS:END -->\n"
     title = html.escape(spec.title)
-    cache = {"last_updated": spec.as_of.isoformat() if spec.as_of else None, "sources": sources,
-             "facts": _facts(spec, rng)}
+    cache = {
+        "last_updated": spec.as_of.isoformat() if spec.as_of else None,
+        "sources": sources,
+        "facts": _facts(spec, rng),
+    }
     parts = [
         "#!/usr/bin/env bash\n# o-o Living Document — self-updating via LLM agent\n",
         f"# To update: bash {spec.slug}.o-o.html [--agent claude] [--model sonnet]\n",
         f"# To read:   open {spec.slug}.o-o.html in any browser\n: << 'OO_HTML'\n",
         f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8"/>\n<title>{title}</title>\n',
         '<meta content="width=device-width, initial-scale=1" name="viewport"/>\n',
-        f'<meta content="{csp}" http-equiv="Content-Security-Policy"/>\n', style,
+        f'<meta content="{csp}" http-equiv="Content-Security-Policy"/>\n',
+        style,
         '</head>\n<body>\n<div class="wrap">\n<header>\n',
         f'<h1 id="doc-title">{title}</h1>\n<div class="meta">As of <span id="doc-asof">&mdash;</span> '
         '&bull; Version <span class="version-badge"><span id="doc-version">0</span></span></div>\n',
@@ -445,9 +577,14 @@ def _shell_tail(marker: bool, shell: str) -> str:
         '<script id="oo-changelog" type="application/json">\n{"entries": []}\n</script>\n'
     )
     if marker:
-        return ("\n# OO:SHELL:START\nnew_doc() {\ncat > \"$1\" << 'TPL_EOF'\n: << 'OO_HTML'\n" + template
-                + "OO_HTML\nTPL_EOF\n}\n" + shell + "# OO:SHELL:END\n\nexit 0\n")
-    return "\nset -euo pipefail\nFILE=\"$0\"\n" + shell + "exit 0\n"
+        return (
+            "\n# OO:SHELL:START\nnew_doc() {\ncat > \"$1\" << 'TPL_EOF'\n: << 'OO_HTML'\n"
+            + template
+            + "OO_HTML\nTPL_EOF\n}\n"
+            + shell
+            + "# OO:SHELL:END\n\nexit 0\n"
+        )
+    return '\nset -euo pipefail\nFILE="$0"\n' + shell + "exit 0\n"
 
 
 def make_index(names: Sequence[str]) -> bytes:
@@ -456,7 +593,8 @@ def make_index(names: Sequence[str]) -> bytes:
     return (
         "#!/usr/bin/env bash\n# o-o Document Library — index and management tool\n: << 'OO_HTML'\n"
         "<!DOCTYPE html>\n<html><head><title>o-o Document Library</title></head><body>\n"
-        '<article id="article">\n  <!-- INDEX-CONTENT-START -->\n  <table>\n' + rows
+        '<article id="article">\n  <!-- INDEX-CONTENT-START -->\n  <table>\n'
+        + rows
         + "  </table>\n  <!-- INDEX-CONTENT-END -->\n</article>\n</body></html>\nOO_HTML\nexit 0\n"
     ).encode()
 

@@ -19,12 +19,17 @@ from pathlib import Path
 
 from oo_nb.agent.many import update_library
 from oo_nb.agent.run import UpdateOptions
-from oo_nb.testing.corpus import corpus_dir
-from oo_nb.testing.mock_api import MockAPI
-from oo_nb.testing.mock_scenarios import research_scenario
+from tests.support.corpus import corpus_dir
+from tests.support.mock_api import MockAPI
+from tests.support.mock_scenarios import research_scenario
 
 CORPUS = corpus_dir()  # OO_CORPUS, else tests/fixtures/corpus
-DOCS = ["agi-declared.o-o.html", "ai-model-landscape.o-o.html", "anthropic-leadership.o-o.html", "yc-w26-batch.o-o.html"]
+DOCS = [
+    "agi-declared.o-o.html",
+    "ai-model-landscape.o-o.html",
+    "anthropic-leadership.o-o.html",
+    "yc-w26-batch.o-o.html",
+]
 KEY = "sk-ant-test-MARKER"
 
 
@@ -38,10 +43,19 @@ def make_library(folder: Path, count: int) -> None:
 
 
 def timed_run(count: int, concurrency: int, latency: float) -> tuple[float, int, int]:
-    with tempfile.TemporaryDirectory(prefix="oo-bench-") as tmp, MockAPI(research_scenario(with_image=False), latency=latency, api_key=KEY) as mock:
+    with (
+        tempfile.TemporaryDirectory(prefix="oo-bench-") as tmp,
+        MockAPI(research_scenario(with_image=False), latency=latency, api_key=KEY) as mock,
+    ):
         folder = Path(tmp)
         make_library(folder, count)
-        opts = UpdateOptions(force=True, agent="anthropic", api_key=KEY, base_url=mock.base_url, download_images=False)
+        opts = UpdateOptions(
+            force=True,
+            agent="anthropic",
+            api_key=KEY,
+            base_url=mock.base_url,
+            download_images=False,
+        )
         started = time.perf_counter()
         outcome = update_library(folder, opts, concurrency=concurrency, progress=True)
         elapsed = time.perf_counter() - started
@@ -58,7 +72,10 @@ def main() -> None:
     for concurrency in (1, 8):
         elapsed, done, failed = timed_run(ns.docs, concurrency, ns.latency)
         results[concurrency] = elapsed
-        print(f"concurrency {concurrency}: {ns.docs} documents, {done} proposed, {failed} failed, {elapsed:.1f} s", file=sys.stderr)
+        print(
+            f"concurrency {concurrency}: {ns.docs} documents, {done} proposed, {failed} failed, {elapsed:.1f} s",
+            file=sys.stderr,
+        )
     ratio = results[1] / results[8]
     print(f"update-all, {ns.docs} documents, {ns.latency:g} s latency per request")
     print(f"  concurrency 1: {results[1]:6.1f} s")

@@ -7,15 +7,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .errors import OOError
+from oo_nb.errors import OOError
 
 if TYPE_CHECKING:
-    from .document import Document
+    from oo_nb.format.document import Document
 
 __all__ = ["Document", "OOError", "__version__", "load_ipython_extension"]
 __version__ = "0.1.0"
 
-_LAZY = {"Document": ("oo_nb.document", "Document"), "Library": ("oo_nb.library", "Library")}
+_LAZY = {
+    "Document": ("oo_nb.format.document", "Document"),
+    "Library": ("oo_nb.library.library", "Library"),
+}
 
 
 def __getattr__(name: str) -> Any:
@@ -28,6 +31,6 @@ def __getattr__(name: str) -> Any:
 
 
 def load_ipython_extension(ipython: Any) -> None:
-    from .magics import register
+    from oo_nb.notebook.magics import register
 
     register(ipython)

@@ -27,7 +27,14 @@ ALL_NAMES = [*DOC_NAMES, "index.o-o.html"]
 
 # Settings a developer's shell may hold that would change what a test does; a real key would
 # even send a test's request to the real API. Tests that need one set it themselves.
-_AMBIENT = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "OO_MODEL", "OO_AGENT", "OO_TODAY")
+_AMBIENT = (
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_AUTH_TOKEN",
+    "ANTHROPIC_BASE_URL",
+    "OO_MODEL",
+    "OO_AGENT",
+    "OO_TODAY",
+)
 
 
 @pytest.fixture(autouse=True)

@@ -19,11 +19,11 @@ from typing import Any
 
 import anthropic
 
-from ..errors import AgentError
-from .backends.anthropic import AnthropicBackend, api_failure_text
-from .backends.conversation import Conversation
-from .many import LibraryUpdate
-from .run import Prepared, UpdateOptions, _validator, finish, new_budget, write_result
+from oo_nb.agent.backends.anthropic import AnthropicBackend, api_failure_text
+from oo_nb.agent.backends.conversation import Conversation
+from oo_nb.agent.many import LibraryUpdate
+from oo_nb.agent.run import Prepared, UpdateOptions, _validator, finish, new_budget, write_result
+from oo_nb.errors import AgentError
 
 __all__ = ["run_batch"]
 
@@ -49,7 +49,9 @@ def run_batch(
     """Run ``todo`` through batches; results and failures go into ``out``. Returns the first
     batch id (for the record)."""
     if any(p.agent != "anthropic" for p in todo):
-        raise AgentError("--batch needs the anthropic agent (set ANTHROPIC_API_KEY; replay and claude-code cannot batch)")
+        raise AgentError(
+            "--batch needs the anthropic agent (set ANTHROPIC_API_KEY; replay and claude-code cannot batch)"
+        )
     convs: dict[str, tuple[Prepared, AnthropicBackend, Conversation]] = {}
     validate = _validator()
     for i, prep in enumerate(todo):
@@ -57,7 +59,11 @@ def run_batch(
         run = backend.new_run(prep.budget_usd)
         run.batch = True
         budget = new_budget(prep, backend, run, batch=True)
-        convs[f"doc-{i:04d}"] = (prep, backend, backend.conversation(prep.ctx, budget=budget, run=run, validate=validate))
+        convs[f"doc-{i:04d}"] = (
+            prep,
+            backend,
+            backend.conversation(prep.ctx, budget=budget, run=run, validate=validate),
+        )
     finished: set[str] = set()
 
     def settle(cid: str, error: AgentError | None = None, *, pending_usd: float = 0.0) -> None:
@@ -70,7 +76,9 @@ def run_batch(
             out.failure_costs[prep.path] = conv.budget.spent_usd + pending_usd
             return
         try:
-            out.results.append(write_result(finish(prep, opts, backend.name, conv.run, conv.result), yes=yes))
+            out.results.append(
+                write_result(finish(prep, opts, backend.name, conv.run, conv.result), yes=yes)
+            )
         except AgentError as exc:
             out.failures[prep.path] = str(exc.with_file(str(prep.path)))
             out.failure_costs[prep.path] = conv.budget.spent_usd
@@ -78,7 +86,10 @@ def run_batch(
     def abandon(client: anthropic.Anthropic, batch: Any, sent: list[str], why: str) -> None:
         """Cancel ``batch`` unless it ended; fail what it carried, with its bounds."""
         if batch.processing_status == "ended":
-            state, billed = f"batch {batch.id} had ended but its results could not be read", "may have been billed"
+            state, billed = (
+                f"batch {batch.id} had ended but its results could not be read",
+                "may have been billed",
+            )
         else:
             billed = "may still be billed"
             try:
@@ -86,7 +97,9 @@ def run_batch(
                 state = f"batch {batch.id} was cancelled"
             except anthropic.AnthropicError as exc:
                 failed = api_failure_text(exc, retries=first.max_retries, where=first.base_url)
-                state = f"batch {batch.id} could not be cancelled ({failed}): cancel it in the Console"
+                state = (
+                    f"batch {batch.id} could not be cancelled ({failed}): cancel it in the Console"
+                )
         for cid in sent:
             conv = convs[cid][2]
             bound = conv.last_plan.bound_usd if conv.last_plan is not None else 0.0
@@ -119,7 +132,12 @@ def run_batch(
                 deadline = time.monotonic() + max_wait_s
                 while batch.processing_status != "ended":
                     if time.monotonic() > deadline:
-                        abandon(client, batch, sent, f"batch {batch.id} did not end within {max_wait_s:.0f} s")
+                        abandon(
+                            client,
+                            batch,
+                            sent,
+                            f"batch {batch.id} did not end within {max_wait_s:.0f} s",
+                        )
                         return first_id
                     time.sleep(poll_interval)
                     batch = client.messages.batches.retrieve(batch.id)
@@ -147,7 +165,12 @@ def run_batch(
                     continue
                 conv = convs[cid][2]
                 if item.result.type != "succeeded":
-                    settle(cid, conv.fail(f"the batch request {item.result.type} ({_error_text(item.result)})"))
+                    settle(
+                        cid,
+                        conv.fail(
+                            f"the batch request {item.result.type} ({_error_text(item.result)})"
+                        ),
+                    )
                     continue
                 try:
                     conv.on_response(item.result.message)
@@ -159,7 +182,9 @@ def run_batch(
             answered = {item.custom_id for item in results}
             for cid in sent:  # a request the results did not mention
                 if cid not in finished and cid not in answered:
-                    settle(cid, convs[cid][2].fail("the batch returned no result for this document"))
+                    settle(
+                        cid, convs[cid][2].fail("the batch returned no result for this document")
+                    )
     for cid, (_prep, _backend, conv) in convs.items():
         if cid not in finished:
             settle(cid, conv.fail(f"no proposal after {rounds} batch rounds"))

@@ -21,10 +21,10 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
 
-from ..document import Document
-from ..sanitize import sanitize_text
-from .proposal import ProposedSentinel
-from .types import RunInfo
+from oo_nb.agent.proposal import ProposedSentinel
+from oo_nb.agent.types import RunInfo
+from oo_nb.format.document import Document
+from oo_nb.format.sanitize import sanitize_text
 
 __all__ = ["BlockUpdate", "update_blocks"]
 
@@ -57,7 +57,9 @@ def _dated(entries: list[Any], today: date, now: datetime) -> tuple[str, str]:
     for e in entries:
         if not isinstance(e, dict):
             continue
-        key = next((k for k in ("timestamp", "date") if isinstance(e.get(k), str) and e[k].strip()), None)
+        key = next(
+            (k for k in ("timestamp", "date") if isinstance(e.get(k), str) and e[k].strip()), None
+        )
         if key is not None:
             stamps.append((key, e[key].strip()))
     key = "date" if stamps and all(k == "date" for k, _ in stamps) else "timestamp"
@@ -76,7 +78,13 @@ def update_blocks(doc: Document, u: BlockUpdate, warnings: list[str], notes: lis
             if all(isinstance(x, str) for x in log):  # also an empty list: the originals' form
                 log.append(f"v{u.version}: {sanitize_text(summary, max_len=300)}")
             else:
-                log.append({"version": u.version, "date": u.today.isoformat(), "summary": sanitize_text(summary, max_len=300)})
+                log.append(
+                    {
+                        "version": u.version,
+                        "date": u.today.isoformat(),
+                        "summary": sanitize_text(summary, max_len=300),
+                    }
+                )
         return m
 
     def changelog(c: Any) -> Any:
@@ -110,11 +118,14 @@ def _sentinel(doc: Document, u: BlockUpdate, warnings: list[str], notes: list[st
     contract = doc.contract
     evidence = sanitize_text(u.sentinel.evidence, max_len=2000)
     if contract.sentinel is None:
-        notes.append("the proposal reports a sentinel status, but this is not a sentinel document: ignored")
+        notes.append(
+            "the proposal reports a sentinel status, but this is not a sentinel document: ignored"
+        )
         return doc
     if u.sentinel.status == "occurred":
         warnings.append(
-            "SENTINEL EVENT REPORTED AS OCCURRED — check the evidence before accepting: " + (evidence or "(none given)")
+            "SENTINEL EVENT REPORTED AS OCCURRED — check the evidence before accepting: "
+            + (evidence or "(none given)")
         )
     if not contract.sentinel.structured:
         return doc

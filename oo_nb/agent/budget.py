@@ -23,10 +23,17 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import BudgetExceeded
-from .pricing import SEARCH_USD, Price, UsageFigures, cost_usd
+from oo_nb.agent.pricing import SEARCH_USD, Price, UsageFigures, cost_usd
+from oo_nb.errors import BudgetExceeded
 
-__all__ = ["CHARS_PER_TOKEN", "Budget", "RequestPlan", "clip_to_tokens", "estimate_tokens", "text_tokens"]
+__all__ = [
+    "CHARS_PER_TOKEN",
+    "Budget",
+    "RequestPlan",
+    "clip_to_tokens",
+    "estimate_tokens",
+    "text_tokens",
+]
 
 CHARS_PER_TOKEN = 2.5  # ASCII only: English prose, HTML and JSON run at 3-4+ characters per token
 TOOL_OVERHEAD_TOKENS = 3_000  # tool definitions, the server tools' own instructions, framing
@@ -67,7 +74,9 @@ def clip_to_tokens(text: str, tokens: int) -> str:
 
 def estimate_tokens(*payload: Any) -> int:
     """A pessimistic token count for what will be sent (JSON-serialisable parts)."""
-    total = sum(text_tokens(p if isinstance(p, str) else json.dumps(p, ensure_ascii=False)) for p in payload)
+    total = sum(
+        text_tokens(p if isinstance(p, str) else json.dumps(p, ensure_ascii=False)) for p in payload
+    )
     return math.ceil(total) + TOOL_OVERHEAD_TOKENS
 
 
@@ -123,9 +132,12 @@ class Budget:
         return self.limit_usd - self.spent_usd
 
     # ------------------------------------------------------------------ bounds
-    def bound(self, prompt_tokens: int, max_tokens: int, searches: int = 0, fetches: int = 0) -> float:
+    def bound(
+        self, prompt_tokens: int, max_tokens: int, searches: int = 0, fetches: int = 0
+    ) -> float:
         growth = sorted(
-            [self.fetch_tokens + self.fetch_overhead_tokens] * fetches + [self.search_tokens] * searches,
+            [self.fetch_tokens + self.fetch_overhead_tokens] * fetches
+            + [self.search_tokens] * searches,
             reverse=True,
         )
         passes, context = prompt_tokens, prompt_tokens
@@ -136,7 +148,9 @@ class Budget:
         tokens = (passes * self.price.input + max_tokens * self.price.output) / 1e6
         return tokens * factor + searches * SEARCH_USD
 
-    def wrapup_prompt(self, prompt_tokens: int, max_tokens: int, searches: int, fetches: int) -> int:
+    def wrapup_prompt(
+        self, prompt_tokens: int, max_tokens: int, searches: int, fetches: int
+    ) -> int:
         """The prompt of a wrap-up after a research request: results summarised as text, plus
         what the model wrote (at most ``max_tokens``)."""
         return (
@@ -174,7 +188,10 @@ class Budget:
                 if cost + reserve <= rem + _EPS:
                     return self._keep(RequestPlan(out, s, f, cost, reserve))
         if require_research and searches + fetches > 0:
-            raise BudgetExceeded(self._research_refusal(prompt_tokens, min_tokens, searches, fetches), cost_usd=self.spent_usd)
+            raise BudgetExceeded(
+                self._research_refusal(prompt_tokens, min_tokens, searches, fetches),
+                cost_usd=self.spent_usd,
+            )
         for out in ladder:
             cost = self.bound(prompt_tokens, out)
             if cost <= rem + _EPS:
@@ -186,11 +203,15 @@ class Budget:
             cost_usd=self.spent_usd,
         )
 
-    def research_minimum(self, prompt_tokens: int, min_tokens: int, searches: int, fetches: int) -> RequestPlan:
+    def research_minimum(
+        self, prompt_tokens: int, min_tokens: int, searches: int, fetches: int
+    ) -> RequestPlan:
         """The cheapest research request (one tool use, ``min_tokens`` out) with its wrap-up."""
         plans = [
             RequestPlan(
-                min_tokens, s, f,
+                min_tokens,
+                s,
+                f,
                 self.bound(prompt_tokens, min_tokens, s, f),
                 self.bound(self.wrapup_prompt(prompt_tokens, min_tokens, s, f), min_tokens),
             )
@@ -199,12 +220,15 @@ class Budget:
         ]
         return min(plans, key=lambda p: p.bound_usd + p.reserve_usd)
 
-    def _research_refusal(self, prompt_tokens: int, min_tokens: int, searches: int, fetches: int) -> str:
+    def _research_refusal(
+        self, prompt_tokens: int, min_tokens: int, searches: int, fetches: int
+    ) -> str:
         p = self.research_minimum(prompt_tokens, min_tokens, searches, fetches)
         need = p.bound_usd + p.reserve_usd
         what = "one web search" if p.searches else "one page fetch"
         have = (
-            f"${self.limit_usd:.2f}" if self.spent_usd <= 0
+            f"${self.limit_usd:.2f}"
+            if self.spent_usd <= 0
             else f"the rest of the budget (${max(self.remaining_usd, 0):.4f} of ${self.limit_usd:.2f})"
         )
         return (

@@ -15,17 +15,11 @@ from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from typing import Any
 
-from .. import clock
-from ..article import CITATION, Article
-from ..document import Document
-from ..errors import AgentError
-from ..legacy_script import LEGACY_SCRIPT_HINT, inert_heading_text, runs_original_script
-from ..sanitize import sanitize_html, sanitize_text
-from .blocks import BlockUpdate, update_blocks
-from .images import InlineImages, add_images, count_images
-from .ledger import SourceLedger
-from .proposal import Proposal
-from .sections import (
+from oo_nb.agent.blocks import BlockUpdate, update_blocks
+from oo_nb.agent.images import InlineImages, add_images, count_images
+from oo_nb.agent.ledger import SourceLedger
+from oo_nb.agent.proposal import Proposal
+from oo_nb.agent.sections import (
     Chunk,
     PidKeeper,
     assemble,
@@ -34,11 +28,14 @@ from .sections import (
     remove_stub_notices,
     split_article,
 )
-from .sources import (
-    references_html,
-    remap_citations,
-)
-from .types import RunInfo
+from oo_nb.agent.sources import references_html, remap_citations
+from oo_nb.agent.types import RunInfo
+from oo_nb.errors import AgentError
+from oo_nb.format.article import CITATION, Article
+from oo_nb.format.document import Document
+from oo_nb.format.legacy_script import LEGACY_SCRIPT_HINT, inert_heading_text, runs_original_script
+from oo_nb.format.sanitize import sanitize_html, sanitize_text
+from oo_nb.store import clock
 
 __all__ = ["Candidate", "build_candidate"]
 
@@ -80,7 +77,9 @@ def build_candidate(
 
 
 class _Builder:
-    def __init__(self, doc: Document, proposal: Proposal, run: RunInfo, today: date, now: datetime) -> None:
+    def __init__(
+        self, doc: Document, proposal: Proposal, run: RunInfo, today: date, now: datetime
+    ) -> None:
         self.doc, self.proposal, self.run, self.today, self.now = doc, proposal, run, today, now
         self.contract = doc.contract
         self.warnings: list[str] = []
@@ -96,7 +95,9 @@ class _Builder:
         old = self.doc.article
         chunks = split_article(self.doc.article_html)
         if self.proposal.ignored:
-            self.notes.append("ignored unknown proposal fields: " + ", ".join(self.proposal.ignored[:20]))
+            self.notes.append(
+                "ignored unknown proposal fields: " + ", ".join(self.proposal.ignored[:20])
+            )
         book = self.ledger
         book.load(old)
         book.merge(old, self.proposal.sources, self.proposal.drop_sources)
@@ -125,7 +126,10 @@ class _Builder:
             "unverified_sources": list(book.unverified),
             "images_added": r.images_added,
             "sentinel": (
-                {"status": sentinel.status, "evidence": sanitize_text(sentinel.evidence, max_len=2000)}
+                {
+                    "status": sentinel.status,
+                    "evidence": sanitize_text(sentinel.evidence, max_len=2000),
+                }
                 if sentinel is not None and self.contract.sentinel is not None
                 else None
             ),
@@ -141,7 +145,9 @@ class _Builder:
     def _splice_sections(self, chunks: list[Chunk], old: Article) -> None:
         wanted = [s for s in self.proposal.sections if s.id != "references"]
         if len(wanted) < len(self.proposal.sections):
-            self.warnings.append("the proposal rewrote 'references': ignored, References is rebuilt from the cache")
+            self.warnings.append(
+                "the proposal rewrote 'references': ignored, References is rebuilt from the cache"
+            )
         existing: dict[str, Chunk] = {}
         for c in chunks:
             if c.id is not None:
@@ -174,9 +180,15 @@ class _Builder:
                     "element, so it cannot be replaced safely: not applied"
                 )
                 continue
-            clean = inline.vet(sanitize_html(html, reserved_ids=all_ids), f"sections[{index}] ({section.id})", self.warnings)
+            clean = inline.vet(
+                sanitize_html(html, reserved_ids=all_ids),
+                f"sections[{index}] ({section.id})",
+                self.warnings,
+            )
             if not _has_text(clean):
-                self.warnings.append(f"sections[{index}] ({section.id}) has no content after sanitising: not applied")
+                self.warnings.append(
+                    f"sections[{index}] ({section.id}) has no content after sanitising: not applied"
+                )
                 continue
             body = keeper.apply(section.id, clean, all_ids)
             title = sanitize_text(section.title, max_len=200) or section.id
@@ -195,7 +207,9 @@ class _Builder:
                 self.result.sections_replaced.append(section.id)
             else:
                 lead = keeper.choose(section.id, "", None) if heading_pids else None
-                new = Chunk(section.id, heading(section.id, title, lead), "\n" + body.strip() + "\n\n", True)
+                new = Chunk(
+                    section.id, heading(section.id, title, lead), "\n" + body.strip() + "\n\n", True
+                )
                 at = next((i for i, c in enumerate(chunks) if c.id == "references"), len(chunks))
                 if at == len(chunks) and chunks and not chunks[-1].text.endswith("\n"):
                     chunks[-1].body += "\n\n"
@@ -205,11 +219,14 @@ class _Builder:
             written += 1
         if wanted and written == 0:
             raise AgentError(
-                "the proposal has no usable section: " + "; ".join(w for w in self.warnings if w.startswith("sections["))
+                "the proposal has no usable section: "
+                + "; ".join(w for w in self.warnings if w.startswith("sections["))
             )
         self.notes.append(f"paragraph ids: {keeper.kept} kept, {keeper.generated} new")
         if inline.reencoded:
-            self.notes.append(f"{inline.reencoded} inline image(s) in the sections checked and re-encoded")
+            self.notes.append(
+                f"{inline.reencoded} inline image(s) in the sections checked and re-encoded"
+            )
         for chunk in chunks:
             if chunk.changed or chunk.id == "references":
                 continue
@@ -221,7 +238,10 @@ class _Builder:
     # ------------------------------------------------------------------ facts, drops, references
     def _cited(self, chunks: list[Chunk]) -> set[str]:
         return {
-            sid for c in chunks if c.id != "references" for sid in CITATION.findall(_no_comments(c.text))
+            sid
+            for c in chunks
+            if c.id != "references"
+            for sid in CITATION.findall(_no_comments(c.text))
         }
 
     def _references(self, chunks: list[Chunk], cited: set[str]) -> None:

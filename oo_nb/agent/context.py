@@ -19,9 +19,9 @@ from typing import Any
 from lxml import etree
 from lxml import html as lxml_html
 
-from ..article import CITATION
-from ..document import Document
-from ..errors import AgentError, OOError
+from oo_nb.errors import AgentError, OOError
+from oo_nb.format.article import CITATION
+from oo_nb.format.document import Document
 
 __all__ = [
     "IMAGE_PLACEHOLDER",
@@ -35,8 +35,29 @@ __all__ = [
 
 IMAGE_PLACEHOLDER = "oo-image:"
 RECENT_CHANGES = 3
-_DROP_TAGS = ("script", "style", "noscript", "template", "iframe", "object", "embed", "link", "meta")
-_KEEP_ATTRS = {"id", "class", "href", "alt", "src", "title", "colspan", "rowspan", "data-pid", "lang"}
+_DROP_TAGS = (
+    "script",
+    "style",
+    "noscript",
+    "template",
+    "iframe",
+    "object",
+    "embed",
+    "link",
+    "meta",
+)
+_KEEP_ATTRS = {
+    "id",
+    "class",
+    "href",
+    "alt",
+    "src",
+    "title",
+    "colspan",
+    "rowspan",
+    "data-pid",
+    "lang",
+}
 _SOURCE_ID = re.compile(r"^s(\d+)$")
 _BLANK_LINES = re.compile(r"\n\s*\n+")
 # Procedure steps about reading or editing the file: our harness does that, the model must not.
@@ -86,7 +107,9 @@ def _budget_line(next_source_id: str, budget_usd: float) -> str:
 
 
 # --------------------------------------------------------------------------- the article
-def compact_article(article_html: str, *, keep_references: bool = True) -> tuple[str, dict[str, str]]:
+def compact_article(
+    article_html: str, *, keep_references: bool = True
+) -> tuple[str, dict[str, str]]:
     """The article without images (placeholders), scripts, styles, inline styles or event
     handlers; whitespace collapsed. Pid comments, ids, classes, links and ``[sN]`` stay. Without
     ``keep_references`` the list after ``<h2 id="references">`` is left out (the cache has it)."""
@@ -192,7 +215,9 @@ def contract_view(raw: dict[str, Any]) -> dict[str, Any]:
         kept = {k: v for k, v in instructions.items() if k not in ("role", "sentinel", "procedure")}
         steps = instructions.get("procedure")
         if isinstance(steps, list):
-            kept["procedure"] = [s for s in steps if not (isinstance(s, str) and _FILE_STEPS.search(s))]
+            kept["procedure"] = [
+                s for s in steps if not (isinstance(s, str) and _FILE_STEPS.search(s))
+            ]
         view["instructions"] = kept
     return view
 
@@ -235,14 +260,20 @@ def system_prompt(
         "limited and the tools may stop being offered; when they are, submit with what you have.",
     ]
     if prefer_domains:
-        rules.append("Prefer these domains when they carry the information: " + ", ".join(prefer_domains) + ".")
+        rules.append(
+            "Prefer these domains when they carry the information: "
+            + ", ".join(prefer_domains)
+            + "."
+        )
     if blocked_domains:
-        rules.append("Never use these domains (they are blocked): " + ", ".join(blocked_domains) + ".")
+        rules.append(
+            "Never use these domains (they are blocked): " + ", ".join(blocked_domains) + "."
+        )
     if require_https:
         rules.append("Only https:// sources are accepted.")
     if images_allowed and max_images > 0:
         rules.append(
-            "Existing images appear as <img src=\"oo-image:N\">: to keep one in a section you rewrite, "
+            'Existing images appear as <img src="oo-image:N">: to keep one in a section you rewrite, '
             "keep its whole <figure> with that src unchanged. To add an image, list it in `images` "
             "(direct image URL from a page you saw, the page URL, caption, alt, layout, section id); "
             f"the harness downloads, resizes and embeds it. At most {max_images} images per article."
@@ -270,7 +301,9 @@ def build_context(doc: Document, *, today: date, budget_usd: float | None = None
     log = doc.changelog
     cache = doc.source_cache
     # The references list repeats the cache; keep it only when the cache cannot stand in for it.
-    keep_refs = not cache.sources or any(src.form == "string" or not src.url for src in cache.sources)
+    keep_refs = not cache.sources or any(
+        src.form == "string" or not src.url for src in cache.sources
+    )
     article, refs = compact_article(doc.article_html, keep_references=keep_refs)
     sentinel_text = None
     if contract.sentinel is not None:
@@ -310,7 +343,7 @@ def build_context(doc: Document, *, today: date, budget_usd: float | None = None
     }
     user = "\n".join(
         [
-            f"Today is {today.isoformat()}. Update the living document \"{manifest.title}\".",
+            f'Today is {today.isoformat()}. Update the living document "{manifest.title}".',
             focus,
             _budget_line(nxt, contract.max_cost_usd if budget_usd is None else budget_usd),
             "",

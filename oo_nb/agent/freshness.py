@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from ..document import Document
+from oo_nb.format.document import Document
 
 __all__ = ["Freshness", "freshness"]
 
@@ -32,4 +32,6 @@ def freshness(doc: Document, today: date) -> Freshness:
     if m.as_of is None:
         return Freshness(False, None, m.cadence_days, None, None)
     age = (today - m.as_of).days
-    return Freshness(age < m.cadence_days, m.as_of, m.cadence_days, age, m.as_of + timedelta(days=m.cadence_days))
+    return Freshness(
+        age < m.cadence_days, m.as_of, m.cadence_days, age, m.as_of + timedelta(days=m.cadence_days)
+    )

@@ -8,8 +8,8 @@ import socket
 import time
 from typing import TYPE_CHECKING, Any
 
-from ..sanitize import safe_http_url
-from .images import MAX_DOWNLOAD_BYTES, ImageRejected
+from oo_nb.agent.images import MAX_DOWNLOAD_BYTES, ImageRejected
+from oo_nb.format.sanitize import safe_http_url
 
 if TYPE_CHECKING:
     import httpx2
@@ -45,8 +45,13 @@ def fetch_image_https(
     import httpx2
 
     deadline = time.monotonic() + timeout
-    headers = {"Accept": "image/png,image/jpeg,image/gif,image/webp", "User-Agent": "oo_nb (image fetch)"}
-    with httpx2.Client(transport=transport, timeout=httpx2.Timeout(timeout), follow_redirects=False) as client:
+    headers = {
+        "Accept": "image/png,image/jpeg,image/gif,image/webp",
+        "User-Agent": "oo_nb (image fetch)",
+    }
+    with httpx2.Client(
+        transport=transport, timeout=httpx2.Timeout(timeout), follow_redirects=False
+    ) as client:
         for _ in range(max_redirects + 1):
             safe = safe_http_url(url)
             if safe is None or not safe.lower().startswith("https:"):

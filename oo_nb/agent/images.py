@@ -23,14 +23,14 @@ from lxml import etree
 from lxml import html as lxml_html
 from PIL import Image, ImageFile, UnidentifiedImageError
 
-from ..errors import ValidationError
-from ..model import Contract, ImagePolicy, domain_of
-from ..sanitize import remove_keeping_tail, safe_http_url, sanitize_html, sanitize_text
-from .sources import is_denied
+from oo_nb.agent.sources import is_denied
+from oo_nb.errors import ValidationError
+from oo_nb.format.blocks import Contract, ImagePolicy, domain_of
+from oo_nb.format.sanitize import remove_keeping_tail, safe_http_url, sanitize_html, sanitize_text
 
 if TYPE_CHECKING:
-    from .proposal import ProposedImage
-    from .sections import Chunk
+    from oo_nb.agent.proposal import ProposedImage
+    from oo_nb.agent.sections import Chunk
 
 __all__ = [
     "MAX_DOWNLOAD_BYTES",
@@ -98,8 +98,16 @@ def _check(data: bytes) -> tuple[str, int, int]:
     if fmt not in _FORMATS:
         raise ImageRejected(f"type {fmt or 'unknown'} is not accepted (PNG, JPEG, GIF, WebP only)")
     width, height = img.size
-    if width < 1 or height < 1 or width > MAX_SIDE or height > MAX_SIDE or width * height > MAX_PIXELS:
-        raise ImageRejected(f"{width}x{height} pixels is over the limit ({MAX_PIXELS} pixels): possible decompression bomb")
+    if (
+        width < 1
+        or height < 1
+        or width > MAX_SIDE
+        or height > MAX_SIDE
+        or width * height > MAX_PIXELS
+    ):
+        raise ImageRejected(
+            f"{width}x{height} pixels is over the limit ({MAX_PIXELS} pixels): possible decompression bomb"
+        )
     try:
         img.verify()  # checks structure and CRCs without decoding pixels
     except Exception as exc:  # Pillow raises many types for broken files
@@ -175,12 +183,17 @@ def prepare_image(data: bytes, *, max_px: int = 800, max_kb: int = 150) -> Prepa
                 return PreparedImage(fmt, encoded, img.width, img.height, len(data))
         if min(img.size) * 3 // 4 < MIN_SIDE:
             break
-        img = img.resize((img.width * 3 // 4, img.height * 3 // 4), Image.Resampling.LANCZOS if img.mode != "P" else Image.Resampling.NEAREST)
+        img = img.resize(
+            (img.width * 3 // 4, img.height * 3 // 4),
+            Image.Resampling.LANCZOS if img.mode != "P" else Image.Resampling.NEAREST,
+        )
     raise ImageRejected(f"cannot be made smaller than {max_kb} KB")
 
 
 # --------------------------------------------------------------------------- figure
-def figure_html(image: PreparedImage, *, caption: str, alt: str, source_url: str, layout: str) -> str:
+def figure_html(
+    image: PreparedImage, *, caption: str, alt: str, source_url: str, layout: str
+) -> str:
     """``<figure class=LAYOUT><img src=data: alt><figcaption>Caption. <span class="img-src">
     Source: <a href=page>domain</a></span></figcaption></figure>``, sanitised."""
     text = sanitize_text(caption, max_len=600)
@@ -194,7 +207,9 @@ def figure_html(image: PreparedImage, *, caption: str, alt: str, source_url: str
             f' <span class="img-src">Source: <a href="{html_lib.escape(link)}">'
             f"{html_lib.escape(domain_of(link), quote=False)}</a></span>"
         )
-    layout = layout if layout in ("fig-right", "fig-left", "fig-full", "fig-center") else "fig-right"
+    layout = (
+        layout if layout in ("fig-right", "fig-left", "fig-full", "fig-center") else "fig-right"
+    )
     raw = (
         f'<figure class="{layout}"><img src="{image.data_uri}" alt="{html_lib.escape(alt_text)}">'
         f"<figcaption>{html_lib.escape(text, quote=False)}{credit}</figcaption></figure>"
@@ -247,11 +262,15 @@ def add_images(
         except Exception as exc:  # the downloader is injected: any failure only skips the image
             warnings_out.append(f"images[{i}] skipped: download failed ({_reason(exc)})")
             continue
-        figure = figure_html(prepared, caption=item.caption, alt=item.alt, source_url=page, layout=item.layout)
+        figure = figure_html(
+            prepared, caption=item.caption, alt=item.alt, source_url=page, layout=item.layout
+        )
         target = next((c for c in sections if c.id == item.section), None)
         if target is None:
             if item.section:
-                warnings_out.append(f"images[{i}]: no section {item.section!r}, placed in the first section")
+                warnings_out.append(
+                    f"images[{i}]: no section {item.section!r}, placed in the first section"
+                )
             target = sections[0] if sections else chunks[0]
         target.body = "\n" + figure + "\n" + target.body
         target.changed = True
@@ -291,7 +310,9 @@ class InlineImages:
         try:
             root = lxml_html.fragment_fromstring(fragment, create_parent="div")
         except (etree.ParserError, ValueError):  # not expected after nh3: keep no image at all
-            warnings_out.append(f"{where}: inline images dropped: the HTML around them is unreadable")
+            warnings_out.append(
+                f"{where}: inline images dropped: the HTML around them is unreadable"
+            )
             self.dropped += len(_IMG_TAG.findall(fragment))
             return _IMG_ELEMENT.sub("", fragment)
         for n, node in enumerate(list(root.iter("img")), 1):
@@ -339,7 +360,9 @@ class InlineImages:
             fmt, _, _ = _check(data)  # cheap (no pixel decoding): refuse a mislabelled file first
             if _FORMATS[fmt] != m.group(1):
                 return f"declared {m.group(1)} but the data is {fmt}"
-            return prepare_image(data, max_px=self.policy.resize_max_px, max_kb=self.policy.max_file_kb)
+            return prepare_image(
+                data, max_px=self.policy.resize_max_px, max_kb=self.policy.max_file_kb
+            )
         except ImageRejected as exc:
             return exc.message
 

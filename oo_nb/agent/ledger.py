@@ -11,11 +11,11 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from ..article import CITATION, Article
-from ..model import Contract, SourceCache
-from ..sanitize import safe_http_url, sanitize_text
-from .proposal import ProposedFact, ProposedSource
-from .sources import fact_ids, id_number, is_denied, remap_fact, url_key
+from oo_nb.agent.proposal import ProposedFact, ProposedSource
+from oo_nb.agent.sources import fact_ids, id_number, is_denied, remap_fact, url_key
+from oo_nb.format.article import CITATION, Article
+from oo_nb.format.blocks import Contract, SourceCache
+from oo_nb.format.sanitize import safe_http_url, sanitize_text
 
 __all__ = ["SourceLedger"]
 
@@ -90,7 +90,9 @@ class SourceLedger:
             }
             recovered.append(sid)
         if recovered:
-            self.notes.append(f"{len(recovered)} cited source(s) recovered from the References list into the cache")
+            self.notes.append(
+                f"{len(recovered)} cited source(s) recovered from the References list into the cache"
+            )
         self._collapse_cached_duplicates()
 
     def _collapse_cached_duplicates(self) -> None:
@@ -126,7 +128,9 @@ class SourceLedger:
             if isinstance(raw, dict):
                 raw["id"] = sid
             self.entries[sid] = raw
-            self.warnings.append(f"the source cache held {old_id} twice: the second one is now {sid}")
+            self.warnings.append(
+                f"the source cache held {old_id} twice: the second one is now {sid}"
+            )
         for ps in sources:
             url = safe_http_url(ps.url)
             reason = None
@@ -138,7 +142,9 @@ class SourceLedger:
                 reason = f"{denied} is on the contract's deny list"
             if url is None or reason is not None:
                 self.id_map[ps.id] = None
-                self.warnings.append(f"source {ps.id} rejected ({reason}): {sanitize_text(ps.url, max_len=120)}")
+                self.warnings.append(
+                    f"source {ps.id} rejected ({reason}): {sanitize_text(ps.url, max_len=120)}"
+                )
                 continue
             key = url_key(url)
             verified = key in self.seen
@@ -146,7 +152,9 @@ class SourceLedger:
                 target = self.keys[key]
                 self.id_map[ps.id] = target
                 if ps.id != target:
-                    self.notes.append(f"source {ps.id} has the same URL as {target}: citations use {target}")
+                    self.notes.append(
+                        f"source {ps.id} has the same URL as {target}: citations use {target}"
+                    )
                 raw = self.entries.get(target)
                 if isinstance(raw, dict) and target not in self.added:
                     raw["verified"] = verified or raw.get("verified") is True
@@ -157,7 +165,9 @@ class SourceLedger:
             number += 1
             if ps.id != sid:
                 clash = " (already used by another source)" if ps.id in self.entries else ""
-                self.notes.append(f"new source {ps.id}{clash} numbered {sid}; the proposal's citations follow")
+                self.notes.append(
+                    f"new source {ps.id}{clash} numbered {sid}; the proposal's citations follow"
+                )
             entry: dict[str, Any] = {
                 "id": sid,
                 "url": url,
@@ -203,7 +213,9 @@ class SourceLedger:
             for sid in fact.source_ids:
                 target = self.target(sid)
                 if target is None:
-                    self.warnings.append(f"facts[{i}] names unknown or rejected source {sid}: link removed")
+                    self.warnings.append(
+                        f"facts[{i}] names unknown or rejected source {sid}: link removed"
+                    )
                 elif target not in ids:
                     ids.append(target)
             known.add(_fact_norm(text))

@@ -15,8 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ..errors import AgentError, NotFound, OOError
-from .run import (
+from oo_nb.agent.run import (
     Prepared,
     UpdateOptions,
     UpdateResult,
@@ -25,6 +24,7 @@ from .run import (
     gate,
     write_result,
 )
+from oo_nb.errors import AgentError, NotFound, OOError
 
 __all__ = ["LibraryUpdate", "find_documents", "update_library"]
 
@@ -55,7 +55,9 @@ def find_documents(folder: str | Path) -> list[Path]:
     A missing folder or a file is an error, not an empty library: "0 proposed" would hide a typo."""
     root = Path(folder)
     if root.is_file():
-        raise NotFound("is a file, not a folder (`oo update FILE` updates one document)", file=str(root))
+        raise NotFound(
+            "is a file, not a folder (`oo update FILE` updates one document)", file=str(root)
+        )
     if not root.is_dir():
         raise NotFound("no such folder", file=str(root))
     found = []
@@ -94,7 +96,9 @@ def _run_coroutine(coro: Coroutine[Any, Any, T]) -> T:
 def _progress(total: int, enabled: bool) -> Any:
     from tqdm.auto import tqdm
 
-    return tqdm(total=total, desc="update-all", unit="doc", disable=not enabled or total == 0, leave=True)
+    return tqdm(
+        total=total, desc="update-all", unit="doc", disable=not enabled or total == 0, leave=True
+    )
 
 
 def _step_reporter(path: Path, opts: UpdateOptions, bar: Any) -> UpdateOptions:
@@ -134,12 +138,19 @@ def _prepare_all(paths: list[Path], opts: UpdateOptions, out: LibraryUpdate) -> 
 
 
 # --------------------------------------------------------------------------- concurrent
-async def _concurrent(todo: list[Prepared], opts: UpdateOptions, yes: bool, concurrency: int, bar: Any, out: LibraryUpdate) -> None:
+async def _concurrent(
+    todo: list[Prepared],
+    opts: UpdateOptions,
+    yes: bool,
+    concurrency: int,
+    bar: Any,
+    out: LibraryUpdate,
+) -> None:
     gate_ = asyncio.Semaphore(max(1, concurrency))
     shared: dict[tuple[str, str], Any] = {}
 
     def share_client(backend: Any) -> None:
-        from .backends.anthropic import AnthropicBackend
+        from oo_nb.agent.backends.anthropic import AnthropicBackend
 
         if type(backend) is AnthropicBackend and backend.async_http_client is None:
             key = (backend.base_url, backend._key())
@@ -188,9 +199,17 @@ def update_library(
     bar = _progress(len(todo), progress)
     try:
         if batch and todo:
-            from .batch import run_batch
+            from oo_nb.agent.batch import run_batch
 
-            out.batch_id = run_batch(todo, opts, yes=yes, bar=bar, out=out, poll_interval=poll_interval, max_wait_s=max_wait_s)
+            out.batch_id = run_batch(
+                todo,
+                opts,
+                yes=yes,
+                bar=bar,
+                out=out,
+                poll_interval=poll_interval,
+                max_wait_s=max_wait_s,
+            )
         elif todo:
             _run_coroutine(_concurrent(todo, opts, yes, concurrency, bar, out))
     finally:
@@ -198,4 +217,3 @@ def update_library(
     out.elapsed_s = time.perf_counter() - started
     out.results.sort(key=lambda r: str(r.path))
     return out
-

@@ -16,9 +16,9 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from ..errors import AgentError
-from ..model import parse_date
-from ..sanitize import RESERVED_IDS, sanitize_text
+from oo_nb.errors import AgentError
+from oo_nb.format.blocks import parse_date
+from oo_nb.format.sanitize import RESERVED_IDS, sanitize_text
 
 __all__ = [
     "LAYOUTS",
@@ -140,7 +140,9 @@ class _Reader:
                 self.ignored.append(f"{path}.{name}" if path else name)
         return value
 
-    def text(self, obj: dict[str, Any], key: str, path: str, limit: int, *, required: bool = False) -> str:
+    def text(
+        self, obj: dict[str, Any], key: str, path: str, limit: int, *, required: bool = False
+    ) -> str:
         where = f"{path}.{key}" if path else key
         if key not in obj or obj[key] is None:
             if required:
@@ -157,7 +159,9 @@ class _Reader:
             raise self.fail(where, "must not be empty")
         return value
 
-    def items(self, obj: dict[str, Any], key: str, limit: int, *, required: bool = False) -> list[Any]:
+    def items(
+        self, obj: dict[str, Any], key: str, limit: int, *, required: bool = False
+    ) -> list[Any]:
         if key not in obj or obj[key] is None:
             if required:
                 raise self.fail(key, "is required")
@@ -234,7 +238,10 @@ def _sections(r: _Reader, top: dict[str, Any]) -> tuple[ProposedSection, ...]:
         html = r.text(obj, "html", path, LIMITS["section.html"], required=True)
         total += len(html)
         if total > LIMITS["sections.html_total"]:
-            raise r.fail(f"{path}.html", f"all sections together exceed {LIMITS['sections.html_total']} characters")
+            raise r.fail(
+                f"{path}.html",
+                f"all sections together exceed {LIMITS['sections.html_total']} characters",
+            )
         out.append(ProposedSection(sid, title, html))
     return tuple(out)
 
@@ -253,7 +260,9 @@ def _sources(r: _Reader, top: dict[str, Any]) -> tuple[ProposedSource, ...]:
         title = r.text(obj, "title", path, LIMITS["source.title"], required=True)
         tier = r.text(obj, "tier", path, LIMITS["source.tier"])
         accessed = parse_date(r.text(obj, "accessed", path, 40))
-        out.append(ProposedSource(sid, url, title, tier, accessed.isoformat() if accessed else None))
+        out.append(
+            ProposedSource(sid, url, title, tier, accessed.isoformat() if accessed else None)
+        )
     return tuple(out)
 
 
@@ -267,7 +276,10 @@ def _facts(r: _Reader, top: dict[str, Any]) -> tuple[ProposedFact, ...]:
         if not isinstance(ids_raw, list):
             raise r.fail(f"{path}.source_ids", f"must be an array, found {_kind(ids_raw)}")
         if len(ids_raw) > LIMITS["fact.source_ids"]:
-            raise r.fail(f"{path}.source_ids", f"has {len(ids_raw)} items, at most {LIMITS['fact.source_ids']}")
+            raise r.fail(
+                f"{path}.source_ids",
+                f"has {len(ids_raw)} items, at most {LIMITS['fact.source_ids']}",
+            )
         ids = tuple(
             dict.fromkeys(r.source_id(v, f"{path}.source_ids[{j}]") for j, v in enumerate(ids_raw))
         )
@@ -286,7 +298,9 @@ def _images(r: _Reader, top: dict[str, Any]) -> tuple[ProposedImage, ...]:
         alt = r.text(obj, "alt", path, LIMITS["image.alt"])
         layout = r.text(obj, "layout", path, 20).strip() or "fig-right"
         if layout not in LAYOUTS:
-            raise r.fail(f"{path}.layout", f"must be one of {', '.join(LAYOUTS)}, found {_short(layout)}")
+            raise r.fail(
+                f"{path}.layout", f"must be one of {', '.join(LAYOUTS)}, found {_short(layout)}"
+            )
         section = r.text(obj, "section", path, 64).strip() or None
         if section is not None and not SECTION_ID.match(section):
             raise r.fail(f"{path}.section", f"must be a section id, found {_short(section)}")
@@ -300,5 +314,10 @@ def _sentinel(r: _Reader, top: dict[str, Any]) -> ProposedSentinel | None:
     obj = r.obj(top["sentinel"], "sentinel", ("status", "evidence"))
     status = r.text(obj, "status", "sentinel", 20, required=True).strip()
     if status not in SENTINEL_STATUSES:
-        raise r.fail("sentinel.status", f"must be one of {', '.join(SENTINEL_STATUSES)}, found {_short(status)}")
-    return ProposedSentinel(status, r.text(obj, "evidence", "sentinel", LIMITS["sentinel.evidence"]))
+        raise r.fail(
+            "sentinel.status",
+            f"must be one of {', '.join(SENTINEL_STATUSES)}, found {_short(status)}",
+        )
+    return ProposedSentinel(
+        status, r.text(obj, "evidence", "sentinel", LIMITS["sentinel.evidence"])
+    )

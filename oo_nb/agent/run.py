@@ -17,18 +17,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
-from .. import clock
-from ..document import Document
-from ..errors import AgentError, ConflictError, LockedError, redact
-from .budget import Budget, estimate_tokens
-from .context import IMAGE_PLACEHOLDER, AgentContext, build_context
-from .freshness import Freshness, freshness
-from .pricing import price_for
-from .types import RunInfo
+from oo_nb.agent.budget import Budget, estimate_tokens
+from oo_nb.agent.context import IMAGE_PLACEHOLDER, AgentContext, build_context
+from oo_nb.agent.freshness import Freshness, freshness
+from oo_nb.agent.pricing import price_for
+from oo_nb.agent.types import RunInfo
+from oo_nb.errors import AgentError, ConflictError, LockedError, redact
+from oo_nb.format.document import Document
+from oo_nb.store import clock
 
 if TYPE_CHECKING:
-    from .backends import Backend
-    from .candidate import Candidate
+    from oo_nb.agent.backends import Backend
+    from oo_nb.agent.candidate import Candidate
 
 __all__ = [
     "AGENTS",
@@ -109,36 +109,43 @@ def choose_agent(requested: str | None) -> str:
         if requested not in AGENTS:
             raise AgentError(f"unknown agent {requested!r} (choose {', '.join(AGENTS)})")
         return requested
-    from .backends.anthropic import has_api_key
+    from oo_nb.agent.backends.anthropic import has_api_key
 
     return "anthropic" if has_api_key() else "replay"
 
 
 def make_backend(agent: str, opts: UpdateOptions, model: str, doc_path: Path) -> Backend:
-    from .backends.conversation import AgentSettings
+    from oo_nb.agent.backends.conversation import AgentSettings
 
     settings = AgentSettings(model=model, stream=opts.stream)
     if agent == "anthropic":
-        from .backends.anthropic import AnthropicBackend
+        from oo_nb.agent.backends.anthropic import AnthropicBackend
 
         if opts.record is None:
-            return AnthropicBackend(model=model, api_key=opts.api_key, base_url=opts.base_url, settings=settings)
+            return AnthropicBackend(
+                model=model, api_key=opts.api_key, base_url=opts.base_url, settings=settings
+            )
         import httpx2
 
-        from .backends.replay import RecordingTransport
+        from oo_nb.agent.backends.replay import RecordingTransport
 
         recorder = RecordingTransport()
         backend = AnthropicBackend(
-            model=model, api_key=opts.api_key, base_url=opts.base_url, settings=settings,
+            model=model,
+            api_key=opts.api_key,
+            base_url=opts.base_url,
+            settings=settings,
             http_client=httpx2.Client(transport=recorder),
         )
         backend.recorder = recorder
         return backend
     if opts.record is not None:
-        raise AgentError(f"--record needs the anthropic agent (a live or mock endpoint), not {agent}")
+        raise AgentError(
+            f"--record needs the anthropic agent (a live or mock endpoint), not {agent}"
+        )
     if agent == "replay":
-        from .backends.replay import ReplayBackend
-        from .cassettes import find_cassette
+        from oo_nb.agent.backends.replay import ReplayBackend
+        from oo_nb.agent.cassettes import find_cassette
 
         cassette = opts.cassette or find_cassette(doc_path)
         if cassette is None:
@@ -148,13 +155,13 @@ def make_backend(agent: str, opts: UpdateOptions, model: str, doc_path: Path) ->
                 file=str(doc_path),
             )
         return ReplayBackend(cassette, model=model, settings=settings)
-    from .backends.claude_code import ClaudeCodeBackend
+    from oo_nb.agent.backends.claude_code import ClaudeCodeBackend
 
     return ClaudeCodeBackend(model=model, command=opts.claude_command, doc_path=doc_path)
 
 
 def _validator() -> Callable[[Any], Any]:
-    from .proposal import validate_proposal
+    from oo_nb.agent.proposal import validate_proposal
 
     return validate_proposal
 
@@ -169,7 +176,9 @@ def restore_images(proposal: Any, refs: dict[str, str]) -> Any:
     def put_back(m: re.Match[str]) -> str:
         return m.group(1) + refs.get(m.group(2), m.group(2)) + m.group(3)
 
-    sections = tuple(replace(s, html=_PLACEHOLDER_SRC.sub(put_back, s.html)) for s in proposal.sections)
+    sections = tuple(
+        replace(s, html=_PLACEHOLDER_SRC.sub(put_back, s.html)) for s in proposal.sections
+    )
     return replace(proposal, sections=sections)
 
 
@@ -190,8 +199,15 @@ class Prepared:
 
     def result(self, status: Status, message: str = "") -> UpdateResult:
         return UpdateResult(
-            self.path, status, message, self.original, self.agent, self.model, self.budget_usd,
-            self.ctx.size_bytes, self.fresh,
+            self.path,
+            status,
+            message,
+            self.original,
+            self.agent,
+            self.model,
+            self.budget_usd,
+            self.ctx.size_bytes,
+            self.fresh,
         )
 
 
@@ -204,18 +220,25 @@ def begin(path: str | Path, opts: UpdateOptions) -> Prepared:
         raise AgentError("no such document (or empty)", file=str(p))
     doc = Document.parse(original, path=p)
     if doc.kind != "document":
-        raise AgentError("this is the library index page, not a document: use `oo update-all DIR`", file=str(p))
+        raise AgentError(
+            "this is the library index page, not a document: use `oo update-all DIR`", file=str(p)
+        )
     today = opts.today or clock.today()
     budget = opts.budget_usd if opts.budget_usd is not None else doc.contract.max_cost_usd
     if not math.isfinite(budget) or budget <= 0:
         raise AgentError(
-            f"the budget is ${budget:.2f}: nothing can be spent (set --budget or the contract's budget)", file=str(p)
+            f"the budget is ${budget:.2f}: nothing can be spent (set --budget or the contract's budget)",
+            file=str(p),
         )
-    ctx = build_context(doc, today=today, budget_usd=budget)  # the prompt states the budget this run has
-    from .backends.anthropic import resolve_model
+    ctx = build_context(
+        doc, today=today, budget_usd=budget
+    )  # the prompt states the budget this run has
+    from oo_nb.agent.backends.anthropic import resolve_model
 
     model = resolve_model(opts.model, ctx.model)
-    return Prepared(p, doc, original, today, freshness(doc, today), ctx, choose_agent(opts.agent), model, budget)
+    return Prepared(
+        p, doc, original, today, freshness(doc, today), ctx, choose_agent(opts.agent), model, budget
+    )
 
 
 def gate(prep: Prepared, opts: UpdateOptions) -> UpdateResult | None:
@@ -223,11 +246,12 @@ def gate(prep: Prepared, opts: UpdateOptions) -> UpdateResult | None:
     fresh = prep.fresh
     if fresh.fresh and not opts.force:
         return prep.result(
-            "skipped", f"{prep.path.name} is {fresh.describe()}; next due {fresh.due}. Use --force to update anyway."
+            "skipped",
+            f"{prep.path.name} is {fresh.describe()}; next due {fresh.due}. Use --force to update anyway.",
         )
     if not opts.dry_run:
         return None
-    from .backends.conversation import AgentSettings
+    from oo_nb.agent.backends.conversation import AgentSettings
 
     result = prep.result("planned")
     s = AgentSettings(model=prep.model)
@@ -235,11 +259,18 @@ def gate(prep: Prepared, opts: UpdateOptions) -> UpdateResult | None:
     try:
         plan = b.plan(
             estimate_tokens(prep.ctx.system, prep.ctx.user),
-            max_tokens=s.max_tokens, min_tokens=s.min_tokens,
-            searches=s.searches_per_request, fetches=s.fetches_per_request,
+            max_tokens=s.max_tokens,
+            min_tokens=s.min_tokens,
+            searches=s.searches_per_request,
+            fetches=s.fetches_per_request,
             require_research=True,  # as the real first request: research, else refuse
         )
-        result.plan = {"searches": plan.searches, "fetches": plan.fetches, "max_tokens": plan.max_tokens, "bound_usd": round(plan.bound_usd, 4)}
+        result.plan = {
+            "searches": plan.searches,
+            "fetches": plan.fetches,
+            "max_tokens": plan.max_tokens,
+            "bound_usd": round(plan.bound_usd, 4),
+        }
     except AgentError as exc:
         result.plan = {"error": exc.message}
     size = prep.ctx.size_bytes
@@ -256,27 +287,34 @@ def gate(prep: Prepared, opts: UpdateOptions) -> UpdateResult | None:
 def new_budget(prep: Prepared, backend: Backend, run: RunInfo, *, batch: bool = False) -> Budget:
     b = Budget(prep.budget_usd, price_for(backend.model), batch=batch)
     if not b.price.known:
-        run.warnings.append(f"model {backend.model!r} is not in the price table: priced at the highest known rates")
+        run.warnings.append(
+            f"model {backend.model!r} is not in the price table: priced at the highest known rates"
+        )
     return b
 
 
-def finish(prep: Prepared, opts: UpdateOptions, backend_name: str, run: RunInfo, proposal: Any) -> UpdateResult:
+def finish(
+    prep: Prepared, opts: UpdateOptions, backend_name: str, run: RunInfo, proposal: Any
+) -> UpdateResult:
     """The validated proposal → candidate document and the result (nothing written)."""
-    from .candidate import build_candidate
+    from oo_nb.agent.candidate import build_candidate
 
     proposal = restore_images(proposal, prep.ctx.image_refs)
     fetch = opts.fetch_image
     if fetch is None and opts.download_images and not run.recorded:
-        from .image_fetch import fetch_image_https
+        from oo_nb.agent.image_fetch import fetch_image_https
 
         fetch = fetch_image_https
     candidate = build_candidate(prep.doc, proposal, run, today=prep.today, fetch_image=fetch)
     result = prep.result("proposed")
     result.run, result.candidate = run, candidate
-    warnings = [redact(w) for w in dict.fromkeys([*run.warnings, *candidate.warnings])]  # server text may echo a key
+    warnings = [
+        redact(w) for w in dict.fromkeys([*run.warnings, *candidate.warnings])
+    ]  # server text may echo a key
     if candidate.unverified:
         warnings.append(
-            "unverified sources (URL not seen in this run's search or fetch results): " + ", ".join(candidate.unverified)
+            "unverified sources (URL not seen in this run's search or fetch results): "
+            + ", ".join(candidate.unverified)
         )
     if run.recorded:
         warnings.insert(0, "RECORDED run (replayed from a cassette): not live research")
@@ -296,7 +334,9 @@ def finish(prep: Prepared, opts: UpdateOptions, backend_name: str, run: RunInfo,
     return result
 
 
-def prepare_update(path: str | Path, opts: UpdateOptions | None = None, *, backend: Backend | None = None) -> UpdateResult:
+def prepare_update(
+    path: str | Path, opts: UpdateOptions | None = None, *, backend: Backend | None = None
+) -> UpdateResult:
     """Run the research for one document and build the candidate. Writes nothing. Raises
     ``AgentError`` (message with the cost so far) when the run fails."""
     opts = opts or UpdateOptions()
@@ -319,7 +359,9 @@ def prepare_update(path: str | Path, opts: UpdateOptions | None = None, *, backe
     return finish(prep, opts, backend.name, run, proposal)
 
 
-def _save_recording(backend: Any, opts: UpdateOptions, prep: Prepared, run: RunInfo, outcome: str) -> None:
+def _save_recording(
+    backend: Any, opts: UpdateOptions, prep: Prepared, run: RunInfo, outcome: str
+) -> None:
     recorder = getattr(backend, "recorder", None)
     if recorder is None or opts.record is None:
         return
@@ -363,7 +405,9 @@ async def aprepare_update(
         if hasattr(backend, "arun"):
             proposal = await backend.arun(prep.ctx, budget=budget, run=run, validate=validate)
         else:
-            proposal = await asyncio.to_thread(backend.run, prep.ctx, budget=budget, run=run, validate=validate)
+            proposal = await asyncio.to_thread(
+                backend.run, prep.ctx, budget=budget, run=run, validate=validate
+            )
     except AgentError as exc:
         raise exc.with_file(str(prep.path)) from None
     return await asyncio.to_thread(finish, prep, opts, backend.name, run, proposal)
@@ -373,7 +417,11 @@ async def aprepare_update(
 def run_dict(result: UpdateResult) -> dict[str, Any]:
     """The run as plain JSON for the pending proposal and the review (no secrets)."""
     run = result.run
-    out: dict[str, Any] = {"agent": result.agent, "model": result.model, "budget_usd": result.budget_usd}
+    out: dict[str, Any] = {
+        "agent": result.agent,
+        "model": result.model,
+        "budget_usd": result.budget_usd,
+    }
     if run is not None:
         out.update(run.changelog_fields())
         out.update(
@@ -392,16 +440,20 @@ def run_dict(result: UpdateResult) -> dict[str, Any]:
 def write_result(result: UpdateResult, *, yes: bool) -> UpdateResult:
     """Without ``yes``: save the pending proposal (the document is untouched). With ``yes``:
     write the candidate through the store, unless the run overspent (then: pending + warning)."""
-    from ..store import write_document
+    from oo_nb.store.store import write_document
 
     if result.status != "proposed" or result.candidate is None:
         return result
     if yes and result.auto_write:
         try:
-            result.written = write_document(result.candidate.document, expected=result.original, action="update")
+            result.written = write_document(
+                result.candidate.document, expected=result.original, action="update"
+            )
         except (ConflictError, LockedError) as exc:
             # The research is paid for: keep it for review instead of asking for a second run.
-            result.warnings.append(f"not written: {exc.message}; the proposal is saved, review it with `oo review`")
+            result.warnings.append(
+                f"not written: {exc.message}; the proposal is saved, review it with `oo review`"
+            )
             result.pending = _save_pending_keeping_previous(result)
             return result
         # An earlier unreviewed proposal was paid for too: set it aside, never delete it.
@@ -414,7 +466,7 @@ def write_result(result: UpdateResult, *, yes: bool) -> UpdateResult:
 def keep_earlier_proposal(path: Path, warnings: list[str]) -> Path | None:
     """Set an unreviewed ``pending.json`` aside as ``pending-<ns>.json`` and say so in
     ``warnings`` (how to list and review it)."""
-    from ..review.proposals import set_aside_pending
+    from oo_nb.store.proposals import set_aside_pending
 
     kept = set_aside_pending(path)
     if kept is not None:
@@ -427,9 +479,8 @@ def keep_earlier_proposal(path: Path, warnings: list[str]) -> Path | None:
 
 def _save_pending_keeping_previous(result: UpdateResult) -> Path:
     """Save the proposal for review; an unreviewed earlier one is kept beside it, not lost."""
-    from ..store import save_pending
+    from oo_nb.store.store import save_pending
 
     keep_earlier_proposal(result.path, result.warnings)
     assert result.candidate is not None
     return save_pending(result.path, result.candidate.document, run_dict(result), result.original)
-

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from lxml import etree
 from lxml import html as lxml_html
 
-from ..article import CITATION, PID, new_pid
-from ..sanitize import remove_keeping_tail, sanitize_html
+from oo_nb.format.article import CITATION, PID, new_pid
+from oo_nb.format.sanitize import remove_keeping_tail, sanitize_html
 
 __all__ = ["Chunk", "PidKeeper", "assemble", "remove_stub_notices", "split_article"]
 
@@ -108,7 +108,9 @@ def assemble(chunks: Iterable[Chunk]) -> str:
 def heading(section_id: str, title: str, pid: str | None = None) -> str:
     """A new ``<h2>``: the title is plain text, escaped here."""
     lead = f"<!-- {pid} -->\n" if pid else ""
-    return f'{lead}<h2 id="{html_lib.escape(section_id)}">{html_lib.escape(title, quote=False)}</h2>'
+    return (
+        f'{lead}<h2 id="{html_lib.escape(section_id)}">{html_lib.escape(title, quote=False)}</h2>'
+    )
 
 
 def _norm(text: str) -> str:
@@ -125,7 +127,9 @@ def _inner_html(root: etree._Element) -> str:
 class PidKeeper:
     """Remembers the old article's paragraph ids and which are taken in the new one."""
 
-    def __init__(self, old_paragraphs: Iterable[tuple[str | None, str, str]], taken: Collection[str]) -> None:
+    def __init__(
+        self, old_paragraphs: Iterable[tuple[str | None, str, str]], taken: Collection[str]
+    ) -> None:
         # (pid, tag, text) of every old paragraph, in order
         self.by_text: dict[str, list[str]] = {}
         self.old: set[str] = set()

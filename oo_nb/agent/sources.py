@@ -26,9 +26,9 @@ from collections.abc import Collection, Iterable
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from ..article import CITATION
-from ..model import domain_of, fact_source_ids
-from ..sanitize import safe_http_url, sanitize_text
+from oo_nb.format.article import CITATION
+from oo_nb.format.blocks import domain_of, fact_source_ids
+from oo_nb.format.sanitize import safe_http_url, sanitize_text
 
 __all__ = [
     "fact_ids",
@@ -58,7 +58,13 @@ def url_key(url: str) -> str:
     path = parts.path or "/"
     if len(path) > 1:
         path = path.rstrip("/")
-    query = urlencode([(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if not _TRACKING.match(k)])
+    query = urlencode(
+        [
+            (k, v)
+            for k, v in parse_qsl(parts.query, keep_blank_values=True)
+            if not _TRACKING.match(k)
+        ]
+    )
     return urlunsplit(("", host, path, query, ""))
 
 
@@ -123,9 +129,13 @@ def remap_fact(fact: Any, mapping: dict[str, str]) -> Any:
 
 def _reference_item(sid: str, source: Any) -> str:
     if isinstance(source, str):
-        return f"<li>[{sid}] {html_lib.escape(sanitize_text(source, max_len=500), quote=False)}</li>"
+        return (
+            f"<li>[{sid}] {html_lib.escape(sanitize_text(source, max_len=500), quote=False)}</li>"
+        )
     url = safe_http_url(str(source.get("url") or ""))
-    title = sanitize_text(str(source.get("title") or ""), max_len=500) or (domain_of(url) if url else sid)
+    title = sanitize_text(str(source.get("title") or ""), max_len=500) or (
+        domain_of(url) if url else sid
+    )
     title_html = html_lib.escape(title, quote=False)
     if not url:
         return f"<li>[{sid}] {title_html}</li>"

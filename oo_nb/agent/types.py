@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .pricing import UsageFigures
+from oo_nb.agent.pricing import UsageFigures
 
 __all__ = ["PROPOSAL_SCHEMA", "RunInfo"]
 
@@ -73,7 +73,13 @@ PROPOSAL_SCHEMA: dict[str, Any] = {
                 "type": "object",
                 "additionalProperties": False,
                 "required": ["id", "url", "title"],
-                "properties": {"id": _STR, "url": _STR, "title": _STR, "tier": _STR, "accessed": _STR},
+                "properties": {
+                    "id": _STR,
+                    "url": _STR,
+                    "title": _STR,
+                    "tier": _STR,
+                    "accessed": _STR,
+                },
             },
         },
         "drop_sources": {"type": "array", "items": _STR},
@@ -97,7 +103,10 @@ PROPOSAL_SCHEMA: dict[str, Any] = {
                     "page_url": _STR,
                     "caption": _STR,
                     "alt": _STR,
-                    "layout": {"type": "string", "enum": ["fig-right", "fig-left", "fig-full", "fig-center"]},
+                    "layout": {
+                        "type": "string",
+                        "enum": ["fig-right", "fig-left", "fig-full", "fig-center"],
+                    },
                     "section": _STR,
                 },
             },

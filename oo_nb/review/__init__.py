@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .diff import DocumentDiff, diff_documents
-    from .hunks import Hunk
-    from .session import ReviewSession
-    from .terminal import review_in_terminal
+    from oo_nb.review.diff import DocumentDiff, diff_documents
+    from oo_nb.review.hunks import Hunk
+    from oo_nb.review.session import ReviewSession
+    from oo_nb.review.terminal import review_in_terminal
 
 __all__ = ["DocumentDiff", "Hunk", "ReviewSession", "diff_documents", "review_in_terminal"]
 

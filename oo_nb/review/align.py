@@ -50,9 +50,7 @@ def _sig(item: Item) -> str:
     return f"k\x00{item.key}" if item.key is not None else f"c\x00{item.kind}\x00{item.content}"
 
 
-def _region(
-    before: Sequence[Item], after: Sequence[Item], bs: range, as_: range
-) -> list[Slot]:
+def _region(before: Sequence[Item], after: Sequence[Item], bs: range, as_: range) -> list[Slot]:
     """Pair unkeyed items of the same kind: by position when both sides hold the same run of
     kinds (edits in place), else each with its most similar successor (an insertion next to an
     edit). The rest stand alone."""

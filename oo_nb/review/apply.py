@@ -11,15 +11,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ..article import CITATION
-from ..document import Document
-from ..errors import ValidationError
-from ..model import fact_source_ids
-from .blocks import MISSING, changelog_entries, get_path, source_ids
-from .diff import DocumentDiff
-from .hunks import Hunk
-from .refs import Side, merge_refs, parse_refs
-from .units import Unit, strip_tags
+from oo_nb.errors import ValidationError
+from oo_nb.format.article import CITATION
+from oo_nb.format.blocks import fact_source_ids
+from oo_nb.format.document import Document
+from oo_nb.review.blocks import MISSING, changelog_entries, get_path, source_ids
+from oo_nb.review.diff import DocumentDiff
+from oo_nb.review.hunks import Hunk
+from oo_nb.review.refs import Side, merge_refs, parse_refs
+from oo_nb.review.units import Unit, strip_tags
 
 __all__ = ["ApplyResult", "Choice", "Decision", "build_final", "cited_ids"]
 
@@ -56,7 +56,7 @@ def cited_ids(html: str) -> set[str]:
 def build_final(diff: DocumentDiff, choices: Mapping[str, Choice]) -> ApplyResult:
     """The decisions as they take effect (a new or removed section is one piece, see
     ``sections.py``; its notes say what changed) give the final document."""
-    from .sections import tie_sections  # sections.py uses Choice from here
+    from oo_nb.review.sections import tie_sections  # sections.py uses Choice from here
 
     effective, tied = tie_sections(diff, choices)
     decided = [effective.get(h.id, Choice()) for h in diff.decidable]
@@ -64,7 +64,9 @@ def build_final(diff: DocumentDiff, choices: Mapping[str, Choice]) -> ApplyResul
     edited = sum(c.decision == "edit" for c in decided)
     rejected = len(decided) - accepted - edited
     if accepted + edited == 0:
-        return ApplyResult(diff.original, 0, rejected, 0, (*tied, "nothing accepted: the document stays as it was"))
+        return ApplyResult(
+            diff.original, 0, rejected, 0, (*tied, "nothing accepted: the document stays as it was")
+        )
     if accepted == len(decided):
         return ApplyResult(diff.candidate, accepted, 0, 0, tuple(tied))
     return _Merge(diff, effective, tied).run(accepted, rejected, edited)
@@ -147,8 +149,12 @@ class _Merge:
     def source_sides(self, final_cited: set[str], cand_cited: set[str]) -> dict[str, Side]:
         plan = self.diff.article
         cache_b, cache_a = set(source_ids(self.cache_b)), set(source_ids(self.cache_a))
-        refs_b = next((parse_refs(u.body, _urls(self.cache_b)) for u in plan.before if u.is_references), None)
-        refs_a = next((parse_refs(u.body, _urls(self.cache_a)) for u in plan.after if u.is_references), None)
+        refs_b = next(
+            (parse_refs(u.body, _urls(self.cache_b)) for u in plan.before if u.is_references), None
+        )
+        refs_a = next(
+            (parse_refs(u.body, _urls(self.cache_a)) for u in plan.after if u.is_references), None
+        )
         # A source in either cache is present where its cache has it; an id known only from a
         # References list (documents with an empty cache) is present where a list has it.
         only_refs_b = set(refs_b.ids if refs_b else ()) - cache_b - cache_a
@@ -161,9 +167,16 @@ class _Merge:
         for sid in sorted(ids_b | ids_a, key=_id_order):
             hunk_id = f"src:{sid}"
             has_hunk = any(h.id == hunk_id for h in self.diff.hunks)
-            side: Side = "after" if not has_hunk or self.choice(hunk_id).takes_candidate else "before"
+            side: Side = (
+                "after" if not has_hunk or self.choice(hunk_id).takes_candidate else "before"
+            )
             present = sid in (ids_a if side == "after" else ids_b)
-            if present and sid not in ids_b and sid in cand_cited and sid not in final_cited | fact_cited:
+            if (
+                present
+                and sid not in ids_b
+                and sid in cand_cited
+                and sid not in final_cited | fact_cited
+            ):
                 self.notes.append(f"new source {sid} not kept: no kept text or fact cites it")
                 present = False
             elif not present and sid in final_cited:
@@ -178,8 +191,12 @@ class _Merge:
         if not isinstance(self.cache_b, dict):
             return self.cache_b
         cache = json.loads(json.dumps(self.cache_b))
-        items_b = list(zip(source_ids(self.cache_b), self.cache_b.get("sources") or [], strict=False))
-        items_a = list(zip(source_ids(self.cache_a), (self.cache_a or {}).get("sources") or [], strict=False))
+        items_b = list(
+            zip(source_ids(self.cache_b), self.cache_b.get("sources") or [], strict=False)
+        )
+        items_a = list(
+            zip(source_ids(self.cache_a), (self.cache_a or {}).get("sources") or [], strict=False)
+        )
         after_map = dict(reversed(items_a))
         before_ids = {sid for sid, _ in items_b}
         out: list[Any] = []
@@ -189,7 +206,9 @@ class _Merge:
                 out.append(item)
             elif side == "after" and sid in after_map:
                 out.append(after_map[sid])
-        out.extend(item for sid, item in items_a if sid not in before_ids and sides.get(sid) == "after")
+        out.extend(
+            item for sid, item in items_a if sid not in before_ids and sides.get(sid) == "after"
+        )
         if "sources" in cache or out:
             cache["sources"] = out
         facts = self.facts(sides)
@@ -224,7 +243,10 @@ class _Merge:
     def fact_cited(self) -> set[str]:
         """Source ids the kept facts name: a fact cites its sources as text does."""
         return {
-            sid for fact, _ in self.fact_choices() if isinstance(fact, (str, dict)) for sid in fact_source_ids(fact)
+            sid
+            for fact, _ in self.fact_choices()
+            if isinstance(fact, (str, dict))
+            for sid in fact_source_ids(fact)
         }
 
     def facts(self, sides: dict[str, Side]) -> list[Any]:
@@ -274,7 +296,8 @@ class _Merge:
                 entry["summary"] = self.scrub(entry["summary"], kept, note, removed)
             if isinstance(entry.get("sentinel"), dict):
                 entry["sentinel"] = {
-                    k: self.scrub(v, kept, "", removed) if isinstance(v, str) else v for k, v in entry["sentinel"].items()
+                    k: self.scrub(v, kept, "", removed) if isinstance(v, str) else v
+                    for k, v in entry["sentinel"].items()
                 }
             entry["review"] = {"accepted": accepted, "rejected": rejected, "edited": edited}
             if removed:
@@ -284,12 +307,15 @@ class _Merge:
                     entry[key] = [s for s in entry[key] if sides.get(str(s)) == "after"]
             if isinstance(entry.get("sections"), list):
                 taken = {
-                    h.section for h in self.diff.hunks
+                    h.section
+                    for h in self.diff.hunks
                     if h.area == "article" and not h.derived and self.choice(h.id).takes_candidate
                 }
                 entry["sections"] = [s for s in entry["sections"] if s in taken]
             if isinstance(entry.get("sources_dropped"), list):
-                entry["sources_dropped"] = [s for s in entry["sources_dropped"] if str(s) not in kept]
+                entry["sources_dropped"] = [
+                    s for s in entry["sources_dropped"] if str(s) not in kept
+                ]
         if isinstance(after, list):
             return entries
         return {**after, "entries": entries} if isinstance(after, dict) else after
@@ -298,7 +324,11 @@ class _Merge:
         """The manifest's own changelog list gets the same cleaning for its new items."""
         items = manifest.get("changelog") if isinstance(manifest, dict) else None
         old = _block(self.diff.original, "oo-manifest")
-        n_old = len(old.get("changelog") or []) if isinstance(old, dict) and isinstance(old.get("changelog"), list) else 0
+        n_old = (
+            len(old.get("changelog") or [])
+            if isinstance(old, dict) and isinstance(old.get("changelog"), list)
+            else 0
+        )
         if not isinstance(items, list):
             return manifest
         kept = {sid for sid, side in sides.items() if side is not None}
@@ -313,7 +343,11 @@ class _Merge:
         """A structured sentinel's evidence taken from the update cites only kept sources."""
         sentinel = contract.get("sentinel") if isinstance(contract, dict) else None
         old = get_path(_block(self.diff.original, "oo-contract"), ("sentinel", "evidence"))
-        if isinstance(sentinel, dict) and isinstance(sentinel.get("evidence"), str) and sentinel["evidence"] != old:
+        if (
+            isinstance(sentinel, dict)
+            and isinstance(sentinel.get("evidence"), str)
+            and sentinel["evidence"] != old
+        ):
             kept = {sid for sid, side in sides.items() if side is not None}
             sentinel["evidence"] = self.scrub(sentinel["evidence"], kept, "")
         return contract
@@ -339,7 +373,11 @@ class _Merge:
         return out
 
     def check_citations(self, doc: Document, final_cited: set[str]) -> None:
-        known = set(source_ids(doc.block_json("oo-source-cache"))) if doc.has_block("oo-source-cache") else set()
+        known = (
+            set(source_ids(doc.block_json("oo-source-cache")))
+            if doc.has_block("oo-source-cache")
+            else set()
+        )
         refs = doc.article.references
         known |= {r.source_id or f"s{r.position}" for r in refs}
         original_cited = cited_ids(self.diff.original.article_html)

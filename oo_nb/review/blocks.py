@@ -9,9 +9,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..model import SourceCache
-from .align import Item, Slot, align
-from .hunks import FieldChange, Hunk, Kind, pretty_json
+from oo_nb.format.blocks import SourceCache
+from oo_nb.review.align import Item, Slot, align
+from oo_nb.review.hunks import FieldChange, Hunk, Kind, pretty_json
 
 __all__ = [
     "DERIVED_CACHE_KEYS",
@@ -225,7 +225,12 @@ def leaf_changes(before: Any, after: Any, skip: frozenset[str] = frozenset()) ->
 
 
 def field_hunks(
-    make: Make, area: Any, block: str, before: Any, after: Any, derived: frozenset[str] = frozenset()
+    make: Make,
+    area: Any,
+    block: str,
+    before: Any,
+    after: Any,
+    derived: frozenset[str] = frozenset(),
 ) -> list[Hunk]:
     """One hunk per changed leaf of a manifest, contract or source-cache object."""
     hunks: list[Hunk] = []

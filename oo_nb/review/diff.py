@@ -12,9 +12,9 @@ from typing import Any
 from lxml import etree
 from lxml import html as lxml_html
 
-from ..document import Document
-from .align import Item, Slot, align
-from .blocks import (
+from oo_nb.format.document import Document
+from oo_nb.review.align import Item, Slot, align
+from oo_nb.review.blocks import (
     DERIVED_CACHE_KEYS,
     DERIVED_MANIFEST_KEYS,
     SeqPlan,
@@ -24,10 +24,10 @@ from .blocks import (
     field_hunks,
     source_hunks,
 )
-from .hunks import Hunk
-from .images import ImageRef, ImageTable
-from .summary import DiffSummary, summarise
-from .units import Unit, split_units
+from oo_nb.review.hunks import Hunk
+from oo_nb.review.images import ImageRef, ImageTable
+from oo_nb.review.summary import DiffSummary, summarise
+from oo_nb.review.units import Unit, split_units
 
 __all__ = ["ArticlePlan", "DiffSummary", "DocumentDiff", "Hunk", "diff_documents"]
 
@@ -77,8 +77,12 @@ class DocumentDiff:
         return {
             "summary": self.summary.to_dict(),
             "hunks": [h.to_dict() for h in self.hunks],
-            "images_added": [{"ref": i.ref, "mime": i.mime, "bytes": i.size_bytes} for i in self.images_added],
-            "images_removed": [{"ref": i.ref, "mime": i.mime, "bytes": i.size_bytes} for i in self.images_removed],
+            "images_added": [
+                {"ref": i.ref, "mime": i.mime, "bytes": i.size_bytes} for i in self.images_added
+            ],
+            "images_removed": [
+                {"ref": i.ref, "mime": i.mime, "bytes": i.size_bytes} for i in self.images_removed
+            ],
         }
 
 
@@ -92,7 +96,9 @@ class _Maker:
         return hunk
 
 
-def diff_documents(original: Document, candidate: Document, run: dict[str, Any] | None = None) -> DocumentDiff:
+def diff_documents(
+    original: Document, candidate: Document, run: dict[str, Any] | None = None
+) -> DocumentDiff:
     """All changes from ``original`` to ``candidate``. ``run`` (the agent's run record) only
     supplies the cost when the candidate's changelog entry does not carry one."""
     make = _Maker()
@@ -108,16 +114,30 @@ def diff_documents(original: Document, candidate: Document, run: dict[str, Any] 
         rest_b = {k: v for k, v in cache_b.items() if k not in ("sources", "facts")}
         rest_a = {k: v for k, v in cache_a.items() if k not in ("sources", "facts")}
         field_hunks(make, "source-cache", "oo-source-cache", rest_b, rest_a, DERIVED_CACHE_KEYS)
-    field_hunks(make, "manifest", "oo-manifest", _block(original, "oo-manifest"),
-                _block(candidate, "oo-manifest"), DERIVED_MANIFEST_KEYS)
-    field_hunks(make, "contract", "oo-contract", _block(original, "oo-contract"), _block(candidate, "oo-contract"))
+    field_hunks(
+        make,
+        "manifest",
+        "oo-manifest",
+        _block(original, "oo-manifest"),
+        _block(candidate, "oo-manifest"),
+        DERIVED_MANIFEST_KEYS,
+    )
+    field_hunks(
+        make,
+        "contract",
+        "oo-contract",
+        _block(original, "oo-contract"),
+        _block(candidate, "oo-contract"),
+    )
     changelog_hunk(make, _block(original, "oo-changelog"), _block(candidate, "oo-changelog"))
     _page_hunk(make, original, candidate)
     added = tuple(r for r in refs_a if r not in refs_b)
     removed = tuple(r for r in refs_b if r not in refs_a)
     del shrunk_a, shrunk_b
     hunks = tuple(make.hunks)
-    summary = summarise(original, candidate, hunks, len(added), len(removed), _cost(original, candidate, run))
+    summary = summarise(
+        original, candidate, hunks, len(added), len(removed), _cost(original, candidate, run)
+    )
     return DocumentDiff(original, candidate, hunks, plan, facts, images, added, removed, summary)
 
 
@@ -131,9 +151,12 @@ def _items(units: list[Unit]) -> list[Item]:
     items = []
     for u in units:
         key = (
-            "refs" if u.is_references
-            else f"pid:{u.pid}" if u.pid
-            else f"hid:{u.heading_id}" if u.heading_id
+            "refs"
+            if u.is_references
+            else f"pid:{u.pid}"
+            if u.pid
+            else f"hid:{u.heading_id}"
+            if u.heading_id
             else None
         )
         if key is not None:
@@ -144,7 +167,9 @@ def _items(units: list[Unit]) -> list[Item]:
     return items
 
 
-def _article_hunks(make: _Maker, images: ImageTable, before_html: str, after_html: str) -> ArticlePlan:
+def _article_hunks(
+    make: _Maker, images: ImageTable, before_html: str, after_html: str
+) -> ArticlePlan:
     before, tail_b = split_units(before_html)
     after, tail_a = split_units(after_html)
     items_b, items_a = _items(before), _items(after)
@@ -160,7 +185,11 @@ def _article_hunks(make: _Maker, images: ImageTable, before_html: str, after_htm
             other = slots[slot.pair]
             b = b or (before[other.before] if other.before is not None else None)
             a = a or (after[other.after] if other.after is not None else None)
-        elif slot.before is not None and slot.after is not None and items_b[slot.before].content == items_a[slot.after].content:
+        elif (
+            slot.before is not None
+            and slot.after is not None
+            and items_b[slot.before].content == items_a[slot.after].content
+        ):
             continue
         count += 1
         hunk = _unit_hunk(make, images, f"a{count}", b, a, moved=slot.pair is not None)
@@ -180,7 +209,9 @@ def _unit_hunk(
     derived = b is not None and a is not None and b.is_references and a.is_references
     kind = "added" if b is None else "removed" if a is None else "changed"
     pid = main.pid
-    title = " · ".join(x for x in (main.section or "(top)", main.tag, pid or main.heading_id or "") if x)
+    title = " · ".join(
+        x for x in (main.section or "(top)", main.tag, pid or main.heading_id or "") if x
+    )
     return make(
         id="refs" if derived else hid,
         area="article",
@@ -208,14 +239,19 @@ def text_of(html: str) -> str:
         root = lxml_html.fragment_fromstring(html, create_parent="div")
     except (etree.ParserError, ValueError):
         return _SPACE.sub(" ", re.sub(r"<[^>]*>", " ", html)).strip()
-    etree.strip_elements(root, "script", "style", "template", with_tail=False)  # not text a reader sees
+    etree.strip_elements(
+        root, "script", "style", "template", with_tail=False
+    )  # not text a reader sees
     return " ".join(root.text_content().split())
 
 
 # --------------------------------------------------------------------------- the rest
 def _outside(doc: Document) -> str:
     """The page without the article and the blocks: what an update should leave alone."""
-    spans = sorted([*doc.blocks.values(), *([doc.article_span] if doc.article_span else [])], key=lambda s: s.start)
+    spans = sorted(
+        [*doc.blocks.values(), *([doc.article_span] if doc.article_span else [])],
+        key=lambda s: s.start,
+    )
     parts, pos = [], 0
     for span in spans:
         parts.append(doc.text[pos : span.start])
@@ -231,7 +267,9 @@ def _page_hunk(make: _Maker, original: Document, candidate: Document) -> None:
     lines_b, lines_a = b.replace("\x00", "\n").splitlines(), a.replace("\x00", "\n").splitlines()
     old: list[str] = []
     new: list[str] = []
-    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, lines_b, lines_a, autojunk=False).get_opcodes():
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(
+        None, lines_b, lines_a, autojunk=False
+    ).get_opcodes():
         if op != "equal":
             old.extend(lines_b[i1:i2])
             new.extend(lines_a[j1:j2])

@@ -7,13 +7,15 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal
 
-from .images import ImageRef
-from .words import WordOp, word_diff
+from oo_nb.review.images import ImageRef
+from oo_nb.review.words import WordOp, word_diff
 
 __all__ = ["Area", "FieldChange", "Hunk", "Kind", "pretty_json"]
 
 Kind = Literal["added", "removed", "changed"]
-Area = Literal["article", "sources", "facts", "manifest", "contract", "source-cache", "changelog", "page"]
+Area = Literal[
+    "article", "sources", "facts", "manifest", "contract", "source-cache", "changelog", "page"
+]
 
 
 def pretty_json(value: Any) -> str:
@@ -74,7 +76,11 @@ class Hunk:
     @property
     def markup_only(self) -> bool:
         """The text reads the same; only the HTML changed (a link, an image, emphasis)."""
-        return self.kind == "changed" and self.before_text == self.after_text and self.before_html != self.after_html
+        return (
+            self.kind == "changed"
+            and self.before_text == self.after_text
+            and self.before_html != self.after_html
+        )
 
     @cached_property
     def words(self) -> tuple[WordOp, ...]:

@@ -81,7 +81,10 @@ class ImageTable:
 
     def expand(self, html: str) -> str:
         """Put the full data back for every known reference (unknown ones stay as they are)."""
-        return _REF.sub(lambda m: self._by_ref[m.group(0)].src if m.group(0) in self._by_ref else m.group(0), html)
+        return _REF.sub(
+            lambda m: self._by_ref[m.group(0)].src if m.group(0) in self._by_ref else m.group(0),
+            html,
+        )
 
     def thumbnails(self, html: str) -> str:
         """Replace references with thumbnails, for previews."""
@@ -96,7 +99,9 @@ class ImageTable:
         return self._by_ref.get(ref)
 
     def all_in(self, html: str) -> list[ImageRef]:
-        return [self._by_src[m.group(0)] for m in _DATA_SRC.finditer(html) if m.group(0) in self._by_src]
+        return [
+            self._by_src[m.group(0)] for m in _DATA_SRC.finditer(html) if m.group(0) in self._by_src
+        ]
 
 
 def _decoded_size(payload: str, is_base64: bool) -> int:
@@ -118,5 +123,11 @@ def _thumbnail(src: str) -> bytes | None:
             buf = io.BytesIO()
             out.save(buf, format="PNG", optimize=True)
             return buf.getvalue()
-    except (binascii.Error, UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError):
+    except (
+        binascii.Error,
+        UnidentifiedImageError,
+        OSError,
+        ValueError,
+        Image.DecompressionBombError,
+    ):
         return None

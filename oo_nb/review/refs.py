@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from .units import split_units, strip_tags
+from oo_nb.review.units import split_units, strip_tags
 
 __all__ = ["RefList", "Side", "merge_refs", "parse_refs"]
 
@@ -55,7 +55,9 @@ def parse_refs(body: str, urls: Iterable[tuple[str, str]] = ()) -> RefList:
     return RefList(body[: m.end()], tuple(items), tail + body[close:])
 
 
-def merge_refs(before: RefList, after: RefList, side_of: Callable[[str], Side]) -> list[tuple[str, str]]:
+def merge_refs(
+    before: RefList, after: RefList, side_of: Callable[[str], Side]
+) -> list[tuple[str, str]]:
     """The items of the final list: before's order, then new ones in the candidate's order."""
     after_map = dict(after.items)
     before_ids = set(before.ids)
@@ -66,5 +68,7 @@ def merge_refs(before: RefList, after: RefList, side_of: Callable[[str], Side]) 
             out.append((sid, raw))
         elif side == "after" and sid in after_map:
             out.append((sid, after_map[sid]))
-    out.extend((sid, raw) for sid, raw in after.items if sid not in before_ids and side_of(sid) == "after")
+    out.extend(
+        (sid, raw) for sid, raw in after.items if sid not in before_ids and side_of(sid) == "after"
+    )
     return out

@@ -1,6 +1,6 @@
 """A hunk as safe HTML for notebooks: TEXT with word highlights (``<del>``/``<ins>``) or a
 table of field changes, everything escaped. Agent HTML itself never appears here; rendered
-previews go in sandboxed iframes (``oo_nb.ui.preview``)."""
+previews go in sandboxed iframes (``oo_nb.notebook.preview``)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import html
 import json
 from typing import Any
 
-from .diff import DocumentDiff
-from .hunks import Hunk
+from oo_nb.review.diff import DocumentDiff
+from oo_nb.review.hunks import Hunk
 
 __all__ = ["diff_html", "hunk_diff_html"]
 
@@ -34,7 +34,9 @@ def hunk_diff_html(hunk: Hunk) -> str:
         )
         return f'<table class="oo-fields"><tr><th>field</th><th>before</th><th>after</th></tr>{rows}</table>'
     if hunk.kind == "changed" and ((hunk.before_text and hunk.after_text) or hunk.markup_only):
-        parts = ['<div class="oo-note">same text; the HTML changed:</div>'] if hunk.markup_only else []
+        parts = (
+            ['<div class="oo-note">same text; the HTML changed:</div>'] if hunk.markup_only else []
+        )
         for w in hunk.words:
             if w.op == "=":
                 parts.append(_e(w.text))
@@ -42,7 +44,13 @@ def hunk_diff_html(hunk: Hunk) -> str:
                 tag = "del" if w.op == "-" else "ins"
                 parts.append(f"<{tag}>{_e(w.text)}</{tag}>")
         return f'<div class="oo-words">{"".join(parts)}</div>'
-    text = hunk.after_text if hunk.kind == "added" else hunk.before_text if hunk.kind == "removed" else hunk.after_text
+    text = (
+        hunk.after_text
+        if hunk.kind == "added"
+        else hunk.before_text
+        if hunk.kind == "removed"
+        else hunk.after_text
+    )
     tag = "ins" if hunk.kind == "added" else "del"
     body = "<br>".join(_e(line) for line in text.splitlines()) or "<em>(no text)</em>"
     return f'<div class="oo-words"><{tag}>{body}</{tag}></div>'

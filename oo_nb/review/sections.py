@@ -6,13 +6,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .apply import Choice
-from .diff import DocumentDiff
+from oo_nb.review.apply import Choice
+from oo_nb.review.diff import DocumentDiff
 
 __all__ = ["tie_sections"]
 
 
-def tie_sections(diff: DocumentDiff, choices: Mapping[str, Choice]) -> tuple[dict[str, Choice], list[str]]:
+def tie_sections(
+    diff: DocumentDiff, choices: Mapping[str, Choice]
+) -> tuple[dict[str, Choice], list[str]]:
     """The decisions as they take effect, and a note for each one the section rule changed.
 
     - A new section whose heading is not accepted is not added: accepted changes in its body
@@ -33,16 +35,16 @@ class _Tie:
         self.out: dict[str, Choice] = {h.id: choices.get(h.id, Choice()) for h in diff.decidable}
         self.notes: list[str] = []
         self.slot_after = {s.after: n for n, s in enumerate(self.plan.slots) if s.after is not None}
-        self.slot_before = {s.before: n for n, s in enumerate(self.plan.slots) if s.before is not None}
+        self.slot_before = {
+            s.before: n for n, s in enumerate(self.plan.slots) if s.before is not None
+        }
 
     def takes(self, hunk_id: str) -> bool:
         return self.out.get(hunk_id, Choice()).takes_candidate
 
     def run(self) -> tuple[dict[str, Choice], list[str]]:
         headings = [
-            (n, self.diff.hunk(hid))
-            for n, hid in enumerate(self.plan.hunk_ids)
-            if hid is not None
+            (n, self.diff.hunk(hid)) for n, hid in enumerate(self.plan.hunk_ids) if hid is not None
         ]
         headings = [(n, h) for n, h in headings if h.tag == "h2" and not h.derived and not h.moved]
         for n, hunk in headings:
@@ -99,10 +101,14 @@ class _Tie:
             return
         if not any(self._places(m) for m in body):
             if self.out[hid].decision == "edit":  # an edit is never overwritten
-                self.notes.append(f"new section {name!r} added with no text under it: you edited its heading")
+                self.notes.append(
+                    f"new section {name!r} added with no text under it: you edited its heading"
+                )
                 return
             self.out[hid] = Choice("reject")
-            self.notes.append(f"new section {name!r} not added: none of the text under its heading was accepted")
+            self.notes.append(
+                f"new section {name!r} not added: none of the text under its heading was accepted"
+            )
 
     def _edited_here(self, m: int) -> bool:
         """Is slot ``m`` a hand-edited unit that only exists in the new section?"""
@@ -110,7 +116,9 @@ class _Tie:
         if other is None:
             return False
         unit = self.diff.hunk(other)
-        return (unit.kind == "added" or unit.moved) and self.out.get(other, Choice()).decision == "edit"
+        return (unit.kind == "added" or unit.moved) and self.out.get(
+            other, Choice()
+        ).decision == "edit"
 
     def _places(self, m: int) -> bool:
         """Does slot ``m`` put a unit in the final article?"""
@@ -146,4 +154,6 @@ class _Tie:
             self.notes.append(f"section heading {name!r} kept: some of the text under it is kept")
         elif not self.takes(hid) and not any(self._places(m) for m in body):
             self.out[hid] = Choice("accept")
-            self.notes.append(f"section {name!r} removed: all of the text under its heading was removed")
+            self.notes.append(
+                f"section {name!r} removed: all of the text under its heading was removed"
+            )

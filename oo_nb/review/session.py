@@ -7,12 +7,12 @@ import html as html_lib
 import re
 from typing import Any
 
-from ..document import Document
-from ..errors import OOError, ValidationError
-from .apply import ApplyResult, Choice, Decision, build_final, cited_ids
-from .blocks import source_ids
-from .diff import DocumentDiff, diff_documents, text_of
-from .hunks import Hunk
+from oo_nb.errors import OOError, ValidationError
+from oo_nb.format.document import Document
+from oo_nb.review.apply import ApplyResult, Choice, Decision, build_final, cited_ids
+from oo_nb.review.blocks import source_ids
+from oo_nb.review.diff import DocumentDiff, diff_documents, text_of
+from oo_nb.review.hunks import Hunk
 
 __all__ = ["Choice", "Decision", "ReviewSession"]
 
@@ -137,13 +137,19 @@ class ReviewSession:
         that will be written. Raises ``ValidationError`` naming the hunk when it is unusable."""
         hunk = self._decidable(hunk_id)
         if not hunk.editable:
-            raise ValidationError(f"{hunk.title}: only article text can be edited", key=hunk_id, file=self.original.file)
+            raise ValidationError(
+                f"{hunk.title}: only article text can be edited",
+                key=hunk_id,
+                file=self.original.file,
+            )
         clean = self._clean(hunk, html)
         self._set(hunk_id, Choice("edit", clean))
         return clean
 
     def _clean(self, hunk: Hunk, html: str) -> str:
-        from ..sanitize import sanitize_html  # imported on first edit: nh3 is not needed before
+        from oo_nb.format.sanitize import (
+            sanitize_html,  # imported on first edit: nh3 is not needed before
+        )
 
         expanded = _PID_COMMENT.sub("", self.diff.images.expand(html)).strip()
         heading = _H2.match(expanded) if hunk.tag == "h2" else None
@@ -153,7 +159,9 @@ class ReviewSession:
             m = _ID_ATTR.search(heading.group(1))
             hid = next((g for g in m.groups() if g is not None), "") if m else (hunk.key or "")
             if not _SAFE_ID.match(hid):
-                raise ValidationError(f"{hunk.title}: heading id {hid!r} is not usable", key=hunk.id)
+                raise ValidationError(
+                    f"{hunk.title}: heading id {hid!r} is not usable", key=hunk.id
+                )
             inner = sanitize_html(f"<span>{heading.group(2)}</span>")
             clean = f'<h2 id="{html_lib.escape(hid)}">{inner.removeprefix("<span>").removesuffix("</span>")}</h2>'
         else:

@@ -7,9 +7,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from ..document import Document
-from ..errors import OOError
-from .hunks import Hunk
+from oo_nb.errors import OOError
+from oo_nb.format.document import Document
+from oo_nb.review.hunks import Hunk
 
 __all__ = ["DiffSummary", "run_notices", "summarise"]
 
@@ -55,7 +55,9 @@ class DiffSummary:
         if self.images_added or self.images_removed:
             parts.append(f"images +{self.images_added} −{self.images_removed}")
         if self.other_changes:
-            parts.append(f"{self.other_changes} other field change{'s' if self.other_changes != 1 else ''}")
+            parts.append(
+                f"{self.other_changes} other field change{'s' if self.other_changes != 1 else ''}"
+            )
         return " · ".join(parts)
 
     def to_dict(self) -> dict[str, Any]:

@@ -11,16 +11,23 @@ import tempfile
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..document import Document
-from ..errors import OOError
-from .diff import DocumentDiff
-from .hunks import Hunk
-from .session import ReviewSession
-from .summary import run_notices
+from oo_nb.errors import OOError
+from oo_nb.format.document import Document
+from oo_nb.review.diff import DocumentDiff
+from oo_nb.review.hunks import Hunk
+from oo_nb.review.session import ReviewSession
+from oo_nb.review.summary import run_notices
 
 __all__ = ["render_diff", "render_hunk", "review_in_terminal"]
 
-_RED, _GREEN, _CYAN, _DIM, _BOLD, _RESET = "\x1b[31m", "\x1b[32m", "\x1b[36m", "\x1b[2m", "\x1b[1m", "\x1b[0m"
+_RED, _GREEN, _CYAN, _DIM, _BOLD, _RESET = (
+    "\x1b[31m",
+    "\x1b[32m",
+    "\x1b[36m",
+    "\x1b[2m",
+    "\x1b[1m",
+    "\x1b[0m",
+)
 _DEL_HL, _INS_HL = "\x1b[1;37;41m", "\x1b[1;30;42m"
 _HELP = """y - accept this change
 n - reject this change
@@ -57,8 +64,12 @@ def render_hunk(hunk: Hunk, *, color: bool = False) -> str:
     elif hunk.kind == "changed" and ((hunk.before_text and hunk.after_text) or hunk.markup_only):
         if hunk.markup_only:
             lines.append(paint(_DIM, "  (same text; the HTML changed)"))
-        old = "".join(_mark(w.text, "-", paint) if w.op == "-" else w.text for w in hunk.words if w.op != "+")
-        new = "".join(_mark(w.text, "+", paint) if w.op == "+" else w.text for w in hunk.words if w.op != "-")
+        old = "".join(
+            _mark(w.text, "-", paint) if w.op == "-" else w.text for w in hunk.words if w.op != "+"
+        )
+        new = "".join(
+            _mark(w.text, "+", paint) if w.op == "+" else w.text for w in hunk.words if w.op != "-"
+        )
         lines.append(paint(_RED, "- ") + old if color else "- " + old)
         lines.append(paint(_GREEN, "+ ") + new if color else "+ " + new)
     else:
@@ -69,7 +80,11 @@ def render_hunk(hunk: Hunk, *, color: bool = False) -> str:
     for image in hunk.images:
         lines.append(paint(_DIM, f"  [{image.ref}: {image.label}]"))
     if hunk.unverified:
-        lines.append(paint(_BOLD, "  ! unverified: this URL was not seen in the run's search or fetch results"))
+        lines.append(
+            paint(
+                _BOLD, "  ! unverified: this URL was not seen in the run's search or fetch results"
+            )
+        )
     return "\n".join(lines)
 
 
@@ -164,7 +179,9 @@ def _finish(session: ReviewSession, out: TextIO) -> Document:
 
 
 class _Prompt:
-    def __init__(self, session: ReviewSession, inp: TextIO, out: TextIO, color: bool, editor: str | None) -> None:
+    def __init__(
+        self, session: ReviewSession, inp: TextIO, out: TextIO, color: bool, editor: str | None
+    ) -> None:
         self.session, self.inp, self.out, self.color, self.editor = session, inp, out, color, editor
 
     def say(self, text: str = "") -> None:

@@ -13,11 +13,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from oo_nb import store
-from oo_nb.cli import main as oo_main
-from oo_nb.document import Document
-
-from ..conftest import CORPUS
+from oo_nb.cli.main import main as oo_main
+from oo_nb.format.document import Document
+from oo_nb.store import store
+from tests.conftest import CORPUS
 
 
 def oo(*args: str) -> str:
@@ -173,13 +172,13 @@ def corpus_copy(name: str, folder: Path) -> Path:
 def adopt_our_code(path: Path) -> None:
     """Give an original our page code (the corpus extracts carry stand-ins for the original
     stylesheet and script): ``oo sync`` replaces the marker sections."""
-    from oo_nb.commands import VERBS
+    from oo_nb.cli.verbs import VERBS
 
     if "sync" in VERBS:
         oo("sync", str(path.parent), "all")
         return
     # Until `oo sync` lands: the same marker sections it would write.
-    from oo_nb.template.render import css_section, js_section
+    from oo_nb.format.template.render import css_section, js_section
 
     text = path.read_text()
     for name, section in (("CSS", css_section("document")), ("JS", js_section("document"))):
@@ -205,8 +204,8 @@ def agent_update(
     from datetime import date
 
     from oo_nb.agent.run import UpdateOptions, prepare_update, write_result
-    from oo_nb.testing.mock_api import MockAPI
-    from oo_nb.testing.mock_scenarios import research_scenario
+    from tests.support.mock_api import MockAPI
+    from tests.support.mock_scenarios import research_scenario
 
     def submitted(proposal: dict[str, Any]) -> dict[str, Any]:
         for image in proposal.get("images", []):  # only https images are fetched

@@ -12,10 +12,9 @@ from typing import Any
 
 import pytest
 
-from oo_nb.document import Document
-
-from .conftest import Probe, wait_js
-from .pages import (
+from oo_nb.format.document import Document
+from tests.browser.conftest import Probe, wait_js
+from tests.browser.pages import (
     adopt_our_code,
     agent_update,
     corpus_copy,

@@ -1,6 +1,6 @@
 """Hostile content stays inert in a real browser and in bash.
 
-For every payload of ``oo_nb.testing.payloads`` (one test each), a library folder is built the way
+For every payload of ``tests.support.payloads`` (one test each), a library folder is built the way
 a user builds one: ``oo new`` with the payload in the title, scope, audience, tone and sentinel
 event; ``oo contract --add`` with it in the intents and required sections; an update through the
 real agent pipeline (loopback mock → ``submit_proposal`` → sanitised candidate → store) with it in
@@ -24,11 +24,10 @@ from typing import Any
 
 import pytest
 
-from oo_nb.document import Document
-from oo_nb.testing.payloads import BEACON_HOST, CANARY, PAYLOADS, Payload, payload, shell_findings
-
-from .conftest import Probe
-from .pages import agent_update, new_document, oo
+from oo_nb.format.document import Document
+from tests.browser.conftest import Probe
+from tests.browser.pages import agent_update, new_document, oo
+from tests.support.payloads import BEACON_HOST, CANARY, PAYLOADS, Payload, payload, shell_findings
 
 # Everything in the live DOM (after the page script ran) that can act: what a clean page has is
 # subtracted, the rest is a finding.

@@ -11,11 +11,10 @@ from typing import Any
 
 import pytest
 
-from oo_nb import store
-from oo_nb.document import Document
-
-from .conftest import Probe, wait_js
-from .pages import new_document, oo, png_data_uri
+from oo_nb.format.document import Document
+from oo_nb.store import store
+from tests.browser.conftest import Probe, wait_js
+from tests.browser.pages import new_document, oo, png_data_uri
 
 # title, sub-folder, as_of, version, number of sources, extra article bytes, sentinel event
 LIBRARY: list[tuple[str, str, str | None, int, int, int, str | None]] = [
@@ -260,7 +259,9 @@ def test_dates_sort_as_dates_not_as_text(
     before = page.evaluate(ROWS)
     current = page.evaluate(DATE_KEYS)
     as_dates = [before[i]["href"] for i in _date_order(current, False)]
-    as_text = [before[i]["href"] for i in sorted(range(len(current)), key=lambda i: current[i].lower())]
+    as_text = [
+        before[i]["href"] for i in sorted(range(len(current)), key=lambda i: current[i].lower())
+    ]
     th.click()
     assert th.get_attribute("aria-sort") == "ascending"  # the third click turns back to ascending
     got = [r["href"] for r in page.evaluate(ROWS)]

@@ -10,11 +10,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from oo_nb import store
-from oo_nb.document import Document
+from oo_nb.format.document import Document
 from oo_nb.review import ReviewSession
-
-from .conftest import LabServer, Probe
+from oo_nb.store import store
+from tests.browser.conftest import LabServer, Probe
 
 NOTEBOOK = "notebooks/01-quickstart.ipynb"
 DOC = "notebooks/scratch/quickstart/heat-pumps-in-europe.o-o.html"  # what the notebook reviews

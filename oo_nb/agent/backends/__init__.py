@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from ..budget import Budget
-from ..context import AgentContext
-from ..types import RunInfo
+from oo_nb.agent.budget import Budget
+from oo_nb.agent.context import AgentContext
+from oo_nb.agent.types import RunInfo
 
 __all__ = ["Backend"]
 
@@ -24,4 +24,6 @@ class Backend(Protocol):
 
     def new_run(self, budget_usd: float) -> RunInfo: ...
 
-    def run(self, ctx: AgentContext, *, budget: Budget, run: RunInfo, validate: Callable[[Any], Any]) -> Any: ...
+    def run(
+        self, ctx: AgentContext, *, budget: Budget, run: RunInfo, validate: Callable[[Any], Any]
+    ) -> Any: ...

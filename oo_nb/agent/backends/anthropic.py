@@ -22,13 +22,20 @@ from typing import Any
 import anthropic
 import httpx2
 
-from ...errors import AgentError, register_secret
-from ..budget import Budget
-from ..context import AgentContext
-from ..types import RunInfo
-from .conversation import AgentSettings, Conversation
+from oo_nb.agent.backends.conversation import AgentSettings, Conversation
+from oo_nb.agent.budget import Budget
+from oo_nb.agent.context import AgentContext
+from oo_nb.agent.types import RunInfo
+from oo_nb.errors import AgentError, register_secret
 
-__all__ = ["DEFAULT_MODEL", "MODEL_ALIASES", "AnthropicBackend", "api_failure", "api_failure_text", "resolve_model"]
+__all__ = [
+    "DEFAULT_MODEL",
+    "MODEL_ALIASES",
+    "AnthropicBackend",
+    "api_failure",
+    "api_failure_text",
+    "resolve_model",
+]
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
 DEFAULT_TIMEOUT_S = 600.0
@@ -82,8 +89,12 @@ def api_failure_text(exc: BaseException, *, retries: int, where: str) -> str:
         if exc.status_code == 200:  # an `error` event inside a stream: not retried by the SDK
             return f"the API stream broke off with an error event ({kind}: {text})"
         if exc.status_code == 401:
-            return f"the API at {where} rejected the credentials (401 {kind}); check ANTHROPIC_API_KEY"
-        retried = f", {tries}" if exc.status_code in (408, 409, 429) or exc.status_code >= 500 else ""
+            return (
+                f"the API at {where} rejected the credentials (401 {kind}); check ANTHROPIC_API_KEY"
+            )
+        retried = (
+            f", {tries}" if exc.status_code in (408, 409, 429) or exc.status_code >= 500 else ""
+        )
         return f"API error {exc.status_code} ({kind}): {text}{retried}"
     if isinstance(exc, anthropic.APIResponseValidationError):
         return f"the API answered with data that is not a valid message: {exc}"
@@ -131,7 +142,9 @@ class AnthropicBackend:
         register_secret(api_key)  # redacted from every error and warning from now on
         self.model = model
         self.settings = replace(settings, model=model) if settings else AgentSettings(model=model)
-        self.base_url = base_url or os.environ.get("ANTHROPIC_BASE_URL") or "https://api.anthropic.com"
+        self.base_url = (
+            base_url or os.environ.get("ANTHROPIC_BASE_URL") or "https://api.anthropic.com"
+        )
         self._api_key = api_key
         self.http_client = http_client
         self.async_http_client = async_http_client
@@ -149,7 +162,9 @@ class AnthropicBackend:
         source = "the api_key given"
         key = self._api_key
         if not key:
-            source, key = next(((n, os.environ[n]) for n in _KEY_ENV if os.environ.get(n)), ("", None))
+            source, key = next(
+                ((n, os.environ[n]) for n in _KEY_ENV if os.environ.get(n)), ("", None)
+            )
         if not key:
             raise AgentError(
                 "no API key: set ANTHROPIC_API_KEY, or use --agent replay with a cassette "
@@ -158,7 +173,9 @@ class AnthropicBackend:
         if any(ch.isspace() for ch in key):
             # A pasted key often carries a newline; as a header value it fails as a connection
             # error, which would send the user looking at the network instead.
-            raise AgentError(f"{source} contains whitespace (a pasted newline?); remove it and try again")
+            raise AgentError(
+                f"{source} contains whitespace (a pasted newline?); remove it and try again"
+            )
         return key
 
     def client(self) -> anthropic.Anthropic:
@@ -180,7 +197,9 @@ class AnthropicBackend:
         )
 
     def new_run(self, budget_usd: float) -> RunInfo:
-        return RunInfo(backend=self.name, model=self.model, budget_usd=budget_usd, recorded=self.recorded)
+        return RunInfo(
+            backend=self.name, model=self.model, budget_usd=budget_usd, recorded=self.recorded
+        )
 
     def conversation(
         self, ctx: AgentContext, *, budget: Budget, run: RunInfo, validate: Callable[[Any], Any]
@@ -194,18 +213,26 @@ class AnthropicBackend:
         return self.settings.exact_count and not self.recorded
 
     def _count_failed(self, run: RunInfo, exc: anthropic.AnthropicError) -> None:
-        reason = api_failure_text(exc, retries=0, where=self.base_url)  # finish() redacts every warning
-        run.warnings.append(f"the prompt's tokens could not be counted ({reason}); the budget uses the character estimate")
+        reason = api_failure_text(
+            exc, retries=0, where=self.base_url
+        )  # finish() redacts every warning
+        run.warnings.append(
+            f"the prompt's tokens could not be counted ({reason}); the budget uses the character estimate"
+        )
 
     # ------------------------------------------------------------------ drivers
-    def run(self, ctx: AgentContext, *, budget: Budget, run: RunInfo, validate: Callable[[Any], Any]) -> Any:
+    def run(
+        self, ctx: AgentContext, *, budget: Budget, run: RunInfo, validate: Callable[[Any], Any]
+    ) -> Any:
         """Research until a valid proposal (returned, as ``validate`` made it) or an AgentError."""
         conv = self.conversation(ctx, budget=budget, run=run, validate=validate)
         client = self.client()
         try:
             if self._counts_tokens():
                 try:
-                    counted = client.with_options(**COUNT_OPTIONS).messages.count_tokens(**conv.count_request())
+                    counted = client.with_options(**COUNT_OPTIONS).messages.count_tokens(
+                        **conv.count_request()
+                    )
                 except anthropic.AnthropicError as exc:
                     self._count_failed(run, exc)
                 else:
@@ -223,13 +250,17 @@ class AnthropicBackend:
                             except anthropic.AnthropicError:
                                 seen.bill(conv)
                                 raise
-                            except httpx2.TransportError as exc:  # the SDK does not wrap these mid-stream
+                            except (
+                                httpx2.TransportError
+                            ) as exc:  # the SDK does not wrap these mid-stream
                                 seen.bill(conv)
                                 raise conv.fail(_STREAM_LOST.format(type(exc).__name__)) from None
                     else:
                         message = client.messages.create(**params)
                 except anthropic.AnthropicError as exc:
-                    raise api_failure(exc, conv, retries=self.max_retries, where=self.base_url) from None
+                    raise api_failure(
+                        exc, conv, retries=self.max_retries, where=self.base_url
+                    ) from None
                 except ValueError as exc:  # the SDK's own checks (e.g. streaming required)
                     raise conv.fail(f"the request was refused by the SDK: {exc}") from None
                 conv.on_response(message)
@@ -246,7 +277,9 @@ class AnthropicBackend:
         try:
             if self._counts_tokens():
                 try:
-                    counted = await client.with_options(**COUNT_OPTIONS).messages.count_tokens(**conv.count_request())
+                    counted = await client.with_options(**COUNT_OPTIONS).messages.count_tokens(
+                        **conv.count_request()
+                    )
                 except anthropic.AnthropicError as exc:
                     self._count_failed(run, exc)
                 else:
@@ -270,7 +303,9 @@ class AnthropicBackend:
                     else:
                         message = await client.messages.create(**params)
                 except anthropic.AnthropicError as exc:
-                    raise api_failure(exc, conv, retries=self.max_retries, where=self.base_url) from None
+                    raise api_failure(
+                        exc, conv, retries=self.max_retries, where=self.base_url
+                    ) from None
                 except ValueError as exc:
                     raise conv.fail(f"the request was refused by the SDK: {exc}") from None
                 conv.on_response(message)

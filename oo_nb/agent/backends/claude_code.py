@@ -23,17 +23,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ...document import Document
-from ...errors import AgentError, BudgetExceeded, OOError
-from ..budget import Budget
-from ..context import AgentContext
-from ..pricing import usage_figures
-from ..types import RunInfo
-from .conversation import collect_urls
+from oo_nb.agent.backends.conversation import collect_urls
+from oo_nb.agent.budget import Budget
+from oo_nb.agent.context import AgentContext
+from oo_nb.agent.pricing import usage_figures
+from oo_nb.agent.types import RunInfo
+from oo_nb.errors import AgentError, BudgetExceeded, OOError
+from oo_nb.format.document import Document
 
 __all__ = ["ClaudeCodeBackend", "parse_output", "proposal_from_copy", "split_sections"]
 
-_H2 = re.compile(r"<h2\b[^>]*?\bid\s*=\s*[\"']([^\"']+)[\"'][^>]*>(.*?)</h2\s*>", re.IGNORECASE | re.DOTALL)
+_H2 = re.compile(
+    r"<h2\b[^>]*?\bid\s*=\s*[\"']([^\"']+)[\"'][^>]*>(.*?)</h2\s*>", re.IGNORECASE | re.DOTALL
+)
 _TRAILING_PID = re.compile(r"(?:\s*<!--\s*pid:[^>]*-->\s*)+$")
 _TAGS = re.compile(r"<[^>]+>")
 _URL = re.compile(r"https?://[^\s\"'<>)\]}\\]+")
@@ -67,26 +69,32 @@ def _facts(doc: Document) -> list[Any]:
     return [(f.text, list(f.source_ids)) for f in doc.source_cache.facts]
 
 
-def proposal_from_copy(original: Document, edited: Document, *, result_text: str = "") -> dict[str, Any]:
+def proposal_from_copy(
+    original: Document, edited: Document, *, result_text: str = ""
+) -> dict[str, Any]:
     """The ``submit_proposal``-shaped input that reproduces the copy's edits."""
     before = split_sections(original.article_html)
     after = split_sections(edited.article_html)
     sections = [
         {"id": sid, "title": title, "html": body}
         for sid, (title, body) in after.items()
-        if sid != "references" and (sid not in before or _norm(before[sid][1]) != _norm(body) or before[sid][0] != title)
+        if sid != "references"
+        and (sid not in before or _norm(before[sid][1]) != _norm(body) or before[sid][0] != title)
     ]
     old_sources, new_sources = _object_sources(original), _object_sources(edited)
     sources = [
         {k: str(s[k]) for k in ("id", "url", "title", "tier", "accessed") if s.get(k) is not None}
         for sid, s in new_sources.items()
-        if isinstance(s.get("url"), str) and (sid not in old_sources or old_sources[sid].get("url") != s.get("url"))
+        if isinstance(s.get("url"), str)
+        and (sid not in old_sources or old_sources[sid].get("url") != s.get("url"))
     ]
     for s in sources:
         s.setdefault("title", s.get("url", ""))
     dropped = [sid for sid in old_sources if sid not in new_sources]
     old_facts = {text for text, _ in _facts(original)}
-    facts = [{"text": text, "source_ids": ids} for text, ids in _facts(edited) if text not in old_facts]
+    facts = [
+        {"text": text, "source_ids": ids} for text, ids in _facts(edited) if text not in old_facts
+    ]
     entries_before = len(original.changelog.entries)
     latest = edited.changelog.latest
     summary = (
@@ -142,14 +150,25 @@ def parse_output(stdout: str) -> tuple[dict[str, Any] | None, set[str]]:
         if event.get("type") == "assistant":
             urls |= collect_urls(blocks)
             for b in blocks:
-                if b.get("type") == "tool_use" and b.get("name") in _WEB_TOOLS and isinstance(b.get("id"), str):
+                if (
+                    b.get("type") == "tool_use"
+                    and b.get("name") in _WEB_TOOLS
+                    and isinstance(b.get("id"), str)
+                ):
                     args = b.get("input")
-                    fetched = args.get("url") if isinstance(args, dict) and b.get("name") == "WebFetch" else None
+                    fetched = (
+                        args.get("url")
+                        if isinstance(args, dict) and b.get("name") == "WebFetch"
+                        else None
+                    )
                     web_calls[b["id"]] = fetched if isinstance(fetched, str) else ""
         elif event.get("type") == "user":
             web = [
-                b for b in blocks
-                if b.get("type") == "tool_result" and not b.get("is_error") and b.get("tool_use_id") in web_calls
+                b
+                for b in blocks
+                if b.get("type") == "tool_result"
+                and not b.get("is_error")
+                and b.get("tool_use_id") in web_calls
             ]
             for b in web:
                 urls |= _web_urls(json.dumps(b.get("content")))
@@ -189,11 +208,15 @@ class ClaudeCodeBackend:
         return RunInfo(backend=self.name, model=self.model, budget_usd=budget_usd)
 
     def prompt(self, ctx: AgentContext, name: str, budget_usd: float) -> str:
-        focus = f"Research what changed since {ctx.as_of.isoformat()}." if ctx.as_of else "This is its first update."
+        focus = (
+            f"Research what changed since {ctx.as_of.isoformat()}."
+            if ctx.as_of
+            else "This is its first update."
+        )
         lines = [
             f"Update the o-o living document ./{name} in this folder. Today is {ctx.today.isoformat()}. {focus}",
             "Follow the research intent of the update contract inside the file (the oo-contract JSON block), with these rules:",
-            "- Edit only the content of <article id=\"article\"> and the oo-source-cache and oo-changelog JSON blocks. "
+            '- Edit only the content of <article id="article"> and the oo-source-cache and oo-changelog JSON blocks. '
             "Do not change the manifest, the contract, the CSS, the scripts or the shell code: the harness sets version and date.",
             "- One <h2 id=…> per section; keep the <!-- pid:… --> comments of paragraphs you keep; cite every claim as [sN].",
             f"- New sources go into oo-source-cache with ids from {ctx.next_source_id} on (id, url, title, tier, accessed); "
@@ -204,10 +227,14 @@ class ClaudeCodeBackend:
         if ctx.blocked_domains:
             lines.append("- Never use: " + ", ".join(ctx.blocked_domains) + ".")
         if ctx.sentinel:
-            lines.append("- This is a SENTINEL document: first check whether its event has happened; stay concise until it has.")
+            lines.append(
+                "- This is a SENTINEL document: first check whether its event has happened; stay concise until it has."
+            )
         return "\n".join(lines)
 
-    def run(self, ctx: AgentContext, *, budget: Budget, run: RunInfo, validate: Callable[[Any], Any]) -> Any:
+    def run(
+        self, ctx: AgentContext, *, budget: Budget, run: RunInfo, validate: Callable[[Any], Any]
+    ) -> Any:
         exe = shutil.which(self.command)
         if exe is None:
             raise AgentError(f"the `{self.command}` command (Claude Code) is not on PATH")
@@ -217,31 +244,62 @@ class ClaudeCodeBackend:
             copy = Path(tmp) / self.doc_path.name
             copy.write_bytes(original.to_bytes())
             cmd = [
-                exe, "-p", self.prompt(ctx, copy.name, allowance),
-                "--output-format", "stream-json", "--verbose",
-                "--model", self.model,
-                "--max-budget-usd", f"{allowance:.2f}",
-                "--max-turns", str(self.max_turns),
+                exe,
+                "-p",
+                self.prompt(ctx, copy.name, allowance),
+                "--output-format",
+                "stream-json",
+                "--verbose",
+                "--model",
+                self.model,
+                "--max-budget-usd",
+                f"{allowance:.2f}",
+                "--max-turns",
+                str(self.max_turns),
                 "--no-session-persistence",
-                "--allowedTools", "WebSearch", "WebFetch", "Read", "Edit",
+                "--allowedTools",
+                "WebSearch",
+                "WebFetch",
+                "Read",
+                "Edit",
             ]
             try:
-                proc = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True, timeout=self.timeout_s, env=dict(os.environ), check=False)
+                proc = subprocess.run(
+                    cmd,
+                    cwd=tmp,
+                    capture_output=True,
+                    text=True,
+                    timeout=self.timeout_s,
+                    env=dict(os.environ),
+                    check=False,
+                )
             except subprocess.TimeoutExpired:
-                raise AgentError(f"Claude Code did not finish within {self.timeout_s:.0f} s (its cost is unknown)") from None
+                raise AgentError(
+                    f"Claude Code did not finish within {self.timeout_s:.0f} s (its cost is unknown)"
+                ) from None
             result, urls = parse_output(proc.stdout)
             self._account(result, urls, budget, run)
             self._check(proc, result, run)
             try:
                 edited = Document.read(copy)
-                proposal = proposal_from_copy(original, edited, result_text=str((result or {}).get("result") or ""))
+                proposal = proposal_from_copy(
+                    original, edited, result_text=str((result or {}).get("result") or "")
+                )
             except OOError as exc:
-                raise AgentError(f"Claude Code left the scratch copy unreadable: {exc} (cost ${run.cost_usd:.4f})", cost_usd=run.cost_usd) from None
+                raise AgentError(
+                    f"Claude Code left the scratch copy unreadable: {exc} (cost ${run.cost_usd:.4f})",
+                    cost_usd=run.cost_usd,
+                ) from None
         if not proposal["sections"]:
-            raise AgentError(f"Claude Code changed no article section (cost ${run.cost_usd:.4f})", cost_usd=run.cost_usd)
+            raise AgentError(
+                f"Claude Code changed no article section (cost ${run.cost_usd:.4f})",
+                cost_usd=run.cost_usd,
+            )
         return validate(proposal)
 
-    def _account(self, result: dict[str, Any] | None, urls: set[str], budget: Budget, run: RunInfo) -> None:
+    def _account(
+        self, result: dict[str, Any] | None, urls: set[str], budget: Budget, run: RunInfo
+    ) -> None:
         run.seen_urls |= urls
         if not result:
             return
@@ -257,7 +315,9 @@ class ClaudeCodeBackend:
                 f"Claude Code spent ${run.cost_usd:.4f}, over the ${budget.limit_usd:.2f} budget (it checks only after each call)"
             )
 
-    def _check(self, proc: subprocess.CompletedProcess[str], result: dict[str, Any] | None, run: RunInfo) -> None:
+    def _check(
+        self, proc: subprocess.CompletedProcess[str], result: dict[str, Any] | None, run: RunInfo
+    ) -> None:
         cost = run.cost_usd
         if result is None:
             tail = (proc.stderr or proc.stdout or "").strip().splitlines()[-3:]
@@ -267,8 +327,16 @@ class ClaudeCodeBackend:
             )
         subtype = str(result.get("subtype") or "")
         if subtype == "error_max_budget_usd":
-            raise BudgetExceeded(f"budget reached: Claude Code stopped at its budget (cost ${cost:.4f})", cost_usd=cost)
+            raise BudgetExceeded(
+                f"budget reached: Claude Code stopped at its budget (cost ${cost:.4f})",
+                cost_usd=cost,
+            )
         if subtype == "error_max_turns":
-            raise AgentError(f"Claude Code hit its turn limit ({self.max_turns}) (cost ${cost:.4f})", cost_usd=cost)
+            raise AgentError(
+                f"Claude Code hit its turn limit ({self.max_turns}) (cost ${cost:.4f})",
+                cost_usd=cost,
+            )
         if subtype != "success" or result.get("is_error"):
-            raise AgentError(f"Claude Code failed ({subtype or 'error'}) (cost ${cost:.4f})", cost_usd=cost)
+            raise AgentError(
+                f"Claude Code failed ({subtype or 'error'}) (cost ${cost:.4f})", cost_usd=cost
+            )

@@ -14,12 +14,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ...errors import AgentError, BudgetExceeded
-from ...model import domain_of
-from ..budget import TOOL_OVERHEAD_TOKENS, Budget, RequestPlan, clip_to_tokens, estimate_tokens
-from ..context import AgentContext
-from ..pricing import usage_figures
-from ..types import PROPOSAL_SCHEMA, RunInfo
+from oo_nb.agent.budget import (
+    TOOL_OVERHEAD_TOKENS,
+    Budget,
+    RequestPlan,
+    clip_to_tokens,
+    estimate_tokens,
+)
+from oo_nb.agent.context import AgentContext
+from oo_nb.agent.pricing import usage_figures
+from oo_nb.agent.types import PROPOSAL_SCHEMA, RunInfo
+from oo_nb.errors import AgentError, BudgetExceeded
+from oo_nb.format.blocks import domain_of
 
 __all__ = ["SUBMIT_TOOL", "AgentSettings", "Conversation", "collect_urls", "compact_history"]
 
@@ -62,7 +68,9 @@ def collect_urls(blocks: list[dict[str, Any]]) -> set[str]:
         kind = block.get("type")
         content = block.get("content")
         if kind == "web_search_tool_result" and isinstance(content, list):
-            urls.update(r["url"] for r in content if isinstance(r, dict) and isinstance(r.get("url"), str))
+            urls.update(
+                r["url"] for r in content if isinstance(r, dict) and isinstance(r.get("url"), str)
+            )
         elif kind == "web_fetch_tool_result" and isinstance(content, dict):
             if content.get("type") == "web_fetch_result" and isinstance(content.get("url"), str):
                 urls.add(content["url"])
@@ -93,20 +101,39 @@ def _compact_block(block: dict[str, Any]) -> dict[str, Any] | None:
     content = block.get("content")
     if kind == "server_tool_use":
         args = block.get("input") or {}
-        return {"type": "text", "text": f"[{block.get('name')}: {args.get('query') or args.get('url') or ''}]"}
+        return {
+            "type": "text",
+            "text": f"[{block.get('name')}: {args.get('query') or args.get('url') or ''}]",
+        }
     if kind == "web_search_tool_result":
         if not isinstance(content, list):
-            return {"type": "text", "text": f"[search failed: {(content or {}).get('error_code', 'error')}]"}
-        lines = [f"- {r.get('title', '')} — {r.get('url', '')}" for r in content if isinstance(r, dict)]
+            return {
+                "type": "text",
+                "text": f"[search failed: {(content or {}).get('error_code', 'error')}]",
+            }
+        lines = [
+            f"- {r.get('title', '')} — {r.get('url', '')}" for r in content if isinstance(r, dict)
+        ]
         return {"type": "text", "text": "Search results:\n" + "\n".join(lines)}
     if kind == "web_fetch_tool_result":
         if not isinstance(content, dict) or content.get("type") != "web_fetch_result":
-            return {"type": "text", "text": f"[fetch failed: {(content or {}).get('error_code', 'error')}]"}
+            return {
+                "type": "text",
+                "text": f"[fetch failed: {(content or {}).get('error_code', 'error')}]",
+            }
         doc = content.get("content") or {}
-        data = clip_to_tokens(str((doc.get("source") or {}).get("data", ""))[:FETCH_EXCERPT_CHARS], FETCH_EXCERPT_TOKENS)
-        return {"type": "text", "text": f"Fetched {content.get('url')} ({doc.get('title', '')}):\n{data}"}
+        data = clip_to_tokens(
+            str((doc.get("source") or {}).get("data", ""))[:FETCH_EXCERPT_CHARS],
+            FETCH_EXCERPT_TOKENS,
+        )
+        return {
+            "type": "text",
+            "text": f"Fetched {content.get('url')} ({doc.get('title', '')}):\n{data}",
+        }
     if kind == "text":
-        cites = sorted({c.get("url", "") for c in block.get("citations") or [] if isinstance(c, dict)} - {""})
+        cites = sorted(
+            {c.get("url", "") for c in block.get("citations") or [] if isinstance(c, dict)} - {""}
+        )
         suffix = f" (sources: {', '.join(cites)})" if cites else ""
         return {"type": "text", "text": str(block.get("text", "")) + suffix}
     if kind == "tool_use":
@@ -131,7 +158,9 @@ def compact_history(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 blocks[-1] = {"type": "text", "text": blocks[-1]["text"] + "\n" + new["text"]}
             else:
                 blocks.append(new)
-        out.append({"role": "assistant", "content": blocks or [{"type": "text", "text": "(no output)"}]})
+        out.append(
+            {"role": "assistant", "content": blocks or [{"type": "text", "text": "(no output)"}]}
+        )
     return out
 
 
@@ -157,7 +186,13 @@ class Conversation:
     ) -> None:
         # The model is told the budget that holds (``--budget`` may override the contract's).
         ctx = ctx.with_budget(budget.limit_usd)
-        self.ctx, self.settings, self.budget, self.run, self.validate = ctx, settings, budget, run, validate
+        self.ctx, self.settings, self.budget, self.run, self.validate = (
+            ctx,
+            settings,
+            budget,
+            run,
+            validate,
+        )
         self.messages: list[dict[str, Any]] = [{"role": "user", "content": ctx.user}]
         self.wrapup: str | None = None  # why research stopped, once it has
         self.reprompted = False
@@ -186,8 +221,14 @@ class Conversation:
         estimate, an upper bound, stays)."""
         if self.run.requests > 0:
             return
-        size = len(self.ctx.system.encode()) + len(json.dumps(self.messages, ensure_ascii=False).encode())
-        plausible = isinstance(exact_tokens, int) and not isinstance(exact_tokens, bool) and exact_tokens >= size / 10
+        size = len(self.ctx.system.encode()) + len(
+            json.dumps(self.messages, ensure_ascii=False).encode()
+        )
+        plausible = (
+            isinstance(exact_tokens, int)
+            and not isinstance(exact_tokens, bool)
+            and exact_tokens >= size / 10
+        )
         if not plausible:
             self.run.warnings.append(
                 f"the API's token count ({str(exact_tokens)[:40]!r} for {size:,} bytes) is not believable; "
@@ -207,7 +248,11 @@ class Conversation:
     def _tools(self, plan: RequestPlan) -> list[dict[str, Any]]:
         tools: list[dict[str, Any]] = []
         if plan.searches:
-            search: dict[str, Any] = {"type": "web_search_20250305", "name": "web_search", "max_uses": plan.searches}
+            search: dict[str, Any] = {
+                "type": "web_search_20250305",
+                "name": "web_search",
+                "max_uses": plan.searches,
+            }
             if self.blocked:
                 search["blocked_domains"] = self.blocked
             tools.append(search)
@@ -230,7 +275,9 @@ class Conversation:
         last = self.messages[-1]
         if last["role"] == "user":
             content = last["content"]
-            blocks = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+            blocks = (
+                [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+            )
             last["content"] = [*blocks, {"type": "text", "text": text}]
         else:
             self.messages.append({"role": "user", "content": [{"type": "text", "text": text}]})
@@ -238,7 +285,9 @@ class Conversation:
     def _enter_wrapup(self, reason: str) -> None:
         if self.wrapup is None:
             self.wrapup = reason
-            self.run.warnings.append(f"research stopped early ({reason}); the proposal was asked for without tools")
+            self.run.warnings.append(
+                f"research stopped early ({reason}); the proposal was asked for without tools"
+            )
         self._say(
             f"Stop researching now ({reason}). Call submit_proposal once with your update, based on "
             "what you have found; no other tool is available."
@@ -255,9 +304,13 @@ class Conversation:
             if not research and _server_tools_in(self.messages):
                 # Compact before pricing: the wrap-up reserve was sized for the compacted history.
                 self.messages = compact_history(self.messages)
-                if self.messages[-1]["role"] == "assistant":  # a compacted paused turn is no prefill
+                if (
+                    self.messages[-1]["role"] == "assistant"
+                ):  # a compacted paused turn is no prefill
                     self._say("Continue where you stopped, then call submit_proposal once.")
-            tokens = self.calibration + estimate_tokens(self.ctx.system, self.messages, self._tools(RequestPlan(0, 1, 1, 0, 0)))
+            tokens = self.calibration + estimate_tokens(
+                self.ctx.system, self.messages, self._tools(RequestPlan(0, 1, 1, 0, 0))
+            )
             try:
                 plan = self.budget.plan(
                     tokens,
@@ -342,10 +395,14 @@ class Conversation:
         calls = [b for b in blocks if b.get("type") == "tool_use"]
         submits = [b for b in calls if b.get("name") == "submit_proposal"]
         if stop == "refusal":
-            raise self.fail("the model declined to continue (stop_reason: refusal); nothing was proposed")
+            raise self.fail(
+                "the model declined to continue (stop_reason: refusal); nothing was proposed"
+            )
         if stop == "max_tokens":
             limit = self.last_plan.max_tokens if self.last_plan else self.settings.max_tokens
-            raise self.fail(f"the answer was cut off at max_tokens ({limit}) before a complete submit_proposal")
+            raise self.fail(
+                f"the answer was cut off at max_tokens ({limit}) before a complete submit_proposal"
+            )
         if stop == "model_context_window_exceeded":
             raise self.fail("the conversation outgrew the model's context window")
         if submits:  # a complete client call waits for us whatever the stop reason says
@@ -359,11 +416,17 @@ class Conversation:
         if calls:  # client tools other than submit_proposal do not exist
             self._answer_calls(calls, "unknown tool: only submit_proposal is available")
         if self.reprompted:
-            raise self.fail("the model ended without calling submit_proposal, even when asked again")
+            raise self.fail(
+                "the model ended without calling submit_proposal, even when asked again"
+            )
         self.reprompted = True
-        self._say("You ended your turn without calling submit_proposal. Call it now, exactly once, with your update.")
+        self._say(
+            "You ended your turn without calling submit_proposal. Call it now, exactly once, with your update."
+        )
 
-    def _answer_calls(self, calls: list[dict[str, Any]], error: str, ok_id: str | None = None) -> None:
+    def _answer_calls(
+        self, calls: list[dict[str, Any]], error: str, ok_id: str | None = None
+    ) -> None:
         results = [
             {"type": "tool_result", "tool_use_id": c.get("id"), "is_error": True, "content": error}
             for c in calls
@@ -377,7 +440,9 @@ class Conversation:
         except AgentError as exc:
             problem = str(exc)  # names the field (key 'sections[0].title')
             if self.corrected:
-                raise self.fail(f"submit_proposal was invalid again after a correction: {problem}") from None
+                raise self.fail(
+                    f"submit_proposal was invalid again after a correction: {problem}"
+                ) from None
             self.corrected = True
             self._answer_calls(
                 calls,

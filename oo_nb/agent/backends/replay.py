@@ -22,9 +22,9 @@ from typing import Any
 
 import httpx2
 
-from ...errors import AgentError, FormatError
-from .anthropic import AnthropicBackend
-from .conversation import AgentSettings
+from oo_nb.agent.backends.anthropic import AnthropicBackend
+from oo_nb.agent.backends.conversation import AgentSettings
+from oo_nb.errors import AgentError, FormatError
 
 __all__ = [
     "CASSETTE_FORMAT",
@@ -57,19 +57,32 @@ class Cassette:
             raise FormatError("no such cassette", file=str(p)) from None
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise FormatError(f"cassette is not readable JSON: {exc}", file=str(p)) from None
-        if not isinstance(raw, dict) or raw.get("format") != CASSETTE_FORMAT or not isinstance(raw.get("interactions"), list):
-            raise FormatError(f"not an oo_nb cassette (expected format {CASSETTE_FORMAT!r})", file=str(p))
+        if (
+            not isinstance(raw, dict)
+            or raw.get("format") != CASSETTE_FORMAT
+            or not isinstance(raw.get("interactions"), list)
+        ):
+            raise FormatError(
+                f"not an oo_nb cassette (expected format {CASSETTE_FORMAT!r})", file=str(p)
+            )
         for n, item in enumerate(raw["interactions"]):
             if not isinstance(item, dict) or not isinstance(item.get("response"), dict):
-                raise FormatError(f"interaction {n} has no response", file=str(p), key=f"interactions[{n}]")
+                raise FormatError(
+                    f"interaction {n} has no response", file=str(p), key=f"interactions[{n}]"
+                )
         meta = {k: v for k, v in raw.items() if k not in ("format", "interactions")}
         return cls(raw["interactions"], meta)
 
     def to_json(self) -> dict[str, Any]:
-        return {"format": CASSETTE_FORMAT, "version": 1, **self.meta, "interactions": self.interactions}
+        return {
+            "format": CASSETTE_FORMAT,
+            "version": 1,
+            **self.meta,
+            "interactions": self.interactions,
+        }
 
     def save(self, path: str | Path) -> Path:
-        from ...store import atomic_write_bytes
+        from oo_nb.store.store import atomic_write_bytes
 
         p = Path(path)
         p.parent.mkdir(parents=True, exist_ok=True)
@@ -97,11 +110,16 @@ class ReplayTransport(httpx2.MockTransport):
     def _answer(self, request: httpx2.Request) -> httpx2.Response:
         items = self.cassette.interactions
         if self.position >= len(items):
-            return _error(request, f"cassette exhausted: the replayed run made more than {len(items)} requests")
+            return _error(
+                request,
+                f"cassette exhausted: the replayed run made more than {len(items)} requests",
+            )
         item = items[self.position]
         self.position += 1
         want = item.get("request", {})
-        if (want.get("path") and want.get("path") != request.url.path) or want.get("method", "POST") != request.method:
+        if (want.get("path") and want.get("path") != request.url.path) or want.get(
+            "method", "POST"
+        ) != request.method:
             return _error(
                 request,
                 f"cassette mismatch at request {self.position}: recorded {want.get('method')} {want.get('path')}, "
@@ -109,18 +127,36 @@ class ReplayTransport(httpx2.MockTransport):
             )
         response = item["response"]
         headers = {k: str(v) for k, v in (response.get("headers") or {}).items()}
-        return httpx2.Response(int(response.get("status", 200)), headers=headers, content=str(response.get("body", "")).encode("utf-8"), request=request)
+        return httpx2.Response(
+            int(response.get("status", 200)),
+            headers=headers,
+            content=str(response.get("body", "")).encode("utf-8"),
+            request=request,
+        )
 
 
 def _error(request: httpx2.Request, text: str) -> httpx2.Response:
-    body = json.dumps({"type": "error", "error": {"type": "invalid_request_error", "message": text}})
-    return httpx2.Response(400, headers={"content-type": "application/json", "x-should-retry": "false"}, content=body.encode(), request=request)
+    body = json.dumps(
+        {"type": "error", "error": {"type": "invalid_request_error", "message": text}}
+    )
+    return httpx2.Response(
+        400,
+        headers={"content-type": "application/json", "x-should-retry": "false"},
+        content=body.encode(),
+        request=request,
+    )
 
 
 class ReplayBackend(AnthropicBackend):
     """``AnthropicBackend`` fed from a cassette: no network, no key, labelled as recorded."""
 
-    def __init__(self, cassette: Cassette | str | Path, *, model: str | None = None, settings: AgentSettings | None = None) -> None:
+    def __init__(
+        self,
+        cassette: Cassette | str | Path,
+        *,
+        model: str | None = None,
+        settings: AgentSettings | None = None,
+    ) -> None:
         self.cassette = cassette if isinstance(cassette, Cassette) else Cassette.load(cassette)
         recorded_model = str(self.cassette.meta.get("model") or "") or None
         chosen = recorded_model or model or "claude-sonnet-5-5"
@@ -133,7 +169,9 @@ class ReplayBackend(AnthropicBackend):
             http_client=httpx2.Client(transport=self.transport),
             async_http_client=httpx2.AsyncClient(transport=self.transport),
             max_retries=0,
-            settings=AgentSettings(**{**base.__dict__, "model": chosen, "stream": self.cassette.streamed}),
+            settings=AgentSettings(
+                **{**base.__dict__, "model": chosen, "stream": self.cassette.streamed}
+            ),
             recorded=True,
             label="replay",
         )
@@ -166,7 +204,9 @@ class RecordingTransport(httpx2.BaseTransport):
 
     def __init__(self, inner: httpx2.BaseTransport | None = None) -> None:
         self.inner = inner or httpx2.HTTPTransport()
-        self.cassette = Cassette(meta={"recorded_at": datetime.now(UTC).isoformat(timespec="seconds")})
+        self.cassette = Cassette(
+            meta={"recorded_at": datetime.now(UTC).isoformat(timespec="seconds")}
+        )
         self._secrets: set[str] = set()
 
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
@@ -178,17 +218,25 @@ class RecordingTransport(httpx2.BaseTransport):
         if request.url.path.endswith("/count_tokens"):
             # Not kept: a replay does not count (its budget uses the estimate), so a cassette
             # plays the same whether or not the live run was able to count.
-            return httpx2.Response(response.status_code, headers=passed, content=body, request=request)
+            return httpx2.Response(
+                response.status_code, headers=passed, content=body, request=request
+            )
         text = body.decode("utf-8", "replace")
         try:
-            sent: Any = json.loads(_scrub(request.content.decode("utf-8", "replace"), secrets) or "null")
+            sent: Any = json.loads(
+                _scrub(request.content.decode("utf-8", "replace"), secrets) or "null"
+            )
         except json.JSONDecodeError:
             sent = None
         headers = {k: v for k, v in response.headers.items() if k.lower() in _KEEP_RESPONSE_HEADERS}
         self.cassette.interactions.append(
             {
                 "request": {"method": request.method, "path": request.url.path, "body": sent},
-                "response": {"status": response.status_code, "headers": headers, "body": _scrub(text, secrets)},
+                "response": {
+                    "status": response.status_code,
+                    "headers": headers,
+                    "body": _scrub(text, secrets),
+                },
             }
         )
         return httpx2.Response(response.status_code, headers=passed, content=body, request=request)

@@ -1,0 +1,182 @@
+"""``oo library DIR [--frame NAME] [--format table|csv|json]``: the library's frames."""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+from datetime import date
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from oo_nb.errors import ValidationError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from oo_nb.library.library import Library
+
+HELP = "audit a folder of documents as tables: documents, sources, facts, changelog, citations, findings"
+
+FRAME_CHOICES = ("documents", "sources", "facts", "changelog", "citations", "audit", "errors")
+
+
+def parse_day(text: str) -> date:
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a date YYYY-MM-DD: {text!r}") from None
+
+
+def add_common(p: argparse.ArgumentParser) -> None:
+    """Options shared by ``oo library`` and ``oo audit``."""
+    p.add_argument(
+        "dir", nargs="?", default=".", help="folder of NAME.o-o.html documents (default: .)"
+    )
+    p.add_argument(
+        "--format", choices=("table", "csv", "json"), default="table", help="output format"
+    )
+    p.add_argument(
+        "--today",
+        type=parse_day,
+        default=None,
+        metavar="YYYY-MM-DD",
+        help="judge staleness as of this day (default: today)",
+    )
+    p.add_argument(
+        "--stale-after",
+        type=int,
+        default=365,
+        metavar="DAYS",
+        help="a source accessed longer ago than this is old (default: 365)",
+    )
+    p.add_argument(
+        "--no-recursive",
+        dest="recursive",
+        action="store_false",
+        help="only the folder itself, not its sub-folders",
+    )
+    p.add_argument(
+        "--workers", type=int, default=None, help="processes for parsing (default: auto)"
+    )
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    add_common(p)
+    p.add_argument(
+        "--frame",
+        choices=FRAME_CHOICES,
+        default="documents",
+        help="which table (default: documents)",
+    )
+
+
+def render(frame: pd.DataFrame, fmt: str) -> str:
+    """A frame as text: an aligned table fitted to the terminal, CSV, or JSON records."""
+    if fmt == "csv":
+        return str(frame.to_csv(index=False)).rstrip("\n")
+    if fmt == "json":
+        return str(frame.to_json(orient="records", date_format="iso", force_ascii=False, indent=1))
+    if frame.empty:
+        return "(no rows)"
+    width = shutil.get_terminal_size((120, 24)).columns
+    shown = _clipped(frame)
+    table = str(shown.to_string(index=False, max_colwidth=None, na_rep="-"))
+    if "message" not in shown.columns or max(map(len, table.splitlines())) <= width:
+        if "message" in shown.columns:
+            return table
+        return str(shown.to_string(index=False, max_colwidth=None, line_width=width, na_rep="-"))
+    # Too wide with the message in the row: each message goes under its row, whole and on one
+    # line (the terminal wraps it; grep still finds "(line 5)").
+    from pandas import isna
+
+    rest = shown.drop(columns="message")
+    lines = str(rest.to_string(index=False, max_colwidth=None, na_rep="-")).splitlines()
+    out = [lines[0]]
+    for line, message in zip(lines[1:], shown["message"], strict=True):
+        out += [line, "    " + ("-" if isna(message) else str(message))]
+    return "\n".join(out)
+
+
+FULL_COLUMNS = ("message", "where")  # what a finding says and where: never cut (e.g. "(line 5)")
+CLIP_AT = 48
+
+
+def _clipped(frame: pd.DataFrame) -> pd.DataFrame:
+    """Long text in other columns (titles, URLs, summaries) cut to ``CLIP_AT`` characters so
+    the table stays readable; ``FULL_COLUMNS`` are printed whole."""
+    from pandas.api.types import is_object_dtype, is_string_dtype
+
+    out = frame.copy()
+    for column in out.columns:
+        dtype = out[column].dtype
+        if column not in FULL_COLUMNS and (is_string_dtype(dtype) or is_object_dtype(dtype)):
+            out[column] = out[column].map(_clip, na_action="ignore")
+    return out
+
+
+def _clip(value: Any) -> Any:
+    if isinstance(value, str) and len(value) > CLIP_AT:
+        return value[: CLIP_AT - 3] + "..."
+    return value
+
+
+def open_library(ns: argparse.Namespace) -> Library:
+    from oo_nb.library.library import Library
+
+    if ns.workers is not None and ns.workers < 1:
+        raise ValidationError("--workers must be at least 1")
+    if ns.stale_after < 0:
+        raise ValidationError("--stale-after must not be negative")
+    return Library(ns.dir, recursive=ns.recursive, today=ns.today, workers=ns.workers)
+
+
+class LibraryResult:
+    """The Library (``value``) and the frame the command was asked for. In a notebook it shows
+    as the Library (or the frame when one was named)."""
+
+    def __init__(
+        self, library: Library, frame_name: str, fmt: str, stale_after: int, named: bool
+    ) -> None:
+        self.library = library
+        self.frame_name = frame_name
+        self.format = fmt
+        self.stale_after = stale_after
+        self.named = named
+        self.exit_code = 0
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        if self.frame_name == "audit":
+            return self.library.audit(self.stale_after)
+        return self.library.frame(self.frame_name)
+
+    @property
+    def value(self) -> Any:
+        return self.frame if self.named else self.library
+
+    def to_text(self) -> str:
+        frame = self.frame
+        if self.format == "table" and "path" in frame.columns:
+            frame["path"] = frame["path"].map(
+                self._short, na_action="ignore"
+            )  # the name, not the folder
+        return render(frame, self.format)
+
+    def _short(self, path: str) -> str:
+        base = self.library.root if self.library.root.is_dir() else self.library.root.parent
+        try:
+            return Path(path).relative_to(base).as_posix()
+        except ValueError:
+            return path
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None, **kwargs: Any) -> Any:
+        if self.named:
+            frame = self.frame
+            return {"text/plain": repr(frame), "text/html": frame.to_html(max_rows=60, escape=True)}
+        return self.library._repr_mimebundle_(include, exclude)
+
+
+def run(ns: argparse.Namespace) -> LibraryResult:
+    lib = open_library(ns)
+    named = ns.frame != "documents" or ns.format != "table"
+    return LibraryResult(lib, ns.frame, ns.format, ns.stale_after, named)

@@ -1,0 +1,165 @@
+"""``oo new "Title / scope"``: create a living document, then run its first update."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from oo_nb.edit.new import (
+    DEFAULT_AUDIENCE,
+    DEFAULT_BUDGET_USD,
+    DEFAULT_EVERY_DAYS,
+    DEFAULT_TONE,
+    NewSpec,
+    create_document,
+    parse_budget,
+    parse_days,
+    prompt_spec,
+)
+from oo_nb.errors import OOError, ValidationError
+from oo_nb.format.document import Document
+
+__all__ = ["HELP", "NewResult", "add_arguments", "first_update", "run"]
+
+HELP = 'create a living document from "Title / scope", then run its first update'
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "title",
+        nargs="?",
+        help='"Title / scope": everything after the first " / " is the scope. '
+        "Leave it out to be asked for title, scope, audience, tone and budget.",
+    )
+    parser.add_argument("--dir", default=".", help="folder for the new file (default: here)")
+    parser.add_argument("--audience", help=f'who reads it (default "{DEFAULT_AUDIENCE}")')
+    parser.add_argument("--tone", help=f'how it is written (default "{DEFAULT_TONE}")')
+    parser.add_argument(
+        "--budget",
+        metavar="USD",
+        help=f"most an update may cost (default {DEFAULT_BUDGET_USD:.2f})",
+    )
+    parser.add_argument(
+        "--every", metavar="DAYS", help=f"update cadence in days (default {DEFAULT_EVERY_DAYS})"
+    )
+    parser.add_argument(
+        "--sentinel", metavar="EVENT", help="make it a sentinel document watching for EVENT"
+    )
+    parser.add_argument(
+        "--criteria",
+        metavar="TEXT",
+        action="append",
+        default=[],
+        help="with --sentinel: what would count as EVENT happening (repeat for several)",
+    )
+    parser.add_argument(
+        "--no-update", action="store_true", help="only create the file; no first update"
+    )
+    parser.add_argument("--yes", action="store_true", help="write the first update without review")
+    parser.add_argument("--agent", help="research backend for the first update")
+
+
+@dataclass
+class NewResult:
+    document: Document
+    update_result: Any = None
+    notes: list[str] = field(default_factory=list)
+    exit_code: int = 0
+
+    @property
+    def path(self) -> Path:
+        assert self.document.path is not None
+        return self.document.path
+
+    @property
+    def value(self) -> Document:
+        return self.document
+
+    def to_text(self) -> str:
+        # The path comes first and alone on its line, so `$(oo new ... --no-update)` captures it.
+        lines = [str(self.path)]
+        if self.update_result is not None:
+            text = self.update_result.to_text()
+            if text:
+                lines.append(text)
+        lines.extend(self.notes)
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return self.to_text()
+
+
+def _spec(ns: argparse.Namespace) -> NewSpec:
+    options: dict[str, Any] = {
+        "audience": ns.audience or DEFAULT_AUDIENCE,
+        "tone": ns.tone or DEFAULT_TONE,
+        "budget_usd": parse_budget(ns.budget) if ns.budget is not None else DEFAULT_BUDGET_USD,
+        "every_days": parse_days(ns.every) if ns.every is not None else DEFAULT_EVERY_DAYS,
+        "sentinel": ns.sentinel,
+        "criteria": tuple(ns.criteria),
+    }
+    if ns.title is not None:
+        return NewSpec.from_text(ns.title, **options)
+    if not sys.stdin.isatty():
+        raise ValidationError(
+            'give a title: oo new "Title / scope" (you are asked only in a terminal)', key="title"
+        )
+    asked = prompt_spec(sentinel=ns.sentinel, criteria=tuple(ns.criteria))
+    return NewSpec(
+        title=asked.title,
+        scope=asked.scope,
+        audience=ns.audience or asked.audience,
+        tone=ns.tone or asked.tone,
+        budget_usd=options["budget_usd"] if ns.budget is not None else asked.budget_usd,
+        every_days=options["every_days"],
+        sentinel=ns.sentinel,
+        criteria=asked.criteria,
+    )
+
+
+def first_update(
+    path: Path, *, yes: bool = False, agent: str | None = None
+) -> tuple[Any, list[str], int]:
+    """Run the ``update`` verb on a new document if this oo_nb has one. Returns (result, notes,
+    exit code); a failed update leaves the created document in place."""
+    try:
+        update_verb = importlib.import_module("oo_nb.cli.update")
+    except ModuleNotFoundError as exc:
+        if exc.name == "oo_nb.cli.update":
+            return None, ["first update not run: this oo_nb has no update verb"], 0
+        raise
+    parser = argparse.ArgumentParser(prog="oo update", add_help=False)
+    update_verb.add_arguments(parser)
+    argv = [str(path), *(["--yes"] if yes else []), *(["--agent", agent] if agent else [])]
+    try:
+        update_ns = parser.parse_args(argv)
+    except SystemExit:
+        return None, [f"first update not run: `oo update` does not take {' '.join(argv[1:])}"], 2
+    update_ns.verb = "update"
+    try:
+        result = update_verb.run(update_ns)
+    except OOError as exc:
+        return (
+            None,
+            [
+                f"first update failed: {exc}",
+                f"the document is there; try again with: oo update {path}",
+            ],
+            1,
+        )
+    return result, [], int(getattr(result, "exit_code", 0))
+
+
+def run(ns: argparse.Namespace) -> NewResult:
+    doc = create_document(_spec(ns), ns.dir)
+    result = NewResult(doc)
+    if not ns.no_update:
+        assert doc.path is not None
+        result.update_result, result.notes, result.exit_code = first_update(
+            doc.path, yes=ns.yes, agent=ns.agent
+        )
+    return result

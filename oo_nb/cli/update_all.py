@@ -1,0 +1,105 @@
+"""``oo update-all DIR``: update every stale document in a folder, concurrently (or as a batch)."""
+
+from __future__ import annotations
+
+import argparse
+import html
+from pathlib import Path
+from typing import Any
+
+from oo_nb.agent.many import LibraryUpdate, update_library
+from oo_nb.agent.run import UpdateOptions
+
+HELP = "update every stale document under DIR, concurrently with a progress bar (--batch: Message Batches)"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("dir", help="folder of .o-o.html documents (searched recursively)")
+    p.add_argument("--force", action="store_true", help="update fresh documents too")
+    p.add_argument(
+        "--concurrency",
+        type=int,
+        default=4,
+        metavar="N",
+        help="documents researched at once (default 4)",
+    )
+    p.add_argument(
+        "--yes", action="store_true", help="write each update without review (history kept)"
+    )
+    p.add_argument(
+        "--batch",
+        action="store_true",
+        help="send through the Message Batches API (half price, slower; polls)",
+    )
+    p.add_argument(
+        "--model",
+        help="model id or family (sonnet, opus…) for every document (default: each contract's, else $OO_MODEL, else claude-sonnet-5-5)",
+    )
+    p.add_argument(
+        "--budget", type=float, metavar="USD", help="budget per document (default: each contract's)"
+    )
+    p.add_argument(
+        "--agent",
+        choices=("anthropic", "claude-code", "replay"),
+        help="research backend (default as for `oo update`)",
+    )
+    p.add_argument("--base-url", metavar="URL", help="any Anthropic-compatible endpoint")
+    p.add_argument(
+        "--poll",
+        type=float,
+        default=10.0,
+        metavar="S",
+        help="seconds between batch polls (default 10)",
+    )
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+class UpdateAllOutcome:
+    def __init__(self, outcome: LibraryUpdate) -> None:
+        self.value = outcome
+        self.exit_code = 1 if outcome.failures else 0
+
+    def lines(self) -> list[str]:
+        o = self.value
+        out = []
+        for r in o.results:
+            where = (
+                f" → {r.written.name}" if r.written else (" → pending review" if r.pending else "")
+            )
+            out.append(f"{r.status:9} {r.path.name}: {r.message.split(': ', 1)[-1]}{where}")
+            out += [f"          warning: {w}" for w in r.warnings]
+        for path, message in sorted(o.failures.items()):
+            out.append(f"failed    {path.name}: {message}")
+        done = len(o.by_status("proposed"))
+        out.append(
+            f"{done} proposed, {len(o.by_status('skipped'))} fresh, {len(o.failures)} failed; "
+            f"total cost ${o.cost_usd:.4f}; {o.elapsed_s:.1f} s"
+            + (f"; batch {o.batch_id}" if o.batch_id else "")
+        )
+        return out
+
+    def to_text(self) -> str:
+        return "\n".join(self.lines())
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        rows = "".join(f"<li>{html.escape(line)}</li>" for line in self.lines())
+        return {"text/plain": self.to_text(), "text/html": f'<ul class="oo-update-all">{rows}</ul>'}
+
+    def __repr__(self) -> str:
+        return self.to_text()
+
+
+def run(ns: argparse.Namespace) -> UpdateAllOutcome:
+    opts = UpdateOptions(
+        force=ns.force, model=ns.model, budget_usd=ns.budget, agent=ns.agent, base_url=ns.base_url
+    )
+    outcome = update_library(
+        Path(ns.dir),
+        opts,
+        concurrency=ns.concurrency,
+        yes=ns.yes,
+        batch=ns.batch,
+        progress=not ns.no_progress,
+        poll_interval=ns.poll,
+    )
+    return UpdateAllOutcome(outcome)

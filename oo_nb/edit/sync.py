@@ -1,0 +1,420 @@
+"""``oo sync``: give every page in a folder this version's shared code.
+
+In the marker layout the stylesheet, browser script and shell sit between whole-line markers
+(``<!-- OO:CSS:START -->`` …); sync replaces what is between them with this version's template
+section, and puts ``DIR/oo.css`` in the CUSTOM block (removing the block when the file is gone).
+Pages without markers (the early layout) are reported; ``--migrate`` converts them, replacing
+only their code and keeping every byte of their data; an early index page gets this version's
+shell only (its page bytes stay as they are), so ``bash index.o-o.html`` reaches oo_nb. Every
+write goes through the store, so the previous version is kept in history.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from oo_nb.errors import FormatError, OOError
+from oo_nb.format.document import Document, Span
+from oo_nb.format.template.render import (
+    MARKERS,
+    PageKind,
+    css_section,
+    custom_section,
+    js_section,
+    shell_section,
+)
+from oo_nb.store import store
+from oo_nb.store.store import HISTORY_DIR
+
+__all__ = [
+    "SECTIONS",
+    "FileReport",
+    "SyncResult",
+    "find_section",
+    "migrate_early",
+    "sync_dir",
+    "sync_document",
+]
+
+SECTIONS = ("css", "js", "shell")
+Choice = Literal["css", "js", "shell", "all"]
+_TAG = re.compile(r"<!--|<script\b|<style\b", re.IGNORECASE)
+_CLOSER = {
+    "<script": re.compile(r"</script\s*>", re.IGNORECASE),
+    "<style": re.compile(r"</style\s*>", re.IGNORECASE),
+}
+_META = re.compile(r"<meta\b[^>]*>", re.IGNORECASE)
+_CSP_EQUIV = re.compile(r"""\bhttp-equiv\s*=\s*["']?Content-Security-Policy""", re.IGNORECASE)
+_CONTENT = re.compile(r"""\bcontent\s*=\s*(?:"([^"]*)"|'([^']*)')""", re.IGNORECASE)
+
+
+# --------------------------------------------------------------------------- locating code
+def _lines(text: str, lo: int, hi: int) -> list[tuple[int, int, str]]:
+    """(start, end including the newline, stripped content) of each line in ``[lo, hi)``."""
+    out = []
+    pos = lo
+    while pos < hi:
+        nl = text.find("\n", pos, hi)
+        end = hi if nl < 0 else nl + 1
+        out.append((pos, end, text[pos:end].strip()))
+        pos = end
+    return out
+
+
+def find_section(doc: Document, name: str) -> Span | None:
+    """The whole lines from a section's start marker to its end marker, inside the page (css,
+    js, custom) or the shell tail (shell). None when the page has no such section."""
+    start_marker, end_marker = MARKERS[name]
+    region = doc.tail if name == "shell" else doc.html
+    start: int | None = None
+    for lo, hi, content in _lines(doc.text, region.start, region.end):
+        if start is None and content == start_marker:
+            start = lo
+        elif start is not None and content == end_marker:
+            return Span(start, hi)
+        elif start is None and content == end_marker:
+            break
+    if start is not None or any(
+        c == end_marker for _, _, c in _lines(doc.text, region.start, region.end)
+    ):
+        raise FormatError(
+            f"unbalanced markers: {start_marker} and {end_marker} do not pair up", file=doc.file
+        )
+    return None
+
+
+def _elements(doc: Document) -> list[tuple[str, int, int]]:
+    """(tag, start, end) of each <script>/<style> element in the page outside the article."""
+    text = doc.text
+    out: list[tuple[str, int, int]] = []
+    pos, hi = doc.html.start, doc.html.end
+    art = doc.article_span
+    while True:
+        m = _TAG.search(text, pos, hi)
+        if not m:
+            return out
+        if art is not None and art.start <= m.start() < art.end:
+            pos = art.end
+            continue
+        tok = m.group(0).lower()
+        if tok == "<!--":
+            close = text.find("-->", m.end(), hi)
+            pos = hi if close < 0 else close + 3
+            continue
+        closer = _CLOSER[tok].search(text, m.end(), hi)
+        if closer is None:
+            return out
+        out.append((tok[1:], m.start(), closer.end()))
+        pos = closer.end()
+
+
+def _whole_lines(text: str, start: int, end: int) -> tuple[int, int, str, str]:
+    """Widen ``[start, end)`` to whole lines when only blanks surround it on its lines; else
+    return the newlines needed around a replacement to keep markers on lines of their own."""
+    line_start = text.rfind("\n", 0, start) + 1
+    nl = text.find("\n", end)
+    line_end = len(text) if nl < 0 else nl + 1
+    lead = "" if not text[line_start:start].strip() else "\n"
+    trail = "" if not text[end:line_end].strip() else "\n"
+    return (line_start if not lead else start), (line_end if not trail else end), lead, trail
+
+
+# --------------------------------------------------------------------------- sync one page
+def _replace(doc: Document, span: Span, new: str) -> Document:
+    if doc.newline == "\r\n":
+        new = new.replace("\r\n", "\n").replace("\n", "\r\n")
+    return (
+        doc
+        if doc.text[span.start : span.end] == new
+        else doc.replace_range(span.start, span.end, new)
+    )
+
+
+def sync_document(
+    doc: Document, sections: tuple[str, ...], custom_css: str | None
+) -> tuple[Document, list[str], list[str]]:
+    """Replace the marker sections of one marker-layout page. Returns (new document, sections
+    changed, sections missing). ``custom_css`` None removes the CUSTOM block (with "css")."""
+    kind: PageKind = doc.kind
+    makers = {"css": css_section, "js": js_section, "shell": shell_section}
+    changed: list[str] = []
+    missing: list[str] = []
+    new = doc
+    for name in sections:
+        span = find_section(new, name)
+        if span is None:
+            missing.append(name)
+            continue
+        before = new
+        new = _replace(new, span, makers[name](kind))
+        if new is not before:
+            changed.append(name)
+    if "css" in sections:
+        before = new
+        new = _sync_custom(new, custom_css)
+        if new is not before:
+            changed.append("custom")
+    return new, changed, missing
+
+
+def _sync_custom(doc: Document, custom_css: str | None) -> Document:
+    existing = find_section(doc, "custom")
+    block = custom_section(custom_css) if custom_css is not None else ""
+    if existing is not None:
+        return _replace(doc, existing, block)
+    css = find_section(doc, "css")
+    if not block or css is None:
+        return doc
+    return doc.replace_range(css.end, css.end, block)
+
+
+# --------------------------------------------------------------------------- migration
+def migrate_early(doc: Document) -> Document:
+    """Turn an early-layout document into the marker layout: its stylesheet, browser script and
+    shell are replaced by this version's marked sections and its CSP gains ``img-src data:``.
+    The header lines, the article and the four blocks stay byte for byte. An early index page
+    gets this version's shell only; every byte above its terminator line stays."""
+    if doc.layout != "early":
+        return doc
+    if doc.kind == "index":
+        return _migrate_early_index(doc)
+    new = _replace_tail(doc, "document")
+    new = _swap_element(new, "script", js_section("document"))
+    new = _swap_element(new, "style", css_section("document"))
+    new = _csp_with_images(new)
+    _check_data_kept(doc, new)
+    return new
+
+
+def _replace_tail(doc: Document, kind: PageKind) -> Document:
+    """The document with everything after its terminator line replaced by this version's shell
+    (``exit 0`` last, so whatever a later editor appends never runs)."""
+    shell = shell_section(kind) + "exit 0\n"
+    if doc.newline == "\r\n":
+        shell = shell.replace("\n", "\r\n")
+    if not doc.span_text(doc.terminator).endswith("\n"):  # a terminator on the file's last line
+        shell = doc.newline + shell
+    return doc.replace_range(doc.tail.start, doc.tail.end, shell)
+
+
+def _migrate_early_index(doc: Document) -> Document:
+    """An original index page gets this version's shell, so ``bash index.o-o.html`` runs oo_nb
+    (the original's shell would rebuild the page its own way and update documents with the
+    original tool). Its page is kept byte for byte: ``oo index`` already keeps the content
+    between its INDEX-CONTENT markers current, and its own styles and script still work."""
+    new = _replace_tail(doc, "index")
+    if new.text[: new.terminator.start] != doc.text[: doc.terminator.start] or new.kind != "index":
+        raise FormatError(
+            "migration would change the index page above its shell; not migrated", file=doc.file
+        )
+    return new
+
+
+def _swap_element(doc: Document, tag: str, section: str) -> Document:
+    if tag == "script":
+        found = [
+            (s, e)
+            for t, s, e in _elements(doc)
+            if t == "script"
+            and not re.search(r"\bid\s*=", doc.text[s : doc.text.find(">", s)], re.IGNORECASE)
+            and "window.stop()" not in doc.text[s:e]
+        ]
+    else:
+        found = [(s, e) for t, s, e in _elements(doc) if t == "style"]
+    if len(found) > 1:
+        raise FormatError(
+            f"has {len(found)} <{tag}> elements of page code; not migrated (one expected)",
+            file=doc.file,
+        )
+    if not found:
+        if tag == "style":
+            head_end = doc.text.lower().find("</head", doc.html.start, doc.html.end)
+            if head_end < 0:
+                raise FormatError("has no stylesheet and no </head>; not migrated", file=doc.file)
+            start, _, lead, _ = _whole_lines(doc.text, head_end, head_end)
+            return doc.replace_range(start, start, lead + section)
+        stop = doc.text.find("<script>window.stop();</script>", doc.html.start, doc.html.end)
+        if stop < 0:
+            raise FormatError(
+                "has no browser script and no rendering boundary; not migrated", file=doc.file
+            )
+        start, _, lead, _ = _whole_lines(doc.text, stop, stop)
+        return doc.replace_range(start, start, lead + section)
+    start, end, lead, _ = _whole_lines(doc.text, *found[0])
+    return doc.replace_range(start, end, lead + section)
+
+
+def _csp_with_images(doc: Document) -> Document:
+    for meta in _META.finditer(doc.text, doc.html.start, doc.html.end):
+        if not _CSP_EQUIV.search(meta.group(0)):
+            continue
+        content = _CONTENT.search(doc.text, meta.start(), meta.end())
+        if content is None:
+            return doc
+        group = 1 if content.group(1) is not None else 2
+        value = content.group(group)
+        if "img-src" in value:
+            return doc
+        return doc.replace_range(
+            content.start(group), content.end(group), value.rstrip().rstrip(";") + "; img-src data:"
+        )
+    return doc
+
+
+def _check_data_kept(old: Document, new: Document) -> None:
+    same = old.span_text(old.header) == new.span_text(new.header) and set(old.blocks) == set(
+        new.blocks
+    )
+    same = same and all(old.block_text(b) == new.block_text(b) for b in old.blocks)
+    if old.article_span is not None:
+        same = same and new.article_span is not None and old.article_html == new.article_html
+    if not same:  # never write a migration that touched data
+        raise FormatError("migration would change the document's data; not migrated", file=old.file)
+
+
+# --------------------------------------------------------------------------- a folder
+@dataclass
+class FileReport:
+    rel: str
+    status: str  # updated, unchanged, would update, early layout, migrated, would migrate, error
+    sections: list[str] = field(default_factory=list)
+    note: str = ""
+
+
+@dataclass
+class SyncResult:
+    root: Path
+    section: str
+    dry_run: bool
+    reports: list[FileReport] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if any(r.status == "error" for r in self.reports) else 0
+
+    @property
+    def value(self) -> list[FileReport]:
+        return self.reports
+
+    def to_text(self) -> str:
+        if not self.reports:
+            return f"{self.root}: no .o-o.html files"
+        width = max(len(r.rel) for r in self.reports)
+        lines = []
+        for r in self.reports:
+            detail = ", ".join(r.sections)
+            extra = f" ({detail})" if detail else ""
+            note = f" - {r.note}" if r.note else ""
+            lines.append(f"{r.rel:<{width}}  {r.status}{extra}{note}")
+        counts: dict[str, int] = {}
+        for r in self.reports:
+            counts[r.status] = counts.get(r.status, 0) + 1
+        lines.append(
+            ", ".join(f"{n} {status}" for status, n in counts.items())
+            + (" (dry run: nothing written)" if self.dry_run else "")
+        )
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return self.to_text()
+
+
+def _pages(root: Path) -> list[Path]:
+    found = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != HISTORY_DIR)
+        found += [
+            Path(folder) / f for f in files if f.endswith(".o-o.html") and not f.startswith(".")
+        ]
+    return sorted(found)
+
+
+def _read_custom(root: Path) -> str | None:
+    path = root / "oo.css"
+    if not path.is_file():
+        return None
+    try:
+        css = path.read_text("utf-8")
+    except UnicodeDecodeError:
+        raise OOError("is not UTF-8 text", file=str(path)) from None
+    custom_section(css, source=str(path))  # refuse a stylesheet that could break the page
+    return css
+
+
+def sync_dir(
+    root: str | Path, section: Choice = "all", *, dry_run: bool = False, migrate: bool = False
+) -> SyncResult:
+    base = Path(root)
+    if not base.is_dir():
+        raise OOError("is not a folder", file=str(base))
+    sections = SECTIONS if section == "all" else (section,)
+    custom = _read_custom(base) if "css" in sections else None
+    result = SyncResult(base, section, dry_run)
+    for path in _pages(base):
+        rel = path.relative_to(base).as_posix()
+        try:
+            result.reports.append(_sync_one(path, rel, sections, custom, dry_run, migrate))
+        except OOError as exc:
+            text = str(exc)
+            result.reports.append(
+                FileReport(
+                    rel, "error", note=text.removeprefix(f"{exc.file}: ") if exc.file else text
+                )
+            )
+    return result
+
+
+def _sync_one(
+    path: Path,
+    rel: str,
+    sections: tuple[str, ...],
+    custom: str | None,
+    dry_run: bool,
+    migrate: bool,
+) -> FileReport:
+    doc = Document.read(path)
+    start = doc
+    note = ""
+    migrated = False
+    if doc.layout == "early":
+        if not migrate and doc.kind == "index":
+            return FileReport(
+                rel,
+                "early layout",
+                note="runs the original's shell; `oo sync DIR --migrate` gives it this version's",
+            )
+        if not migrate:
+            return FileReport(
+                rel, "early layout", note="no OO markers; `oo sync DIR --migrate` converts it"
+            )
+        doc = migrate_early(doc)
+        migrated = True
+        if doc.kind == "index":
+            # the page keeps its own styles and script: only the shell is this version's
+            status = "would migrate" if dry_run else "migrated"
+            if not dry_run:
+                store.write_document(doc, expected=start.to_bytes(), action="sync --migrate")
+            return FileReport(
+                rel, status, ["shell"], "this version's shell; the page above it is unchanged"
+            )
+        note = "converted to the marker layout; data unchanged"
+    new, changed, missing = sync_document(doc, sections, custom)
+    if migrated:
+        changed = ["css", "js", "shell", *(c for c in changed if c == "custom")]
+    if missing:
+        note = (note + "; " if note else "") + f"no {', '.join(missing)} markers"
+    if new.text == start.text:
+        return FileReport(rel, "unchanged", note=note)
+    status = (
+        ("would migrate" if dry_run else "migrated")
+        if migrated
+        else ("would update" if dry_run else "updated")
+    )
+    if not dry_run:
+        action = "sync --migrate" if migrated else f"sync {'+'.join(sections)}"
+        store.write_document(new, expected=start.to_bytes(), action=action)
+    return FileReport(rel, status, changed, note)

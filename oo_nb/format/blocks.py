@@ -1,0 +1,483 @@
+"""Typed, normalised, read-only views of the four JSON blocks, reading every variant that real
+o-o files hold (FORMAT.md §2). Writing never goes through these views: it changes the raw JSON
+(``Document.with_block``/``edit_block``, e.g. in ``contract_edit.py``), so a block keeps its own
+shape and every key we do not know."""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import re
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+from oo_nb.errors import ValidationError
+
+__all__ = [
+    "FRESHNESS_DAYS",
+    "Changelog",
+    "ChangelogEntry",
+    "Contract",
+    "Fact",
+    "ImagePolicy",
+    "Manifest",
+    "Sentinel",
+    "Source",
+    "SourceCache",
+    "domain_of",
+    "fact_source_ids",
+    "parse_date",
+]
+
+FRESHNESS_DAYS = {"daily": 1, "weekly": 7, "monthly": 30}
+DEFAULT_CADENCE_DAYS = 7
+MAX_CADENCE_DAYS = 36_500
+DEFAULT_BUDGET_USD = 0.50
+_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})")
+
+
+def parse_date(value: Any) -> date | None:
+    """``YYYY-MM-DD`` or an ISO datetime starting with it; anything else is None."""
+    if not isinstance(value, str):
+        return None
+    m = _DATE.match(value.strip())
+    if not m:
+        return None
+    try:
+        return date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+    except ValueError:
+        return None
+
+
+def domain_of(url: str) -> str:
+    try:
+        host = urlsplit(url if "//" in url else "//" + url).hostname or ""
+    except ValueError:
+        return ""
+    return host.removeprefix("www.").lower()
+
+
+class _Fields:
+    """Typed access to one JSON object, raising errors that name the block and key."""
+
+    def __init__(self, raw: Any, block: str, file: str | None, prefix: str = "") -> None:
+        if not isinstance(raw, dict):
+            raise ValidationError(
+                f"must be a JSON object, found {type(raw).__name__}",
+                file=file,
+                block=block,
+                key=prefix.rstrip(".") or None,
+            )
+        self.raw: dict[str, Any] = raw
+        self.block, self.file, self.prefix = block, file, prefix
+
+    def _err(self, key: str, msg: str) -> ValidationError:
+        return ValidationError(msg, file=self.file, block=self.block, key=self.prefix + key)
+
+    def sub(self, key: str) -> _Fields:
+        value = self.raw.get(key)
+        return _Fields(
+            {} if value is None else value, self.block, self.file, f"{self.prefix}{key}."
+        )
+
+    def text(self, key: str, default: str = "") -> str:
+        value = self.raw.get(key, default)
+        if value is None:
+            return default
+        if not isinstance(value, str):
+            raise self._err(key, f"must be a string, found {type(value).__name__}")
+        return value
+
+    def whole(self, key: str, default: int | None = None) -> int | None:
+        value = self.raw.get(key, default)
+        if value is None:
+            return default
+        if isinstance(value, bool) or not isinstance(value, int):
+            if isinstance(value, float) and value.is_integer():
+                return int(value)
+            raise self._err(key, f"must be a whole number, found {value!r}")
+        return value
+
+    def number(self, key: str, default: float) -> float:
+        value = self.raw.get(key, default)
+        if value is None:
+            return default
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            if isinstance(value, str):
+                with contextlib.suppress(ValueError):
+                    value = float(value.strip().lstrip("$"))
+            if not isinstance(value, float):
+                raise self._err(key, f"must be a number, found {value!r}")
+        # "inf", 1e400 or 10**400 as a budget would mean no budget at all.
+        number = float(value) if isinstance(value, float) or abs(value) < 2**1000 else math.inf
+        if not math.isfinite(number):
+            raise self._err(key, f"must be a finite number, found {value!r}")
+        return number
+
+    def flag(self, key: str, default: bool | None = None) -> bool | None:
+        value = self.raw.get(key, default)
+        if value is None or isinstance(value, bool):
+            return value
+        raise self._err(key, f"must be true or false, found {value!r}")
+
+    def texts(self, key: str) -> tuple[str, ...]:
+        value = self.raw.get(key)
+        if value is None:
+            return ()
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise self._err(key, "must be a list of strings")
+        return tuple(value)
+
+
+# --------------------------------------------------------------------------- manifest
+@dataclass(frozen=True)
+class Manifest:
+    title: str
+    version: int
+    as_of: date | None
+    cadence_days: int
+    cadence_field: Literal["update_every_days", "freshness", "default"]
+    changelog_notes: tuple[str, ...]
+    raw: dict[str, Any] = field(repr=False)
+
+    @classmethod
+    def from_json(cls, raw: Any, *, file: str | None = None) -> Manifest:
+        f = _Fields(raw, "oo-manifest", file)
+        as_of_text = f.text("as_of")
+        as_of = parse_date(as_of_text)
+        if as_of_text and as_of is None:
+            raise f._err("as_of", f"must be a date YYYY-MM-DD or empty, found {as_of_text!r}")
+        if "update_every_days" in f.raw:
+            # 0 or null never silently means "weekly": the document says something we cannot use
+            value = f.whole("update_every_days")
+            if value is None:
+                raise f._err(
+                    "update_every_days", "must be a whole number of days (at least 1), found null"
+                )
+            if value < 1:
+                raise f._err("update_every_days", f"must be at least 1 day, found {value}")
+            if value > MAX_CADENCE_DAYS:  # a due date past year 9999 breaks every date sum
+                raise f._err(
+                    "update_every_days",
+                    f"must be at most {MAX_CADENCE_DAYS} days (100 years), found {value}",
+                )
+            days = value
+            cadence_field: Literal["update_every_days", "freshness", "default"] = (
+                "update_every_days"
+            )
+        elif "freshness" in f.raw:
+            days = FRESHNESS_DAYS.get(f.text("freshness").strip().lower(), DEFAULT_CADENCE_DAYS)
+            cadence_field = "freshness"
+        else:
+            days, cadence_field = DEFAULT_CADENCE_DAYS, "default"
+        if as_of is not None and as_of.toordinal() + days > date.max.toordinal():
+            # the due date must be a date: every staleness sum adds the cadence to as_of
+            raise f._err(
+                "as_of", f"{as_of.isoformat()} plus {days} days is past the last date (9999-12-31)"
+            )
+        notes = []
+        changelog = f.raw.get("changelog")
+        for item in changelog if isinstance(changelog, list) else []:
+            if isinstance(item, str):
+                notes.append(item)
+            elif isinstance(item, dict):
+                notes.append(str(item.get("summary", "")))
+        return cls(
+            title=f.text("title"),
+            version=f.whole("version", 0) or 0,
+            as_of=as_of,
+            cadence_days=days,
+            cadence_field=cadence_field,
+            changelog_notes=tuple(notes),
+            raw=f.raw,
+        )
+
+
+# --------------------------------------------------------------------------- contract
+@dataclass(frozen=True)
+class ImagePolicy:
+    allow: bool = True
+    max_per_article: int = 8
+    max_file_kb: int = 150
+    resize_max_px: int = 800
+    preserve_format: bool = True
+    caption_required: bool = True
+    source_attribution_required: bool = True
+    layout_guidance: str = ""
+    prefer_sources: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Sentinel:
+    event: str
+    criteria: tuple[str, ...]
+    status: str  # not_occurred | occurred | unknown
+    last_checked: date | None
+    evidence: str
+    structured: bool  # False for originals marked only by instructions.sentinel
+
+
+@dataclass(frozen=True)
+class Contract:
+    subject: str
+    scope: str
+    audience: str
+    tone: str
+    intents: tuple[str, ...]
+    required_sections: tuple[str, ...]
+    prefer_domains: tuple[str, ...]
+    deny_domains: tuple[str, ...]
+    require_https: bool
+    max_cost_usd: float
+    model: str | None
+    images: ImagePolicy
+    instructions_form: Literal["procedure", "flags", "none"]
+    sentinel: Sentinel | None
+    raw: dict[str, Any] = field(repr=False)
+
+    @classmethod
+    def from_json(cls, raw: Any, *, file: str | None = None) -> Contract:
+        f = _Fields(raw, "oo-contract", file)
+        ident, research, instr = f.sub("identity"), f.sub("research"), f.sub("instructions")
+        policy = research.sub("source_policy")
+        img = f.sub("images")
+        budget = f.sub("budget").number("max_cost_usd", DEFAULT_BUDGET_USD)
+        if budget < 0:
+            raise f._err("budget.max_cost_usd", "must not be negative")
+        form: Literal["procedure", "flags", "none"] = (
+            "procedure" if "procedure" in instr.raw else "flags" if instr.raw else "none"
+        )
+        return cls(
+            subject=ident.text("subject"),
+            scope=ident.text("scope"),
+            audience=ident.text("audience"),
+            tone=ident.text("tone"),
+            intents=research.texts("intents"),
+            required_sections=research.texts("required_sections"),
+            prefer_domains=policy.texts("prefer_domains"),
+            deny_domains=policy.texts("deny_domains"),
+            require_https=bool(policy.flag("require_https", False)),
+            max_cost_usd=budget,
+            model=f.text("model") or None,
+            images=ImagePolicy(
+                allow=bool(img.flag("allow", True)),
+                max_per_article=img.whole("max_per_article", 8) or 0,
+                max_file_kb=img.whole("max_file_kb", 150) or 150,
+                resize_max_px=img.whole("resize_max_px", 800) or 800,
+                preserve_format=bool(img.flag("preserve_format", True)),
+                caption_required=bool(img.flag("caption_required", True)),
+                source_attribution_required=bool(img.flag("source_attribution_required", True)),
+                layout_guidance=img.text("layout_guidance"),
+                prefer_sources=img.texts("prefer_sources"),
+            ),
+            instructions_form=form,
+            sentinel=_sentinel(f, instr),
+            raw=f.raw,
+        )
+
+    @property
+    def is_sentinel(self) -> bool:
+        return self.sentinel is not None
+
+
+def _sentinel(f: _Fields, instr: _Fields) -> Sentinel | None:
+    if isinstance(f.raw.get("sentinel"), dict):
+        s = f.sub("sentinel")
+        return Sentinel(
+            event=s.text("event"),
+            criteria=s.texts("criteria"),
+            status=s.text("status", "unknown") or "unknown",
+            last_checked=parse_date(s.text("last_checked")),
+            evidence=s.text("evidence"),
+            structured=True,
+        )
+    text = instr.raw.get("sentinel")
+    steps = instr.raw.get("procedure")
+    steps = steps if isinstance(steps, list) else []
+    has_check = any(isinstance(s, str) and "SENTINEL CHECK" in s for s in steps)
+    if not isinstance(text, str) and not has_check:
+        return None
+    description = text if isinstance(text, str) else ""
+    lowered = description.lower()
+    status = "not_occurred" if "not yet occurred" in lowered or "has not" in lowered else "unknown"
+    return Sentinel(
+        event=description,
+        criteria=(),
+        status=status,
+        last_checked=None,
+        evidence="",
+        structured=False,
+    )
+
+
+# --------------------------------------------------------------------------- source cache
+@dataclass(frozen=True)
+class Source:
+    id: str
+    url: str
+    title: str
+    tier: str
+    accessed: date | None
+    domain: str
+    description: str
+    verified: bool | None
+    form: Literal["object", "string"]
+
+
+@dataclass(frozen=True)
+class Fact:
+    id: str
+    text: str
+    key: str | None
+    value: str | None
+    source_ids: tuple[str, ...]
+    form: Literal["string", "object"]
+
+
+_STRING_SOURCE = re.compile(r"^\s*(?P<head>\S+)\s*(?:[-–—:|]\s*(?P<rest>.*))?$")
+
+
+def _source_from_string(text: str, index: int) -> Source:
+    m = _STRING_SOURCE.match(text)
+    head = m.group("head") if m else text
+    rest = (m.group("rest") or "") if m else ""
+    looks_like_domain = "." in head and " " not in head
+    url = head if head.startswith(("http://", "https://")) else ""
+    return Source(
+        id=f"s{index + 1}",
+        url=url,
+        title=rest or text,
+        tier="",
+        accessed=None,
+        domain=domain_of(head) if looks_like_domain else "",
+        description=rest if looks_like_domain else text,
+        verified=None,
+        form="string",
+    )
+
+
+@dataclass(frozen=True)
+class SourceCache:
+    last_updated: date | None
+    sources: tuple[Source, ...]
+    facts: tuple[Fact, ...]
+    raw: dict[str, Any] = field(repr=False)
+
+    @classmethod
+    def from_json(cls, raw: Any, *, file: str | None = None) -> SourceCache:
+        f = _Fields(raw, "oo-source-cache", file)
+        sources = [_source(item, i, f) for i, item in enumerate(_list(f, "sources"))]
+        facts = [_fact(item, i, f) for i, item in enumerate(_list(f, "facts"))]
+        return cls(parse_date(f.raw.get("last_updated")), tuple(sources), tuple(facts), f.raw)
+
+    def by_id(self) -> dict[str, Source]:
+        return {s.id: s for s in self.sources}
+
+
+def _list(f: _Fields, key: str) -> list[Any]:
+    value = f.raw.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise f._err(key, "must be a list")
+    return value
+
+
+def _source(item: Any, index: int, f: _Fields) -> Source:
+    if isinstance(item, str):
+        return _source_from_string(item, index)
+    s = _Fields(item, f.block, f.file, f"sources[{index}].")
+    url = s.text("url")
+    verified = s.raw.get("verified")
+    return Source(
+        id=s.text("id") or f"s{index + 1}",
+        url=url,
+        title=s.text("title"),
+        tier=str(s.raw.get("tier") or ""),
+        accessed=parse_date(s.raw.get("accessed")),
+        domain=domain_of(url),
+        description=s.text("description"),
+        verified=verified if isinstance(verified, bool) else None,
+        form="object",
+    )
+
+
+_FACT_MARKERS = re.compile(r"(?:\s*\[s\d+\])+\s*$")
+
+
+def fact_source_ids(fact: Any) -> tuple[str, ...]:
+    """The source ids a raw fact names: trailing ``[sN]`` markers of a string fact (how oo_nb
+    writes them: "text [s17] [s18]") or the ``source``/``source_id``/``source_ids``/``sources``
+    keys of an object fact. Unique, in order."""
+    ids: list[str] = []
+    if isinstance(fact, str):
+        markers = _FACT_MARKERS.search(fact)
+        ids = re.findall(r"s\d+", markers.group(0)) if markers else []
+    elif isinstance(fact, dict):
+        for key in ("source", "source_id"):
+            if isinstance(fact.get(key), str) and fact[key]:
+                ids.append(fact[key])
+        for key in ("source_ids", "sources"):
+            if isinstance(fact.get(key), list):
+                ids.extend(str(x) for x in fact[key])
+    return tuple(dict.fromkeys(ids))
+
+
+def _fact(item: Any, index: int, f: _Fields) -> Fact:
+    fid = f"f{index + 1}"
+    if isinstance(item, str):
+        return Fact(fid, item, None, None, fact_source_ids(item), "string")
+    o = _Fields(item, f.block, f.file, f"facts[{index}].")
+    key_, value = o.raw.get("key"), o.raw.get("value")
+    text = o.text("text") or (f"{key_}: {value}" if key_ is not None else str(value or ""))
+    return Fact(
+        id=str(o.raw.get("id") or fid),
+        text=text,
+        key=str(key_) if key_ is not None else None,
+        value=str(value) if value is not None else None,
+        source_ids=fact_source_ids(o.raw),
+        form="object",
+    )
+
+
+# --------------------------------------------------------------------------- changelog
+@dataclass(frozen=True)
+class ChangelogEntry:
+    version: int | None
+    timestamp: str
+    date: date | None
+    summary: str
+    extra: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Changelog:
+    entries: tuple[ChangelogEntry, ...]
+    form: Literal["entries", "array"]
+    raw: Any = field(repr=False)
+
+    @classmethod
+    def from_json(cls, raw: Any, *, file: str | None = None) -> Changelog:
+        if isinstance(raw, list):
+            items, form = raw, "array"
+        else:
+            f = _Fields(raw, "oo-changelog", file)
+            items, form = _list(f, "entries"), "entries"
+        entries = []
+        for i, item in enumerate(items):
+            if isinstance(item, str):
+                entries.append(ChangelogEntry(None, "", None, item, {}))
+                continue
+            e = _Fields(item, "oo-changelog", file, f"entries[{i}].")
+            ts = str(e.raw.get("timestamp") or e.raw.get("date") or "")
+            extra = {k: v for k, v in e.raw.items() if k not in ("version", "timestamp", "summary")}
+            entries.append(
+                ChangelogEntry(e.whole("version"), ts, parse_date(ts), e.text("summary"), extra)
+            )
+        return cls(tuple(entries), form, raw)  # type: ignore[arg-type]
+
+    @property
+    def latest(self) -> ChangelogEntry | None:
+        return self.entries[-1] if self.entries else None

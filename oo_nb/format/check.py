@@ -1,0 +1,88 @@
+"""``oo check``: structural validation of one file, as a list of findings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from oo_nb.errors import BlockError, OOError
+from oo_nb.format.article import pid_problem
+from oo_nb.format.document import BLOCK_IDS, Document
+from oo_nb.format.legacy_script import LEGACY_SCRIPT_HINT, injection_risks
+from oo_nb.library.audit import CHECKS
+
+__all__ = ["Finding", "check_path"]
+
+
+@dataclass(frozen=True)
+class Finding:
+    file: str
+    severity: str  # error | warning | info
+    code: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.file}: {self.severity}: {self.code}: {self.message}"
+
+
+def _code(exc: OOError, view: str) -> str:
+    """The audit's code for an error met while reading a view (same names, same severities)."""
+    if view == "article":
+        return "unreadable-article"
+    if isinstance(exc, BlockError):  # a missing block never gets here: check_path reports it once
+        return "invalid-json"
+    return "invalid-block"
+
+
+def _where(exc: OOError) -> str:
+    """The error without the file name (each finding already starts with it)."""
+    text = str(exc)
+    return text.removeprefix(f"{exc.file}: ") if exc.file else text
+
+
+def check_path(path: str | Path) -> list[Finding]:
+    """Structural findings for one file. Codes and severities are the audit's (``CHECKS``): a
+    defect both report has the same code and severity in each (``html-injection`` included)."""
+    name = str(path)
+    try:
+        doc = Document.read(path)
+    except OOError as exc:
+        return [Finding(name, CHECKS["unreadable"][0], "unreadable", _where(exc))]
+    if doc.kind == "index":
+        return []
+    findings: list[Finding] = []
+
+    def add(code: str, message: str) -> None:
+        findings.append(Finding(name, CHECKS[code][0], code, message))
+
+    for block in BLOCK_IDS:
+        if not doc.has_block(block):
+            add("missing-block", f'no <script id="{block}"> in the first heredoc')
+    views = ("manifest", "contract", "source_cache", "changelog", "article")
+    loaded = {}
+    for view in views:
+        try:
+            loaded[view] = getattr(doc, view)
+        except OOError as exc:
+            # a view over a block that is not there: already reported as missing-block above.
+            # Only that error is skipped; any other (whatever its words) is a finding.
+            if not (isinstance(exc, BlockError) and exc.message.startswith("missing:")):
+                add(_code(exc, view), _where(exc))
+    cache, article = loaded.get("source_cache"), loaded.get("article")
+    if cache is not None and article is not None:
+        known = {s.id for s in cache.sources}
+        for missing in sorted(
+            {c for c in article.cited_ids if c not in known}, key=lambda s: int(s[1:])
+        ):
+            if known:  # with an empty cache, empty-cache says it once
+                add("unresolved-citation", f"[{missing}] cited but not in the source cache")
+        if not cache.sources and not article.is_stub:
+            add("empty-cache", "populated article with an empty source cache")
+        for pid in article.pids:
+            problem = pid_problem(pid)
+            if problem is not None:
+                add("malformed-pid", f"{pid!r}: {problem}")
+    if len(loaded) == len(views):  # every view read: the page script's inputs can be judged
+        for risk in injection_risks(doc):
+            add("html-injection", f"{risk.describe()}; {LEGACY_SCRIPT_HINT}")
+    return findings

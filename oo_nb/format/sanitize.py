@@ -1,0 +1,288 @@
+"""One allow-list policy for HTML written by the research agent, and plain-text cleaning.
+
+Everything the model writes is untrusted. ``sanitize_html`` cleans ONE section's fragment (never
+a whole page) with nh3 and this module's allow-list:
+
+- kept: paragraphs, h3-h6, lists, tables, figures, quotes, inline formatting, ``id`` / ``class``
+  (filtered: no ids that could clobber the page's own elements, such as ``oo-manifest`` or
+  ``toc``), links to ``http``/``https`` (or an in-page ``#anchor``) with
+  ``rel="noopener noreferrer"``, ``<img>`` whose ``src`` is a base64 ``data:image/(png|jpeg|gif|
+  webp)`` URI, and paragraph-id comments ``<!-- pid:SECTION:ID -->``;
+- removed: scripts, styles and ``style`` attributes (CSS ``url()`` beacons), iframes, objects,
+  forms, SVG, MathML, meta/link/base, event handlers, every ``data-*`` attribute (JupyterLab acts
+  on ``data-commandlinker-command``), ``javascript:``/``data:text/html`` and relative URLs, and
+  all other comments.
+
+nh3 strips every comment, so pid comments travel through it as placeholder elements whose tag
+name carries a random nonce (unguessable by the input) and come back as comments afterwards.
+``h1``/``h2`` inside a section become ``h3``: an ``h2`` would start a new section of the article.
+"""
+
+from __future__ import annotations
+
+import html as html_lib
+import re
+import secrets
+import unicodedata
+from collections.abc import Collection
+from urllib.parse import urlsplit
+
+import nh3
+from lxml import etree
+from lxml import html as lxml_html
+
+__all__ = [
+    "ALLOWED_TAGS",
+    "RESERVED_IDS",
+    "is_safe_image_src",
+    "remove_keeping_tail",
+    "safe_http_url",
+    "sanitize_html",
+    "sanitize_text",
+]
+
+ALLOWED_TAGS = frozenset(
+    {
+        "a", "abbr", "b", "blockquote", "br", "caption", "cite", "code", "col", "colgroup",
+        "dd", "del", "dfn", "div", "dl", "dt", "em", "figcaption", "figure", "h3", "h4", "h5",
+        "h6", "hr", "i", "img", "ins", "kbd", "li", "mark", "ol", "p", "pre", "q", "s", "samp",
+        "small", "span", "strong", "sub", "sup", "table", "tbody", "td", "tfoot", "th", "thead",
+        "time", "tr", "u", "ul", "var", "wbr",
+    }
+)  # fmt: skip
+# Removed together with everything inside them (text included).
+_CLEAN_CONTENT = frozenset(
+    {
+        "script", "style", "iframe", "object", "embed", "applet", "svg", "math", "template",
+        "noscript", "noembed", "noframes", "frameset", "frame", "textarea", "select", "title",
+        "xmp", "form", "head",
+    }
+)  # fmt: skip
+_GLOBAL_ATTRS = frozenset({"id", "class", "title", "lang", "dir"})
+_TAG_ATTRS: dict[str, set[str]] = {
+    "a": {"href"},
+    "img": {"src", "alt", "width", "height"},
+    "td": {"colspan", "rowspan"},
+    "th": {"colspan", "rowspan", "scope"},
+    "col": {"span"},
+    "colgroup": {"span"},
+    "ol": {"start", "reversed"},
+    "time": {"datetime"},
+}
+# Ids the page itself uses (FORMAT.md §1, §6) or that the browser script looks up: an article
+# element with one of these ids would shadow the real element (DOM clobbering), e.g. a fake
+# ``oo-manifest`` read by the page's script.
+RESERVED_IDS = frozenset(
+    {
+        "article", "doc-title", "doc-asof", "doc-version", "contract-panel", "toc", "run-meta",
+        "references", "card-grid", "doc-count", "last-scan", "search-input", "theme-toggle",
+    }
+)  # fmt: skip
+_RESERVED_PREFIXES = ("oo-", "liki-")
+# Classes with a meaning for oo_nb or the page script; the model may not fake them.
+_RESERVED_CLASSES = frozenset({"stub-notice", "version-badge", "wrap"})
+
+_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,79}$")
+# The page script gives reference items the ids "s3" / "ref-3" for citation links.
+_REFERENCE_ID = re.compile(r"^(s|ref-)[0-9]+$")
+_CLASS_TOKEN = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,39}$")
+_ANCHOR = re.compile(r"^#[A-Za-z][A-Za-z0-9_-]{0,79}$")
+_DIGITS = re.compile(r"^[0-9]{1,4}$")
+_PID_VALUE = re.compile(r"^pid:[A-Za-z0-9_-]{1,80}:[A-Za-z0-9_-]{1,40}$")
+_PID_COMMENT = re.compile(r"^\s*(pid:[A-Za-z0-9_-]{1,80}:[A-Za-z0-9_-]{1,40})\s*$")
+_IMAGE_SRC = re.compile(r"^data:image/(?:png|jpeg|gif|webp);base64,[A-Za-z0-9+/]+={0,2}$")
+MAX_IMAGE_SRC_CHARS = 4_000_000
+_BIDI_AND_CONTROL = re.compile(
+    "[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\ufeff]"
+)
+_TAG_LIKE = re.compile(r"<[A-Za-z/!?][^<>]*>")
+# In nh3's output "<" and ">" never occur inside attribute values (they are escaped), so a tag
+# can be matched on the output text.
+_IMG_WITHOUT_SRC = re.compile(r'<img(?![^>]*\ssrc=")[^>]*>')
+
+
+def safe_http_url(url: str) -> str | None:
+    """``url`` stripped, if it is an absolute http(s) URL with a host, no user info and no
+    spaces, quotes, angle brackets or control characters; else None."""
+    if not isinstance(url, str):
+        return None
+    url = url.strip()
+    if not url or len(url) > 2048 or re.search(r"[\s\"'<>\\`\x00-\x1f\x7f]", url):
+        return None
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+    except ValueError:
+        return None
+    if parts.scheme.lower() not in ("http", "https") or not host:
+        return None
+    if "@" in parts.netloc:  # "https://bank.example@evil.example/": user info misleads readers
+        return None
+    return url
+
+
+def is_safe_image_src(value: str) -> bool:
+    """A base64 data URI of a raster type browsers decode without running anything. A check
+    of the text only: agent-written images are also decoded, limited and re-encoded
+    (``oo_nb.agent.images.InlineImages``)."""
+    return len(value) <= MAX_IMAGE_SRC_CHARS and bool(_IMAGE_SRC.match(value.strip()))
+
+
+def _filter_classes(value: str) -> str | None:
+    tokens = [
+        t
+        for t in value.split()
+        if _CLASS_TOKEN.match(t)
+        and t not in _RESERVED_CLASSES
+        and not t.startswith(_RESERVED_PREFIXES)
+    ]
+    return " ".join(dict.fromkeys(tokens)) or None
+
+
+def _id_allowed(value: str, reserved: Collection[str]) -> bool:
+    low = value.lower()
+    return (
+        bool(_ID.match(value))
+        and low not in RESERVED_IDS
+        and low not in reserved
+        and not low.startswith(_RESERVED_PREFIXES)
+        and not _REFERENCE_ID.match(low)
+    )
+
+
+class _Policy:
+    """The nh3 cleaner for one call (the placeholder tag name is new each time)."""
+
+    def __init__(self, reserved_ids: Collection[str]) -> None:
+        self.placeholder = f"oo-pid-{secrets.token_hex(8)}"
+        self.reserved = frozenset(i.lower() for i in reserved_ids)
+        attributes: dict[str, set[str]] = {"*": set(_GLOBAL_ATTRS), self.placeholder: {"data-pid"}}
+        attributes.update({k: set(v) for k, v in _TAG_ATTRS.items()})
+        self.cleaner = nh3.Cleaner(
+            tags=set(ALLOWED_TAGS | {self.placeholder}),
+            clean_content_tags=set(_CLEAN_CONTENT),
+            attributes=attributes,
+            attribute_filter=self._attribute,
+            strip_comments=True,
+            link_rel="noopener noreferrer",
+            url_schemes={"http", "https", "data"},  # data: narrowed to images by _attribute
+            url_relative=lambda u: u if _ANCHOR.match(u) else None,
+        )
+        self.restore = re.compile(
+            rf'<{self.placeholder} data-pid="(pid:[A-Za-z0-9_:-]+)"></{self.placeholder}>'
+        )
+        self.leftover = re.compile(rf"</?{self.placeholder}\b[^>]*>")
+
+    def _attribute(self, tag: str, attr: str, value: str) -> str | None:
+        if attr == "id":
+            return value if _id_allowed(value, self.reserved) else None
+        if attr == "class":
+            return _filter_classes(value)
+        if attr == "dir":
+            return value if value in ("ltr", "rtl", "auto") else None
+        if attr in ("colspan", "rowspan", "span", "start", "width", "height"):
+            return value if _DIGITS.match(value.strip()) else None
+        if attr == "scope":
+            return value if value in ("row", "col", "rowgroup", "colgroup") else None
+        if tag == "a" and attr == "href":
+            return value if _ANCHOR.match(value) else safe_http_url(value)
+        if tag == "a" and attr == "rel":
+            return "noopener noreferrer"
+        if tag == "img" and attr == "src":
+            return value.strip() if is_safe_image_src(value) else None
+        if attr == "data-pid":
+            return value if tag == self.placeholder and _PID_VALUE.match(value) else None
+        return value
+
+    def clean(self, fragment: str) -> str:
+        out = self.cleaner.clean(fragment)
+        out = self.restore.sub(lambda m: f"<!-- {m.group(1)} -->", out)
+        out = self.leftover.sub("", out)  # a placeholder whose pid was refused
+        return _IMG_WITHOUT_SRC.sub("", out)  # its src was refused: nothing to show
+
+
+def _inner_html(root: etree._Element) -> str:
+    parts = [html_lib.escape(root.text or "", quote=False)]
+    parts.extend(lxml_html.tostring(child, encoding="unicode", with_tail=True) for child in root)
+    return "".join(parts)
+
+
+def _show_unclosed_comments(fragment: str) -> str:
+    """An unclosed ``<!--`` would swallow the rest of the section as a comment: show it as
+    text instead, so no content is lost."""
+    start = fragment.find("<!--")
+    while start >= 0:
+        end = fragment.find("-->", start + 4)
+        if end < 0:
+            fragment = fragment[:start] + "&lt;!--" + fragment[start + 4 :]
+            start = fragment.find("<!--", start + 7)
+        else:
+            start = fragment.find("<!--", end + 3)
+    return fragment
+
+
+def _prepare(fragment: str, placeholder: str) -> str:
+    """Turn pid comments into placeholder elements, drop other comments and processing
+    instructions, demote h1/h2 to h3 (lxml, structurally; nh3 has the last word anyway)."""
+    if not fragment.strip():
+        return fragment  # only whitespace: nothing to parse (and cleaning keeps it)
+    fragment = _show_unclosed_comments(fragment)
+    try:
+        root = lxml_html.fragment_fromstring(fragment, create_parent="div")
+    except (etree.ParserError, ValueError):
+        return html_lib.escape(fragment, quote=False)  # unreadable: keep it as visible text
+    for node in list(root.iter()):
+        if isinstance(node, (etree._Comment, etree._ProcessingInstruction)):
+            m = _PID_COMMENT.match(node.text or "") if isinstance(node, etree._Comment) else None
+            if m:
+                holder = etree.Element(placeholder)
+                holder.set("data-pid", m.group(1))
+                holder.tail, node.tail = node.tail, None
+                node.addprevious(holder)
+            remove_keeping_tail(node)
+        elif isinstance(node.tag, str) and node.tag.lower() in ("h1", "h2"):
+            node.tag = "h3"
+    return _inner_html(root)
+
+
+def remove_keeping_tail(node: etree._Element) -> None:
+    """Remove a node but keep the text that follows it."""
+    parent = node.getparent()
+    if parent is None:
+        return
+    if node.tail:
+        prev = node.getprevious()
+        if prev is not None:
+            prev.tail = (prev.tail or "") + node.tail
+        else:
+            parent.text = (parent.text or "") + node.tail
+    parent.remove(node)
+
+
+def sanitize_html(fragment: str, *, reserved_ids: Collection[str] = ()) -> str:
+    """Clean one agent-written HTML fragment with the allow-list above. ``reserved_ids`` are ids
+    the fragment may not use (e.g. the article's other section ids). Idempotent."""
+    policy = _Policy(reserved_ids)
+    return policy.clean(_prepare(fragment, policy.placeholder))
+
+
+def sanitize_text(value: str, *, max_len: int = 300, multiline: bool = False) -> str:
+    """Plain text from an untrusted string (a title, caption, summary): tags and their script or
+    style content removed, control and bidi-override characters removed, whitespace collapsed,
+    at most ``max_len`` characters. The result is TEXT: escape it when putting it in HTML."""
+    if not isinstance(value, str):
+        return ""
+    text = unicodedata.normalize("NFC", value)
+    text = html_lib.unescape(nh3.clean(text, tags=set(), clean_content_tags=set(_CLEAN_CONTENT)))
+    previous = None
+    while previous != text:  # "<scr<b>ipt>" needs two passes; entities may have formed tags
+        previous, text = text, _TAG_LIKE.sub("", text)
+    text = _BIDI_AND_CONTROL.sub(" ", text.replace("\r\n", "\n"))
+    if multiline:
+        lines = [re.sub(r"[ \t]+", " ", line).strip() for line in text.split("\n")]
+        text = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+    else:
+        text = re.sub(r"\s+", " ", text).strip()
+    if len(text) > max_len:
+        text = text[: max(max_len - 1, 0)].rstrip() + "…"
+    return text

@@ -1,0 +1,270 @@
+"""The library audit: defects real documents have, as a findings frame
+(doc, severity, code, where, message), most severe first.
+
+``where`` names the place to look: a block (``oo-source-cache``), a section id, a pid, a source
+or fact id, or ``references #N``. Checks read digests (rows, never the documents' text)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import date
+from typing import TYPE_CHECKING
+
+from oo_nb.format.article import pid_problem
+from oo_nb.format.blocks import domain_of
+from oo_nb.format.legacy_script import LEGACY_SCRIPT_HINT
+from oo_nb.library.digest import Digest
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from oo_nb.library.library import Library
+
+# pandas is imported where frames are built, not here: ``oo check`` reads CHECKS (the one
+# severity table) and should not pay for importing pandas.
+
+__all__ = ["CHECKS", "FINDING_COLUMNS", "SEVERITIES", "audit", "findings_frame"]
+
+SEVERITIES = ("error", "warning", "info")
+
+# code -> (severity, what it means). Severity may be lowered per finding where noted.
+CHECKS: dict[str, tuple[str, str]] = {
+    "unreadable": ("error", "the file is not a readable o-o document"),
+    "invalid-json": ("error", "a JSON block is not valid JSON"),
+    "invalid-block": ("error", "a JSON block has a value of the wrong type"),
+    "missing-block": ("error", "a JSON block is missing"),
+    "unreadable-article": ("error", "the article element is missing or cannot be read"),
+    "unresolved-citation": ("error", "an [sN] citation has no source in the cache"),
+    "empty-cache": ("error", "a populated article with an empty source cache"),
+    "denied-domain": ("error", "a cached source is in a domain the contract denies"),
+    "orphan-reference": ("warning", "a reference has no cached source (by [sN], URL or domain)"),
+    "duplicate-url": ("warning", "the same URL is cached under several ids"),
+    "unsourced-fact": ("warning", "a fact names no source (info for plain-string facts)"),
+    "unknown-fact-source": ("warning", "a fact names a source id that is not cached"),
+    "old-source": ("warning", "a source was accessed longer ago than the limit"),
+    "insecure-source": ("warning", "an http:// source where the contract requires https"),
+    "missing-pid": ("warning", "paragraphs without a pid comment"),
+    "malformed-pid": ("warning", "a pid that is not pid:SECTION:8HEX"),
+    "duplicate-pid": ("warning", "a pid used by more than one element"),
+    "overdue": ("warning", "the document is due by its cadence (today or earlier): is_stale"),
+    "html-injection": (
+        "warning",
+        "the original page script would render a contract value or heading as HTML",
+    ),
+    "never-updated": ("info", "the document has never been updated (as_of empty)"),
+    "uncited-source": ("info", "a cached source is never cited in the article"),
+}
+
+FINDING_COLUMNS = {
+    "doc": "string",
+    "severity": "string",
+    "code": "string",
+    "where": "string",
+    "message": "string",
+}
+
+Finding = tuple[str, str, str, str, str]
+
+
+def _url_key(url: str) -> str:
+    return url.strip().split("#", 1)[0].rstrip("/").lower().replace("://www.", "://")
+
+
+def _f(doc: str, code: str, where: str, message: str, severity: str | None = None) -> Finding:
+    return (doc, severity or CHECKS[code][0], code, where, message)
+
+
+def _block_findings(d: Digest) -> Iterator[Finding]:
+    for p in d.problems:
+        if p.block == "article":
+            code = "unreadable-article"
+        elif p.error_type == "BlockError":
+            code = "missing-block" if p.message.startswith("missing:") else "invalid-json"
+        else:
+            code = "invalid-block"
+        line = f" (line {p.line})" if p.line else ""
+        yield _f(d.slug, code, p.block, f"{p.message}{line}")
+
+
+def _source_findings(d: Digest, today: date, stale_after_days: int) -> Iterator[Finding]:
+    from oo_nb.library.frames import domain_matches, domain_patterns
+
+    cited = d.cite_counts
+    deny = domain_patterns(d.deny)
+    by_url: dict[str, list[str]] = {}
+    populated = d.has_article and not d.is_stub
+    for sid, url, domain, _title, _desc, _tier, accessed, _verified, _form in d.sources:
+        if url:
+            by_url.setdefault(_url_key(url), []).append(sid)
+        if domain and domain_matches(domain, deny):
+            yield _f(
+                d.slug,
+                "denied-domain",
+                sid,
+                f"{domain} is in the contract's deny_domains ({url or domain})",
+            )
+        if accessed is not None and (today - accessed).days > stale_after_days:
+            age = (today - accessed).days
+            yield _f(
+                d.slug,
+                "old-source",
+                sid,
+                f"accessed {accessed.isoformat()}, {age} days ago (limit {stale_after_days})",
+            )
+        if d.require_https and url.startswith("http://"):
+            yield _f(
+                d.slug, "insecure-source", sid, f"{url} is not https, which the contract requires"
+            )
+        if populated and sid not in cited:
+            yield _f(d.slug, "uncited-source", sid, f"[{sid}] is never cited in the article")
+    for url_key, ids in by_url.items():
+        if len(ids) > 1:
+            yield _f(
+                d.slug,
+                "duplicate-url",
+                ", ".join(ids),
+                f"{url_key} is cached under {len(ids)} ids: {', '.join(ids)}",
+            )
+
+
+def _fact_findings(d: Digest) -> Iterator[Finding]:
+    if not d.cache_read:
+        return
+    known = {s[0] for s in d.sources}
+    for fid, text, _key, _value, sids, form in d.facts:
+        short = text if len(text) <= 60 else text[:57] + "..."
+        if not sids:
+            severity = "info" if form == "string" else None
+            yield _f(d.slug, "unsourced-fact", fid, f"no source for {short!r}", severity)
+        for sid in sids:
+            if sid not in known:
+                yield _f(
+                    d.slug, "unknown-fact-source", fid, f"names [{sid}], which is not in the cache"
+                )
+
+
+def _article_findings(d: Digest) -> Iterator[Finding]:
+    yield from _pid_findings(d)
+    if not d.cache_read:
+        return  # the cache is unreadable (reported as such): citations cannot be judged
+    known = {s[0] for s in d.sources}
+    seen: set[tuple[str, str]] = set()
+    for section, pid, sid in d.citations:
+        where = pid or section or "article"
+        if sid not in known and (where, sid) not in seen:
+            seen.add((where, sid))
+            yield _f(
+                d.slug,
+                "unresolved-citation",
+                where,
+                f"[{sid}] in section {section!r} is not in the source cache",
+            )
+    urls = {_url_key(s[1]) for s in d.sources if s[1]}
+    domains = {s[2] for s in d.sources if s[2]}
+    for position, ref_id, url in d.references:
+        if ref_id is not None:
+            ok = ref_id in known
+        else:
+            ok = bool(url) and (_url_key(url) in urls or domain_of(url) in domains)
+        if not ok:
+            label = f"[{ref_id}] " if ref_id else ""
+            yield _f(
+                d.slug,
+                "orphan-reference",
+                f"references #{position}",
+                f"{label}{url or 'no link'} has no cached source",
+            )
+    if d.has_article and not d.is_stub and not d.sources:
+        yield _f(
+            d.slug,
+            "empty-cache",
+            "oo-source-cache",
+            f"the article is populated ({d.n_paragraphs} elements, {len(d.cite_ids)} citations) "
+            "but the source cache holds no sources",
+        )
+
+
+def _pid_findings(d: Digest) -> Iterator[Finding]:
+    if d.has_article and not d.is_stub:
+        per_section: dict[str, int] = {}
+        for section in d.unpidded:
+            per_section[section] = per_section.get(section, 0) + 1
+        for section, n in per_section.items():
+            yield _f(
+                d.slug,
+                "missing-pid",
+                section or "article",
+                f"{n} paragraph(s) without a pid comment",
+            )
+    for pid in d.bad_pids:
+        yield _f(
+            d.slug, "malformed-pid", pid, pid_problem(pid) or "not of the form pid:SECTION:8HEX"
+        )
+    for pid in d.dup_pids:
+        yield _f(d.slug, "duplicate-pid", pid, "used by more than one element")
+
+
+def _script_findings(d: Digest) -> Iterator[Finding]:
+    for risk in d.injection_risks:
+        yield _f(d.slug, "html-injection", risk.where, f"{risk.describe()}; {LEGACY_SCRIPT_HINT}")
+
+
+def _freshness_findings(d: Digest, today: date) -> Iterator[Finding]:
+    if d.cadence_days is None:
+        return
+    if d.as_of is None:
+        yield _f(
+            d.slug,
+            "never-updated",
+            "oo-manifest",
+            "as_of is empty: the document has never been updated",
+        )
+        return
+    due = date.fromordinal(d.as_of.toordinal() + d.cadence_days)
+    if (
+        today >= due
+    ):  # as the documents frame's is_stale and the update gate: fresh while age < cadence
+        late = (today - due).days
+        yield _f(
+            d.slug,
+            "overdue",
+            "oo-manifest",
+            f"as of {d.as_of.isoformat()}, due {due.isoformat()} (every {d.cadence_days} days): "
+            + (f"{late} days overdue" if late else "due today"),
+        )
+
+
+def findings_frame(rows: list[Finding]) -> pd.DataFrame:
+    import pandas as pd
+
+    from oo_nb.library.frames import make_frame
+
+    frame = make_frame(rows, FINDING_COLUMNS)
+    frame["severity"] = pd.Categorical(
+        frame["severity"].astype(object), categories=SEVERITIES, ordered=True
+    )
+    frame["code"] = frame["code"].astype("category")
+    frame = frame.sort_values(["severity", "doc", "code"], kind="stable", ignore_index=True)
+    return frame
+
+
+def audit(lib: Library, stale_after_days: int = 365, today: date | None = None) -> pd.DataFrame:
+    """Every finding in the library (see ``CHECKS``)."""
+    day = today or lib.today
+    rows: list[Finding] = [
+        _f(
+            f.slug,
+            "unreadable",
+            f.block or "file",
+            f"{f.error_type}: {f.message}" + (f" (line {f.line})" if f.line else ""),
+        )
+        for f in lib.failures
+    ]
+    for d in lib.digests:
+        rows.extend(_block_findings(d))
+        rows.extend(_freshness_findings(d, day))
+        rows.extend(_source_findings(d, day, stale_after_days))
+        rows.extend(_fact_findings(d))
+        rows.extend(_article_findings(d))
+        rows.extend(_script_findings(d))
+    return findings_frame(rows)

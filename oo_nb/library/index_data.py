@@ -1,0 +1,219 @@
+"""What the library index shows about each document, read with the document model (never by
+grepping the file, which found template values after the terminator)."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import re
+import threading
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from lxml import etree
+from lxml import html as lxml_html
+
+from oo_nb.errors import OOError, ValidationError
+from oo_nb.format.article import excerpt_of
+from oo_nb.format.blocks import Contract, Manifest
+from oo_nb.format.document import Document
+from oo_nb.library.library import discover
+
+__all__ = ["DocEntry", "DocError", "Scan", "discover", "quick_excerpt", "read_entry", "scan"]
+
+_P_END = re.compile(r"</p\s*>", re.IGNORECASE)
+_CONTAINERS = {"div", "section", "blockquote"}
+PARALLEL_FROM = 200  # documents; below this a process pool costs more than it saves
+
+
+@dataclass(frozen=True)
+class DocEntry:
+    path: Path
+    rel: str  # POSIX path relative to the index folder (what the links use)
+    title: str
+    version: int
+    as_of: date | None
+    cadence_days: int
+    excerpt: str
+    bytes: int
+    n_sources: int
+    sentinel_status: str | None  # None: not a sentinel document
+    mtime: float
+
+    @property
+    def is_new(self) -> bool:
+        return self.as_of is None
+
+    def age_days(self, today: date) -> int | None:
+        return (today - self.as_of).days if self.as_of else None
+
+    def is_stale(self, today: date) -> bool:
+        """Due by its own cadence: as old as its cadence or older (the update gate skips a
+        document only while its age is below the cadence)."""
+        age = self.age_days(today)
+        return age is not None and age >= self.cadence_days
+
+
+@dataclass(frozen=True)
+class DocError:
+    rel: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Scan:
+    root: Path
+    entries: tuple[DocEntry, ...]
+    errors: tuple[DocError, ...]
+
+
+def quick_excerpt(article_html: str) -> str:
+    """``Article.excerpt`` without analysing the whole article: the same walk (top-level
+    elements, into div/section/blockquote but not table wrappers) over the smallest prefix
+    holding the first paragraph. A stub (not yet researched) has no excerpt."""
+    end = _P_END.search(article_html)
+    if end is None:
+        return ""
+    prefix = article_html[: end.end()]
+    if "stub-notice" in prefix:
+        return ""
+    for text in (prefix, article_html):
+        found = _first_paragraph(_without_data_uris(text))
+        if found is not None:
+            return excerpt_of(found)
+    return ""
+
+
+def _without_data_uris(text: str) -> str:
+    """Drop ``data:`` attribute values (embedded images): they never change the text, and
+    parsing a 100 KB base64 string for nothing dominated the excerpt's cost."""
+    parts: list[str] = []
+    pos = 0
+    while True:
+        at = text.find("data:", pos)
+        if at < 0:
+            break
+        quote = text[at - 1] if at > 0 else ""
+        close = text.find(quote, at) if quote in ('"', "'") else -1
+        if close < 0:
+            parts.append(text[pos : at + 5])
+            pos = at + 5
+            continue
+        parts.append(text[pos:at])
+        pos = close
+    if not parts:
+        return text
+    parts.append(text[pos:])
+    return "".join(parts)
+
+
+def _first_paragraph(fragment: str) -> str | None:
+    try:
+        root = lxml_html.fragment_fromstring(fragment, create_parent="div")
+    except (etree.ParserError, ValueError):
+        return None
+    return _walk(root)
+
+
+def _walk(parent: etree._Element) -> str | None:
+    for node in parent:
+        if not isinstance(node.tag, str):
+            continue  # comments, processing instructions
+        tag = node.tag.lower()
+        if tag == "p":
+            text = re.sub(r"\s+", " ", node.text_content()).strip()
+            if text:
+                return text
+        elif tag in _CONTAINERS and not node.get("class", "").startswith("table-wrap"):
+            found = _walk(node)
+            if found is not None:
+                return found
+    return None
+
+
+def _block(doc: Document, name: str) -> Any:
+    """A block's JSON, parsed once and not copied (an index reads each block once). Anything the
+    strict reader would refuse goes through it, so the error names the block and line."""
+    try:
+        return json.loads(doc.block_text(name), parse_constant=_no_constant)
+    except (ValueError, RecursionError):
+        return doc.block_json(name)  # raises the located BlockError
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(name)
+
+
+def read_entry(path: Path, root: Path) -> DocEntry:
+    doc = Document.read(path)
+    if doc.kind != "document":
+        raise OOError("is an index page, not a document", file=str(path))
+    try:
+        m = Manifest.from_json(_block(doc, "oo-manifest"), file=doc.file)
+    except ValidationError as exc:
+        raise doc.locate(exc, "oo-manifest") from None
+    try:
+        c = Contract.from_json(_block(doc, "oo-contract"), file=doc.file)
+    except ValidationError as exc:
+        raise doc.locate(exc, "oo-contract") from None
+    cache = _block(doc, "oo-source-cache")
+    sources = cache.get("sources") if isinstance(cache, dict) else None
+    if sources is not None and not isinstance(sources, list):
+        raise ValidationError(
+            "must be a list", file=doc.file, block="oo-source-cache", key="sources"
+        )
+    stat = path.stat()
+    return DocEntry(
+        path=path,
+        rel=path.relative_to(root).as_posix(),
+        title=m.title.strip() or c.subject.strip() or path.name,
+        version=m.version,
+        as_of=m.as_of,
+        cadence_days=m.cadence_days,
+        excerpt=quick_excerpt(doc.article_html) if doc.article_span else "",
+        bytes=stat.st_size,
+        n_sources=len(sources or ()),
+        sentinel_status=c.sentinel.status if c.sentinel is not None else None,
+        mtime=stat.st_mtime,
+    )
+
+
+def _entry_or_error(job: tuple[Path, Path]) -> DocEntry | DocError:
+    path, base = job
+    rel = path.relative_to(base).as_posix()
+    try:
+        return read_entry(path, base)
+    except OOError as exc:
+        text = str(exc)
+        return DocError(rel, text.removeprefix(f"{exc.file}: ") if exc.file else text)
+    except OSError as exc:
+        return DocError(rel, f"cannot read: {exc.strerror}")
+
+
+def _default_workers(n: int) -> int:
+    """Worker processes for a scan: only for large libraries, and only where forking is safe
+    (a fork while other threads run, as in a Jupyter kernel, can deadlock the child)."""
+    if n < PARALLEL_FROM or threading.active_count() > 1:
+        return 1
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    return max(1, min(os.cpu_count() or 1, 4))
+
+
+def scan(root: str | Path, *, workers: int | None = None) -> Scan:
+    """Read every document under ``root``; a document that cannot be read becomes an error
+    entry and never stops the scan. Large libraries are read by several processes."""
+    base = Path(root)
+    jobs = [(path, base) for path in discover(base)]
+    n = workers if workers is not None else _default_workers(len(jobs))
+    if n > 1 and len(jobs) > 1:
+        with multiprocessing.get_context("fork").Pool(n) as pool:
+            results = pool.map(_entry_or_error, jobs, chunksize=max(1, len(jobs) // (n * 8)))
+    else:
+        results = [_entry_or_error(job) for job in jobs]
+    entries = tuple(r for r in results if isinstance(r, DocEntry))
+    errors = tuple(r for r in results if isinstance(r, DocError))
+    return Scan(base, entries, errors)

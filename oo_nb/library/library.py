@@ -1,0 +1,370 @@
+"""A folder of o-o documents as tidy pandas frames: documents, sources, facts, changelog,
+citations, errors, and the audit's findings.
+
+    lib = Library("docs/", today=date(2026, 3, 1))      # today: default clock.today()
+    lib.documents[lib.documents.is_stale]               # one row per document
+    lib.sources.groupby("tier", observed=True).size()   # one row per cached source
+    lib.audit(stale_after_days=180)                     # doc, severity, code, where, message
+    lib["agi-declared"]                                 # the full Document, read on demand
+    lib.plot_staleness(); lib.refresh()
+
+Discovery skips index pages (by content, not by name), history folders and hidden folders; one unreadable file never stops
+the scan (it lands in ``errors``). Each document is reduced to a ``Digest`` (rows, not text), in
+two worker processes for large libraries; ``lib["slug"]`` re-reads the full Document on demand.
+Everything that depends on the date takes ``today`` so notebooks and tests get stable output."""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import os
+import re
+from collections.abc import Iterator
+from datetime import date
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, cast
+
+from oo_nb.errors import NotFound
+from oo_nb.library.digest import Digest, Failure, digest_many, relative_slug
+from oo_nb.library.pool import digest_parallel
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.figure import Figure
+
+    from oo_nb.format.document import Document
+
+__all__ = ["FRAMES", "Library", "discover", "is_index_page"]
+
+FRAMES = ("documents", "sources", "facts", "changelog", "citations", "errors")
+SUFFIX = ".o-o.html"
+_POOL_MIN_DOCS = 300  # below this a worker pool costs more than it saves
+
+
+_INDEX_START = "<!-- INDEX-CONTENT-START -->"
+
+
+def discover(path: str | Path, recursive: bool = True) -> list[Path]:
+    """Every ``*.o-o.html`` document under ``path`` (sorted), leaving out index pages and anything
+    inside a hidden folder such as ``.oo-history``. The one walk shared by ``Library``, ``oo
+    library``/``oo audit`` and ``oo index``.
+
+    A file is an index page when its content says so (``is_index_page``), never by its name
+    alone: ``index-funds.o-o.html`` may be a real document. Only files whose name starts with
+    ``index`` (any case, the original's naming) are read to decide."""
+    root = Path(path)
+    if root.is_file():
+        return [root]
+    if not root.is_dir():
+        raise NotFound("no such folder", file=str(root))
+    found: list[Path] = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".")) if recursive else []
+        for name in files:
+            if not name.endswith(SUFFIX) or name.startswith("."):
+                continue
+            candidate = Path(folder) / name
+            if name.lower().startswith("index") and is_index_page(candidate):
+                continue
+            found.append(candidate)
+    return sorted(found)
+
+
+def is_index_page(path: str | Path) -> bool:
+    """Whether ``path`` is a library index page: an ``INDEX-CONTENT-START`` marker and no JSON
+    blocks in its first heredoc (``Document.kind``). A file that cannot be read as a document
+    falls back to the same test on its raw text up to the first terminator line, so a damaged
+    document is still listed (and reported) rather than silently dropped."""
+    from oo_nb.errors import OOError
+    from oo_nb.format.document import Document
+
+    try:
+        data = Path(path).read_bytes()
+    except OSError:
+        return False  # listed, so the reading error is reported where documents are read
+    try:
+        return Document.parse(data, path=str(path)).kind == "index"
+    except OOError:
+        pass
+    text = data.decode("utf-8", "replace")
+    end = re.search(r"^OO_HTML[ \t]*\r?$", text, re.MULTILINE)
+    head = text[: end.start()] if end else text
+    return _INDEX_START in head and re.search(r"""id\s*=\s*["']?oo-manifest""", head) is None
+
+
+Result = Digest | Failure | None
+FileKey = tuple[int, int, int]  # inode, size, mtime: an atomic replace always changes the inode
+
+
+def _file_key(path: Path) -> FileKey | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Digests and frames are millions of small acyclic objects: while they are built the cyclic
+    collector would rescan them again and again (10,000 documents: several times slower).
+    Paused for the build, then left as it was."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _digest(items: list[tuple[str, str]], workers: int) -> list[Result]:
+    with _gc_paused():
+        if workers > 1 and len(items) > 1:
+            return digest_parallel(items, workers)
+        return digest_many(items)
+
+
+class Library:
+    """The documents under ``path``. Frames are computed on first use and cached until
+    ``refresh()``; each access returns a copy, so callers may change it freely."""
+
+    def __init__(
+        self,
+        path: str | Path = ".",
+        recursive: bool = True,
+        *,
+        today: date | None = None,
+        workers: int | None = None,
+    ) -> None:
+        self.root = Path(path)
+        self.recursive = recursive
+        self._today = today
+        self.workers = workers
+        self._known: dict[str, tuple[FileKey | None, Result]] = {}
+        self._digests: list[Digest] = []
+        self._failures: list[Failure] = []
+        self._cache: dict[tuple[Any, ...], pd.DataFrame] = {}
+        self.refresh()
+
+    # ----------------------------------------------------------------- discovery
+    def refresh(self) -> Library:
+        """Re-scan the folder: documents added, changed or removed since. Unchanged files
+        (same inode, size and modification time) keep their rows without being read again."""
+        paths = discover(self.root, self.recursive)
+        base = self.root if self.root.is_dir() else self.root.parent
+        known, self._known = self._known, {}
+        todo: list[tuple[str, str]] = []
+        keys: dict[str, FileKey | None] = {}
+        for p in paths:
+            path, key = str(p), _file_key(p)
+            keys[path] = key
+            if key is not None and path in known and known[path][0] == key:
+                self._known[path] = known[path]
+            else:
+                todo.append((path, relative_slug(p, base)))
+        workers = self.workers
+        if workers is None:
+            workers = min(2, os.cpu_count() or 1) if len(todo) >= _POOL_MIN_DOCS else 1
+        for (path, _), result in zip(todo, _digest(todo, workers), strict=True):
+            self._known[path] = (keys[path], result)
+        results = [self._known[str(p)][1] for p in paths]
+        self._digests = [r for r in results if isinstance(r, Digest)]
+        self._failures = [r for r in results if isinstance(r, Failure)]
+        self._by_slug = {d.slug: d for d in self._digests}
+        self._cache.clear()
+        return self
+
+    @property
+    def today(self) -> date:
+        from oo_nb.store import clock  # OO_TODAY pins the date for demos and nbval
+
+        return self._today or clock.today()
+
+    @property
+    def digests(self) -> list[Digest]:
+        return list(self._digests)
+
+    @property
+    def failures(self) -> list[Failure]:
+        return list(self._failures)
+
+    @property
+    def paths(self) -> list[Path]:
+        return [Path(d.path) for d in self._digests]
+
+    @property
+    def slugs(self) -> list[str]:
+        return [d.slug for d in self._digests]
+
+    def __len__(self) -> int:
+        return len(self._digests)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.slugs)
+
+    def __contains__(self, slug: object) -> bool:
+        return slug in self._by_slug
+
+    def __getitem__(self, slug: str) -> Document:
+        """The full Document, read from disk now (the library keeps only its rows)."""
+        from oo_nb.format.document import Document
+
+        key = str(slug).removesuffix(SUFFIX)
+        digest = self._by_slug.get(key)
+        failed = next((f for f in self._failures if f.slug == key), None)
+        if digest is None and failed is not None:
+            return Document.read(failed.path)  # raises the reading error, with file and line
+        if digest is None:
+            import difflib
+
+            close = difflib.get_close_matches(str(slug), self._by_slug, n=3)
+            hint = f"; did you mean {', '.join(close)}?" if close else ""
+            raise KeyError(f"no document {slug!r} in {self.root}{hint}")
+        return Document.read(digest.path)
+
+    def iter_documents(self) -> Iterator[Document]:
+        """Each Document in turn, read from disk one at a time."""
+        for slug in self.slugs:
+            yield self[slug]
+
+    # ----------------------------------------------------------------- frames
+    def _cached(self, key: tuple[Any, ...], build: Any) -> pd.DataFrame:
+        if key not in self._cache:
+            with _gc_paused():
+                self._cache[key] = build()
+        return self._cache[key].copy()
+
+    def frame(self, name: str, *, today: date | None = None) -> pd.DataFrame:
+        """One frame by name: documents, sources, facts, changelog, citations, errors, audit."""
+        if name == "audit":
+            return self.audit(today=today)
+        if name not in FRAMES:
+            raise ValueError(f"unknown frame {name!r}; choose from {', '.join((*FRAMES, 'audit'))}")
+        from oo_nb.library import frames
+
+        day = today or self.today
+        dated = name in ("documents", "sources")
+        key = (name, day) if dated else (name,)
+        build = getattr(frames, f"{name}_frame")
+        if name == "errors":
+            return self._cached(key, lambda: build(self._digests, self._failures))
+        if dated:
+            return self._cached(key, lambda: build(self._digests, day))
+        return self._cached(key, lambda: build(self._digests))
+
+    @property
+    def documents(self) -> pd.DataFrame:
+        return self.frame("documents")
+
+    @property
+    def sources(self) -> pd.DataFrame:
+        return self.frame("sources")
+
+    @property
+    def facts(self) -> pd.DataFrame:
+        return self.frame("facts")
+
+    @property
+    def changelog(self) -> pd.DataFrame:
+        return self.frame("changelog")
+
+    @property
+    def citations(self) -> pd.DataFrame:
+        return self.frame("citations")
+
+    @property
+    def errors(self) -> pd.DataFrame:
+        """Every reading problem (path, error_type, message, line, block): files that are not
+        readable documents (no other rows), and blocks or articles that could not be read (the
+        document keeps its rows, with NA where that part was needed)."""
+        return self.frame("errors")
+
+    def audit(self, stale_after_days: int = 365, today: date | None = None) -> pd.DataFrame:
+        """Findings (doc, severity, code, where, message); see ``oo_nb.library.audit.CHECKS``."""
+        from oo_nb.library.audit import audit
+
+        day = today or self.today
+        return self._cached(
+            ("audit", stale_after_days, day), lambda: audit(self, stale_after_days, day)
+        )
+
+    # ----------------------------------------------------------------- plots
+    def plot_staleness(
+        self, today: date | None = None, *, limit: int = 40, ax: Any = None
+    ) -> Figure:
+        from oo_nb.library.plots import plot_staleness
+
+        return plot_staleness(
+            self.frame("documents", today=today), today or self.today, limit=limit, ax=ax
+        )
+
+    def plot_tiers(self, *, limit: int = 40, top_tiers: int = 8, ax: Any = None) -> Figure:
+        from oo_nb.library.plots import plot_tiers
+
+        return plot_tiers(self.sources, limit=limit, top_tiers=top_tiers, ax=ax)
+
+    # ----------------------------------------------------------------- display
+    def summary(self) -> dict[str, int]:
+        docs = self.documents
+        counts = self.audit()["severity"].value_counts()
+        return {
+            "documents": len(docs),
+            "stale": int(docs["is_stale"].sum()),
+            "sentinels": int(docs["is_sentinel"].fillna(False).sum()),
+            "unreadable": len(self._failures),
+            "sources": int(docs["n_sources"].sum()),
+            "errors": int(counts.get("error", 0)),
+            "warnings": int(counts.get("warning", 0)),
+            "info": int(counts.get("info", 0)),
+        }
+
+    def _headline(self) -> str:
+        s = self.summary()
+        return (
+            f"Library {self.root}: {s['documents']} documents ({s['stale']} stale, "
+            f"{s['sentinels']} sentinel), {s['unreadable']} unreadable, {s['sources']} sources; "
+            f"findings: {s['errors']} errors, {s['warnings']} warnings, {s['info']} info "
+            f"(as of {self.today.isoformat()})"
+        )
+
+    def finding_counts(self) -> str:
+        """Findings per code, most severe first: ``error: empty-cache 1, ...``."""
+        found = self.audit()
+        if found.empty:
+            return "no findings"
+        counts = found.groupby(["severity", "code"], observed=True).size()
+        by_severity: dict[str, list[str]] = {}
+        for key, n in counts.items():
+            severity, code = cast(tuple[str, str], key)
+            by_severity.setdefault(str(severity), []).append(f"{code} {n}")
+        return "; ".join(f"{sev}: {', '.join(items)}" for sev, items in by_severity.items())
+
+    _SHOWN: ClassVar[list[str]] = [
+        "slug",
+        "title",
+        "version",
+        "as_of",
+        "due",
+        "is_stale",
+        "n_sources",
+        "n_citations",
+    ]
+
+    def __repr__(self) -> str:
+        shown = self.documents[self._SHOWN]
+        table = shown.to_string(max_rows=30, max_colwidth=40, index=False)
+        return f"{self._headline()}\n{self.finding_counts()}\n{table}"
+
+    def _repr_mimebundle_(
+        self, include: Any = None, exclude: Any = None, **kwargs: Any
+    ) -> dict[str, str]:
+        import html
+
+        shown = self.documents[self._SHOWN]
+        table = shown.to_html(max_rows=30, index=False, na_rep="—", border=0, escape=True)
+        markup = (
+            f"<div class='oo-library'><p><strong>{html.escape(self._headline())}</strong></p>"
+            f"<p>{html.escape(self.finding_counts())}</p>{table}</div>"
+        )
+        return {"text/plain": repr(self), "text/html": markup}

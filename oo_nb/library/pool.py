@@ -1,0 +1,156 @@
+"""Digest many files on several cores without fork and without re-importing ``__main__``.
+
+Child interpreters are started with ``python -c`` (safe in a threaded Jupyter kernel, where fork
+is not, and an unguarded user script is never run again, as multiprocessing's spawn would).
+The work is cut into small chunks on a queue: this process digests chunks itself while one
+helper thread per child feeds that child, so a child that is slow to start, or dies, costs at
+most one chunk, which is then done here. Results keep the input order."""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import os
+import pickle
+import queue
+import struct
+import subprocess
+import sys
+import threading
+from collections.abc import Callable
+from typing import IO, Any
+
+from oo_nb.library.digest import Digest, Failure, digest_many
+
+__all__ = ["CHUNK", "digest_parallel", "worker_main"]
+
+CHUNK = 16  # files per message: small enough to balance, large enough to amortise pickling
+WORKER_CODE = "import sys; from oo_nb.library.pool import worker_main; sys.exit(worker_main())"
+_STALL_S = 120.0  # a child silent this long after we finished our share is killed
+
+Result = Digest | Failure | None
+Items = list[tuple[str, str]]
+
+
+class _Child:
+    """One child interpreter, fed by one helper thread."""
+
+    def __init__(self) -> None:
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.chunk: int | None = None  # the chunk it holds right now
+
+    def stop_if_idle(self) -> None:
+        if self.chunk is None and self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()  # still starting or done: nothing to wait for
+
+
+def digest_parallel(
+    items: Items, workers: int, *, work: Callable[[Items], list[Result]] = digest_many
+) -> list[Result]:
+    chunks = [items[i : i + CHUNK] for i in range(0, len(items), CHUNK)]
+    todo: queue.SimpleQueue[int] = queue.SimpleQueue()
+    for i in range(len(chunks)):
+        todo.put(i)
+    results: list[list[Result] | None] = [None] * len(chunks)
+    children = [_Child() for _ in range(workers - 1)]
+    helpers = [
+        threading.Thread(target=_feed, args=(c, chunks, todo, results), daemon=True)
+        for c in children
+    ]
+    for h in helpers:
+        h.start()
+    try:
+        while True:
+            try:
+                i = todo.get_nowait()
+            except queue.Empty:
+                break
+            results[i] = work(chunks[i])
+        for child in children:
+            child.stop_if_idle()
+        for h in helpers:
+            h.join(_STALL_S)
+    finally:
+        for child in children:
+            if child.proc is not None and child.proc.poll() is None:
+                child.proc.kill()
+        for h in helpers:
+            h.join(5.0)
+    for i, part in enumerate(results):  # chunks a dead or stalled child held
+        if part is None:
+            results[i] = work(chunks[i])
+    return [r for part in results if part is not None for r in part]
+
+
+def _feed(
+    child: _Child,
+    chunks: list[Items],
+    todo: queue.SimpleQueue[int],
+    results: list[list[Result] | None],
+) -> None:
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    try:
+        proc = child.proc = subprocess.Popen(
+            [sys.executable, "-c", WORKER_CODE],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=env,
+        )
+    except OSError:
+        return  # no processes here: this process does all the work
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        if proc.stdout.read(1) != b"R":  # ready: imports done, so it holds no chunk while starting
+            return
+        while True:
+            try:
+                i = todo.get_nowait()
+            except queue.Empty:
+                return
+            child.chunk = i
+            _send(proc.stdin, pickle.dumps(chunks[i], protocol=pickle.HIGHEST_PROTOCOL))
+            results[i] = pickle.loads(_receive(proc.stdout))
+            child.chunk = None
+    except (OSError, EOFError, ValueError, pickle.UnpicklingError, AttributeError, ImportError):
+        return  # the child died: what it held is redone by the caller
+    finally:
+        with contextlib.suppress(OSError):
+            proc.stdin.close()  # tells a healthy child to exit
+        try:
+            proc.wait(5.0)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def _send(stream: IO[bytes], data: bytes) -> None:
+    stream.write(struct.pack(">Q", len(data)))
+    stream.write(data)
+    stream.flush()
+
+
+def _receive(stream: IO[bytes]) -> bytes:
+    head = stream.read(8)
+    if len(head) < 8:
+        raise EOFError("worker closed its output")
+    size = struct.unpack(">Q", head)[0]
+    data = stream.read(size)
+    if len(data) < size:
+        raise EOFError("worker output cut short")
+    return data
+
+
+def worker_main() -> int:
+    """Child side: say ready, then answer each pickled chunk with its pickled digests."""
+    gc.disable()  # a short-lived process building acyclic rows: the collector only costs time
+    out = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)  # anything a library prints goes to stderr, never into the protocol stream
+    inp = sys.stdin.buffer
+    out.write(b"R")
+    out.flush()
+    while True:
+        try:
+            items: Any = pickle.loads(_receive(inp))
+        except EOFError:
+            return 0
+        _send(out, pickle.dumps(digest_many(items), protocol=pickle.HIGHEST_PROTOCOL))

@@ -1,0 +1,219 @@
+"""Inline previews of documents and index pages for notebooks.
+
+Document and agent HTML is untrusted, and notebook front-ends insert ``text/html`` outputs into
+their own page. So a preview is never the HTML itself: it is an
+``<iframe sandbox="" srcdoc="…">`` holding a whole page, escaped into the attribute. ``sandbox=""``
+(no ``allow-scripts``, no ``allow-same-origin``) keeps scripts, event handlers, forms, popups and
+the notebook's origin out of reach; the page's own CSP blocks every network load except
+``data:`` images; and the fragment is cleaned with nh3 first, because a sandbox still honours
+``<meta http-equiv="refresh">`` and ``<base>``.
+
+The page is composed from the model (title, as-of, version, article), not copied from the file:
+an original document fills its title, date and version with the browser script, which cannot run
+in the sandbox, and its stylesheet may be a stand-in.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from oo_nb.format.document import Document
+
+__all__ = [
+    "PREVIEW_CSP",
+    "ArticlePreview",
+    "IndexPreview",
+    "clean_fragment",
+    "iframe",
+    "page",
+]
+
+PREVIEW_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+MIN_HEIGHT, MAX_HEIGHT = 220, 640
+
+_INDEX_START = "<!-- INDEX-CONTENT-START -->"
+_INDEX_END = "<!-- INDEX-CONTENT-END -->"
+_TAG = re.compile(r"<[^>]*>")
+
+_TAGS = {
+    "a", "abbr", "b", "blockquote", "br", "caption", "cite", "code", "col", "colgroup", "dd",
+    "del", "details", "div", "dl", "dt", "em", "figcaption", "figure", "h1", "h2", "h3", "h4",
+    "h5", "h6", "hr", "i", "img", "ins", "kbd", "li", "mark", "ol", "p", "pre", "q", "s",
+    "section", "small", "span", "strong", "sub", "summary", "sup", "table", "tbody", "td",
+    "tfoot", "th", "thead", "time", "tr", "u", "ul",
+}  # fmt: skip
+_ATTRIBUTES = {
+    "*": {"id", "class", "title", "lang", "dir"},
+    "a": {"href"},
+    "img": {"src", "alt", "width", "height"},
+    "td": {"colspan", "rowspan"},
+    "th": {"colspan", "rowspan", "scope"},
+    "ol": {"start"},
+    "time": {"datetime"},
+}
+
+_STYLE = """
+:root{color-scheme:light dark;--fg:#1f2328;--muted:#59636e;--line:#d1d9e0;--bg:#fff;--accent:#0969da}
+@media (prefers-color-scheme:dark){:root{--fg:#e6edf3;--muted:#9198a1;--line:#3d444d;--bg:#0d1117;--accent:#4493f8}}
+html,body{margin:0;background:var(--bg);color:var(--fg)}
+body{font:15px/1.55 system-ui,-apple-system,"Segoe UI",sans-serif;padding:14px 20px}
+h1{font-size:1.45em;margin:.2em 0}h2{font-size:1.2em;margin:1.2em 0 .4em;border-bottom:1px solid var(--line)}
+h3{font-size:1.05em}.meta,.note{color:var(--muted);font-size:.9em}
+a{color:var(--accent)}img{max-width:100%;height:auto}
+figure{margin:.6em 0}figcaption{color:var(--muted);font-size:.85em}
+.fig-right{float:right;max-width:42%;margin-left:1em}.fig-left{float:left;max-width:42%;margin-right:1em}
+.fig-center{text-align:center}table{border-collapse:collapse;margin:.6em 0;font-size:.92em}
+td,th{border:1px solid var(--line);padding:3px 7px;text-align:left;vertical-align:top}
+.table-wrap{overflow-x:auto}.stub-notice{border:1px dashed var(--line);padding:.6em 1em;color:var(--muted)}
+.card{display:block;border:1px solid var(--line);border-radius:6px;padding:.5em .8em;margin:.4em 0;text-decoration:none;color:inherit}
+.card-title{font-weight:600;margin-right:.5em}.card-excerpt{display:block;color:var(--muted);font-size:.9em}
+.badge,.card-badge{font-size:.75em;border-radius:9px;padding:0 .5em;border:1px solid var(--line)}
+.stale{color:#bc4c00}.fresh{color:#1a7f37}
+"""
+
+
+def clean_fragment(fragment: str) -> str:
+    """Keep the structure of an article or index body; drop anything active or that loads."""
+    import nh3
+
+    def only_data_images(tag: str, attr: str, value: str) -> str | None:
+        if tag == "img" and attr == "src":
+            return value if value.lower().startswith("data:image/") else None
+        return value
+
+    return nh3.clean(
+        fragment,
+        tags=_TAGS,
+        attributes=_ATTRIBUTES,
+        attribute_filter=only_data_images,
+        url_schemes={"http", "https", "mailto", "data"},
+        link_rel="noopener noreferrer",
+    )
+
+
+def page(body: str, *, title: str = "") -> str:
+    """A complete, self-contained page: CSP first, our stylesheet, ``body`` (already clean)."""
+    return (
+        '<!DOCTYPE html><html><head><meta charset="utf-8">'
+        f'<meta http-equiv="Content-Security-Policy" content="{PREVIEW_CSP}">'
+        f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head>"
+        f"<body>{body}</body></html>"
+    )
+
+
+def iframe(page_html: str, *, height: int, title: str = "preview") -> str:
+    """``page_html`` escaped into the ``srcdoc`` of a fully sandboxed iframe."""
+    return (
+        f'<iframe sandbox="" title="{html.escape(title)}" '
+        f'style="width:100%;height:{int(height)}px;border:1px solid #d1d9e0;border-radius:6px" '
+        f'srcdoc="{html.escape(page_html, quote=True)}"></iframe>'
+    )
+
+
+def estimate_height(fragment: str, *, figures: int = 0) -> int:
+    """A height that shows short documents whole and gives long ones a scrolling window."""
+    chars = len(_TAG.sub("", fragment))
+    blocks = fragment.count("<h2") + fragment.count("<h3") + fragment.count("<tr")
+    height = 110 + chars // 95 * 24 + blocks * 30 + figures * 220
+    return max(MIN_HEIGHT, min(MAX_HEIGHT, height))
+
+
+class ArticlePreview:
+    """A document shown as its article in a sandboxed frame; ``text/plain`` is the summary."""
+
+    def __init__(self, doc: Document, *, height: int | None = None) -> None:
+        self.document = doc
+        self._height = height
+
+    @property
+    def path(self) -> Path | None:
+        return self.document.path
+
+    def page(self) -> str:
+        doc = self.document
+        m = doc.manifest
+        as_of = m.as_of.isoformat() if m.as_of else "never updated"
+        head = (
+            f'<header><h1 id="doc-title">{html.escape(m.title or "(untitled)")}</h1>'
+            f'<div class="meta">As of {html.escape(as_of)} &bull; Version {m.version}'
+            f" &bull; {html.escape(doc.path.name if doc.path else '(unsaved)')}</div></header>"
+        )
+        body = clean_fragment(doc.article_html)
+        return page(f'{head}<article id="article">{body}</article>', title=m.title)
+
+    def height(self) -> int:
+        if self._height is not None:
+            return self._height
+        return estimate_height(
+            self.document.article_html, figures=self.document.article_html.count("<img")
+        )
+
+    def to_html(self) -> str:
+        return iframe(
+            self.page(), height=self.height(), title=f"preview of {self.document.manifest.title}"
+        )
+
+    def to_text(self) -> str:
+        from oo_nb.format.summary import summary_text
+
+        return summary_text(self.document)
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        return {"text/plain": self.to_text(), "text/html": self.to_html()}
+
+    def __repr__(self) -> str:
+        return self.to_text()
+
+
+class IndexPreview:
+    """An index page (``index.o-o.html``): its cards and table in a sandboxed frame."""
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        height: int | None = None,
+        text: str | None = None,
+        document: Document | None = None,
+    ) -> None:
+        from oo_nb.format.document import Document
+
+        self.path = Path(path)
+        # `document`: an index already in memory (Document's own repr), not read again
+        self.document = document if document is not None else Document.read(self.path)
+        self._height = height
+        self._text = text
+
+    def content(self) -> str:
+        text = self.document.span_text(self.document.html)
+        start, end = text.find(_INDEX_START), text.find(_INDEX_END)
+        if start >= 0 and end > start:
+            return text[start + len(_INDEX_START) : end]
+        body = re.search(r"<body\b[^>]*>(.*)</body>", text, re.S | re.I)
+        return body.group(1) if body else text
+
+    def page(self) -> str:
+        head = f'<header><h1>Library index</h1><div class="meta">{html.escape(self.path.name)}</div></header>'
+        return page(head + clean_fragment(self.content()), title="Library index")
+
+    def height(self) -> int:
+        return self._height if self._height is not None else estimate_height(self.content())
+
+    def to_html(self) -> str:
+        return iframe(self.page(), height=self.height(), title=f"preview of {self.path.name}")
+
+    def to_text(self) -> str:
+        if self._text is not None:
+            return self._text
+        cards = self.content().count('class="card')
+        return f"{self.path}: library index ({cards} card(s))"
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        return {"text/plain": self.to_text(), "text/html": self.to_html()}
+
+    def __repr__(self) -> str:
+        return self.to_text()

@@ -1,0 +1,210 @@
+"""What ``%oo`` returns: each verb's shared ``run(ns)`` result turned into notebook data.
+
+The CLI prints ``result.to_text()``; a notebook wants the object behind it. The rules, verb by
+verb, live here so that ``magics.py`` stays a parser and the verb modules stay UI-free.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from IPython.core.error import UsageError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from oo_nb.store.store import HistoryEntry
+
+__all__ = ["TextOutput", "adapt_parser", "history_frame", "run_verb"]
+
+# Verbs whose first positional is a folder that the magic lets you leave out (then: ".").
+_DIR_VERBS = {"library", "audit", "index", "sync", "update-all"}
+
+
+class TextOutput:
+    """A verb's text for display, with its data and exit code kept for code that wants them."""
+
+    def __init__(self, text: str, value: Any = None, exit_code: int = 0) -> None:
+        self.text = text
+        self.value = value
+        self.exit_code = exit_code
+
+    def to_text(self) -> str:
+        return self.text
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        return {"text/plain": self.text}
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def adapt_parser(verb: str, parser: argparse.ArgumentParser) -> None:
+    """Notebook conveniences on top of the CLI's arguments: an optional folder (default ".")."""
+    if verb in _DIR_VERBS:
+        for action in parser._actions:  # argparse has no public API to relax a positional
+            if not action.option_strings and action.dest in ("dir", "directory", "folder", "path"):
+                if action.nargs is None:
+                    action.nargs = "?"
+                    action.default = "."
+                break
+
+
+def history_frame(entries: list[HistoryEntry]) -> pd.DataFrame:
+    """One row per kept version, oldest first; the current file is the last row."""
+    import pandas as pd
+
+    rows = [
+        {
+            "seq": e.seq,
+            "version": e.version,
+            "as_of": e.as_of or None,
+            "saved_at": e.saved_at,
+            "state": "current" if e.snapshot is None else f"replaced by {e.action}",
+            "cost_usd": e.cost_usd,
+            "summary": e.summary,
+        }
+        for e in entries
+    ]
+    frame = pd.DataFrame(
+        rows, columns=["seq", "version", "as_of", "saved_at", "state", "cost_usd", "summary"]
+    )
+    frame["version"] = frame["version"].astype("Int64")
+    frame["as_of"] = pd.to_datetime(frame["as_of"])
+    frame["saved_at"] = pd.to_datetime(frame["saved_at"], utc=True, format="ISO8601")
+    frame["cost_usd"] = frame["cost_usd"].astype("Float64")
+    return frame.set_index("seq")
+
+
+def run_verb(verb: str, ns: argparse.Namespace, *, cell: str | None = None) -> Any:
+    if cell is not None:
+        return _contract_cell(ns, cell)
+    special = _SPECIAL.get(verb)
+    if special is not None:
+        return special(ns)
+    from oo_nb.cli.verbs import load
+
+    return _plain(load(verb).run(ns))
+
+
+def _plain(result: Any) -> Any:
+    """A rich result is returned as is; a text-only one keeps its text, data and exit code."""
+    if any(hasattr(result, a) for a in ("_repr_mimebundle_", "_repr_html_", "_ipython_display_")):
+        return result
+    return TextOutput(result.to_text(), getattr(result, "value", None), int(result.exit_code))
+
+
+def _run(verb: str, ns: argparse.Namespace) -> Any:
+    from oo_nb.cli.verbs import load
+
+    return load(verb).run(ns)
+
+
+# ----------------------------------------------------------------------------- verbs
+def _show(ns: argparse.Namespace) -> Any:
+    from oo_nb.cli.verbs import load
+    from oo_nb.format.document import Document
+    from oo_nb.notebook.preview import ArticlePreview, IndexPreview
+
+    if Document.read(ns.doc).kind == "index":  # `oo show` summarises documents only
+        return IndexPreview(ns.doc)
+    result = load("show").run(ns)
+    if getattr(ns, "json", False):
+        return result.value
+    return ArticlePreview(result.value)
+
+
+def _history(ns: argparse.Namespace) -> Any:
+    from oo_nb.cli.verbs import load
+
+    result = load("history").run(ns)
+    if not result.value:
+        raise UsageError(f"oo history: {ns.doc}: no such document and no kept versions")
+    return history_frame(result.value)
+
+
+def _contract_cell(ns: argparse.Namespace, body: str) -> Any:
+    from oo_nb.edit.contract_cells import apply_contract_body
+
+    if getattr(ns, "set", None) or getattr(ns, "add", None) or getattr(ns, "remove", None):
+        raise UsageError(
+            "%%oo contract: put the edits either in the cell body or in --set/--add/--remove, not both"
+        )
+    return _plain_or_value(apply_contract_body(Path(ns.doc), body))
+
+
+def _plain_or_value(result: Any) -> Any:
+    if hasattr(result, "to_text") and hasattr(result, "exit_code"):
+        return _plain(result)
+    return result
+
+
+def _new(ns: argparse.Namespace) -> Any:
+    from oo_nb.format.document import Document
+
+    result = _run("new", ns)
+    extra = result.to_text().split("\n", 1)[1:]  # the first line is the path
+    if extra and extra[0].strip():
+        print(extra[0])
+        if result.update_result is not None and getattr(
+            result.update_result.value, "pending", None
+        ):
+            print(f"review it with: %oo review {result.path}")
+    return Document.read(result.path)  # as it is now (the first update may have written it)
+
+
+def _library(ns: argparse.Namespace) -> Any:
+    return _run("library", ns).value  # the Library, or the frame asked for with --frame/--format
+
+
+def _audit(ns: argparse.Namespace) -> Any:
+    result = _run("audit", ns)
+    print(result.summary())
+    return result.value  # the findings frame
+
+
+def _index(ns: argparse.Namespace) -> Any:
+    from oo_nb.notebook.preview import IndexPreview
+
+    result = _run("index", ns)
+    return IndexPreview(result.path, text=result.to_text())
+
+
+def _review(ns: argparse.Namespace) -> Any:
+    # A notebook cannot answer y/n prompts well: without --accept-all/--reject-all, the widget.
+    if not (ns.accept_all or ns.reject_all):
+        ns.widget = True
+    result = _run("review", ns)
+    return result.value if ns.widget and result.value is not None else _plain(result)
+
+
+_SECTIONS = ("css", "js", "shell", "all")
+
+
+def _sync(ns: argparse.Namespace) -> Any:
+    # `%oo sync css` means the current folder's css, unless a folder really is called "css"
+    if ns.dir in _SECTIONS and not Path(ns.dir).is_dir():
+        ns.section, ns.dir = ns.dir, "."
+    return _plain(_run("sync", ns))
+
+
+def _update(ns: argparse.Namespace) -> Any:
+    from oo_nb.notebook.update_view import run_update
+
+    return run_update(ns)
+
+
+_SPECIAL: dict[str, Callable[[argparse.Namespace], Any]] = {
+    "show": _show,
+    "history": _history,
+    "new": _new,
+    "library": _library,
+    "audit": _audit,
+    "index": _index,
+    "review": _review,
+    "update": _update,
+    "sync": _sync,
+}

@@ -1,0 +1,267 @@
+"""The review widget: a summary line, every change with sandboxed previews, accept / reject /
+edit per change, accept all / reject all, and "Write back" through the store.
+
+An ipywidgets composite rather than an anywidget: every control is a stock widget that Python
+drives and tests click (``Button.click()`` with a DummyComm), keyboard focus and Space/Enter come
+with the stock controls, and no front-end code has to be shipped or kept in step. Its only
+front-end file is the stylesheet ``widgets/review.css`` (copied into ``oo_nb/static/``).
+
+Stable CSS classes for browser tests: ``oo-review`` (the widget), ``oo-summary``,
+``oo-run-warnings`` (the saved run's warnings; hidden when there are none), ``oo-counts``,
+``oo-toolbar``, ``oo-accept-all``, ``oo-reject-all``, ``oo-preview-button``, ``oo-write-back``,
+``oo-status``, ``oo-error``, ``oo-preview``, ``oo-hunks``; per change ``oo-hunk`` (+
+``oo-hunk-added|removed|changed``, ``oo-area-<area>``, ``oo-hunk-<index>``,
+``oo-decided-pending|accept|reject|edit``), ``oo-hunk-title``, ``oo-diff``, ``oo-hunk-preview``,
+``oo-accept``, ``oo-reject``, ``oo-edit``, ``oo-editor``, ``oo-save-edit``, ``oo-cancel-edit``,
+``oo-state``, ``oo-hunk-error``; ``oo-derived`` for changes that follow the decisions.
+"""
+
+from __future__ import annotations
+
+import html
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import ipywidgets as widgets
+
+from oo_nb.errors import ConflictError, OOError
+from oo_nb.format.document import Document
+from oo_nb.notebook.review_hunk import HunkView
+from oo_nb.review.images import ImageRef
+from oo_nb.review.render_html import hunk_diff_html
+from oo_nb.review.session import ReviewSession
+from oo_nb.review.summary import run_notices
+
+__all__ = ["ReviewWidget", "review_css"]
+
+
+def review_css() -> str:
+    """The stylesheet: the installed copy, else the source tree's ``widgets/`` folder."""
+    installed = resources.files("oo_nb").joinpath("static/review.css")
+    if installed.is_file():
+        return installed.read_text("utf-8")
+    source = Path(__file__).resolve().parents[2] / "widgets" / "review.css"
+    return source.read_text("utf-8") if source.is_file() else ""
+
+
+class ReviewWidget(widgets.VBox):  # type: ignore[misc]
+    """Review ``candidate`` against the document at ``path_or_document`` and write back what
+    was accepted. ``run`` is the agent's run record (for the cost when the changelog has none)."""
+
+    def __init__(
+        self,
+        path_or_document: str | Path | Document,
+        candidate: Document,
+        run: dict[str, Any] | None = None,
+        *,
+        discard_pending: bool = False,
+    ) -> None:
+        if isinstance(path_or_document, Document):
+            original = path_or_document
+        else:
+            original = Document.read(path_or_document)
+        self.path: Path | None = original.path
+        self._expected = original.to_bytes()
+        self._discard_pending = discard_pending
+        self.session = ReviewSession(
+            original, candidate.with_path(self.path) if self.path else candidate, run
+        )
+        self.written: Path | None = None
+        self.final: Document | None = None
+        diff = self.session.diff
+        self.summary = self._html(html.escape(diff.summary.text()), "oo-summary")
+        notices = run_notices(self.session.run)  # the run's warnings, saved with the proposal
+        self.warnings = self._html(
+            "<b>Warnings from the run that made this proposal:</b><ul>"
+            + "".join(f"<li>{html.escape(n)}</li>" for n in notices)
+            + "</ul>"
+            if notices
+            else "",
+            "oo-run-warnings",
+        )
+        self.warnings.layout.display = "flex" if notices else "none"
+        self.counts = self._html("", "oo-counts")
+        self.status = self._html("", "oo-status")
+        self.error = self._html("", "oo-error")
+        self.preview = self._html("", "oo-preview")
+        self.accept_all_button = self._button("Accept all", "oo-accept-all", self._accept_all)
+        self.reject_all_button = self._button("Reject all", "oo-reject-all", self._reject_all)
+        self.preview_button = self._button("Preview result", "oo-preview-button", self.show_preview)
+        self.write_button = self._button(
+            "Write back", "oo-write-back", self.write_back, style="primary"
+        )
+        toolbar = widgets.HBox(
+            [self.accept_all_button, self.reject_all_button, self.preview_button, self.write_button]
+        )
+        toolbar.add_class("oo-toolbar")
+        self.hunk_views: dict[str, HunkView] = {
+            h.id: HunkView(self.session, h, self._refresh) for h in diff.decidable
+        }
+        hunks = widgets.VBox(list(self.hunk_views.values()))
+        hunks.add_class("oo-hunks")
+        children: list[widgets.Widget] = [
+            widgets.HTML(f"<style>{review_css()}</style>"),
+            self.summary,
+            self.warnings,
+            self.counts,
+            toolbar,
+            self.status,
+            self.error,
+        ]
+        images = self._images(diff.images_added, "added") + self._images(
+            diff.images_removed, "removed"
+        )
+        if images:
+            row = widgets.HBox(images)
+            row.add_class("oo-images")
+            children += [self._html("Images", "oo-section-label"), row]
+        children += [self._html(f"Changes ({len(self.hunk_views)})", "oo-section-label"), hunks]
+        derived = [self._derived(h) for h in diff.hunks if h.derived]
+        if derived:
+            children += [self._html("Follows your decisions", "oo-section-label"), *derived]
+        children.append(self.preview)
+        super().__init__(children)
+        self.add_class("oo-review")
+        if diff.is_empty:
+            self.status.value = "The candidate is the same as the document: nothing to review."
+        self._refresh()
+
+    @classmethod
+    def from_pending(cls, path: str | Path, *, force: bool = False) -> ReviewWidget:
+        """Review the proposal ``oo update`` saved for ``path``; writing back discards it."""
+        from oo_nb.store.store import load_pending
+
+        pending = load_pending(path)
+        if pending.stale and not force:
+            raise ConflictError(
+                "changed since this proposal was made; run the update again (or pass force=True "
+                "to review against the current file, undoing those changes where you accept)",
+                file=str(path),
+            )
+        return cls(Path(path), pending.candidate, pending.run, discard_pending=True)
+
+    # ----------------------------------------------------------------- parts
+    @staticmethod
+    def _html(value: str, cls: str) -> widgets.HTML:
+        w = widgets.HTML(value)
+        w.add_class(cls)
+        return w
+
+    def _button(self, label: str, cls: str, act: Any, style: str = "") -> widgets.Button:
+        button = widgets.Button(description=label, button_style=style, tooltip=label)
+        button.add_class(cls)
+        button.on_click(lambda _: act())
+        return button
+
+    def _images(self, images: tuple[ImageRef, ...], how: str) -> list[widgets.Widget]:
+        out: list[widgets.Widget] = []
+        for image in images:
+            label = widgets.HTML(html.escape(f"{how}: {image.label}"))
+            png = image.thumbnail_png()
+            parts = [widgets.Image(value=png, format="png"), label] if png else [label]
+            box = widgets.VBox(parts)
+            box.add_class("oo-thumb")
+            box.add_class(f"oo-thumb-{how}")
+            out.append(box)
+        return out
+
+    def _derived(self, hunk: Any) -> widgets.Widget:
+        title = self._html(
+            f'<span class="oo-kind">{html.escape(hunk.kind)}</span> · {html.escape(hunk.title)}',
+            "oo-hunk-title",
+        )
+        box = widgets.VBox([title, self._html(hunk_diff_html(hunk), "oo-diff")])
+        for cls in ("oo-hunk", "oo-derived", f"oo-hunk-{hunk.kind}", f"oo-area-{hunk.area}"):
+            box.add_class(cls)
+        return box
+
+    # ----------------------------------------------------------------- actions
+    def _refresh(self) -> None:
+        c = self.session.counts()
+        self.counts.value = html.escape(
+            f"{c['accept']} accepted · {c['edit']} edited · {c['reject']} rejected · {c['pending']} undecided"
+            + (" (undecided changes are not written)" if c["pending"] else "")
+        )
+        self.error.value = ""
+
+    def _accept_all(self) -> None:
+        self._bulk(self.session.accept_all(), "accepted")
+
+    def _reject_all(self) -> None:
+        self._bulk(self.session.reject_all(), "rejected")
+
+    def _bulk(self, edits_kept: int, how: str) -> None:
+        self._refresh_views()
+        if edits_kept:
+            self.status.value = html.escape(
+                f"All other changes {how}; your {edits_kept} edited change(s) are kept as edited "
+                "(use Accept or Reject on one to drop its edit)."
+            )
+
+    def _refresh_views(self) -> None:
+        for view in self.hunk_views.values():
+            view.refresh()
+        self._refresh()
+
+    def show_preview(self) -> None:
+        """The final document as it would be written, in a sandboxed frame."""
+        from oo_nb.notebook.preview import ArticlePreview
+
+        try:
+            final = self.session.apply()
+        except OOError as exc:
+            self.error.value = html.escape(str(exc))
+            return
+        self.preview.value = ArticlePreview(final).to_html()
+
+    def write_back(self) -> Path | None:
+        """Write the final document through the store (lock, history, atomic replace). Nothing
+        is written when nothing was accepted. Errors show in the widget."""
+        from oo_nb.store.store import discard_pending, write_document
+
+        self.error.value = ""
+        if self.written is not None:
+            self.error.value = "Already written; build a new review to change it again."
+            return None
+        if self.path is None:
+            self.error.value = "This document has no file to write to."
+            return None
+        try:
+            result = self.session.result()
+            final = result.document.with_path(self.path)
+            notes = "".join(f"<br>note: {html.escape(n)}" for n in result.notes if result.changed)
+            if final.to_bytes() == self._expected:
+                undecided = self.session.pending
+                if (
+                    undecided
+                ):  # nothing decided yet: keep the (paid-for) proposal and the review open
+                    self.status.value = html.escape(
+                        f"Nothing accepted and {len(undecided)} change(s) undecided: nothing written; "
+                        "decide them, or use Reject all to discard the proposal."
+                    )
+                    return None
+                self.status.value = html.escape(
+                    f"Nothing accepted: {self.path.name} is unchanged (version {final.manifest.version})."
+                )
+                written = None
+            else:
+                written = write_document(final, expected=self._expected, action="review")
+                self.status.value = (
+                    html.escape(
+                        f"Wrote version {final.manifest.version} to {written} (the previous version is kept in history)."
+                    )
+                    + notes
+                )
+            if self._discard_pending:
+                discard_pending(self.path)
+        except OOError as exc:
+            self.error.value = html.escape(str(exc))
+            return None
+        self.final = final
+        self.written = written or self.path
+        for view in self.hunk_views.values():
+            view.disable()
+        for button in (self.accept_all_button, self.reject_all_button, self.write_button):
+            button.disabled = True
+        return written

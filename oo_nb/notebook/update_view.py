@@ -1,0 +1,55 @@
+"""``%oo update`` in a notebook: the shared ``update`` verb, narrated, ending in the review widget.
+
+The run is the CLI's (``oo_nb.cli.update.run``): freshness gate, research, candidate, the
+proposal saved as pending. The notebook part prints what happens as it happens and then returns
+what the user acts on: the review widget for a proposal, a preview when ``--yes`` wrote it, the
+text when nothing was proposed (fresh document, dry run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import Any
+
+from IPython.core.error import UsageError
+
+__all__ = ["run_update"]
+
+
+def _agent_label(ns: argparse.Namespace) -> str:
+    if ns.agent:
+        return str(ns.agent)
+    keyed = any(os.environ.get(n) for n in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"))
+    return "anthropic" if keyed else "replay (recorded)"
+
+
+def _step(line: str) -> None:
+    print(f"  {line}", flush=True)
+
+
+def run_update(ns: argparse.Namespace) -> Any:
+    from oo_nb.cli import update
+
+    if getattr(ns, "review", False):
+        raise UsageError(
+            "%oo update: in a notebook the review is the widget this returns; leave out --review"
+        )
+    path = Path(ns.doc)
+    print(f"Researching {path.name} with the {_agent_label(ns)} agent…", flush=True)
+    ns.progress = _step  # research steps print as they happen (the agent's on_progress)
+    outcome = update.run(ns)
+    for line in outcome.lines():
+        print(line)
+    result = outcome.result
+    if result.status != "proposed":
+        return None  # skipped (fresh) or dry run: the lines above say why
+    if result.written is not None:
+        from oo_nb.format.document import Document
+        from oo_nb.notebook.preview import ArticlePreview
+
+        return ArticlePreview(Document.read(path))
+    from oo_nb.notebook.review_widget import ReviewWidget
+
+    return ReviewWidget.from_pending(path)

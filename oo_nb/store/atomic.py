@@ -1,0 +1,58 @@
+"""Atomic replace: readers see the old file or the new one, never a mix (temp file in the same
+folder, fsync, rename, fsync of the folder). The file's mode is kept."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from oo_nb.errors import OOError
+
+__all__ = ["atomic_write_bytes"]
+
+
+def atomic_write_bytes(
+    path: Path, data: bytes, *, mode: int | None = None, exclusive: bool = False
+) -> None:
+    """Write ``data`` to ``path`` so that readers see the old or the new file, never a mix.
+    ``exclusive`` refuses to replace an existing file (new documents never overwrite)."""
+    if exclusive and path.exists():
+        raise OOError("already exists; not overwritten", file=str(path))
+    if mode is None:
+        mode = _mode_of(path)
+    tmp = path.parent / f".{path.name}.{os.getpid()}.{time.monotonic_ns()}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode)
+        if exclusive:
+            os.link(tmp, path)  # fails if the name appeared meanwhile
+            os.unlink(tmp)
+        else:
+            os.replace(tmp, path)
+    except FileExistsError:
+        tmp.unlink(missing_ok=True)
+        raise OOError("already exists; not overwritten", file=str(path)) from None
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    _fsync_dir(path.parent)
+
+
+def _mode_of(path: Path) -> int:
+    try:
+        return path.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        return 0o644
+
+
+def _fsync_dir(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -1,0 +1,311 @@
+"""Document history: ``.oo-history/<file name>/`` next to the document holds ``snapshots/`` (the
+exact bytes of every replaced version) and ``log.jsonl`` (one row per write). Reading it, picking
+an entry by version or seq, and recording a snapshot before a replace."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from oo_nb.errors import FormatError, NotFound, OOError
+from oo_nb.format.document import Document
+from oo_nb.store.atomic import atomic_write_bytes
+
+__all__ = [
+    "HISTORY_DIR",
+    "HistoryEntry",
+    "Pick",
+    "history_dir",
+    "pick_entry",
+    "pick_from",
+    "read_history",
+    "record_snapshot",
+    "seq_bytes",
+    "sha256_hex",
+    "utc_now",
+    "version_bytes",
+]
+
+HISTORY_DIR = ".oo-history"
+
+
+def history_dir(path: Path) -> Path:
+    if path.is_symlink():  # history belongs to the file, whichever link names it
+        path = path.resolve()
+    return path.parent / HISTORY_DIR / path.name
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    seq: int
+    version: int | None
+    as_of: str
+    summary: str
+    cost_usd: float | None
+    saved_at: str
+    action: str  # the write that replaced this version ("current" for the file itself)
+    sha256: str
+    snapshot: Path | None  # None for the current file
+
+
+def _describe(data: bytes) -> dict[str, Any]:
+    """Version, as-of date, last summary and cost of a document's bytes (best effort)."""
+    try:
+        doc = Document.parse(data)
+        if doc.kind != "document":
+            return {"version": None, "as_of": "", "summary": "index page", "cost_usd": None}
+        m = doc.manifest
+        latest = doc.changelog.latest
+        cost = latest.extra.get("cost_usd") if latest else None
+        return {
+            "version": m.version,
+            "as_of": m.as_of.isoformat() if m.as_of else "",
+            "summary": latest.summary if latest else "",
+            "cost_usd": float(cost) if isinstance(cost, (int, float)) else None,
+        }
+    except OOError:
+        return {"version": None, "as_of": "", "summary": "(unreadable)", "cost_usd": None}
+
+
+def _log_path(path: Path) -> Path:
+    return history_dir(path) / "log.jsonl"
+
+
+def _read_log(path: Path) -> list[dict[str, Any]]:
+    log = _log_path(path)
+    if not log.exists():
+        return []
+    data = log.read_bytes()
+    body, torn = _split_torn_tail(data)
+    rows = []
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        raise FormatError("history log is not valid UTF-8", file=str(log)) from None
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except ValueError:
+            raise FormatError("history log line is not JSON", file=str(log), line=n) from None
+        problem = _row_problem(row)
+        if problem:
+            raise FormatError(f"history log line is damaged: {problem}", file=str(log), line=n)
+        rows.append(row)
+    last = _torn_row(torn) if torn else None
+    if last is not None:  # complete but for its newline; otherwise a writer died mid-append
+        rows.append(last)
+    return rows
+
+
+def _torn_row(tail: bytes) -> dict[str, Any] | None:
+    try:
+        row = json.loads(tail.decode("utf-8"))
+    except ValueError:
+        return None
+    return row if _row_problem(row) is None else None
+
+
+def _split_torn_tail(data: bytes) -> tuple[bytes, bytes]:
+    """Every row ends with a newline; bytes after the last one are a torn append."""
+    cut = data.rfind(b"\n") + 1
+    return data[:cut], data[cut:]
+
+
+def _append_log_row(path: Path, row: dict[str, Any]) -> None:
+    log = _log_path(path)
+    if log.exists():
+        body, torn = _split_torn_tail(log.read_bytes())
+        if torn:  # we hold the lock: end a complete last row, drop a torn one
+            if _torn_row(torn) is not None:
+                with open(log, "ab") as fh:
+                    fh.write(b"\n")
+            else:
+                os.truncate(log, len(body))
+    with open(log, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+_ROW_TEXT = ("as_of", "summary", "saved_at", "action")
+
+
+def _row_problem(row: Any) -> str | None:
+    """What makes a log row unusable (every reader indexes and compares these fields)."""
+    if not isinstance(row, dict):
+        return "not an object"
+    name = row.get("file")
+    if not isinstance(name, str) or Path(name).name != name or name in ("", ".", ".."):
+        return "'file' must be a snapshot file name"  # never a path out of the history folder
+    if (
+        not isinstance(row.get("seq"), int)
+        or isinstance(row["seq"], bool)
+        or not isinstance(row.get("sha256"), str)
+    ):
+        return "'seq' must be a number and 'sha256' a string"
+    version, cost = row.get("version"), row.get("cost_usd")
+    if version is not None and (not isinstance(version, int) or isinstance(version, bool)):
+        return "'version' must be a number or null"
+    if cost is not None and (not isinstance(cost, (int, float)) or isinstance(cost, bool)):
+        return "'cost_usd' must be a number or null"
+    if any(not isinstance(row.get(k, ""), str) for k in _ROW_TEXT):
+        return f"{', '.join(_ROW_TEXT)} must be strings"
+    return None
+
+
+def record_snapshot(path: Path, data: bytes, action: str) -> None:
+    """Keep ``data`` (the bytes about to be replaced) as the next history entry of ``path``."""
+    folder = history_dir(path) / "snapshots"
+    folder.mkdir(parents=True, exist_ok=True)
+    rows = _read_log(path)
+    seq = (rows[-1]["seq"] + 1) if rows else 1
+    info = _describe(data)
+    snap = folder / f"{seq:05d}-v{info['version'] if info['version'] is not None else 'x'}.snap"
+    atomic_write_bytes(snap, data, mode=0o644)
+    row = {
+        "seq": seq,
+        "file": snap.name,
+        "sha256": sha256_hex(data),
+        "saved_at": utc_now(),
+        "action": action,
+        **info,
+    }
+    _append_log_row(path, row)
+
+
+def read_history(path: str | Path) -> list[HistoryEntry]:
+    """Every kept version, oldest first, then the current file."""
+    p = Path(path)
+    entries = [
+        HistoryEntry(
+            seq=row["seq"],
+            version=row.get("version"),
+            as_of=row.get("as_of", ""),
+            summary=row.get("summary", ""),
+            cost_usd=row.get("cost_usd"),
+            saved_at=row.get("saved_at", ""),
+            action=row.get("action", ""),
+            sha256=row.get("sha256", ""),
+            snapshot=history_dir(p) / "snapshots" / row["file"],
+        )
+        for row in _read_log(p)
+    ]
+    if p.exists():
+        data = p.read_bytes()
+        info = _describe(data)
+        mtime = datetime.fromtimestamp(p.stat().st_mtime, UTC).isoformat(timespec="seconds")
+        entries.append(
+            HistoryEntry(
+                seq=(entries[-1].seq + 1) if entries else 1,
+                version=info["version"],
+                as_of=info["as_of"],
+                summary=info["summary"],
+                cost_usd=info["cost_usd"],
+                saved_at=mtime,
+                action="current",
+                sha256=sha256_hex(data),
+                snapshot=None,
+            )
+        )
+    return entries
+
+
+def _entry_bytes(p: Path, entry: HistoryEntry) -> bytes:
+    """The bytes of one history entry, checked against the sha256 the log recorded."""
+    what = f"seq {entry.seq} (version {'-' if entry.version is None else entry.version})"
+    try:
+        data = entry.snapshot.read_bytes() if entry.snapshot else p.read_bytes()
+    except FileNotFoundError:
+        raise FormatError(
+            f"history snapshot of {what} is missing", file=str(entry.snapshot or p)
+        ) from None
+    if sha256_hex(data) != entry.sha256:
+        raise FormatError(
+            f"history snapshot of {what} is damaged (checksum)", file=str(entry.snapshot or p)
+        )
+    return data
+
+
+@dataclass(frozen=True)
+class Pick:
+    """One history entry chosen by seq or by version, with its checked bytes."""
+
+    entry: HistoryEntry
+    data: bytes
+    # Other seqs carrying the same version with different bytes (only when chosen by version):
+    # non-empty means the version number alone did not name one state of the file.
+    others: tuple[int, ...]
+    same_version: tuple[int, ...] = ()  # every seq that carries the version asked for
+
+
+def pick_entry(
+    path: str | Path,
+    *,
+    version: int | None = None,
+    seq: int | None = None,
+    avoid: bytes | None = None,
+) -> Pick:
+    """The history entry (the current file included) named by ``seq``, or by ``version``.
+
+    Writes that keep the version number (contract edits, ``oo sync``) leave several entries
+    with one version. By version, the newest entry whose bytes differ from ``avoid`` wins (the
+    newest of all when none differs), so "go back to version V" reaches the older state."""
+    p = Path(path)
+    return pick_from(p, read_history(p), version=version, seq=seq, avoid=avoid)
+
+
+def pick_from(
+    p: Path,
+    entries: list[HistoryEntry],
+    *,
+    version: int | None,
+    seq: int | None,
+    avoid: bytes | None,
+) -> Pick:
+    if (version is None) == (seq is None):
+        raise OOError("name exactly one of a version or a seq to restore", file=str(p))
+    if seq is not None:
+        for entry in entries:
+            if entry.seq == seq:
+                return Pick(entry, _entry_bytes(p, entry), ())
+        span = f"seqs {entries[0].seq}-{entries[-1].seq}" if entries else "no history"
+        raise NotFound(
+            f"no seq {seq} in history ({span}; `oo history {p}` lists them)", file=str(p)
+        )
+    same = [e for e in entries if e.version == version]
+    if not same:
+        known = sorted({e.version for e in entries if e.version is not None})
+        raise NotFound(
+            f"no version {version} in history (known: {', '.join(map(str, known)) or 'none'})",
+            file=str(p),
+        )
+    avoid_sha = sha256_hex(avoid) if avoid is not None else None
+    differing = [e for e in same if e.sha256 != avoid_sha]
+    chosen = (differing or same)[-1]
+    others = tuple(e.seq for e in same if e.sha256 != chosen.sha256)
+    return Pick(chosen, _entry_bytes(p, chosen), others, tuple(e.seq for e in same))
+
+
+def seq_bytes(path: str | Path, seq: int) -> bytes:
+    """The bytes of history entry ``seq`` (as ``oo history`` numbers them; the current file included)."""
+    return pick_entry(path, seq=seq).data
+
+
+def version_bytes(path: str | Path, version: int) -> bytes:
+    """The bytes of the newest kept version ``version`` (the current file included)."""
+    return pick_entry(path, version=version).data

@@ -1,0 +1,145 @@
+"""Saved proposals beside the one under review. ``pending.json`` is the proposal ``oo review``
+opens; an earlier unreviewed one is never deleted by a later update but set aside as
+``pending-<ns>.json`` (its research was paid for). List them, and pick one to review (it swaps
+places with the current one, which is set aside in turn), or discard one for good. Only files in
+the history folder are renamed or removed; no document is written here."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from oo_nb.errors import NotFound, OOError
+from oo_nb.store.store import history_dir
+
+__all__ = [
+    "ProposalInfo",
+    "discard_proposal",
+    "list_proposals",
+    "pick_proposal",
+    "set_aside_pending",
+]
+
+CURRENT = "pending.json"
+_ASIDE = re.compile(r"^pending-\d+(?:-\d+)?\.json$")
+
+
+@dataclass(frozen=True)
+class ProposalInfo:
+    name: str  # "pending.json" (the one `oo review` opens) or "pending-<ns>.json"
+    created: str
+    version: int | None
+    cost_usd: float | None
+    stale: bool  # the document changed since it was made
+    damaged: str = ""  # why it cannot be read, if so
+
+    @property
+    def current(self) -> bool:
+        return self.name == CURRENT
+
+    def line(self) -> str:
+        if self.damaged:
+            return f"{self.name}: damaged ({self.damaged})"
+        parts = [self.name + (" (the one `oo review` opens)" if self.current else "")]
+        parts.append(f"made {self.created or 'at an unknown time'}")
+        if self.version is not None:
+            parts.append(f"proposes v{self.version}")
+        if self.cost_usd is not None:
+            parts.append(f"cost ${self.cost_usd:.4f}")
+        if self.stale:
+            parts.append("the document changed since (review with --force)")
+        return " · ".join(parts)
+
+
+def set_aside_pending(path: Path) -> Path | None:
+    """Rename the current ``pending.json`` of ``path`` to ``pending-<ns>.json`` (never over an
+    existing file) and return the new path; None when there is none."""
+    folder = history_dir(path)
+    current = folder / CURRENT
+    if not current.exists():
+        return None
+    stamp = current.stat().st_mtime_ns
+    kept = folder / f"pending-{stamp}.json"
+    n = 1
+    while kept.exists():
+        kept = folder / f"pending-{stamp}-{n}.json"
+        n += 1
+    os.replace(current, kept)
+    return kept
+
+
+def list_proposals(path: Path) -> list[ProposalInfo]:
+    """The current proposal first, then the set-aside ones, newest first."""
+    folder = history_dir(path)
+    if not folder.is_dir():
+        return []
+    names = sorted(
+        (p.name for p in folder.iterdir() if _ASIDE.match(p.name)), key=_stamp, reverse=True
+    )
+    if (folder / CURRENT).exists():
+        names.insert(0, CURRENT)
+    sha = hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else ""
+    return [_info(folder / name, sha) for name in names]
+
+
+def pick_proposal(path: Path, name: str) -> Path | None:
+    """Make the set-aside proposal ``name`` the current one; the current one (if any) is set
+    aside. Returns where the previous current one went."""
+    if not _ASIDE.match(name):
+        raise OOError(
+            f"{name!r} is not a set-aside proposal name (see `oo review DOC --list`)",
+            file=str(path),
+        )
+    chosen = history_dir(path) / name
+    if not chosen.is_file():
+        raise NotFound(f"no set-aside proposal {name} (see `oo review DOC --list`)", file=str(path))
+    previous = set_aside_pending(path)
+    os.replace(chosen, history_dir(path) / CURRENT)
+    return previous
+
+
+def discard_proposal(path: Path, name: str) -> ProposalInfo:
+    """Delete the saved proposal ``name`` (a set-aside ``pending-<ns>.json``, or
+    ``pending.json`` for the current one) and return what it was. Only those names are
+    accepted, so nothing outside the history folder can be named."""
+    if name != CURRENT and not _ASIDE.match(name):
+        raise OOError(
+            f"{name!r} is not a saved proposal name (pending.json or pending-<number>.json; see `oo review DOC --list`)",
+            file=str(path),
+        )
+    file = history_dir(path) / name
+    if not file.is_file():
+        raise NotFound(f"no saved proposal {name} (see `oo review DOC --list`)", file=str(path))
+    sha = hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else ""
+    info = _info(file, sha)
+    file.unlink()
+    return info
+
+
+def _stamp(name: str) -> tuple[int, int]:
+    numbers = [int(n) for n in re.findall(r"\d+", name)]
+    return numbers[0], numbers[1] if len(numbers) > 1 else 0
+
+
+def _info(file: Path, sha: str) -> ProposalInfo:
+    try:
+        record = json.loads(file.read_bytes().decode("utf-8"))
+        if not isinstance(record, dict):
+            raise ValueError("not a JSON object")
+    except (OSError, ValueError) as exc:
+        return ProposalInfo(file.name, "", None, None, False, damaged=str(exc)[:120])
+    raw_run, raw_created = record.get("run"), record.get("created")
+    run: dict[str, object] = raw_run if isinstance(raw_run, dict) else {}
+    created = raw_created if isinstance(raw_created, str) else ""
+    version, cost = run.get("version"), run.get("cost_usd")
+    return ProposalInfo(
+        file.name,
+        created,
+        version if isinstance(version, int) and not isinstance(version, bool) else None,
+        float(cost) if isinstance(cost, (int, float)) and not isinstance(cost, bool) else None,
+        record.get("base_sha256") != sha,
+    )

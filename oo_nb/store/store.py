@@ -1,0 +1,294 @@
+"""Safe writing, the only way a document is written: one advisory lock per document, a history
+snapshot before every replace (``history``), atomic replace (``atomic``), rollback, and the
+pending proposal (``.oo-history/<file name>/pending.json``) waiting for review.
+
+History reading and the atomic write live in their own modules; their names are re-exported
+here because callers think of all of it as "the store"."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import glob
+import json
+import os
+import socket
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from oo_nb.errors import ConflictError, FormatError, LockedError, NotFound, OOError
+from oo_nb.format.document import Document
+from oo_nb.store.atomic import atomic_write_bytes
+from oo_nb.store.history import (
+    HISTORY_DIR,
+    HistoryEntry,
+    Pick,
+    history_dir,
+    pick_entry,
+    pick_from,
+    read_history,
+    record_snapshot,
+    seq_bytes,
+    sha256_hex,
+    utc_now,
+    version_bytes,
+)
+
+__all__ = [
+    "HISTORY_DIR",
+    "HistoryEntry",
+    "Pending",
+    "Pick",
+    "Restored",
+    "atomic_write_bytes",
+    "discard_pending",
+    "document_lock",
+    "history_dir",
+    "load_pending",
+    "pick_entry",
+    "read_history",
+    "restore",
+    "rollback",
+    "save_pending",
+    "seq_bytes",
+    "version_bytes",
+    "write_document",
+]
+
+LOCK_TIMEOUT_S = 10.0
+
+
+# --------------------------------------------------------------------------- locking
+@contextlib.contextmanager
+def document_lock(path: Path, action: str, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
+    """Exclusive advisory lock for one document. A second writer waits up to ``timeout``
+    seconds, then fails naming the holder."""
+    folder = history_dir(path)
+    folder.mkdir(parents=True, exist_ok=True)
+    fd = os.open(folder / "lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError as exc:
+                if exc.errno not in (errno.EAGAIN, errno.EACCES):
+                    raise
+                if time.monotonic() >= deadline:
+                    holder = (
+                        os.pread(fd, 512, 0).decode("utf-8", "replace").strip() or "another process"
+                    )
+                    raise LockedError(
+                        f"locked by {holder}; waited {timeout:g} s. Try again when it has finished.",
+                        file=str(path),
+                    ) from None
+                time.sleep(0.05)
+        os.ftruncate(fd, 0)
+        os.pwrite(
+            fd,
+            f"pid {os.getpid()} on {socket.gethostname()} ({action}) since {utc_now()}".encode(),
+            0,
+        )
+        try:
+            yield
+        finally:
+            os.ftruncate(fd, 0)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
+# --------------------------------------------------------------------------- writing
+def write_document(
+    doc: Document,
+    *,
+    expected: bytes | None,
+    action: str = "update",
+    path: Path | None = None,
+    timeout: float = LOCK_TIMEOUT_S,
+) -> Path:
+    """Validate ``doc``, then under the lock: check the file still holds ``expected`` (no lost
+    update), snapshot it into history and replace it atomically. ``expected=None`` creates a
+    new file and refuses to overwrite."""
+    target = path or doc.path
+    if target is None:
+        raise OOError("document has no path to write to")
+    if target.is_symlink():  # replace the file the link points to, and keep the link
+        target = target.resolve()
+    data = doc.to_bytes()
+    _validate(data, target)
+    try:
+        with document_lock(target, action, timeout):
+            _sweep_dead_temps(target)
+            try:
+                current: bytes | None = target.read_bytes()
+            except FileNotFoundError:
+                current = None
+            if expected is None:
+                atomic_write_bytes(target, data, mode=0o755, exclusive=True)
+            else:
+                if current != expected:
+                    raise ConflictError(
+                        "changed on disk since it was read (another update?); nothing written. Read it again and retry.",
+                        file=str(target),
+                    )
+                if current == data:
+                    return target
+                record_snapshot(target, current, action)
+                atomic_write_bytes(target, data)
+    except (
+        OSError
+    ) as exc:  # disk full, permissions...: an OOError that says what state the file is in
+        raise _io_error(exc, target, data) from exc
+    return target
+
+
+def _sweep_dead_temps(target: Path) -> None:
+    """A writer killed mid-write leaves its ``.NAME.PID.NS.tmp`` (a full copy) behind. Under the
+    lock, remove those whose process is gone so they do not pile up in the user's folder."""
+    prefix = f".{target.name}."
+    for tmp in target.parent.glob(f"{glob.escape(prefix)}*.tmp"):
+        pid_text = tmp.name[len(prefix) :].split(".", 1)[0]
+        if pid_text.isdigit() and int(pid_text) != os.getpid() and not _alive(int(pid_text)):
+            tmp.unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _io_error(exc: OSError, target: Path, data: bytes) -> OOError:
+    try:
+        written = target.read_bytes() == data
+    except OSError:
+        written = False
+    state = (
+        "the new version is in place (only syncing it to disk failed)"
+        if written
+        else "the document is unchanged"
+    )
+    return OOError(f"could not write: {exc.strerror or exc}; {state}", file=str(target))
+
+
+def _validate(data: bytes, target: Path) -> None:
+    doc = Document.parse(data, path=target)
+    if doc.kind == "document":
+        for name in doc.blocks:
+            doc.block_json(name)
+        _ = doc.manifest, doc.contract, doc.source_cache, doc.changelog
+
+
+@dataclass(frozen=True)
+class Restored:
+    """What a rollback did: ``written`` is False when the file already held the target bytes."""
+
+    path: Path
+    pick: Pick
+    written: bool
+    current_seq: int  # the seq the file had before the rollback (it keeps it in history)
+
+
+def restore(
+    path: str | Path,
+    version: int | None = None,
+    *,
+    seq: int | None = None,
+    timeout: float = LOCK_TIMEOUT_S,
+) -> Restored:
+    """Restore history entry ``seq``, or version ``version`` (the newest state of it that differs
+    from the file now), byte for byte. The replaced file goes to history, so a rollback can itself
+    be undone. When the file already holds those bytes, nothing is written."""
+    p = Path(path)
+    current = (
+        p.read_bytes() if p.exists() else None
+    )  # a deleted document can come back from history
+    entries = read_history(p)
+    pick = pick_from(p, entries, version=version, seq=seq, avoid=current)
+    current_seq = (
+        entries[-1].seq if current is not None else (entries[-1].seq + 1 if entries else 1)
+    )
+    if current == pick.data:
+        return Restored(p, pick, False, current_seq)
+    target = pick.entry
+    label = "-" if target.version is None else str(target.version)
+    # The seq is named when the version alone would not say which state came back.
+    action = f"rollback to v{label}" + (
+        f" (seq {target.seq})" if seq is not None or pick.others else ""
+    )
+    written = write_document(
+        Document.parse(pick.data, path=p), expected=current, action=action, timeout=timeout
+    )
+    return Restored(written, pick, True, current_seq)
+
+
+def rollback(
+    path: str | Path,
+    version: int | None = None,
+    *,
+    seq: int | None = None,
+    timeout: float = LOCK_TIMEOUT_S,
+) -> Path:
+    """Restore history entry ``seq`` or version ``version`` byte for byte (see ``restore``)."""
+    return restore(path, version, seq=seq, timeout=timeout).path
+
+
+# --------------------------------------------------------------------------- pending proposals
+@dataclass(frozen=True)
+class Pending:
+    candidate: Document
+    run: dict[str, Any]
+    base_sha256: str
+    created: str
+    stale: bool  # the document changed since the proposal was made
+
+
+def save_pending(path: Path, candidate: Document, run: dict[str, Any], base: bytes) -> Path:
+    target = history_dir(path) / "pending.json"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    record = {
+        "base_sha256": sha256_hex(base),
+        "created": utc_now(),
+        "run": run,
+        "candidate": candidate.text,
+    }
+    atomic_write_bytes(target, json.dumps(record, ensure_ascii=False).encode("utf-8"), mode=0o644)
+    return target
+
+
+def load_pending(path: str | Path) -> Pending:
+    p = Path(path)
+    source = history_dir(p) / "pending.json"
+    if not source.exists():
+        raise NotFound("no saved proposal to review (run `oo update` first)", file=str(p))
+    try:
+        record = json.loads(source.read_bytes().decode("utf-8"))  # ValueError when not UTF-8 / JSON
+        if not isinstance(record, dict) or not all(
+            isinstance(record.get(k), str) for k in ("candidate", "base_sha256")
+        ):
+            raise ValueError("'candidate' and 'base_sha256' must be strings")
+        candidate = Document(record["candidate"], path=p)
+    except (ValueError, OOError) as exc:
+        reason = exc.message if isinstance(exc, OOError) else str(exc)
+        raise FormatError(f"saved proposal is damaged: {reason}", file=str(source)) from None
+    run, created = record.get("run"), record.get("created")
+    run = run if isinstance(run, dict) else {}
+    created = created if isinstance(created, str) else ""
+    current = p.read_bytes() if p.exists() else b""
+    return Pending(
+        candidate, run, record["base_sha256"], created, sha256_hex(current) != record["base_sha256"]
+    )
+
+
+def discard_pending(path: str | Path) -> None:
+    (history_dir(Path(path)) / "pending.json").unlink(missing_ok=True)

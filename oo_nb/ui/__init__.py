@@ -1,1 +1,0 @@
-"""Notebook display: sandboxed previews and widgets (imported only when shown)."""

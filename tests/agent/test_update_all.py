@@ -1,0 +1,318 @@
+"""`oo update-all`: stale documents concurrently, failures isolated, and the Message Batches path."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from oo_nb.agent.many import find_documents, update_library
+from oo_nb.agent.run import UpdateOptions
+from oo_nb.cli.main import main
+from oo_nb.format.document import Document
+from oo_nb.store import clock
+from oo_nb.store.store import load_pending
+from tests.support.agent_helpers import DOCS, MARKER, assert_no_secret, copy_doc, start_mock
+from tests.support.mock_api import MockAPI, MockRequest, Reply, error_reply, message
+from tests.support.mock_scenarios import research_scenario, text
+
+
+def library(folder: Path) -> list[Path]:
+    paths = [copy_doc(folder, name) for name in [*DOCS, "index.o-o.html"]]
+    nested = folder / "sub" / "deeper"
+    paths.append(copy_doc(nested, "yc-w26-batch.o-o.html"))
+    (folder / ".oo-history").mkdir(exist_ok=True)
+    return paths
+
+
+@pytest.fixture
+def env(monkeypatch: pytest.MonkeyPatch) -> Any:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", MARKER)
+    mock = start_mock(research_scenario(with_image=False))
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", mock.base_url)
+    yield mock
+    mock.stop()
+
+
+def test_find_documents_recurses_and_skips_history(tmp_path: Path) -> None:
+    library(tmp_path)
+    copy_doc(tmp_path / ".oo-history" / "x", "agi-declared.o-o.html")
+    found = [p.relative_to(tmp_path).as_posix() for p in find_documents(tmp_path)]
+    assert "sub/deeper/yc-w26-batch.o-o.html" in found and "index.o-o.html" in found
+    assert not any(f.startswith(".oo-history") for f in found)
+
+
+def test_stale_documents_updated_concurrently_fresh_ones_skipped(
+    env: MockAPI, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    paths = library(tmp_path)
+    fresh = paths[0]
+    fresh.write_bytes(
+        Document.read(fresh)
+        .edit_block("oo-manifest", lambda m: m.update(as_of=clock.today().isoformat()))
+        .to_bytes()
+    )
+    before = {p: p.read_bytes() for p in paths}
+    assert main(["update-all", str(tmp_path), "--concurrency", "3", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "4 proposed, 1 fresh, 0 failed" in out
+    assert len(env.message_requests) == 4
+    assert all(p.read_bytes() == before[p] for p in paths)  # no --yes: nothing written
+    assert load_pending(paths[1]).run["cost_usd"] > 0
+    versions = {p: Document.read(p).manifest.version for p in paths if p.name != "index.o-o.html"}
+    assert main(["update-all", str(tmp_path), "--yes", "--no-progress"]) == 0
+    for p, version in versions.items():
+        assert Document.read(p).manifest.version == version + (p != fresh)
+        assert Document.read(p).manifest.as_of == clock.today()
+    assert_no_secret(tmp_path)
+
+
+def test_one_failure_does_not_stop_the_others(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    research = research_scenario(with_image=False)
+
+    def responder(req: MockRequest) -> Reply:
+        if "Y Combinator" in str(req.body["messages"][0]["content"])[:400]:
+            return Reply(message=message([text("I refuse")], "refusal"))
+        return research(req)
+
+    mock = start_mock(responder)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", MARKER)
+    try:
+        paths = library(tmp_path)
+        before = {p: p.read_bytes() for p in paths}
+        outcome = update_library(
+            tmp_path,
+            UpdateOptions(force=True, base_url=mock.base_url),
+            concurrency=4,
+            yes=True,
+            progress=False,
+        )
+    finally:
+        mock.stop()
+    failed = {p.name for p in outcome.failures}
+    assert failed == {"yc-w26-batch.o-o.html"} and len(outcome.failures) == 2
+    assert all("declined" in m and "cost so far" in m for m in outcome.failures.values())
+    assert all(p.read_bytes() == before[p] for p in paths if p.name in failed)
+    assert len(outcome.by_status("proposed")) == 3 and all(
+        r.written for r in outcome.by_status("proposed")
+    )
+    assert outcome.cost_usd > sum(r.cost_usd for r in outcome.results)
+
+
+def test_research_steps_reported_per_document(
+    env: MockAPI, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    paths = [copy_doc(tmp_path, name) for name in DOCS[:2]]
+    steps: list[str] = []
+    outcome = update_library(
+        tmp_path, UpdateOptions(force=True, progress=steps.append), concurrency=2, progress=True
+    )
+    assert len(outcome.by_status("proposed")) == 2
+    for path in paths:
+        name = path.name.removesuffix(".o-o.html")
+        mine = [s for s in steps if s.startswith(name + ": ")]
+        assert any("search" in s.lower() for s in mine), steps
+        assert any("proposal" in s.lower() for s in mine), steps
+    # the bar (tqdm writes to stderr) shows the latest step, named by document
+    assert any(f"{p.name.removesuffix('.o-o.html')}: " in capsys.readouterr().err for p in paths)
+
+
+def test_batch_mode_polls_and_uses_batch_prices(
+    env: MockAPI, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    env.batch_polls = 2
+    paths = library(tmp_path)
+    assert (
+        main(
+            [
+                "update-all",
+                str(tmp_path),
+                "--force",
+                "--batch",
+                "--poll",
+                "0.01",
+                "--yes",
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
+    out = capsys.readouterr().out
+    assert "5 proposed" in out and "batch msgbatch_mock_" in out
+    assert env.message_requests == []  # everything went through the batch endpoints
+    assert [r.path for r in env.requests].count("/v1/messages/batches") == 1
+    latest = Document.read(paths[0]).changelog.latest
+    assert latest is not None and latest.extra["cost_usd"] > 0
+
+
+def test_batch_needs_more_rounds_for_pause_turn(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", MARKER)
+    with MockAPI(
+        research_scenario(with_image=False, pause_after_search=True), api_key=MARKER
+    ) as mock:
+        copy_doc(tmp_path)
+        outcome = update_library(
+            tmp_path,
+            UpdateOptions(force=True, base_url=mock.base_url),
+            batch=True,
+            progress=False,
+            poll_interval=0.01,
+        )
+        creates = [r for r in mock.requests if r.path == "/v1/messages/batches"]
+    assert len(creates) == 2 and not outcome.failures
+    (result,) = outcome.results
+    assert result.run is not None and result.run.batch and result.run.requests == 2
+
+
+def test_batch_errored_results_are_failures(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", MARKER)
+    with MockAPI(lambda req: error_reply(529, "overloaded_error", "busy"), api_key=MARKER) as mock:
+        copy_doc(tmp_path)
+        outcome = update_library(
+            tmp_path,
+            UpdateOptions(force=True, base_url=mock.base_url),
+            batch=True,
+            progress=False,
+            poll_interval=0.01,
+        )
+    (message_,) = outcome.failures.values()
+    assert (
+        "batch request errored (overloaded_error: busy)" in message_
+        and "cost so far $0.0000" in message_
+    )
+
+
+def test_batch_refuses_replay(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
+    copy_doc(tmp_path)
+    with pytest.raises(Exception, match="--batch needs the anthropic agent"):
+        update_library(
+            tmp_path, UpdateOptions(force=True, agent="replay"), batch=True, progress=False
+        )
+
+
+def _cancels(mock: MockAPI) -> list[MockRequest]:
+    return [r for r in mock.requests if r.method == "POST" and r.path.endswith("/cancel")]
+
+
+def test_batch_past_its_deadline_is_cancelled_and_its_bound_reported(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Regression: at the deadline the batch was left running (and billing) and the failures
+    reported no cost."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", MARKER)
+    with MockAPI(research_scenario(with_image=False), api_key=MARKER, batch_polls=10**9) as mock:
+        paths = [copy_doc(tmp_path, name) for name in DOCS[:2]]
+        before = {p: p.read_bytes() for p in paths}
+        outcome = update_library(
+            tmp_path,
+            UpdateOptions(force=True, base_url=mock.base_url),
+            batch=True,
+            progress=False,
+            poll_interval=0.01,
+            max_wait_s=0.05,
+            yes=True,
+        )
+        (cancel,) = _cancels(mock)
+        (record,) = mock.batches.values()
+    assert cancel.path == f"/v1/messages/batches/{record['id']}/cancel"
+    assert record["processing_status"] == "canceling" and record["cancel_initiated_at"]
+    assert set(outcome.failures) == set(paths) and not outcome.results
+    for path, failure in outcome.failures.items():
+        assert (
+            f"batch {record['id']} did not end within 0 s; batch {record['id']} was cancelled"
+            in failure
+        )
+        bound = float(failure.split("may still be billed, up to $")[1].split(" ")[0])
+        assert bound > 0 and outcome.failure_costs[path] == pytest.approx(bound, abs=1e-4)
+        assert "cost so far $0.0000" in failure
+    assert outcome.cost_usd >= sum(outcome.failure_costs.values()) > 0
+    assert all(p.read_bytes() == before[p] for p in paths)
+
+
+def test_batch_poll_failure_cancels_the_batch(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", MARKER)
+    fault = error_reply(403, "permission_error", "not allowed to read batches")
+    with MockAPI(
+        research_scenario(with_image=False),
+        api_key=MARKER,
+        batch_polls=0,
+        batch_retrieve_error=fault,
+    ) as mock:
+        copy_doc(tmp_path)
+        outcome = update_library(
+            tmp_path,
+            UpdateOptions(force=True, base_url=mock.base_url),
+            batch=True,
+            progress=False,
+            poll_interval=0.01,
+        )
+        assert len(_cancels(mock)) == 1
+    (failure,) = outcome.failures.values()
+    assert "API error 403 (permission_error): not allowed to read batches" in failure
+    assert (
+        "was cancelled, but its request for this document may still be billed, up to $" in failure
+    )
+    assert outcome.cost_usd > 0
+
+
+def test_batch_interrupted_while_polling_is_cancelled(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import oo_nb.agent.batch as batch_module
+
+    def interrupt(_seconds: float) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", MARKER)
+    monkeypatch.setattr(batch_module.time, "sleep", interrupt)
+    with MockAPI(research_scenario(with_image=False), api_key=MARKER, batch_polls=10**9) as mock:
+        copy_doc(tmp_path)
+        with pytest.raises(KeyboardInterrupt):
+            update_library(
+                tmp_path,
+                UpdateOptions(force=True, base_url=mock.base_url),
+                batch=True,
+                progress=False,
+                poll_interval=0.01,
+            )
+        assert len(_cancels(mock)) == 1
+
+
+def test_mock_cancel_endpoint_ends_the_batch_with_canceled_results() -> None:
+    import anthropic
+
+    with MockAPI(research_scenario(with_image=False), api_key=MARKER, batch_polls=10**9) as mock:
+        mock.batch_done_before_cancel = 1
+        client = anthropic.Anthropic(api_key=MARKER, base_url=mock.base_url, max_retries=0)
+        params = {
+            "model": "claude-sonnet-5-5",
+            "max_tokens": 100,
+            "messages": [{"role": "user", "content": "hi"}],
+        }
+        batch = client.messages.batches.create(
+            requests=[{"custom_id": f"r{i}", "params": params} for i in range(3)]
+        )  # type: ignore[list-item]
+        cancelled = client.messages.batches.cancel(batch.id)
+        assert (
+            cancelled.processing_status == "canceling" and cancelled.cancel_initiated_at is not None
+        )
+        ended = client.messages.batches.retrieve(batch.id)
+        assert ended.processing_status == "ended" and ended.request_counts.canceled == 2
+        kinds = {r.custom_id: r.result.type for r in client.messages.batches.results(batch.id)}
+        assert kinds == {"r0": "succeeded", "r1": "canceled", "r2": "canceled"}
+        assert (
+            client.messages.batches.cancel(batch.id).processing_status == "ended"
+        )  # a no-op once ended
+        with pytest.raises(anthropic.NotFoundError):
+            client.messages.batches.cancel("msgbatch_nope")

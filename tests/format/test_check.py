@@ -1,0 +1,66 @@
+"""``oo check``: view errors are findings whatever their words; a missing block is reported once."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from oo_nb.format.check import check_path
+from oo_nb.format.document import Document
+from tests.conftest import CORPUS
+
+
+def test_a_view_error_mentioning_missing_is_still_reported(tmp_path: Path) -> None:
+    doc = Document.read(CORPUS / "yc-w26-batch.o-o.html")
+    path = tmp_path / "yc.o-o.html"
+    path.write_bytes(
+        doc.edit_block("oo-manifest", lambda m: m.update(version="missing")).to_bytes()
+    )
+    found = check_path(path)
+    bad = [f for f in found if f.code == "invalid-block"]
+    assert len(bad) == 1 and bad[0].severity == "error"
+    assert "key 'version'" in bad[0].message and "found 'missing'" in bad[0].message
+
+
+def test_a_missing_block_is_one_finding(tmp_path: Path) -> None:
+    text = (CORPUS / "yc-w26-batch.o-o.html").read_text("utf-8")
+    without, n = re.subn(
+        r'<script[^>]*id="oo-changelog"[^>]*>.*?</script>\n?', "", text, count=1, flags=re.S
+    )
+    assert n == 1
+    path = tmp_path / "yc.o-o.html"
+    path.write_text(without, "utf-8")
+    found = check_path(path)
+    assert [f.code for f in found] == ["missing-block"]
+    assert "oo-changelog" in found[0].message and found[0].severity == "error"
+
+
+def test_check_and_audit_agree_on_html_injection_and_every_other_code(tmp_path: Path) -> None:
+    """What check_path's docstring claims: every code check reports, the audit reports with the
+    same severity, html-injection (a tone and a heading holding '<') included."""
+    from oo_nb.library.library import Library
+
+    doc = Document.read(CORPUS / "ai-model-landscape.o-o.html")
+    path = tmp_path / "a.o-o.html"
+    hostile = "<img src=x onerror=alert(1)>"
+    doc = doc.edit_block("oo-contract", lambda c: c["identity"].update(tone=hostile))
+    doc = doc.with_article(
+        doc.article_html + '<h2 id="x-risk">Models &lt;b&gt; and more</h2>\n<p>Text.</p>\n'
+    )
+    path.write_bytes(doc.to_bytes())
+    checked = check_path(path)
+    audited = Library(tmp_path, workers=1).audit()
+    injected = audited[audited["code"] == "html-injection"]
+    assert set(injected["where"]) == {"contract tone", "heading #x-risk"}
+    assert {f.message.split(";")[0] for f in checked if f.code == "html-injection"} == {
+        m.split(";")[0] for m in injected["message"]
+    }
+    for f in checked:
+        same = audited[audited["code"] == f.code]
+        assert set(same["severity"]) == {f.severity}, f
+    migrated = tmp_path / "m"
+    migrated.mkdir()
+    from oo_nb.edit.sync import migrate_early
+
+    (migrated / "a.o-o.html").write_bytes(migrate_early(doc).to_bytes())
+    assert "html-injection" not in set(Library(migrated, workers=1).audit()["code"])
