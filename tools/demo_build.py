@@ -117,7 +117,7 @@ def responder_for(proposal: dict[str, Any], rnd: Round) -> Callable[[Any], Any]:
 
 
 def record_round(path: Path, rnd: Round, out: Path) -> Path:
-    from oo_nb.agent.cassettes import record_demo_cassette
+    from tools.record_cassette import record_demo_cassette
 
     with pinned_today(rnd.today):
         proposal = proposal_for_round(Document.read(path), rnd)

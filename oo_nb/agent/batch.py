@@ -21,8 +21,8 @@ import anthropic
 
 from oo_nb.agent.backends.anthropic import AnthropicBackend, api_failure_text
 from oo_nb.agent.backends.conversation import Conversation
-from oo_nb.agent.many import LibraryUpdate
 from oo_nb.agent.run import Prepared, UpdateOptions, _validator, finish, new_budget, write_result
+from oo_nb.agent.types import LibraryUpdate
 from oo_nb.errors import AgentError
 
 __all__ = ["run_batch"]

@@ -11,43 +11,25 @@ import asyncio
 import threading
 import time
 from collections.abc import Coroutine
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
 from oo_nb.agent.run import (
     Prepared,
     UpdateOptions,
-    UpdateResult,
     aprepare_update,
     begin,
     gate,
     write_result,
 )
+from oo_nb.agent.types import LibraryUpdate
 from oo_nb.errors import AgentError, NotFound, OOError
 
 __all__ = ["LibraryUpdate", "find_documents", "update_library"]
 
 T = TypeVar("T")
 _SKIP_DIRS = {".oo-history", ".oo-cassettes", ".git", ".ipynb_checkpoints", "node_modules"}
-
-
-@dataclass
-class LibraryUpdate:
-    """Per-document outcomes of one ``update-all``."""
-
-    results: list[UpdateResult] = field(default_factory=list)
-    failures: dict[Path, str] = field(default_factory=dict)
-    failure_costs: dict[Path, float] = field(default_factory=dict)
-    elapsed_s: float = 0.0
-    batch_id: str | None = None
-
-    @property
-    def cost_usd(self) -> float:
-        return sum(r.cost_usd for r in self.results) + sum(self.failure_costs.values())
-
-    def by_status(self, status: str) -> list[UpdateResult]:
-        return [r for r in self.results if r.status == status]
 
 
 def find_documents(folder: str | Path) -> list[Path]:

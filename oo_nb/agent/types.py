@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from oo_nb.agent.pricing import UsageFigures
 
-__all__ = ["PROPOSAL_SCHEMA", "RunInfo"]
+if TYPE_CHECKING:
+    from oo_nb.agent.run import UpdateResult
+
+__all__ = ["PROPOSAL_SCHEMA", "LibraryUpdate", "RunInfo"]
 
 
 @dataclass
@@ -122,3 +126,21 @@ PROPOSAL_SCHEMA: dict[str, Any] = {
         },
     },
 }
+
+
+@dataclass
+class LibraryUpdate:
+    """Per-document outcomes of one ``update-all``."""
+
+    results: list[UpdateResult] = field(default_factory=list)
+    failures: dict[Path, str] = field(default_factory=dict)
+    failure_costs: dict[Path, float] = field(default_factory=dict)
+    elapsed_s: float = 0.0
+    batch_id: str | None = None
+
+    @property
+    def cost_usd(self) -> float:
+        return sum(r.cost_usd for r in self.results) + sum(self.failure_costs.values())
+
+    def by_status(self, status: str) -> list[UpdateResult]:
+        return [r for r in self.results if r.status == status]

@@ -7,8 +7,9 @@ import html
 from pathlib import Path
 from typing import Any
 
-from oo_nb.agent.many import LibraryUpdate, update_library
+from oo_nb.agent.many import update_library
 from oo_nb.agent.run import UpdateOptions
+from oo_nb.agent.types import LibraryUpdate
 
 HELP = "update every stale document under DIR, concurrently with a progress bar (--batch: Message Batches)"
 

@@ -9,7 +9,7 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from oo_nb.errors import ValidationError
 from oo_nb.format.article import CITATION
@@ -17,23 +17,12 @@ from oo_nb.format.blocks import fact_source_ids
 from oo_nb.format.document import Document
 from oo_nb.review.blocks import MISSING, changelog_entries, get_path, source_ids
 from oo_nb.review.diff import DocumentDiff
-from oo_nb.review.hunks import Hunk
+from oo_nb.review.hunks import Choice, Hunk
 from oo_nb.review.refs import Side, merge_refs, parse_refs
+from oo_nb.review.sections import tie_sections
 from oo_nb.review.units import Unit, strip_tags
 
-__all__ = ["ApplyResult", "Choice", "Decision", "build_final", "cited_ids"]
-
-Decision = Literal["pending", "accept", "reject", "edit"]
-
-
-@dataclass(frozen=True)
-class Choice:
-    decision: Decision = "pending"
-    html: str | None = None  # the sanitised replacement, for "edit"
-
-    @property
-    def takes_candidate(self) -> bool:
-        return self.decision in ("accept", "edit")
+__all__ = ["ApplyResult", "build_final", "cited_ids"]
 
 
 @dataclass(frozen=True)
@@ -56,8 +45,6 @@ def cited_ids(html: str) -> set[str]:
 def build_final(diff: DocumentDiff, choices: Mapping[str, Choice]) -> ApplyResult:
     """The decisions as they take effect (a new or removed section is one piece, see
     ``sections.py``; its notes say what changed) give the final document."""
-    from oo_nb.review.sections import tie_sections  # sections.py uses Choice from here
-
     effective, tied = tie_sections(diff, choices)
     decided = [effective.get(h.id, Choice()) for h in diff.decidable]
     accepted = sum(c.decision == "accept" for c in decided)

@@ -10,9 +10,22 @@ from typing import Any, Literal
 from oo_nb.review.images import ImageRef
 from oo_nb.review.words import WordOp, word_diff
 
-__all__ = ["Area", "FieldChange", "Hunk", "Kind", "pretty_json"]
+__all__ = ["Area", "Choice", "Decision", "FieldChange", "Hunk", "Kind", "pretty_json"]
 
 Kind = Literal["added", "removed", "changed"]
+Decision = Literal["pending", "accept", "reject", "edit"]
+
+
+@dataclass(frozen=True)
+class Choice:
+    decision: Decision = "pending"
+    html: str | None = None  # the sanitised replacement, for "edit"
+
+    @property
+    def takes_candidate(self) -> bool:
+        return self.decision in ("accept", "edit")
+
+
 Area = Literal[
     "article", "sources", "facts", "manifest", "contract", "source-cache", "changelog", "page"
 ]

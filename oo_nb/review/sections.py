@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from oo_nb.review.apply import Choice
 from oo_nb.review.diff import DocumentDiff
+from oo_nb.review.hunks import Choice
 
 __all__ = ["tie_sections"]
 

@@ -9,10 +9,10 @@ from typing import Any
 
 from oo_nb.errors import OOError, ValidationError
 from oo_nb.format.document import Document
-from oo_nb.review.apply import ApplyResult, Choice, Decision, build_final, cited_ids
+from oo_nb.review.apply import ApplyResult, build_final, cited_ids
 from oo_nb.review.blocks import source_ids
 from oo_nb.review.diff import DocumentDiff, diff_documents, text_of
-from oo_nb.review.hunks import Hunk
+from oo_nb.review.hunks import Choice, Decision, Hunk
 
 __all__ = ["Choice", "Decision", "ReviewSession"]
 

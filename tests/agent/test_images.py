@@ -183,6 +183,7 @@ def test_fetch_success_and_limits() -> None:
         return httpx2.Response(404)
 
     t = client_for(handler)
+
     def get(p: str, **kw: Any) -> bytes:
         return fetch_image_https(f"https://img.example{p}", transport=t, check_host=False, **kw)
 

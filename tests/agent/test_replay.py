@@ -10,7 +10,7 @@ import httpx2
 import pytest
 
 from oo_nb.agent.backends.replay import Cassette, RecordingTransport, ReplayBackend, ReplayTransport
-from oo_nb.agent.cassettes import cassette_name, find_cassette, record_demo_cassette
+from oo_nb.agent.cassettes import cassette_name, find_cassette
 from oo_nb.agent.run import UpdateOptions, prepare_update
 from oo_nb.cli.main import main
 from oo_nb.errors import AgentError, FormatError
@@ -18,6 +18,7 @@ from oo_nb.format.document import Document
 from tests.support.agent_helpers import MARKER, TODAY, assert_no_secret, copy_doc
 from tests.support.mock_api import MockAPI
 from tests.support.mock_scenarios import research_scenario
+from tools.record_cassette import record_demo_cassette
 
 
 @pytest.fixture

@@ -150,7 +150,7 @@ def secret_leaks(workdir: Path) -> list[Figure]:
                 shown.append(out["text"])
                 errors.append(_exception_text(out["exc"]))
                 runs += 1
-            from oo_nb.agent.cassettes import record_live_cassette
+            from tools.record_cassette import record_live_cassette
 
             record_live_cassette(
                 _copy(workdir / "cassette"),
