@@ -20,13 +20,14 @@ venv: $(STAMP)
 browser:
 	@bash scripts/ensure-chromium.sh
 
+LINTED := oo_nb tests benchmarks tools
+
 lint: $(STAMP)
-	$(VENV)/bin/ruff check oo_nb tests benchmarks
+	$(VENV)/bin/ruff check $(LINTED)
+	$(VENV)/bin/ruff format --check $(LINTED)
 	$(VENV)/bin/mypy
 
-test: $(STAMP) browser
-	$(VENV)/bin/ruff check oo_nb tests benchmarks
-	$(VENV)/bin/mypy
+test: $(STAMP) browser lint
 	$(PY) -m pytest tests --ignore=tests/browser
 	@# Own process: Playwright's sync API keeps an event loop running for the whole session.
 	$(PY) -m pytest tests/browser
@@ -42,11 +43,12 @@ lab: $(STAMP)
 	$(PY) -m oo_nb demo notebooks/demo-library --quiet
 	cd notebooks && ../$(VENV)/bin/jupyter lab $(LAB_FLAGS) 01-quickstart.ipynb
 
+# Benchmarks and tools import the test helpers (tests/support) from the repository root.
 bench: $(STAMP)
-	@for b in benchmarks/*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
+	@for b in benchmarks/*.py; do echo "== $$b"; PYTHONPATH=. $(PY) $$b || exit 1; done
 
 reliability: $(STAMP)
-	$(PY) benchmarks/reliability.py
+	PYTHONPATH=. $(PY) benchmarks/reliability.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

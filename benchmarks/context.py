@@ -5,7 +5,7 @@ Target: ≤ 20% for image-heavy documents. Also the budget's token estimate of e
 (ASCII at 2.5 chars a token, other characters one token per UTF-8 byte) against the old rule
 (2.5 chars a token for everything), and on non-Latin samples.
 
-    python benchmarks/context.py
+    PYTHONPATH=. python benchmarks/context.py
 """
 
 from __future__ import annotations

@@ -23,7 +23,6 @@ HEAVY = (
     "matplotlib",
     "ipywidgets",
     "nh3",
-    "anywidget",
     "PIL",
     "httpx2",
     "numpy",

@@ -1,9 +1,9 @@
 """Hardening, measured: crash safety, concurrency, fuzzing, hostile agent output, API faults,
 secrets and size limits, printed as one table (measure, count, result, target, pass/fail).
 
-    python benchmarks/reliability.py            # full sizes (a few minutes on 2 cores)
-    python benchmarks/reliability.py --quick    # the reduced sizes the test suite runs
-    python benchmarks/reliability.py --only 1,3 --scale 0.5
+    PYTHONPATH=. python benchmarks/reliability.py            # full sizes (a few minutes on 2 cores)
+    PYTHONPATH=. python benchmarks/reliability.py --quick    # the reduced sizes the test suite runs
+    PYTHONPATH=. python benchmarks/reliability.py --only 1,3 --scale 0.5
 
 Exit status 1 when any figure misses its target."""
 

@@ -4,7 +4,7 @@ concurrency 8 versus 1 (target ≥ 5× faster), then the context-size figures.
 Every document goes through the whole path (context, AsyncAnthropic request, validation,
 candidate building, pending proposal written); only the API is the mock.
 
-    python benchmarks/update_all.py [--docs 20] [--latency 1.0]
+    PYTHONPATH=. python benchmarks/update_all.py [--docs 20] [--latency 1.0]
 """
 
 from __future__ import annotations

@@ -8,11 +8,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from oo_nb.errors import OOError
+from oo_nb.format.display import set_html_renderer
 
 if TYPE_CHECKING:
     from oo_nb.format.document import Document
+    from oo_nb.library.library import Library
 
-__all__ = ["Document", "OOError", "__version__", "load_ipython_extension"]
+__all__ = ["Document", "Library", "OOError", "__version__", "load_ipython_extension"]
 __version__ = "0.1.0"
 
 _LAZY = {
@@ -28,6 +30,16 @@ def __getattr__(name: str) -> Any:
         module, attr = _LAZY[name]
         return getattr(importlib.import_module(module), attr)
     raise AttributeError(f"module 'oo_nb' has no attribute {name!r}")
+
+
+def _html_for(obj: Any) -> str | None:
+    # the notebook layer draws rich displays; imported on the first display, not with oo_nb
+    from oo_nb.notebook.preview import html_for
+
+    return html_for(obj)
+
+
+set_html_renderer(_html_for)
 
 
 def load_ipython_extension(ipython: Any) -> None:

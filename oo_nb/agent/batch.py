@@ -52,140 +52,200 @@ def run_batch(
         raise AgentError(
             "--batch needs the anthropic agent (set ANTHROPIC_API_KEY; replay and claude-code cannot batch)"
         )
-    convs: dict[str, tuple[Prepared, AnthropicBackend, Conversation]] = {}
-    validate = _validator()
-    for i, prep in enumerate(todo):
-        backend = AnthropicBackend(model=prep.model, api_key=opts.api_key, base_url=opts.base_url)
+    run = BatchRun(
+        todo, opts, yes=yes, bar=bar, out=out, poll_interval=poll_interval, max_wait_s=max_wait_s
+    )
+    return run.run()
+
+
+_Entry = tuple[Prepared, AnthropicBackend, Conversation]
+
+
+class BatchRun:
+    """One ``update-all --batch``: a conversation per document, sent in rounds of one batch each.
+
+    ``run`` -> ``_send`` (create, ``_wait``, read the results) -> ``_receive`` (``_feed`` each
+    result to its conversation). Every document ends in ``_settle``: its result written, or its
+    failure recorded with what it cost. A batch that cannot be seen through is ``_abandon``-ed."""
+
+    def __init__(
+        self,
+        todo: list[Prepared],
+        opts: UpdateOptions,
+        *,
+        yes: bool,
+        bar: Any,
+        out: LibraryUpdate,
+        poll_interval: float = 10.0,
+        max_wait_s: float = 24 * 3600.0,
+    ) -> None:
+        self.opts, self.yes, self.bar, self.out = opts, yes, bar, out
+        self.poll_interval, self.max_wait_s = poll_interval, max_wait_s
+        validate = _validator()
+        self.convs = {f"doc-{i:04d}": self._start(p, validate) for i, p in enumerate(todo)}
+        self.finished: set[str] = set()
+        self.first = next(iter(self.convs.values()))[1]  # its client and settings serve them all
+        self.first_id: str | None = None
+        self.batch: Any = None  # the current batch, as last seen
+
+    def _start(self, prep: Prepared, validate: Any) -> _Entry:
+        backend = AnthropicBackend(
+            model=prep.model, api_key=self.opts.api_key, base_url=self.opts.base_url
+        )
         run = backend.new_run(prep.budget_usd)
         run.batch = True
         budget = new_budget(prep, backend, run, batch=True)
-        convs[f"doc-{i:04d}"] = (
-            prep,
-            backend,
-            backend.conversation(prep.ctx, budget=budget, run=run, validate=validate),
-        )
-    finished: set[str] = set()
+        conv = backend.conversation(prep.ctx, budget=budget, run=run, validate=validate)
+        return prep, backend, conv
 
-    def settle(cid: str, error: AgentError | None = None, *, pending_usd: float = 0.0) -> None:
-        """``pending_usd``: what an abandoned request may still cost (counted as spent)."""
-        prep, backend, conv = convs[cid]
-        finished.add(cid)
-        bar.update(1)
-        if error is not None:
-            out.failures[prep.path] = str(error.with_file(str(prep.path)))
-            out.failure_costs[prep.path] = conv.budget.spent_usd + pending_usd
+    def _conv(self, cid: str) -> Conversation:
+        return self.convs[cid][2]
+
+    def run(self) -> str | None:
+        """Every document settled; the first batch id."""
+        rounds = self.first.settings.max_requests
+        with self.first.client() as client:
+            for _round in range(rounds):
+                params = self._next_requests()
+                if not params:
+                    break
+                results = self._send(client, params)
+                if results is None:  # the batch failed: its documents are settled
+                    return self.first_id
+                self._receive(results, list(params))
+        for cid in self.convs:
+            if cid not in self.finished:
+                self._settle(cid, self._conv(cid).fail(f"no proposal after {rounds} batch rounds"))
+        return self.first_id
+
+    def _next_requests(self) -> dict[str, dict[str, Any]]:
+        """The next request of every unfinished conversation, by custom id."""
+        params: dict[str, dict[str, Any]] = {}
+        for cid, (_prep, _backend, conv) in self.convs.items():
+            if cid in self.finished:
+                continue
+            try:
+                params[cid] = conv.next_request()
+            except AgentError as exc:
+                self._settle(cid, exc)
+        return params
+
+    def _send(
+        self, client: anthropic.Anthropic, params: dict[str, dict[str, Any]]
+    ) -> list[Any] | None:
+        """One batch seen through: its results, or None when it failed (its documents settled)."""
+        sent = list(params)
+        requests = [{"custom_id": cid, "params": p} for cid, p in params.items()]
+        self.batch = None
+        try:
+            self.batch = client.messages.batches.create(requests=requests)  # type: ignore[arg-type]
+            self.first_id = self.first_id or self.batch.id
+            if not self._wait(client):
+                why = f"batch {self.batch.id} did not end within {self.max_wait_s:.0f} s"
+                self._abandon(client, sent, why)
+                return None
+            return list(client.messages.batches.results(self.batch.id))
+        except anthropic.AnthropicError as exc:
+            self._failed(client, sent, exc)
+            return None
+        except BaseException:
+            # Interrupted while waiting (Ctrl-C in a notebook): do not leave the batch billing.
+            if self.batch is not None and self.batch.processing_status != "ended":
+                with contextlib.suppress(anthropic.AnthropicError):
+                    client.messages.batches.cancel(self.batch.id)
+            raise
+
+    def _wait(self, client: anthropic.Anthropic) -> bool:
+        """Poll until the batch ends (True) or the deadline passes (False)."""
+        deadline = time.monotonic() + self.max_wait_s
+        while self.batch.processing_status != "ended":
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(self.poll_interval)
+            self.batch = client.messages.batches.retrieve(self.batch.id)
+        return True
+
+    def _failed(self, client: anthropic.Anthropic, sent: list[str], exc: Exception) -> None:
+        """The API failed: abandon the batch, or fail its documents when it was never created."""
+        why = self._api_failure(exc)
+        if self.batch is not None:
+            self._abandon(client, sent, why)
+            return
+        if isinstance(exc, anthropic.APITimeoutError | anthropic.APIConnectionError):
+            # the create may have reached the API although no answer came back
+            why += "; the batch may have been created: look for it in the Console and cancel it"
+        for cid in sent:
+            self._settle(cid, self._conv(cid).fail(why))
+
+    def _receive(self, results: list[Any], sent: list[str]) -> None:
+        for item in results:
+            self._feed(item)
+        answered = {item.custom_id for item in results}
+        for cid in sent:  # a request the results did not mention
+            if cid not in self.finished and cid not in answered:
+                failure = self._conv(cid).fail("the batch returned no result for this document")
+                self._settle(cid, failure)
+
+    def _feed(self, item: Any) -> None:
+        """One result to its conversation; the document is settled when that ends it."""
+        cid = item.custom_id
+        if cid not in self.convs or cid in self.finished:
+            return
+        conv = self._conv(cid)
+        if item.result.type != "succeeded":
+            what = f"the batch request {item.result.type} ({_error_text(item.result)})"
+            self._settle(cid, conv.fail(what))
             return
         try:
-            out.results.append(
-                write_result(finish(prep, opts, backend.name, conv.run, conv.result), yes=yes)
-            )
+            conv.on_response(item.result.message)
         except AgentError as exc:
-            out.failures[prep.path] = str(exc.with_file(str(prep.path)))
-            out.failure_costs[prep.path] = conv.budget.spent_usd
+            self._settle(cid, exc)
+            return
+        if conv.done:
+            self._settle(cid)
 
-    def abandon(client: anthropic.Anthropic, batch: Any, sent: list[str], why: str) -> None:
-        """Cancel ``batch`` unless it ended; fail what it carried, with its bounds."""
-        if batch.processing_status == "ended":
-            state, billed = (
-                f"batch {batch.id} had ended but its results could not be read",
-                "may have been billed",
-            )
-        else:
-            billed = "may still be billed"
+    def _settle(
+        self, cid: str, error: AgentError | None = None, *, pending_usd: float = 0.0
+    ) -> None:
+        """Write the document's result, or record its failure. ``pending_usd``: what an abandoned
+        request may still cost (counted as spent)."""
+        prep, backend, conv = self.convs[cid]
+        self.finished.add(cid)
+        self.bar.update(1)
+        if error is None:
             try:
-                client.messages.batches.cancel(batch.id)
-                state = f"batch {batch.id} was cancelled"
-            except anthropic.AnthropicError as exc:
-                failed = api_failure_text(exc, retries=first.max_retries, where=first.base_url)
-                state = (
-                    f"batch {batch.id} could not be cancelled ({failed}): cancel it in the Console"
-                )
+                result = finish(prep, self.opts, backend.name, conv.run, conv.result)
+                self.out.results.append(write_result(result, yes=self.yes))
+                return
+            except AgentError as exc:
+                error = exc
+        self.out.failures[prep.path] = str(error.with_file(str(prep.path)))
+        self.out.failure_costs[prep.path] = conv.budget.spent_usd + pending_usd
+
+    def _abandon(self, client: anthropic.Anthropic, sent: list[str], why: str) -> None:
+        """Cancel the batch unless it ended; fail what it carried, with its bounds."""
+        state, billed = self._cancel(client)
         for cid in sent:
-            conv = convs[cid][2]
+            conv = self._conv(cid)
             bound = conv.last_plan.bound_usd if conv.last_plan is not None else 0.0
             text = f"{why}; {state}, but its request for this document {billed}, up to ${bound:.4f}"
-            settle(cid, conv.fail(text), pending_usd=bound)
+            self._settle(cid, conv.fail(text), pending_usd=bound)
 
-    first = next(iter(convs.values()))[1]
-    first_id: str | None = None
-    rounds = first.settings.max_requests
-    with first.client() as client:
-        for _round in range(rounds):
-            requests: list[dict[str, Any]] = []
-            for cid, (_prep, _backend, conv) in convs.items():
-                if cid in finished:
-                    continue
-                try:
-                    params = conv.next_request()
-                except AgentError as exc:
-                    settle(cid, exc)
-                    continue
-                requests.append({"custom_id": cid, "params": params})
-            if not requests:
-                break
-            sent: list[str] = [str(r["custom_id"]) for r in requests]
+    def _cancel(self, client: anthropic.Anthropic) -> tuple[str, str]:
+        """Cancel the batch unless it ended: what became of it, and what its requests may cost."""
+        batch_id = self.batch.id
+        if self.batch.processing_status == "ended":
+            return (
+                f"batch {batch_id} had ended but its results could not be read",
+                "may have been billed",
+            )
+        try:
+            client.messages.batches.cancel(batch_id)
+            state = f"batch {batch_id} was cancelled"
+        except anthropic.AnthropicError as exc:
+            failed = self._api_failure(exc)
+            state = f"batch {batch_id} could not be cancelled ({failed}): cancel it in the Console"
+        return state, "may still be billed"
 
-            batch: Any = None
-            try:
-                batch = client.messages.batches.create(requests=requests)  # type: ignore[arg-type]
-                first_id = first_id or batch.id
-                deadline = time.monotonic() + max_wait_s
-                while batch.processing_status != "ended":
-                    if time.monotonic() > deadline:
-                        abandon(
-                            client,
-                            batch,
-                            sent,
-                            f"batch {batch.id} did not end within {max_wait_s:.0f} s",
-                        )
-                        return first_id
-                    time.sleep(poll_interval)
-                    batch = client.messages.batches.retrieve(batch.id)
-                results = list(client.messages.batches.results(batch.id))
-            except anthropic.AnthropicError as exc:
-                why = api_failure_text(exc, retries=first.max_retries, where=first.base_url)
-                if batch is not None:
-                    abandon(client, batch, sent, why)
-                    return first_id
-                if isinstance(exc, anthropic.APITimeoutError | anthropic.APIConnectionError):
-                    # the create may have reached the API although no answer came back
-                    why += "; the batch may have been created: look for it in the Console and cancel it"
-                for cid in sent:
-                    settle(cid, convs[cid][2].fail(why))
-                return first_id
-            except BaseException:
-                # Interrupted while waiting (Ctrl-C in a notebook): do not leave the batch billing.
-                if batch is not None and batch.processing_status != "ended":
-                    with contextlib.suppress(anthropic.AnthropicError):
-                        client.messages.batches.cancel(batch.id)
-                raise
-            for item in results:
-                cid = item.custom_id
-                if cid not in convs or cid in finished:
-                    continue
-                conv = convs[cid][2]
-                if item.result.type != "succeeded":
-                    settle(
-                        cid,
-                        conv.fail(
-                            f"the batch request {item.result.type} ({_error_text(item.result)})"
-                        ),
-                    )
-                    continue
-                try:
-                    conv.on_response(item.result.message)
-                except AgentError as exc:
-                    settle(cid, exc)
-                    continue
-                if conv.done:
-                    settle(cid)
-            answered = {item.custom_id for item in results}
-            for cid in sent:  # a request the results did not mention
-                if cid not in finished and cid not in answered:
-                    settle(
-                        cid, convs[cid][2].fail("the batch returned no result for this document")
-                    )
-    for cid, (_prep, _backend, conv) in convs.items():
-        if cid not in finished:
-            settle(cid, conv.fail(f"no proposal after {rounds} batch rounds"))
-    return first_id
+    def _api_failure(self, exc: Exception) -> str:
+        return api_failure_text(exc, retries=self.first.max_retries, where=self.first.base_url)

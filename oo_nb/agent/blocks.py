@@ -24,6 +24,7 @@ from typing import Any
 from oo_nb.agent.proposal import ProposedSentinel
 from oo_nb.agent.types import RunInfo
 from oo_nb.format.document import Document
+from oo_nb.format.names import CHANGELOG_BLOCK, CONTRACT_BLOCK, MANIFEST_BLOCK, SOURCE_CACHE_BLOCK
 from oo_nb.format.sanitize import sanitize_text
 
 __all__ = ["BlockUpdate", "update_blocks"]
@@ -105,9 +106,9 @@ def update_blocks(doc: Document, u: BlockUpdate, warnings: list[str], notes: lis
         c["facts"] = u.facts
         return c
 
-    out = doc.edit_block("oo-manifest", manifest)
-    out = out.edit_block("oo-changelog", changelog)
-    out = out.edit_block("oo-source-cache", cache)
+    out = doc.edit_block(MANIFEST_BLOCK, manifest)
+    out = out.edit_block(CHANGELOG_BLOCK, changelog)
+    out = out.edit_block(SOURCE_CACHE_BLOCK, cache)
     if u.sentinel is not None:
         out = _sentinel(out, u, warnings, notes)
     return out
@@ -137,4 +138,4 @@ def _sentinel(doc: Document, u: BlockUpdate, warnings: list[str], notes: list[st
         s["evidence"] = evidence
         return c
 
-    return doc.edit_block("oo-contract", edit)
+    return doc.edit_block(CONTRACT_BLOCK, edit)

@@ -34,6 +34,7 @@ from oo_nb.errors import AgentError
 from oo_nb.format.article import CITATION, Article
 from oo_nb.format.document import Document
 from oo_nb.format.legacy_script import LEGACY_SCRIPT_HINT, inert_heading_text, runs_original_script
+from oo_nb.format.names import SOURCE_CACHE_BLOCK
 from oo_nb.format.sanitize import sanitize_html, sanitize_text
 from oo_nb.store import clock
 
@@ -85,7 +86,7 @@ class _Builder:
         self.warnings: list[str] = []
         self.notes: list[str] = []
         self.ledger = SourceLedger(
-            doc.block_json("oo-source-cache"), self.contract, run.seen_urls, today.isoformat(),
+            doc.block_json(SOURCE_CACHE_BLOCK), self.contract, run.seen_urls, today.isoformat(),
             self.warnings, self.notes, doc.file,
         )  # fmt: skip
         self.result = Candidate(doc, self.warnings, self.ledger.unverified, self.notes)

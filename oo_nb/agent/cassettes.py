@@ -9,19 +9,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from oo_nb.format.names import CASSETTE_DIR, CASSETTE_SUFFIX, DOC_SUFFIX
+
 __all__ = ["cassette_name", "find_cassette"]
 
 
 def cassette_name(doc_path: str | Path) -> str:
     name = Path(doc_path).name
     return (
-        name[: -len(".o-o.html")] if name.endswith(".o-o.html") else Path(name).stem
-    ) + ".cassette.json"
+        name[: -len(DOC_SUFFIX)] if name.endswith(DOC_SUFFIX) else Path(name).stem
+    ) + CASSETTE_SUFFIX
 
 
 def find_cassette(doc_path: str | Path) -> Path | None:
     p = Path(doc_path)
-    for candidate in (p.parent / cassette_name(p), p.parent / ".oo-cassettes" / f"{p.name}.json"):
+    for candidate in (p.parent / cassette_name(p), p.parent / CASSETTE_DIR / f"{p.name}.json"):
         if candidate.is_file():
             return candidate
     return None

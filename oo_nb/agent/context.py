@@ -22,6 +22,7 @@ from lxml import html as lxml_html
 from oo_nb.errors import AgentError, OOError
 from oo_nb.format.article import CITATION
 from oo_nb.format.document import Document
+from oo_nb.format.names import IMAGE_REF_PREFIX, SOURCE_CACHE_BLOCK
 
 __all__ = [
     "IMAGE_PLACEHOLDER",
@@ -33,7 +34,7 @@ __all__ = [
     "system_prompt",
 ]
 
-IMAGE_PLACEHOLDER = "oo-image:"
+IMAGE_PLACEHOLDER = IMAGE_REF_PREFIX  # src of an image the model sees: oo-image:N
 RECENT_CHANGES = 3
 _DROP_TAGS = (
     "script",
@@ -273,7 +274,7 @@ def system_prompt(
         rules.append("Only https:// sources are accepted.")
     if images_allowed and max_images > 0:
         rules.append(
-            'Existing images appear as <img src="oo-image:N">: to keep one in a section you rewrite, '
+            f'Existing images appear as <img src="{IMAGE_PLACEHOLDER}N">: to keep one in a section you rewrite, '
             "keep its whole <figure> with that src unchanged. To add an image, list it in `images` "
             "(direct image URL from a page you saw, the page URL, caption, alt, layout, section id); "
             f"the harness downloads, resizes and embeds it. At most {max_images} images per article."
@@ -297,7 +298,7 @@ def build_context(doc: Document, *, today: date, budget_usd: float | None = None
     if doc.kind != "document":
         raise AgentError("the library index page has no article to update", file=doc.file)
     manifest, contract = doc.manifest, doc.contract
-    cache_raw = doc.block_json("oo-source-cache")
+    cache_raw = doc.block_json(SOURCE_CACHE_BLOCK)
     log = doc.changelog
     cache = doc.source_cache
     # The references list repeats the cache; keep it only when the cache cannot stand in for it.

@@ -65,7 +65,6 @@ class PreparedImage:
     data: bytes
     width: int
     height: int
-    original_bytes: int
 
     @property
     def mime(self) -> str:
@@ -180,7 +179,7 @@ def prepare_image(data: bytes, *, max_px: int = 800, max_kb: int = 150) -> Prepa
         for step in range(5 if fmt in ("JPEG", "WEBP") else 3 if fmt == "PNG" else 1):
             encoded = _encode(img, fmt, step)
             if len(encoded) <= limit:
-                return PreparedImage(fmt, encoded, img.width, img.height, len(data))
+                return PreparedImage(fmt, encoded, img.width, img.height)
         if min(img.size) * 3 // 4 < MIN_SIDE:
             break
         img = img.resize(

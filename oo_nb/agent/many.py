@@ -25,31 +25,23 @@ from oo_nb.agent.run import (
 )
 from oo_nb.agent.types import LibraryUpdate
 from oo_nb.errors import AgentError, NotFound, OOError
+from oo_nb.format.names import DOC_SUFFIX
+from oo_nb.store.discover import is_index_page, walk
 
 __all__ = ["LibraryUpdate", "find_documents", "update_library"]
 
 T = TypeVar("T")
-_SKIP_DIRS = {".oo-history", ".oo-cassettes", ".git", ".ipynb_checkpoints", "node_modules"}
 
 
 def find_documents(folder: str | Path) -> list[Path]:
-    """Every ``*.o-o.html`` under ``folder`` (history, cassettes and hidden folders left out).
+    """Every ``*.o-o.html`` under ``folder``, index pages included (``store.discover.walk``).
     A missing folder or a file is an error, not an empty library: "0 proposed" would hide a typo."""
     root = Path(folder)
     if root.is_file():
         raise NotFound(
             "is a file, not a folder (`oo update FILE` updates one document)", file=str(root)
         )
-    if not root.is_dir():
-        raise NotFound("no such folder", file=str(root))
-    found = []
-    for p in sorted(root.rglob("*.o-o.html")):
-        rel = p.relative_to(root).parts[:-1]
-        if any(part in _SKIP_DIRS or part.startswith(".") for part in rel):
-            continue
-        if p.is_file():
-            found.append(p)
-    return found
+    return walk(root)
 
 
 def _run_coroutine(coro: Coroutine[Any, Any, T]) -> T:
@@ -86,7 +78,7 @@ def _progress(total: int, enabled: bool) -> Any:
 def _step_reporter(path: Path, opts: UpdateOptions, bar: Any) -> UpdateOptions:
     """``opts`` for one document whose research steps show on the bar (the latest one, named by
     document) and reach the caller's own ``progress``, prefixed with the document's name."""
-    name = path.name.removesuffix(".o-o.html")
+    name = path.name.removesuffix(DOC_SUFFIX)
     outer = opts.progress
 
     def step(line: str) -> None:
@@ -103,13 +95,9 @@ def _prepare_all(paths: list[Path], opts: UpdateOptions, out: LibraryUpdate) -> 
     for p in paths:
         try:
             prep = begin(p, opts)
-        except AgentError as exc:
-            if "index page" in exc.message:
-                continue
-            out.failures[p] = str(exc)
-            continue
         except OOError as exc:
-            out.failures[p] = str(exc)
+            if not (isinstance(exc, AgentError) and is_index_page(p)):
+                out.failures[p] = str(exc)  # an index page is refused by begin, and not updated
             continue
         early = gate(prep, opts)
         if early is not None:

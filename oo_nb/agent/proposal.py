@@ -18,6 +18,7 @@ from typing import Any
 
 from oo_nb.errors import AgentError
 from oo_nb.format.blocks import parse_date
+from oo_nb.format.names import RESERVED_ID_PREFIXES
 from oo_nb.format.sanitize import RESERVED_IDS, sanitize_text
 
 __all__ = [
@@ -229,7 +230,7 @@ def _sections(r: _Reader, top: dict[str, Any]) -> tuple[ProposedSection, ...]:
             raise r.fail(f"{path}.id", f"must be a slug (a-z, 0-9, '-', '_'), found {_short(sid)}")
         if sid in RESERVED_IDS and sid != "references":
             raise r.fail(f"{path}.id", f"{sid!r} is reserved by the page")
-        if sid.startswith(("oo-", "liki-")):
+        if sid.startswith(RESERVED_ID_PREFIXES):
             raise r.fail(f"{path}.id", "ids starting with 'oo-' or 'liki-' are reserved")
         if sid in seen:
             raise r.fail(f"{path}.id", f"section {sid!r} appears twice")

@@ -84,7 +84,6 @@ class UpdateResult:
     agent: str
     model: str
     budget_usd: float
-    context_bytes: int = 0
     freshness: Freshness | None = None
     run: RunInfo | None = None
     candidate: Candidate | None = None
@@ -206,7 +205,6 @@ class Prepared:
             self.agent,
             self.model,
             self.budget_usd,
-            self.ctx.size_bytes,
             self.fresh,
         )
 

@@ -16,6 +16,7 @@ from oo_nb.edit.contract import (
     summary,
 )
 from oo_nb.format.document import Document
+from oo_nb.format.names import CONTRACT_BLOCK, MANIFEST_BLOCK
 
 __all__ = ["HELP", "add_arguments", "run"]
 
@@ -74,8 +75,8 @@ def run(ns: argparse.Namespace) -> ContractEditResult | TextResult:
     if ns.json:
         summary(doc)  # refuses an index with a clear message
         blocks = {
-            "manifest": doc.block_json("oo-manifest"),
-            "contract": doc.block_json("oo-contract"),
+            "manifest": doc.block_json(MANIFEST_BLOCK),
+            "contract": doc.block_json(CONTRACT_BLOCK),
         }
         return TextResult(json.dumps(blocks, indent=2, ensure_ascii=False), value=blocks)
     return TextResult(summary(doc), value=doc.contract)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
 
 from oo_nb.cli.verbs import TextResult
 from oo_nb.errors import NotFound
@@ -60,21 +59,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
-class WidgetResult:
-    """The review widget, displayed when a notebook shows the result."""
+class WidgetRequest:
+    """Review in the widget: the notebook layer turns this into the review widget. The verb
+    only decides that the widget is wanted (``--widget``, or inside a notebook kernel)."""
 
     exit_code = 0
 
-    def __init__(self, widget: Any) -> None:
-        self.value = widget
+    def __init__(self, path: Path, *, force: bool) -> None:
+        self.path = path
+        self.force = force
+        self.value = path
 
     def to_text(self) -> str:
-        return f"review widget for {self.value.path}"
-
-    def _ipython_display_(self) -> None:
-        from IPython.display import display
-
-        display(self.value)  # type: ignore[no-untyped-call]
+        return f"review widget for {self.path}"
 
 
 def _in_kernel() -> bool:
@@ -138,7 +135,7 @@ def _only_set_aside(path: Path, ns: argparse.Namespace) -> TextResult:
     )
 
 
-def run(ns: argparse.Namespace) -> TextResult | WidgetResult:
+def run(ns: argparse.Namespace) -> TextResult | WidgetRequest:
     path = Path(ns.doc)
     if getattr(ns, "list", False):
         return _list(path)
@@ -172,9 +169,7 @@ def run(ns: argparse.Namespace) -> TextResult | WidgetResult:
             )
         warning += "warning: the document changed since the proposal was made; its diff also undoes those changes\n"
     if ns.widget or (not (ns.accept_all or ns.reject_all) and _in_kernel()):
-        from oo_nb.notebook.review_widget import ReviewWidget
-
-        return WidgetResult(ReviewWidget.from_pending(path, force=ns.force))
+        return WidgetRequest(path, force=ns.force)
     current = path.read_bytes()
     original = Document.parse(current, path=path)
     from oo_nb.review.terminal import review_in_terminal

@@ -16,14 +16,21 @@ from pathlib import Path
 from typing import Any
 
 from oo_nb.errors import OOError
+from oo_nb.format.names import (
+    CASSETTE_DIR,
+    CASSETTE_SUFFIX,
+    DOC_SUFFIX,
+    HISTORY_DIR,
+    LEGACY_LOCK_SUFFIX,
+)
 
-__all__ = ["DATA_DIR", "MARKER", "DemoInstall", "demo_today", "install_demo"]
+__all__ = ["CASSETTE_DIR", "DATA_DIR", "MARKER", "DemoInstall", "demo_today", "install_demo"]
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 MARKER = ".oo-demo.json"
-CASSETTE_DIR = ".oo-cassettes"  # where the replay agent looks (agent/cassettes.find_cassette)
-_OWNED_DIRS = (".oo-history", CASSETTE_DIR)
-_OWNED_GLOBS = ("*.o-o.html", "*.cassette.json", "*.oo-lock")
+# CASSETTE_DIR (re-exported): where the replay agent looks (agent/cassettes.find_cassette)
+_OWNED_DIRS = (HISTORY_DIR, CASSETTE_DIR)
+_OWNED_GLOBS = tuple(f"*{suffix}" for suffix in (DOC_SUFFIX, CASSETTE_SUFFIX, LEGACY_LOCK_SUFFIX))
 
 
 def _manifest() -> dict[str, Any]:

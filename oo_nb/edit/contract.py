@@ -21,6 +21,7 @@ from oo_nb.errors import ValidationError
 from oo_nb.format.blocks import FRESHNESS_DAYS, Contract
 from oo_nb.format.document import Document
 from oo_nb.format.legacy_script import LEGACY_SCRIPT_HINT, contract_risks, runs_original_script
+from oo_nb.format.names import CONTRACT_BLOCK, MANIFEST_BLOCK
 from oo_nb.store import store
 
 __all__ = [
@@ -408,9 +409,9 @@ def plan_edits(doc: Document, edits: list[Edit]) -> tuple[Document, list[str], l
     result = doc
     try:
         if contract_edits:
-            contract = doc.block_json("oo-contract")
+            contract = doc.block_json(CONTRACT_BLOCK)
             if not isinstance(contract, dict):
-                raise ValidationError("the contract is not a JSON object", block="oo-contract")
+                raise ValidationError("the contract is not a JSON object", block=CONTRACT_BLOCK)
             for edit in contract_edits:
                 if edit.op == "set":
                     _set_field(contract, edit, changes, notes)
@@ -418,16 +419,16 @@ def plan_edits(doc: Document, edits: list[Edit]) -> tuple[Document, list[str], l
                     _edit_list(contract, edit, changes, notes)
             Contract.from_json(contract, file=doc.file)  # still a valid contract
             if changes:
-                result = result.with_block("oo-contract", contract)
+                result = result.with_block(CONTRACT_BLOCK, contract)
         if cadence:
-            manifest = doc.block_json("oo-manifest")
+            manifest = doc.block_json(MANIFEST_BLOCK)
             if not isinstance(manifest, dict):
-                raise ValidationError("the manifest is not a JSON object", block="oo-manifest")
+                raise ValidationError("the manifest is not a JSON object", block=MANIFEST_BLOCK)
             before = len(changes)
             for edit in cadence:
                 manifest = _set_cadence(manifest, str(edit.value), changes, notes)
             if len(changes) > before:
-                result = result.with_block("oo-manifest", manifest)
+                result = result.with_block(MANIFEST_BLOCK, manifest)
     except ValidationError as exc:
         if doc.file:
             exc.with_file(doc.file)

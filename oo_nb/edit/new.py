@@ -12,6 +12,7 @@ from typing import Any
 
 from oo_nb.errors import OOError, ValidationError
 from oo_nb.format.document import Document
+from oo_nb.format.names import CHANGELOG_BLOCK, CONTRACT_BLOCK, MANIFEST_BLOCK, SOURCE_CACHE_BLOCK
 from oo_nb.format.slug import candidate_paths, slugify
 from oo_nb.format.template.render import render_document
 from oo_nb.store import clock, store
@@ -218,16 +219,16 @@ def build_blocks(spec: NewSpec, today: date | None = None) -> dict[str, Any]:
             "evidence": "",
         }
     return {
-        "oo-manifest": {
+        MANIFEST_BLOCK: {
             "title": s.title,
             "update_every_days": s.every_days,
             "version": 0,
             "as_of": "",
             "changelog": [],
         },
-        "oo-contract": contract,
-        "oo-source-cache": {"last_updated": None, "sources": [], "facts": []},
-        "oo-changelog": {"entries": []},
+        CONTRACT_BLOCK: contract,
+        SOURCE_CACHE_BLOCK: {"last_updated": None, "sources": [], "facts": []},
+        CHANGELOG_BLOCK: {"entries": []},
     }
 
 
@@ -235,10 +236,10 @@ def render_new(spec: NewSpec, file_name: str, today: date | None = None) -> str:
     blocks = build_blocks(spec, today)
     return render_document(
         file_name=file_name,
-        manifest=blocks["oo-manifest"],
-        contract=blocks["oo-contract"],
-        source_cache=blocks["oo-source-cache"],
-        changelog=blocks["oo-changelog"],
+        manifest=blocks[MANIFEST_BLOCK],
+        contract=blocks[CONTRACT_BLOCK],
+        source_cache=blocks[SOURCE_CACHE_BLOCK],
+        changelog=blocks[CHANGELOG_BLOCK],
     )
 
 

@@ -11,7 +11,6 @@ write goes through the store, so the previous version is kept in history.
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +18,7 @@ from typing import Literal
 
 from oo_nb.errors import FormatError, OOError
 from oo_nb.format.document import Document, Span
+from oo_nb.format.names import RENDERING_BOUNDARY
 from oo_nb.format.template.render import (
     MARKERS,
     PageKind,
@@ -28,7 +28,7 @@ from oo_nb.format.template.render import (
     shell_section,
 )
 from oo_nb.store import store
-from oo_nb.store.store import HISTORY_DIR
+from oo_nb.store.discover import walk
 
 __all__ = [
     "SECTIONS",
@@ -237,7 +237,7 @@ def _swap_element(doc: Document, tag: str, section: str) -> Document:
                 raise FormatError("has no stylesheet and no </head>; not migrated", file=doc.file)
             start, _, lead, _ = _whole_lines(doc.text, head_end, head_end)
             return doc.replace_range(start, start, lead + section)
-        stop = doc.text.find("<script>window.stop();</script>", doc.html.start, doc.html.end)
+        stop = doc.text.find(RENDERING_BOUNDARY, doc.html.start, doc.html.end)
         if stop < 0:
             raise FormatError(
                 "has no browser script and no rendering boundary; not migrated", file=doc.file
@@ -323,16 +323,6 @@ class SyncResult:
         return self.to_text()
 
 
-def _pages(root: Path) -> list[Path]:
-    found = []
-    for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != HISTORY_DIR)
-        found += [
-            Path(folder) / f for f in files if f.endswith(".o-o.html") and not f.startswith(".")
-        ]
-    return sorted(found)
-
-
 def _read_custom(root: Path) -> str | None:
     path = root / "oo.css"
     if not path.is_file():
@@ -349,12 +339,11 @@ def sync_dir(
     root: str | Path, section: Choice = "all", *, dry_run: bool = False, migrate: bool = False
 ) -> SyncResult:
     base = Path(root)
-    if not base.is_dir():
-        raise OOError("is not a folder", file=str(base))
+    pages = walk(base)  # index pages too: they get this version's shell
     sections = SECTIONS if section == "all" else (section,)
     custom = _read_custom(base) if "css" in sections else None
     result = SyncResult(base, section, dry_run)
-    for path in _pages(base):
+    for path in pages:
         rel = path.relative_to(base).as_posix()
         try:
             result.reports.append(_sync_one(path, rel, sections, custom, dry_run, migrate))

@@ -14,6 +14,7 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from oo_nb.errors import ValidationError
+from oo_nb.format.names import CHANGELOG_BLOCK, CONTRACT_BLOCK, MANIFEST_BLOCK, SOURCE_CACHE_BLOCK
 
 __all__ = [
     "FRESHNESS_DAYS",
@@ -144,7 +145,7 @@ class Manifest:
 
     @classmethod
     def from_json(cls, raw: Any, *, file: str | None = None) -> Manifest:
-        f = _Fields(raw, "oo-manifest", file)
+        f = _Fields(raw, MANIFEST_BLOCK, file)
         as_of_text = f.text("as_of")
         as_of = parse_date(as_of_text)
         if as_of_text and as_of is None:
@@ -239,7 +240,7 @@ class Contract:
 
     @classmethod
     def from_json(cls, raw: Any, *, file: str | None = None) -> Contract:
-        f = _Fields(raw, "oo-contract", file)
+        f = _Fields(raw, CONTRACT_BLOCK, file)
         ident, research, instr = f.sub("identity"), f.sub("research"), f.sub("instructions")
         policy = research.sub("source_policy")
         img = f.sub("images")
@@ -367,7 +368,7 @@ class SourceCache:
 
     @classmethod
     def from_json(cls, raw: Any, *, file: str | None = None) -> SourceCache:
-        f = _Fields(raw, "oo-source-cache", file)
+        f = _Fields(raw, SOURCE_CACHE_BLOCK, file)
         sources = [_source(item, i, f) for i, item in enumerate(_list(f, "sources"))]
         facts = [_fact(item, i, f) for i, item in enumerate(_list(f, "facts"))]
         return cls(parse_date(f.raw.get("last_updated")), tuple(sources), tuple(facts), f.raw)
@@ -463,14 +464,14 @@ class Changelog:
         if isinstance(raw, list):
             items, form = raw, "array"
         else:
-            f = _Fields(raw, "oo-changelog", file)
+            f = _Fields(raw, CHANGELOG_BLOCK, file)
             items, form = _list(f, "entries"), "entries"
         entries = []
         for i, item in enumerate(items):
             if isinstance(item, str):
                 entries.append(ChangelogEntry(None, "", None, item, {}))
                 continue
-            e = _Fields(item, "oo-changelog", file, f"entries[{i}].")
+            e = _Fields(item, CHANGELOG_BLOCK, file, f"entries[{i}].")
             ts = str(e.raw.get("timestamp") or e.raw.get("date") or "")
             extra = {k: v for k, v in e.raw.items() if k not in ("version", "timestamp", "summary")}
             entries.append(

@@ -8,8 +8,8 @@ from pathlib import Path
 from oo_nb.errors import BlockError, OOError
 from oo_nb.format.article import pid_problem
 from oo_nb.format.document import BLOCK_IDS, Document
+from oo_nb.format.findings import CHECKS
 from oo_nb.format.legacy_script import LEGACY_SCRIPT_HINT, injection_risks
-from oo_nb.library.audit import CHECKS
 
 __all__ = ["Finding", "check_path"]
 

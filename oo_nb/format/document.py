@@ -14,8 +14,23 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from oo_nb.errors import BlockError, FormatError, OOError, ValidationError
+from oo_nb.format.display import render_html, wants_html
 from oo_nb.format.jsonblock import MAX_DEPTH, depth_exceeds, dump_block, locate_error, parse_block
 from oo_nb.format.jsonsplice import splice_json
+from oo_nb.format.names import (
+    BLOCK_IDS,
+    BLOCK_PREFIX,
+    CHANGELOG_BLOCK,
+    CONTRACT_BLOCK,
+    HEREDOC_TERMINATOR,
+    INDEX_CONTENT_START,
+    LEGACY_BLOCK_PREFIX,
+    LEGACY_HEREDOC_TERMINATOR,
+    MANIFEST_BLOCK,
+    SECTION_MARKERS,
+    SOURCE_CACHE_BLOCK,
+    BlockId,
+)
 
 if TYPE_CHECKING:
     from oo_nb.format.article import Article
@@ -23,17 +38,19 @@ if TYPE_CHECKING:
 
 __all__ = ["BLOCK_IDS", "Document", "Span", "neutralise_terminator"]
 
-BLOCK_IDS = ("oo-manifest", "oo-contract", "oo-source-cache", "oo-changelog")
-BlockName = Literal["oo-manifest", "oo-contract", "oo-source-cache", "oo-changelog"]
+# BLOCK_IDS (re-exported) and the block id type live in format.names
+BlockName = BlockId
 
-_OPENER = re.compile(r"""^:[ \t]*<<-?[ \t]*(['"]?)(OO_HTML|LIKI_HTML)\1[ \t]*\r?$""")
+_OPENER = re.compile(
+    rf"""^:[ \t]*<<-?[ \t]*(['"]?)({HEREDOC_TERMINATOR}|{LEGACY_HEREDOC_TERMINATOR})\1[ \t]*\r?$"""
+)
 # Tokens that matter for finding blocks and the article; comments, scripts and styles are opaque.
 _TOKEN = re.compile(r"<!--|<script\b|<style\b|<article\b|</article\s*>", re.IGNORECASE)
 _SCRIPT_END = re.compile(r"</script", re.IGNORECASE)
 _STYLE_END = re.compile(r"</style", re.IGNORECASE)
 _ID_ATTR = re.compile(r"""\bid\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.IGNORECASE)
-_INDEX_START = "<!-- INDEX-CONTENT-START -->"
-_MARKERS = ("<!-- OO:CSS:START -->", "<!-- OO:JS:START -->", "# OO:SHELL:START")
+# A file laid out with the template's marker sections (the custom one is optional: no sign).
+_MARKERS = tuple(SECTION_MARKERS[s][0] for s in ("css", "js", "shell"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +61,7 @@ class Span:
     end: int
 
 
-def neutralise_terminator(html: str, marker: str = "OO_HTML") -> str:
+def neutralise_terminator(html: str, marker: str = HEREDOC_TERMINATOR) -> str:
     """A line equal to the heredoc terminator would end the heredoc early and run the rest as
     shell. Prefix such lines with an empty comment: bash no longer sees the terminator and the
     browser shows the same text."""
@@ -112,7 +129,7 @@ class Document:
         self._scan_html()
         html_text = text[self.html.start : self.html.end]
         self.kind: Literal["document", "index"] = (
-            "index" if _INDEX_START in html_text and not self.blocks else "document"
+            "index" if INDEX_CONTENT_START in html_text and not self.blocks else "document"
         )
         self.layout: Literal["early", "marker"] = (
             "marker" if any(m in text for m in _MARKERS) else "early"
@@ -211,7 +228,11 @@ class Document:
         block_id = _tag_id(tag)
         if block_id is None:
             return
-        name = block_id.replace("liki-", "oo-", 1) if block_id.startswith("liki-") else block_id
+        name = (
+            block_id.replace(LEGACY_BLOCK_PREFIX, BLOCK_PREFIX, 1)
+            if block_id.startswith(LEGACY_BLOCK_PREFIX)
+            else block_id
+        )
         if name not in BLOCK_IDS:
             return
         if name in self.blocks:
@@ -289,41 +310,41 @@ class Document:
     def manifest(self) -> Manifest:
         from oo_nb.format.blocks import Manifest
 
-        raw = self.block_json("oo-manifest")
+        raw = self.block_json(MANIFEST_BLOCK)
         try:
             return Manifest.from_json(raw, file=self.file)
         except ValidationError as exc:
-            raise self.locate(exc, "oo-manifest") from None
+            raise self.locate(exc, MANIFEST_BLOCK) from None
 
     @property
     def contract(self) -> Contract:
         from oo_nb.format.blocks import Contract
 
-        raw = self.block_json("oo-contract")
+        raw = self.block_json(CONTRACT_BLOCK)
         try:
             return Contract.from_json(raw, file=self.file)
         except ValidationError as exc:
-            raise self.locate(exc, "oo-contract") from None
+            raise self.locate(exc, CONTRACT_BLOCK) from None
 
     @property
     def source_cache(self) -> SourceCache:
         from oo_nb.format.blocks import SourceCache
 
-        raw = self.block_json("oo-source-cache")
+        raw = self.block_json(SOURCE_CACHE_BLOCK)
         try:
             return SourceCache.from_json(raw, file=self.file)
         except ValidationError as exc:
-            raise self.locate(exc, "oo-source-cache") from None
+            raise self.locate(exc, SOURCE_CACHE_BLOCK) from None
 
     @property
     def changelog(self) -> Changelog:
         from oo_nb.format.blocks import Changelog
 
-        raw = self.block_json("oo-changelog")
+        raw = self.block_json(CHANGELOG_BLOCK)
         try:
             return Changelog.from_json(raw, file=self.file)
         except ValidationError as exc:
-            raise self.locate(exc, "oo-changelog") from None
+            raise self.locate(exc, CHANGELOG_BLOCK) from None
 
     @property
     def article(self) -> Article:
@@ -445,22 +466,8 @@ class Document:
         ``%oo show`` uses; ``text/plain`` stays the one-line repr. A document whose article or
         manifest cannot be read shows the repr only: displaying must never raise."""
         bundle = {"text/plain": repr(self)}
-        if (exclude and "text/html" in exclude) or (include and "text/html" not in include):
-            return bundle
-        from oo_nb.notebook.preview import (  # lazy: keeps `import oo_nb` fast
-            ArticlePreview,
-            IndexPreview,
-        )
-
-        try:
-            if self.kind == "index":
-                bundle["text/html"] = IndexPreview(
-                    self.path or "index.o-o.html", document=self
-                ).to_html()
-            else:
-                bundle["text/html"] = ArticlePreview(self).to_html()
-        except OOError:
-            pass
+        if wants_html(include, exclude) and (page := render_html(self)) is not None:
+            bundle["text/html"] = page
         return bundle
 
 

@@ -24,14 +24,18 @@ import html as html_lib
 import re
 import secrets
 import unicodedata
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
+from types import MappingProxyType
 from urllib.parse import urlsplit
 
 import nh3
 from lxml import etree
 from lxml import html as lxml_html
 
+from oo_nb.format.names import RESERVED_ID_PREFIXES
+
 __all__ = [
+    "ALLOWED_ATTRIBUTES",
     "ALLOWED_TAGS",
     "RESERVED_IDS",
     "is_safe_image_src",
@@ -41,6 +45,8 @@ __all__ = [
     "sanitize_text",
 ]
 
+# The one HTML allow-list of oo_nb: the elements and attributes article HTML may hold. The notebook
+# preview (notebook/preview.py) starts from it too, and says where and why it differs.
 ALLOWED_TAGS = frozenset(
     {
         "a", "abbr", "b", "blockquote", "br", "caption", "cite", "code", "col", "colgroup",
@@ -58,17 +64,20 @@ _CLEAN_CONTENT = frozenset(
         "xmp", "form", "head",
     }
 )  # fmt: skip
-_GLOBAL_ATTRS = frozenset({"id", "class", "title", "lang", "dir"})
-_TAG_ATTRS: dict[str, set[str]] = {
-    "a": {"href"},
-    "img": {"src", "alt", "width", "height"},
-    "td": {"colspan", "rowspan"},
-    "th": {"colspan", "rowspan", "scope"},
-    "col": {"span"},
-    "colgroup": {"span"},
-    "ol": {"start", "reversed"},
-    "time": {"datetime"},
-}
+# tag -> attributes it may carry; "*": on every tag. Their values are filtered further below.
+ALLOWED_ATTRIBUTES: Mapping[str, frozenset[str]] = MappingProxyType(
+    {
+        "*": frozenset({"id", "class", "title", "lang", "dir"}),
+        "a": frozenset({"href"}),
+        "img": frozenset({"src", "alt", "width", "height"}),
+        "td": frozenset({"colspan", "rowspan"}),
+        "th": frozenset({"colspan", "rowspan", "scope"}),
+        "col": frozenset({"span"}),
+        "colgroup": frozenset({"span"}),
+        "ol": frozenset({"start", "reversed"}),
+        "time": frozenset({"datetime"}),
+    }
+)
 # Ids the page itself uses (FORMAT.md §1, §6) or that the browser script looks up: an article
 # element with one of these ids would shadow the real element (DOM clobbering), e.g. a fake
 # ``oo-manifest`` read by the page's script.
@@ -78,7 +87,6 @@ RESERVED_IDS = frozenset(
         "references", "card-grid", "doc-count", "last-scan", "search-input", "theme-toggle",
     }
 )  # fmt: skip
-_RESERVED_PREFIXES = ("oo-", "liki-")
 # Classes with a meaning for oo_nb or the page script; the model may not fake them.
 _RESERVED_CLASSES = frozenset({"stub-notice", "version-badge", "wrap"})
 
@@ -134,7 +142,7 @@ def _filter_classes(value: str) -> str | None:
         for t in value.split()
         if _CLASS_TOKEN.match(t)
         and t not in _RESERVED_CLASSES
-        and not t.startswith(_RESERVED_PREFIXES)
+        and not t.startswith(RESERVED_ID_PREFIXES)
     ]
     return " ".join(dict.fromkeys(tokens)) or None
 
@@ -145,7 +153,7 @@ def _id_allowed(value: str, reserved: Collection[str]) -> bool:
         bool(_ID.match(value))
         and low not in RESERVED_IDS
         and low not in reserved
-        and not low.startswith(_RESERVED_PREFIXES)
+        and not low.startswith(RESERVED_ID_PREFIXES)
         and not _REFERENCE_ID.match(low)
     )
 
@@ -156,8 +164,8 @@ class _Policy:
     def __init__(self, reserved_ids: Collection[str]) -> None:
         self.placeholder = f"oo-pid-{secrets.token_hex(8)}"
         self.reserved = frozenset(i.lower() for i in reserved_ids)
-        attributes: dict[str, set[str]] = {"*": set(_GLOBAL_ATTRS), self.placeholder: {"data-pid"}}
-        attributes.update({k: set(v) for k, v in _TAG_ATTRS.items()})
+        attributes = {tag: set(names) for tag, names in ALLOWED_ATTRIBUTES.items()}
+        attributes[self.placeholder] = {"data-pid"}
         self.cleaner = nh3.Cleaner(
             tags=set(ALLOWED_TAGS | {self.placeholder}),
             clean_content_tags=set(_CLEAN_CONTENT),

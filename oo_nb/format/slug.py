@@ -13,9 +13,10 @@ import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 
+from oo_nb.format.names import DOC_SUFFIX
+
 __all__ = ["DOC_SUFFIX", "MAX_SLUG", "candidate_paths", "slugify"]
 
-DOC_SUFFIX = ".o-o.html"
 MAX_SLUG = 60
 # Letters NFKD does not decompose into ASCII.
 _EXTRA = str.maketrans(

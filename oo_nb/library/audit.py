@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING
 
 from oo_nb.format.article import pid_problem
 from oo_nb.format.blocks import domain_of
+from oo_nb.format.findings import CHECKS, SEVERITIES
 from oo_nb.format.legacy_script import LEGACY_SCRIPT_HINT
+from oo_nb.format.names import MANIFEST_BLOCK, SOURCE_CACHE_BLOCK
 from oo_nb.library.digest import Digest
 
 if TYPE_CHECKING:
@@ -20,40 +22,9 @@ if TYPE_CHECKING:
 
     from oo_nb.library.library import Library
 
-# pandas is imported where frames are built, not here: ``oo check`` reads CHECKS (the one
-# severity table) and should not pay for importing pandas.
+# pandas is imported where frames are built, not here.
 
 __all__ = ["CHECKS", "FINDING_COLUMNS", "SEVERITIES", "audit", "findings_frame"]
-
-SEVERITIES = ("error", "warning", "info")
-
-# code -> (severity, what it means). Severity may be lowered per finding where noted.
-CHECKS: dict[str, tuple[str, str]] = {
-    "unreadable": ("error", "the file is not a readable o-o document"),
-    "invalid-json": ("error", "a JSON block is not valid JSON"),
-    "invalid-block": ("error", "a JSON block has a value of the wrong type"),
-    "missing-block": ("error", "a JSON block is missing"),
-    "unreadable-article": ("error", "the article element is missing or cannot be read"),
-    "unresolved-citation": ("error", "an [sN] citation has no source in the cache"),
-    "empty-cache": ("error", "a populated article with an empty source cache"),
-    "denied-domain": ("error", "a cached source is in a domain the contract denies"),
-    "orphan-reference": ("warning", "a reference has no cached source (by [sN], URL or domain)"),
-    "duplicate-url": ("warning", "the same URL is cached under several ids"),
-    "unsourced-fact": ("warning", "a fact names no source (info for plain-string facts)"),
-    "unknown-fact-source": ("warning", "a fact names a source id that is not cached"),
-    "old-source": ("warning", "a source was accessed longer ago than the limit"),
-    "insecure-source": ("warning", "an http:// source where the contract requires https"),
-    "missing-pid": ("warning", "paragraphs without a pid comment"),
-    "malformed-pid": ("warning", "a pid that is not pid:SECTION:8HEX"),
-    "duplicate-pid": ("warning", "a pid used by more than one element"),
-    "overdue": ("warning", "the document is due by its cadence (today or earlier): is_stale"),
-    "html-injection": (
-        "warning",
-        "the original page script would render a contract value or heading as HTML",
-    ),
-    "never-updated": ("info", "the document has never been updated (as_of empty)"),
-    "uncited-source": ("info", "a cached source is never cited in the article"),
-}
 
 FINDING_COLUMNS = {
     "doc": "string",
@@ -178,7 +149,7 @@ def _article_findings(d: Digest) -> Iterator[Finding]:
         yield _f(
             d.slug,
             "empty-cache",
-            "oo-source-cache",
+            SOURCE_CACHE_BLOCK,
             f"the article is populated ({d.n_paragraphs} elements, {len(d.cite_ids)} citations) "
             "but the source cache holds no sources",
         )
@@ -216,7 +187,7 @@ def _freshness_findings(d: Digest, today: date) -> Iterator[Finding]:
         yield _f(
             d.slug,
             "never-updated",
-            "oo-manifest",
+            MANIFEST_BLOCK,
             "as_of is empty: the document has never been updated",
         )
         return
@@ -228,7 +199,7 @@ def _freshness_findings(d: Digest, today: date) -> Iterator[Finding]:
         yield _f(
             d.slug,
             "overdue",
-            "oo-manifest",
+            MANIFEST_BLOCK,
             f"as of {d.as_of.isoformat()}, due {due.isoformat()} (every {d.cadence_days} days): "
             + (f"{late} days overdue" if late else "due today"),
         )

@@ -25,6 +25,13 @@ from oo_nb.format.blocks import Changelog, Contract, Manifest, SourceCache
 from oo_nb.format.document import Document
 from oo_nb.format.jsonblock import parse_block
 from oo_nb.format.legacy_script import InjectionRisk, contract_risks, has_our_script, heading_risks
+from oo_nb.format.names import (
+    CHANGELOG_BLOCK,
+    CONTRACT_BLOCK,
+    DOC_SUFFIX,
+    MANIFEST_BLOCK,
+    SOURCE_CACHE_BLOCK,
+)
 
 __all__ = ["ArticleScan", "Digest", "Failure", "digest_file", "scan_article"]
 
@@ -277,13 +284,13 @@ def _note(digest: Digest, block: str, exc: OOError, doc: Document) -> None:
 
 
 def _fill_manifest(doc: Document, d: Digest) -> None:
-    raw = _block(doc, "oo-manifest", d)
+    raw = _block(doc, MANIFEST_BLOCK, d)
     if raw is None:
         return
     try:
         m = Manifest.from_json(raw)
     except OOError as exc:
-        _note(d, "oo-manifest", exc, doc)
+        _note(d, MANIFEST_BLOCK, exc, doc)
         return
     d.title, d.version, d.as_of, d.cadence_days = m.title, m.version, m.as_of, m.cadence_days
     notes = raw.get("changelog")
@@ -296,23 +303,23 @@ def _fill_manifest(doc: Document, d: Digest) -> None:
 
 def _manifest_note(item: str | dict[str, Any]) -> dict[str, Any]:
     if isinstance(item, str):
-        return {"version": None, "timestamp": None, "summary": item, "origin": "oo-manifest"}
+        return {"version": None, "timestamp": None, "summary": item, "origin": MANIFEST_BLOCK}
     return {
         "version": item.get("version"),
         "timestamp": item.get("date") or item.get("timestamp"),
         "summary": str(item.get("summary", "")),
-        "origin": "oo-manifest",
+        "origin": MANIFEST_BLOCK,
     }
 
 
 def _fill_contract(doc: Document, d: Digest) -> None:
-    raw = _block(doc, "oo-contract", d)
+    raw = _block(doc, CONTRACT_BLOCK, d)
     if raw is None:
         return
     try:
         c = Contract.from_json(raw)
     except OOError as exc:
-        _note(d, "oo-contract", exc, doc)
+        _note(d, CONTRACT_BLOCK, exc, doc)
         return
     d.is_sentinel = c.is_sentinel
     d.sentinel_status = c.sentinel.status if c.sentinel else None
@@ -323,13 +330,13 @@ def _fill_contract(doc: Document, d: Digest) -> None:
 
 
 def _fill_cache(doc: Document, d: Digest) -> None:
-    raw = _block(doc, "oo-source-cache", d)
+    raw = _block(doc, SOURCE_CACHE_BLOCK, d)
     if raw is None:
         return
     try:
         cache = SourceCache.from_json(raw)
     except OOError as exc:
-        _note(d, "oo-source-cache", exc, doc)
+        _note(d, SOURCE_CACHE_BLOCK, exc, doc)
         return
     d.cache_read = True
     d.sources = [
@@ -340,13 +347,13 @@ def _fill_cache(doc: Document, d: Digest) -> None:
 
 
 def _fill_changelog(doc: Document, d: Digest) -> None:
-    raw = _block(doc, "oo-changelog", d)
+    raw = _block(doc, CHANGELOG_BLOCK, d)
     if raw is None:
         return
     try:
         log = Changelog.from_json(raw)
     except OOError as exc:
-        _note(d, "oo-changelog", exc, doc)
+        _note(d, CHANGELOG_BLOCK, exc, doc)
         return
     if not log.entries:
         return  # keep the manifest's own changelog notes, if any
@@ -356,7 +363,7 @@ def _fill_changelog(doc: Document, d: Digest) -> None:
             "version": e.version,
             "timestamp": e.timestamp or None,
             "summary": e.summary,
-            "origin": "oo-changelog",
+            "origin": CHANGELOG_BLOCK,
         }
         for key, value in e.extra.items():
             if isinstance(value, dict):  # e.g. tokens: {input, output} -> tokens_input, ...
@@ -420,4 +427,4 @@ def relative_slug(path: Path, root: Path) -> str:
     except ValueError:
         rel = Path(path.name)
     name = rel.as_posix()
-    return name[: -len(".o-o.html")] if name.endswith(".o-o.html") else name
+    return name.removesuffix(DOC_SUFFIX)

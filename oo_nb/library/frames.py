@@ -173,10 +173,6 @@ def _int(value: Any) -> int | None:
     return None
 
 
-def _none_if_empty(text: str | None) -> str | None:
-    return text if text else None
-
-
 # --------------------------------------------------------------------------- frames
 def documents_frame(digests: Sequence[Digest], today: date) -> pd.DataFrame:
     rows = []

@@ -20,6 +20,7 @@ from oo_nb.errors import OOError, ValidationError
 from oo_nb.format.article import excerpt_of
 from oo_nb.format.blocks import Contract, Manifest
 from oo_nb.format.document import Document
+from oo_nb.format.names import CONTRACT_BLOCK, MANIFEST_BLOCK, SOURCE_CACHE_BLOCK
 from oo_nb.library.library import discover
 
 __all__ = ["DocEntry", "DocError", "Scan", "discover", "quick_excerpt", "read_entry", "scan"]
@@ -152,18 +153,18 @@ def read_entry(path: Path, root: Path) -> DocEntry:
     if doc.kind != "document":
         raise OOError("is an index page, not a document", file=str(path))
     try:
-        m = Manifest.from_json(_block(doc, "oo-manifest"), file=doc.file)
+        m = Manifest.from_json(_block(doc, MANIFEST_BLOCK), file=doc.file)
     except ValidationError as exc:
-        raise doc.locate(exc, "oo-manifest") from None
+        raise doc.locate(exc, MANIFEST_BLOCK) from None
     try:
-        c = Contract.from_json(_block(doc, "oo-contract"), file=doc.file)
+        c = Contract.from_json(_block(doc, CONTRACT_BLOCK), file=doc.file)
     except ValidationError as exc:
-        raise doc.locate(exc, "oo-contract") from None
-    cache = _block(doc, "oo-source-cache")
+        raise doc.locate(exc, CONTRACT_BLOCK) from None
+    cache = _block(doc, SOURCE_CACHE_BLOCK)
     sources = cache.get("sources") if isinstance(cache, dict) else None
     if sources is not None and not isinstance(sources, list):
         raise ValidationError(
-            "must be a list", file=doc.file, block="oo-source-cache", key="sources"
+            "must be a list", file=doc.file, block=SOURCE_CACHE_BLOCK, key="sources"
         )
     stat = path.stat()
     return DocEntry(

@@ -13,7 +13,9 @@ from typing import Any
 from urllib.parse import quote
 
 from oo_nb.errors import FormatError, OOError
+from oo_nb.format.display import render_html, wants_html
 from oo_nb.format.document import Document
+from oo_nb.format.names import INDEX_CONTENT_END, INDEX_CONTENT_START, INDEX_NAME
 from oo_nb.format.template.render import render_index
 from oo_nb.library.index_data import DocEntry, Scan, scan
 from oo_nb.store import clock, store
@@ -32,10 +34,10 @@ __all__ = [
     "write_index",
 ]
 
-CONTENT_START = "<!-- INDEX-CONTENT-START -->"
-CONTENT_END = "<!-- INDEX-CONTENT-END -->"
+# the format's names (format.names), under the names this module has always exported
+CONTENT_START = INDEX_CONTENT_START
+CONTENT_END = INDEX_CONTENT_END
 CARD_COUNT = 8
-INDEX_NAME = "index.o-o.html"
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 
@@ -272,11 +274,13 @@ class IndexResult:
         return "\n".join(lines)
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        # The same preview as `%oo index`: content cleaned, CSP, sandboxed frame (a raw original
-        # index page could still load remote images or refresh inside a bare sandbox).
-        from oo_nb.notebook.preview import IndexPreview
-
-        return IndexPreview(self.path, text=self.to_text())._repr_mimebundle_(include, exclude)
+        # The same preview as `%oo index` (content cleaned, CSP, sandboxed frame: a raw original
+        # index page could still load remote images or refresh inside a bare sandbox), drawn by
+        # the notebook layer through the display seam.
+        bundle: dict[str, Any] = {"text/plain": self.to_text()}
+        if wants_html(include, exclude) and (page := render_html(self)) is not None:
+            bundle["text/html"] = page
+        return bundle
 
     def __repr__(self) -> str:
         return self.to_text()

@@ -8,25 +8,26 @@ citations, errors, and the audit's findings.
     lib["agi-declared"]                                 # the full Document, read on demand
     lib.plot_staleness(); lib.refresh()
 
-Discovery skips index pages (by content, not by name), history folders and hidden folders; one unreadable file never stops
-the scan (it lands in ``errors``). Each document is reduced to a ``Digest`` (rows, not text), in
-two worker processes for large libraries; ``lib["slug"]`` re-reads the full Document on demand.
-Everything that depends on the date takes ``today`` so notebooks and tests get stable output."""
+Discovery (``store.discover``) skips index pages (by content, not by name), history folders and
+hidden folders; one unreadable file never stops the scan (it lands in ``errors``). Each document
+is reduced to a ``Digest`` (rows, not text), in two worker processes for large libraries;
+``lib["slug"]`` re-reads the full Document on demand. Everything that depends on the date takes
+``today`` so notebooks and tests get stable output."""
 
 from __future__ import annotations
 
 import contextlib
 import gc
 import os
-import re
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
-from oo_nb.errors import NotFound
+from oo_nb.format.names import DOC_SUFFIX
 from oo_nb.library.digest import Digest, Failure, digest_many, relative_slug
 from oo_nb.library.pool import digest_parallel
+from oo_nb.store.discover import documents, is_index_page
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -37,59 +38,16 @@ if TYPE_CHECKING:
 __all__ = ["FRAMES", "Library", "discover", "is_index_page"]
 
 FRAMES = ("documents", "sources", "facts", "changelog", "citations", "errors")
-SUFFIX = ".o-o.html"
 _POOL_MIN_DOCS = 300  # below this a worker pool costs more than it saves
 
 
-_INDEX_START = "<!-- INDEX-CONTENT-START -->"
-
-
 def discover(path: str | Path, recursive: bool = True) -> list[Path]:
-    """Every ``*.o-o.html`` document under ``path`` (sorted), leaving out index pages and anything
-    inside a hidden folder such as ``.oo-history``. The one walk shared by ``Library``, ``oo
-    library``/``oo audit`` and ``oo index``.
-
-    A file is an index page when its content says so (``is_index_page``), never by its name
-    alone: ``index-funds.o-o.html`` may be a real document. Only files whose name starts with
-    ``index`` (any case, the original's naming) are read to decide."""
+    """Every document under ``path`` (``store.discover.documents``: sorted, index pages, hidden
+    and history folders left out); a file is a library of one."""
     root = Path(path)
     if root.is_file():
         return [root]
-    if not root.is_dir():
-        raise NotFound("no such folder", file=str(root))
-    found: list[Path] = []
-    for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".")) if recursive else []
-        for name in files:
-            if not name.endswith(SUFFIX) or name.startswith("."):
-                continue
-            candidate = Path(folder) / name
-            if name.lower().startswith("index") and is_index_page(candidate):
-                continue
-            found.append(candidate)
-    return sorted(found)
-
-
-def is_index_page(path: str | Path) -> bool:
-    """Whether ``path`` is a library index page: an ``INDEX-CONTENT-START`` marker and no JSON
-    blocks in its first heredoc (``Document.kind``). A file that cannot be read as a document
-    falls back to the same test on its raw text up to the first terminator line, so a damaged
-    document is still listed (and reported) rather than silently dropped."""
-    from oo_nb.errors import OOError
-    from oo_nb.format.document import Document
-
-    try:
-        data = Path(path).read_bytes()
-    except OSError:
-        return False  # listed, so the reading error is reported where documents are read
-    try:
-        return Document.parse(data, path=str(path)).kind == "index"
-    except OOError:
-        pass
-    text = data.decode("utf-8", "replace")
-    end = re.search(r"^OO_HTML[ \t]*\r?$", text, re.MULTILINE)
-    head = text[: end.start()] if end else text
-    return _INDEX_START in head and re.search(r"""id\s*=\s*["']?oo-manifest""", head) is None
+    return documents(root, recursive=recursive)
 
 
 Result = Digest | Failure | None
@@ -210,7 +168,7 @@ class Library:
         """The full Document, read from disk now (the library keeps only its rows)."""
         from oo_nb.format.document import Document
 
-        key = str(slug).removesuffix(SUFFIX)
+        key = str(slug).removesuffix(DOC_SUFFIX)
         digest = self._by_slug.get(key)
         failed = next((f for f in self._failures if f.slug == key), None)
         if digest is None and failed is not None:
@@ -222,11 +180,6 @@ class Library:
             hint = f"; did you mean {', '.join(close)}?" if close else ""
             raise KeyError(f"no document {slug!r} in {self.root}{hint}")
         return Document.read(digest.path)
-
-    def iter_documents(self) -> Iterator[Document]:
-        """Each Document in turn, read from disk one at a time."""
-        for slug in self.slugs:
-            yield self[slug]
 
     # ----------------------------------------------------------------- frames
     def _cached(self, key: tuple[Any, ...], build: Any) -> pd.DataFrame:

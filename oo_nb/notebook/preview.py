@@ -20,6 +20,9 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from oo_nb.format.names import INDEX_CONTENT_END, INDEX_CONTENT_START, INDEX_NAME
+from oo_nb.format.sanitize import ALLOWED_ATTRIBUTES, ALLOWED_TAGS
+
 if TYPE_CHECKING:
     from oo_nb.format.document import Document
 
@@ -35,26 +38,19 @@ __all__ = [
 PREVIEW_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 MIN_HEIGHT, MAX_HEIGHT = 220, 640
 
-_INDEX_START = "<!-- INDEX-CONTENT-START -->"
-_INDEX_END = "<!-- INDEX-CONTENT-END -->"
 _TAG = re.compile(r"<[^>]*>")
 
-_TAGS = {
-    "a", "abbr", "b", "blockquote", "br", "caption", "cite", "code", "col", "colgroup", "dd",
-    "del", "details", "div", "dl", "dt", "em", "figcaption", "figure", "h1", "h2", "h3", "h4",
-    "h5", "h6", "hr", "i", "img", "ins", "kbd", "li", "mark", "ol", "p", "pre", "q", "s",
-    "section", "small", "span", "strong", "sub", "summary", "sup", "table", "tbody", "td",
-    "tfoot", "th", "thead", "time", "tr", "u", "ul",
-}  # fmt: skip
-_ATTRIBUTES = {
-    "*": {"id", "class", "title", "lang", "dir"},
-    "a": {"href"},
-    "img": {"src", "alt", "width", "height"},
-    "td": {"colspan", "rowspan"},
-    "th": {"colspan", "rowspan", "scope"},
-    "ol": {"start"},
-    "time": {"datetime"},
-}
+# The sanitiser's allow-list (format/sanitize.py), widened for whole pages. The sanitiser cleans
+# one agent-written section, where an h1/h2 would start a new section (it demotes them); a preview
+# shows a whole article (its h2 section headings) or index body, and keeps the page structure a
+# hand-written or original document may have (<section>, <details>/<summary>). The attributes are
+# the sanitiser's, but their values are filtered less (only_data_images below): ids and classes
+# stay as the page has them (no script runs in the frame, so nothing can be clobbered, and the
+# stylesheet needs classes such as "card"), and links keep relative and mailto: URLs (the sandbox
+# and PREVIEW_CSP keep anything from running or loading by itself).
+_PAGE_TAGS = frozenset({"h1", "h2", "section", "details", "summary"})
+_TAGS = set(ALLOWED_TAGS | _PAGE_TAGS)
+_ATTRIBUTES = {tag: set(names) for tag, names in ALLOWED_ATTRIBUTES.items()}
 
 _STYLE = """
 :root{color-scheme:light dark;--fg:#1f2328;--muted:#59636e;--line:#d1d9e0;--bg:#fff;--accent:#0969da}
@@ -190,9 +186,9 @@ class IndexPreview:
 
     def content(self) -> str:
         text = self.document.span_text(self.document.html)
-        start, end = text.find(_INDEX_START), text.find(_INDEX_END)
+        start, end = text.find(INDEX_CONTENT_START), text.find(INDEX_CONTENT_END)
         if start >= 0 and end > start:
-            return text[start + len(_INDEX_START) : end]
+            return text[start + len(INDEX_CONTENT_START) : end]
         body = re.search(r"<body\b[^>]*>(.*)</body>", text, re.S | re.I)
         return body.group(1) if body else text
 
@@ -217,3 +213,23 @@ class IndexPreview:
 
     def __repr__(self) -> str:
         return self.to_text()
+
+
+def html_for(obj: Any) -> str | None:
+    """The notebook's HTML for a core object (installed as the display seam's renderer): a
+    document's article (an index document: its cards), or the preview of a written index page.
+    A document whose article or manifest cannot be read has none: displaying must never raise."""
+    from oo_nb.errors import OOError
+    from oo_nb.format.document import Document
+    from oo_nb.library.index_page import IndexResult
+
+    if isinstance(obj, Document):
+        try:
+            if obj.kind == "index":
+                return IndexPreview(obj.path or INDEX_NAME, document=obj).to_html()
+            return ArticlePreview(obj).to_html()
+        except OOError:
+            return None
+    if isinstance(obj, IndexResult):
+        return IndexPreview(obj.path, text=obj.to_text()).to_html()
+    return None

@@ -177,7 +177,12 @@ def _review(ns: argparse.Namespace) -> Any:
     # A notebook cannot answer y/n prompts well: without --accept-all/--reject-all, the widget.
     if not (ns.accept_all or ns.reject_all):
         ns.widget = True
+    from oo_nb.cli.review import WidgetRequest
+    from oo_nb.notebook.review_widget import ReviewWidget
+
     result = _run("review", ns)
+    if isinstance(result, WidgetRequest):
+        return ReviewWidget.from_pending(result.path, force=result.force)
     return result.value if ns.widget and result.value is not None else _plain(result)
 
 

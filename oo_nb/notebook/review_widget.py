@@ -4,7 +4,7 @@ edit per change, accept all / reject all, and "Write back" through the store.
 An ipywidgets composite rather than an anywidget: every control is a stock widget that Python
 drives and tests click (``Button.click()`` with a DummyComm), keyboard focus and Space/Enter come
 with the stock controls, and no front-end code has to be shipped or kept in step. Its only
-front-end file is the stylesheet ``widgets/review.css`` (copied into ``oo_nb/static/``).
+front-end file is the stylesheet ``widgets/review.css`` (see ``review_css``).
 
 Stable CSS classes for browser tests: ``oo-review`` (the widget), ``oo-summary``,
 ``oo-run-warnings`` (the saved run's warnings; hidden when there are none), ``oo-counts``,
@@ -37,12 +37,14 @@ __all__ = ["ReviewWidget", "review_css"]
 
 
 def review_css() -> str:
-    """The stylesheet: the installed copy, else the source tree's ``widgets/`` folder."""
-    installed = resources.files("oo_nb").joinpath("static/review.css")
-    if installed.is_file():
-        return installed.read_text("utf-8")
+    """The stylesheet, from its one source ``widgets/review.css``: read in place in a source
+    checkout (so an edit shows at once), or the copy a wheel carries (``pyproject.toml``
+    force-includes it; nothing is copied into the source tree)."""
     source = Path(__file__).resolve().parents[2] / "widgets" / "review.css"
-    return source.read_text("utf-8") if source.is_file() else ""
+    if source.is_file():
+        return source.read_text("utf-8")
+    packaged = resources.files("oo_nb.notebook").joinpath("review.css")
+    return packaged.read_text("utf-8") if packaged.is_file() else ""
 
 
 class ReviewWidget(widgets.VBox):  # type: ignore[misc]

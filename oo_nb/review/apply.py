@@ -15,6 +15,7 @@ from oo_nb.errors import ValidationError
 from oo_nb.format.article import CITATION
 from oo_nb.format.blocks import fact_source_ids
 from oo_nb.format.document import Document
+from oo_nb.format.names import CHANGELOG_BLOCK, CONTRACT_BLOCK, MANIFEST_BLOCK, SOURCE_CACHE_BLOCK
 from oo_nb.review.blocks import MISSING, changelog_entries, get_path, source_ids
 from oo_nb.review.diff import DocumentDiff
 from oo_nb.review.hunks import Choice, Hunk
@@ -64,8 +65,8 @@ class _Merge:
         self.diff = diff
         self.choices = choices
         self.notes: list[str] = list(notes)
-        self.cache_b = _block(diff.original, "oo-source-cache")
-        self.cache_a = _block(diff.candidate, "oo-source-cache")
+        self.cache_b = _block(diff.original, SOURCE_CACHE_BLOCK)
+        self.cache_a = _block(diff.candidate, SOURCE_CACHE_BLOCK)
 
     def choice(self, hunk_id: str) -> Choice:
         return self.choices.get(hunk_id, Choice())
@@ -82,18 +83,18 @@ class _Merge:
         article = "".join(parts) + plan.after_tail
         cache = self.source_cache(sides)
         manifest = self.manifest_changelog(
-            self.fields("oo-manifest", "manifest"), sides, _review_note(accepted, rejected, edited)
+            self.fields(MANIFEST_BLOCK, "manifest"), sides, _review_note(accepted, rejected, edited)
         )
-        contract = self.evidence(self.fields("oo-contract", "contract"), sides)
+        contract = self.evidence(self.fields(CONTRACT_BLOCK, "contract"), sides)
         log = self.changelog(sides, accepted, rejected, edited)
         doc = self.diff.candidate
         if article != doc.article_html:
             doc = doc.with_article(article)
         for name, value in (
-            ("oo-source-cache", cache),
-            ("oo-manifest", manifest),
-            ("oo-contract", contract),
-            ("oo-changelog", log),
+            (SOURCE_CACHE_BLOCK, cache),
+            (MANIFEST_BLOCK, manifest),
+            (CONTRACT_BLOCK, contract),
+            (CHANGELOG_BLOCK, log),
         ):
             if doc.has_block(name) and _canon(value) != _canon(doc.block_json(name)):
                 doc = doc.with_block(name, value)
@@ -266,8 +267,8 @@ class _Merge:
         """The new entries with the review's counts, lists cut to what was kept, and no citation
         of a source the review dropped (the model wrote the summary and evidence for the whole
         proposal; a written ``[s20]`` with no s20 would point at nothing)."""
-        before = _block(self.diff.original, "oo-changelog")
-        after = _block(self.diff.candidate, "oo-changelog")
+        before = _block(self.diff.original, CHANGELOG_BLOCK)
+        after = _block(self.diff.candidate, CHANGELOG_BLOCK)
         entries = changelog_entries(after)
         n_old = len(changelog_entries(before))
         kept = {sid for sid, side in sides.items() if side is not None}
@@ -310,7 +311,7 @@ class _Merge:
     def manifest_changelog(self, manifest: Any, sides: dict[str, Side], note: str) -> Any:
         """The manifest's own changelog list gets the same cleaning for its new items."""
         items = manifest.get("changelog") if isinstance(manifest, dict) else None
-        old = _block(self.diff.original, "oo-manifest")
+        old = _block(self.diff.original, MANIFEST_BLOCK)
         n_old = (
             len(old.get("changelog") or [])
             if isinstance(old, dict) and isinstance(old.get("changelog"), list)
@@ -329,7 +330,7 @@ class _Merge:
     def evidence(self, contract: Any, sides: dict[str, Side]) -> Any:
         """A structured sentinel's evidence taken from the update cites only kept sources."""
         sentinel = contract.get("sentinel") if isinstance(contract, dict) else None
-        old = get_path(_block(self.diff.original, "oo-contract"), ("sentinel", "evidence"))
+        old = get_path(_block(self.diff.original, CONTRACT_BLOCK), ("sentinel", "evidence"))
         if (
             isinstance(sentinel, dict)
             and isinstance(sentinel.get("evidence"), str)
@@ -361,8 +362,8 @@ class _Merge:
 
     def check_citations(self, doc: Document, final_cited: set[str]) -> None:
         known = (
-            set(source_ids(doc.block_json("oo-source-cache")))
-            if doc.has_block("oo-source-cache")
+            set(source_ids(doc.block_json(SOURCE_CACHE_BLOCK)))
+            if doc.has_block(SOURCE_CACHE_BLOCK)
             else set()
         )
         refs = doc.article.references

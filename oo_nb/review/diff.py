@@ -13,6 +13,7 @@ from lxml import etree
 from lxml import html as lxml_html
 
 from oo_nb.format.document import Document
+from oo_nb.format.names import CHANGELOG_BLOCK, CONTRACT_BLOCK, MANIFEST_BLOCK, SOURCE_CACHE_BLOCK
 from oo_nb.review.align import Item, Slot, align
 from oo_nb.review.blocks import (
     DERIVED_CACHE_KEYS,
@@ -41,7 +42,6 @@ class ArticlePlan:
 
     before: tuple[Unit, ...]
     after: tuple[Unit, ...]
-    before_tail: str
     after_tail: str
     slots: tuple[Slot, ...]
     hunk_ids: tuple[str | None, ...]
@@ -107,29 +107,29 @@ def diff_documents(
     shrunk_b, refs_b = images.shrink(before_html)
     shrunk_a, refs_a = images.shrink(after_html)
     plan = _article_hunks(make, images, before_html, after_html)
-    cache_b, cache_a = _block(original, "oo-source-cache"), _block(candidate, "oo-source-cache")
+    cache_b, cache_a = _block(original, SOURCE_CACHE_BLOCK), _block(candidate, SOURCE_CACHE_BLOCK)
     source_hunks(make, cache_b, cache_a)
     _, facts = fact_hunks(make, cache_b, cache_a)
     if isinstance(cache_b, dict) and isinstance(cache_a, dict):
         rest_b = {k: v for k, v in cache_b.items() if k not in ("sources", "facts")}
         rest_a = {k: v for k, v in cache_a.items() if k not in ("sources", "facts")}
-        field_hunks(make, "source-cache", "oo-source-cache", rest_b, rest_a, DERIVED_CACHE_KEYS)
+        field_hunks(make, "source-cache", SOURCE_CACHE_BLOCK, rest_b, rest_a, DERIVED_CACHE_KEYS)
     field_hunks(
         make,
         "manifest",
-        "oo-manifest",
-        _block(original, "oo-manifest"),
-        _block(candidate, "oo-manifest"),
+        MANIFEST_BLOCK,
+        _block(original, MANIFEST_BLOCK),
+        _block(candidate, MANIFEST_BLOCK),
         DERIVED_MANIFEST_KEYS,
     )
     field_hunks(
         make,
         "contract",
-        "oo-contract",
-        _block(original, "oo-contract"),
-        _block(candidate, "oo-contract"),
+        CONTRACT_BLOCK,
+        _block(original, CONTRACT_BLOCK),
+        _block(candidate, CONTRACT_BLOCK),
     )
-    changelog_hunk(make, _block(original, "oo-changelog"), _block(candidate, "oo-changelog"))
+    changelog_hunk(make, _block(original, CHANGELOG_BLOCK), _block(candidate, CHANGELOG_BLOCK))
     _page_hunk(make, original, candidate)
     added = tuple(r for r in refs_a if r not in refs_b)
     removed = tuple(r for r in refs_b if r not in refs_a)
@@ -170,7 +170,7 @@ def _items(units: list[Unit]) -> list[Item]:
 def _article_hunks(
     make: _Maker, images: ImageTable, before_html: str, after_html: str
 ) -> ArticlePlan:
-    before, tail_b = split_units(before_html)
+    before, _ = split_units(before_html)
     after, tail_a = split_units(after_html)
     items_b, items_a = _items(before), _items(after)
     slots = align(items_b, items_a)
@@ -196,7 +196,7 @@ def _article_hunks(
         ids[n] = hunk.id
         if slot.pair is not None:
             ids[slot.pair] = hunk.id
-    return ArticlePlan(tuple(before), tuple(after), tail_b, tail_a, tuple(slots), tuple(ids))
+    return ArticlePlan(tuple(before), tuple(after), tail_a, tuple(slots), tuple(ids))
 
 
 def _unit_hunk(
@@ -285,8 +285,8 @@ def _page_hunk(make: _Maker, original: Document, candidate: Document) -> None:
 
 
 def _cost(original: Document, candidate: Document, run: dict[str, Any] | None) -> float | None:
-    before = changelog_entries(_block(original, "oo-changelog"))
-    after = changelog_entries(_block(candidate, "oo-changelog"))
+    before = changelog_entries(_block(original, CHANGELOG_BLOCK))
+    after = changelog_entries(_block(candidate, CHANGELOG_BLOCK))
     if len(after) > len(before) and isinstance(after[-1], dict):
         value = after[-1].get("cost_usd")
         if isinstance(value, (int, float)) and not isinstance(value, bool):

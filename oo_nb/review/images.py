@@ -14,11 +14,13 @@ from functools import lru_cache
 
 from PIL import Image, UnidentifiedImageError
 
+from oo_nb.format.names import IMAGE_REF_PREFIX
+
 __all__ = ["REF_PREFIX", "ImageRef", "ImageTable"]
 
-REF_PREFIX = "oo-image:"
+REF_PREFIX = IMAGE_REF_PREFIX  # a hunk shows an embedded image as oo-image:N
 _DATA_SRC = re.compile(r"""data:(image/[a-zA-Z0-9.+-]+)((?:;[^,"'\s]*)?),([^"'\s)]*)""")
-_REF = re.compile(r"oo-image:(\d+)")
+_REF = re.compile(rf"{re.escape(IMAGE_REF_PREFIX)}(\d+)")
 THUMB_PX = 160
 
 
@@ -97,11 +99,6 @@ class ImageTable:
 
     def get(self, ref: str) -> ImageRef | None:
         return self._by_ref.get(ref)
-
-    def all_in(self, html: str) -> list[ImageRef]:
-        return [
-            self._by_src[m.group(0)] for m in _DATA_SRC.finditer(html) if m.group(0) in self._by_src
-        ]
 
 
 def _decoded_size(payload: str, is_base64: bool) -> int:

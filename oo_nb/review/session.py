@@ -9,6 +9,7 @@ from typing import Any
 
 from oo_nb.errors import OOError, ValidationError
 from oo_nb.format.document import Document
+from oo_nb.format.names import SOURCE_CACHE_BLOCK
 from oo_nb.review.apply import ApplyResult, build_final, cited_ids
 from oo_nb.review.blocks import source_ids
 from oo_nb.review.diff import DocumentDiff, diff_documents, text_of
@@ -184,8 +185,8 @@ class ReviewSession:
     def _known_sources(self) -> set[str]:
         known: set[str] = set()
         for doc in (self.original, self.candidate):
-            if doc.has_block("oo-source-cache"):
-                known |= set(source_ids(doc.block_json("oo-source-cache")))
+            if doc.has_block(SOURCE_CACHE_BLOCK):
+                known |= set(source_ids(doc.block_json(SOURCE_CACHE_BLOCK)))
             known |= {r.source_id or f"s{r.position}" for r in doc.article.references}
         return known
 

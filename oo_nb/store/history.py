@@ -14,6 +14,7 @@ from typing import Any
 
 from oo_nb.errors import FormatError, NotFound, OOError
 from oo_nb.format.document import Document
+from oo_nb.format.names import HISTORY_DIR
 from oo_nb.store.atomic import atomic_write_bytes
 
 __all__ = [
@@ -30,8 +31,6 @@ __all__ = [
     "utc_now",
     "version_bytes",
 ]
-
-HISTORY_DIR = ".oo-history"
 
 
 def history_dir(path: Path) -> Path:

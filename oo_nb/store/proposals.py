@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from oo_nb.errors import NotFound, OOError
+from oo_nb.format.names import PENDING_PROPOSAL
 from oo_nb.store.store import history_dir
 
 __all__ = [
@@ -24,7 +25,6 @@ __all__ = [
     "set_aside_pending",
 ]
 
-CURRENT = "pending.json"
 _ASIDE = re.compile(r"^pending-\d+(?:-\d+)?\.json$")
 
 
@@ -39,7 +39,7 @@ class ProposalInfo:
 
     @property
     def current(self) -> bool:
-        return self.name == CURRENT
+        return self.name == PENDING_PROPOSAL
 
     def line(self) -> str:
         if self.damaged:
@@ -59,7 +59,7 @@ def set_aside_pending(path: Path) -> Path | None:
     """Rename the current ``pending.json`` of ``path`` to ``pending-<ns>.json`` (never over an
     existing file) and return the new path; None when there is none."""
     folder = history_dir(path)
-    current = folder / CURRENT
+    current = folder / PENDING_PROPOSAL
     if not current.exists():
         return None
     stamp = current.stat().st_mtime_ns
@@ -80,8 +80,8 @@ def list_proposals(path: Path) -> list[ProposalInfo]:
     names = sorted(
         (p.name for p in folder.iterdir() if _ASIDE.match(p.name)), key=_stamp, reverse=True
     )
-    if (folder / CURRENT).exists():
-        names.insert(0, CURRENT)
+    if (folder / PENDING_PROPOSAL).exists():
+        names.insert(0, PENDING_PROPOSAL)
     sha = hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else ""
     return [_info(folder / name, sha) for name in names]
 
@@ -98,7 +98,7 @@ def pick_proposal(path: Path, name: str) -> Path | None:
     if not chosen.is_file():
         raise NotFound(f"no set-aside proposal {name} (see `oo review DOC --list`)", file=str(path))
     previous = set_aside_pending(path)
-    os.replace(chosen, history_dir(path) / CURRENT)
+    os.replace(chosen, history_dir(path) / PENDING_PROPOSAL)
     return previous
 
 
@@ -106,7 +106,7 @@ def discard_proposal(path: Path, name: str) -> ProposalInfo:
     """Delete the saved proposal ``name`` (a set-aside ``pending-<ns>.json``, or
     ``pending.json`` for the current one) and return what it was. Only those names are
     accepted, so nothing outside the history folder can be named."""
-    if name != CURRENT and not _ASIDE.match(name):
+    if name != PENDING_PROPOSAL and not _ASIDE.match(name):
         raise OOError(
             f"{name!r} is not a saved proposal name (pending.json or pending-<number>.json; see `oo review DOC --list`)",
             file=str(path),

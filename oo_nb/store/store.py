@@ -22,6 +22,7 @@ from typing import Any
 
 from oo_nb.errors import ConflictError, FormatError, LockedError, NotFound, OOError
 from oo_nb.format.document import Document
+from oo_nb.format.names import LOCK_NAME, PENDING_PROPOSAL
 from oo_nb.store.atomic import atomic_write_bytes
 from oo_nb.store.history import (
     HISTORY_DIR,
@@ -69,7 +70,7 @@ def document_lock(path: Path, action: str, timeout: float = LOCK_TIMEOUT_S) -> I
     seconds, then fails naming the holder."""
     folder = history_dir(path)
     folder.mkdir(parents=True, exist_ok=True)
-    fd = os.open(folder / "lock", os.O_RDWR | os.O_CREAT, 0o644)
+    fd = os.open(folder / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         deadline = time.monotonic() + timeout
         while True:
@@ -248,13 +249,12 @@ def rollback(
 class Pending:
     candidate: Document
     run: dict[str, Any]
-    base_sha256: str
     created: str
     stale: bool  # the document changed since the proposal was made
 
 
 def save_pending(path: Path, candidate: Document, run: dict[str, Any], base: bytes) -> Path:
-    target = history_dir(path) / "pending.json"
+    target = history_dir(path) / PENDING_PROPOSAL
     target.parent.mkdir(parents=True, exist_ok=True)
     record = {
         "base_sha256": sha256_hex(base),
@@ -268,7 +268,7 @@ def save_pending(path: Path, candidate: Document, run: dict[str, Any], base: byt
 
 def load_pending(path: str | Path) -> Pending:
     p = Path(path)
-    source = history_dir(p) / "pending.json"
+    source = history_dir(p) / PENDING_PROPOSAL
     if not source.exists():
         raise NotFound("no saved proposal to review (run `oo update` first)", file=str(p))
     try:
@@ -285,10 +285,8 @@ def load_pending(path: str | Path) -> Pending:
     run = run if isinstance(run, dict) else {}
     created = created if isinstance(created, str) else ""
     current = p.read_bytes() if p.exists() else b""
-    return Pending(
-        candidate, run, record["base_sha256"], created, sha256_hex(current) != record["base_sha256"]
-    )
+    return Pending(candidate, run, created, sha256_hex(current) != record["base_sha256"])
 
 
 def discard_pending(path: str | Path) -> None:
-    (history_dir(Path(path)) / "pending.json").unlink(missing_ok=True)
+    (history_dir(Path(path)) / PENDING_PROPOSAL).unlink(missing_ok=True)

@@ -202,7 +202,7 @@ def test_load_ext_imports_no_heavy_library() -> None:
         "import sys\nfrom IPython.core.interactiveshell import InteractiveShell\n"
         "before = set(sys.modules)\nInteractiveShell.instance().extension_manager.load_extension('oo_nb')\n"
         "print(sorted(m for m in set(sys.modules) - before if m.split('.')[0] in "
-        "{'pandas','lxml','anthropic','matplotlib','ipywidgets','nh3','anywidget','PIL','httpx2','numpy'}))"
+        "{'pandas','lxml','anthropic','matplotlib','ipywidgets','nh3','PIL','httpx2','numpy'}))"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True

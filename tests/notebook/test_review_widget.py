@@ -189,15 +189,19 @@ def test_from_pending(doc_path: Path) -> None:
 
 def test_oo_review_widget_verb(doc_path: Path) -> None:
     from oo_nb.cli.verbs import build_parser, load
+    from oo_nb.notebook.results import run_verb
 
     doc = Document.read(doc_path)
     cand, _ = synthetic_candidate(doc)
     store.save_pending(doc_path, cand, {}, doc.to_bytes())
     ns = build_parser().parse_args(["review", str(doc_path), "--widget"])
-    result = load("review").run(ns)
-    assert isinstance(result.value, ReviewWidget) and result.exit_code == 0
-    result.value.accept_all_button.click()
-    result.value.write_button.click()
+    # the verb only asks for the widget (it is UI-free); the notebook layer builds it
+    request = load("review").run(ns)
+    assert request.exit_code == 0 and request.to_text() == f"review widget for {doc_path}"
+    widget = run_verb("review", ns)
+    assert isinstance(widget, ReviewWidget)
+    widget.accept_all_button.click()
+    widget.write_button.click()
     assert doc_path.read_bytes() == cand.to_bytes()
 
 
@@ -260,3 +264,12 @@ def test_accept_all_keeps_an_edit(doc_path: Path) -> None:
     assert w.session.decision(hid) == "edit"
     w.write_button.click()
     assert "Edited in the widget [s1]." in doc_path.read_text("utf-8")
+
+
+def test_the_stylesheet_has_one_source() -> None:
+    """In a checkout the widget reads widgets/review.css itself: an edit there shows at once, and
+    no copy inside the package can shadow it."""
+    repo = Path(__file__).resolve().parents[2]
+    assert review_css() == (repo / "widgets" / "review.css").read_text("utf-8")
+    # the only stylesheets in the package are the pages' own (templates), never the widget's
+    assert {p.parent.name for p in (repo / "oo_nb").rglob("*.css")} == {"template"}

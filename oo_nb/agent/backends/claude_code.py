@@ -30,6 +30,7 @@ from oo_nb.agent.pricing import usage_figures
 from oo_nb.agent.types import RunInfo
 from oo_nb.errors import AgentError, BudgetExceeded, OOError
 from oo_nb.format.document import Document
+from oo_nb.format.names import SOURCE_CACHE_BLOCK
 
 __all__ = ["ClaudeCodeBackend", "parse_output", "proposal_from_copy", "split_sections"]
 
@@ -60,7 +61,7 @@ def _norm(text: str) -> str:
 
 
 def _object_sources(doc: Document) -> dict[str, dict[str, Any]]:
-    raw = doc.block_json("oo-source-cache")
+    raw = doc.block_json(SOURCE_CACHE_BLOCK)
     items = raw.get("sources") if isinstance(raw, dict) else None
     return {s["id"]: s for s in items or [] if isinstance(s, dict) and isinstance(s.get("id"), str)}
 

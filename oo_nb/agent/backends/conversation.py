@@ -451,8 +451,3 @@ class Conversation:
             self.wrapup = self.wrapup or "correcting an invalid proposal"
             return
         self.done = True
-
-
-def dumps_request(params: dict[str, Any]) -> str:
-    """The request as JSON (for size figures)."""
-    return json.dumps(params, ensure_ascii=False)

@@ -18,6 +18,19 @@ from typing import Any, Literal
 from oo_nb.errors import ValidationError
 from oo_nb.format.document import neutralise_terminator
 from oo_nb.format.jsonblock import dump_block
+from oo_nb.format.names import (
+    CHANGELOG_BLOCK,
+    CONTRACT_BLOCK,
+    HEREDOC_TERMINATOR,
+    INDEX_CONTENT_END,
+    INDEX_CONTENT_START,
+    INDEX_NAME,
+    LEGACY_HEREDOC_TERMINATOR,
+    MANIFEST_BLOCK,
+    RENDERING_BOUNDARY,
+    SECTION_MARKERS,
+    SOURCE_CACHE_BLOCK,
+)
 from oo_nb.format.template import asset
 
 __all__ = [
@@ -45,13 +58,8 @@ CSP_BOOTSTRAP = (
     f'm.content="{CSP}";'
     "document.head.appendChild(m);})();</script>"
 )
-# section name -> (start line, end line); whole lines in the file
-MARKERS: dict[str, tuple[str, str]] = {
-    "css": ("<!-- OO:CSS:START -->", "<!-- OO:CSS:END -->"),
-    "js": ("<!-- OO:JS:START -->", "<!-- OO:JS:END -->"),
-    "shell": ("# OO:SHELL:START", "# OO:SHELL:END"),
-    "custom": ("<!-- OO:CUSTOM:START -->", "<!-- OO:CUSTOM:END -->"),
-}
+# section name -> (start line, end line); whole lines in the file (kept under its old name)
+MARKERS = SECTION_MARKERS
 _STYLE_END = re.compile(r"</style", re.IGNORECASE)
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
 
@@ -90,7 +98,10 @@ def custom_section(css: str, *, source: str = "oo.css") -> str:
         raise ValidationError(
             "contains `</style`, which would end the page's style block early", file=source
         )
-    if any(line.rstrip("\r") in ("OO_HTML", "LIKI_HTML") for line in css.split("\n")):
+    if any(
+        line.rstrip("\r") in (HEREDOC_TERMINATOR, LEGACY_HEREDOC_TERMINATOR)
+        for line in css.split("\n")
+    ):
         raise ValidationError(
             "contains a line `OO_HTML`, which would end the page early in bash", file=source
         )
@@ -155,7 +166,7 @@ def render_document(
         "# o-o living document (made by oo_nb): open it in a browser to read it.\n"
         f"# To update: bash {name} [--force] [--model NAME] [--agent NAME]\n"
         f"# Help:      bash {name} --help\n"
-        ": << 'OO_HTML'\n"
+        f": << '{HEREDOC_TERMINATOR}'\n"
     )
     page = (
         _head(_Head(title, "document", custom_css)) + "<body>\n"
@@ -175,24 +186,28 @@ def render_document(
         "</div>\n"
         "\n"
         "<!-- Manifest: title, version, as-of date, update cadence -->\n"
-        f'<script id="oo-manifest" type="application/json">\n{dump_block(manifest)}\n</script>\n'
+        f'<script id="{MANIFEST_BLOCK}" type="application/json">\n{dump_block(manifest)}\n</script>\n'
         "\n"
         f"{js_section('document')}"
         "\n"
         "<!-- Update contract: what the research agent is asked to cover and how -->\n"
-        f'<script id="oo-contract" type="application/json">\n{dump_block(contract)}\n</script>\n'
+        f'<script id="{CONTRACT_BLOCK}" type="application/json">\n{dump_block(contract)}\n</script>\n'
         "\n"
         "<!-- Rendering boundary: the browser stops reading the page here -->\n"
-        "<script>window.stop();</script>\n"
+        f"{RENDERING_BOUNDARY}\n"
         "\n"
         "<!-- Machine-readable zone: never shown; read by oo_nb and the research agent -->\n"
-        f'<script id="oo-source-cache" type="application/json">\n{dump_block(source_cache)}\n</script>\n'
-        f'<script id="oo-changelog" type="application/json">\n{dump_block(changelog)}\n</script>\n'
+        f'<script id="{SOURCE_CACHE_BLOCK}" type="application/json">\n{dump_block(source_cache)}\n</script>\n'
+        f'<script id="{CHANGELOG_BLOCK}" type="application/json">\n{dump_block(changelog)}\n</script>\n'
         "</body>\n"
         "</html>\n"
     )
     return (
-        header + neutralise_terminator(page) + "OO_HTML\n" + shell_section("document") + "exit 0\n"
+        header
+        + neutralise_terminator(page)
+        + f"{HEREDOC_TERMINATOR}\n"
+        + shell_section("document")
+        + "exit 0\n"
     )
 
 
@@ -203,7 +218,7 @@ def render_index(
     content_html: str,
     count: int,
     last_scan: str,
-    file_name: str = "index.o-o.html",
+    file_name: str = INDEX_NAME,
     custom_css: str | None = None,
 ) -> str:
     """The complete text of oo_nb's own library index page; ``content_html`` goes between the
@@ -216,7 +231,7 @@ def render_index(
         f'# Rebuild:  bash {name}            New document: bash {name} --new "Title / scope"\n'
         f"# Update:   bash {name} --update-all [--force]\n"
         f"# Help:     bash {name} --help\n"
-        ": << 'OO_HTML'\n"
+        f": << '{HEREDOC_TERMINATOR}'\n"
     )
     page = (
         _head(_Head(clean_title, "index", custom_css)) + "<body>\n"
@@ -236,17 +251,23 @@ def render_index(
         "</div>\n"
         '<p id="no-results" hidden>No document matches your search.</p>\n'
         '<article id="article">\n'
-        "  <!-- INDEX-CONTENT-START -->\n"
+        f"  {INDEX_CONTENT_START}\n"
         f"{content_html}"
-        "  <!-- INDEX-CONTENT-END -->\n"
+        f"  {INDEX_CONTENT_END}\n"
         "</article>\n"
         "</div>\n"
         "\n"
         f"{js_section('index')}"
         "\n"
         "<!-- Rendering boundary: the browser stops reading the page here -->\n"
-        "<script>window.stop();</script>\n"
+        f"{RENDERING_BOUNDARY}\n"
         "</body>\n"
         "</html>\n"
     )
-    return header + neutralise_terminator(page) + "OO_HTML\n" + shell_section("index") + "exit 0\n"
+    return (
+        header
+        + neutralise_terminator(page)
+        + f"{HEREDOC_TERMINATOR}\n"
+        + shell_section("index")
+        + "exit 0\n"
+    )

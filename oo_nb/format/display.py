@@ -1,0 +1,34 @@
+"""The seam between the core and a notebook's rich display.
+
+A ``Document`` (and the index page's result) shows as a sandboxed preview in a notebook, but the
+core must not import the notebook layer. So the core asks this module for HTML, and the package
+root installs the renderer (``oo_nb/__init__.py``), importing the notebook layer only when a
+front-end asks for HTML — as nbdime keeps its web app out of a normal import.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["HtmlRenderer", "render_html", "set_html_renderer", "wants_html"]
+
+# object -> HTML for a notebook, or None when the object has no HTML view
+HtmlRenderer = Callable[[Any], "str | None"]
+
+_renderer: HtmlRenderer | None = None
+
+
+def set_html_renderer(renderer: HtmlRenderer | None) -> None:
+    global _renderer
+    _renderer = renderer
+
+
+def render_html(obj: Any) -> str | None:
+    """The object's HTML from the installed renderer; None without one (plain Python)."""
+    return _renderer(obj) if _renderer is not None else None
+
+
+def wants_html(include: Any, exclude: Any) -> bool:
+    """Whether a ``_repr_mimebundle_(include, exclude)`` call asks for ``text/html``."""
+    return not ((exclude and "text/html" in exclude) or (include and "text/html" not in include))

@@ -1,0 +1,36 @@
+"""The codes a finding can carry and their severities: the one table that ``oo check`` (one
+file, format layer) and the library audit (many files) share, so both name a defect alike."""
+
+from __future__ import annotations
+
+__all__ = ["CHECKS", "SEVERITIES"]
+
+SEVERITIES = ("error", "warning", "info")
+
+# code -> (severity, what it means). Severity may be lowered per finding where noted.
+CHECKS: dict[str, tuple[str, str]] = {
+    "unreadable": ("error", "the file is not a readable o-o document"),
+    "invalid-json": ("error", "a JSON block is not valid JSON"),
+    "invalid-block": ("error", "a JSON block has a value of the wrong type"),
+    "missing-block": ("error", "a JSON block is missing"),
+    "unreadable-article": ("error", "the article element is missing or cannot be read"),
+    "unresolved-citation": ("error", "an [sN] citation has no source in the cache"),
+    "empty-cache": ("error", "a populated article with an empty source cache"),
+    "denied-domain": ("error", "a cached source is in a domain the contract denies"),
+    "orphan-reference": ("warning", "a reference has no cached source (by [sN], URL or domain)"),
+    "duplicate-url": ("warning", "the same URL is cached under several ids"),
+    "unsourced-fact": ("warning", "a fact names no source (info for plain-string facts)"),
+    "unknown-fact-source": ("warning", "a fact names a source id that is not cached"),
+    "old-source": ("warning", "a source was accessed longer ago than the limit"),
+    "insecure-source": ("warning", "an http:// source where the contract requires https"),
+    "missing-pid": ("warning", "paragraphs without a pid comment"),
+    "malformed-pid": ("warning", "a pid that is not pid:SECTION:8HEX"),
+    "duplicate-pid": ("warning", "a pid used by more than one element"),
+    "overdue": ("warning", "the document is due by its cadence (today or earlier): is_stale"),
+    "html-injection": (
+        "warning",
+        "the original page script would render a contract value or heading as HTML",
+    ),
+    "never-updated": ("info", "the document has never been updated (as_of empty)"),
+    "uncited-source": ("info", "a cached source is never cited in the article"),
+}

@@ -1,0 +1,95 @@
+"""Finding the pages of a library: the one walk shared by the library (``Library``, ``oo library``,
+``oo audit``, ``oo index``), ``oo update-all`` and ``oo sync``.
+
+``walk`` lists every ``*.o-o.html`` file under a folder, sorted, index pages included (``oo sync``
+gives them this version's shell too). ``documents`` leaves the index pages out, and
+``is_index_page`` tells one from a document by its content (``Document.kind``), never by an
+error message.
+
+Left out of the walk: any folder whose name starts with ``.`` (``.oo-history``, ``.oo-cassettes``,
+``.git``, ``.ipynb_checkpoints``, ...), the folders in ``SKIP_DIRS`` (``node_modules``), files
+whose name starts with ``.``, and special files such as fifos. A dangling link is listed, so the
+read that fails reports it: nothing is skipped silently. Links to folders are not followed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from oo_nb.errors import NotFound, OOError
+from oo_nb.format.document import Document
+from oo_nb.format.names import (
+    CASSETTE_DIR,
+    DOC_SUFFIX,
+    HEREDOC_TERMINATOR,
+    HISTORY_DIR,
+    INDEX_CONTENT_START,
+    MANIFEST_BLOCK,
+)
+
+__all__ = ["SKIP_DIRS", "documents", "is_index_page", "walk"]
+
+# Never searched. Hidden folders are skipped by their leading dot anyway; the dotted names here
+# say which ones matter.
+SKIP_DIRS = frozenset({HISTORY_DIR, CASSETTE_DIR, ".git", ".ipynb_checkpoints", "node_modules"})
+
+_TERMINATOR_LINE = re.compile(rf"^{HEREDOC_TERMINATOR}[ \t]*\r?$", re.MULTILINE)
+_MANIFEST_ID = re.compile(rf"""id\s*=\s*["']?{MANIFEST_BLOCK}""")
+
+
+def _searched(name: str) -> bool:
+    return not name.startswith(".") and name not in SKIP_DIRS
+
+
+def walk(folder: str | Path, *, recursive: bool = True) -> list[Path]:
+    """Every ``*.o-o.html`` file under ``folder`` (sub-folders too unless ``recursive`` is
+    false), sorted, index pages included. A missing folder or a file is an error, not an empty
+    library: "0 documents" would hide a typo."""
+    root = Path(folder)
+    if root.is_file():
+        raise NotFound("is a file, not a folder", file=str(root))
+    if not root.is_dir():
+        raise NotFound("no such folder", file=str(root))
+    found: list[Path] = []
+    for here, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if _searched(d)] if recursive else []
+        for name in files:
+            if name.endswith(DOC_SUFFIX) and not name.startswith("."):
+                path = Path(here) / name
+                # a dangling link is listed, so reading it fails loudly; a fifo is not (a read
+                # would block)
+                if path.is_file() or path.is_symlink():
+                    found.append(path)
+    return sorted(found)
+
+
+def documents(folder: str | Path, *, recursive: bool = True) -> list[Path]:
+    """``walk`` without the index pages. Only files whose name starts with ``index`` (any case,
+    the original's naming) are read to decide, by content: ``index-funds.o-o.html`` may be a
+    real document, and new documents are never named ``index*`` (``format.slug``)."""
+    return [
+        path
+        for path in walk(folder, recursive=recursive)
+        if not (path.name.lower().startswith("index") and is_index_page(path))
+    ]
+
+
+def is_index_page(path: str | Path) -> bool:
+    """Whether ``path`` is a library index page: an ``INDEX-CONTENT-START`` marker and no JSON
+    blocks in its first heredoc (``Document.kind``). A file that cannot be read as a document
+    falls back to the same test on its raw text up to the first terminator line, so a damaged
+    document is still listed (and reported) rather than silently dropped."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError:
+        return False  # listed, so the reading error is reported where documents are read
+    try:
+        return Document.parse(data, path=str(path)).kind == "index"
+    except OOError:
+        pass
+    text = data.decode("utf-8", "replace")
+    end = _TERMINATOR_LINE.search(text)
+    head = text[: end.start()] if end else text
+    return INDEX_CONTENT_START in head and _MANIFEST_ID.search(head) is None
