@@ -174,6 +174,13 @@ _URL: list[tuple[str, str]] = [
     ("url-javascript", f"javascript:{_js('url-javascript')}"),
     ("url-data-html", f"data:text/html,<script>{_js('url-data-html')}</script>"),
     ("url-quote-break", f'https://example.org/"><script>{_js("url-quote-break")}</script>'),
+    # schemes that carry a host: a check that only asks "is there a host?" lets them through
+    ("url-javascript-host", f"javascript://example.org/%0A{_js('url-javascript-host')}"),
+    ("url-javascript-case", f"JaVaScRiPt://example.org/%0A{_js('url-javascript-case')}"),
+    ("url-javascript-padded", f"  \x01javascript://example.org/%0A{_js('url-javascript-padded')}"),
+    ("url-vbscript-host", "VBScript://example.org/%0Amsgbox(1)"),
+    ("url-data-host", f"data://example.org/text/html,<script>{_js('url-data-host')}</script>"),
+    ("url-ftp", "ftp://example.org/pub/file.txt"),
 ]
 PAYLOADS: tuple[Payload, ...] = tuple(
     Payload(name, text, context)  # type: ignore[arg-type]
