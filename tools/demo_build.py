@@ -11,11 +11,11 @@ the documents follow the story, and the build is repeatable.
 
 from __future__ import annotations
 
+import argparse
 import html
 import json
 import os
 import shutil
-import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -190,6 +190,20 @@ def build(out: Path = DATA_DIR, *, log: Callable[[str], None] = print) -> dict[s
     return manifest
 
 
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        prog="python -m tools.demo_build",
+        description="Rebuild the demo library (documents and the cassettes the notebooks replay).",
+    )
+    parser.add_argument(
+        "out",
+        nargs="?",
+        type=Path,
+        default=DATA_DIR,
+        help=f"where to write it (default: {DATA_DIR})",
+    )
+    print(json.dumps(build(parser.parse_args(argv).out), indent=1))
+
+
 if __name__ == "__main__":  # pragma: no cover
-    target = Path(sys.argv[1]) if len(sys.argv) > 1 else DATA_DIR
-    print(json.dumps(build(target), indent=1))
+    main()
