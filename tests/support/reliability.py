@@ -120,6 +120,18 @@ def _size(sizes: Sizes, workdir: Path, seed: int) -> list[Figure]:
     )
 
 
+# part 8: the outside attack of the second hardening round, one module per area
+ATTACK_AREAS = ("page", "pending", "agent", "errors", "lost")
+
+
+def _attacks(sizes: Sizes, workdir: Path, seed: int) -> list[Figure]:
+    rows: list[Figure] = []
+    for area in ATTACK_AREAS:
+        module = importlib.import_module(f"tests.support.attacks_{area}")
+        rows += module.attacks(workdir / area)
+    return rows
+
+
 Part = Callable[[Sizes, Path, int], list[Figure]]
 PARTS: dict[int, tuple[str, Part]] = {
     1: ("1 crash", _crash),
@@ -129,6 +141,7 @@ PARTS: dict[int, tuple[str, Part]] = {
     5: ("5 api", _api),
     6: ("6 secret", _secrets),
     7: ("7 size", _size),
+    8: ("8 attack", _attacks),
 }
 
 
