@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval_sanitize.cfg
 
-.PHONY: venv lab test test-fast lint browser bench reliability clean
+.PHONY: venv lab test test-fast lint browser bench reliability mutate clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -50,5 +50,13 @@ bench: $(STAMP)
 reliability: $(STAMP)
 	PYTHONPATH=. $(PY) benchmarks/reliability.py
 
+# Mutation testing of the modules where a bug costs data, money or safety ([tool.mutmut] in
+# pyproject.toml); not in CI. `make mutate MUTANTS='oo_nb.store.*'` runs a subset.
+MUTANTS ?=
+mutate: $(STAMP)
+	$(VENV)/bin/uv pip install -q --python $(PY) 'mutmut>=3.8,<4'
+	$(VENV)/bin/mutmut run $(MUTANTS) || true
+	$(PY) tools/mutation_report.py --mutmut $(VENV)/bin/mutmut --survivors
+
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache mutants
