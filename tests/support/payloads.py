@@ -180,7 +180,6 @@ _URL: list[tuple[str, str]] = [
     ("url-javascript-padded", f"  \x01javascript://example.org/%0A{_js('url-javascript-padded')}"),
     ("url-vbscript-host", "VBScript://example.org/%0Amsgbox(1)"),
     ("url-data-host", f"data://example.org/text/html,<script>{_js('url-data-host')}</script>"),
-    ("url-ftp", "ftp://example.org/pub/file.txt"),
 ]
 PAYLOADS: tuple[Payload, ...] = tuple(
     Payload(name, text, context)  # type: ignore[arg-type]
