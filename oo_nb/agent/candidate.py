@@ -33,7 +33,12 @@ from oo_nb.agent.types import RunInfo
 from oo_nb.errors import AgentError
 from oo_nb.format.article import CITATION, Article
 from oo_nb.format.document import Document
-from oo_nb.format.legacy_script import LEGACY_SCRIPT_HINT, inert_heading_text, runs_original_script
+from oo_nb.format.legacy_script import (
+    carries_markup,
+    inert_fragment,
+    inert_heading_text,
+    runs_original_script,
+)
 from oo_nb.format.names import SOURCE_CACHE_BLOCK
 from oo_nb.format.sanitize import sanitize_html, sanitize_text
 from oo_nb.store import clock
@@ -160,6 +165,8 @@ class _Builder:
         inline = InlineImages(self.contract.images, self.doc.article_html, count_images(kept_text))
         all_ids = {c.id for c in chunks if c.id} | {s.id for s in wanted} | element_ids
         heading_pids = any(c.has_heading_pid for c in chunks)
+        # the original page script re-reads heading text and attributes as HTML (legacy_script)
+        original_script = runs_original_script(self.doc)
         written = 0
         for index, section in enumerate(wanted):
             if section.id not in existing and section.id in element_ids:
@@ -191,14 +198,19 @@ class _Builder:
                     f"sections[{index}] ({section.id}) has no content after sanitising: not applied"
                 )
                 continue
-            body = keeper.apply(section.id, clean, all_ids)
             title = sanitize_text(section.title, max_len=200) or section.id
-            if "<" in title and runs_original_script(self.doc):
-                title = inert_heading_text(title)
-                self.warnings.append(
-                    f"sections[{index}] ({section.id}): '<' and '>' in the heading shown as look-alikes: "
-                    f"{LEGACY_SCRIPT_HINT}, which reads heading text as HTML"
-                )
+            if original_script:
+                clean, inert = inert_fragment(clean)
+                if carries_markup(title):
+                    title = inert_heading_text(title)
+                    inert.insert(0, "'<', '>' or '&' in the section title")
+                if inert:
+                    self.warnings.append(
+                        f"sections[{index}] ({section.id}): {'; '.join(inert)} shown with look-alike "
+                        "characters, because the page still runs the original o-o page script, "
+                        "which reads them as HTML (`oo sync DIR --migrate` gives it oo_nb's page code)"
+                    )
+            body = keeper.apply(section.id, clean, all_ids)
             if section.id in existing:
                 chunk = existing[section.id]
                 lead = _heading_pid(chunk.head)

@@ -6,7 +6,9 @@ the operative ``oo-contract`` block only, through the JSON it holds, and is vali
 store writes it (history kept). The cadence lives in the manifest, in the field the document
 already uses: ``freshness`` (daily, weekly, monthly: what an early document's own shell reads)
 stays a word when the new cadence has one, and becomes ``update_every_days`` only when it has
-none (with a warning).
+none (with a warning). On a page that still runs the original o-o page script, a value its
+contract panel shows as HTML (identity, intents, required sections) may not hold markup: such an
+edit is refused (``format/legacy_script.py``), the file is left as it was.
 """
 
 from __future__ import annotations
@@ -17,10 +19,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from oo_nb.edit.new import parse_budget, parse_days
-from oo_nb.errors import ValidationError
+from oo_nb.errors import OOError, ValidationError
 from oo_nb.format.blocks import FRESHNESS_DAYS, Contract
 from oo_nb.format.document import Document
-from oo_nb.format.legacy_script import LEGACY_SCRIPT_HINT, contract_risks, runs_original_script
+from oo_nb.format.legacy_script import contract_risks, runs_original_script
 from oo_nb.format.names import CONTRACT_BLOCK, MANIFEST_BLOCK
 from oo_nb.store import store
 
@@ -433,16 +435,42 @@ def plan_edits(doc: Document, edits: list[Edit]) -> tuple[Document, list[str], l
         if doc.file:
             exc.with_file(doc.file)
         raise
-    if result is not doc and runs_original_script(
-        result
-    ):  # the value is written as given; the page is the risk
-        known = {r.where for r in contract_risks(doc.contract)}
-        notes += [
-            f"warning: {r.describe()}; {LEGACY_SCRIPT_HINT}"
-            for r in contract_risks(result.contract)
-            if r.where not in known
-        ]
+    if result is not doc and runs_original_script(result):
+        _refuse_markup(doc, result)
     return result, changes, notes
+
+
+def _refuse_markup(doc: Document, result: Document) -> None:
+    """The original page script shows the contract's identity, intents and sections as HTML
+    (legacy_script): a new value there holding markup would run in the reader's browser. Values
+    already in the contract do not block other edits (the audit reports them)."""
+    known = {(r.field, r.text) for r in contract_risks(_raw_contract(doc))}
+    for risk in contract_risks(_raw_contract(result)):
+        if (risk.field, risk.text) in known:
+            continue
+        raise ValidationError(
+            f"refused: {risk.where} would be {risk.shown}, which {risk.cause}; "
+            "this document still runs the original o-o page script, which shows that value as HTML, "
+            "so it would run as markup in the reader's browser. Write it without '<', '>' or a "
+            "character reference for them (look-alikes such as \u2039 \u203a read the same), or "
+            f"first give the document oo_nb's page code, which shows it as text: `oo sync "
+            f"{_folder(doc)} --migrate`",
+            file=doc.file,
+            key=risk.where.removeprefix("contract "),
+        )
+
+
+def _raw_contract(doc: Document) -> dict[str, Any]:
+    """The contract's JSON as the page script reads it (an edit may be fixing an invalid one)."""
+    try:
+        raw = doc.block_json(CONTRACT_BLOCK)
+    except OOError:
+        return {}
+    return raw if isinstance(raw, dict) else {}
+
+
+def _folder(doc: Document) -> str:
+    return str(doc.path.parent) if doc.path is not None else "DIR"
 
 
 def apply_edits(

@@ -29,7 +29,8 @@ CHECKS: dict[str, tuple[str, str]] = {
     "overdue": ("warning", "the document is due by its cadence (today or earlier): is_stale"),
     "html-injection": (
         "warning",
-        "the original page script would render a contract value or heading as HTML",
+        "the original page script would render a contract value, h2/h3 heading or paragraph "
+        "attribute as HTML",
     ),
     "never-updated": ("info", "the document has never been updated (as_of empty)"),
     "uncited-source": ("info", "a cached source is never cited in the article"),

@@ -24,7 +24,12 @@ from oo_nb.format.article import CITATION, PID, pid_is_wellformed
 from oo_nb.format.blocks import Changelog, Contract, Manifest, SourceCache
 from oo_nb.format.document import Document
 from oo_nb.format.jsonblock import parse_block
-from oo_nb.format.legacy_script import InjectionRisk, contract_risks, has_our_script, heading_risks
+from oo_nb.format.legacy_script import (
+    InjectionRisk,
+    article_risks,
+    contract_risks,
+    has_our_script,
+)
 from oo_nb.format.names import (
     CHANGELOG_BLOCK,
     CONTRACT_BLOCK,
@@ -72,7 +77,8 @@ class ArticleScan:
     pids: list[str] = field(default_factory=list)
     figures: int = 0
     is_stub: bool = True
-    odd_headings: list[tuple[str, str]] = field(default_factory=list)  # (id, text) holding a "<"
+    # what the original page script would turn into markup (legacy_script), when asked for
+    injection_risks: list[InjectionRisk] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -165,8 +171,9 @@ class Digest:
 
 
 # --------------------------------------------------------------------------- article
-def scan_article(html: str) -> ArticleScan:
-    """Sections, paragraphs (pid, section, tag), citations, references, pids and figures."""
+def scan_article(html: str, *, risks: bool = False) -> ArticleScan:
+    """Sections, paragraphs (pid, section, tag), citations, references, pids and figures; with
+    ``risks``, also what the original page script would turn into markup (same parse)."""
     scan = ArticleScan()
     if not html.strip():
         return scan
@@ -180,6 +187,8 @@ def scan_article(html: str) -> ArticleScan:
     if root is None:
         return scan
     _Lean(scan, "<figure" in html).walk(root)
+    if risks:
+        scan.injection_risks = article_risks(root)
     stub = "stub-notice" in html and bool(
         root.xpath('.//*[contains(concat(" ", normalize-space(@class), " "), " stub-notice ")]')
     )
@@ -220,9 +229,6 @@ class _Lean:
         if tag in ("h2", "h3", "h4"):
             hid = node.get("id") or ""
             scan.sections.append((hid, int(tag[1])))
-            text = "".join(node.itertext())
-            if "<" in text:  # the original page script would read it back as HTML
-                scan.odd_headings.append((hid, text))
             if tag == "h2":
                 self.section = hid
                 self.in_refs = hid == "references"
@@ -316,6 +322,8 @@ def _fill_contract(doc: Document, d: Digest) -> None:
     raw = _block(doc, CONTRACT_BLOCK, d)
     if raw is None:
         return
+    if d.original_script and isinstance(raw, dict):  # shown by the page even when invalid here
+        d.injection_risks += contract_risks(raw)
     try:
         c = Contract.from_json(raw)
     except OOError as exc:
@@ -325,8 +333,6 @@ def _fill_contract(doc: Document, d: Digest) -> None:
     d.sentinel_status = c.sentinel.status if c.sentinel else None
     d.budget_usd = c.max_cost_usd
     d.deny, d.prefer, d.require_https = c.deny_domains, c.prefer_domains, c.require_https
-    if d.original_script:
-        d.injection_risks += contract_risks(c)
 
 
 def _fill_cache(doc: Document, d: Digest) -> None:
@@ -387,10 +393,9 @@ def digest_document(doc: Document, *, slug: str, nbytes: int) -> Digest:
         )
     else:
         try:
-            scan = scan_article(doc.article_html)
+            scan = scan_article(doc.article_html, risks=d.original_script)
             d.take_article(scan)
-            if d.original_script:
-                d.injection_risks += heading_risks(scan.odd_headings)
+            d.injection_risks += scan.injection_risks
         except OOError as exc:
             d.problems.append(
                 Problem(

@@ -9,6 +9,7 @@ from typing import Any
 
 from oo_nb.errors import OOError, ValidationError
 from oo_nb.format.document import Document
+from oo_nb.format.legacy_script import inert_fragment, runs_original_script
 from oo_nb.format.names import SOURCE_CACHE_BLOCK
 from oo_nb.review.apply import ApplyResult, build_final, cited_ids
 from oo_nb.review.blocks import source_ids
@@ -167,6 +168,8 @@ class ReviewSession:
             clean = f'<h2 id="{html_lib.escape(hid)}">{inner.removeprefix("<span>").removesuffix("</span>")}</h2>'
         else:
             clean = sanitize_html(expanded).strip()
+        if runs_original_script(self.original):  # its script re-reads headings as HTML
+            clean, _ = inert_fragment(clean)
         if not text_of(clean) and "<img" not in clean:
             raise ValidationError(
                 f"{hunk.title}: the edited text is empty after cleaning; reject the hunk to drop it",

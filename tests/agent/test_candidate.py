@@ -675,7 +675,7 @@ def test_source_access_dates_are_never_in_the_future() -> None:
 @pytest.mark.parametrize(
     ("title", "shown", "warned"),
     [
-        ("Models < 10B", "Models \uff1c 10B", True),
+        ("Models < 10B", "Models \u2039 10B", True),
         ("Q3 <img src=x onerror=alert(1)//", "Q3", False),
     ],
 )
@@ -688,7 +688,7 @@ def test_heading_text_is_inert_on_the_original_page_script(
     cand = build(doc, raw)
     new = next(s for s in cand.document.article.sections if s.id == "new-sec")
     assert new.title == shown
-    assert any("look-alikes" in w and "--migrate" in w for w in cand.warnings) is warned
+    assert any("look-alike" in w and "--migrate" in w for w in cand.warnings) is warned
 
 
 def test_heading_text_is_kept_on_our_page_script(tmp_path: Path) -> None:
@@ -705,6 +705,49 @@ def test_heading_text_is_kept_on_our_page_script(tmp_path: Path) -> None:
         next(s for s in cand.document.article.sections if s.id == "new-sec").title == "Models < 10B"
     )
     assert not any("look-alikes" in w for w in cand.warnings)
+
+
+SINK_HTML = (
+    "<p>Body [s1].</p><h3>&lt;img src=x onerror=alert(1)&gt;</h3>"
+    "<h4>&#60;img src=x onerror=alert(4)&#62;</h4><h5>&lt;b&gt;5</h5><h6>&LT;i&GT;6</h6>"
+    '<p>See <a href="https://a.example/[s1]" title="[s2]<img src=x onerror=alert(2)>">x</a></p>'
+)
+
+
+def _headings(doc: Document) -> list[str]:
+    from lxml import html as lxml_html
+
+    root = lxml_html.fragment_fromstring(doc.article_html, create_parent="div")
+    return ["".join(h.itertext()) for h in root.iter("h1", "h2", "h3", "h4", "h5", "h6")]
+
+
+@pytest.mark.parametrize("name", ["anthropic-leadership.o-o.html", "agi-declared.o-o.html"])
+def test_section_html_is_inert_on_the_original_page_script(corpus_dir: Path, name: str) -> None:
+    """Every heading level and every attribute the citation pass would split: look-alikes."""
+    from oo_nb.format.legacy_script import carries_markup, injection_risks
+
+    doc = load(corpus_dir, name)
+    title = "Models < 10B &lt; 20B"
+    raw = proposal(sections=[{"id": "new-sec", "title": title, "html": SINK_HTML}])
+    cand = build(doc, raw)
+    assert injection_risks(cand.document) == []
+    assert not [h for h in _headings(cand.document) if carries_markup(h)]
+    article = cand.document.article_html
+    assert "\u2039img src=x onerror=alert(1)\u203a" in article  # the reader still sees it
+    assert "https://a.example/%5Bs1%5D" in article
+    assert "Models \u2039 10B \u2039 20B" in article
+    warned = [w for w in cand.warnings if "look-alike" in w]
+    assert len(warned) == 1 and "section title" in warned[0] and "--migrate" in warned[0]
+
+
+def test_section_html_is_kept_on_our_page_script(tmp_path: Path) -> None:
+    from oo_nb.edit.new import NewSpec, create_document
+
+    doc = create_document(NewSpec("Ours"), tmp_path)
+    cand = build(doc, proposal(sections=[{"id": "new-sec", "title": "A", "html": SINK_HTML}]))
+    article = cand.document.article_html
+    assert "<h3>&lt;img src=x onerror=alert(1)&gt;</h3>" in article  # our script shows text
+    assert not any("look-alike" in w for w in cand.warnings)
 
 
 # --------------------------------------------------------------------------- changelog date form

@@ -140,10 +140,10 @@ def test_text_fields_and_model(corpus_copy: Path) -> None:
     path = corpus_copy / "yc-w26-batch.o-o.html"
     apply_edits(
         path,
-        [Edit("set", "audience", 'Founders & "angels" <script>'), Edit("set", "model", "claude-x")],
+        [Edit("set", "audience", 'Founders & "angels" \\ all'), Edit("set", "model", "claude-x")],
     )
     c = Document.read(path).contract
-    assert c.audience == 'Founders & "angels" <script>' and c.model == "claude-x"
+    assert c.audience == 'Founders & "angels" \\ all' and c.model == "claude-x"
     apply_edits(path, [Edit("set", "model", "")])
     assert Document.read(path).contract.model is None
 
@@ -411,3 +411,67 @@ def test_a_new_event_leaves_rewritten_or_original_wording_alone(
     assert raw["instructions"]["sentinel"] == before
     assert raw["sentinel"]["event"] == "OpenAI declares AGI"
     assert any("instructions.sentinel names the old event" in n for n in result.notes)
+
+
+# --------------------------------------------------------------------------- original page script
+# The original o-o page script shows these values with innerHTML (format/legacy_script.py).
+SHOWN_VALUE_EDITS = [
+    ("--set", "subject"),
+    ("--set", "scope"),
+    ("--set", "audience"),
+    ("--set", "tone"),
+    ("--add", "intent"),
+    ("--add", "section"),
+]
+MARKUP_VALUES = ["<img src=x onerror=alert(1)>", "&lt;img src=x onerror=alert(1)&gt;", "a > b"]
+
+
+@pytest.mark.parametrize("value", MARKUP_VALUES)
+@pytest.mark.parametrize(("op", "key"), SHOWN_VALUE_EDITS)
+def test_markup_in_a_shown_value_is_refused_on_an_original_page(
+    corpus_copy: Path, op: str, key: str, value: str
+) -> None:
+    path = corpus_copy / "ai-model-landscape.o-o.html"
+    before = path.read_bytes()
+    with pytest.raises(ValidationError) as refused:
+        _run(path, op, key, value)
+    message = str(refused.value)
+    field = {"intent": "intents[", "section": "required_sections["}.get(key, f"key '{key}'")
+    assert field in message and "original o-o page script" in message
+    assert f"oo sync {corpus_copy} --migrate" in message and "\n" not in message
+    assert path.read_bytes() == before
+    assert read_history(path)[0].snapshot is None  # nothing written, nothing kept
+
+
+def test_a_list_replaced_with_markup_is_refused(corpus_copy: Path) -> None:
+    """The notebook's contract cell replaces whole lists."""
+    path = corpus_copy / "yc-w26-batch.o-o.html"
+    before = path.read_bytes()
+    with pytest.raises(ValidationError, match=r"required_sections\[0\].*--migrate"):
+        apply_edits(path, [Edit("replace", "section", ("<b>Overview</b>", "References"))])
+    assert path.read_bytes() == before
+
+
+def test_shown_values_with_markup_are_written_once_migrated(corpus_copy: Path) -> None:
+    from oo_nb.edit.sync import migrate_early
+
+    path = corpus_copy / "ai-model-landscape.o-o.html"
+    path.write_bytes(migrate_early(Document.read(path)).to_bytes())
+    result = apply_edits(path, [Edit("set", "scope", MARKUP_VALUES[0])])
+    assert result.written and Document.read(path).contract.scope == MARKUP_VALUES[0]
+    assert not any("original" in n for n in result.notes)  # our page script shows it as text
+
+
+def test_markup_already_there_does_not_block_other_edits(corpus_copy: Path) -> None:
+    """A value written by hand before stays reported by oo check; other edits go on, and the
+    value itself can be replaced by a clean one."""
+    path = corpus_copy / "ai-model-landscape.o-o.html"
+    doc = Document.read(path)
+    doc = doc.edit_block("oo-contract", lambda c: c["identity"].update(scope="a <b>"))
+    doc = doc.edit_block("oo-contract", lambda c: c["research"]["intents"].insert(0, "<i>x</i>"))
+    path.write_bytes(doc.to_bytes())
+    assert apply_edits(path, [Edit("set", "tone", "Plain")]).written
+    assert apply_edits(path, [Edit("add", "intent", "more news")]).written
+    assert apply_edits(path, [Edit("set", "scope", "a, b")]).written
+    with pytest.raises(ValidationError, match="key 'scope'"):
+        apply_edits(path, [Edit("set", "scope", "a <b>")])  # put back: refused like any new one

@@ -64,3 +64,40 @@ def test_check_and_audit_agree_on_html_injection_and_every_other_code(tmp_path: 
 
     (migrated / "a.o-o.html").write_bytes(migrate_early(doc).to_bytes())
     assert "html-injection" not in set(Library(migrated, workers=1).audit()["code"])
+
+
+def test_check_and_audit_report_every_sink_of_the_original_page_script(tmp_path: Path) -> None:
+    """One value in each place the original script reads as HTML (legacy_script's list): both
+    report each, with the same words; what the script does not read is not reported."""
+    from oo_nb.library.library import Library
+
+    doc = Document.read(CORPUS / "yc-w26-batch.o-o.html")
+
+    def hostile(c: dict[str, object]) -> None:
+        c["identity"] = {"subject": ["&lt;b&gt;"], "scope": "<i>", "audience": "a > b", "tone": ""}
+        c["research"]["intents"] = ["fine", "<u>"]  # type: ignore[index]
+        c["research"]["required_sections"] = ["References", "&#60;s"]  # type: ignore[index]
+
+    doc = doc.edit_block("oo-contract", hostile)
+    doc = doc.with_article(
+        doc.article_html
+        + '<div><h3 id="deep">deep &lt;b&gt;</h3></div><h4>&lt;not in the toc&gt;</h4>\n'
+        + '<p>See <abbr title="[s1] x">y</abbr>.</p>\n'
+    )
+    path = tmp_path / "y.o-o.html"
+    path.write_bytes(doc.to_bytes())
+    checked = {f.message.split(";")[0] for f in check_path(path) if f.code == "html-injection"}
+    audited = Library(tmp_path, workers=1).audit()
+    injected = audited[audited["code"] == "html-injection"]
+    assert sorted(injected["where"]) == sorted(
+        [
+            "contract subject",
+            "contract scope",
+            "contract audience",
+            "contract intents[1]",
+            "contract required_sections[1]",
+            "heading #deep",
+            "attribute title= in a paragraph",
+        ]
+    )
+    assert checked == {m.split(";")[0] for m in injected["message"]}

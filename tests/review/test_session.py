@@ -561,3 +561,17 @@ def test_an_edit_under_a_rejected_new_heading_keeps_the_section() -> None:
     result = s.result()
     assert "Looking ahead" in result.document.article_html
     assert any("no text under it: you edited its heading" in n for n in result.notes)
+
+
+def test_an_edit_is_inert_on_a_page_with_the_original_script(corpus_dir: Path) -> None:
+    """The original page script re-reads headings (and attributes in paragraphs) as HTML
+    (format/legacy_script.py): a hand edit gets the same look-alikes as agent output."""
+    from oo_nb.format.legacy_script import injection_risks
+
+    doc = Document.read(corpus_dir / "yc-w26-batch.o-o.html")
+    cand = doc.with_article(doc.article_html.replace(">Overview</h2>", ">Overview of W26</h2>", 1))
+    session = ReviewSession(doc, cand)
+    (h,) = session.diff.decidable
+    shown = session.edit(h.id, '<h2 id="overview">Overview &lt;img src=x onerror=alert(1)&gt;</h2>')
+    assert shown == '<h2 id="overview">Overview \u2039img src=x onerror=alert(1)\u203a</h2>'
+    assert injection_risks(session.apply()) == []
