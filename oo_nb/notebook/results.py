@@ -157,7 +157,12 @@ def _new(ns: argparse.Namespace) -> Any:
 
 
 def _library(ns: argparse.Namespace) -> Any:
-    return _run("library", ns).value  # the Library, or the frame asked for with --frame/--format
+    import sys
+
+    result = _run("library", ns)
+    for line in result.stderr_notes:  # the CLI's stderr note, with the magic's spelling
+        print(f"note: {line.replace('`oo library', '`%oo library')}", file=sys.stderr)
+    return result.value  # the Library, or the frame asked for with --frame/--format
 
 
 def _audit(ns: argparse.Namespace) -> Any:
