@@ -375,6 +375,7 @@ def _sync_one(
     fix_line_endings: bool,
 ) -> FileReport:
     start = Document.read(path)
+    store.check_writable(start)  # a damaged block: named at its line in the file (as oo check)
     doc = with_lf_shell(start) if fix_line_endings else start
     endings = [] if doc is start else ["line endings"]  # CR LF -> LF in the shell part only
     crlf = shell_crlf_line(doc)

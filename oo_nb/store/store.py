@@ -46,6 +46,7 @@ __all__ = [
     "Pick",
     "Restored",
     "atomic_write_bytes",
+    "check_writable",
     "discard_pending",
     "document_lock",
     "history_dir",
@@ -183,7 +184,14 @@ def _io_error(exc: OSError, target: Path, data: bytes) -> OOError:
 
 
 def _validate(data: bytes, target: Path) -> None:
-    doc = Document.parse(data, path=target)
+    check_writable(Document.parse(data, path=target))
+
+
+def check_writable(doc: Document) -> None:
+    """Raise the error ``write_document`` would refuse ``doc`` with (a block that is not JSON,
+    a value of the wrong type), with the line and column in ``doc`` itself. Callers that derive
+    a new version (``oo sync``) ask this of the file as read, so the error names the file's line,
+    as ``oo check`` does, not a line of the version they would have written."""
     if doc.kind == "document":
         for name in doc.blocks:
             doc.block_json(name)

@@ -307,3 +307,33 @@ def test_fix_line_endings_on_an_early_document_without_migrating(corpus_copy: Pa
     head, page, tail = parts(path.read_bytes())
     assert page == parts(before)[1] and b"\r" not in head + tail
     assert Document.read(path).layout == "early"  # not migrated: only the line endings
+
+
+# --------------------------------------------------------------------------- damaged blocks
+@pytest.mark.parametrize(
+    ("name", "old", "new", "migrate"),
+    [
+        ("agi-declared.o-o.html", '"version": "2.0",', '"version": "2.0",,', False),
+        ("agi-declared.o-o.html", '"version": 2,', '"version": "two",', False),
+        ("yc-w26-batch.o-o.html", '"version": "2.0",', '"version": "2.0",,', True),
+    ],
+)
+def test_sync_names_the_line_oo_check_names(
+    corpus_copy: Path, name: str, old: str, new: str, migrate: bool
+) -> None:
+    """The error is about the file as it is on disk (not the version sync would have written,
+    whose new stylesheet and script move every line below them)."""
+    from oo_nb.format.check import check_path
+
+    path = corpus_copy / name
+    text = path.read_text("utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), "utf-8")
+    before = path.read_bytes()
+    (checked,) = [f for f in check_path(path) if f.code in ("invalid-json", "invalid-block")]
+    for dry_run in (True, False):
+        result = sync_dir(corpus_copy, migrate=migrate, dry_run=dry_run)
+        report = next(r for r in result.reports if r.rel == name)
+        assert report.status == "error" and report.note == checked.message
+        assert result.exit_code == 1
+    assert path.read_bytes() == before
