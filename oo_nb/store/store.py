@@ -141,8 +141,13 @@ def write_document(
                     )
                 if current == data:
                     return target
-                record_snapshot(target, current, action)
-                atomic_write_bytes(target, data)
+                recorded = record_snapshot(target, current, action)
+                try:
+                    atomic_write_bytes(target, data)
+                except BaseException:
+                    if not _holds(target, data):  # not replaced: no "replaced by" row for it
+                        recorded.undo()
+                    raise
     except (
         OSError
     ) as exc:  # disk full, permissions...: an OOError that says what state the file is in
@@ -158,6 +163,15 @@ def _sweep_dead_temps(target: Path) -> None:
         pid_text = tmp.name[len(prefix) :].split(".", 1)[0]
         if pid_text.isdigit() and int(pid_text) != os.getpid() and not _alive(int(pid_text)):
             tmp.unlink(missing_ok=True)
+
+
+def _holds(target: Path, data: bytes) -> bool:
+    """Whether ``target`` holds ``data`` (a replace whose folder fsync failed still happened);
+    when it cannot be read, assume it may: a row too many never loses bytes, one too few could."""
+    try:
+        return target.read_bytes() == data
+    except OSError:
+        return True
 
 
 def _alive(pid: int) -> bool:
