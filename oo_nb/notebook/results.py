@@ -57,13 +57,21 @@ def history_frame(entries: list[HistoryEntry]) -> pd.DataFrame:
     """One row per kept version, oldest first; the current file is the last row."""
     import pandas as pd
 
+    from oo_nb.store.history import snapshot_state
+
+    def state(e: HistoryEntry) -> str:
+        if e.snapshot is None:
+            return "current"
+        kept = snapshot_state(e)
+        return f"replaced by {e.action}" + ("" if kept == "ok" else f" (snapshot {kept})")
+
     rows = [
         {
             "seq": e.seq,
             "version": e.version,
             "as_of": e.as_of or None,
             "saved_at": e.saved_at,
-            "state": "current" if e.snapshot is None else f"replaced by {e.action}",
+            "state": state(e),
             "cost_usd": e.cost_usd,
             "summary": e.summary,
         }

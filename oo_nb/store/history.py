@@ -30,6 +30,7 @@ __all__ = [
     "record_snapshot",
     "seq_bytes",
     "sha256_hex",
+    "snapshot_state",
     "utc_now",
     "version_bytes",
 ]
@@ -275,6 +276,21 @@ def _entry_bytes(p: Path, entry: HistoryEntry) -> bytes:
             f"history snapshot of {what} is damaged (checksum)", file=str(entry.snapshot or p)
         )
     return data
+
+
+def snapshot_state(entry: HistoryEntry) -> str:
+    """``ok``, ``missing`` or ``damaged`` (its bytes do not match the sha256 the log recorded)
+    for a kept version; ``current`` for the file itself. A version whose snapshot is not ``ok``
+    cannot be restored or compared: listings say so instead of showing it as kept."""
+    if entry.snapshot is None:
+        return "current"
+    try:
+        data = entry.snapshot.read_bytes()
+    except FileNotFoundError:
+        return "missing"
+    except OSError:  # a folder in its place, no permission...: it cannot be read back either
+        return "damaged"
+    return "ok" if sha256_hex(data) == entry.sha256 else "damaged"
 
 
 @dataclass(frozen=True)

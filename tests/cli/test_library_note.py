@@ -9,20 +9,7 @@ import pytest
 
 from oo_nb.cli.main import main
 from tests.conftest import CORPUS
-
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "library"
-
-
-def mixed_folder(tmp_path: Path) -> Path:
-    """Two good documents, two that cannot be read at all, one with a damaged block."""
-    root = tmp_path / "docs"
-    root.mkdir()
-    shutil.copy(CORPUS / "yc-w26-batch.o-o.html", root / "good.o-o.html")
-    shutil.copy(CORPUS / "agi-declared.o-o.html", root / "also-good.o-o.html")
-    shutil.copy(FIXTURES / "corrupt.o-o.html", root / "corrupt.o-o.html")
-    (root / "binary.o-o.html").write_bytes(b"\x00\x01 not a document")
-    shutil.copy(FIXTURES / "bad-json.o-o.html", root / "bad-json.o-o.html")
-    return root
+from tests.support.lost_samples import mixed_folder
 
 
 @pytest.fixture
