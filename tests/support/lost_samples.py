@@ -4,7 +4,9 @@ that cannot be read, and a document with kept history."""
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from oo_nb.format.document import Document
 from oo_nb.store.store import write_document
@@ -32,8 +34,13 @@ def three_writes(folder: Path) -> Path:
     file."""
     path = corpus_file("yc-w26-batch.o-o.html", folder)
     for version in (5, 6, 7):
-        doc = Document.read(path).edit_block(
-            "oo-manifest", lambda m, v=version: m.update(version=v)
-        )
+        doc = Document.read(path).edit_block("oo-manifest", _set_version(version))
         write_document(doc, expected=path.read_bytes(), action=f"edit {version}")
     return path
+
+
+def _set_version(version: int) -> Callable[[dict[str, Any]], None]:
+    def change(manifest: dict[str, Any]) -> None:
+        manifest["version"] = version
+
+    return change
