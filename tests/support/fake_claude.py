@@ -71,3 +71,22 @@ def wait_for_log(env: dict[str, str], timeout: float = 30.0) -> dict[str, Any]:
             return read_log(env)
         time.sleep(0.05)
     raise TimeoutError("the fake claude never started")
+
+
+# The Claude Code backend run by itself in a child process (no `oo update`: its imports cost
+# seconds), for the SIGTERM attack: ``python -c BACKEND_CHILD DOC``.
+BACKEND_CHILD = r"""
+import sys
+from datetime import date
+from pathlib import Path
+from types import SimpleNamespace
+from oo_nb.agent.backends.claude_code import ClaudeCodeBackend
+from oo_nb.agent.budget import Budget
+from oo_nb.agent.pricing import price_for
+
+backend = ClaudeCodeBackend(model="claude-sonnet-5-5", doc_path=Path(sys.argv[1]))
+ctx = SimpleNamespace(as_of=None, today=date(2026, 11, 29), next_source_id="s1",
+                      blocked_domains=(), sentinel=None)
+budget = Budget(limit_usd=1.0, price=price_for("claude-sonnet-5-5"))
+backend.run(ctx, budget=budget, run=backend.new_run(1.0), validate=lambda p: p)
+"""

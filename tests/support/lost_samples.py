@@ -20,7 +20,7 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "library"
 def mixed_folder(tmp_path: Path) -> Path:
     """Two good documents, two that cannot be read at all, one with a damaged block."""
     root = tmp_path / "docs"
-    root.mkdir()
+    root.mkdir(parents=True)
     shutil.copy(CORPUS / "yc-w26-batch.o-o.html", root / "good.o-o.html")
     shutil.copy(CORPUS / "agi-declared.o-o.html", root / "also-good.o-o.html")
     shutil.copy(FIXTURES / "corrupt.o-o.html", root / "corrupt.o-o.html")
@@ -32,6 +32,7 @@ def mixed_folder(tmp_path: Path) -> Path:
 def three_writes(folder: Path) -> Path:
     """A document with four kept states: seq 1-3 in history ("edit 5".."edit 7"), seq 4 the
     file."""
+    folder.mkdir(parents=True, exist_ok=True)
     path = corpus_file("yc-w26-batch.o-o.html", folder)
     for version in (5, 6, 7):
         doc = Document.read(path).edit_block("oo-manifest", _set_version(version))
