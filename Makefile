@@ -40,7 +40,8 @@ test-fast: $(STAMP)
 LAB_FLAGS := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 lab: $(STAMP)
-	$(PY) -m oo_nb demo notebooks/demo-library --quiet
+	@# Made fresh, or kept as it is when it holds your work (the demo refuses and says why).
+	$(PY) -m oo_nb demo notebooks/demo-library --quiet || echo "make lab: notebooks/demo-library kept as it is" >&2
 	cd notebooks && ../$(VENV)/bin/jupyter lab $(LAB_FLAGS) 01-quickstart.ipynb
 
 # Benchmarks and tools import the test helpers (tests/support) from the repository root.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from oo_nb.cli.verbs import TextResult
+from oo_nb.store.history import snapshot_state
 from oo_nb.store.store import HistoryEntry, read_history
 
 HELP = "list a document's kept versions (version, date, action, summary, cost)"
@@ -19,7 +20,15 @@ def format_history(entries: list[HistoryEntry], doc: str = "DOC") -> str:
         return "no such document"
     # sha256 (its start) tells apart states that share a version number, and shows repeats
     rows = [("seq", "version", "sha256", "as of", "saved", "how it ended", "cost", "summary")]
+    lost: list[str] = []
     for e in entries:
+        state = snapshot_state(e)
+        ended = "(current)" if e.snapshot is None else f"replaced by {e.action}"
+        if state in ("missing", "damaged"):
+            ended += f" [snapshot {state}]"
+            lost.append(
+                f"seq {e.seq}: snapshot {state} ({e.snapshot}): this version cannot be restored or compared"
+            )
         rows.append(
             (
                 str(e.seq),
@@ -27,7 +36,7 @@ def format_history(entries: list[HistoryEntry], doc: str = "DOC") -> str:
                 e.sha256[:8],
                 e.as_of or "-",
                 e.saved_at[:16].replace("T", " "),
-                "(current)" if e.snapshot is None else f"replaced by {e.action}",
+                ended,
                 "-" if e.cost_usd is None else f"${e.cost_usd:.4f}",
                 e.summary[:70],
             )
@@ -37,7 +46,7 @@ def format_history(entries: list[HistoryEntry], doc: str = "DOC") -> str:
         "  ".join(c.ljust(w) for c, w in zip(r[:7], widths, strict=True)) + "  " + r[7]
         for r in rows
     ]
-    return "\n".join(table + _hints(entries, doc))
+    return "\n".join(table + lost + _hints(entries, doc))
 
 
 def _hints(entries: list[HistoryEntry], doc: str) -> list[str]:

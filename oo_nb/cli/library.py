@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 import shutil
 from datetime import date
 from pathlib import Path
@@ -145,6 +146,15 @@ class LibraryResult:
         self.exit_code = 0
 
     @property
+    def stderr_notes(self) -> list[str]:
+        """Lines for stderr: the files that could not be read, so a table that looks complete
+        never hides them (the errors frame itself needs no such line)."""
+        if self.frame_name == "errors":
+            return []
+        note = unreadable_note(self.library)
+        return [note] if note else []
+
+    @property
     def frame(self) -> pd.DataFrame:
         if self.frame_name == "audit":
             return self.library.audit(self.stale_after)
@@ -174,6 +184,25 @@ class LibraryResult:
             frame = self.frame
             return {"text/plain": repr(frame), "text/html": frame.to_html(max_rows=60, escape=True)}
         return self.library._repr_mimebundle_(include, exclude)
+
+
+def unreadable_note(library: Library, command: str = "oo") -> str | None:
+    """``2 of 32 files could not be read; see `oo library DIR --frame errors```, or None when
+    every file was read. Documents read only in part (a damaged block, an unreadable article)
+    are counted too: their rows hold NA where that part was needed."""
+    failed = len(library.failures)
+    partial = sum(1 for d in library.digests if d.problems)
+    if not failed and not partial:
+        return None
+    total = failed + len(library)
+    if failed:
+        what = f"{failed} of {total} files could not be read"
+        if partial:
+            what += f" ({partial} more only in part)"
+    else:
+        what = f"{partial} of {total} files could be read only in part"
+    folder = shlex.quote(str(library.root))
+    return f"{what}; see `{command} library {folder} --frame errors`"
 
 
 def run(ns: argparse.Namespace) -> LibraryResult:

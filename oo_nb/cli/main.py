@@ -131,6 +131,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             sys.stdout.flush()
         except BrokenPipeError:  # `oo library DIR | head`: the reader left, which is fine
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    # what the output alone would hide (e.g. files that could not be read): after the output,
+    # on stderr, so a pipe's data stays clean
+    for line in getattr(result, "stderr_notes", ()):
+        print(f"oo {ns.verb}: {line}", file=sys.stderr)
     return int(result.exit_code)
 
 

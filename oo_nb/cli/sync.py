@@ -30,6 +30,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "an early index page gets this version's shell, its page kept byte for byte",
     )
 
+    parser.add_argument(
+        "--fix-line-endings",
+        action="store_true",
+        help="turn CR LF into LF in the shell lines (before and after the page), which bash "
+        "needs to run the file; the page between them keeps every byte",
+    )
+
 
 def run(ns: argparse.Namespace) -> SyncResult:
-    return sync_dir(ns.dir, ns.section, dry_run=ns.dry_run, migrate=ns.migrate)
+    return sync_dir(
+        ns.dir,
+        ns.section,
+        dry_run=ns.dry_run,
+        migrate=ns.migrate,
+        fix_line_endings=ns.fix_line_endings,
+    )

@@ -18,6 +18,7 @@ from typing import Literal
 
 from oo_nb.errors import FormatError, OOError
 from oo_nb.format.document import Document, Span
+from oo_nb.format.line_endings import FIX_OPTION, shell_crlf_line, with_lf_shell
 from oo_nb.format.names import RENDERING_BOUNDARY
 from oo_nb.format.template.render import (
     MARKERS,
@@ -125,7 +126,7 @@ def _whole_lines(text: str, start: int, end: int) -> tuple[int, int, str, str]:
 
 # --------------------------------------------------------------------------- sync one page
 def _replace(doc: Document, span: Span, new: str) -> Document:
-    if doc.newline == "\r\n":
+    if doc.newline_at(span.start) == "\r\n":
         new = new.replace("\r\n", "\n").replace("\n", "\r\n")
     return (
         doc
@@ -194,10 +195,10 @@ def _replace_tail(doc: Document, kind: PageKind) -> Document:
     """The document with everything after its terminator line replaced by this version's shell
     (``exit 0`` last, so whatever a later editor appends never runs)."""
     shell = shell_section(kind) + "exit 0\n"
-    if doc.newline == "\r\n":
+    if doc.shell_newline == "\r\n":
         shell = shell.replace("\n", "\r\n")
     if not doc.span_text(doc.terminator).endswith("\n"):  # a terminator on the file's last line
-        shell = doc.newline + shell
+        shell = doc.shell_newline + shell
     return doc.replace_range(doc.tail.start, doc.tail.end, shell)
 
 
@@ -336,7 +337,12 @@ def _read_custom(root: Path) -> str | None:
 
 
 def sync_dir(
-    root: str | Path, section: Choice = "all", *, dry_run: bool = False, migrate: bool = False
+    root: str | Path,
+    section: Choice = "all",
+    *,
+    dry_run: bool = False,
+    migrate: bool = False,
+    fix_line_endings: bool = False,
 ) -> SyncResult:
     base = Path(root)
     pages = walk(base)  # index pages too: they get this version's shell
@@ -346,7 +352,9 @@ def sync_dir(
     for path in pages:
         rel = path.relative_to(base).as_posix()
         try:
-            result.reports.append(_sync_one(path, rel, sections, custom, dry_run, migrate))
+            result.reports.append(
+                _sync_one(path, rel, sections, custom, dry_run, migrate, fix_line_endings)
+            )
         except OOError as exc:
             text = str(exc)
             result.reports.append(
@@ -364,46 +372,73 @@ def _sync_one(
     custom: str | None,
     dry_run: bool,
     migrate: bool,
+    fix_line_endings: bool,
 ) -> FileReport:
-    doc = Document.read(path)
-    start = doc
-    note = ""
+    start = Document.read(path)
+    store.check_writable(start)  # a damaged block: named at its line in the file (as oo check)
+    doc = with_lf_shell(start) if fix_line_endings else start
+    endings = [] if doc is start else ["line endings"]  # CR LF -> LF in the shell part only
+    crlf = shell_crlf_line(doc)
+    note = "" if crlf is None else f"{_CRLF_NOTE} (line {crlf}); `oo sync DIR {FIX_OPTION}`"
     migrated = False
     if doc.layout == "early":
-        if not migrate and doc.kind == "index":
-            return FileReport(
-                rel,
-                "early layout",
-                note="runs the original's shell; `oo sync DIR --migrate` gives it this version's",
-            )
         if not migrate:
-            return FileReport(
-                rel, "early layout", note="no OO markers; `oo sync DIR --migrate` converts it"
+            early = (
+                "runs the original's shell; `oo sync DIR --migrate` gives it this version's"
+                if doc.kind == "index"
+                else "no OO markers; `oo sync DIR --migrate` converts it"
             )
+            if not endings:
+                return FileReport(rel, "early layout", note=_join(early, note))
+            _write(doc, start, endings, dry_run)
+            return FileReport(rel, _status(dry_run, False), endings, _join(early, note))
         doc = migrate_early(doc)
         migrated = True
         if doc.kind == "index":
             # the page keeps its own styles and script: only the shell is this version's
-            status = "would migrate" if dry_run else "migrated"
-            if not dry_run:
-                store.write_document(doc, expected=start.to_bytes(), action="sync --migrate")
+            _write(doc, start, ["migrate", *endings], dry_run)
             return FileReport(
-                rel, status, ["shell"], "this version's shell; the page above it is unchanged"
+                rel,
+                _status(dry_run, True),
+                [*endings, "shell"],
+                "this version's shell; the page above it is unchanged",
             )
-        note = "converted to the marker layout; data unchanged"
+        note = _join(note, "converted to the marker layout; data unchanged")
     new, changed, missing = sync_document(doc, sections, custom)
     if migrated:
         changed = ["css", "js", "shell", *(c for c in changed if c == "custom")]
+    changed = endings + changed
     if missing:
-        note = (note + "; " if note else "") + f"no {', '.join(missing)} markers"
+        note = _join(note, f"no {', '.join(missing)} markers")
     if new.text == start.text:
         return FileReport(rel, "unchanged", note=note)
-    status = (
-        ("would migrate" if dry_run else "migrated")
-        if migrated
-        else ("would update" if dry_run else "updated")
-    )
-    if not dry_run:
-        action = "sync --migrate" if migrated else f"sync {'+'.join(sections)}"
-        store.write_document(new, expected=start.to_bytes(), action=action)
-    return FileReport(rel, status, changed, note)
+    _write(new, start, ["migrate" if migrated else "", *sections, *endings], dry_run)
+    return FileReport(rel, _status(dry_run, migrated), changed, note)
+
+
+_CRLF_NOTE = "CRLF line endings in the shell part: bash cannot run it"
+
+
+def _join(*notes: str) -> str:
+    return "; ".join(n for n in notes if n)
+
+
+def _status(dry_run: bool, migrated: bool) -> str:
+    if migrated:
+        return "would migrate" if dry_run else "migrated"
+    return "would update" if dry_run else "updated"
+
+
+def _write(new: Document, start: Document, what: list[str], dry_run: bool) -> None:
+    """Through the store: the version replaced is kept in history. ``what`` names the change
+    in the history row (``sync css+js+shell``, ``sync --migrate``, ``sync --fix-line-endings``)."""
+    if dry_run:
+        return
+    words = ["sync"]
+    if "migrate" in what:
+        words.append("--migrate")
+    elif parts := [w for w in what if w in SECTIONS]:
+        words.append("+".join(parts))
+    if "line endings" in what:
+        words.append(FIX_OPTION)
+    store.write_document(new, expected=start.to_bytes(), action=" ".join(words))

@@ -10,6 +10,7 @@ from oo_nb.format.article import pid_problem
 from oo_nb.format.document import BLOCK_IDS, Document
 from oo_nb.format.findings import CHECKS
 from oo_nb.format.legacy_script import LEGACY_SCRIPT_HINT, injection_risks
+from oo_nb.format.line_endings import crlf_message, shell_crlf_line
 
 __all__ = ["Finding", "check_path"]
 
@@ -48,12 +49,16 @@ def check_path(path: str | Path) -> list[Finding]:
         doc = Document.read(path)
     except OOError as exc:
         return [Finding(name, CHECKS["unreadable"][0], "unreadable", _where(exc))]
-    if doc.kind == "index":
-        return []
     findings: list[Finding] = []
 
     def add(code: str, message: str) -> None:
         findings.append(Finding(name, CHECKS[code][0], code, message))
+
+    crlf = shell_crlf_line(doc)
+    if crlf is not None:  # an index page is a bash script too
+        add("crlf-shell", crlf_message(crlf, str(Path(path).parent)))
+    if doc.kind == "index":
+        return findings
 
     for block in BLOCK_IDS:
         if not doc.has_block(block):

@@ -115,14 +115,19 @@ class Document:
             raise FormatError(
                 "contains a NUL byte", file=self.file, line=self.line_of(text.index("\x00"))
             )
-        self.newline = "\r\n" if "\r\n" in text[:4096] else "\n"
         opener = self._find_opener()
         self.marker = opener[2]
         self.opener = Span(opener[0], opener[1])
         self.header = Span(0, opener[0])
         self.terminator = self._find_terminator(opener[1])
         self.html = Span(opener[1], self.terminator.start)
+        # the page's line ending (text spliced into it gets the same)
+        self.newline = "\r\n" if "\r\n" in text[self.html.start : self.html.start + 4096] else "\n"
         self.tail = Span(self.terminator.end, len(text))
+        # the bash lines (header, opener, terminator, tail) may end otherwise than the page's:
+        # `oo sync --fix-line-endings` gives them LF and leaves the page's bytes alone
+        shell_crlf = "\r\n" in text[: self.html.start] or "\r\n" in text[self.terminator.start :]
+        self.shell_newline = "\r\n" if shell_crlf else "\n"
         self.blocks: dict[str, Span] = {}
         self.block_tags: dict[str, Span] = {}
         self.article_span: Span | None = None
@@ -251,6 +256,11 @@ class Document:
     def file(self) -> str | None:
         return _name(self.path)
 
+    def newline_at(self, offset: int) -> str:
+        """The line ending text spliced at ``offset`` gets: the page's inside the heredoc, the
+        shell's outside it."""
+        return self.newline if self.html.start <= offset <= self.html.end else self.shell_newline
+
     def line_of(self, offset: int) -> int:
         if self._line_starts is None:
             self._line_starts = [0] + [m.end() for m in re.finditer("\n", self.text)]
@@ -367,9 +377,10 @@ class Document:
         """Splice ``new`` over ``[start, end)`` and re-parse. Raises if the result is no longer a
         well-formed document with the same blocks and article (nothing is half-written).
         Text spliced into the HTML part never holds a terminator line (it would end the heredoc)."""
-        if self.html.start <= start <= end <= self.html.end:
+        in_page = self.html.start <= start <= end <= self.html.end
+        if in_page:
             new = neutralise_terminator(new, self.marker)
-        if self.newline == "\r\n":
+        if (self.newline if in_page else self.shell_newline) == "\r\n":
             new = new.replace("\r\n", "\n").replace("\n", "\r\n")
         try:
             new.encode("utf-8")

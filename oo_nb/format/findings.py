@@ -13,6 +13,7 @@ CHECKS: dict[str, tuple[str, str]] = {
     "invalid-json": ("error", "a JSON block is not valid JSON"),
     "invalid-block": ("error", "a JSON block has a value of the wrong type"),
     "missing-block": ("error", "a JSON block is missing"),
+    "crlf-shell": ("error", "the shell lines end in CR LF: bash cannot run the file"),
     "unreadable-article": ("error", "the article element is missing or cannot be read"),
     "unresolved-citation": ("error", "an [sN] citation has no source in the cache"),
     "empty-cache": ("error", "a populated article with an empty source cache"),

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import date
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from oo_nb.format.article import pid_problem
 from oo_nb.format.blocks import domain_of
 from oo_nb.format.findings import CHECKS, SEVERITIES
 from oo_nb.format.legacy_script import LEGACY_SCRIPT_HINT
+from oo_nb.format.line_endings import crlf_message
 from oo_nb.format.names import MANIFEST_BLOCK, SOURCE_CACHE_BLOCK
 from oo_nb.library.digest import Digest
 
@@ -175,6 +177,12 @@ def _pid_findings(d: Digest) -> Iterator[Finding]:
         yield _f(d.slug, "duplicate-pid", pid, "used by more than one element")
 
 
+def _shell_findings(d: Digest) -> Iterator[Finding]:
+    if d.crlf_line is not None:
+        folder = str(Path(d.path).parent)
+        yield _f(d.slug, "crlf-shell", "shell", crlf_message(d.crlf_line, folder))
+
+
 def _script_findings(d: Digest) -> Iterator[Finding]:
     for risk in d.injection_risks:
         yield _f(d.slug, "html-injection", risk.where, f"{risk.describe()}; {LEGACY_SCRIPT_HINT}")
@@ -233,6 +241,7 @@ def audit(lib: Library, stale_after_days: int = 365, today: date | None = None) 
     ]
     for d in lib.digests:
         rows.extend(_block_findings(d))
+        rows.extend(_shell_findings(d))
         rows.extend(_freshness_findings(d, day))
         rows.extend(_source_findings(d, day, stale_after_days))
         rows.extend(_fact_findings(d))

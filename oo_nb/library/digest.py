@@ -30,6 +30,7 @@ from oo_nb.format.legacy_script import (
     contract_risks,
     has_our_script,
 )
+from oo_nb.format.line_endings import shell_crlf_line
 from oo_nb.format.names import (
     CHANGELOG_BLOCK,
     CONTRACT_BLOCK,
@@ -142,6 +143,7 @@ class Digest:
     bad_pids: list[str] = field(default_factory=list)  # pids that are not pid:SECTION:8HEX
     dup_pids: list[str] = field(default_factory=list)  # pids used more than once
     problems: list[Problem] = field(default_factory=list)
+    crlf_line: int | None = None  # first shell line ending in CR LF: bash cannot run the file
 
     @property
     def citations(self) -> list[tuple[str, str | None, str]]:
@@ -382,6 +384,7 @@ def _fill_changelog(doc: Document, d: Digest) -> None:
 
 def digest_document(doc: Document, *, slug: str, nbytes: int) -> Digest:
     d = Digest(path=str(doc.path), slug=slug, nbytes=nbytes, layout=doc.layout)
+    d.crlf_line = shell_crlf_line(doc)
     d.original_script = not has_our_script(doc)
     _fill_manifest(doc, d)
     _fill_contract(doc, d)

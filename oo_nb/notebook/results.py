@@ -57,13 +57,21 @@ def history_frame(entries: list[HistoryEntry]) -> pd.DataFrame:
     """One row per kept version, oldest first; the current file is the last row."""
     import pandas as pd
 
+    from oo_nb.store.history import snapshot_state
+
+    def state(e: HistoryEntry) -> str:
+        if e.snapshot is None:
+            return "current"
+        kept = snapshot_state(e)
+        return f"replaced by {e.action}" + ("" if kept == "ok" else f" (snapshot {kept})")
+
     rows = [
         {
             "seq": e.seq,
             "version": e.version,
             "as_of": e.as_of or None,
             "saved_at": e.saved_at,
-            "state": "current" if e.snapshot is None else f"replaced by {e.action}",
+            "state": state(e),
             "cost_usd": e.cost_usd,
             "summary": e.summary,
         }
@@ -157,7 +165,12 @@ def _new(ns: argparse.Namespace) -> Any:
 
 
 def _library(ns: argparse.Namespace) -> Any:
-    return _run("library", ns).value  # the Library, or the frame asked for with --frame/--format
+    import sys
+
+    result = _run("library", ns)
+    for line in result.stderr_notes:  # the CLI's stderr note, with the magic's spelling
+        print(f"note: {line.replace('`oo library', '`%oo library')}", file=sys.stderr)
+    return result.value  # the Library, or the frame asked for with --frame/--format
 
 
 def _audit(ns: argparse.Namespace) -> Any:

@@ -1,5 +1,7 @@
 """Atomic replace: readers see the old file or the new one, never a mix (temp file in the same
-folder, fsync, rename, fsync of the folder). The file's mode is kept."""
+folder, fsync, rename, fsync of the folder). The file's mode is kept. The temp file
+``.NAME.PID.NS.tmp`` is removed on any error and on SIGTERM (``sigterm``); after a SIGKILL the
+next write sweeps it (``stale``)."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ import time
 from pathlib import Path
 
 from oo_nb.errors import OOError
+from oo_nb.store.sigterm import cleanup_on_sigterm
 
 __all__ = ["atomic_write_bytes"]
 
@@ -17,6 +20,11 @@ def atomic_write_bytes(
 ) -> None:
     """Write ``data`` to ``path`` so that readers see the old or the new file, never a mix.
     ``exclusive`` refuses to replace an existing file (new documents never overwrite)."""
+    with cleanup_on_sigterm():  # SIGTERM mid-write: the temp file is removed, then the process ends
+        _write(path, data, mode, exclusive)
+
+
+def _write(path: Path, data: bytes, mode: int | None, exclusive: bool) -> None:
     if exclusive and path.exists():
         raise OOError("already exists; not overwritten", file=str(path))
     if mode is None:

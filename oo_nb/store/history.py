@@ -4,6 +4,7 @@ an entry by version or seq, and recording a snapshot before a replace."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -21,6 +22,7 @@ __all__ = [
     "HISTORY_DIR",
     "HistoryEntry",
     "Pick",
+    "Recorded",
     "history_dir",
     "pick_entry",
     "pick_from",
@@ -28,6 +30,7 @@ __all__ = [
     "record_snapshot",
     "seq_bytes",
     "sha256_hex",
+    "snapshot_state",
     "utc_now",
     "version_bytes",
 ]
@@ -125,7 +128,9 @@ def _split_torn_tail(data: bytes) -> tuple[bytes, bytes]:
     return data[:cut], data[cut:]
 
 
-def _append_log_row(path: Path, row: dict[str, Any]) -> None:
+def _append_log_row(path: Path, row: dict[str, Any]) -> int:
+    """Append ``row``; returns the log's size before it (where ``Recorded.undo`` cuts). A row
+    that could not be written whole (disk full) is cut off again: no half row stays behind."""
     log = _log_path(path)
     if log.exists():
         body, torn = _split_torn_tail(log.read_bytes())
@@ -135,10 +140,17 @@ def _append_log_row(path: Path, row: dict[str, Any]) -> None:
                     fh.write(b"\n")
             else:
                 os.truncate(log, len(body))
-    with open(log, "a", encoding="utf-8") as fh:
-        fh.write(json.dumps(row, ensure_ascii=False) + "\n")
-        fh.flush()
-        os.fsync(fh.fileno())
+    size = log.stat().st_size if log.exists() else 0
+    try:
+        with open(log, "ab") as fh:
+            fh.write((json.dumps(row, ensure_ascii=False) + "\n").encode("utf-8"))
+            fh.flush()
+            os.fsync(fh.fileno())
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.truncate(log, size)
+        raise
+    return size
 
 
 _ROW_TEXT = ("as_of", "summary", "saved_at", "action")
@@ -167,15 +179,34 @@ def _row_problem(row: Any) -> str | None:
     return None
 
 
-def record_snapshot(path: Path, data: bytes, action: str) -> None:
-    """Keep ``data`` (the bytes about to be replaced) as the next history entry of ``path``."""
+@dataclass(frozen=True)
+class Recorded:
+    """One history row written ahead of a replace (snapshot first, then the row, then the
+    replace). ``undo`` takes the row and its snapshot back when the replace did not happen: the
+    log never says a version was "replaced by" a write that failed."""
+
+    path: Path
+    snapshot: Path
+    log_size: int  # the log's size before the row
+
+    def undo(self) -> None:
+        # best effort: the write's own error is what the caller reports
+        with contextlib.suppress(OSError):
+            os.truncate(_log_path(self.path), self.log_size)
+        with contextlib.suppress(OSError):
+            self.snapshot.unlink(missing_ok=True)
+
+
+def record_snapshot(path: Path, data: bytes, action: str) -> Recorded:
+    """Keep ``data`` (the bytes about to be replaced) as the next history entry of ``path``.
+    Either both the snapshot and its row are there afterwards, or neither (an error, e.g. a
+    full disk, removes the snapshot again and cuts a half-written row)."""
     folder = history_dir(path) / "snapshots"
     folder.mkdir(parents=True, exist_ok=True)
     rows = _read_log(path)
     seq = (rows[-1]["seq"] + 1) if rows else 1
     info = _describe(data)
     snap = folder / f"{seq:05d}-v{info['version'] if info['version'] is not None else 'x'}.snap"
-    atomic_write_bytes(snap, data, mode=0o644)
     row = {
         "seq": seq,
         "file": snap.name,
@@ -184,7 +215,14 @@ def record_snapshot(path: Path, data: bytes, action: str) -> None:
         "action": action,
         **info,
     }
-    _append_log_row(path, row)
+    try:
+        atomic_write_bytes(snap, data, mode=0o644)
+        size = _append_log_row(path, row)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            snap.unlink(missing_ok=True)
+        raise
+    return Recorded(path, snap, size)
 
 
 def read_history(path: str | Path) -> list[HistoryEntry]:
@@ -238,6 +276,21 @@ def _entry_bytes(p: Path, entry: HistoryEntry) -> bytes:
             f"history snapshot of {what} is damaged (checksum)", file=str(entry.snapshot or p)
         )
     return data
+
+
+def snapshot_state(entry: HistoryEntry) -> str:
+    """``ok``, ``missing`` or ``damaged`` (its bytes do not match the sha256 the log recorded)
+    for a kept version; ``current`` for the file itself. A version whose snapshot is not ``ok``
+    cannot be restored or compared: listings say so instead of showing it as kept."""
+    if entry.snapshot is None:
+        return "current"
+    try:
+        data = entry.snapshot.read_bytes()
+    except FileNotFoundError:
+        return "missing"
+    except OSError:  # a folder in its place, no permission...: it cannot be read back either
+        return "damaged"
+    return "ok" if sha256_hex(data) == entry.sha256 else "damaged"
 
 
 @dataclass(frozen=True)

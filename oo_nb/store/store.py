@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
-import glob
 import json
 import os
 import socket
@@ -22,7 +21,7 @@ from typing import Any
 
 from oo_nb.errors import ConflictError, FormatError, LockedError, NotFound, OOError
 from oo_nb.format.document import Document
-from oo_nb.format.names import LOCK_NAME, PENDING_PROPOSAL
+from oo_nb.format.names import DOC_SUFFIX, LOCK_NAME, PENDING_PROPOSAL
 from oo_nb.store.atomic import atomic_write_bytes
 from oo_nb.store.history import (
     HISTORY_DIR,
@@ -38,6 +37,8 @@ from oo_nb.store.history import (
     utc_now,
     version_bytes,
 )
+from oo_nb.store.sigterm import cleanup_on_sigterm
+from oo_nb.store.stale import sweep_temp_files
 
 __all__ = [
     "HISTORY_DIR",
@@ -46,6 +47,7 @@ __all__ = [
     "Pick",
     "Restored",
     "atomic_write_bytes",
+    "check_writable",
     "discard_pending",
     "document_lock",
     "history_dir",
@@ -124,8 +126,10 @@ def write_document(
     data = doc.to_bytes()
     _validate(data, target)
     try:
-        with document_lock(target, action, timeout):
-            _sweep_dead_temps(target)
+        # SIGTERM from here on: the temp files go and a row written ahead of its replace is
+        # taken back (the `except BaseException` below) before the process ends
+        with cleanup_on_sigterm(), document_lock(target, action, timeout):
+            _sweep_stale_temps(target)
             try:
                 current: bytes | None = target.read_bytes()
             except FileNotFoundError:
@@ -140,8 +144,13 @@ def write_document(
                     )
                 if current == data:
                     return target
-                record_snapshot(target, current, action)
-                atomic_write_bytes(target, data)
+                recorded = record_snapshot(target, current, action)
+                try:
+                    atomic_write_bytes(target, data)
+                except BaseException:
+                    if not _holds(target, data):  # not replaced: no "replaced by" row for it
+                        recorded.undo()
+                    raise
     except (
         OSError
     ) as exc:  # disk full, permissions...: an OOError that says what state the file is in
@@ -149,24 +158,23 @@ def write_document(
     return target
 
 
-def _sweep_dead_temps(target: Path) -> None:
-    """A writer killed mid-write leaves its ``.NAME.PID.NS.tmp`` (a full copy) behind. Under the
-    lock, remove those whose process is gone so they do not pile up in the user's folder."""
-    prefix = f".{target.name}."
-    for tmp in target.parent.glob(f"{glob.escape(prefix)}*.tmp"):
-        pid_text = tmp.name[len(prefix) :].split(".", 1)[0]
-        if pid_text.isdigit() and int(pid_text) != os.getpid() and not _alive(int(pid_text)):
-            tmp.unlink(missing_ok=True)
+def _sweep_stale_temps(target: Path) -> None:
+    """Temp files of writers killed mid-write (each a full copy): documents' in the folder,
+    snapshots' and proposals' in the document's history. Under the lock, so none is this
+    document's write in progress; another document's live write is young and its PID runs."""
+    sweep_temp_files(target.parent, contains=DOC_SUFFIX)
+    folder = history_dir(target)
+    sweep_temp_files(folder)
+    sweep_temp_files(folder / "snapshots")
 
 
-def _alive(pid: int) -> bool:
+def _holds(target: Path, data: bytes) -> bool:
+    """Whether ``target`` holds ``data`` (a replace whose folder fsync failed still happened);
+    when it cannot be read, assume it may: a row too many never loses bytes, one too few could."""
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
+        return target.read_bytes() == data
+    except OSError:
         return True
-    return True
 
 
 def _io_error(exc: OSError, target: Path, data: bytes) -> OOError:
@@ -183,7 +191,14 @@ def _io_error(exc: OSError, target: Path, data: bytes) -> OOError:
 
 
 def _validate(data: bytes, target: Path) -> None:
-    doc = Document.parse(data, path=target)
+    check_writable(Document.parse(data, path=target))
+
+
+def check_writable(doc: Document) -> None:
+    """Raise the error ``write_document`` would refuse ``doc`` with (a block that is not JSON,
+    a value of the wrong type), with the line and column in ``doc`` itself. Callers that derive
+    a new version (``oo sync``) ask this of the file as read, so the error names the file's line,
+    as ``oo check`` does, not a line of the version they would have written."""
     if doc.kind == "document":
         for name in doc.blocks:
             doc.block_json(name)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from oo_nb.demo import CASSETTE_DIR, DATA_DIR, MARKER, demo_today, install_demo
-from oo_nb.errors import OOError
+from oo_nb.errors import ConflictError, OOError
 from oo_nb.format.check import check_path
 from oo_nb.format.document import Document
 from tools.demo_build import proposal_for_round
@@ -61,12 +61,83 @@ def test_reinstall_resets_what_the_demo_owns_and_keeps_other_files(
     (lib / "made-by-a-notebook.o-o.html").write_bytes(first.read_bytes())
     (lib / ".oo-history" / "x").mkdir(parents=True)
     (lib / "notes.txt").write_text("mine")
-    result = install_demo(lib, index=False)
+    result = install_demo(lib, index=False, reset=True)
     assert result.reset and result.to_text().startswith("demo library ready")
     assert first.read_bytes() == (DATA_DIR / "documents" / first.name).read_bytes()
     assert not (lib / "made-by-a-notebook.o-o.html").exists()
     assert not (lib / ".oo-history").exists() and not (lib / "index.o-o.html").exists()
     assert (lib / "notes.txt").read_text() == "mine"
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+def _edit(path: Path) -> None:
+    path.write_bytes(path.read_bytes().replace(b"Overview", b"Overview (edited)", 1))
+
+
+@pytest.mark.parametrize("change", ["edited", "history", "pending", "other document"])
+def test_reinstall_refuses_to_delete_the_users_work(
+    tmp_path: Path, today: str, change: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from oo_nb.cli.main import main
+    from oo_nb.store import store
+
+    lib = tmp_path / "lib"
+    install_demo(lib)
+    first = lib / SHIPPED["documents"][0]
+    if change == "edited":
+        _edit(first)
+        words = f"1 edited demo document(s) ({first.name})"
+    elif change == "history":  # an edit through the store: the demo bytes are now history
+        doc = Document.read(first).edit_block("oo-manifest", lambda m: m.update(version=9))
+        store.write_document(doc, expected=Document.read(first).to_bytes(), action="edit")
+        words = f"the kept history of 1 document(s) ({first.name})"
+    elif change == "pending":
+        store.save_pending(first, Document.read(first), {}, first.read_bytes())
+        words = f"1 proposal(s) waiting for review ({first.name})"
+    else:
+        (lib / "mine.o-o.html").write_bytes(first.read_bytes())
+        words = "1 other document(s) (mine.o-o.html)"
+    before = _snapshot(lib)
+    with pytest.raises(ConflictError, match="--reset") as caught:
+        install_demo(lib)
+    assert words in str(caught.value) and "Nothing touched" in str(caught.value)
+    assert _snapshot(lib) == before
+    assert main(["demo", str(lib), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and words in err and "--reset" in err
+    assert _snapshot(lib) == before
+    assert main(["demo", str(lib), "--quiet", "--reset"]) == 0  # on purpose: the work is lost
+    assert first.read_bytes() == (DATA_DIR / "documents" / first.name).read_bytes()
+    assert install_demo(lib).reset  # and the folder is a clean demo again
+
+
+def test_an_unchanged_demo_folder_is_reinstalled_silently(tmp_path: Path, today: str) -> None:
+    from oo_nb.library.index_page import write_index
+    from oo_nb.store import store
+
+    lib = tmp_path / "lib"
+    install_demo(lib, index=False)
+    write_index(lib, title="rebuilt")  # index pages are rebuilt from the documents: not work
+    first = lib / SHIPPED["documents"][0]
+    with store.document_lock(first, "test"):  # a lock file alone is no history
+        pass
+    assert install_demo(lib).reset
+    # a marker from before the checksums were recorded: the shipped bytes are the reference
+    marker = json.loads((lib / MARKER).read_text())
+    del marker["sha256"]
+    (lib / MARKER).write_text(json.dumps(marker))
+    assert install_demo(lib).reset
+    (lib / MARKER).write_text(json.dumps(marker))
+    _edit(first)
+    with pytest.raises(ConflictError, match="edited demo document"):
+        install_demo(lib)
 
 
 def test_foreign_folders_are_refused_untouched(tmp_path: Path) -> None:

@@ -254,3 +254,86 @@ def test_crlf_documents_stay_crlf(corpus_copy: Path) -> None:
     doc = Document.read(path)
     assert doc.span_text(find_section(doc, "js")) == js_section("document").replace("\n", "\r\n")  # type: ignore[arg-type]
     assert _status(sync_dir(corpus_copy))["agi-declared.o-o.html"] == "unchanged"
+
+
+# --------------------------------------------------------------------------- CR LF in the shell
+def test_fix_line_endings_gives_the_shell_lf_and_keeps_the_page_bytes(tmp_path: Path) -> None:
+    from tests.support.crlf import bash_help, crlf_document, parts
+
+    path = crlf_document(tmp_path, page=True, shell=True)
+    before = path.read_bytes()
+    assert bash_help(path).returncode != 0
+    # without the option: nothing written, and the report says why bash fails
+    report = sync_dir(tmp_path).reports[0]
+    assert report.status == "unchanged" and "--fix-line-endings" in report.note
+    assert path.read_bytes() == before and not read_history(path)[:-1]
+    dry = sync_dir(tmp_path, fix_line_endings=True, dry_run=True).reports[0]
+    assert dry.status == "would update" and path.read_bytes() == before
+    report = sync_dir(tmp_path, fix_line_endings=True).reports[0]
+    assert (report.status, report.sections) == ("updated", ["line endings"])
+    after = path.read_bytes()
+    head, page, tail = parts(after)
+    assert page == parts(before)[1] and b"\r\n" in page  # the data between: byte for byte
+    assert b"\r" not in head + tail
+    assert bash_help(path).stdout.startswith("Usage")
+    assert path.stat().st_mode & 0o111  # still executable
+    # through the store: the CR LF version is kept in history, the row names the fix
+    kept = read_history(path)
+    assert kept[0].snapshot is not None and kept[0].snapshot.read_bytes() == before
+    assert kept[0].action.endswith("--fix-line-endings")
+    assert _status(sync_dir(tmp_path, fix_line_endings=True))[path.name] == "unchanged"
+    # later syncs of the shell keep LF there (the page's CR LF is no reason for CR LF in bash)
+    doc = Document.read(path)
+    shell = find_section(doc, "shell")
+    assert shell is not None
+    old = doc.replace_range(shell.start, shell.end, "# OO:SHELL:START\n# old\n# OO:SHELL:END\n")
+    path.write_bytes(old.to_bytes())
+    sync_dir(tmp_path, "shell")
+    assert b"\r" not in b"".join(parts(path.read_bytes())[::2])
+
+
+def test_fix_line_endings_on_an_early_document_without_migrating(corpus_copy: Path) -> None:
+    from tests.support.crlf import parts
+
+    path = corpus_copy / "yc-w26-batch.o-o.html"
+    before = path.read_bytes().replace(b"\n", b"\r\n")
+    path.write_bytes(before)
+    report = next(r for r in sync_dir(corpus_copy).reports if r.rel == path.name)
+    assert report.status == "early layout" and "CRLF" in report.note
+    report = next(
+        r for r in sync_dir(corpus_copy, fix_line_endings=True).reports if r.rel == path.name
+    )
+    assert (report.status, report.sections) == ("updated", ["line endings"])
+    head, page, tail = parts(path.read_bytes())
+    assert page == parts(before)[1] and b"\r" not in head + tail
+    assert Document.read(path).layout == "early"  # not migrated: only the line endings
+
+
+# --------------------------------------------------------------------------- damaged blocks
+@pytest.mark.parametrize(
+    ("name", "old", "new", "migrate"),
+    [
+        ("agi-declared.o-o.html", '"version": "2.0",', '"version": "2.0",,', False),
+        ("agi-declared.o-o.html", '"version": 2,', '"version": "two",', False),
+        ("yc-w26-batch.o-o.html", '"version": "2.0",', '"version": "2.0",,', True),
+    ],
+)
+def test_sync_names_the_line_oo_check_names(
+    corpus_copy: Path, name: str, old: str, new: str, migrate: bool
+) -> None:
+    """The error is about the file as it is on disk (not the version sync would have written,
+    whose new stylesheet and script move every line below them)."""
+    from oo_nb.format.check import check_path
+
+    path = corpus_copy / name
+    text = path.read_text("utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), "utf-8")
+    before = path.read_bytes()
+    (checked,) = [f for f in check_path(path) if f.code in ("invalid-json", "invalid-block")]
+    for dry_run in (True, False):
+        result = sync_dir(corpus_copy, migrate=migrate, dry_run=dry_run)
+        report = next(r for r in result.reports if r.rel == name)
+        assert report.status == "error" and report.note == checked.message
+        assert result.exit_code == 1
+    assert path.read_bytes() == before

@@ -8,6 +8,7 @@ from pathlib import Path
 from oo_nb.format.check import check_path
 from oo_nb.format.document import Document
 from tests.conftest import CORPUS
+from tests.support.crlf import bash_help, crlf_document, parts
 
 
 def test_a_view_error_mentioning_missing_is_still_reported(tmp_path: Path) -> None:
@@ -101,3 +102,33 @@ def test_check_and_audit_report_every_sink_of_the_original_page_script(tmp_path:
         ]
     )
     assert checked == {m.split(";")[0] for m in injected["message"]}
+
+
+# --------------------------------------------------------------------------- CRLF in the shell
+def test_crlf_in_the_shell_is_an_error_bash_really_cannot_run(tmp_path: Path) -> None:
+    path = crlf_document(tmp_path, page=True, shell=True)
+    ran = bash_help(path)
+    assert ran.returncode != 0 and "syntax error" in ran.stderr  # what bash does with it
+    found = [f for f in check_path(path) if f.code == "crlf-shell"]
+    assert len(found) == 1 and found[0].severity == "error"
+    assert found[0].message == (
+        "bash cannot run this file: CRLF line endings in the shell part (line 1); "
+        f"fix with `oo sync {tmp_path} --fix-line-endings`"
+    )
+
+
+def test_crlf_only_after_the_heredoc_names_that_line(tmp_path: Path) -> None:
+    path = crlf_document(tmp_path, page=False, shell=False)
+    doc = Document.read(path)
+    head, page, tail = parts(path.read_bytes())
+    path.write_bytes(head + page + tail.replace(b"\n", b"\r\n"))
+    ran = bash_help(path)  # `OO_HTML\r` never ends the heredoc: bash runs nothing at all
+    assert "Usage" not in ran.stdout and "here-document" in ran.stderr
+    found = [f for f in check_path(path) if f.code == "crlf-shell"]
+    assert len(found) == 1 and f"(line {doc.line_of(doc.terminator.start)})" in found[0].message
+
+
+def test_crlf_in_the_page_alone_is_fine(tmp_path: Path) -> None:
+    path = crlf_document(tmp_path, page=True, shell=False)
+    assert bash_help(path).stdout.startswith("Usage")
+    assert [f for f in check_path(path) if f.severity == "error"] == []

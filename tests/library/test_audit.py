@@ -335,3 +335,17 @@ def test_overdue_on_the_due_day_as_is_stale(corpus_lib: Library) -> None:
         stale = set(corpus_lib.frame("documents", today=day).query("is_stale")["slug"])
         overdue = set(corpus_lib.audit(today=day).query("code == 'overdue'")["doc"])
         assert stale == overdue, day
+
+
+def test_crlf_shell_is_the_same_error_in_check_and_audit(tmp_path: Path) -> None:
+    from oo_nb.format.check import check_path
+    from tests.support.crlf import crlf_document
+
+    path = crlf_document(tmp_path, page=True, shell=True)
+    crlf_document(tmp_path, page=True, shell=False, name="page-only")
+    checked = [f for f in check_path(path) if f.code == "crlf-shell"]
+    found = findings_for(Library(tmp_path).audit(), "endings", "crlf-shell")
+    assert len(checked) == 1 and len(found) == 1
+    assert found.iloc[0]["severity"] == checked[0].severity == "error"
+    assert found.iloc[0]["message"] == checked[0].message and found.iloc[0]["where"] == "shell"
+    assert findings_for(Library(tmp_path).audit(), "page-only", "crlf-shell").empty

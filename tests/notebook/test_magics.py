@@ -448,3 +448,34 @@ def test_new_with_first_update_returns_the_document_as_written(
     assert pending.manifest.version == 0
     out = capsys.readouterr().out
     assert "first update failed" in out and "no recorded cassette" in out
+
+
+def test_library_notes_unreadable_files(
+    shell: InteractiveShell, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.support.lost_samples import mixed_folder
+
+    folder = mixed_folder(tmp_path)
+    lib = oo(shell, f"library {folder}")
+    assert len(lib) == 3
+    err = capsys.readouterr().err
+    assert (
+        "note: 2 of 5 files could not be read (1 more only in part); "
+        f"see `%oo library {folder} --frame errors`" in err
+    )
+
+
+def test_history_frame_flags_a_missing_snapshot(shell: InteractiveShell, tmp_path: Path) -> None:
+    from tests.support.lost_samples import three_writes
+
+    path = three_writes(tmp_path)
+    snapshot = store.read_history(path)[0].snapshot
+    assert snapshot is not None
+    snapshot.unlink()
+    frame = oo(shell, f"history {path}")
+    assert list(frame["state"]) == [
+        "replaced by edit 5 (snapshot missing)",
+        "replaced by edit 6",
+        "replaced by edit 7",
+        "current",
+    ]

@@ -9,6 +9,12 @@
 
 Claude Code checks its budget only after each call and can overshoot: a run that reports more than
 the budget is marked ``overspent`` (kept for review, never written automatically).
+
+The scratch folder (``oo-claude-PID-XXXX`` in the temp folder) is removed when the run ends, on
+SIGTERM too (``store.sigterm``: the CLI is killed, then the folder goes); folders left by a
+killed process are removed at the start of the next run. What Claude Code leaves in place of the
+copy is read only when it is a regular file: a FIFO would block the read forever, a device
+(``/dev/zero``) never ends, a link could point anywhere.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ import json
 import os
 import re
 import shutil
+import stat
 import subprocess
 import tempfile
 from collections.abc import Callable
@@ -31,8 +38,20 @@ from oo_nb.agent.types import RunInfo
 from oo_nb.errors import AgentError, BudgetExceeded, OOError
 from oo_nb.format.document import Document
 from oo_nb.format.names import SOURCE_CACHE_BLOCK
+from oo_nb.store.sigterm import cleanup_on_sigterm
+from oo_nb.store.stale import sweep_scratch_folders
 
-__all__ = ["ClaudeCodeBackend", "parse_output", "proposal_from_copy", "split_sections"]
+__all__ = [
+    "SCRATCH_PREFIX",
+    "ClaudeCodeBackend",
+    "parse_output",
+    "proposal_from_copy",
+    "read_scratch_copy",
+    "split_sections",
+]
+
+SCRATCH_PREFIX = "oo-claude-"
+_MIN_COPY_LIMIT = 64 * 1024 * 1024  # bytes of the edited copy read back, at least
 
 _H2 = re.compile(
     r"<h2\b[^>]*?\bid\s*=\s*[\"']([^\"']+)[\"'][^>]*>(.*?)</h2\s*>", re.IGNORECASE | re.DOTALL
@@ -187,6 +206,58 @@ def parse_output(stdout: str) -> tuple[dict[str, Any] | None, set[str]]:
     return result, urls
 
 
+_KINDS = {
+    stat.S_IFIFO: "a FIFO",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFSOCK: "a socket",
+    stat.S_IFLNK: "a symbolic link",
+    stat.S_IFDIR: "a folder",
+}
+
+
+def _not_regular(mode: int) -> str | None:
+    return None if stat.S_ISREG(mode) else _KINDS.get(stat.S_IFMT(mode), "not a regular file")
+
+
+def read_scratch_copy(path: Path, limit: int) -> bytes:
+    """The bytes of the copy Claude Code edited, when it is still a regular file of at most
+    ``limit`` bytes; anything else (a FIFO, device, socket, link or folder in its place) is
+    refused without being opened for reading."""
+    try:
+        kind = _not_regular(os.lstat(path).st_mode)
+    except FileNotFoundError:
+        raise AgentError(f"Claude Code removed the scratch copy {path.name}") from None
+    if kind is None:
+        # O_NONBLOCK: were it swapped for a FIFO after the lstat, open would not wait for a writer
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError as exc:  # swapped for a link (ELOOP) or made unreadable meanwhile
+            raise AgentError(
+                f"Claude Code's scratch copy {path.name} cannot be read: {exc.strerror}; not read"
+            ) from None
+        try:
+            st = os.fstat(fd)
+            kind = _not_regular(st.st_mode)
+            if kind is None:
+                if st.st_size > limit:
+                    raise AgentError(
+                        f"Claude Code left a scratch copy of {st.st_size} bytes (limit {limit}); not read"
+                    )
+                with os.fdopen(os.dup(fd), "rb") as fh:
+                    data = fh.read(limit + 1)
+                if len(data) > limit:
+                    raise AgentError(
+                        f"Claude Code's scratch copy grew over {limit} bytes; not read"
+                    )
+                return data
+        finally:
+            os.close(fd)
+    raise AgentError(
+        f"Claude Code left {kind} in place of the scratch copy {path.name}: refused, not read"
+    )
+
+
 class ClaudeCodeBackend:
     name = "claude-code"
 
@@ -241,7 +312,14 @@ class ClaudeCodeBackend:
             raise AgentError(f"the `{self.command}` command (Claude Code) is not on PATH")
         original = Document.read(self.doc_path)
         allowance = max(budget.remaining_usd, 0.0)
-        with tempfile.TemporaryDirectory(prefix="oo-claude-") as tmp:
+        scratch_parent = Path(tempfile.gettempdir())
+        sweep_scratch_folders(scratch_parent, SCRATCH_PREFIX)  # left by killed runs
+        with (
+            cleanup_on_sigterm(),
+            tempfile.TemporaryDirectory(
+                prefix=f"{SCRATCH_PREFIX}{os.getpid()}-", dir=scratch_parent
+            ) as tmp,
+        ):
             copy = Path(tmp) / self.doc_path.name
             copy.write_bytes(original.to_bytes())
             cmd = [
@@ -281,8 +359,15 @@ class ClaudeCodeBackend:
             result, urls = parse_output(proc.stdout)
             self._account(result, urls, budget, run)
             self._check(proc, result, run)
+            limit = max(_MIN_COPY_LIMIT, 8 * len(original.to_bytes()))
             try:
-                edited = Document.read(copy)
+                data = read_scratch_copy(copy, limit)
+            except AgentError as exc:  # the run was paid for: say what it cost
+                raise AgentError(
+                    f"{exc.message} (cost ${run.cost_usd:.4f})", cost_usd=run.cost_usd
+                ) from None
+            try:
+                edited = Document.parse(data, path=copy)
                 proposal = proposal_from_copy(
                     original, edited, result_text=str((result or {}).get("result") or "")
                 )

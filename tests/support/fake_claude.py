@@ -1,0 +1,92 @@
+"""A fake ``claude`` command for the scratch-copy attacks: it records its folder and PID, then
+leaves something other than a document in place of the copy (a FIFO, a device, a socket, a
+link to a device, a folder), sleeps (to be killed), or changes nothing, and reports a paid
+result."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+__all__ = ["FAKE_MODES", "fake_claude_env", "read_log", "wait_for_log"]
+
+FAKE_MODES = ("fifo", "device", "socket", "link", "folder")
+
+_SCRIPT = r"""
+import json, os, socket, stat, sys, time
+from pathlib import Path
+
+mode = os.environ.get("FAKE_CLAUDE_MODE", "nochange")
+doc = next(Path.cwd().glob("*.o-o.html"))
+log = Path(os.environ["FAKE_CLAUDE_LOG"])
+log.write_text(json.dumps({"cwd": os.getcwd(), "pid": os.getpid()}))
+if mode == "sleep":
+    time.sleep(120)
+if mode != "nochange":
+    doc.unlink()
+if mode == "fifo":
+    os.mkfifo(doc)
+elif mode == "device":  # a character device node (the numbers of /dev/null: harmless to open)
+    os.mknod(doc, stat.S_IFCHR | 0o644, os.makedev(1, 3))
+elif mode == "socket":
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(doc.name)  # relative: socket paths are short
+elif mode == "link":
+    os.symlink("/dev/null", doc)
+elif mode == "folder":
+    doc.mkdir()
+print(json.dumps({"type": "result", "subtype": "success", "is_error": False,
+                  "total_cost_usd": 0.05, "num_turns": 1, "result": "Done."}))
+"""
+
+
+def fake_claude_env(folder: Path) -> dict[str, str]:
+    """Environment variables that put the fake first on PATH (installed in ``folder/bin``)
+    and send its log to ``folder/claude-log.json``."""
+    bin_dir = folder / "bin"
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    script = bin_dir / "claude"
+    script.write_text(f"#!{sys.executable}\n{_SCRIPT}")
+    script.chmod(0o755)
+    return {
+        "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
+        "FAKE_CLAUDE_LOG": str(folder / "claude-log.json"),
+    }
+
+
+def read_log(env: dict[str, str]) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(Path(env["FAKE_CLAUDE_LOG"]).read_text())
+    return data
+
+
+def wait_for_log(env: dict[str, str], timeout: float = 30.0) -> dict[str, Any]:
+    log = Path(env["FAKE_CLAUDE_LOG"])
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if log.exists() and log.stat().st_size:
+            return read_log(env)
+        time.sleep(0.05)
+    raise TimeoutError("the fake claude never started")
+
+
+# The Claude Code backend run by itself in a child process (no `oo update`: its imports cost
+# seconds), for the SIGTERM attack: ``python -c BACKEND_CHILD DOC``.
+BACKEND_CHILD = r"""
+import sys
+from datetime import date
+from pathlib import Path
+from types import SimpleNamespace
+from oo_nb.agent.backends.claude_code import ClaudeCodeBackend
+from oo_nb.agent.budget import Budget
+from oo_nb.agent.pricing import price_for
+
+backend = ClaudeCodeBackend(model="claude-sonnet-5-5", doc_path=Path(sys.argv[1]))
+ctx = SimpleNamespace(as_of=None, today=date(2026, 11, 29), next_source_id="s1",
+                      blocked_domains=(), sentinel=None)
+budget = Budget(limit_usd=1.0, price=price_for("claude-sonnet-5-5"))
+backend.run(ctx, budget=budget, run=backend.new_run(1.0), validate=lambda p: p)
+"""
