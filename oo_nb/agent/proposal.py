@@ -6,7 +6,10 @@ domains, duplicate URLs) happen when the candidate is built, as warnings, so tha
 does not throw away a whole paid research run. HTML is NOT sanitised here: ``candidate`` does it.
 
 Unknown keys are ignored (the issue allows extra optional fields) and listed in
-``Proposal.ignored`` so a reviewer can see them.
+``Proposal.ignored`` so a reviewer can see them. Input nested deeper than ``MAX_DEPTH`` is
+refused, naming where; a lone surrogate (text no UTF-8 file can hold) is replaced by U+FFFD and
+the field listed in ``Proposal.repaired``: the answer was paid for, one bad character should not
+lose it.
 """
 
 from __future__ import annotations
@@ -18,12 +21,15 @@ from typing import Any
 
 from oo_nb.errors import AgentError
 from oo_nb.format.blocks import parse_date
+from oo_nb.format.jsonblock import too_deep
 from oo_nb.format.names import RESERVED_ID_PREFIXES
 from oo_nb.format.sanitize import RESERVED_IDS, sanitize_text
+from oo_nb.format.surrogates import scrub
 
 __all__ = [
     "LAYOUTS",
     "LIMITS",
+    "MAX_DEPTH",
     "SENTINEL_STATUSES",
     "Proposal",
     "ProposedFact",
@@ -34,6 +40,9 @@ __all__ = [
     "validate_proposal",
 ]
 
+# The schema is 4 levels deep; 32 leaves room for any honest answer and stays far below what
+# json, pydantic and the SDK's stream parser can handle (they fail between 200 and 1,000).
+MAX_DEPTH = 32
 SOURCE_ID = re.compile(r"^s[1-9][0-9]{0,4}$")
 SECTION_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 LAYOUTS = ("fig-right", "fig-left", "fig-full", "fig-center")
@@ -110,11 +119,13 @@ class Proposal:
     images: tuple[ProposedImage, ...] = ()
     sentinel: ProposedSentinel | None = None
     ignored: tuple[str, ...] = ()  # unknown keys, e.g. "sections[0].note"
+    repaired: tuple[str, ...] = ()  # fields whose lone surrogates became U+FFFD
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON (for the pending-proposal file); ``validate_proposal`` reads it back."""
         out: dict[str, Any] = json.loads(json.dumps(asdict(self)))  # tuples -> lists
         out.pop("ignored")
+        out.pop("repaired")
         for key in ("sources", "facts", "images", "drop_sources"):
             if not out[key]:
                 out.pop(key)
@@ -197,8 +208,22 @@ def validate_proposal(raw: Any) -> Proposal:
     if isinstance(raw, (str, bytes)):
         try:
             raw = json.loads(raw)
+        except RecursionError:
+            raise AgentError(
+                f"invalid submit_proposal input: nested deeper than {MAX_DEPTH} levels"
+            ) from None
         except ValueError as exc:
             raise AgentError(f"invalid submit_proposal input: not JSON ({exc})") from None
+    # Before any other look: copying, serialising or printing a value nested hundreds deep ends
+    # in RecursionError (pydantic: "Maximum serialization depth exceeded").
+    deep = too_deep(raw, MAX_DEPTH)
+    if deep is not None:
+        raise AgentError(
+            f"invalid submit_proposal input: nested deeper than {MAX_DEPTH} levels", key=deep
+        )
+    # A lone surrogate ("\ud800") fails every later write and print; the answer was paid for,
+    # so the text is kept with U+FFFD in its place and the reviewer is told where.
+    raw, repaired = scrub(raw)
     r = _Reader()
     top = r.obj(
         raw, "", ("summary", "sections", "sources", "drop_sources", "facts", "images", "sentinel")
@@ -215,7 +240,10 @@ def validate_proposal(raw: Any) -> Proposal:
     facts = _facts(r, top)
     images = _images(r, top)
     sentinel = _sentinel(r, top)
-    return Proposal(summary, sections, sources, drops, facts, images, sentinel, tuple(r.ignored))
+    return Proposal(
+        summary, sections, sources, drops, facts, images, sentinel, tuple(r.ignored),
+        tuple(repaired[:20]),
+    )  # fmt: skip
 
 
 def _sections(r: _Reader, top: dict[str, Any]) -> tuple[ProposedSection, ...]:

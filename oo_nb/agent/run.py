@@ -73,6 +73,9 @@ class UpdateOptions:
     claude_command: str = "claude"
     record: Path | None = None  # write this run's API exchanges to a cassette (never the key)
     progress: Callable[[str], None] | None = None  # told each research step as it happens
+    # the research's deadline in seconds (every request and retry); None: the backend's default
+    # (600 s for the API, 3600 s for claude-code, whose runs are longer)
+    timeout_s: float | None = None
 
 
 @dataclass
@@ -117,12 +120,17 @@ def make_backend(agent: str, opts: UpdateOptions, model: str, doc_path: Path) ->
     from oo_nb.agent.backends.conversation import AgentSettings
 
     settings = AgentSettings(model=model, stream=opts.stream)
+    deadline: dict[str, Any] = {} if opts.timeout_s is None else {"deadline_s": opts.timeout_s}
     if agent == "anthropic":
         from oo_nb.agent.backends.anthropic import AnthropicBackend
 
         if opts.record is None:
             return AnthropicBackend(
-                model=model, api_key=opts.api_key, base_url=opts.base_url, settings=settings
+                model=model,
+                api_key=opts.api_key,
+                base_url=opts.base_url,
+                settings=settings,
+                **deadline,
             )
         import httpx2
 
@@ -135,6 +143,7 @@ def make_backend(agent: str, opts: UpdateOptions, model: str, doc_path: Path) ->
             base_url=opts.base_url,
             settings=settings,
             http_client=httpx2.Client(transport=recorder),
+            **deadline,
         )
         backend.recorder = recorder
         return backend
@@ -156,7 +165,10 @@ def make_backend(agent: str, opts: UpdateOptions, model: str, doc_path: Path) ->
         return ReplayBackend(cassette, model=model, settings=settings)
     from oo_nb.agent.backends.claude_code import ClaudeCodeBackend
 
-    return ClaudeCodeBackend(model=model, command=opts.claude_command, doc_path=doc_path)
+    claude = ClaudeCodeBackend(model=model, command=opts.claude_command, doc_path=doc_path)
+    if opts.timeout_s is not None:
+        claude.timeout_s = opts.timeout_s
+    return claude
 
 
 def _validator() -> Callable[[Any], Any]:
@@ -298,6 +310,12 @@ def finish(
     from oo_nb.agent.candidate import build_candidate
 
     proposal = restore_images(proposal, prep.ctx.image_refs)
+    repaired = getattr(proposal, "repaired", ())
+    if repaired:
+        run.warnings.append(
+            "the proposal held text that is not valid Unicode (lone surrogates), replaced with "
+            f"U+FFFD in: {', '.join(repaired)}; check those places in the review"
+        )
     fetch = opts.fetch_image
     if fetch is None and opts.download_images and not run.recorded:
         from oo_nb.agent.image_fetch import fetch_image_https

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from oo_nb.cli.verbs import VERBS, build_parser, load
 from oo_nb.errors import OOError
+from oo_nb.format.surrogates import replaced
 
 __all__ = ["describe_os_error", "main"]
 
@@ -108,6 +109,16 @@ def describe_os_error(exc: OSError) -> str:
     return f"cannot {_operation(exc)} {path}: {reason}"
 
 
+def _print(text: str) -> None:
+    """Print a verb's text. A file name that is not UTF-8 (Python holds its bad bytes as lone
+    surrogates) cannot be printed to a strict UTF-8 terminal: it shows U+FFFD there instead of
+    ending the command in a traceback (nothing is written before the encoding fails)."""
+    try:
+        print(text)
+    except UnicodeEncodeError:
+        print(replaced(text))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     # One verb's parser when the first word names a verb; all of them for `oo --help` or a typo
@@ -127,7 +138,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     if text:
         try:
-            print(text)
+            _print(text)
             sys.stdout.flush()
         except BrokenPipeError:  # `oo library DIR | head`: the reader left, which is fine
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import argparse
 import html
+import math
 import shlex
+import sys
 from pathlib import Path
 from typing import Any
 
+from oo_nb.agent.deadline import DEFAULT_DEADLINE_S
 from oo_nb.agent.run import (
     AGENTS,
     UpdateOptions,
@@ -59,6 +62,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="show what would be sent and the budget plan; call nothing, write nothing",
     )
     p.add_argument("--stream", action="store_true", help="stream API responses (SSE)")
+    add_timeout_argument(p)
     p.add_argument(
         "--record",
         type=Path,
@@ -74,6 +78,33 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="review the proposal in the terminal, then write what you accept",
     )
+
+
+def seconds(text: str) -> float:
+    """``--timeout``: a positive, finite number of seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be more than 0 seconds, got {text!r}")
+    return value
+
+
+def add_timeout_argument(p: argparse.ArgumentParser, *, per: str = "the research") -> None:
+    p.add_argument(
+        "--timeout",
+        type=seconds,
+        metavar="SECONDS",
+        help=f"give up when {per} has not finished after SECONDS, every API request and retry "
+        f"included (default {DEFAULT_DEADLINE_S:.0f}; claude-code: 3600); nothing is written then",
+    )
+
+
+def print_progress(line: str) -> None:
+    """A research step or a "still waiting" line, on stderr as it happens (stdout keeps the
+    result, for scripts)."""
+    print(f"  {line}", file=sys.stderr, flush=True)
 
 
 class UpdateOutcome:
@@ -124,7 +155,9 @@ def options(ns: argparse.Namespace) -> UpdateOptions:
         dry_run=ns.dry_run,
         stream=getattr(ns, "stream", False),
         record=getattr(ns, "record", None),
-        progress=getattr(ns, "progress", None),  # set by the %oo magic
+        # the %oo magic sets its own; the CLI prints steps and waits on stderr
+        progress=getattr(ns, "progress", None) or print_progress,
+        timeout_s=getattr(ns, "timeout", None),
     )
 
 

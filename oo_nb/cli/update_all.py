@@ -10,6 +10,7 @@ from typing import Any
 from oo_nb.agent.many import update_library
 from oo_nb.agent.run import UpdateOptions
 from oo_nb.agent.types import LibraryUpdate
+from oo_nb.cli.update import add_timeout_argument
 
 HELP = "update every stale document under DIR, concurrently with a progress bar (--batch: Message Batches)"
 
@@ -53,6 +54,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="seconds between batch polls (default 10)",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_timeout_argument(p, per="a document's research (concurrent mode; --batch polls instead)")
 
 
 class UpdateAllOutcome:
@@ -92,7 +94,12 @@ class UpdateAllOutcome:
 
 def run(ns: argparse.Namespace) -> UpdateAllOutcome:
     opts = UpdateOptions(
-        force=ns.force, model=ns.model, budget_usd=ns.budget, agent=ns.agent, base_url=ns.base_url
+        force=ns.force,
+        model=ns.model,
+        budget_usd=ns.budget,
+        agent=ns.agent,
+        base_url=ns.base_url,
+        timeout_s=ns.timeout,
     )
     outcome = update_library(
         Path(ns.dir),

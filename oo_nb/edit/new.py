@@ -14,6 +14,7 @@ from oo_nb.errors import OOError, ValidationError
 from oo_nb.format.document import Document
 from oo_nb.format.names import CHANGELOG_BLOCK, CONTRACT_BLOCK, MANIFEST_BLOCK, SOURCE_CACHE_BLOCK
 from oo_nb.format.slug import candidate_paths, slugify
+from oo_nb.format.surrogates import encodable, escaped
 from oo_nb.format.template.render import render_document
 from oo_nb.store import clock, store
 
@@ -93,7 +94,30 @@ def parse_days(value: str | int) -> int:
     return int(text)
 
 
+def _require_text(spec: NewSpec) -> None:
+    """Every text of the spec must be writable as UTF-8. Bytes that were not UTF-8 on the command
+    line (a terminal in another encoding, a pasted binary) reach us as lone surrogates: refused
+    with the argument named and its bad bytes shown, rather than guessed at, because the title
+    becomes the file name, the subject the agent researches and text every reader shows."""
+    fields = {
+        "title": spec.title,
+        "scope": spec.scope,
+        "audience": spec.audience,
+        "tone": spec.tone,
+        "sentinel": spec.sentinel or "",
+        **{f"criteria[{i}]": str(c) for i, c in enumerate(spec.criteria)},
+    }
+    for key, value in fields.items():
+        if not encodable(value):
+            raise ValidationError(
+                f'"{escaped(value)}" is not valid UTF-8 text (bytes in another encoding?): '
+                "type it again in UTF-8",
+                key=key,
+            )
+
+
 def _clean(spec: NewSpec) -> NewSpec:
+    _require_text(spec)
     title = _SPACES.sub(" ", spec.title).strip()
     if not title:
         raise ValidationError("a title is needed", key="title")

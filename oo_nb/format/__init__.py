@@ -4,7 +4,7 @@
 ``jsonsplice`` (the four JSON blocks, rewritten value by value), ``blocks`` (typed views of every
 block variant), ``article`` (sections, pids, ``[sN]``, references), ``legacy_script`` (the
 original page script's quirks), ``sanitize`` (the one HTML allow-list), ``check``, ``findings``,
-``slug``, ``summary``, ``display`` (the seam a notebook's rich display plugs into), ``names``
+``slug``, ``summary``, ``surrogates`` (text no UTF-8 file can hold), ``display`` (the seam a notebook's rich display plugs into), ``names``
 (every name of the format) and ``template/`` (the page code documents we write carry).
 Nothing here writes a file, reaches the network or displays anything.
 """

@@ -9,16 +9,20 @@ from collections.abc import Sequence
 from typing import Any
 
 from oo_nb.errors import BlockError, OOError
+from oo_nb.format.surrogates import LONE_SURROGATE, encodable
 
 __all__ = [
     "MAX_DEPTH",
     "depth_exceeds",
+    "describe_unencodable",
     "dump_block",
     "key_path",
     "locate_error",
     "members",
     "parse_block",
     "skip_ws",
+    "too_deep",
+    "unencodable_offset",
     "value_offset",
 ]
 
@@ -52,6 +56,19 @@ def parse_block(
         ) from None
     except ValueError as exc:  # NaN / Infinity, which JSON does not allow
         raise BlockError(str(exc), file=file, block=block, line=first_line) from None
+    # "\ud800" is valid JSON but decodes to half a UTF-16 pair, which no UTF-8 file can hold:
+    # every later write, print or page would fail on it. Refused here, where every reader
+    # decodes a block, so all of them (check, show, the library, the index) agree.
+    bad = unencodable_offset(text)
+    if bad is not None:
+        line, column = _position(text, bad, first_line, first_column)
+        raise BlockError(
+            f"invalid JSON: {describe_unencodable(text, bad)}",
+            file=file,
+            block=block,
+            line=line,
+            column=column,
+        )
     # Copying, dumping and reading the views recurse once per level: a hostile block nested
     # hundreds deep would end in RecursionError there. Real blocks are a few levels deep.
     # Deeper than MAX_DEPTH needs more than MAX_DEPTH opening brackets: skip the walk otherwise.
@@ -63,6 +80,70 @@ def parse_block(
             line=first_line,
         )
     return value
+
+
+# A "\uD800".."\uDFFF" escape: the only way valid JSON text from a UTF-8 file gets a surrogate.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_STRING_PIECE = re.compile(r"\\u([0-9a-fA-F]{4})|\\.|[^\\]+", re.DOTALL)
+
+
+def _suspect(text: str) -> bool:
+    """Whether ``text`` may hold a lone surrogate (two regex searches, the second only for
+    non-ASCII text; real blocks almost never get past it)."""
+    return _SURROGATE_ESCAPE.search(text) is not None or not encodable(text)
+
+
+def unencodable_offset(text: str) -> int | None:
+    """Offset in ``text`` (valid JSON) of the first string character that decodes to a lone
+    surrogate (an unpaired ``\\ud800``-``\\udfff`` escape, or such a character itself in text
+    built in memory), or None when every string can be written as UTF-8. A proper pair
+    (``\\ud83d\\ude00``, one emoji) is fine."""
+    if not _suspect(text):
+        return None
+    for m in _STRING.finditer(text):  # valid JSON: every '"' outside a string opens one
+        token = m.group(0)
+        if _suspect(token):
+            at = _lone_surrogate(token)
+            if at is not None:
+                return m.start() + at
+    return None
+
+
+def _lone_surrogate(token: str) -> int | None:
+    high: int | None = None  # a high-half escape waiting for its low half
+    for m in _STRING_PIECE.finditer(token):
+        code = int(m.group(1), 16) if m.group(1) else None
+        if high is not None:
+            if code is not None and 0xDC00 <= code <= 0xDFFF:
+                high = None
+                continue
+            return high
+        if code is not None:
+            if 0xD800 <= code <= 0xDBFF:
+                high = m.start()
+            elif 0xDC00 <= code <= 0xDFFF:
+                return m.start()
+        elif (raw := LONE_SURROGATE.search(m.group(0))) is not None:
+            return m.start() + raw.start()
+    return high
+
+
+def describe_unencodable(text: str, offset: int) -> str:
+    """What is wrong at ``offset`` (from ``unencodable_offset``), in words."""
+    shown = text[offset : offset + 6] if text[offset] == "\\" else f"\\u{ord(text[offset]):04x}"
+    return (
+        f"{shown} is a lone surrogate (half of a UTF-16 pair), which cannot be written as "
+        "UTF-8; remove it or write the character itself"
+    )
+
+
+def _position(text: str, offset: int, first_line: int, first_column: int) -> tuple[int, int]:
+    """File line and column of ``offset`` in a block's text that starts at ``first_line``,
+    ``first_column`` (only its first line is shifted by the ``<script …>`` before it)."""
+    line_start = text.rfind("\n", 0, offset) + 1
+    column = offset - line_start + 1 + (first_column - 1 if line_start == 0 else 0)
+    return first_line + text.count("\n", 0, offset), column
 
 
 _PATH_PART = re.compile(r"\[(\d+)\]|([^.\[\]]+)")
@@ -144,9 +225,7 @@ def locate_error(exc: OOError, text: str, *, first_line: int = 1, first_column: 
     offset = value_offset(text, key_path(exc.key))
     if offset is None:
         return exc
-    line_start = text.rfind("\n", 0, offset) + 1
-    exc.line = first_line + text.count("\n", 0, offset)
-    exc.column = offset - line_start + 1 + (first_column - 1 if line_start == 0 else 0)
+    exc.line, exc.column = _position(text, offset, first_line, first_column)
     exc.args = (exc._compose(),)
     return exc
 
@@ -160,6 +239,30 @@ def depth_exceeds(value: Any, limit: int) -> bool:
         children = item.values() if isinstance(item, dict) else item
         stack.extend((v, depth + 1) for v in children if isinstance(v, (dict, list)))
     return False
+
+
+def too_deep(value: Any, limit: int, *, shown_parts: int = 6) -> str | None:
+    """The key path (``sources[0].title[0][0]…``) of the first object or list nested deeper
+    than ``limit`` levels in ``value``, or None. Iterative: a hostile value may be nested far
+    deeper than Python's recursion limit. Only the first ``shown_parts`` parts are named
+    (``depth_exceeds`` answers the same question faster, without the path)."""
+    stack: list[tuple[Any, tuple[str | int, ...]]] = (
+        [(value, ())] if isinstance(value, (dict, list)) else []
+    )
+    while stack:
+        item, path = stack.pop()
+        if len(path) >= limit:
+            return _path_text(path, shown_parts)
+        pairs = item.items() if isinstance(item, dict) else enumerate(item)
+        stack.extend((v, (*path, k)) for k, v in pairs if isinstance(v, (dict, list)))
+    return None
+
+
+def _path_text(path: Sequence[str | int], shown: int) -> str:
+    text = ""
+    for part in path[:shown]:
+        text += f"[{part}]" if isinstance(part, int) else f".{part}" if text else str(part)
+    return text + ("…" if len(path) > shown else "")
 
 
 def _reject_constant(name: str) -> Any:

@@ -3,7 +3,6 @@ grepping the file, which found template values after the terminator)."""
 
 from __future__ import annotations
 
-import json
 import multiprocessing
 import os
 import re
@@ -16,10 +15,11 @@ from typing import Any
 from lxml import etree
 from lxml import html as lxml_html
 
-from oo_nb.errors import OOError, ValidationError
+from oo_nb.errors import BlockError, OOError, ValidationError
 from oo_nb.format.article import excerpt_of
 from oo_nb.format.blocks import Contract, Manifest
 from oo_nb.format.document import Document
+from oo_nb.format.jsonblock import parse_block
 from oo_nb.format.names import CONTRACT_BLOCK, MANIFEST_BLOCK, SOURCE_CACHE_BLOCK
 from oo_nb.library.library import discover
 
@@ -136,16 +136,13 @@ def _walk(parent: etree._Element) -> str | None:
 
 
 def _block(doc: Document, name: str) -> Any:
-    """A block's JSON, parsed once and not copied (an index reads each block once). Anything the
-    strict reader would refuse goes through it, so the error names the block and line."""
+    """A block's JSON, parsed once and not copied (an index reads each block once), by the one
+    strict block reader (``parse_block``: a lone surrogate, NaN or a bomb refused as everywhere
+    else). Only a refused block pays for the line table, to name its line."""
     try:
-        return json.loads(doc.block_text(name), parse_constant=_no_constant)
-    except (ValueError, RecursionError):
+        return parse_block(doc.block_text(name), block=name)
+    except BlockError:
         return doc.block_json(name)  # raises the located BlockError
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(name)
 
 
 def read_entry(path: Path, root: Path) -> DocEntry:

@@ -16,6 +16,7 @@ from oo_nb.errors import FormatError, OOError
 from oo_nb.format.display import render_html, wants_html
 from oo_nb.format.document import Document
 from oo_nb.format.names import INDEX_CONTENT_END, INDEX_CONTENT_START, INDEX_NAME
+from oo_nb.format.surrogates import replaced
 from oo_nb.format.template.render import render_index
 from oo_nb.library.index_data import DocEntry, Scan, scan
 from oo_nb.store import clock, store
@@ -42,13 +43,14 @@ _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct",
 
 
 def _e(text: object) -> str:
-    """For attribute values."""
-    return html.escape(str(text), quote=True)
+    """For attribute values. A file name that is not UTF-8 shows U+FFFD for its bad bytes (the
+    page must be writable as UTF-8; one such name never stops the index)."""
+    return html.escape(replaced(str(text)), quote=True)
 
 
 def _t(text: object) -> str:
     """For element text (quotes need no escaping there)."""
-    return html.escape(str(text), quote=False)
+    return html.escape(replaced(str(text)), quote=False)
 
 
 def nice_date(day: date) -> str:
@@ -68,7 +70,9 @@ def human_size(n: int, *, kb_only: bool = False) -> str:
 
 
 def _href(entry: DocEntry) -> str:
-    return _e(quote(entry.rel))  # relative to the index folder: sub-folders keep working
+    # relative to the index folder: sub-folders keep working; a byte that was not UTF-8 in the
+    # file name becomes its %XX, so the link still opens that file
+    return _e(quote(entry.rel, errors="surrogateescape"))
 
 
 def _status_text(status: str) -> str:

@@ -5,6 +5,7 @@ In each failure the error says what happened and the cost so far; nothing is ret
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from typing import Any
 
@@ -17,6 +18,7 @@ from oo_nb.agent.pricing import price_for
 from oo_nb.errors import AgentError, BudgetExceeded
 from oo_nb.format.document import Document
 from tests.support.agent_helpers import CORPUS, TODAY, backend, run_backend, start_mock
+from tests.support.bad_text import deep_list
 from tests.support.mock_api import MockRequest, Reply, Script, error_reply, message
 from tests.support.mock_scenarios import (
     endless_pause,
@@ -478,3 +480,71 @@ def test_an_unbelievable_token_count_is_ignored_with_a_warning(count: object) ->
         mock.stop()
     assert proposal is not None
     assert any("not believable" in w for w in run.warnings), run.warnings
+
+
+# --------------------------------------------------------------------------- hostile answers
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize("depth", [60, 400])
+def test_an_answer_nested_deep_is_one_line_with_its_cost(stream: bool, depth: int) -> None:
+    """~400 deep ended in pydantic's "Maximum serialization depth exceeded" (a traceback, the
+    cost never reported). Now one line, the place named where it can be, the cost counted."""
+    payload = good_proposal()
+    payload["sources"][0]["title"] = deep_list(depth)
+    mock = start_mock([submit(payload, input_tokens=10_000, output_tokens=500)])
+    try:
+        with pytest.raises(AgentError) as err:
+            run_backend(backend(mock, stream=stream))
+    finally:
+        mock.stop()
+    text = str(err.value)
+    assert "\n" not in text and text.startswith("the API's answer could not be read")
+    assert text.endswith(f"nothing was proposed (cost so far ${err.value.cost_usd:.4f})")
+    assert err.value.cost_usd > 0 and len(mock.message_requests) == 1  # no correction round
+    if not stream or depth == 60:  # the stream parser of the SDK gives up past ~250 levels
+        assert "content[0] (tool_use submit_proposal) is nested deeper than 32 levels" in text
+        assert "at input.sources[0].title[0][0]" in text and text.count("…") == 1
+    else:
+        assert "its tool input: recursion limit exceeded" in text and "JSON:" not in text
+
+
+def test_an_answer_nested_past_the_json_parser_is_one_line() -> None:
+    body = json.dumps(submit({"summary": "DEEP"})).replace('"DEEP"', "[" * 50_000 + "]" * 50_000)
+    mock = start_mock([Reply(body=body.encode())])
+    try:
+        with pytest.raises(AgentError, match=r"nested too deeply for the JSON parser\); nothing"):
+            run_backend(backend(mock))
+    finally:
+        mock.stop()
+
+
+def test_a_lone_surrogate_in_the_answer_keeps_the_paid_proposal() -> None:
+    """ "\\ud800" in the answer crashed the sanitiser after the money was spent: the text is
+    kept with U+FFFD, with a warning naming where."""
+    payload = good_proposal()
+    payload["sections"][0]["html"] = "<p>New \ud800 [s20].</p>"
+    search = search_result("srvtoolu_1", [(NEW_URL + "?\udcff", "Latest \udfff")])
+    answer = message([search, tool_use("submit_proposal", payload)], "tool_use")
+    mock = start_mock([answer])
+    try:
+        proposal, run, _ = run_backend(backend(mock))
+    finally:
+        mock.stop()
+    assert proposal.sections[0].html == "<p>New \ufffd [s20].</p>"
+    assert any(
+        "not valid Unicode" in w and "content[1].input.sections[0].html" in w for w in run.warnings
+    )
+    assert NEW_URL + "?\ufffd" in run.seen_urls and run.cost_usd > 0
+
+
+def test_a_lone_surrogate_in_a_stream_reports_the_cost() -> None:
+    payload = good_proposal()
+    payload["summary"] = "bad \ud800"
+    mock = start_mock([submit(payload, input_tokens=10_000)])
+    try:
+        with pytest.raises(AgentError) as err:
+            run_backend(backend(mock, stream=True))
+    finally:
+        mock.stop()
+    # the SDK's stream parser refuses it (its words depend on where the chunks split)
+    assert "could not be read (its tool input: " in str(err.value) and err.value.cost_usd > 0
+    assert "\n" not in str(err.value) and "JSON:" not in str(err.value)

@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-from oo_nb.agent.proposal import LIMITS, Proposal, validate_proposal
+from oo_nb.agent.proposal import LIMITS, MAX_DEPTH, Proposal, validate_proposal
 from oo_nb.errors import AgentError
+from tests.support.bad_text import deep_list
 
 EXAMPLE: dict[str, Any] = {
     "summary": "what changed and why",
@@ -144,3 +145,53 @@ def test_ignored_key_names_are_plain_text() -> None:
     raw = copy.deepcopy(EXAMPLE)
     raw["<img src=x onerror=alert(1)>x"] = 1
     assert validate_proposal(raw).ignored == ("x",)
+
+
+@pytest.mark.parametrize("where", ["sources", "extra", "sentinel"])
+def test_input_nested_hundreds_deep_is_one_line_naming_the_field(where: str) -> None:
+    """An answer nested ~400 deep ended in pydantic's "Maximum serialization depth exceeded"
+    (a traceback); the depth is checked first, naming where, well below that limit."""
+    raw = copy.deepcopy(EXAMPLE)
+    if where == "sources":
+        raw["sources"][0]["title"] = deep_list(400)
+        path = "sources[0].title[0][0][0]…"
+    elif where == "extra":
+        raw["notes"] = {"a": deep_list(40)}
+        path = "notes.a[0][0][0][0]…"
+    else:
+        raw["sentinel"]["evidence"] = deep_list(MAX_DEPTH)
+        path = "sentinel.evidence[0][0][0][0]…"
+    with pytest.raises(AgentError) as err:
+        validate_proposal(raw)
+    assert err.value.key == path
+    assert str(err.value) == (
+        f"key {path!r}: invalid submit_proposal input: nested deeper than {MAX_DEPTH} levels"
+    )
+    assert validate_proposal(copy.deepcopy(EXAMPLE)).summary  # the schema's depth is fine
+
+
+def test_json_text_nested_past_the_parser_is_one_line() -> None:
+    with pytest.raises(AgentError, match=f"nested deeper than {MAX_DEPTH} levels"):
+        validate_proposal('{"summary": ' + "[" * 100_000 + "]" * 100_000 + "}")
+
+
+def test_lone_surrogates_are_replaced_and_listed() -> None:
+    """Text no UTF-8 file can hold crashed the sanitiser after the answer was paid for: it is
+    replaced by U+FFFD (keys too) and every field is named for the reviewer."""
+    raw = copy.deepcopy(EXAMPLE)
+    raw["summary"] = "what \ud800 changed"
+    raw["sections"][0]["html"] = "<p>caf\udce9 [s17]</p>"
+    raw["sources"][0]["title"] = "\udfff"
+    raw["odd\udc80"] = 1
+    p = validate_proposal(raw)
+    assert p.summary == "what \ufffd changed" and p.sections[0].html == "<p>caf\ufffd [s17]</p>"
+    assert p.sources[0].title == "\ufffd"
+    assert sorted(p.repaired) == [
+        "odd\ufffd (key)",
+        "sections[0].html",
+        "sources[0].title",
+        "summary",
+    ]
+    assert p.ignored == ("odd\ufffd",)
+    json.dumps(p.to_json(), ensure_ascii=False).encode("utf-8")  # writable now
+    assert "repaired" not in p.to_json() and validate_proposal(EXAMPLE).repaired == ()

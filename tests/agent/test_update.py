@@ -428,3 +428,32 @@ def test_yes_keeps_an_earlier_unreviewed_proposal(
     out = capsys.readouterr()
     assert f"reviewing {kept.name}" in out.out + out.err and "nothing accepted" in out.out
     assert not list(history_dir(path).glob("pending*.json"))
+
+
+def test_a_lone_surrogate_in_agent_output_keeps_the_proposal_for_review(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """ "\\ud800" in a paid answer ended `oo update` in a UnicodeEncodeError traceback in the
+    sanitiser: the proposal is now saved for review with U+FFFD, and the user is told where."""
+
+    def hostile(p: dict[str, Any]) -> dict[str, Any]:
+        p["summary"] = "Added \ud800 news."
+        p["sections"][0]["html"] = p["sections"][0]["html"].replace("A new", "A \udcff new")
+        return p
+
+    mock = start_mock()
+    mock.responder = research_scenario(
+        base_url=lambda: mock.base_url, with_image=False, proposal=hostile
+    )
+    monkeypatch.setenv("ANTHROPIC_API_KEY", MARKER)
+    path = copy_doc(tmp_path)
+    base = path.read_bytes()
+    try:
+        assert main(["update", str(path), "--force", "--base-url", mock.base_url]) == 0
+    finally:
+        mock.stop()
+    out = capsys.readouterr().out
+    assert "not valid Unicode (lone surrogates)" in out and "input.summary" in out
+    assert "proposal saved for review" in out and path.read_bytes() == base
+    pending = load_pending(path)
+    assert "A \ufffd new" in pending.candidate.article_html and pending.run["cost_usd"] > 0

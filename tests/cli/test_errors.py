@@ -16,6 +16,7 @@ from IPython.core.interactiveshell import InteractiveShell
 from oo_nb.agent.many import find_documents
 from oo_nb.cli.main import main
 from oo_nb.errors import NotFound
+from tests.support.bad_text import plant_lone_surrogate, undecodable_name
 from tests.support.magic_helpers import oo
 
 
@@ -259,3 +260,77 @@ def test_magic_keeps_tracebacks_for_programming_errors(
     monkeypatch.setattr(load("history"), "run", broken)
     with pytest.raises(KeyError):
         oo(shell, f'history "{lib}"')
+
+
+# ----------------------------------------------------------------------------- text that is not UTF-8
+@pytest.fixture
+def lone_surrogate_lib(tmp_path: Path, corpus_dir: Path) -> tuple[Path, Path, int, int]:
+    """A folder of two documents, one with a "\\ud800" escape in its manifest."""
+    folder = tmp_path / "lib"
+    folder.mkdir()
+    shutil.copy(corpus_dir / "yc-w26-batch.o-o.html", folder)
+    data, line, column = plant_lone_surrogate((corpus_dir / "agi-declared.o-o.html").read_bytes())
+    bad = folder / "agi-declared.o-o.html"
+    bad.write_bytes(data)
+    return folder, bad, line, column
+
+
+def test_every_reader_reports_a_lone_surrogate_alike(
+    lone_surrogate_lib: tuple[Path, Path, int, int], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`oo check` said valid while show, library and index crashed for the whole folder: now
+    each names the file, block, line and column, and the folder verbs read the rest."""
+    folder, bad, line, column = lone_surrogate_lib
+    where = f"{bad}: block oo-manifest, line {line}, column {column}: invalid JSON: \\ud800 is a lone surrogate"
+
+    assert main(["show", str(bad)]) == 2
+    assert _one_error_line(capsys).startswith(f"oo show: error: {where}")
+
+    assert main(["check", str(bad)]) == 1
+    assert f"{bad}: error: invalid-json: block oo-manifest, line {line}, column {column}:" in (
+        capsys.readouterr().out
+    )
+
+    assert main(["library", str(folder)]) == 0
+    assert "Y Combinator W26 Batch" in capsys.readouterr().out
+    assert main(["library", str(folder), "--frame", "errors"]) == 0
+    out = capsys.readouterr().out
+    assert "oo-manifest" in out and f"{line}" in out and "lone surrogate" in out
+
+    assert main(["audit", str(folder)]) == 1
+    assert "invalid-json" in capsys.readouterr().out
+
+    assert main(["index", str(folder)]) == 0
+    out = capsys.readouterr().out
+    assert "1 document" in out and f"agi-declared.o-o.html: block oo-manifest, line {line}" in out
+
+
+def test_folder_verbs_print_a_file_name_that_is_not_utf8(
+    tmp_path: Path, corpus_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Printing a name held with a surrogate escape to a strict UTF-8 stdout (pytest's capture is
+    one) ended `oo library` in a traceback; it shows U+FFFD instead."""
+    shutil.copy(corpus_dir / "agi-declared.o-o.html", undecodable_name(tmp_path))
+    for verb in ("library", "audit"):
+        assert main([verb, str(tmp_path)]) in (0, 1)
+        captured = capsys.readouterr()
+        assert "caf\ufffd" in captured.out and "Traceback" not in captured.err
+    assert main(["index", str(tmp_path)]) == 0
+
+
+def test_new_with_a_title_that_is_not_utf8_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`oo new $'\\xff\\xfe bad'`: argv bytes that are not UTF-8 arrive as surrogate escapes and
+    crashed the write; the argument is named and its bytes shown, nothing is created."""
+    title = os.fsdecode(b"\xff\xfe bad")
+    assert main(["new", title, "--dir", str(tmp_path), "--no-update"]) == 2
+    assert _one_error_line(capsys) == (
+        "oo new: error: key 'title': \"\\xff\\xfe bad\" is not valid UTF-8 text "
+        "(bytes in another encoding?): type it again in UTF-8"
+    )
+    assert list(tmp_path.iterdir()) == []
+    assert (
+        main(["new", "Tides", "--audience", os.fsdecode(b"caf\xe9"), "--dir", str(tmp_path)]) == 2
+    )
+    assert "key 'audience'" in _one_error_line(capsys)

@@ -373,3 +373,29 @@ def test_no_update_skips_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     seen = _fake_update(monkeypatch)
     _new("Solar storms", tmp_path)
     assert seen == []
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("title", "\udcff\udcfe bad"),
+        ("scope", "x \ud800"),
+        ("audience", "caf\udce9"),
+        ("tone", "\udc80"),
+        ("sentinel", "event \udcff"),
+        ("criteria", ("fine", "bad \udcff")),
+    ],
+)
+def test_text_that_is_not_utf8_is_refused_naming_the_field(
+    tmp_path: Path, field: str, value: object
+) -> None:
+    """Bytes that were not UTF-8 on the command line arrive as surrogate escapes; the file could
+    not be written (a traceback). Each field is refused by name; nothing is created."""
+    options: dict[str, object] = {field: value}
+    if field == "criteria":
+        options["sentinel"] = "an event"
+    spec = NewSpec(title="Tides", **options) if field != "title" else NewSpec(title=str(value))
+    with pytest.raises(ValidationError, match="is not valid UTF-8 text") as err:
+        create_document(spec, tmp_path)
+    assert err.value.key == ("criteria[1]" if field == "criteria" else field)
+    assert list(tmp_path.iterdir()) == []

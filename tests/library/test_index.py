@@ -25,6 +25,8 @@ from oo_nb.library.index_page import (
     write_index,
 )
 from oo_nb.store.store import read_history
+from tests.conftest import CORPUS
+from tests.support.bad_text import plant_lone_surrogate, undecodable_name
 
 TODAY = date(2026, 2, 20)
 NOW = datetime(2026, 2, 20, 9, 30)
@@ -165,6 +167,35 @@ def test_a_broken_file_is_listed_and_never_stops_the_scan(corpus_copy: Path) -> 
     assert "2 files could not be read" in html and "<code>broken.o-o.html</code>" in html
     assert "block oo-manifest, line" in html
     assert "2 file(s) could not be read" in result.to_text()
+
+
+def test_a_lone_surrogate_is_listed_and_the_rest_indexed(corpus_copy: Path) -> None:
+    """A "\\ud800" escape in one document stopped the whole index (the page could not be
+    encoded): now it is listed as unreadable with its block and line, like any bad block."""
+    data, line, _ = plant_lone_surrogate((corpus_copy / "agi-declared.o-o.html").read_bytes())
+    (corpus_copy / "agi-declared.o-o.html").write_bytes(data)
+    result = write_index(corpus_copy, now=NOW)
+    assert len(result.scan.entries) == 3
+    assert [e.rel for e in result.scan.errors] == ["agi-declared.o-o.html"]
+    message = result.scan.errors[0].message
+    assert message.startswith(f"block oo-manifest, line {line}, column") and "surrogate" in message
+    html = (corpus_copy / "index.o-o.html").read_text("utf-8")
+    assert "1 file could not be read" in html and "Y Combinator W26 Batch" in html
+
+
+def test_a_file_name_that_is_not_utf8_is_indexed(tmp_path: Path) -> None:
+    """A name Python holds with a surrogate escape (the byte 0xe9) made the index crash while
+    quoting its link; now the link carries the byte (%E9) and the page shows U+FFFD."""
+    shutil.copy(CORPUS / "yc-w26-batch.o-o.html", tmp_path / "yc.o-o.html")
+    odd = undecodable_name(tmp_path)
+    shutil.copy(CORPUS / "agi-declared.o-o.html", odd)
+    (tmp_path / "agi.o-o.html").write_bytes(b"not a document")  # an unreadable one too
+    odd.with_name(odd.name.replace(".o-o", "-broken.o-o")).write_bytes(b"nope")
+    result = write_index(tmp_path, now=NOW)
+    assert len(result.scan.entries) == 2 and len(result.scan.errors) == 2
+    html = (tmp_path / "index.o-o.html").read_text("utf-8")
+    assert 'href="caf%E9.o-o.html"' in html and "caf\ufffd-broken.o-o.html" in html
+    assert unquote("caf%E9.o-o.html", errors="surrogateescape") == odd.name
 
 
 def test_hostile_title_escaped_on_the_page(tmp_path: Path) -> None:

@@ -21,6 +21,7 @@ from oo_nb.library import pool as library_pool
 from oo_nb.library.digest import scan_article
 from oo_nb.library.library import Library, discover
 from tests.conftest import CORPUS, DOC_NAMES
+from tests.support.bad_text import plant_lone_surrogate
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "library"
 TODAY = date(2026, 3, 1)
@@ -186,6 +187,30 @@ def test_hostile_files_become_error_rows(tmp_path: Path, data: bytes) -> None:
     assert lib.slugs == ["good"]
     assert list(lib.errors["path"]) == [str(tmp_path / "bad.o-o.html")]
     assert row(lib.audit(), doc="bad")["code"] == "unreadable"
+
+
+@pytest.mark.parametrize("block", ["oo-manifest", "oo-contract", "oo-source-cache", "oo-changelog"])
+def test_a_lone_surrogate_is_an_error_row_and_the_rest_is_read(tmp_path: Path, block: str) -> None:
+    """A "\\ud800" escape crashed the whole folder's frames when they were printed; now it is
+    the document's errors row (block, line, column) and every frame prints."""
+    shutil.copy(CORPUS / "yc-w26-batch.o-o.html", tmp_path / "good.o-o.html")
+    data, line, column = plant_lone_surrogate(
+        (CORPUS / "agi-declared.o-o.html").read_bytes(), block
+    )
+    (tmp_path / "bad.o-o.html").write_bytes(data)
+    lib = Library(tmp_path, today=TODAY, workers=1)
+    found = row(lib.errors, path=str(tmp_path / "bad.o-o.html"))
+    assert (found["error_type"], found["block"], found["line"], found["column"]) == (
+        "BlockError",
+        block,
+        line,
+        column,
+    )
+    assert "lone surrogate" in found["message"]
+    assert row(lib.documents, slug="good")["title"] == "Y Combinator W26 Batch"
+    assert row(lib.audit(), doc="bad", code="invalid-json")["severity"] == "error"
+    for name in ("documents", "sources", "facts", "changelog", "citations", "errors", "audit"):
+        lib.frame(name).to_string().encode("utf-8")  # nothing a printer would choke on
 
 
 # --------------------------------------------------------------------------- documents

@@ -5,7 +5,10 @@ Server tools web search (``web_search_20250305``, contract ``deny_domains`` → 
 ``submit_proposal``. ``tool_choice`` is NOT forced (it returns 400 on current models): the system
 prompt asks for the tool and the conversation re-prompts once. The SDK retries 408/409/429/5xx
 and connection errors itself (``max_retries``, honouring ``retry-after-ms``); what still fails
-becomes an ``AgentError`` naming the cause and the cost so far.
+becomes an ``AgentError`` naming the cause and the cost so far. The whole run has one deadline
+(``deadline_s``, ``oo update --timeout``): each attempt may wait at most what is left of it, and
+the wait is watched from outside the SDK (``agent.deadline``), with a progress line every
+``HEARTBEAT_S`` while one request is outstanding.
 
 ``base_url`` (or ``ANTHROPIC_BASE_URL``) points it at any Anthropic-compatible endpoint or the
 loopback mock; ``http_client`` lets the replay backend feed recorded exchanges through this same
@@ -15,8 +18,10 @@ code path.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 import anthropic
@@ -25,6 +30,13 @@ import httpx2
 from oo_nb.agent.backends.conversation import AgentSettings, Conversation
 from oo_nb.agent.budget import Budget
 from oo_nb.agent.context import AgentContext
+from oo_nb.agent.deadline import (
+    DEFAULT_DEADLINE_S,
+    Deadline,
+    DeadlinePassed,
+    await_with_deadline,
+    call_with_deadline,
+)
 from oo_nb.agent.types import RunInfo
 from oo_nb.errors import AgentError, register_secret
 
@@ -35,10 +47,11 @@ __all__ = [
     "api_failure",
     "api_failure_text",
     "resolve_model",
+    "unreadable_answer",
 ]
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
-DEFAULT_TIMEOUT_S = 600.0
+DEFAULT_TIMEOUT_S = 600.0  # one attempt (the SDK's own timeout); the whole run: deadline_s
 _KEY_ENV = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
 # The count only sharpens the budget: a proxy that hangs on it or rate-limits it must not hold
 # up the run, so one try with a short timeout, then the estimate.
@@ -101,6 +114,22 @@ def api_failure_text(exc: BaseException, *, retries: int, where: str) -> str:
     return f"the API call failed: {exc}"
 
 
+def unreadable_answer(exc: BaseException) -> str:
+    """One line for an answer the SDK could not parse (the tool input of a stream nested past
+    its parser's limit, or holding a lone surrogate): the reason without the answer's JSON,
+    which the SDK appends whole."""
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    found = re.search(r"Error: (.*?)(?: JSON: |$)", text)
+    reason = found.group(1) if found else text.split(" JSON: ", 1)[0]
+    if isinstance(exc, RecursionError):
+        reason = "nested too deeply for the JSON parser"
+    reason = reason.rstrip(". ")
+    if "tool parameter JSON" in text:
+        reason = f"its tool input: {reason}"
+    reason = reason if len(reason) <= 160 else reason[:157] + "..."
+    return f"the API's answer could not be read ({reason}); nothing was proposed"
+
+
 class _StreamUsage:
     """The usage a stream reported as it went: ``message_start`` carries the input tokens,
     each ``message_delta`` the output so far. A stream that breaks off after them was billed for
@@ -108,6 +137,7 @@ class _StreamUsage:
 
     def __init__(self) -> None:
         self.usage: dict[str, Any] | None = None
+        self.billed = False  # the worker and the deadline may both try: charge it once
 
     def take(self, event: Any) -> None:
         if event.type == "message_start":
@@ -116,7 +146,8 @@ class _StreamUsage:
             self.usage.update({k: v for k, v in event.usage.model_dump().items() if v is not None})
 
     def bill(self, conv: Conversation) -> None:
-        if self.usage is not None:
+        if self.usage is not None and not self.billed:
+            self.billed = True
             conv.record_partial(self.usage)
 
 
@@ -135,6 +166,7 @@ class AnthropicBackend:
         async_http_client: httpx2.AsyncClient | None = None,
         max_retries: int = 2,
         timeout: float = DEFAULT_TIMEOUT_S,
+        deadline_s: float = DEFAULT_DEADLINE_S,
         settings: AgentSettings | None = None,
         recorded: bool = False,
         label: str = "anthropic",
@@ -150,6 +182,7 @@ class AnthropicBackend:
         self.async_http_client = async_http_client
         self.max_retries = max_retries
         self.timeout = timeout
+        self.deadline_s = deadline_s  # every request and retry of one run, together
         self.recorded = recorded
         self.name = label
         # An SDK client shared by many documents (update-all): building one costs ~85 ms of SSL
@@ -221,95 +254,149 @@ class AnthropicBackend:
         )
 
     # ------------------------------------------------------------------ drivers
+    def _late(self, conv: Conversation, deadline: Deadline) -> AgentError:
+        return conv.fail(
+            f"no answer from the API within the deadline ({deadline.describe()}, set by --timeout)"
+        )
+
+    def _count_options(self, deadline: Deadline) -> dict[str, Any]:
+        return {**COUNT_OPTIONS, "timeout": min(COUNT_OPTIONS["timeout"], _left(deadline))}
+
     def run(
         self, ctx: AgentContext, *, budget: Budget, run: RunInfo, validate: Callable[[Any], Any]
     ) -> Any:
         """Research until a valid proposal (returned, as ``validate`` made it) or an AgentError."""
         conv = self.conversation(ctx, budget=budget, run=run, validate=validate)
+        deadline = Deadline(self.deadline_s)
         client = self.client()
         try:
             if self._counts_tokens():
                 try:
-                    counted = client.with_options(**COUNT_OPTIONS).messages.count_tokens(
-                        **conv.count_request()
-                    )
+                    counted = client.with_options(
+                        **self._count_options(deadline)
+                    ).messages.count_tokens(**conv.count_request())
                 except anthropic.AnthropicError as exc:
                     self._count_failed(run, exc)
                 else:
                     conv.calibrate(getattr(counted, "input_tokens", None))
             while not conv.done:
                 params = conv.next_request()
+                # each attempt may wait at most what is left; the wait itself is watched from
+                # here (a progress line every HEARTBEAT_S, the deadline kept whatever the SDK does)
+                attempt = client.with_options(timeout=min(self.timeout, _left(deadline)))
+                seen = _StreamUsage()
                 try:
-                    if self.settings.stream:
-                        with client.messages.stream(**params) as stream:
-                            seen = _StreamUsage()
-                            try:
-                                for event in stream:
-                                    seen.take(event)
-                                message = stream.get_final_message()
-                            except anthropic.AnthropicError:
-                                seen.bill(conv)
-                                raise
-                            except (
-                                httpx2.TransportError
-                            ) as exc:  # the SDK does not wrap these mid-stream
-                                seen.bill(conv)
-                                raise conv.fail(_STREAM_LOST.format(type(exc).__name__)) from None
-                    else:
-                        message = client.messages.create(**params)
-                except anthropic.AnthropicError as exc:
-                    raise api_failure(
-                        exc, conv, retries=self.max_retries, where=self.base_url
-                    ) from None
-                except ValueError as exc:  # the SDK's own checks (e.g. streaming required)
-                    raise conv.fail(f"the request was refused by the SDK: {exc}") from None
+                    message = call_with_deadline(
+                        partial(self._request, attempt, params, conv, seen),
+                        deadline,
+                        run.on_progress,
+                    )
+                except DeadlinePassed:
+                    seen.bill(conv)
+                    raise self._late(conv, deadline) from None
                 conv.on_response(message)
         finally:
             if self.http_client is None:  # a client we were given stays open for its owner
                 client.close()
         return conv.result
 
+    def _request(
+        self,
+        client: anthropic.Anthropic,
+        params: dict[str, Any],
+        conv: Conversation,
+        seen: _StreamUsage,
+    ) -> Any:
+        """One request (the SDK retrying as it does): the message, or an ``AgentError``."""
+        try:
+            if not self.settings.stream:
+                return client.messages.create(**params)
+            with client.messages.stream(**params) as stream:
+                try:
+                    for event in stream:
+                        seen.take(event)
+                    return stream.get_final_message()
+                except anthropic.AnthropicError:
+                    seen.bill(conv)
+                    raise
+                except httpx2.TransportError as exc:  # the SDK does not wrap these mid-stream
+                    seen.bill(conv)
+                    raise conv.fail(_STREAM_LOST.format(type(exc).__name__)) from None
+                except (ValueError, RecursionError) as exc:  # the SDK cannot parse the answer
+                    seen.bill(conv)
+                    raise conv.fail(unreadable_answer(exc)) from None
+        except anthropic.AnthropicError as exc:
+            raise api_failure(exc, conv, retries=self.max_retries, where=self.base_url) from None
+        except RecursionError as exc:  # a non-streamed answer nested past the JSON parser's limit
+            raise conv.fail(unreadable_answer(exc)) from None
+        except ValueError as exc:  # the SDK's own checks (e.g. streaming required)
+            raise conv.fail(f"the request was refused by the SDK: {exc}") from None
+
     async def arun(
         self, ctx: AgentContext, *, budget: Budget, run: RunInfo, validate: Callable[[Any], Any]
     ) -> Any:
         conv = self.conversation(ctx, budget=budget, run=run, validate=validate)
+        deadline = Deadline(self.deadline_s)
         client = self.shared_async or self.async_client()
         try:
             if self._counts_tokens():
                 try:
-                    counted = await client.with_options(**COUNT_OPTIONS).messages.count_tokens(
-                        **conv.count_request()
-                    )
+                    counted = await client.with_options(
+                        **self._count_options(deadline)
+                    ).messages.count_tokens(**conv.count_request())
                 except anthropic.AnthropicError as exc:
                     self._count_failed(run, exc)
                 else:
                     conv.calibrate(getattr(counted, "input_tokens", None))
             while not conv.done:
                 params = conv.next_request()
+                attempt = client.with_options(timeout=min(self.timeout, _left(deadline)))
+                seen = _StreamUsage()
                 try:
-                    if self.settings.stream:
-                        async with client.messages.stream(**params) as astream:
-                            seen = _StreamUsage()
-                            try:
-                                async for event in astream:
-                                    seen.take(event)
-                                message = await astream.get_final_message()
-                            except anthropic.AnthropicError:
-                                seen.bill(conv)
-                                raise
-                            except httpx2.TransportError as exc:
-                                seen.bill(conv)
-                                raise conv.fail(_STREAM_LOST.format(type(exc).__name__)) from None
-                    else:
-                        message = await client.messages.create(**params)
-                except anthropic.AnthropicError as exc:
-                    raise api_failure(
-                        exc, conv, retries=self.max_retries, where=self.base_url
-                    ) from None
-                except ValueError as exc:
-                    raise conv.fail(f"the request was refused by the SDK: {exc}") from None
+                    message = await await_with_deadline(
+                        self._arequest(attempt, params, conv, seen), deadline, run.on_progress
+                    )
+                except DeadlinePassed:
+                    seen.bill(conv)
+                    raise self._late(conv, deadline) from None
                 conv.on_response(message)
         finally:
             if self.async_http_client is None and client is not self.shared_async:
                 await client.close()
         return conv.result
+
+    async def _arequest(
+        self,
+        client: anthropic.AsyncAnthropic,
+        params: dict[str, Any],
+        conv: Conversation,
+        seen: _StreamUsage,
+    ) -> Any:
+        try:
+            if not self.settings.stream:
+                return await client.messages.create(**params)
+            async with client.messages.stream(**params) as astream:
+                try:
+                    async for event in astream:
+                        seen.take(event)
+                    return await astream.get_final_message()
+                except anthropic.AnthropicError:
+                    seen.bill(conv)
+                    raise
+                except httpx2.TransportError as exc:
+                    seen.bill(conv)
+                    raise conv.fail(_STREAM_LOST.format(type(exc).__name__)) from None
+                except (ValueError, RecursionError) as exc:
+                    seen.bill(conv)
+                    raise conv.fail(unreadable_answer(exc)) from None
+        except anthropic.AnthropicError as exc:
+            raise api_failure(exc, conv, retries=self.max_retries, where=self.base_url) from None
+        except RecursionError as exc:
+            raise conv.fail(unreadable_answer(exc)) from None
+        except ValueError as exc:
+            raise conv.fail(f"the request was refused by the SDK: {exc}") from None
+
+
+def _left(deadline: Deadline) -> float:
+    """Seconds an attempt may still wait (never 0, which httpx would read as "no timeout")."""
+    return max(deadline.remaining(), 0.05)

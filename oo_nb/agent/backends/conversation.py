@@ -10,7 +10,7 @@ and every failure message behave the same everywhere.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,9 +23,12 @@ from oo_nb.agent.budget import (
 )
 from oo_nb.agent.context import AgentContext
 from oo_nb.agent.pricing import usage_figures
+from oo_nb.agent.proposal import MAX_DEPTH
 from oo_nb.agent.types import PROPOSAL_SCHEMA, RunInfo
 from oo_nb.errors import AgentError, BudgetExceeded
 from oo_nb.format.blocks import domain_of
+from oo_nb.format.jsonblock import too_deep
+from oo_nb.format.surrogates import scrub
 
 __all__ = ["SUBMIT_TOOL", "AgentSettings", "Conversation", "collect_urls", "compact_history"]
 
@@ -162,6 +165,25 @@ def compact_history(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
             {"role": "assistant", "content": blocks or [{"type": "text", "text": "(no output)"}]}
         )
     return out
+
+
+def _too_deep_block(blocks: Sequence[Any]) -> str | None:
+    """Where the first content block (a JSON dict, or an SDK block whose tool input pydantic
+    could not serialise) is nested deeper than ``MAX_DEPTH``, in words; None when none is."""
+    for i, block in enumerate(blocks):
+        if isinstance(block, dict):
+            path = too_deep(block, MAX_DEPTH + 1)  # the block is one level itself
+        else:
+            inner = too_deep(getattr(block, "input", None), MAX_DEPTH)
+            path = None if inner is None else "input" + ("" if inner[:1] == "[" else ".") + inner
+        if path is not None:
+            kind = " ".join(str(v) for v in (_field(block, "type"), _field(block, "name")) if v)
+            return f"content[{i}] ({kind}) is nested deeper than {MAX_DEPTH} levels at {path}"
+    return None
+
+
+def _field(block: Any, key: str) -> Any:
+    return block.get(key) if isinstance(block, dict) else getattr(block, key, None)
 
 
 def _server_tools_in(messages: list[dict[str, Any]]) -> set[str]:
@@ -355,8 +377,17 @@ class Conversation:
         self.run.cost_usd = self.budget.spent_usd
 
     def on_response(self, msg: Any) -> None:
-        """Take one answer (an SDK ``Message`` or its JSON dict)."""
-        raw: dict[str, Any] = msg if isinstance(msg, dict) else msg.to_dict(mode="json")
+        """Take one answer (an SDK ``Message`` or its JSON dict). The answer is untrusted: one
+        nested deeper than ``MAX_DEPTH`` ends the run (its cost counted, the place named); a lone
+        surrogate in its text is replaced by U+FFFD (with a warning) before anything keeps it."""
+        try:
+            raw: dict[str, Any] = msg if isinstance(msg, dict) else msg.to_dict(mode="json")
+        except (ValueError, RecursionError) as exc:  # pydantic: "Maximum serialization depth"
+            self.record_partial(getattr(msg, "usage", None))  # billed, whatever its content
+            where = _too_deep_block(getattr(msg, "content", None) or [])
+            raise self.fail(
+                f"the API's answer could not be read: {where or exc}; nothing was proposed"
+            ) from None
         usage = usage_figures(raw.get("usage"))
         cost = self.budget.record(usage)
         run = self.run
@@ -365,6 +396,15 @@ class Conversation:
         run.cost_usd = self.budget.spent_usd
         del cost
         blocks = [b for b in raw.get("content") or [] if isinstance(b, dict)]
+        where = _too_deep_block(blocks)
+        if where is not None:
+            raise self.fail(f"the API's answer could not be read: {where}; nothing was proposed")
+        blocks, repaired = scrub(blocks, "content")
+        if repaired:
+            run.warnings.append(
+                "the API's answer held text that is not valid Unicode (lone surrogates), "
+                f"replaced with U+FFFD in: {', '.join(repaired[:10])}"
+            )
         run.seen_urls |= collect_urls(blocks)
         if run.on_progress is not None:
             for line in progress_lines(blocks):
