@@ -10,6 +10,7 @@ from oo_nb.format.article import pid_problem
 from oo_nb.format.document import BLOCK_IDS, Document
 from oo_nb.format.findings import CHECKS
 from oo_nb.format.legacy_script import LEGACY_SCRIPT_HINT, injection_risks
+from oo_nb.format.page_code import unknown_code_message, unknown_regions
 
 __all__ = ["Finding", "check_path"]
 
@@ -85,4 +86,6 @@ def check_path(path: str | Path) -> list[Finding]:
     if len(loaded) == len(views):  # every view read: the page script's inputs can be judged
         for risk in injection_risks(doc):
             add("html-injection", f"{risk.describe()}; {LEGACY_SCRIPT_HINT}")
+    for region in unknown_regions(doc):
+        add("unknown-page-code", unknown_code_message(region))
     return findings

@@ -31,6 +31,10 @@ CHECKS: dict[str, tuple[str, str]] = {
         "warning",
         "the original page script would render a contract value or heading as HTML",
     ),
+    "unknown-page-code": (
+        "warning",
+        "a shell or page-code region matches neither a known original o-o page nor our templates",
+    ),
     "never-updated": ("info", "the document has never been updated (as_of empty)"),
     "uncited-source": ("info", "a cached source is never cited in the article"),
 }

@@ -178,6 +178,8 @@ def _pid_findings(d: Digest) -> Iterator[Finding]:
 def _script_findings(d: Digest) -> Iterator[Finding]:
     for risk in d.injection_risks:
         yield _f(d.slug, "html-injection", risk.where, f"{risk.describe()}; {LEGACY_SCRIPT_HINT}")
+    for where, message in d.unknown_code:
+        yield _f(d.slug, "unknown-page-code", where, message)
 
 
 def _freshness_findings(d: Digest, today: date) -> Iterator[Finding]:

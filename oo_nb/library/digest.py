@@ -32,6 +32,7 @@ from oo_nb.format.names import (
     MANIFEST_BLOCK,
     SOURCE_CACHE_BLOCK,
 )
+from oo_nb.format.page_code import unknown_code_message, unknown_regions
 
 __all__ = ["ArticleScan", "Digest", "Failure", "digest_file", "scan_article"]
 
@@ -122,6 +123,8 @@ class Digest:
     # documents still on that script
     original_script: bool = False
     injection_risks: list[InjectionRisk] = field(default_factory=list)
+    # page-code regions no known original page and no template has: (where, message)
+    unknown_code: list[tuple[str, str]] = field(default_factory=list)
     is_stub: bool = True
     n_paragraphs: int = 0
     figures: int = 0
@@ -377,6 +380,9 @@ def _fill_changelog(doc: Document, d: Digest) -> None:
 def digest_document(doc: Document, *, slug: str, nbytes: int) -> Digest:
     d = Digest(path=str(doc.path), slug=slug, nbytes=nbytes, layout=doc.layout)
     d.original_script = not has_our_script(doc)
+    d.unknown_code = [
+        (f"{r.kind} (line {r.line})", unknown_code_message(r)) for r in unknown_regions(doc)
+    ]
     _fill_manifest(doc, d)
     _fill_contract(doc, d)
     _fill_cache(doc, d)
