@@ -49,12 +49,15 @@ def check_path(path: str | Path) -> list[Finding]:
         doc = Document.read(path)
     except OOError as exc:
         return [Finding(name, CHECKS["unreadable"][0], "unreadable", _where(exc))]
-    if doc.kind == "index":
-        return []
     findings: list[Finding] = []
 
     def add(code: str, message: str) -> None:
         findings.append(Finding(name, CHECKS[code][0], code, message))
+
+    if doc.kind == "index":  # no data to check, but `bash index.o-o.html` runs its shell
+        for region in unknown_regions(doc):
+            add("unknown-page-code", unknown_code_message(region))
+        return findings
 
     for block in BLOCK_IDS:
         if not doc.has_block(block):

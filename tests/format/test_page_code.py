@@ -62,7 +62,7 @@ def test_shipped_demo_documents_are_quiet() -> None:
         assert _codes(page) == [], page.name
 
 
-@pytest.mark.parametrize("name", DOCS)
+@pytest.mark.parametrize("name", PAGES)
 @pytest.mark.parametrize("edit", sorted(PAGE_EDITS))
 def test_a_changed_region_is_reported(name: str, edit: str, tmp_path: Path) -> None:
     path = tmp_path / name
@@ -73,6 +73,14 @@ def test_a_changed_region_is_reported(name: str, edit: str, tmp_path: Path) -> N
     assert all(f.severity == "warning" for f in found)
     assert any(region in f.message for f in found), [f.message for f in found]
     assert "line " in found[0].message
+
+
+def test_an_index_pages_shell_is_checked_too(tmp_path: Path) -> None:
+    path = tmp_path / "index.o-o.html"
+    shutil.copyfile(CORPUS / "index.o-o.html", path)
+    assert _codes(path) == []
+    assert "the shell after the heredoc" in edit_page(path, "shell-after-heredoc")
+    assert _codes(path) == ["unknown-page-code"]
 
 
 def test_a_users_stylesheet_is_data_but_a_script_beside_it_is_code() -> None:

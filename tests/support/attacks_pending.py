@@ -9,9 +9,10 @@ of 999. Over every corpus document and a page ``oo new`` made:
   hostile HTML, a claimed budget and a hostile candidate beside it) is reviewed with
   ``oo review DOC --accept-all``; a break is anything hostile in the file afterwards or a file
   that ``bash DOC --help`` creates; an older-form forgery that was not refused is a break too;
-- every hand edit of ``page_edits`` (shell, header, opener, scripts, stylesheet, markup, policy):
-  a break is an edit ``oo check`` does not report as ``unknown-page-code``; an untouched page
-  (as the corpus has it, as ``oo new`` and ``oo sync`` make it) that it reports is a break too;
+- every hand edit of ``page_edits`` (shell, header, opener, scripts, stylesheet, markup, policy)
+  on those pages and on index pages (the corpus's, one ``oo index`` made): a break is an edit
+  ``oo check`` does not report as ``unknown-page-code``; an untouched page (as the corpus has
+  it, as ``oo new``, ``oo index`` and ``oo sync`` make it) that it reports is a break too;
 - a normal proposal saved for review as an update saves it: a break is a review that does not
   write exactly the candidate the update built.
 """
@@ -126,6 +127,7 @@ def _page_code(workdir: Path, pages: dict[str, Path]) -> list[Figure]:
     def reported(path: Path) -> bool:
         return any(f.code == "unknown-page-code" for f in check_path(path))
 
+    pages = {**pages, **_index_pages(workdir / "index", pages[NEW])}
     missed = trials = 0
     first = "none"
     for edit in PAGE_EDITS:
@@ -154,13 +156,25 @@ def _page_code(workdir: Path, pages: dict[str, Path]) -> list[Figure]:
         Figure(PART, "… first region missed", missed, first, "info", None),
         Figure(
             PART,
-            "untouched pages oo check flags (corpus, new, synced)",
+            "untouched pages oo check flags (corpus, new, index, synced)",
             clean,
             flagged,
             "0",
             flagged == 0,
         ),
     ]
+
+
+def _index_pages(folder: Path, made: Path) -> dict[str, Path]:
+    """The corpus's original index page and one ``oo index`` renders (``bash index.o-o.html``
+    runs its shell too)."""
+    from tests.conftest import CORPUS
+
+    _copy(made, folder)
+    code, _ = _quiet_main(["index", str(folder)])
+    assert code == 0
+    original = _copy(CORPUS / "index.o-o.html", folder / "original")
+    return {"index": original, "oo-index": folder / "index.o-o.html"}
 
 
 # --------------------------------------------------------------------------- normal round trips
