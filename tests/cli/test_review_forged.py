@@ -119,3 +119,30 @@ def test_the_widget_shows_a_rebuilt_forgery_sanitised(tmp_path: Path) -> None:
     widget.accept_all_button.click()
     widget.write_button.click()
     assert widget.error.value == "" and hostile_left(original, Document.read(path)) == []
+
+
+def test_the_outside_attack_as_reported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """One file with all three (shown as one heading edit before): refused, each one named."""
+    import json
+
+    path = _document(tmp_path, "agi-declared.o-o.html")
+    doc = Document.read(path)
+    marker = tmp_path / "oo-forged-pwned"
+    cand = doc.with_article(
+        doc.article_html.replace("</h2>", " (updated)</h2>", 1) + "<script>alert(1)</script>\n"
+    ).edit_block("oo-contract", lambda c: c["budget"].update(max_cost_usd=999))
+    text = cand.text[: cand.terminator.end] + f"touch {marker}\n" + cand.text[cand.terminator.end :]
+    pending = history_dir(path) / "pending.json"
+    pending.parent.mkdir(parents=True, exist_ok=True)
+    pending.write_text(
+        json.dumps({"base_sha256": "0" * 64, "created": "", "run": {}, "candidate": text}), "utf-8"
+    )
+    assert main(["review", str(path), "--accept-all", "--force"]) == 2
+    err = capsys.readouterr().err
+    for named in (
+        "the shell after the heredoc",
+        "a <script> element",
+        "budget.max_cost_usd: 5.0 → 999",
+    ):
+        assert named in err
+    assert path.read_bytes() == doc.to_bytes() and not bash_help_creates(path)
