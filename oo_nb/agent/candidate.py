@@ -64,6 +64,8 @@ class Candidate:
     sources_added: list[str] = field(default_factory=list)
     sources_dropped: list[str] = field(default_factory=list)
     images_added: int = 0
+    # the prepared bytes of each image inserted, by the URL it was fetched from
+    images_fetched: dict[str, bytes] = field(default_factory=dict)
 
 
 def build_candidate(
@@ -74,19 +76,28 @@ def build_candidate(
     today: date,
     fetch_image: FetchImage | None = None,
     now: datetime | None = None,
+    pid_seed: str | None = None,
 ) -> Candidate:
     """Apply a validated proposal to ``doc`` (see the module notes). Raises ``AgentError`` when
-    nothing usable remains (e.g. every section was empty after sanitising)."""
+    nothing usable remains (e.g. every section was empty after sanitising). New paragraph ids
+    are random, or drawn from ``pid_seed`` (the same seed, the same ids)."""
     if doc.kind != "document":
         raise AgentError("the index page has no article to update", file=doc.file)
-    return _Builder(doc, proposal, run, today, now or clock.now()).build(fetch_image)
+    return _Builder(doc, proposal, run, today, now or clock.now(), pid_seed).build(fetch_image)
 
 
 class _Builder:
     def __init__(
-        self, doc: Document, proposal: Proposal, run: RunInfo, today: date, now: datetime
+        self,
+        doc: Document,
+        proposal: Proposal,
+        run: RunInfo,
+        today: date,
+        now: datetime,
+        pid_seed: str | None = None,
     ) -> None:
         self.doc, self.proposal, self.run, self.today, self.now = doc, proposal, run, today, now
+        self.pid_seed = pid_seed
         self.contract = doc.contract
         self.warnings: list[str] = []
         self.notes: list[str] = []
@@ -109,7 +120,12 @@ class _Builder:
         book.merge(old, self.proposal.sources, self.proposal.drop_sources)
         self._splice_sections(chunks, old)
         self.result.images_added = add_images(
-            chunks, self.proposal.images, self.contract, fetch_image, self.warnings
+            chunks,
+            self.proposal.images,
+            self.contract,
+            fetch_image,
+            self.warnings,
+            self.result.images_fetched,
         )
         facts = book.facts(self.proposal.facts)
         cited = self._cited(chunks)
@@ -161,7 +177,9 @@ class _Builder:
         replacing = {id(existing[s.id]) for s in wanted if s.id in existing}
         kept_text = "".join(c.text for c in chunks if id(c) not in replacing)
         element_ids = set(_ids_in(kept_text))
-        keeper = PidKeeper(((p.pid, p.tag, p.text) for p in old.paragraphs), pids_in(kept_text))
+        keeper = PidKeeper(
+            ((p.pid, p.tag, p.text) for p in old.paragraphs), pids_in(kept_text), self.pid_seed
+        )
         inline = InlineImages(self.contract.images, self.doc.article_html, count_images(kept_text))
         all_ids = {c.id for c in chunks if c.id} | {s.id for s in wanted} | element_ids
         heading_pids = any(c.has_heading_pid for c in chunks)

@@ -31,6 +31,7 @@ __all__ = [
     "compact_article",
     "contract_view",
     "next_source_id",
+    "restore_images",
     "system_prompt",
 ]
 
@@ -374,3 +375,23 @@ def build_context(doc: Document, *, today: date, budget_usd: float | None = None
         budget_usd=contract.max_cost_usd if budget_usd is None else budget_usd,
         image_refs=refs,
     )
+
+
+_PLACEHOLDER_SRC = re.compile(rf"""(src\s*=\s*["'])({re.escape(IMAGE_PLACEHOLDER)}\d+)(["'])""")
+
+
+def restore_images(proposal: Any, refs: dict[str, str]) -> Any:
+    """Put the original ``src`` back where the model kept an ``oo-image:N`` placeholder (after
+    validation, so the size caps apply to what the model wrote). Unknown placeholders stay and
+    are dropped by the sanitiser."""
+    if not refs or not getattr(proposal, "sections", None):
+        return proposal
+
+    def put_back(m: re.Match[str]) -> str:
+        return m.group(1) + refs.get(m.group(2), m.group(2)) + m.group(3)
+
+    sections = tuple(
+        dataclasses.replace(s, html=_PLACEHOLDER_SRC.sub(put_back, s.html))
+        for s in proposal.sections
+    )
+    return dataclasses.replace(proposal, sections=sections)

@@ -222,9 +222,12 @@ def add_images(
     contract: Contract,
     fetch_image: Callable[[str], bytes] | None,
     warnings_out: list[str],
+    fetched: dict[str, bytes] | None = None,
 ) -> int:
     """Fetch, prepare and insert the proposal's images at the top of their sections (after the
-    heading). Returns how many were added; every skip is a warning."""
+    heading). Returns how many were added; every skip is a warning. ``fetched`` receives each
+    inserted image's prepared bytes by URL (a saved proposal keeps them, so that its review
+    rebuilds the candidate without downloading again)."""
     if not images:
         return 0
     policy = contract.images
@@ -273,6 +276,8 @@ def add_images(
             target = sections[0] if sections else chunks[0]
         target.body = "\n" + figure + "\n" + target.body
         target.changed = True
+        if fetched is not None:
+            fetched[url] = prepared.data
         room -= 1
         added += 1
     return added

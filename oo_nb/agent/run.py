@@ -9,16 +9,16 @@ case it is kept for review with a warning whatever the flags say.
 from __future__ import annotations
 
 import math
-import re
+import secrets
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
 from oo_nb.agent.budget import Budget, estimate_tokens
-from oo_nb.agent.context import IMAGE_PLACEHOLDER, AgentContext, build_context
+from oo_nb.agent.context import AgentContext, build_context, restore_images
 from oo_nb.agent.freshness import Freshness, freshness
 from oo_nb.agent.pricing import price_for
 from oo_nb.agent.types import RunInfo
@@ -53,7 +53,6 @@ __all__ = [
 
 AGENTS = ("anthropic", "claude-code", "replay")
 Status = Literal["proposed", "skipped", "planned"]
-_PLACEHOLDER_SRC = re.compile(rf"""(src\s*=\s*["'])({re.escape(IMAGE_PLACEHOLDER)}\d+)(["'])""")
 
 
 @dataclass
@@ -95,6 +94,8 @@ class UpdateResult:
     written: Path | None = None
     pending: Path | None = None
     plan: dict[str, Any] = field(default_factory=dict)  # dry run: what would be sent
+    # what a saved proposal stores to rebuild the candidate on review (agent/pending.py)
+    proposal_data: dict[str, Any] | None = None
 
     @property
     def cost_usd(self) -> float:
@@ -175,22 +176,6 @@ def _validator() -> Callable[[Any], Any]:
     from oo_nb.agent.proposal import validate_proposal
 
     return validate_proposal
-
-
-def restore_images(proposal: Any, refs: dict[str, str]) -> Any:
-    """Put the original ``src`` back where the model kept an ``oo-image:N`` placeholder (after
-    validation, so the size caps apply to what the model wrote). Unknown placeholders stay and
-    are dropped by the sanitiser."""
-    if not refs or not getattr(proposal, "sections", None):
-        return proposal
-
-    def put_back(m: re.Match[str]) -> str:
-        return m.group(1) + refs.get(m.group(2), m.group(2)) + m.group(3)
-
-    sections = tuple(
-        replace(s, html=_PLACEHOLDER_SRC.sub(put_back, s.html)) for s in proposal.sections
-    )
-    return replace(proposal, sections=sections)
 
 
 # --------------------------------------------------------------------------- the update
@@ -308,7 +293,9 @@ def finish(
 ) -> UpdateResult:
     """The validated proposal → candidate document and the result (nothing written)."""
     from oo_nb.agent.candidate import build_candidate
+    from oo_nb.agent.pending import proposal_data
 
+    submitted = proposal
     proposal = restore_images(proposal, prep.ctx.image_refs)
     repaired = getattr(proposal, "repaired", ())
     if repaired:
@@ -321,9 +308,22 @@ def finish(
         from oo_nb.agent.image_fetch import fetch_image_https
 
         fetch = fetch_image_https
-    candidate = build_candidate(prep.doc, proposal, run, today=prep.today, fetch_image=fetch)
+    now, seed = clock.now(), secrets.token_hex(16)
+    candidate = build_candidate(
+        prep.doc, proposal, run, today=prep.today, fetch_image=fetch, now=now, pid_seed=seed
+    )
     result = prep.result("proposed")
     result.run, result.candidate = run, candidate
+    result.proposal_data = proposal_data(
+        submitted,
+        prep.ctx.image_refs,
+        today=prep.today,
+        now=now,
+        run=run,
+        candidate=candidate,
+        downloads=fetch is not None,
+        pid_seed=seed,
+    )
     warnings = [
         redact(w) for w in dict.fromkeys([*run.warnings, *candidate.warnings])
     ]  # server text may echo a key
@@ -499,4 +499,11 @@ def _save_pending_keeping_previous(result: UpdateResult) -> Path:
 
     keep_earlier_proposal(result.path, result.warnings)
     assert result.candidate is not None
-    return save_pending(result.path, result.candidate.document, run_dict(result), result.original)
+    # The proposal's data, never the candidate: the review rebuilds it (agent/pending.py).
+    return save_pending(
+        result.path,
+        None if result.proposal_data is not None else result.candidate.document,
+        run_dict(result),
+        result.original,
+        proposal=result.proposal_data,
+    )

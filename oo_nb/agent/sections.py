@@ -9,6 +9,7 @@ paragraph gets a new ``pid:SECTION:8hex``. Every ``<p>`` gets a pid comment righ
 
 from __future__ import annotations
 
+import hashlib
 import html as html_lib
 import re
 from collections.abc import Collection, Iterable
@@ -128,8 +129,15 @@ class PidKeeper:
     """Remembers the old article's paragraph ids and which are taken in the new one."""
 
     def __init__(
-        self, old_paragraphs: Iterable[tuple[str | None, str, str]], taken: Collection[str]
+        self,
+        old_paragraphs: Iterable[tuple[str | None, str, str]],
+        taken: Collection[str],
+        seed: str | None = None,
     ) -> None:
+        # New ids are random, or drawn from ``seed`` when given: a saved proposal keeps its seed,
+        # so the review rebuilds the very candidate the update built.
+        self.seed = seed
+        self.drawn = 0
         # (pid, tag, text) of every old paragraph, in order
         self.by_text: dict[str, list[str]] = {}
         self.old: set[str] = set()
@@ -158,10 +166,17 @@ class PidKeeper:
                 self.kept += 1
                 return pid
         while True:
-            pid = new_pid(section)
+            pid = self._new(section)
             if self._claim(pid):
                 self.generated += 1
                 return pid
+
+    def _new(self, section: str) -> str:
+        if self.seed is None:
+            return new_pid(section)
+        self.drawn += 1
+        digest = hashlib.sha256(f"{self.seed}\n{section}\n{self.drawn}".encode()).hexdigest()
+        return f"pid:{section}:{digest[:8]}"
 
     def apply(self, section: str, fragment: str, reserved_ids: Collection[str]) -> str:
         """``fragment`` is sanitised HTML; returns it with one pid comment before every ``<p>``

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +38,54 @@ class RunInfo:
     # notebook shows research as it goes. Not data: left out of comparisons and reprs.
     on_progress: Callable[[str], None] | None = field(default=None, repr=False, compare=False)
 
+    def to_record(self) -> dict[str, Any]:
+        """The figures a saved proposal needs to rebuild its candidate (``from_record``)."""
+        u = self.usage
+        return {
+            "backend": self.backend,
+            "model": self.model,
+            "usage": {
+                "input_tokens": u.input_tokens,
+                "output_tokens": u.output_tokens,
+                "cache_creation_tokens": u.cache_creation_tokens,
+                "cache_read_tokens": u.cache_read_tokens,
+                "web_searches": u.web_searches,
+                "web_fetches": u.web_fetches,
+            },
+            "requests": self.requests,
+            "cost_usd": self.cost_usd,
+            "budget_usd": self.budget_usd,
+            "recorded": self.recorded,
+            "overspent": self.overspent,
+            "batch": self.batch,
+            "seen_urls": sorted(self.seen_urls),
+        }
+
+    @classmethod
+    def from_record(cls, raw: Any) -> RunInfo:
+        """Read ``to_record`` output back, checking every field (a saved proposal is untrusted:
+        ``ValueError`` names the field that is wrong)."""
+        if not isinstance(raw, dict):
+            raise ValueError("run: must be an object")
+        usage = raw.get("usage")
+        if not isinstance(usage, dict):
+            raise ValueError("run.usage: must be an object")
+        urls = raw.get("seen_urls")
+        if not isinstance(urls, list) or not all(isinstance(u, str) for u in urls):
+            raise ValueError("run.seen_urls: must be a list of strings")
+        return cls(
+            backend=_text(raw, "backend"),
+            model=_text(raw, "model"),
+            usage=UsageFigures(**{k: _count(usage, k, "run.usage.") for k in _USAGE_FIELDS}),
+            requests=_count(raw, "requests"),
+            cost_usd=_amount(raw, "cost_usd"),
+            budget_usd=_amount(raw, "budget_usd"),
+            recorded=_flag(raw, "recorded"),
+            seen_urls=set(urls),
+            overspent=_flag(raw, "overspent"),
+            batch=_flag(raw, "batch"),
+        )
+
     def changelog_fields(self) -> dict[str, Any]:
         """The run's record for the changelog entry (no secrets, only figures)."""
         u = self.usage
@@ -53,6 +102,49 @@ class RunInfo:
             "fetches": u.web_fetches,
             "cost_usd": round(self.cost_usd, 4),
         }
+
+
+_USAGE_FIELDS = (
+    "input_tokens",
+    "output_tokens",
+    "cache_creation_tokens",
+    "cache_read_tokens",
+    "web_searches",
+    "web_fetches",
+)
+
+
+def _text(raw: dict[str, Any], key: str) -> str:
+    value = raw.get(key)
+    if not isinstance(value, str) or not value.strip() or len(value) > 200:
+        raise ValueError(f"run.{key}: must be a short non-empty string")
+    return value
+
+
+def _count(raw: dict[str, Any], key: str, prefix: str = "run.") -> int:
+    value = raw.get(key, 0)
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 10**12:
+        raise ValueError(f"{prefix}{key}: must be a whole number, 0 or more")
+    return value
+
+
+def _amount(raw: dict[str, Any], key: str) -> float:
+    value = raw.get(key, 0.0)
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not math.isfinite(value)
+        or not 0 <= value < 10**6
+    ):
+        raise ValueError(f"run.{key}: must be an amount in USD, 0 or more")
+    return float(value)
+
+
+def _flag(raw: dict[str, Any], key: str) -> bool:
+    value = raw.get(key, False)
+    if not isinstance(value, bool):
+        raise ValueError(f"run.{key}: must be true or false")
+    return value
 
 
 _STR = {"type": "string"}

@@ -7,10 +7,10 @@ import argparse
 import sys
 from pathlib import Path
 
+from oo_nb.agent.pending import StaleProposal, open_review
 from oo_nb.cli.verbs import TextResult
 from oo_nb.errors import NotFound
-from oo_nb.format.document import Document
-from oo_nb.store.store import discard_pending, load_pending, write_document
+from oo_nb.store.store import discard_pending, write_document
 
 HELP = "review the saved proposal change by change and write what you accept"
 
@@ -57,6 +57,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help="delete the saved proposal(s) NAME (from --list; pending.json is the current one) for good; review nothing",
     )
+
+
+# What reviewing a proposal made before the document changed means: a rebuilt one is applied to
+# the file as it is now; an older file's candidate replaces the file, undoing those changes.
+_STALE = {
+    True: "it is applied to the file as it is now, but its research did not see those changes",
+    False: "reviewing it would undo those changes",
+}
 
 
 class WidgetRequest:
@@ -152,34 +160,37 @@ def run(ns: argparse.Namespace) -> TextResult | WidgetRequest:
             + "\n"
         )
     try:
-        pending = load_pending(path)
+        # The saved file is untrusted: the candidate is rebuilt from its proposal data through
+        # the agent's validation and sanitiser (or an older file's candidate is checked).
+        review = open_review(path, force=ns.force)
     except NotFound:
         from oo_nb.store.proposals import list_proposals
 
         if not any(not p.current for p in list_proposals(path)):
             raise
         return _only_set_aside(path, ns)
-    if pending.stale:
-        if not ns.force:
-            return TextResult(
-                f"{warning}{path}: the document changed since this proposal was made ({pending.created}); "
-                "reviewing it would undo those changes. Run `oo update` again, or pass --force to review "
-                "against the current file. Nothing written.",
-                exit_code=1,
-            )
-        warning += "warning: the document changed since the proposal was made; its diff also undoes those changes\n"
+    except StaleProposal as stale:
+        return TextResult(
+            f"{warning}{path}: the document changed since this proposal was made ({stale.created}); "
+            f"{_STALE[stale.rebuilt]}. Run `oo update` again, or pass --force to review "
+            "against the current file. Nothing written.",
+            exit_code=1,
+        )
+    if review.stale:
+        warning += (
+            f"warning: the document changed since the proposal was made; {_STALE[review.rebuilt]}\n"
+        )
     if ns.widget or (not (ns.accept_all or ns.reject_all) and _in_kernel()):
         return WidgetRequest(path, force=ns.force)
-    current = path.read_bytes()
-    original = Document.parse(current, path=path)
+    current = review.expected
     from oo_nb.review.terminal import review_in_terminal
 
     if warning:
         print(warning.rstrip(), file=sys.stderr)
     final = review_in_terminal(
-        original,
-        pending.candidate.with_path(path),
-        pending.run,
+        review.original,
+        review.candidate,
+        review.run,
         accept_all=ns.accept_all,
         reject_all=ns.reject_all,
         color=ns.color,

@@ -11,6 +11,7 @@ from oo_nb.format.document import BLOCK_IDS, Document
 from oo_nb.format.findings import CHECKS
 from oo_nb.format.legacy_script import LEGACY_SCRIPT_HINT, injection_risks
 from oo_nb.format.line_endings import crlf_message, shell_crlf_line
+from oo_nb.format.page_code import page_code_findings
 
 __all__ = ["Finding", "check_path"]
 
@@ -57,7 +58,13 @@ def check_path(path: str | Path) -> list[Finding]:
     crlf = shell_crlf_line(doc)
     if crlf is not None:  # an index page is a bash script too
         add("crlf-shell", crlf_message(crlf, str(Path(path).parent)))
-    if doc.kind == "index":
+
+    def add_page_code() -> None:
+        for severity, _where, message in page_code_findings(doc):
+            findings.append(Finding(name, severity, "unknown-page-code", message))
+
+    if doc.kind == "index":  # no data to check, but `bash index.o-o.html` runs its shell
+        add_page_code()
         return findings
 
     for block in BLOCK_IDS:
@@ -91,4 +98,5 @@ def check_path(path: str | Path) -> list[Finding]:
     # not oo_nb finds the rest valid: the reader's browser runs it either way
     for risk in injection_risks(doc):
         add("html-injection", f"{risk.describe()}; {LEGACY_SCRIPT_HINT}")
+    add_page_code()
     return findings

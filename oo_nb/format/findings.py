@@ -33,6 +33,11 @@ CHECKS: dict[str, tuple[str, str]] = {
         "the original page script would render a contract value, h2/h3 heading or paragraph "
         "attribute as HTML",
     ),
+    "unknown-page-code": (
+        "warning",
+        "a shell or page-code region matches neither a known original o-o page nor our templates"
+        " (info on pages with the original code: oo_nb cannot know every o-o version)",
+    ),
     "never-updated": ("info", "the document has never been updated (as_of empty)"),
     "uncited-source": ("info", "a cached source is never cited in the article"),
 }

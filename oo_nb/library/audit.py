@@ -186,6 +186,8 @@ def _shell_findings(d: Digest) -> Iterator[Finding]:
 def _script_findings(d: Digest) -> Iterator[Finding]:
     for risk in d.injection_risks:
         yield _f(d.slug, "html-injection", risk.where, f"{risk.describe()}; {LEGACY_SCRIPT_HINT}")
+    for severity, where, message in d.unknown_code:
+        yield _f(d.slug, "unknown-page-code", where, message, severity)
 
 
 def _freshness_findings(d: Digest, today: date) -> Iterator[Finding]:

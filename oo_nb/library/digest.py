@@ -38,6 +38,7 @@ from oo_nb.format.names import (
     MANIFEST_BLOCK,
     SOURCE_CACHE_BLOCK,
 )
+from oo_nb.format.page_code import page_code_findings
 
 __all__ = ["ArticleScan", "Digest", "Failure", "digest_file", "scan_article"]
 
@@ -129,6 +130,10 @@ class Digest:
     # documents still on that script
     original_script: bool = False
     injection_risks: list[InjectionRisk] = field(default_factory=list)
+    # page-code regions no known original page and no template has: (where, message)
+    unknown_code: list[tuple[str, str, str]] = field(
+        default_factory=list
+    )  # severity, where, message
     is_stub: bool = True
     n_paragraphs: int = 0
     figures: int = 0
@@ -386,6 +391,7 @@ def digest_document(doc: Document, *, slug: str, nbytes: int) -> Digest:
     d = Digest(path=str(doc.path), slug=slug, nbytes=nbytes, layout=doc.layout)
     d.crlf_line = shell_crlf_line(doc)
     d.original_script = not has_our_script(doc)
+    d.unknown_code = page_code_findings(doc)
     _fill_manifest(doc, d)
     _fill_contract(doc, d)
     _fill_cache(doc, d)

@@ -131,17 +131,20 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
 
     @classmethod
     def from_pending(cls, path: str | Path, *, force: bool = False) -> ReviewWidget:
-        """Review the proposal ``oo update`` saved for ``path``; writing back discards it."""
-        from oo_nb.store.store import load_pending
+        """Review the proposal ``oo update`` saved for ``path``; writing back discards it. The
+        saved file is untrusted: its candidate is rebuilt from the proposal's data through the
+        agent's validation and sanitiser (``oo_nb.agent.pending``), or refused."""
+        from oo_nb.agent.pending import StaleProposal, open_review
 
-        pending = load_pending(path)
-        if pending.stale and not force:
+        try:
+            review = open_review(path, force=force)
+        except StaleProposal:
             raise ConflictError(
                 "changed since this proposal was made; run the update again (or pass force=True "
-                "to review against the current file, undoing those changes where you accept)",
+                "to review it against the current file)",
                 file=str(path),
-            )
-        return cls(Path(path), pending.candidate, pending.run, discard_pending=True)
+            ) from None
+        return cls(review.original, review.candidate, review.run, discard_pending=True)
 
     # ----------------------------------------------------------------- parts
     @staticmethod

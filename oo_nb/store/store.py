@@ -262,21 +262,42 @@ def rollback(
 # --------------------------------------------------------------------------- pending proposals
 @dataclass(frozen=True)
 class Pending:
-    candidate: Document
+    """A saved proposal as read from its file, which is untrusted input (anyone who can write
+    the history folder can write one): ``proposal`` is the data to rebuild the candidate from
+    (``oo_nb.agent.pending`` does, through the agent's validation and sanitiser); files written
+    before that hold a whole ``candidate`` document instead, which must be checked before use."""
+
+    candidate: Document | None  # older files only; never trusted
     run: dict[str, Any]
     created: str
     stale: bool  # the document changed since the proposal was made
+    proposal: dict[str, Any] | None = None
+    source: Path | None = None  # the pending file
 
 
-def save_pending(path: Path, candidate: Document, run: dict[str, Any], base: bytes) -> Path:
+def save_pending(
+    path: Path,
+    candidate: Document | None,
+    run: dict[str, Any],
+    base: bytes,
+    *,
+    proposal: dict[str, Any] | None = None,
+) -> Path:
+    """Save a proposal for review: its ``proposal`` data when given (the candidate is then
+    rebuilt on review, so it is not stored), else the whole ``candidate`` (the older form)."""
     target = history_dir(path) / PENDING_PROPOSAL
     target.parent.mkdir(parents=True, exist_ok=True)
-    record = {
+    record: dict[str, Any] = {
         "base_sha256": sha256_hex(base),
         "created": utc_now(),
         "run": run,
-        "candidate": candidate.text,
     }
+    if proposal is not None:
+        record["proposal"] = proposal
+    elif candidate is not None:
+        record["candidate"] = candidate.text
+    else:
+        raise OOError("nothing to save: no proposal and no candidate", file=str(path))
     atomic_write_bytes(target, json.dumps(record, ensure_ascii=False).encode("utf-8"), mode=0o644)
     return target
 
@@ -288,19 +309,26 @@ def load_pending(path: str | Path) -> Pending:
         raise NotFound("no saved proposal to review (run `oo update` first)", file=str(p))
     try:
         record = json.loads(source.read_bytes().decode("utf-8"))  # ValueError when not UTF-8 / JSON
-        if not isinstance(record, dict) or not all(
-            isinstance(record.get(k), str) for k in ("candidate", "base_sha256")
-        ):
-            raise ValueError("'candidate' and 'base_sha256' must be strings")
-        candidate = Document(record["candidate"], path=p)
-    except (ValueError, OOError) as exc:
+        if not isinstance(record, dict) or not isinstance(record.get("base_sha256"), str):
+            raise ValueError("'base_sha256' must be a string")
+        proposal = record.get("proposal")
+        candidate = None
+        if proposal is not None:  # a candidate saved beside it is never read
+            if not isinstance(proposal, dict):
+                raise ValueError("'proposal' must be an object")
+        elif isinstance(record.get("candidate"), str):
+            candidate = Document(record["candidate"], path=p)
+        else:
+            raise ValueError("it holds neither 'proposal' nor 'candidate'")
+    except (ValueError, RecursionError, OOError) as exc:
         reason = exc.message if isinstance(exc, OOError) else str(exc)
         raise FormatError(f"saved proposal is damaged: {reason}", file=str(source)) from None
     run, created = record.get("run"), record.get("created")
     run = run if isinstance(run, dict) else {}
     created = created if isinstance(created, str) else ""
     current = p.read_bytes() if p.exists() else b""
-    return Pending(candidate, run, created, sha256_hex(current) != record["base_sha256"])
+    stale = sha256_hex(current) != record["base_sha256"]
+    return Pending(candidate, run, created, stale, proposal, source)
 
 
 def discard_pending(path: str | Path) -> None:

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from oo_nb.agent.pending import open_review
 from oo_nb.format.document import Document
 from oo_nb.review import ReviewSession
 from oo_nb.store import store
@@ -66,14 +67,14 @@ def test_review_widget_in_jupyterlab_writes_exactly_what_was_decided(
 
     path = lab_server.root / DOC
     before = path.read_bytes()
-    pending = store.load_pending(path)  # what the widget reviews, saved by `%oo update`
-    assert not pending.stale
+    pending = open_review(path)  # what the widget reviews, saved by `%oo update` and rebuilt
+    assert not pending.stale and pending.rebuilt
 
     widget = page.locator(".oo-review").first
     widget.wait_for(state="visible")
     hunks = _decidable(page)
     assert len(hunks) >= 2, f"the review shows {len(hunks)} changes"
-    session = ReviewSession(Document.read(path), pending.candidate.with_path(path), pending.run)
+    session = ReviewSession(pending.original, pending.candidate, pending.run)
     by_index = {h.index: h for h in session.diff.decidable}
     assert sorted(by_index) == sorted(i for _, i in hunks)
     accepted, rejected = hunks[0][1], hunks[1][1]

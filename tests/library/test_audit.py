@@ -130,7 +130,14 @@ def test_every_check_fires_on_the_defect_fixture(fixture_lib: Library) -> None:
 
 
 def test_other_fixture_findings(fixture_lib: Library) -> None:
-    found = fixture_lib.audit()
+    audited = fixture_lib.audit()
+    # The fixtures' page code is hand-made (no original o-o page, no template of ours has it):
+    # each readable fixture says so, and nothing else below is about page code.
+    flagged = set(audited[audited["code"] == "unknown-page-code"]["doc"])
+    assert flagged == {p.name.removesuffix(".o-o.html") for p in FIXTURES.glob("*.o-o.html")} - {
+        "corrupt"
+    }
+    found = audited[audited["code"] != "unknown-page-code"]
     assert set(findings_for(found, "no-pids")["code"]) == {"missing-pid", "overdue"}
     assert (
         findings_for(found, "no-pids", "missing-pid").iloc[0]["message"].startswith("2 paragraph")
@@ -177,6 +184,24 @@ def test_missing_block_and_wrong_type(tmp_path: Path) -> None:
 
 
 # --------------------------------------------------------------------------- commands
+def _with_our_page_code(source: Path, target: Path) -> None:
+    """The fixture's data in this version's page (its own page code is hand-made)."""
+    from oo_nb.format.template.render import render_document
+
+    doc = Document.read(source)
+    target.write_text(
+        render_document(
+            file_name=target.name,
+            manifest=doc.block_json("oo-manifest"),
+            contract=doc.block_json("oo-contract"),
+            source_cache=doc.block_json("oo-source-cache"),
+            changelog=doc.block_json("oo-changelog"),
+            article_html=doc.article_html,
+        ),
+        "utf-8",
+    )
+
+
 def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
     code = main(args)
     return code, capsys.readouterr().out
@@ -194,7 +219,7 @@ def test_oo_audit_exit_status_and_formats(
     assert code == 1 and {"doc", "severity", "code", "where", "message"} == set(records[0])
     clean = tmp_path / "clean"
     clean.mkdir()
-    shutil.copy(FIXTURES / "images-tables.o-o.html", clean)
+    _with_our_page_code(FIXTURES / "images-tables.o-o.html", clean / "images-tables.o-o.html")
     code, out = run_cli(["audit", str(clean), "--today", "2026-03-01"], capsys)
     assert code == 0 and "no findings" in out
     code, out = run_cli(["audit", str(clean), "--today", "2026-06-01", "--format", "csv"], capsys)
@@ -241,8 +266,9 @@ def test_library_result_for_the_magic() -> None:
 
 
 def test_check_and_audit_agree_on_severity(corpus_lib: Library, fixture_lib: Library) -> None:
-    """One table (CHECKS): every code ``oo check`` reports has the audit's severity, and the
-    audit reports the same code for the same document with that severity."""
+    """One table (CHECKS): every code ``oo check`` reports has the table's severity (or a lower
+    one where the finding says why), and the audit reports the same code for the same document
+    with the same severity."""
     from oo_nb.format.check import check_path
 
     seen: set[str] = set()
@@ -252,9 +278,10 @@ def test_check_and_audit_agree_on_severity(corpus_lib: Library, fixture_lib: Lib
             slug = path.name.removesuffix(".o-o.html")
             for finding in check_path(path):
                 seen.add(finding.code)
-                assert finding.code in CHECKS and finding.severity == CHECKS[finding.code][0], (
-                    finding
-                )
+                # the table's severity, or lower where a finding says why (never higher)
+                assert finding.code in CHECKS, finding
+                rank = SEVERITIES.index
+                assert rank(finding.severity) >= rank(CHECKS[finding.code][0]), finding
                 same = findings_for(found, slug, finding.code)
                 assert not same.empty and set(same["severity"]) == {finding.severity}, finding
     # the defects the corpus and fixtures hold, among them the one that used to disagree

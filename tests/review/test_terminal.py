@@ -180,14 +180,17 @@ def test_oo_review_interactive(
 def test_oo_review_refuses_a_stale_proposal(
     doc_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    doc, cand = _save_proposal(doc_path)
+    doc, _ = _save_proposal(doc_path)
     changed = doc.edit_block("oo-manifest", lambda m: m.update(title="Changed meanwhile"))
     store.write_document(changed, expected=doc.to_bytes(), action="edit")
     assert main(["review", str(doc_path), "--accept-all"]) == 1
     assert "changed since this proposal was made" in capsys.readouterr().out
     assert doc_path.read_bytes() == changed.to_bytes()
-    assert main(["review", str(doc_path), "--accept-all", "--force"]) == 0
-    assert doc_path.read_bytes() == cand.to_bytes()
+    # An older file's candidate would undo the edit made since (the title): an update never
+    # changes the title, so even --force does not write it (a rebuilt proposal would keep it).
+    assert main(["review", str(doc_path), "--accept-all", "--force"]) == 2
+    assert "oo-manifest title" in capsys.readouterr().err
+    assert doc_path.read_bytes() == changed.to_bytes()
 
 
 def test_oo_diff_between_versions(doc_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
