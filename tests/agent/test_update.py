@@ -13,6 +13,7 @@ import httpx2
 import pytest
 
 from oo_nb.agent.backends.conversation import AgentSettings
+from oo_nb.agent.pending import open_review
 from oo_nb.agent.run import UpdateOptions, begin, freshness, prepare_update, write_result
 from oo_nb.cli.main import main
 from oo_nb.format.document import Document
@@ -455,5 +456,5 @@ def test_a_lone_surrogate_in_agent_output_keeps_the_proposal_for_review(
     out = capsys.readouterr().out
     assert "not valid Unicode (lone surrogates)" in out and "input.summary" in out
     assert "proposal saved for review" in out and path.read_bytes() == base
-    pending = load_pending(path)
-    assert "A \ufffd new" in pending.candidate.article_html and pending.run["cost_usd"] > 0
+    review = open_review(path)  # the saved proposal, rebuilt as a review would
+    assert "A \ufffd new" in review.candidate.article_html and review.run["cost_usd"] > 0
