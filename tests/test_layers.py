@@ -18,6 +18,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "oo_nb"
 
 # layer of each top-level part of oo_nb; a part may import its own layer's part and lower layers
 LAYERS: dict[str, int] = {
+    "redaction": -1,  # what a secret is: errors redacts every message with it
     "errors": 0,
     "format": 1,
     "store": 2,

@@ -14,6 +14,7 @@ code path.
 
 from __future__ import annotations
 
+import base64
 import os
 from collections.abc import Callable
 from dataclasses import replace
@@ -27,6 +28,7 @@ from oo_nb.agent.budget import Budget
 from oo_nb.agent.context import AgentContext
 from oo_nb.agent.types import RunInfo
 from oo_nb.errors import AgentError, register_secret
+from oo_nb.redaction import register_base_url, split_credentials
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -101,23 +103,78 @@ def api_failure_text(exc: BaseException, *, retries: int, where: str) -> str:
     return f"the API call failed: {exc}"
 
 
+class _Lost(Exception):
+    """An answer began (HTTP 200) but did not arrive whole. ``usage`` is what it reported before
+    it broke off, ``known`` whether that is its final usage (a stream's ``message_delta``);
+    ``retry``: a lost connection, worth one more try if the budget allows it."""
+
+    def __init__(
+        self, message: str, what: str, usage: Any = None, *, known: bool = False, retry: bool
+    ) -> None:
+        super().__init__(message)
+        self.message, self.what, self.usage, self.known, self.retry = (
+            message,
+            what,
+            usage,
+            known,
+            retry,
+        )
+
+
 class _StreamUsage:
     """The usage a stream reported as it went: ``message_start`` carries the input tokens,
-    each ``message_delta`` the output so far. A stream that breaks off after them was billed for
-    them, so they are counted (budget and "cost so far") even though no message arrived."""
+    each ``message_delta`` the usage so far, the last one the final figures (output tokens,
+    server tool uses). A stream that breaks off was billed: before its final ``message_delta``
+    by an unknown amount (the request's bound is charged), after it by what it said."""
 
     def __init__(self) -> None:
         self.usage: dict[str, Any] | None = None
+        self.final = False
 
     def take(self, event: Any) -> None:
         if event.type == "message_start":
             self.usage = event.message.usage.model_dump()
-        elif event.type == "message_delta" and self.usage is not None and event.usage is not None:
+        elif event.type == "message_delta" and event.usage is not None:
+            self.usage = {**(self.usage or {})}
             self.usage.update({k: v for k, v in event.usage.model_dump().items() if v is not None})
+            self.final = True
 
-    def bill(self, conv: Conversation) -> None:
-        if self.usage is not None:
-            conv.record_partial(self.usage)
+    def lost(self, exc: BaseException | None, *, retries: int, where: str) -> _Lost:
+        """What a stream that broke off with ``exc`` (None: it just ended) tells the user."""
+        if isinstance(exc, httpx2.TransportError):  # the SDK does not wrap these mid-stream
+            message, what, retry = _STREAM_LOST.format(type(exc).__name__), "stream cut", True
+        elif isinstance(exc, anthropic.AnthropicError):  # an `error` event: not retried
+            message = api_failure_text(exc, retries=retries, where=where)
+            what, retry = "stream ended by an error event", False
+        elif exc is None:
+            message = "the API stream ended before the message did; nothing was proposed"
+            what, retry = "stream cut", True
+        else:  # the SDK could not read what came (invalid JSON, events out of order...)
+            message = f"the API stream could not be read ({_named(exc)}); nothing was proposed"
+            what, retry = "stream unreadable", False
+        return _Lost(message, what, self.usage, known=self.final, retry=retry)
+
+
+def _body_lost(exc: BaseException) -> _Lost:
+    """A 200 whose body was cut (``TransportError``) or is not a message."""
+    if isinstance(exc, httpx2.TransportError):
+        message = f"the API answer broke off: the connection was lost ({type(exc).__name__}); nothing was proposed"
+        return _Lost(message, "answer cut", retry=True)
+    message = (
+        f"the API answered with a body that is not a message ({_named(exc)}); nothing was proposed"
+    )
+    return _Lost(message, "answer unreadable", retry=False)
+
+
+def _named(exc: BaseException) -> str:
+    text = str(exc).strip()[:200]
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _message_of(parsed: Any) -> Any:
+    if not isinstance(parsed, anthropic.types.Message):
+        raise ValueError(f"a {type(parsed).__name__}, not a message object")
+    return parsed
 
 
 class AnthropicBackend:
@@ -142,9 +199,15 @@ class AnthropicBackend:
         register_secret(api_key)  # redacted from every error and warning from now on
         self.model = model
         self.settings = replace(settings, model=model) if settings else AgentSettings(model=model)
-        self.base_url = (
-            base_url or os.environ.get("ANTHROPIC_BASE_URL") or "https://api.anthropic.com"
-        )
+        url = base_url or os.environ.get("ANTHROPIC_BASE_URL") or "https://api.anthropic.com"
+        # Credentials in the URL (a proxy's user:pass@) go as the Basic auth header they stand
+        # for, never in the URL: the SDK and httpx log the URL, errors name it.
+        self.base_url = register_base_url(url)
+        _, user, password = split_credentials(url)
+        self.credential_headers: dict[str, str] = {}
+        if user or password:
+            pair = f"{user or ''}:{password or ''}".encode()
+            self.credential_headers["Authorization"] = "Basic " + base64.b64encode(pair).decode()
         self._api_key = api_key
         self.http_client = http_client
         self.async_http_client = async_http_client
@@ -185,6 +248,7 @@ class AnthropicBackend:
             http_client=self.http_client,
             max_retries=self.max_retries,
             timeout=self.timeout,
+            default_headers=self.credential_headers or None,
         )
 
     def async_client(self) -> anthropic.AsyncAnthropic:
@@ -194,6 +258,7 @@ class AnthropicBackend:
             http_client=self.async_http_client,
             max_retries=self.max_retries,
             timeout=self.timeout,
+            default_headers=self.credential_headers or None,
         )
 
     def new_run(self, budget_usd: float) -> RunInfo:
@@ -221,12 +286,68 @@ class AnthropicBackend:
         )
 
     # ------------------------------------------------------------------ drivers
+    def _exchange(self, client: anthropic.Anthropic, params: dict[str, Any]) -> Any:
+        """One request: its message, or ``_Lost`` when the answer began but did not arrive
+        whole. The body is read outside the SDK's retries: a cut 200 was billed, so sending it
+        again is the budget's decision (``_lost``), not the SDK's."""
+        if self.settings.stream:
+            with client.messages.stream(**params) as stream:
+                seen = _StreamUsage()
+                try:
+                    for event in stream:
+                        seen.take(event)
+                    message = stream.get_final_message()
+                except Exception as exc:  # after a 200 anything that stops the stream loses it
+                    raise seen.lost(exc, retries=self.max_retries, where=self.base_url) from None
+                if not seen.final:
+                    raise seen.lost(None, retries=self.max_retries, where=self.base_url)
+                return message
+        with client.messages.with_streaming_response.create(**params) as response:
+            try:
+                return _message_of(response.parse())
+            except Exception as exc:
+                raise _body_lost(exc) from None
+
+    async def _aexchange(self, client: anthropic.AsyncAnthropic, params: dict[str, Any]) -> Any:
+        if self.settings.stream:
+            async with client.messages.stream(**params) as astream:
+                seen = _StreamUsage()
+                try:
+                    async for event in astream:
+                        seen.take(event)
+                    message = await astream.get_final_message()
+                except Exception as exc:
+                    raise seen.lost(exc, retries=self.max_retries, where=self.base_url) from None
+                if not seen.final:
+                    raise seen.lost(None, retries=self.max_retries, where=self.base_url)
+                return message
+        async with client.messages.with_streaming_response.create(**params) as response:
+            try:
+                return _message_of(await response.parse())
+            except Exception as exc:
+                raise _body_lost(exc) from None
+
+    def _lost(self, conv: Conversation, lost: _Lost, tries: int) -> None:
+        """Account for an answer that was lost; raise unless another try is allowed (a lost
+        connection, retries left: the next request is planned within what is left, so the
+        budget, not the SDK, decides whether it is sent)."""
+        if lost.known:
+            conv.record_partial(lost.usage)
+            conv.run.requests += 1
+            message = lost.message
+        else:
+            message = f"{lost.message}; {conv.charge_unknown(lost.what, lost.usage)}"
+        if not (lost.retry and tries < self.max_retries):
+            raise conv.fail(message)
+        conv.run.warnings.append(f"{lost.message}: trying again")
+
     def run(
         self, ctx: AgentContext, *, budget: Budget, run: RunInfo, validate: Callable[[Any], Any]
     ) -> Any:
         """Research until a valid proposal (returned, as ``validate`` made it) or an AgentError."""
         conv = self.conversation(ctx, budget=budget, run=run, validate=validate)
         client = self.client()
+        lost_tries = 0
         try:
             if self._counts_tokens():
                 try:
@@ -240,23 +361,11 @@ class AnthropicBackend:
             while not conv.done:
                 params = conv.next_request()
                 try:
-                    if self.settings.stream:
-                        with client.messages.stream(**params) as stream:
-                            seen = _StreamUsage()
-                            try:
-                                for event in stream:
-                                    seen.take(event)
-                                message = stream.get_final_message()
-                            except anthropic.AnthropicError:
-                                seen.bill(conv)
-                                raise
-                            except (
-                                httpx2.TransportError
-                            ) as exc:  # the SDK does not wrap these mid-stream
-                                seen.bill(conv)
-                                raise conv.fail(_STREAM_LOST.format(type(exc).__name__)) from None
-                    else:
-                        message = client.messages.create(**params)
+                    message = self._exchange(client, params)
+                except _Lost as lost:
+                    self._lost(conv, lost, lost_tries)
+                    lost_tries += 1
+                    continue
                 except anthropic.AnthropicError as exc:
                     raise api_failure(
                         exc, conv, retries=self.max_retries, where=self.base_url
@@ -274,6 +383,7 @@ class AnthropicBackend:
     ) -> Any:
         conv = self.conversation(ctx, budget=budget, run=run, validate=validate)
         client = self.shared_async or self.async_client()
+        lost_tries = 0
         try:
             if self._counts_tokens():
                 try:
@@ -287,21 +397,11 @@ class AnthropicBackend:
             while not conv.done:
                 params = conv.next_request()
                 try:
-                    if self.settings.stream:
-                        async with client.messages.stream(**params) as astream:
-                            seen = _StreamUsage()
-                            try:
-                                async for event in astream:
-                                    seen.take(event)
-                                message = await astream.get_final_message()
-                            except anthropic.AnthropicError:
-                                seen.bill(conv)
-                                raise
-                            except httpx2.TransportError as exc:
-                                seen.bill(conv)
-                                raise conv.fail(_STREAM_LOST.format(type(exc).__name__)) from None
-                    else:
-                        message = await client.messages.create(**params)
+                    message = await self._aexchange(client, params)
+                except _Lost as lost:
+                    self._lost(conv, lost, lost_tries)
+                    lost_tries += 1
+                    continue
                 except anthropic.AnthropicError as exc:
                     raise api_failure(
                         exc, conv, retries=self.max_retries, where=self.base_url

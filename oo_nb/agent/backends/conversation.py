@@ -27,7 +27,14 @@ from oo_nb.agent.types import PROPOSAL_SCHEMA, RunInfo
 from oo_nb.errors import AgentError, BudgetExceeded
 from oo_nb.format.blocks import domain_of
 
-__all__ = ["SUBMIT_TOOL", "AgentSettings", "Conversation", "collect_urls", "compact_history"]
+__all__ = [
+    "SUBMIT_TOOL",
+    "AgentSettings",
+    "Conversation",
+    "collect_urls",
+    "compact_history",
+    "usage_known",
+]
 
 SUBMIT_TOOL: dict[str, Any] = {
     "name": "submit_proposal",
@@ -61,6 +68,17 @@ class AgentSettings:
 
 
 # --------------------------------------------------------------------------- helpers
+def usage_known(usage: Any) -> bool:
+    """Does ``usage`` (a response's JSON) say what the request cost? Input and output token
+    counts must be whole numbers; a missing field elsewhere counts as zero."""
+    if not isinstance(usage, dict):
+        return False
+    return all(
+        isinstance(usage.get(k), int) and not isinstance(usage.get(k), bool) and usage[k] >= 0
+        for k in ("input_tokens", "output_tokens")
+    )
+
+
 def collect_urls(blocks: list[dict[str, Any]]) -> set[str]:
     """Every URL in search results, fetch results and citations of one assistant turn."""
     urls: set[str] = set()
@@ -198,6 +216,7 @@ class Conversation:
         self.reprompted = False
         self.corrected = False
         self.continuations = 0
+        self.answered = 0  # responses taken (a request whose answer was lost is not one)
         self.done = False
         self.result: Any = None
         self.last_plan: RequestPlan | None = None
@@ -321,7 +340,7 @@ class Conversation:
                     # The first request must research (a proposal from no research is not
                     # wanted): with fewer output tokens if need be, else a refusal that says
                     # what the smallest research request and its wrap-up need.
-                    require_research=research and self.run.requests == 0,
+                    require_research=research and self.answered == 0,
                 )
             except BudgetExceeded as exc:
                 if research and self.run.requests > 0:  # the compacted wrap-up may still fit
@@ -348,22 +367,42 @@ class Conversation:
 
     # ---------------------------------------------------------------- responses
     def record_partial(self, usage: Any) -> None:
-        """The usage of an answer that broke off (billed, but no message to act on)."""
+        """The usage of an answer that broke off after reporting it whole (billed, but no
+        message to act on)."""
         figures = usage_figures(usage)
         self.budget.record(figures)
         self.run.usage += figures
         self.run.cost_usd = self.budget.spent_usd
 
-    def on_response(self, msg: Any) -> None:
-        """Take one answer (an SDK ``Message`` or its JSON dict)."""
-        raw: dict[str, Any] = msg if isinstance(msg, dict) else msg.to_dict(mode="json")
-        usage = usage_figures(raw.get("usage"))
-        cost = self.budget.record(usage)
+    def charge_unknown(self, what: str, reported: Any = None) -> str:
+        """A request was answered but its usage is not known (``what`` happened): charge its
+        bound (``Budget.record_unknown``) and say so in the run's warnings. Returns the note."""
+        figures = usage_figures(reported) if reported is not None else None
+        charge = self.budget.record_unknown(figures)
         run = self.run
         run.requests += 1
-        run.usage += usage
+        if figures is not None:
+            run.usage += figures
         run.cost_usd = self.budget.spent_usd
-        del cost
+        run.overspent = run.overspent or self.budget.overspent
+        note = f"usage unknown ({what}): charged the bound ${charge:.4f}"
+        run.warnings.append(note)
+        return note
+
+    def on_response(self, msg: Any) -> None:
+        """Take one answer (an SDK ``Message`` or its JSON dict). An answer without its usage
+        is charged its request's bound."""
+        raw: dict[str, Any] = msg if isinstance(msg, dict) else msg.to_dict(mode="json")
+        run = self.run
+        if usage_known(raw.get("usage")):
+            usage = usage_figures(raw.get("usage"))
+            self.budget.record(usage)
+            run.requests += 1
+            run.usage += usage
+            run.cost_usd = self.budget.spent_usd
+        else:
+            self.charge_unknown("the answer carried no usage")
+        self.answered += 1
         blocks = [b for b in raw.get("content") or [] if isinstance(b, dict)]
         run.seen_urls |= collect_urls(blocks)
         if run.on_progress is not None:
