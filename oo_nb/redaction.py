@@ -43,7 +43,8 @@ MIN_ECHO = 12  # this many characters of a key's random part in a row are an ech
 _BLOCK = MIN_ECHO // 2
 _KEY_TOKEN = re.compile(r"sk-ant-[a-z0-9_-]+", re.IGNORECASE)
 _KEY_PREFIX = re.compile(r"sk-ant-[a-z]+[0-9]*-", re.IGNORECASE)  # the same in every key
-_URL_USERINFO = re.compile(r"\b[a-z][a-z0-9+.-]*://([^\s/?#@\"'<>\\]+)@", re.IGNORECASE)
+# user:pass@ after a scheme; "[" and "]" are not allowed in userinfo, so "[redacted]@" stays
+_URL_USERINFO = re.compile(r"\b[a-z][a-z0-9+.-]*://([^\s/?#@\[\]\"'<>\\]+)@", re.IGNORECASE)
 _LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 _REGISTERED: frozenset[str] = (

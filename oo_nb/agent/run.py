@@ -22,8 +22,9 @@ from oo_nb.agent.context import IMAGE_PLACEHOLDER, AgentContext, build_context
 from oo_nb.agent.freshness import Freshness, freshness
 from oo_nb.agent.pricing import price_for
 from oo_nb.agent.types import RunInfo
-from oo_nb.errors import AgentError, ConflictError, LockedError, redact
+from oo_nb.errors import AgentError, ConflictError, LockedError, OOError, redact
 from oo_nb.format.document import Document
+from oo_nb.format.scrub import scrub_document
 from oo_nb.store import clock
 
 if TYPE_CHECKING:
@@ -91,6 +92,7 @@ class UpdateResult:
     auto_write: bool = False  # may --yes write it? (False when the run overspent)
     written: Path | None = None
     pending: Path | None = None
+    not_saved: str = ""  # why the proposal could not be saved for review (its research is lost)
     plan: dict[str, Any] = field(default_factory=dict)  # dry run: what would be sent
 
     @property
@@ -304,6 +306,12 @@ def finish(
 
         fetch = fetch_image_https
     candidate = build_candidate(prep.doc, proposal, run, today=prep.today, fetch_image=fetch)
+    candidate.document, secrets = scrub_document(candidate.document)
+    if secrets:  # the model repeated the key (or part of it): never written, and said so
+        candidate.warnings.append(
+            f"the proposal held the API key or a configured credential (or part of one) in "
+            f"{secrets} place(s): replaced by [redacted]"
+        )
     result = prep.result("proposed")
     result.run, result.candidate = run, candidate
     warnings = [
@@ -437,7 +445,8 @@ def run_dict(result: UpdateResult) -> dict[str, Any]:
 
 def write_result(result: UpdateResult, *, yes: bool) -> UpdateResult:
     """Without ``yes``: save the pending proposal (the document is untouched). With ``yes``:
-    write the candidate through the store, unless the run overspent (then: pending + warning)."""
+    write the candidate through the store, unless the run overspent (then: pending + warning).
+    When the proposal cannot be saved either, ``not_saved`` says why (and a warning, loudly)."""
     from oo_nb.store.store import write_document
 
     if result.status != "proposed" or result.candidate is None:
@@ -445,19 +454,22 @@ def write_result(result: UpdateResult, *, yes: bool) -> UpdateResult:
     if yes and result.auto_write:
         try:
             result.written = write_document(
-                result.candidate.document, expected=result.original, action="update"
+                result.candidate.document,
+                expected=result.original,
+                action="update",
+                scrub_secrets=True,
             )
         except (ConflictError, LockedError) as exc:
             # The research is paid for: keep it for review instead of asking for a second run.
             result.warnings.append(
                 f"not written: {exc.message}; the proposal is saved, review it with `oo review`"
             )
-            result.pending = _save_pending_keeping_previous(result)
+            _save_pending_keeping_previous(result)
             return result
         # An earlier unreviewed proposal was paid for too: set it aside, never delete it.
         keep_earlier_proposal(result.path, result.warnings)
         return result
-    result.pending = _save_pending_keeping_previous(result)
+    _save_pending_keeping_previous(result)
     return result
 
 
@@ -468,17 +480,36 @@ def keep_earlier_proposal(path: Path, warnings: list[str]) -> Path | None:
 
     kept = set_aside_pending(path)
     if kept is not None:
-        warnings.append(
-            f"an earlier unreviewed proposal was kept as {kept.name}: `oo review {path.name} --list` shows it, "
-            f"`oo review {path.name} --pick {kept.name}` reviews it"
-        )
+        warnings.append(_kept_note(path, kept))
     return kept
 
 
-def _save_pending_keeping_previous(result: UpdateResult) -> Path:
-    """Save the proposal for review; an unreviewed earlier one is kept beside it, not lost."""
-    from oo_nb.store.store import save_pending
+def _kept_note(path: Path, kept: Path) -> str:
+    return (
+        f"an earlier unreviewed proposal was kept as {kept.name}: `oo review {path.name} --list` shows it, "
+        f"`oo review {path.name} --pick {kept.name}` reviews it"
+    )
 
-    keep_earlier_proposal(result.path, result.warnings)
+
+def _save_pending_keeping_previous(result: UpdateResult) -> Path | None:
+    """Save the proposal for review; an unreviewed earlier one is kept beside it, not lost (both
+    under the document's lock, so concurrent updates of one document each keep theirs). When it
+    cannot be saved, ``result.not_saved`` and a warning say so: the run must not claim it was."""
+    from oo_nb.store.store import save_proposal
+
     assert result.candidate is not None
-    return save_pending(result.path, result.candidate.document, run_dict(result), result.original)
+    try:
+        saved = save_proposal(
+            result.path, result.candidate.document, run_dict(result), result.original
+        )
+    except (OOError, OSError) as exc:
+        reason = exc.message if isinstance(exc, OOError) else f"{exc.strerror or exc}"
+        result.not_saved = reason
+        result.warnings.append(
+            f"the proposal was NOT saved ({reason}): its research (${result.cost_usd:.4f}) is lost"
+        )
+        return None
+    if saved.set_aside is not None:
+        result.warnings.append(_kept_note(result.path, saved.set_aside))
+    result.pending = saved.path
+    return saved.path
