@@ -72,3 +72,33 @@ def test_a_key_echoed_by_the_model_is_redacted_in_every_place(
     copy.write_bytes(doc.to_bytes())
     assert not [f for f in check_path(copy) if f.severity == "error"]
     assert any("replaced by [redacted]" in w for w in result.warnings), result.warnings
+
+
+def test_a_proposal_saved_with_the_key_is_cleaned_when_review_writes_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A pending.json saved before redaction (or by hand) still never puts the key in the file."""
+    import hashlib
+
+    from oo_nb.cli.main import main
+
+    key = marker_key()
+    monkeypatch.setenv("ANTHROPIC_API_KEY", key)
+    path = copy_doc(tmp_path)
+    doc = Document.read(path)
+    echo = VARIANTS["partial"](key)
+    html = doc.article_html.replace("</p>", f" The key is {echo.upper()}.</p>", 1)
+    candidate = doc.with_article(html)
+    folder = history_dir(path)
+    folder.mkdir(parents=True)
+    record = {
+        "base_sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
+        "created": "2026-11-29T00:00:00Z",
+        "run": {"cost_usd": 0.1},
+        "candidate": candidate.text,
+    }
+    (folder / PENDING_PROPOSAL).write_text(json.dumps(record), "utf-8")
+    assert main(["review", str(path), "--accept-all"]) == 0
+    capsys.readouterr()
+    written = path.read_text("utf-8")
+    assert "The key is [redacted]." in written and not echo_found(written, key)

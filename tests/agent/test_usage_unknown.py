@@ -179,6 +179,7 @@ def test_answers_without_usage_are_charged_and_the_budget_stops_the_run() -> Non
     finally:
         mock.stop()
     assert "budget reached" in str(err.value)
+    assert "usage unknown for " in str(err.value) and "charged their bound" in str(err.value)
     sent = len(mock.message_requests)
     assert sent >= 2 and sent == len(budget.plans)
     assert err.value.cost_usd == pytest.approx(sum(p.bound_usd for p in budget.plans))

@@ -29,6 +29,7 @@ def test_the_scanners_would_see_a_leak(tmp_path: Path) -> None:
     masked = key[:12] + "..." + key[19:40]  # a partly masked key still shows its random middle
     assert leaks._count(f"Authorization: Bearer {key}", needles) >= 1
     assert leaks._count(masked, needles) >= 1
+    assert leaks._count(key.upper(), needles) >= 1  # in other letter case too
     (tmp_path / ".oo-history" / "x").mkdir(parents=True)
     (tmp_path / ".oo-history" / "x" / "pending.json").write_text(f'{{"key": "{key}"}}')
     assert leaks._scan_files(tmp_path, needles)["pending"] == 2

@@ -217,6 +217,7 @@ class Conversation:
         self.corrected = False
         self.continuations = 0
         self.answered = 0  # responses taken (a request whose answer was lost is not one)
+        self.unknown: list[float] = []  # what each answer of unknown usage was charged
         self.done = False
         self.result: Any = None
         self.last_plan: RequestPlan | None = None
@@ -260,6 +261,9 @@ class Conversation:
     # ---------------------------------------------------------------- failures
     def fail(self, message: str, *, budget: bool = False) -> AgentError:
         cost = self.budget.spent_usd
+        if self.unknown and "usage unknown" not in message:  # the cost is bounds: say so
+            n, charged = len(self.unknown), sum(self.unknown)
+            message += f"; usage unknown for {n} answer(s): charged their bound, ${charged:.4f}"
         text = f"{message} (cost so far ${cost:.4f})"
         return BudgetExceeded(text, cost_usd=cost) if budget else AgentError(text, cost_usd=cost)
 
@@ -379,6 +383,7 @@ class Conversation:
         bound (``Budget.record_unknown``) and say so in the run's warnings. Returns the note."""
         figures = usage_figures(reported) if reported is not None else None
         charge = self.budget.record_unknown(figures)
+        self.unknown.append(charge)
         run = self.run
         run.requests += 1
         if figures is not None:
