@@ -2,8 +2,8 @@
 
 Every import counts, function-level ones included (a lazy import is still a dependency); only
 imports under ``if TYPE_CHECKING:`` are left out, as they never run. The rule is the one the
-README draws: errors ← format ← store ← {library, edit, agent, review} ← demo ← cli ← notebook,
-with the package root (``oo_nb/__init__``, ``__main__``) on top.
+README draws: redaction ← errors ← format ← store ← {library, edit, agent, review} ← demo ← cli ←
+notebook, with the package root (``oo_nb/__init__``, ``__main__``) on top.
 """
 
 from __future__ import annotations
