@@ -41,10 +41,11 @@ BASE_URL_ENV = "ANTHROPIC_BASE_URL"
 MIN_SECRET = 8  # shorter values would redact ordinary words
 MIN_ECHO = 12  # this many characters of a key's random part in a row are an echo of it
 _BLOCK = MIN_ECHO // 2
-_KEY_TOKEN = re.compile(r"sk-ant-[a-z0-9_-]+", re.IGNORECASE)
+_KEY_TOKEN = "sk-ant-"  # and at least one of [A-Za-z0-9_-] after it
+_KEY_TAIL = re.compile(r"[a-z0-9_-]+", re.IGNORECASE)
 _KEY_PREFIX = re.compile(r"sk-ant-[a-z]+[0-9]*-", re.IGNORECASE)  # the same in every key
-# user:pass@ after a scheme; "[" and "]" are not allowed in userinfo, so "[redacted]@" stays
-_URL_USERINFO = re.compile(r"\b[a-z][a-z0-9+.-]*://([^\s/?#@\[\]\"'<>\\]+)@", re.IGNORECASE)
+# user:pass@ right after "://"; "[" and "]" are not allowed in userinfo, so "[redacted]@" stays
+_USERINFO = re.compile(r"([^\s/?#@\[\]\"'<>\\]+)@")
 _LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 _REGISTERED: frozenset[str] = (
@@ -100,22 +101,29 @@ def redact(text: str) -> str:
     return scrub(text)[0]
 
 
-def scrub(text: str, *, keep: str = "") -> tuple[str, int]:
+def scrub(text: str, *, keep: str = "", secrets: list[str] | None = None) -> tuple[str, int]:
     """``text`` cleaned of secrets (see the module notes), and how many places were replaced.
 
     No replaced run contains a character of ``keep``: pass the characters a replacement must not
-    swallow where the text is code (``<>&"'`` in HTML), so that it stays well-formed."""
+    swallow where the text is code (``<>&"'`` in HTML), so that it stays well-formed. ``secrets``
+    (``secrets_now()``, once for many texts) saves reading them again."""
     if not text:
         return text, 0
-    lowered = text.translate(_LOWER)  # ASCII only: the same length, so offsets match
+    lowered = _lowered(text)
     spans: list[tuple[int, int]] = []
-    for secret in secrets_now():
-        spans += _occurrences(lowered, secret.translate(_LOWER))
-        random_part = secret[_prefix_length(secret) :].translate(_LOWER)
+    for secret in secrets_now() if secrets is None else secrets:
+        spans += _occurrences(lowered, _lowered(secret))
+        random_part = _lowered(secret[_prefix_length(secret) :])
         if len(random_part) >= MIN_ECHO:
             spans += _echoes(lowered, random_part)
-    spans += [m.span() for m in _KEY_TOKEN.finditer(text)]
-    spans += [m.span(1) for m in _URL_USERINFO.finditer(text)]
+    for at in _all(lowered, _KEY_TOKEN):
+        tail = _KEY_TAIL.match(text, at + len(_KEY_TOKEN))
+        if tail:
+            spans.append((at, tail.end()))
+    for at in _all(text, "://"):
+        userinfo = _USERINFO.match(text, at + 3)
+        if userinfo:
+            spans.append(userinfo.span(1))
     if keep:
         spans = [piece for span in spans for piece in _split_at(text, span, keep)]
     if not spans:
@@ -129,17 +137,28 @@ def scrub(text: str, *, keep: str = "") -> tuple[str, int]:
     return "".join(out), count
 
 
+def _lowered(text: str) -> str:
+    """``text`` in lower case, each character where it was (offsets into one are offsets into
+    the other). ``str.lower`` only ever lengthens (``İ`` → ``i̇``): when it did, ASCII only."""
+    lowered = text.lower()
+    return lowered if len(lowered) == len(text) else text.translate(_LOWER)
+
+
+def _all(text: str, needle: str) -> list[int]:
+    found, at = [], text.find(needle)
+    while at >= 0:
+        found.append(at)
+        at = text.find(needle, at + 1)
+    return found
+
+
 def _prefix_length(secret: str) -> int:
     m = _KEY_PREFIX.match(secret)
     return m.end() if m else 0
 
 
 def _occurrences(lowered: str, needle: str) -> list[tuple[int, int]]:
-    found, at = [], lowered.find(needle)
-    while at >= 0:
-        found.append((at, at + len(needle)))
-        at = lowered.find(needle, at + 1)
-    return found
+    return [(at, at + len(needle)) for at in _all(lowered, needle)]
 
 
 def _echoes(lowered: str, secret: str) -> list[tuple[int, int]]:
