@@ -102,3 +102,24 @@ def test_a_proposal_saved_with_the_key_is_cleaned_when_review_writes_it(
     capsys.readouterr()
     written = path.read_text("utf-8")
     assert "The key is [redacted]." in written and not echo_found(written, key)
+
+
+def test_a_recorded_cassette_holds_no_echo_of_the_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    key = marker_key()
+    monkeypatch.setenv("ANTHROPIC_API_KEY", key)
+    echo = VARIANTS["partial"](key).swapcase()
+    mock = MockAPI(research_scenario(with_image=False, proposal=inject(echo)), api_key=key).start()
+    cassette = tmp_path / "run.cassette.json"
+    try:
+        opts = UpdateOptions(
+            force=True, agent="anthropic", base_url=mock.base_url, record=cassette, today=TODAY
+        )
+        result = prepare_update(copy_doc(tmp_path), opts)
+    finally:
+        mock.stop()
+    assert result.status == "proposed" and cassette.is_file()
+    text = cassette.read_text("utf-8")
+    assert "[redacted]" in text and not echo_found(text, key)
+    json.loads(text)  # still a cassette
