@@ -478,7 +478,14 @@ def keep_earlier_proposal(path: Path, warnings: list[str]) -> Path | None:
     ``warnings`` (how to list and review it)."""
     from oo_nb.store.proposals import set_aside_pending
 
-    kept = set_aside_pending(path)
+    try:
+        kept = set_aside_pending(path)
+    except OOError as exc:  # e.g. the lock is held: the earlier proposal stays where it is
+        warnings.append(
+            f"an earlier unreviewed proposal could not be set aside ({exc.message}); it is still "
+            f"the current one: `oo review {path.name}` opens it"
+        )
+        return None
     if kept is not None:
         warnings.append(_kept_note(path, kept))
     return kept

@@ -166,12 +166,15 @@ def _cut_responses(workdir: Path) -> Figure:
 
     def floor_of(request: MockRequest) -> float:  # what the request could cost at least
         tools = request.body.get("tools", []) if isinstance(request.body, dict) else []
-        searches = sum(t.get("max_uses", 0) for t in tools if t.get("name") == "web_search")
-        return request.body["max_tokens"] * price.output / 1e6 + searches * SEARCH_USD
+        searches: int = sum(t.get("max_uses", 0) for t in tools if t.get("name") == "web_search")
+        out_tokens = int(request.body["max_tokens"])
+        return out_tokens * price.output / 1e6 + searches * SEARCH_USD
 
     def whole(mock: MockAPI) -> dict[str, Any]:
         inner = research_scenario(base_url=lambda: mock.base_url, with_image=False)
-        return inner(MockRequest("POST", "/v1/messages", {}, {}, {"messages": []}, b"")).message
+        reply = inner(MockRequest("POST", "/v1/messages", {}, {}, {"messages": []}, b""))
+        assert reply.message is not None
+        return reply.message
 
     def no_usage(request: MockRequest) -> Reply:
         block = f"srvtoolu_{len(request.messages)}"
