@@ -69,3 +69,16 @@ def test_a_proposal_that_cannot_be_saved_is_said_plainly(
     assert "proposal NOT saved: locked by" in out and "proposal saved for review" not in out
     assert "the proposal was NOT saved" in out and "is lost" in out
     assert not (store.history_dir(path) / PENDING_PROPOSAL).exists()
+
+
+def test_update_all_names_a_proposal_that_was_not_saved(tmp_path: Path) -> None:
+    from oo_nb.agent.run import UpdateResult
+    from oo_nb.agent.types import LibraryUpdate
+    from oo_nb.cli.update_all import UpdateAllOutcome
+
+    result = UpdateResult(
+        tmp_path / "a.o-o.html", "proposed", "a.o-o.html: proposal v2", b"", "anthropic", "m", 1.0
+    )
+    result.not_saved = "locked by pid 1"
+    outcome = UpdateAllOutcome(LibraryUpdate(results=[result]))
+    assert outcome.exit_code == 1 and "a.o-o.html: proposal v2 → NOT saved" in outcome.lines()[0]
