@@ -2,14 +2,13 @@
 
 Error text is where a secret most easily escapes: a server that echoes a request header (``bad
 header x-api-key: sk-ant-…``) puts the key in a message oo_nb prints. So every ``OOError`` message
-and string is passed through ``redact`` when it is made: ``sk-ant-…`` tokens and the values of
-the API key environment variables become ``[redacted]``.
+and string is passed through ``redact`` (``oo_nb.redaction``) when it is made: the key, an echo
+of part of it in any case, ``sk-ant-…`` tokens and URL credentials become ``[redacted]``.
 """
 
 from __future__ import annotations
 
-import os
-import re
+from oo_nb.redaction import redact, register_secret
 
 __all__ = [
     "AgentError",
@@ -24,33 +23,6 @@ __all__ = [
     "redact",
     "register_secret",
 ]
-
-REDACTED = "[redacted]"
-SECRET_ENV = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
-_MIN_SECRET = 8  # shorter values would redact ordinary words
-_KEY_TOKEN = re.compile(r"sk-ant-[A-Za-z0-9_-]+")
-
-
-_REGISTERED: set[str] = set()  # keys given in code (UpdateOptions.api_key), not the environment
-
-
-def register_secret(value: str | None) -> None:
-    """Redact ``value`` too from now on (a key passed to a backend rather than set in the
-    environment, e.g. a proxy's token that does not look like ``sk-ant-…``)."""
-    if value and len(value.strip()) >= _MIN_SECRET:
-        _REGISTERED.add(value)
-
-
-def redact(text: str) -> str:
-    """``text`` with every ``sk-ant-…`` token, every registered key and the literal value of
-    ``ANTHROPIC_API_KEY`` / ``ANTHROPIC_AUTH_TOKEN`` (when at least 8 characters, also without
-    surrounding whitespace) replaced by ``[redacted]``. The environment is read on each call."""
-    values = [os.environ.get(name) or "" for name in SECRET_ENV] + sorted(_REGISTERED)
-    # longest first over all of them: a key that contains another is replaced whole
-    secrets = {v for value in values for v in (value, value.strip()) if len(v) >= _MIN_SECRET}
-    for secret in sorted(secrets, key=len, reverse=True):
-        text = text.replace(secret, REDACTED)
-    return _KEY_TOKEN.sub(REDACTED, text)
 
 
 class OOError(Exception):

@@ -2,8 +2,8 @@
 
 Every import counts, function-level ones included (a lazy import is still a dependency); only
 imports under ``if TYPE_CHECKING:`` are left out, as they never run. The rule is the one the
-README draws: errors ← format ← store ← {library, edit, agent, review} ← demo ← cli ← notebook,
-with the package root (``oo_nb/__init__``, ``__main__``) on top.
+README draws: redaction ← errors ← format ← store ← {library, edit, agent, review} ← demo ← cli ←
+notebook, with the package root (``oo_nb/__init__``, ``__main__``) on top.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "oo_nb"
 
 # layer of each top-level part of oo_nb; a part may import its own layer's part and lower layers
 LAYERS: dict[str, int] = {
+    "redaction": -1,  # what a secret is: errors redacts every message with it
     "errors": 0,
     "format": 1,
     "store": 2,

@@ -13,7 +13,9 @@ with the largest growths first (a search adds ≈ ``search_tokens``, a fetch at 
 is no offline tokenizer, so prompt tokens are estimated pessimistically (``text_tokens``): ASCII
 at 2.5 characters per token, every other character at one token per UTF-8 byte. If the API still
 reports more than the bound and the spend goes over the limit, ``overspent`` is set: the caller
-must not write anything automatically.
+must not write anything automatically. A request whose usage is not known (a 200 whose body was
+cut or is not a message, a stream that broke off before its final usage) is charged its bound:
+counting it as free would let the run, and the next ones, spend it again.
 """
 
 from __future__ import annotations
@@ -256,3 +258,16 @@ class Budget:
         if self.spent_usd > self.limit_usd + _EPS:
             self.overspent = True
         return cost
+
+    def record_unknown(self, reported: UsageFigures | None = None) -> float:
+        """Charge a request whose usage never arrived whole (its answer was cut, or carried no
+        usage): it was billed, by an amount only its bound limits, so the bound is spent (or
+        what the answer reported before it broke off, if that is more). Returns the charge."""
+        plan, self.last_plan = self.last_plan, None
+        bound = plan.bound_usd if plan is not None else 0.0
+        partial = cost_usd(reported, self.price, batch=self.batch) if reported else 0.0
+        charge = max(bound, partial)
+        self.spent_usd += charge
+        if self.spent_usd > self.limit_usd + _EPS:
+            self.overspent = True
+        return charge

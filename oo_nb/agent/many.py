@@ -117,13 +117,13 @@ async def _concurrent(
     out: LibraryUpdate,
 ) -> None:
     gate_ = asyncio.Semaphore(max(1, concurrency))
-    shared: dict[tuple[str, str], Any] = {}
+    shared: dict[tuple[str, str, str], Any] = {}
 
     def share_client(backend: Any) -> None:
         from oo_nb.agent.backends.anthropic import AnthropicBackend
 
         if type(backend) is AnthropicBackend and backend.async_http_client is None:
-            key = (backend.base_url, backend._key())
+            key = (backend.base_url, backend._key(), str(backend.credential_headers))
             if key not in shared:
                 shared[key] = backend.async_client()
             backend.shared_async = shared[key]

@@ -22,8 +22,9 @@ from oo_nb.agent.context import AgentContext, build_context, restore_images
 from oo_nb.agent.freshness import Freshness, freshness
 from oo_nb.agent.pricing import price_for
 from oo_nb.agent.types import RunInfo
-from oo_nb.errors import AgentError, ConflictError, LockedError, redact
+from oo_nb.errors import AgentError, ConflictError, LockedError, OOError, redact
 from oo_nb.format.document import Document
+from oo_nb.format.scrub import scrub_document
 from oo_nb.store import clock
 
 if TYPE_CHECKING:
@@ -93,6 +94,7 @@ class UpdateResult:
     auto_write: bool = False  # may --yes write it? (False when the run overspent)
     written: Path | None = None
     pending: Path | None = None
+    not_saved: str = ""  # why the proposal could not be saved for review (its research is lost)
     plan: dict[str, Any] = field(default_factory=dict)  # dry run: what would be sent
     # what a saved proposal stores to rebuild the candidate on review (agent/pending.py)
     proposal_data: dict[str, Any] | None = None
@@ -312,6 +314,12 @@ def finish(
     candidate = build_candidate(
         prep.doc, proposal, run, today=prep.today, fetch_image=fetch, now=now, pid_seed=seed
     )
+    candidate.document, found = scrub_document(candidate.document)
+    if found:  # the model repeated the key (or part of it): never written, and said so
+        candidate.warnings.append(
+            f"the proposal held the API key or a configured credential (or part of one) in "
+            f"{found} place(s): replaced by [redacted]"
+        )
     result = prep.result("proposed")
     result.run, result.candidate = run, candidate
     result.proposal_data = proposal_data(
@@ -455,7 +463,8 @@ def run_dict(result: UpdateResult) -> dict[str, Any]:
 
 def write_result(result: UpdateResult, *, yes: bool) -> UpdateResult:
     """Without ``yes``: save the pending proposal (the document is untouched). With ``yes``:
-    write the candidate through the store, unless the run overspent (then: pending + warning)."""
+    write the candidate through the store, unless the run overspent (then: pending + warning).
+    When the proposal cannot be saved either, ``not_saved`` says why (and a warning, loudly)."""
     from oo_nb.store.store import write_document
 
     if result.status != "proposed" or result.candidate is None:
@@ -463,19 +472,22 @@ def write_result(result: UpdateResult, *, yes: bool) -> UpdateResult:
     if yes and result.auto_write:
         try:
             result.written = write_document(
-                result.candidate.document, expected=result.original, action="update"
+                result.candidate.document,
+                expected=result.original,
+                action="update",
+                scrub_secrets=True,
             )
         except (ConflictError, LockedError) as exc:
             # The research is paid for: keep it for review instead of asking for a second run.
             result.warnings.append(
                 f"not written: {exc.message}; the proposal is saved, review it with `oo review`"
             )
-            result.pending = _save_pending_keeping_previous(result)
+            _save_pending_keeping_previous(result)
             return result
         # An earlier unreviewed proposal was paid for too: set it aside, never delete it.
         keep_earlier_proposal(result.path, result.warnings)
         return result
-    result.pending = _save_pending_keeping_previous(result)
+    _save_pending_keeping_previous(result)
     return result
 
 
@@ -484,26 +496,50 @@ def keep_earlier_proposal(path: Path, warnings: list[str]) -> Path | None:
     ``warnings`` (how to list and review it)."""
     from oo_nb.store.proposals import set_aside_pending
 
-    kept = set_aside_pending(path)
-    if kept is not None:
+    try:
+        kept = set_aside_pending(path)
+    except OOError as exc:  # e.g. the lock is held: the earlier proposal stays where it is
         warnings.append(
-            f"an earlier unreviewed proposal was kept as {kept.name}: `oo review {path.name} --list` shows it, "
-            f"`oo review {path.name} --pick {kept.name}` reviews it"
+            f"an earlier unreviewed proposal could not be set aside ({exc.message}); it is still "
+            f"the current one: `oo review {path.name}` opens it"
         )
+        return None
+    if kept is not None:
+        warnings.append(_kept_note(path, kept))
     return kept
 
 
-def _save_pending_keeping_previous(result: UpdateResult) -> Path:
-    """Save the proposal for review; an unreviewed earlier one is kept beside it, not lost."""
-    from oo_nb.store.store import save_pending
-
-    keep_earlier_proposal(result.path, result.warnings)
-    assert result.candidate is not None
-    # The proposal's data, never the candidate: the review rebuilds it (agent/pending.py).
-    return save_pending(
-        result.path,
-        None if result.proposal_data is not None else result.candidate.document,
-        run_dict(result),
-        result.original,
-        proposal=result.proposal_data,
+def _kept_note(path: Path, kept: Path) -> str:
+    return (
+        f"an earlier unreviewed proposal was kept as {kept.name}: `oo review {path.name} --list` shows it, "
+        f"`oo review {path.name} --pick {kept.name}` reviews it"
     )
+
+
+def _save_pending_keeping_previous(result: UpdateResult) -> Path | None:
+    """Save the proposal for review; an unreviewed earlier one is kept beside it, not lost (both
+    under the document's lock, so concurrent updates of one document each keep theirs). When it
+    cannot be saved, ``result.not_saved`` and a warning say so: the run must not claim it was."""
+    from oo_nb.store.store import save_proposal
+
+    assert result.candidate is not None
+    try:
+        # The proposal's data, never the candidate: the review rebuilds it (agent/pending.py).
+        saved = save_proposal(
+            result.path,
+            None if result.proposal_data is not None else result.candidate.document,
+            run_dict(result),
+            result.original,
+            proposal=result.proposal_data,
+        )
+    except (OOError, OSError) as exc:
+        reason = exc.message if isinstance(exc, OOError) else f"{exc.strerror or exc}"
+        result.not_saved = reason
+        result.warnings.append(
+            f"the proposal was NOT saved ({reason}): its research (${result.cost_usd:.4f}) is lost"
+        )
+        return None
+    if saved.set_aside is not None:
+        result.warnings.append(_kept_note(result.path, saved.set_aside))
+    result.pending = saved.path
+    return saved.path

@@ -205,7 +205,7 @@ def run(ns: argparse.Namespace) -> TextResult | WidgetRequest:
         return TextResult(
             f"{warning}{path}: nothing accepted; the document is unchanged and the proposal discarded"
         )
-    write_document(final.with_path(path), expected=current, action="review")
+    write_document(final.with_path(path), expected=current, action="review", scrub_secrets=True)
     discard_pending(path)
     return TextResult(
         f"{warning}{path}: wrote version {final.manifest.version} (the previous file is kept in history)",

@@ -126,6 +126,8 @@ class UpdateOutcome:
             out.append(f"  written: {r.written} (the previous version is kept in history)")
         elif r.pending:
             out.append(f"  proposal saved for review: {r.pending}; the document is unchanged")
+        elif r.not_saved:
+            out.append(f"  proposal NOT saved: {r.not_saved}; the document is unchanged")
         if self.note:
             out.append(f"  {self.note}")
         return out
@@ -180,7 +182,10 @@ def _review(result: UpdateResult) -> UpdateOutcome:
         return UpdateOutcome(result, 0, "nothing accepted: the document is unchanged")
     try:
         result.written = write_document(
-            final.with_path(result.path), expected=result.original, action="update (reviewed)"
+            final.with_path(result.path),
+            expected=result.original,
+            action="update (reviewed)",
+            scrub_secrets=True,
         )
     except (ConflictError, LockedError) as exc:
         # The research is paid for: keep the whole proposal so it can be reviewed again.
@@ -191,10 +196,13 @@ def _review(result: UpdateResult) -> UpdateOutcome:
                 again[:-1]
                 + " --force` (its diff is against the current file: where you accept, it undoes the other edit)"
             )
+        kept = (
+            f"the proposal is: review it again with {again}"
+            if result.pending
+            else "nor is the proposal (see the warnings)"
+        )
         return UpdateOutcome(
-            result,
-            1,
-            f"not written: {exc.message}; your decisions are not kept, the proposal is: review it again with {again}",
+            result, 1, f"not written: {exc.message}; your decisions are not kept, {kept}"
         )
     from oo_nb.agent.run import keep_earlier_proposal
 
@@ -216,6 +224,8 @@ def run(ns: argparse.Namespace) -> UpdateOutcome:
     if ns.review:
         return _review(result)
     write_result(result, yes=ns.yes)
+    if result.not_saved:
+        return UpdateOutcome(result, 1, "the research of this run is lost: run the update again")
     if ns.yes and not result.written:
         return UpdateOutcome(
             result,

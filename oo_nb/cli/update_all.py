@@ -60,14 +60,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 class UpdateAllOutcome:
     def __init__(self, outcome: LibraryUpdate) -> None:
         self.value = outcome
-        self.exit_code = 1 if outcome.failures else 0
+        lost = any(r.not_saved for r in outcome.results)  # research paid for and not kept
+        self.exit_code = 1 if outcome.failures or lost else 0
 
     def lines(self) -> list[str]:
         o = self.value
         out = []
         for r in o.results:
             where = (
-                f" → {r.written.name}" if r.written else (" → pending review" if r.pending else "")
+                f" → {r.written.name}"
+                if r.written
+                else " → pending review"
+                if r.pending
+                else " → NOT saved"
+                if r.not_saved
+                else ""
             )
             out.append(f"{r.status:9} {r.path.name}: {r.message.split(': ', 1)[-1]}{where}")
             out += [f"          warning: {w}" for w in r.warnings]

@@ -251,7 +251,9 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
                 )
                 written = None
             else:
-                written = write_document(final, expected=self._expected, action="review")
+                written = write_document(
+                    final, expected=self._expected, action="review", scrub_secrets=True
+                )
                 self.status.value = (
                     html.escape(
                         f"Wrote version {final.manifest.version} to {written} (the previous version is kept in history)."

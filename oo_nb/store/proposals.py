@@ -15,7 +15,7 @@ from pathlib import Path
 
 from oo_nb.errors import NotFound, OOError
 from oo_nb.format.names import PENDING_PROPOSAL
-from oo_nb.store.store import history_dir
+from oo_nb.store.store import document_lock, history_dir, set_aside_current
 
 __all__ = [
     "ProposalInfo",
@@ -57,19 +57,11 @@ class ProposalInfo:
 
 def set_aside_pending(path: Path) -> Path | None:
     """Rename the current ``pending.json`` of ``path`` to ``pending-<ns>.json`` (never over an
-    existing file) and return the new path; None when there is none."""
-    folder = history_dir(path)
-    current = folder / PENDING_PROPOSAL
-    if not current.exists():
-        return None
-    stamp = current.stat().st_mtime_ns
-    kept = folder / f"pending-{stamp}.json"
-    n = 1
-    while kept.exists():
-        kept = folder / f"pending-{stamp}-{n}.json"
-        n += 1
-    os.replace(current, kept)
-    return kept
+    existing file, under the document's lock) and return the new path; None when there is none."""
+    if not (history_dir(path) / PENDING_PROPOSAL).exists():
+        return None  # nothing to do: no lock, no history folder made
+    with document_lock(path, "set a proposal aside"):
+        return set_aside_current(history_dir(path))
 
 
 def list_proposals(path: Path) -> list[ProposalInfo]:
@@ -97,8 +89,13 @@ def pick_proposal(path: Path, name: str) -> Path | None:
     chosen = history_dir(path) / name
     if not chosen.is_file():
         raise NotFound(f"no set-aside proposal {name} (see `oo review DOC --list`)", file=str(path))
-    previous = set_aside_pending(path)
-    os.replace(chosen, history_dir(path) / PENDING_PROPOSAL)
+    with document_lock(path, "pick a proposal"):  # a concurrent update's save waits
+        if not chosen.is_file():
+            raise NotFound(
+                f"{name} was just picked or discarded by another process", file=str(path)
+            )
+        previous = set_aside_current(history_dir(path))
+        os.replace(chosen, history_dir(path) / PENDING_PROPOSAL)
     return previous
 
 

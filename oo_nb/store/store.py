@@ -22,6 +22,7 @@ from typing import Any
 from oo_nb.errors import ConflictError, FormatError, LockedError, NotFound, OOError
 from oo_nb.format.document import Document
 from oo_nb.format.names import DOC_SUFFIX, LOCK_NAME, PENDING_PROPOSAL
+from oo_nb.format.scrub import scrub_document, scrub_value
 from oo_nb.store.atomic import atomic_write_bytes
 from oo_nb.store.history import (
     HISTORY_DIR,
@@ -46,6 +47,7 @@ __all__ = [
     "Pending",
     "Pick",
     "Restored",
+    "SavedProposal",
     "atomic_write_bytes",
     "check_writable",
     "discard_pending",
@@ -57,7 +59,9 @@ __all__ = [
     "restore",
     "rollback",
     "save_pending",
+    "save_proposal",
     "seq_bytes",
+    "set_aside_current",
     "version_bytes",
     "write_document",
 ]
@@ -114,15 +118,19 @@ def write_document(
     action: str = "update",
     path: Path | None = None,
     timeout: float = LOCK_TIMEOUT_S,
+    scrub_secrets: bool = False,
 ) -> Path:
     """Validate ``doc``, then under the lock: check the file still holds ``expected`` (no lost
     update), snapshot it into history and replace it atomically. ``expected=None`` creates a
-    new file and refuses to overwrite."""
+    new file and refuses to overwrite. ``scrub_secrets`` (a candidate made from model output):
+    the API key and every echo of it are replaced first (``format.scrub``)."""
     target = path or doc.path
     if target is None:
         raise OOError("document has no path to write to")
     if target.is_symlink():  # replace the file the link points to, and keep the link
         target = target.resolve()
+    if scrub_secrets:
+        doc = scrub_document(doc)[0]
     data = doc.to_bytes()
     _validate(data, target)
     try:
@@ -282,24 +290,88 @@ def save_pending(
     base: bytes,
     *,
     proposal: dict[str, Any] | None = None,
+    timeout: float | None = None,
 ) -> Path:
-    """Save a proposal for review: its ``proposal`` data when given (the candidate is then
-    rebuilt on review, so it is not stored), else the whole ``candidate`` (the older form)."""
-    target = history_dir(path) / PENDING_PROPOSAL
-    target.parent.mkdir(parents=True, exist_ok=True)
+    """Save a proposal as THE proposal of ``path`` (``pending.json``), replacing the current
+    one. ``save_proposal`` keeps the current one instead."""
+    return save_proposal(
+        path, candidate, run, base, proposal=proposal, keep_earlier=False, timeout=timeout
+    ).path
+
+
+@dataclass(frozen=True)
+class SavedProposal:
+    path: Path  # pending.json: the proposal `oo review` opens
+    set_aside: Path | None  # the earlier unreviewed proposal, kept under its own name
+
+
+def save_proposal(
+    path: Path,
+    candidate: Document | None,
+    run: dict[str, Any],
+    base: bytes,
+    *,
+    proposal: dict[str, Any] | None = None,
+    keep_earlier: bool = True,
+    timeout: float | None = None,
+) -> SavedProposal:
+    """Save a proposal for review, cleaned of secrets: its ``proposal`` data when given (the
+    candidate is then rebuilt on review, so it is not stored), else the whole ``candidate`` (the
+    older form). Under the document's lock, so that concurrent updates of one document each keep
+    theirs: an unreviewed ``pending.json`` is first set aside under a name no other run can take
+    (``set_aside_current``), then the new one is written atomically. Raises ``LockedError`` when
+    the lock is not had within ``timeout``."""
     record: dict[str, Any] = {
         "base_sha256": sha256_hex(base),
         "created": utc_now(),
         "run": run,
     }
     if proposal is not None:
-        record["proposal"] = proposal
+        # the model's text is cleaned; the downloaded images (base64 bytes) are kept as they are
+        images = {"images": proposal["images"]} if "images" in proposal else {}
+        rest = {k: v for k, v in proposal.items() if k != "images"}
+        record["proposal"] = {**scrub_value(rest)[0], **images}
     elif candidate is not None:
-        record["candidate"] = candidate.text
+        record["candidate"] = scrub_document(candidate)[0].text
     else:
         raise OOError("nothing to save: no proposal and no candidate", file=str(path))
-    atomic_write_bytes(target, json.dumps(record, ensure_ascii=False).encode("utf-8"), mode=0o644)
-    return target
+    data = json.dumps(record, ensure_ascii=False).encode("utf-8")
+    with document_lock(path, "save proposal", LOCK_TIMEOUT_S if timeout is None else timeout):
+        folder = history_dir(path)
+        kept = set_aside_current(folder) if keep_earlier else None
+        target = folder / PENDING_PROPOSAL
+        atomic_write_bytes(target, data, mode=0o644)
+    return SavedProposal(target, kept)
+
+
+def set_aside_current(folder: Path) -> Path | None:
+    """Give ``folder``'s ``pending.json`` a name of its own, ``pending-<ns>[-n].json``; None
+    when there is none. The caller holds the document's lock. The new name is made with
+    ``link``, which fails rather than replace a file another process made meanwhile (even one
+    that does not lock), so two proposals never share a name."""
+    current = folder / PENDING_PROPOSAL
+    try:
+        stamp = current.stat().st_mtime_ns
+    except FileNotFoundError:
+        return None
+    for n in range(10_000):
+        kept = folder / (f"pending-{stamp}.json" if n == 0 else f"pending-{stamp}-{n}.json")
+        try:
+            os.link(current, kept)
+        except FileExistsError:
+            continue
+        os.unlink(current)
+        _fsync_folder(folder)
+        return kept
+    raise OOError("cannot find a free name to set the saved proposal aside", file=str(current))
+
+
+def _fsync_folder(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def load_pending(path: str | Path) -> Pending:

@@ -262,9 +262,13 @@ def test_error_event_mid_stream_is_not_retried_and_its_usage_is_counted() -> Non
     finally:
         mock.stop()
     assert len(mock.message_requests) == 1
-    # message_start reported 200,000 input tokens before the error: billed, so counted ($2/M)
-    assert err.value.cost_usd == pytest.approx(0.40, abs=0.01)
-    assert "cost so far $0.40" in err.value.message
+    # message_start reported 200,000 input tokens ($0.40) before the error, and the output and
+    # searches were never reported: the request's bound is charged, at least what was reported
+    assert err.value.cost_usd >= 0.40
+    assert (
+        "usage unknown (stream ended by an error event): charged the bound $" in err.value.message
+    )
+    assert f"cost so far ${err.value.cost_usd:.4f}" in err.value.message
 
 
 def test_budget_too_small_for_any_research_sends_nothing() -> None:
@@ -467,7 +471,8 @@ def test_a_stream_cut_mid_body_is_a_clear_error_and_its_usage_is_counted(concurr
                 b.run(ctx, budget=budget, run=run, validate=validate_proposal)
     finally:
         mock.stop()
-    assert err.value.cost_usd == pytest.approx(0.40, abs=0.01)  # message_start's 200,000 tokens
+    # at least message_start's 200,000 tokens ($0.40); its output is unknown: the bound is charged
+    assert err.value.cost_usd >= 0.40 and "charged the bound" in err.value.message
 
 
 @pytest.mark.parametrize("count", [None, "12", 1, True])
@@ -498,7 +503,14 @@ def test_an_answer_nested_deep_is_one_line_with_its_cost(stream: bool, depth: in
         mock.stop()
     text = str(err.value)
     assert "\n" not in text and text.startswith("the API's answer could not be read")
-    assert text.endswith(f"nothing was proposed (cost so far ${err.value.cost_usd:.4f})")
+    cost = f"(cost so far ${err.value.cost_usd:.4f})"
+    if stream and depth == 400:  # the SDK stopped reading before the final usage: the bound
+        assert (
+            "nothing was proposed; usage unknown (stream unreadable): charged the bound $" in text
+        )
+        assert text.endswith(cost)
+    else:
+        assert text.endswith(f"nothing was proposed {cost}")
     assert err.value.cost_usd > 0 and len(mock.message_requests) == 1  # no correction round
     if not stream or depth == 60:  # the stream parser of the SDK gives up past ~250 levels
         assert "content[0] (tool_use submit_proposal) is nested deeper than 32 levels" in text

@@ -29,6 +29,7 @@ def test_the_scanners_would_see_a_leak(tmp_path: Path) -> None:
     masked = key[:12] + "..." + key[19:40]  # a partly masked key still shows its random middle
     assert leaks._count(f"Authorization: Bearer {key}", needles) >= 1
     assert leaks._count(masked, needles) >= 1
+    assert leaks._count(key.upper(), needles) >= 1  # in other letter case too
     (tmp_path / ".oo-history" / "x").mkdir(parents=True)
     (tmp_path / ".oo-history" / "x" / "pending.json").write_text(f'{{"key": "{key}"}}')
     assert leaks._scan_files(tmp_path, needles)["pending"] == 2
@@ -177,3 +178,69 @@ def test_a_key_that_contains_another_is_redacted_whole(monkeypatch: pytest.Monke
     monkeypatch.setenv("ANTHROPIC_API_KEY", "abcdefgh")
     register_secret("abcdefgh-LONGER-SECRET")
     assert redact("x abcdefgh-LONGER-SECRET y") == "x [redacted] y"
+
+
+# --------------------------------------------------------------------------- echoes, base URLs
+def test_partial_and_case_changed_echoes_of_the_key_are_redacted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    key = "sk-ant-api03-MARKERq8Zt3vW9xY2kP4mN7bR1cD6fG0hJ5-Ab_9QQ"
+    middle = key[len("sk-ant-api03-") :]
+    monkeypatch.setenv("ANTHROPIC_API_KEY", key)
+    cases = {
+        f"bad key {key.upper()}": "bad key [redacted]",  # the whole key, shouted
+        f"header x-api-key: {middle[4:20]}…": "header x-api-key: [redacted]…",  # 16 of the middle
+        f"masked sk-ant-…{middle[-14:]}": "masked sk-ant-…[redacted]",
+        f"lower {middle[10:30].lower()}!": "lower [redacted]!",
+        f"eleven {middle[0:11]} stays": f"eleven {middle[0:11]} stays",  # below MIN_ECHO: a word
+        "Sk-Ant-Oat01-OtherKey9": "[redacted]",  # any key-shaped token, in any case
+    }
+    for text, expected in cases.items():
+        assert redact(text) == expected, text
+    exc = AgentError(f"the proxy said: token {middle[20:40].swapcase()} is invalid")
+    assert str(exc) == "the proxy said: token [redacted] is invalid"
+
+
+def test_redaction_of_a_long_text_is_fast(monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    key = "sk-ant-api03-MARKERq8Zt3vW9xY2kP4mN7bR1cD6fG0hJ5-Ab_9QQ"
+    monkeypatch.setenv("ANTHROPIC_API_KEY", key)
+    text = "Lorem ipsum dolor sit amet, consectetur adipiscing. " * 100_000 + key[20:40]
+    started = time.perf_counter()
+    assert redact(text).endswith("[redacted]")
+    assert time.perf_counter() - started < 2.0  # 5 MB: a large document
+
+
+@pytest.mark.parametrize("given", ["--base-url", "ANTHROPIC_BASE_URL"])
+def test_base_url_credentials_appear_nowhere(
+    given: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    key = leaks.marker_key()
+    password = "pr0xy-PASSWORD-7f3a9c"
+    mock = MockAPI(Script([error_reply(500, "api_error", "boom")], repeat_last=True)).start()
+    url = mock.base_url.replace("http://", f"http://gateway-user:{password}@")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", key)
+    path = copy_doc(tmp_path)
+    args = ["update", str(path), "--force", "--yes", "--record", str(tmp_path / "c.json")]
+    if given == "--base-url":
+        args += ["--base-url", url]
+    else:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", url)
+    try:
+        with leaks._debug_logging() as logs:
+            code = main(args)
+    finally:
+        mock.stop()
+    out, err = capsys.readouterr()
+    assert code == 2 and mock.message_requests  # it was sent, and failed
+    shown = out + err + "\n".join(logs.lines)
+    files = "".join(p.read_text("utf-8", "replace") for p in tmp_path.rglob("*") if p.is_file())
+    for text in (shown, files):
+        assert password.lower() not in text.lower() and "gateway-user:" not in text
+    auth = mock.message_requests[0].headers.get("authorization", "")
+    assert auth.startswith("Basic ")  # the credentials still authenticate to the gateway
+    assert "http://127.0.0.1:" in err  # the endpoint is named, without its credentials

@@ -37,8 +37,9 @@ def _needles(key: str) -> list[bytes]:
 
 
 def _count(data: bytes | str, needles: list[bytes]) -> int:
-    raw = data.encode("utf-8", "replace") if isinstance(data, str) else data
-    return sum(raw.count(n) for n in needles)
+    """Occurrences of the needles in any letter case (a case-changed key is still the key)."""
+    raw = (data.encode("utf-8", "replace") if isinstance(data, str) else data).lower()
+    return sum(raw.count(n.lower()) for n in needles)
 
 
 class _Capture(logging.Handler):

@@ -8,7 +8,8 @@ points at itself; ``.../cancel`` too) and ``/img/NAME.png`` (a small PNG, for im
 
 What it answers is scriptable per request: a *responder* receives a ``MockRequest`` and returns a
 ``Reply`` (a message, an error status with headers, or a fault: connection reset, hang, error
-event mid-stream). ``Script`` plays replies in order; ``mock_scenarios`` holds the canned
+event mid-stream, a stream cut or garbled after its first half, a JSON body cut mid-way).
+``Script`` plays replies in order; ``mock_scenarios`` holds the canned
 research turn. Every request is recorded in ``requests`` for asserts.
 
     with MockAPI(research_scenario()) as mock:
@@ -42,7 +43,7 @@ __all__ = [
     "sse_events",
 ]
 
-Fault = Literal["reset", "hang", "stream_error", "truncate"]
+Fault = Literal["reset", "hang", "stream_error", "stream_garbage", "truncate"]
 
 
 @dataclass(frozen=True)
@@ -494,7 +495,7 @@ class _Handler(BaseHTTPRequestHandler):
                     },
                 ),
             ]
-        elif reply.fault == "truncate":  # the first half, then the connection ends mid-body
+        elif reply.fault in ("truncate", "stream_garbage"):  # the first half, then a break
             events = events[: max(2, len(events) // 2)]
         self.send_response(200)
         self.send_header("content-type", "text/event-stream")
@@ -506,6 +507,9 @@ class _Handler(BaseHTTPRequestHandler):
         for chunk in sse_stream(events):
             self.wfile.write(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n")
             self.wfile.flush()
+        if reply.fault == "stream_garbage":  # an event the SDK cannot read, then a clean end
+            chunk = b'event: content_block_delta\ndata: {"type": "content_block_delta", "ind\n\n'
+            self.wfile.write(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n")
         if reply.fault == "truncate":
             # Closed without the final chunk (FIN, not RST): what was sent arrives, then the
             # client finds the body incomplete, as when a proxy drops a long stream.

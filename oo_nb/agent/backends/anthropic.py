@@ -17,6 +17,7 @@ code path.
 
 from __future__ import annotations
 
+import base64
 import os
 import re
 from collections.abc import Callable
@@ -39,6 +40,7 @@ from oo_nb.agent.deadline import (
 )
 from oo_nb.agent.types import RunInfo
 from oo_nb.errors import AgentError, register_secret
+from oo_nb.redaction import register_base_url, split_credentials
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -130,25 +132,95 @@ def unreadable_answer(exc: BaseException) -> str:
     return f"the API's answer could not be read ({reason}); nothing was proposed"
 
 
+class _Lost(Exception):
+    """An answer began (HTTP 200) but did not arrive whole. ``usage`` is what it reported before
+    it broke off, ``known`` whether that is its final usage (a stream's ``message_delta``);
+    ``retry``: a lost connection, worth one more try if the budget allows it."""
+
+    def __init__(
+        self, message: str, what: str, usage: Any = None, *, known: bool = False, retry: bool
+    ) -> None:
+        super().__init__(message)
+        self.message, self.what, self.usage, self.known, self.retry = (
+            message,
+            what,
+            usage,
+            known,
+            retry,
+        )
+
+
 class _StreamUsage:
     """The usage a stream reported as it went: ``message_start`` carries the input tokens,
-    each ``message_delta`` the output so far. A stream that breaks off after them was billed for
-    them, so they are counted (budget and "cost so far") even though no message arrived."""
+    each ``message_delta`` the usage so far, the last one the final figures (output tokens,
+    server tool uses). A stream that breaks off was billed: before its final ``message_delta``
+    by an unknown amount (the request's bound is charged), after it by what it said."""
 
     def __init__(self) -> None:
         self.usage: dict[str, Any] | None = None
-        self.billed = False  # the worker and the deadline may both try: charge it once
+        self.final = False  # its final message_delta came: the usage is known
+        self.billed = False  # the deadline may end the wait mid-stream: charge it once
 
     def take(self, event: Any) -> None:
         if event.type == "message_start":
             self.usage = event.message.usage.model_dump()
-        elif event.type == "message_delta" and self.usage is not None and event.usage is not None:
+        elif event.type == "message_delta" and event.usage is not None:
+            self.usage = {**(self.usage or {})}
             self.usage.update({k: v for k, v in event.usage.model_dump().items() if v is not None})
+            self.final = True
 
-    def bill(self, conv: Conversation) -> None:
-        if self.usage is not None and not self.billed:
-            self.billed = True
+    def bill(self, conv: Conversation, what: str) -> str:
+        """Charge, once, what a stream reported before the deadline ended the wait: its usage
+        when its final figures came, else its request's bound. Returns a note ("" if none)."""
+        if self.usage is None or self.billed:
+            return ""
+        self.billed = True
+        if self.final:
             conv.record_partial(self.usage)
+            conv.run.requests += 1
+            return ""
+        return conv.charge_unknown(what, self.usage)
+
+    def lost(self, exc: BaseException | None, *, retries: int, where: str) -> _Lost:
+        """What a stream that broke off with ``exc`` (None: it just ended) tells the user."""
+        if isinstance(exc, httpx2.TransportError):  # the SDK does not wrap these mid-stream
+            message, what, retry = _STREAM_LOST.format(type(exc).__name__), "stream cut", True
+        elif isinstance(exc, anthropic.AnthropicError):  # an `error` event: not retried
+            message = api_failure_text(exc, retries=retries, where=where)
+            what, retry = "stream ended by an error event", False
+        elif exc is None:
+            message = "the API stream ended before the message did; nothing was proposed"
+            what, retry = "stream cut", True
+        elif isinstance(exc, (ValueError, RecursionError)):  # the SDK cannot parse the answer
+            message, what, retry = unreadable_answer(exc), "stream unreadable", False
+        else:  # the SDK could not read what came (events out of order...)
+            message = f"the API stream could not be read ({_named(exc)}); nothing was proposed"
+            what, retry = "stream unreadable", False
+        return _Lost(message, what, self.usage, known=self.final, retry=retry)
+
+
+def _body_lost(exc: BaseException) -> _Lost:
+    """A 200 whose body was cut (``TransportError``) or is not a message."""
+    if isinstance(exc, httpx2.TransportError):
+        message = f"the API answer broke off: the connection was lost ({type(exc).__name__}); nothing was proposed"
+        return _Lost(message, "answer cut", retry=True)
+    if isinstance(exc, RecursionError):  # nested past the JSON parser's limit: one line
+        return _Lost(unreadable_answer(exc), "answer unreadable", retry=False)
+    message = (
+        f"the API answered with a body that is not a message ({_named(exc)}); nothing was proposed"
+    )
+    return _Lost(message, "answer unreadable", retry=False)
+
+
+def _named(exc: BaseException) -> str:
+    text = str(exc).strip()[:200]
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _message_of(parsed: Any) -> Any:
+    if not isinstance(parsed, anthropic.types.Message):
+        raise ValueError(f"a {type(parsed).__name__}, not a message object")
+    return parsed
 
 
 class AnthropicBackend:
@@ -174,9 +246,15 @@ class AnthropicBackend:
         register_secret(api_key)  # redacted from every error and warning from now on
         self.model = model
         self.settings = replace(settings, model=model) if settings else AgentSettings(model=model)
-        self.base_url = (
-            base_url or os.environ.get("ANTHROPIC_BASE_URL") or "https://api.anthropic.com"
-        )
+        url = base_url or os.environ.get("ANTHROPIC_BASE_URL") or "https://api.anthropic.com"
+        # Credentials in the URL (a proxy's user:pass@) go as the Basic auth header they stand
+        # for, never in the URL: the SDK and httpx log the URL, errors name it.
+        self.base_url = register_base_url(url)
+        _, user, password = split_credentials(url)
+        self.credential_headers: dict[str, str] = {}
+        if user or password:
+            pair = f"{user or ''}:{password or ''}".encode()
+            self.credential_headers["Authorization"] = "Basic " + base64.b64encode(pair).decode()
         self._api_key = api_key
         self.http_client = http_client
         self.async_http_client = async_http_client
@@ -218,6 +296,7 @@ class AnthropicBackend:
             http_client=self.http_client,
             max_retries=self.max_retries,
             timeout=self.timeout,
+            default_headers=self.credential_headers or None,
         )
 
     def async_client(self) -> anthropic.AsyncAnthropic:
@@ -227,6 +306,7 @@ class AnthropicBackend:
             http_client=self.async_http_client,
             max_retries=self.max_retries,
             timeout=self.timeout,
+            default_headers=self.credential_headers or None,
         )
 
     def new_run(self, budget_usd: float) -> RunInfo:
@@ -254,13 +334,75 @@ class AnthropicBackend:
         )
 
     # ------------------------------------------------------------------ drivers
-    def _late(self, conv: Conversation, deadline: Deadline) -> AgentError:
-        return conv.fail(
+    def _late(self, conv: Conversation, deadline: Deadline, seen: _StreamUsage) -> AgentError:
+        """The deadline passed while waiting: a stream that had begun is charged (once)."""
+        note = seen.bill(conv, "stream cut by the deadline")
+        message = (
             f"no answer from the API within the deadline ({deadline.describe()}, set by --timeout)"
         )
+        return conv.fail(f"{message}; {note}" if note else message)
 
     def _count_options(self, deadline: Deadline) -> dict[str, Any]:
         return {**COUNT_OPTIONS, "timeout": min(COUNT_OPTIONS["timeout"], _left(deadline))}
+
+    def _exchange(
+        self, client: anthropic.Anthropic, params: dict[str, Any], seen: _StreamUsage
+    ) -> Any:
+        """One request: its message, or ``_Lost`` when the answer began but did not arrive
+        whole. The body is read outside the SDK's retries: a cut 200 was billed, so sending it
+        again is the budget's decision (``_lost``), not the SDK's. ``seen`` keeps what a stream
+        reported, for the caller to charge if the deadline ends the wait first. Runs as the
+        deadline's worker: it never touches the conversation (the caller charges, once)."""
+        if self.settings.stream:
+            with client.messages.stream(**params) as stream:
+                try:
+                    for event in stream:
+                        seen.take(event)
+                    message = stream.get_final_message()
+                except Exception as exc:  # after a 200 anything that stops the stream loses it
+                    raise seen.lost(exc, retries=self.max_retries, where=self.base_url) from None
+                if not seen.final:
+                    raise seen.lost(None, retries=self.max_retries, where=self.base_url)
+                return message
+        with client.messages.with_streaming_response.create(**params) as response:
+            try:
+                return _message_of(response.parse())
+            except Exception as exc:
+                raise _body_lost(exc) from None
+
+    async def _aexchange(
+        self, client: anthropic.AsyncAnthropic, params: dict[str, Any], seen: _StreamUsage
+    ) -> Any:
+        if self.settings.stream:
+            async with client.messages.stream(**params) as astream:
+                try:
+                    async for event in astream:
+                        seen.take(event)
+                    message = await astream.get_final_message()
+                except Exception as exc:
+                    raise seen.lost(exc, retries=self.max_retries, where=self.base_url) from None
+                if not seen.final:
+                    raise seen.lost(None, retries=self.max_retries, where=self.base_url)
+                return message
+        async with client.messages.with_streaming_response.create(**params) as response:
+            try:
+                return _message_of(await response.parse())
+            except Exception as exc:
+                raise _body_lost(exc) from None
+
+    def _lost(self, conv: Conversation, lost: _Lost, tries: int) -> None:
+        """Account for an answer that was lost; raise unless another try is allowed (a lost
+        connection, retries left: the next request is planned within what is left, so the
+        budget, not the SDK, decides whether it is sent)."""
+        if lost.known:
+            conv.record_partial(lost.usage)
+            conv.run.requests += 1
+            message = lost.message
+        else:
+            message = f"{lost.message}; {conv.charge_unknown(lost.what, lost.usage)}"
+        if not (lost.retry and tries < self.max_retries):
+            raise conv.fail(message)
+        conv.run.warnings.append(f"{lost.message}: trying again")
 
     def run(
         self, ctx: AgentContext, *, budget: Budget, run: RunInfo, validate: Callable[[Any], Any]
@@ -269,6 +411,7 @@ class AnthropicBackend:
         conv = self.conversation(ctx, budget=budget, run=run, validate=validate)
         deadline = Deadline(self.deadline_s)
         client = self.client()
+        lost_tries = 0
         try:
             if self._counts_tokens():
                 try:
@@ -287,50 +430,29 @@ class AnthropicBackend:
                 seen = _StreamUsage()
                 try:
                     message = call_with_deadline(
-                        partial(self._request, attempt, params, conv, seen),
+                        partial(self._exchange, attempt, params, seen),
                         deadline,
                         run.on_progress,
                     )
                 except DeadlinePassed:
-                    seen.bill(conv)
-                    raise self._late(conv, deadline) from None
+                    raise self._late(conv, deadline, seen) from None
+                except _Lost as lost:
+                    self._lost(conv, lost, lost_tries)
+                    lost_tries += 1
+                    continue
+                except anthropic.AnthropicError as exc:
+                    raise api_failure(
+                        exc, conv, retries=self.max_retries, where=self.base_url
+                    ) from None
+                except RecursionError as exc:  # nested past the JSON parser's limit
+                    raise conv.fail(unreadable_answer(exc)) from None
+                except ValueError as exc:  # the SDK's own checks (e.g. streaming required)
+                    raise conv.fail(f"the request was refused by the SDK: {exc}") from None
                 conv.on_response(message)
         finally:
             if self.http_client is None:  # a client we were given stays open for its owner
                 client.close()
         return conv.result
-
-    def _request(
-        self,
-        client: anthropic.Anthropic,
-        params: dict[str, Any],
-        conv: Conversation,
-        seen: _StreamUsage,
-    ) -> Any:
-        """One request (the SDK retrying as it does): the message, or an ``AgentError``."""
-        try:
-            if not self.settings.stream:
-                return client.messages.create(**params)
-            with client.messages.stream(**params) as stream:
-                try:
-                    for event in stream:
-                        seen.take(event)
-                    return stream.get_final_message()
-                except anthropic.AnthropicError:
-                    seen.bill(conv)
-                    raise
-                except httpx2.TransportError as exc:  # the SDK does not wrap these mid-stream
-                    seen.bill(conv)
-                    raise conv.fail(_STREAM_LOST.format(type(exc).__name__)) from None
-                except (ValueError, RecursionError) as exc:  # the SDK cannot parse the answer
-                    seen.bill(conv)
-                    raise conv.fail(unreadable_answer(exc)) from None
-        except anthropic.AnthropicError as exc:
-            raise api_failure(exc, conv, retries=self.max_retries, where=self.base_url) from None
-        except RecursionError as exc:  # a non-streamed answer nested past the JSON parser's limit
-            raise conv.fail(unreadable_answer(exc)) from None
-        except ValueError as exc:  # the SDK's own checks (e.g. streaming required)
-            raise conv.fail(f"the request was refused by the SDK: {exc}") from None
 
     async def arun(
         self, ctx: AgentContext, *, budget: Budget, run: RunInfo, validate: Callable[[Any], Any]
@@ -338,6 +460,7 @@ class AnthropicBackend:
         conv = self.conversation(ctx, budget=budget, run=run, validate=validate)
         deadline = Deadline(self.deadline_s)
         client = self.shared_async or self.async_client()
+        lost_tries = 0
         try:
             if self._counts_tokens():
                 try:
@@ -354,47 +477,27 @@ class AnthropicBackend:
                 seen = _StreamUsage()
                 try:
                     message = await await_with_deadline(
-                        self._arequest(attempt, params, conv, seen), deadline, run.on_progress
+                        self._aexchange(attempt, params, seen), deadline, run.on_progress
                     )
                 except DeadlinePassed:
-                    seen.bill(conv)
-                    raise self._late(conv, deadline) from None
+                    raise self._late(conv, deadline, seen) from None
+                except _Lost as lost:
+                    self._lost(conv, lost, lost_tries)
+                    lost_tries += 1
+                    continue
+                except anthropic.AnthropicError as exc:
+                    raise api_failure(
+                        exc, conv, retries=self.max_retries, where=self.base_url
+                    ) from None
+                except RecursionError as exc:
+                    raise conv.fail(unreadable_answer(exc)) from None
+                except ValueError as exc:
+                    raise conv.fail(f"the request was refused by the SDK: {exc}") from None
                 conv.on_response(message)
         finally:
             if self.async_http_client is None and client is not self.shared_async:
                 await client.close()
         return conv.result
-
-    async def _arequest(
-        self,
-        client: anthropic.AsyncAnthropic,
-        params: dict[str, Any],
-        conv: Conversation,
-        seen: _StreamUsage,
-    ) -> Any:
-        try:
-            if not self.settings.stream:
-                return await client.messages.create(**params)
-            async with client.messages.stream(**params) as astream:
-                try:
-                    async for event in astream:
-                        seen.take(event)
-                    return await astream.get_final_message()
-                except anthropic.AnthropicError:
-                    seen.bill(conv)
-                    raise
-                except httpx2.TransportError as exc:
-                    seen.bill(conv)
-                    raise conv.fail(_STREAM_LOST.format(type(exc).__name__)) from None
-                except (ValueError, RecursionError) as exc:
-                    seen.bill(conv)
-                    raise conv.fail(unreadable_answer(exc)) from None
-        except anthropic.AnthropicError as exc:
-            raise api_failure(exc, conv, retries=self.max_retries, where=self.base_url) from None
-        except RecursionError as exc:
-            raise conv.fail(unreadable_answer(exc)) from None
-        except ValueError as exc:
-            raise conv.fail(f"the request was refused by the SDK: {exc}") from None
 
 
 def _left(deadline: Deadline) -> float:

@@ -30,7 +30,14 @@ from oo_nb.format.blocks import domain_of
 from oo_nb.format.jsonblock import too_deep
 from oo_nb.format.surrogates import scrub
 
-__all__ = ["SUBMIT_TOOL", "AgentSettings", "Conversation", "collect_urls", "compact_history"]
+__all__ = [
+    "SUBMIT_TOOL",
+    "AgentSettings",
+    "Conversation",
+    "collect_urls",
+    "compact_history",
+    "usage_known",
+]
 
 SUBMIT_TOOL: dict[str, Any] = {
     "name": "submit_proposal",
@@ -64,6 +71,17 @@ class AgentSettings:
 
 
 # --------------------------------------------------------------------------- helpers
+def usage_known(usage: Any) -> bool:
+    """Does ``usage`` (a response's JSON) say what the request cost? Input and output token
+    counts must be whole numbers; a missing field elsewhere counts as zero."""
+    if not isinstance(usage, dict):
+        return False
+    return all(
+        isinstance(usage.get(k), int) and not isinstance(usage.get(k), bool) and usage[k] >= 0
+        for k in ("input_tokens", "output_tokens")
+    )
+
+
 def collect_urls(blocks: list[dict[str, Any]]) -> set[str]:
     """Every URL in search results, fetch results and citations of one assistant turn."""
     urls: set[str] = set()
@@ -220,6 +238,8 @@ class Conversation:
         self.reprompted = False
         self.corrected = False
         self.continuations = 0
+        self.answered = 0  # responses taken (a request whose answer was lost is not one)
+        self.unknown: list[float] = []  # what each answer of unknown usage was charged
         self.done = False
         self.result: Any = None
         self.last_plan: RequestPlan | None = None
@@ -263,6 +283,9 @@ class Conversation:
     # ---------------------------------------------------------------- failures
     def fail(self, message: str, *, budget: bool = False) -> AgentError:
         cost = self.budget.spent_usd
+        if self.unknown and "usage unknown" not in message:  # the cost is bounds: say so
+            n, charged = len(self.unknown), sum(self.unknown)
+            message += f"; usage unknown for {n} answer(s): charged their bound, ${charged:.4f}"
         text = f"{message} (cost so far ${cost:.4f})"
         return BudgetExceeded(text, cost_usd=cost) if budget else AgentError(text, cost_usd=cost)
 
@@ -343,7 +366,7 @@ class Conversation:
                     # The first request must research (a proposal from no research is not
                     # wanted): with fewer output tokens if need be, else a refusal that says
                     # what the smallest research request and its wrap-up need.
-                    require_research=research and self.run.requests == 0,
+                    require_research=research and self.answered == 0,
                 )
             except BudgetExceeded as exc:
                 if research and self.run.requests > 0:  # the compacted wrap-up may still fit
@@ -370,31 +393,59 @@ class Conversation:
 
     # ---------------------------------------------------------------- responses
     def record_partial(self, usage: Any) -> None:
-        """The usage of an answer that broke off (billed, but no message to act on)."""
+        """The usage of an answer that broke off after reporting it whole (billed, but no
+        message to act on)."""
         figures = usage_figures(usage)
         self.budget.record(figures)
         self.run.usage += figures
         self.run.cost_usd = self.budget.spent_usd
 
+    def charge_unknown(self, what: str, reported: Any = None) -> str:
+        """A request was answered but its usage is not known (``what`` happened): charge its
+        bound (``Budget.record_unknown``) and say so in the run's warnings. Returns the note."""
+        figures = usage_figures(reported) if reported is not None else None
+        charge = self.budget.record_unknown(figures)
+        self.unknown.append(charge)
+        run = self.run
+        run.requests += 1
+        if figures is not None:
+            run.usage += figures
+        run.cost_usd = self.budget.spent_usd
+        run.overspent = run.overspent or self.budget.overspent
+        note = f"usage unknown ({what}): charged the bound ${charge:.4f}"
+        run.warnings.append(note)
+        return note
+
     def on_response(self, msg: Any) -> None:
-        """Take one answer (an SDK ``Message`` or its JSON dict). The answer is untrusted: one
-        nested deeper than ``MAX_DEPTH`` ends the run (its cost counted, the place named); a lone
-        surrogate in its text is replaced by U+FFFD (with a warning) before anything keeps it."""
+        """Take one answer (an SDK ``Message`` or its JSON dict). An answer without its usage
+        is charged its request's bound. The answer is untrusted: one nested deeper than
+        ``MAX_DEPTH`` ends the run (its cost counted, the place named); a lone surrogate in its
+        text is replaced by U+FFFD (with a warning) before anything keeps it."""
         try:
             raw: dict[str, Any] = msg if isinstance(msg, dict) else msg.to_dict(mode="json")
         except (ValueError, RecursionError) as exc:  # pydantic: "Maximum serialization depth"
-            self.record_partial(getattr(msg, "usage", None))  # billed, whatever its content
+            usage = getattr(msg, "usage", None)  # billed, whatever its content
+            dump = getattr(usage, "model_dump", None)  # an SDK object: its JSON
+            usage = dump() if callable(dump) else usage
+            if usage_known(usage):
+                self.record_partial(usage)
+                self.run.requests += 1
+            else:
+                self.charge_unknown("the answer could not be read", usage)
             where = _too_deep_block(getattr(msg, "content", None) or [])
             raise self.fail(
                 f"the API's answer could not be read: {where or exc}; nothing was proposed"
             ) from None
-        usage = usage_figures(raw.get("usage"))
-        cost = self.budget.record(usage)
         run = self.run
-        run.requests += 1
-        run.usage += usage
-        run.cost_usd = self.budget.spent_usd
-        del cost
+        if usage_known(raw.get("usage")):
+            usage = usage_figures(raw.get("usage"))
+            self.budget.record(usage)
+            run.requests += 1
+            run.usage += usage
+            run.cost_usd = self.budget.spent_usd
+        else:
+            self.charge_unknown("the answer carried no usage")
+        self.answered += 1
         blocks = [b for b in raw.get("content") or [] if isinstance(b, dict)]
         where = _too_deep_block(blocks)
         if where is not None:

@@ -25,6 +25,7 @@ import httpx2
 from oo_nb.agent.backends.anthropic import AnthropicBackend
 from oo_nb.agent.backends.conversation import AgentSettings
 from oo_nb.errors import AgentError, FormatError
+from oo_nb.redaction import scrub, secrets_now
 
 __all__ = [
     "CASSETTE_FORMAT",
@@ -195,7 +196,9 @@ def _secrets_of(request: httpx2.Request) -> list[str]:
 def _scrub(text: str, secrets: list[str]) -> str:
     for secret in secrets:
         text = text.replace(secret, _REDACTED)
-    return text
+    # and what redact finds (an answer that echoes part of the key, in any case), never across
+    # the JSON syntax of the body
+    return scrub(text, keep='"\\', secrets=secrets_now())[0]
 
 
 class RecordingTransport(httpx2.BaseTransport):

@@ -1,0 +1,84 @@
+"""Concurrent updates of one document keep every paid proposal: N parallel ``oo update --force``
+(no ``--yes``) leave N saved proposals (the current one and N-1 set aside under names of their
+own), or a run says plainly that its proposal was not saved."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from oo_nb.format.names import PENDING_PROPOSAL
+from oo_nb.store import store
+from oo_nb.store.proposals import list_proposals
+from tests.support.agent_helpers import MARKER, copy_doc
+from tests.support.concurrent_updates import concurrent_updates
+
+
+# 12 runs in threads of this process; 8 in processes of their own (each imports the SDK: seconds)
+@pytest.mark.parametrize(("processes", "n"), [(True, 8), (False, 12)], ids=["processes", "threads"])
+def test_parallel_updates_of_one_document_keep_every_proposal(
+    processes: bool, n: int, tmp_path: Path
+) -> None:
+    path = copy_doc(tmp_path)
+    before = path.read_bytes()
+    outcome = concurrent_updates(path, n, key=MARKER, processes=processes)
+    assert outcome.unaccounted == 0, outcome.outputs
+    assert outcome.saved_said == n, outcome.outputs  # nothing kept them from saving
+    assert outcome.files == n  # 1 current + N-1 set aside: none overwritten
+    assert len(outcome.kept_names) == n - 1 == len(set(outcome.kept_names))
+    folder = store.history_dir(path)
+    assert all((folder / name).is_file() for name in outcome.kept_names)
+    listed = list_proposals(path)
+    assert len(listed) == n and not any(p.damaged for p in listed)
+    assert path.read_bytes() == before
+    assert not list(folder.glob(".*.tmp"))
+
+
+def test_a_proposal_that_cannot_be_saved_is_said_plainly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from oo_nb.cli.main import main
+    from tests.support.agent_helpers import start_mock
+    from tests.support.mock_scenarios import research_scenario
+
+    path = copy_doc(tmp_path)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", MARKER)
+    monkeypatch.setattr(store, "LOCK_TIMEOUT_S", 0.2)
+    mock = start_mock(research_scenario(with_image=False))
+    held = threading.Event()
+    release = threading.Event()
+
+    def hold_the_lock() -> None:  # another writer holds the document for the whole run
+        with store.document_lock(path, "a long sync"):
+            held.set()
+            release.wait(30)
+
+    holder = threading.Thread(target=hold_the_lock)
+    holder.start()
+    held.wait(10)
+    try:
+        code = main(["update", str(path), "--force", "--base-url", mock.base_url])
+    finally:
+        release.set()
+        holder.join()
+        mock.stop()
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "proposal NOT saved: locked by" in out and "proposal saved for review" not in out
+    assert "the proposal was NOT saved" in out and "is lost" in out
+    assert not (store.history_dir(path) / PENDING_PROPOSAL).exists()
+
+
+def test_update_all_names_a_proposal_that_was_not_saved(tmp_path: Path) -> None:
+    from oo_nb.agent.run import UpdateResult
+    from oo_nb.agent.types import LibraryUpdate
+    from oo_nb.cli.update_all import UpdateAllOutcome
+
+    result = UpdateResult(
+        tmp_path / "a.o-o.html", "proposed", "a.o-o.html: proposal v2", b"", "anthropic", "m", 1.0
+    )
+    result.not_saved = "locked by pid 1"
+    outcome = UpdateAllOutcome(LibraryUpdate(results=[result]))
+    assert outcome.exit_code == 1 and "a.o-o.html: proposal v2 → NOT saved" in outcome.lines()[0]
