@@ -74,5 +74,7 @@ def shell() -> Iterator[InteractiveShell]:
     from IPython.core.interactiveshell import InteractiveShell
 
     ip = InteractiveShell.instance()
-    ip.extension_manager.load_extension("oo_nb")
+    manager = ip.extension_manager
+    assert manager is not None
+    manager.load_extension("oo_nb")
     yield ip
