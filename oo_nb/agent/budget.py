@@ -62,7 +62,8 @@ def text_tokens(text: str) -> float:
 
 def clip_to_tokens(text: str, tokens: int) -> str:
     """The longest prefix of ``text`` whose ``text_tokens`` is at most ``tokens``."""
-    if text_tokens(text) <= tokens:
+    # a shortcut: at exactly the limit the bisection below returns the whole text as well
+    if text_tokens(text) <= tokens:  # pragma: no mutate
         return text
     lo, hi = 0, len(text)  # text_tokens grows with the prefix length: bisect on it
     while lo < hi:
