@@ -104,6 +104,10 @@ _BIDI_AND_CONTROL = re.compile(
     "[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\ufeff]"
 )
 _TAG_LIKE = re.compile(r"<[A-Za-z/!?][^<>]*>")
+# Page-level tags mean nothing inside one section (nh3 drops them), and lxml's pre-parse trips on
+# them: a fragment starting with <html> but holding no body fails an lxml assertion, and text
+# after </body> or </html> is silently dropped. So they are removed before lxml sees the fragment.
+_PAGE_TAGS = re.compile(r"<!doctype\b[^>]*>|</?(?:html|head|body)\b[^>]*>", re.IGNORECASE)
 # In nh3's output "<" and ">" never occur inside attribute values (they are escaped), so a tag
 # can be matched on the output text.
 _IMG_WITHOUT_SRC = re.compile(r'<img(?![^>]*\ssrc=")[^>]*>')
@@ -234,7 +238,7 @@ def _prepare(fragment: str, placeholder: str) -> str:
     instructions, demote h1/h2 to h3 (lxml, structurally; nh3 has the last word anyway)."""
     if not fragment.strip():
         return fragment  # only whitespace: nothing to parse (and cleaning keeps it)
-    fragment = _show_unclosed_comments(fragment)
+    fragment = _show_unclosed_comments(_PAGE_TAGS.sub("", fragment))
     try:
         root = lxml_html.fragment_fromstring(fragment, create_parent="div")
     except (etree.ParserError, ValueError):

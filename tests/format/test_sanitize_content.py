@@ -1,0 +1,84 @@
+"""What the sanitiser does to content: elements that hide or run things go with their text, every
+other piece of text is kept in place (around removed comments, after an unclosed ``<!--``, in a
+fragment lxml cannot read), and paragraph-id comments survive only when well formed."""
+
+from __future__ import annotations
+
+import pytest
+
+from oo_nb.format.sanitize import sanitize_html
+
+HIDING = [
+    "script", "style", "iframe", "object", "applet", "svg", "math", "template", "noscript",
+    "noembed", "noframes", "textarea", "select", "title", "xmp", "form",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("tag", HIDING)
+def test_elements_that_hide_or_run_content_go_with_their_text(tag: str) -> None:
+    out = sanitize_html(f"<p>before</p><{tag}>hidden text</{tag}><p>after</p>")
+    assert out == "<p>before</p><p>after</p>"
+
+
+def test_text_around_removed_comments_stays_in_place() -> None:
+    assert (
+        sanitize_html("lead<!-- c -->tail<p>x</p>between<!-- d -->after<?php x ?>end")
+        == "leadtail<p>x</p>betweenafterend"
+    )
+    assert sanitize_html("<!-- pid:a:b -->after text<p>x</p>") == (
+        "<!-- pid:a:b -->after text<p>x</p>"
+    )
+    assert sanitize_html("<p>a<!-- pid:s:p1 -->b</p>") == "<p>a<!-- pid:s:p1 -->b</p>"
+
+
+def test_malformed_pid_comments_are_dropped() -> None:
+    for bad in ("pid:" + "a" * 81 + ":b", "pid:a:" + "b" * 41, "pid:a", "pid:a:b:c", "pid:a b:c"):
+        assert sanitize_html(f"<!-- {bad} --><p>x</p>") == "<p>x</p>", bad
+
+
+@pytest.mark.parametrize(
+    ("fragment", "out"),
+    [
+        ("<p>a</p><!--<!--<p>kept</p>", "<p>a</p>&lt;!--&lt;!--<p>kept</p>"),
+        ("<p>a</p><!--x--><!--<p>kept</p>", "<p>a</p>&lt;!--<p>kept</p>"),
+        ("<!--x--><p>a</p><!--<p>kept</p>", "<p>a</p>&lt;!--<p>kept</p>"),
+        ("<p>a</p><!----><p>b</p>", "<p>a</p><p>b</p>"),
+        ("<p>a</p><!-- --><!-- pid:s:p2 --><p>b</p>", "<p>a</p><!-- pid:s:p2 --><p>b</p>"),
+    ],
+)
+def test_an_unclosed_comment_is_shown_not_allowed_to_swallow_the_rest(
+    fragment: str, out: str
+) -> None:
+    assert sanitize_html(fragment) == out
+
+
+def test_a_fragment_lxml_cannot_read_is_kept_as_visible_text() -> None:
+    # lxml refuses control characters: the fragment is shown as text, nothing in it is active
+    out = sanitize_html('ok\x01<p onclick="x()">kept</p>')
+    assert out == 'ok\x01&lt;p onclick="x()"&gt;kept&lt;/p&gt;'
+
+
+@pytest.mark.parametrize(
+    ("fragment", "out"),
+    [
+        # found while writing these tests: "<html>" without a body failed an lxml assertion
+        # (the update crashed), and text after </body> or </html> was silently dropped
+        ("<html>", ""),
+        ("<html><head><title>t</title></head></html>", ""),
+        ("<p>a</p></body><p>b</p>", "<p>a</p><p>b</p>"),
+        ("<p>a</p></HTML ><p>b</p>", "<p>a</p><p>b</p>"),
+        (
+            "<!doctype html><html lang=en><head><meta charset=utf-8></head>"
+            "<body><p>x</p></body></html>",
+            "<p>x</p>",
+        ),
+        ("<header>h</header><p>x</p>< /body>", "h<p>x</p>&lt; /body&gt;"),  # not page tags
+    ],
+)
+def test_page_level_tags_neither_crash_nor_lose_text(fragment: str, out: str) -> None:
+    assert sanitize_html(fragment) == out
+
+
+def test_whitespace_only_stays_as_is() -> None:
+    assert sanitize_html("  \n ") == "  \n "
+    assert sanitize_html("") == ""
