@@ -1,0 +1,59 @@
+"""Rollback results: a deleted document comes back from history, a rollback that names one state
+by version is recorded as such, and a rollback to the bytes already on disk reports exactly that
+(``oo rollback`` prints these numbers)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from oo_nb.format.document import Document
+from oo_nb.store import store
+
+DOC = "yc-w26-batch.o-o.html"
+
+
+def _bump(p: Path, version: int) -> bytes:
+    doc = Document.read(p).edit_block("oo-manifest", lambda m: m.update(version=version))
+    store.write_document(doc, expected=p.read_bytes(), action=f"update to v{version}")
+    return p.read_bytes()
+
+
+def test_a_deleted_document_comes_back_from_history(corpus_copy: Path) -> None:
+    p = corpus_copy / DOC
+    v1 = p.read_bytes()
+    for v in (2, 3, 4):
+        _bump(p, v)
+    p.unlink()
+    assert [e.seq for e in store.read_history(p)] == [1, 2, 3]
+    done = store.restore(p, 1)
+    assert done.written is True and done.path == p and p.read_bytes() == v1
+    # nothing was replaced: the restored file is the next entry `oo history` lists
+    assert done.current_seq == store.read_history(p)[-1].seq == 4
+    assert store.read_history(p)[-1].action == "current"
+
+
+def test_a_rollback_to_a_version_held_by_one_state_is_recorded_by_its_version(
+    corpus_copy: Path,
+) -> None:
+    p = corpus_copy / DOC
+    v1 = p.read_bytes()
+    _bump(p, 2)
+    done = store.restore(p, 1)
+    assert done.written is True and done.path == p and p.read_bytes() == v1
+    assert done.current_seq == 2 and done.pick.others == ()
+    assert [e.action for e in store.read_history(p)] == [
+        "update to v2",
+        "rollback to v1",
+        "current",
+    ]
+
+
+def test_a_rollback_to_the_bytes_on_disk_reports_the_current_seq(corpus_copy: Path) -> None:
+    p = corpus_copy / DOC
+    _bump(p, 2)
+    v3 = _bump(p, 3)
+    done = store.restore(p, seq=3)
+    assert done.written is False and done.path == p and done.current_seq == 3
+    assert done.pick.entry.seq == 3 and done.pick.data == v3
+    assert store.rollback(p, 3) == p and p.read_bytes() == v3
+    assert len(store.read_history(p)) == 3
