@@ -83,6 +83,11 @@ def test_a_dropped_and_a_new_source_decided_apart() -> None:
     final = _decide(session, {"pid:00000004", "src:s4"}).document
     assert _refs(final) == [li(S3), li(S1), li(S2), li(S4)]
     assert _cache(final) == [S1, S2, S3, S4] and "Three [s3]." in final.article_html
+    # s3's removal accepted but the text citing it kept: s3 stays, and the review says why
+    result = _decide(session, {"src:s3"})
+    assert _cache(result.document) == [S1, S2, S3] and "Three [s3]." in result.document.article_html
+    assert _refs(result.document) == [li(S3), li(S1), li(S2)]
+    assert result.notes == ("source s3 kept (before the update): kept text cites it",)
 
 
 def test_sources_known_only_from_a_numbered_references_list() -> None:
