@@ -14,6 +14,8 @@ import numpy as np
 import pandas as pd
 
 from oo_nb.format.blocks import domain_of
+from oo_nb.format.names import DOC_SUFFIX
+from oo_nb.format.tiers import GROUPS, tier_group
 from oo_nb.library.digest import Digest, Failure
 
 __all__ = [
@@ -29,8 +31,7 @@ __all__ = [
 _EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
 
 DOCUMENT_COLUMNS = {
-    "path": "string",
-    "slug": "string",
+    "slug": "string",  # the document's name first: what every other frame calls ``doc``
     "title": "string",
     "version": "Int64",
     "as_of": "datetime64[ns]",
@@ -48,6 +49,7 @@ DOCUMENT_COLUMNS = {
     "budget_usd": "Float64",
     "spent_usd": "Float64",
     "layout": "category",
+    "path": "string",  # relative to the library's folder
 }
 SOURCE_COLUMNS = {
     "doc": "string",
@@ -57,6 +59,7 @@ SOURCE_COLUMNS = {
     "title": "string",
     "description": "string",
     "tier": "category",
+    "tier_group": "category",  # the tier in a fixed vocabulary (oo_nb.format.tiers)
     "accessed": "datetime64[ns]",
     "age_days": "Int64",
     "cited": "bool",
@@ -189,7 +192,6 @@ def documents_frame(digests: Sequence[Digest], today: date) -> pd.DataFrame:
         cache_known = d.cache_read
         rows.append(
             (
-                d.path,
                 d.slug,
                 d.title,
                 d.version,
@@ -208,9 +210,16 @@ def documents_frame(digests: Sequence[Digest], today: date) -> pd.DataFrame:
                 d.budget_usd,
                 _spent(d),
                 d.layout,
+                _relative_path(d),
             )
         )
     return make_frame(rows, DOCUMENT_COLUMNS)
+
+
+def _relative_path(d: Digest) -> str:
+    """The file's path relative to the library's folder: the slug is that path without the
+    suffix (``store.discover`` finds only NAME.o-o.html files; a library of one file names it)."""
+    return d.slug + DOC_SUFFIX if d.path.endswith(DOC_SUFFIX) else d.slug
 
 
 def sources_frame(digests: Sequence[Digest], today: date) -> pd.DataFrame:
@@ -231,6 +240,7 @@ def sources_frame(digests: Sequence[Digest], today: date) -> pd.DataFrame:
                     title or None,
                     description or None,
                     tier or None,
+                    None,  # tier_group: filled per distinct tier below
                     accessed,
                     ordinal - accessed.toordinal() if accessed else None,
                     n > 0,
@@ -240,7 +250,13 @@ def sources_frame(digests: Sequence[Digest], today: date) -> pd.DataFrame:
                     verified,
                 )
             )
-    return make_frame(rows, SOURCE_COLUMNS)
+    frame = make_frame(rows, SOURCE_COLUMNS)
+    tiers = frame["tier"].cat.categories
+    groups = {t: tier_group(t) for t in tiers}
+    frame["tier_group"] = pd.Categorical(
+        frame["tier"].astype(object).map(groups), categories=list(GROUPS)
+    )
+    return frame
 
 
 def facts_frame(digests: Sequence[Digest]) -> pd.DataFrame:

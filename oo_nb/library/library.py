@@ -3,7 +3,7 @@ citations, errors, and the audit's findings.
 
     lib = Library("docs/", today=date(2026, 3, 1))      # today: default clock.today()
     lib.documents[lib.documents.is_stale]               # one row per document
-    lib.sources.groupby("tier", observed=True).size()   # one row per cached source
+    lib.sources.groupby("tier_group", observed=True).size()  # one row per cached source
     lib.audit(stale_after_days=180)                     # doc, severity, code, where, message
     lib["agi-declared"]                                 # the full Document, read on demand
     lib.plot_staleness(); lib.refresh()

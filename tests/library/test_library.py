@@ -27,7 +27,6 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "library"
 TODAY = date(2026, 3, 1)
 
 DOCUMENT_COLUMNS = [
-    "path",
     "slug",
     "title",
     "version",
@@ -46,6 +45,7 @@ DOCUMENT_COLUMNS = [
     "budget_usd",
     "spent_usd",
     "layout",
+    "path",
 ]
 SOURCE_COLUMNS = [
     "doc",
@@ -55,6 +55,7 @@ SOURCE_COLUMNS = [
     "title",
     "description",
     "tier",
+    "tier_group",
     "accessed",
     "age_days",
     "cited",
@@ -527,3 +528,14 @@ def test_synthetic_library_is_realistic(tmp_path: Path) -> None:
     assert lib.documents["bytes"].min() >= 30_000
     assert lib.documents["n_figures"].max() >= 1 and lib.sources["description"].notna().any()
     assert set(lib.documents["cadence_days"].dropna()) > {7}
+
+
+def test_documents_frame_starts_with_the_name_and_paths_are_relative(lib: Library) -> None:
+    docs = lib.documents
+    assert docs.columns[0] == "slug"
+    copy = row(docs, slug="sub/yc-copy")
+    assert copy["path"] == "sub/yc-copy.o-o.html"
+    assert all(not Path(p).is_absolute() for p in docs["path"])
+    assert all((lib.root / p).is_file() for p in docs["path"])
+    one = Library(lib.root / "sub" / "yc-copy.o-o.html", today=TODAY, workers=1)
+    assert list(one.documents["path"]) == ["yc-copy.o-o.html"]
