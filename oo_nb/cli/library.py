@@ -156,8 +156,8 @@ class LibraryResult:
 
     @property
     def frame(self) -> pd.DataFrame:
-        if self.frame_name == "audit":
-            return self.library.audit(self.stale_after)
+        if self.frame_name == "audit":  # a frame: every finding
+            return self.library.audit(self.stale_after, all=True)
         return self.library.frame(self.frame_name)
 
     @property

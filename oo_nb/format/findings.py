@@ -20,7 +20,7 @@ CHECKS: dict[str, tuple[str, str]] = {
     "denied-domain": ("error", "a cached source is in a domain the contract denies"),
     "orphan-reference": ("warning", "a reference has no cached source (by [sN], URL or domain)"),
     "duplicate-url": ("warning", "the same URL is cached under several ids"),
-    "unsourced-fact": ("warning", "a fact names no source (info for plain-string facts)"),
+    "unsourced-fact": ("warning", "a fact object names no source"),
     "unknown-fact-source": ("warning", "a fact names a source id that is not cached"),
     "old-source": ("warning", "a source was accessed longer ago than the limit"),
     "insecure-source": ("warning", "an http:// source where the contract requires https"),
@@ -40,4 +40,9 @@ CHECKS: dict[str, tuple[str, str]] = {
     ),
     "never-updated": ("info", "the document has never been updated (as_of empty)"),
     "uncited-source": ("info", "a cached source is never cited in the article"),
+    "string-facts": (
+        "info",
+        "facts in the original plain-string format, which cannot name a source (one row per "
+        "document)",
+    ),
 }

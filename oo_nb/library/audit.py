@@ -26,7 +26,17 @@ if TYPE_CHECKING:
 
 # pandas is imported where frames are built, not here.
 
-__all__ = ["CHECKS", "FINDING_COLUMNS", "SEVERITIES", "audit", "findings_frame"]
+__all__ = [
+    "CHECKS",
+    "FINDING_COLUMNS",
+    "SEVERITIES",
+    "SUMMARY_COLUMNS",
+    "at_least",
+    "audit",
+    "by_code",
+    "findings_frame",
+    "summarize",
+]
 
 FINDING_COLUMNS = {
     "doc": "string",
@@ -35,6 +45,11 @@ FINDING_COLUMNS = {
     "where": "string",
     "message": "string",
 }
+
+# The default view: one row per document and code, with how many and the first as an example.
+SUMMARY_COLUMNS = ["doc", "severity", "code", "count", "where", "message"]
+# Across the library: one row per code.
+BY_CODE_COLUMNS = ["severity", "code", "findings", "documents", "doc", "where", "message"]
 
 Finding = tuple[str, str, str, str, str]
 
@@ -104,16 +119,29 @@ def _fact_findings(d: Digest) -> Iterator[Finding]:
     if not d.cache_read:
         return
     known = {s[0] for s in d.sources}
+    strings: list[str] = []
     for fid, text, _key, _value, sids, form in d.facts:
         short = text if len(text) <= 60 else text[:57] + "..."
-        if not sids:
-            severity = "info" if form == "string" else None
-            yield _f(d.slug, "unsourced-fact", fid, f"no source for {short!r}", severity)
+        if not sids and form == "string":  # the original format: no field to name a source
+            strings.append(fid)
+        elif not sids:
+            yield _f(d.slug, "unsourced-fact", fid, f"no source for {short!r}")
         for sid in sids:
             if sid not in known:
                 yield _f(
                     d.slug, "unknown-fact-source", fid, f"names [{sid}], which is not in the cache"
                 )
+    if strings:
+        # One row per document, not one per fact: the format, not each fact, is the cause.
+        n = len(strings)
+        span = strings[0] if n == 1 else f"{strings[0]}..{strings[-1]}"
+        yield _f(
+            d.slug,
+            "string-facts",
+            span,
+            f"{n} fact{'s' if n != 1 else ''} without source ids — original format "
+            "(plain strings cannot name a source)",
+        )
 
 
 def _article_findings(d: Digest) -> Iterator[Finding]:
@@ -250,3 +278,48 @@ def audit(lib: Library, stale_after_days: int = 365, today: date | None = None) 
         rows.extend(_article_findings(d))
         rows.extend(_script_findings(d))
     return findings_frame(rows)
+
+
+def at_least(findings: pd.DataFrame, min_severity: str | None) -> pd.DataFrame:
+    """The findings of ``min_severity`` or worse ("warning" drops info); all when None."""
+    if min_severity is None:
+        return findings
+    if min_severity not in SEVERITIES:
+        raise ValueError(
+            f"min_severity must be one of {', '.join(SEVERITIES)}, not {min_severity!r}"
+        )
+    keep = list(SEVERITIES[: SEVERITIES.index(min_severity) + 1])
+    return findings[findings["severity"].isin(keep)].reset_index(drop=True)
+
+
+def summarize(findings: pd.DataFrame) -> pd.DataFrame:
+    """One row per document and code, in the findings' order (most severe first): ``count``,
+    and the ``where`` and ``message`` of the first finding as an example. A library whose
+    citations all miss one cache reads as one row, not forty."""
+    keys = ["doc", "severity", "code"]
+    counts = findings.groupby(keys, observed=True, sort=False)["message"].transform("size")
+    out = findings.assign(count=counts.astype("Int64"))
+    out = out[~findings.duplicated(keys)]
+    return out[SUMMARY_COLUMNS].reset_index(drop=True)
+
+
+def by_code(findings: pd.DataFrame) -> pd.DataFrame:
+    """One row per code across the library: how many findings, in how many documents, and the
+    first one (doc, where, message) as an example; most severe first, then most frequent."""
+    import pandas as pd
+
+    keys = ["severity", "code"]
+    grouped = findings.groupby(keys, observed=True, sort=False)
+    firsts = findings[~findings.duplicated(keys)].set_index(keys)
+    sizes = grouped.size()
+    table = pd.DataFrame(
+        {
+            "findings": sizes.astype("Int64"),
+            "documents": grouped["doc"].nunique().astype("Int64"),
+        }
+    ).join(firsts[["doc", "where", "message"]])
+    table = table.reset_index()
+    table = table.sort_values(
+        ["severity", "findings"], ascending=[True, False], kind="stable", ignore_index=True
+    )
+    return table[BY_CODE_COLUMNS]

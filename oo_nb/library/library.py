@@ -4,7 +4,7 @@ citations, errors, and the audit's findings.
     lib = Library("docs/", today=date(2026, 3, 1))      # today: default clock.today()
     lib.documents[lib.documents.is_stale]               # one row per document
     lib.sources.groupby("tier_group", observed=True).size()  # one row per cached source
-    lib.audit(stale_after_days=180)                     # doc, severity, code, where, message
+    lib.audit(stale_after_days=180)                     # per document and code; all=True: each
     lib["agi-declared"]                                 # the full Document, read on demand
     lib.plot_staleness(); lib.refresh()
 
@@ -190,8 +190,8 @@ class Library:
 
     def frame(self, name: str, *, today: date | None = None) -> pd.DataFrame:
         """One frame by name: documents, sources, facts, changelog, citations, errors, audit."""
-        if name == "audit":
-            return self.audit(today=today)
+        if name == "audit":  # the tidy frame: one row per finding
+            return self.audit(today=today, all=True)
         if name not in FRAMES:
             raise ValueError(f"unknown frame {name!r}; choose from {', '.join((*FRAMES, 'audit'))}")
         from oo_nb.library import frames
@@ -233,14 +233,26 @@ class Library:
         document keeps its rows, with NA where that part was needed)."""
         return self.frame("errors")
 
-    def audit(self, stale_after_days: int = 365, today: date | None = None) -> pd.DataFrame:
-        """Findings (doc, severity, code, where, message); see ``oo_nb.library.audit.CHECKS``."""
-        from oo_nb.library.audit import audit
+    def audit(
+        self,
+        stale_after_days: int = 365,
+        today: date | None = None,
+        *,
+        all: bool = False,  # the CLI's --all
+        min_severity: str | None = None,
+    ) -> pd.DataFrame:
+        """The findings (see ``oo_nb.library.audit.CHECKS``), most severe first: one row per
+        document and code (doc, severity, code, count, and the first finding's where and
+        message); ``all=True``: every finding (doc, severity, code, where, message).
+        ``min_severity="warning"`` leaves out info, ``"error"`` keeps errors only."""
+        from oo_nb.library.audit import at_least, audit, summarize
 
         day = today or self.today
-        return self._cached(
+        found = self._cached(
             ("audit", stale_after_days, day), lambda: audit(self, stale_after_days, day)
         )
+        found = at_least(found, min_severity)
+        return found if all else summarize(found)
 
     # ----------------------------------------------------------------- plots
     def plot_staleness(
@@ -260,7 +272,7 @@ class Library:
     # ----------------------------------------------------------------- display
     def summary(self) -> dict[str, int]:
         docs = self.documents
-        counts = self.audit()["severity"].value_counts()
+        counts = self.audit(all=True)["severity"].value_counts()
         return {
             "documents": len(docs),
             "stale": int(docs["is_stale"].sum()),
@@ -283,7 +295,7 @@ class Library:
 
     def finding_counts(self) -> str:
         """Findings per code, most severe first: ``error: empty-cache 1, ...``."""
-        found = self.audit()
+        found = self.audit(all=True)
         if found.empty:
             return "no findings"
         counts = found.groupby(["severity", "code"], observed=True).size()

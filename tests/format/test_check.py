@@ -50,7 +50,7 @@ def test_check_and_audit_agree_on_html_injection_and_every_other_code(tmp_path: 
     )
     path.write_bytes(doc.to_bytes())
     checked = check_path(path)
-    audited = Library(tmp_path, workers=1).audit()
+    audited = Library(tmp_path, workers=1).audit(all=True)
     injected = audited[audited["code"] == "html-injection"]
     assert set(injected["where"]) == {"contract tone", "heading #x-risk"}
     assert {f.message.split(";")[0] for f in checked if f.code == "html-injection"} == {
@@ -64,7 +64,7 @@ def test_check_and_audit_agree_on_html_injection_and_every_other_code(tmp_path: 
     from oo_nb.edit.sync import migrate_early
 
     (migrated / "a.o-o.html").write_bytes(migrate_early(doc).to_bytes())
-    assert "html-injection" not in set(Library(migrated, workers=1).audit()["code"])
+    assert "html-injection" not in set(Library(migrated, workers=1).audit(all=True)["code"])
 
 
 def test_check_and_audit_report_every_sink_of_the_original_page_script(tmp_path: Path) -> None:
@@ -88,7 +88,7 @@ def test_check_and_audit_report_every_sink_of_the_original_page_script(tmp_path:
     path = tmp_path / "y.o-o.html"
     path.write_bytes(doc.to_bytes())
     checked = {f.message.split(";")[0] for f in check_path(path) if f.code == "html-injection"}
-    audited = Library(tmp_path, workers=1).audit()
+    audited = Library(tmp_path, workers=1).audit(all=True)
     injected = audited[audited["code"] == "html-injection"]
     assert sorted(injected["where"]) == sorted(
         [

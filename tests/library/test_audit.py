@@ -43,7 +43,7 @@ def fixture_lib() -> Library:
 
 
 def test_findings_frame_shape_and_order(corpus_lib: Library) -> None:
-    found = corpus_lib.audit()
+    found = corpus_lib.audit(all=True)
     assert list(found.columns) == ["doc", "severity", "code", "where", "message"]
     assert (
         list(found["severity"].cat.categories) == list(SEVERITIES) and found["severity"].cat.ordered
@@ -57,7 +57,7 @@ def test_findings_frame_shape_and_order(corpus_lib: Library) -> None:
 
 
 def test_populated_article_with_empty_cache(corpus_lib: Library) -> None:
-    found = corpus_lib.audit()
+    found = corpus_lib.audit(all=True)
     empty = findings_for(found, "anthropic-leadership", "empty-cache")
     assert (
         len(empty) == 1
@@ -81,7 +81,7 @@ def test_populated_article_with_empty_cache(corpus_lib: Library) -> None:
 
 
 def test_corpus_documents_without_false_alarms(corpus_lib: Library) -> None:
-    found = corpus_lib.audit()
+    found = corpus_lib.audit(all=True)
     # References without [sN] are matched by URL: no orphans, every citation resolves.
     for doc in ("ai-model-landscape", "yc-w26-batch", "agi-declared"):
         codes = set(findings_for(found, doc)["code"])
@@ -96,20 +96,23 @@ def test_corpus_documents_without_false_alarms(corpus_lib: Library) -> None:
     assert findings_for(
         found, "yc-w26-batch", "unsourced-fact"
     ).empty  # facts are {key, value, source}
-    plain = findings_for(found, "agi-declared", "unsourced-fact")
-    assert len(plain) == 18 and set(plain["severity"]) == {"info"}  # plain-string facts
+    assert findings_for(found, "agi-declared", "unsourced-fact").empty
+    plain = findings_for(found, "agi-declared", "string-facts")  # 18 plain-string facts: one row
+    assert len(plain) == 1 and plain.iloc[0]["severity"] == "info"
+    assert plain.iloc[0]["message"].startswith("18 facts without source ids — original format")
+    assert plain.iloc[0]["where"] == "f1..f18"
     assert set(found[found["code"] == "overdue"]["doc"]) == {
         "agi-declared",
         "ai-model-landscape",
         "anthropic-leadership",
         "yc-w26-batch",
     }
-    early = corpus_lib.audit(today=date(2026, 2, 18))
+    early = corpus_lib.audit(today=date(2026, 2, 18), all=True)
     assert early[early["code"] == "overdue"].empty
 
 
 def test_every_check_fires_on_the_defect_fixture(fixture_lib: Library) -> None:
-    found = findings_for(fixture_lib.audit(), "defects")
+    found = findings_for(fixture_lib.audit(all=True), "defects")
     where = {code: sorted(found[found["code"] == code]["where"]) for code in set(found["code"])}
     assert where["denied-domain"] == ["s6", "s8"]
     assert where["duplicate-url"] == ["s1, s5"]
@@ -130,7 +133,7 @@ def test_every_check_fires_on_the_defect_fixture(fixture_lib: Library) -> None:
 
 
 def test_other_fixture_findings(fixture_lib: Library) -> None:
-    audited = fixture_lib.audit()
+    audited = fixture_lib.audit(all=True)
     # The fixtures' page code is hand-made (no original o-o page, no template of ours has it):
     # each readable fixture says so, and nothing else below is about page code.
     flagged = set(audited[audited["code"] == "unknown-page-code"]["doc"])
@@ -152,14 +155,14 @@ def test_other_fixture_findings(fixture_lib: Library) -> None:
     assert findings_for(found, "images-tables").empty
     strings = findings_for(found, "string-sources")
     assert set(strings["code"]) == {
-        "unsourced-fact",
+        "string-facts",
         "overdue",
     }  # string sources match refs by domain
 
 
 def test_source_age_limit_is_configurable(fixture_lib: Library) -> None:
-    assert fixture_lib.audit(stale_after_days=2000).query("code == 'old-source'").empty
-    strict = fixture_lib.audit(stale_after_days=30).query("code == 'old-source'")
+    assert fixture_lib.audit(stale_after_days=2000, all=True).query("code == 'old-source'").empty
+    strict = fixture_lib.audit(stale_after_days=30, all=True).query("code == 'old-source'")
     assert {"defects", "images-tables", "string-sources"} & set(strict["doc"]) == {
         "defects",
         "images-tables",
@@ -177,7 +180,7 @@ def test_missing_block_and_wrong_type(tmp_path: Path) -> None:
     )
     (tmp_path / "nolog.o-o.html").write_text(no_log)
     (tmp_path / "badver.o-o.html").write_text(text.replace('"version": 1,', '"version": "one",', 1))
-    found = Library(tmp_path, today=TODAY, workers=1).audit()
+    found = Library(tmp_path, today=TODAY, workers=1).audit(all=True)
     assert findings_for(found, "nolog", "missing-block").iloc[0]["where"] == "oo-changelog"
     wrong = findings_for(found, "badver", "invalid-block").iloc[0]
     assert wrong["where"] == "oo-manifest" and "version" in wrong["message"]
@@ -273,7 +276,7 @@ def test_check_and_audit_agree_on_severity(corpus_lib: Library, fixture_lib: Lib
 
     seen: set[str] = set()
     for lib in (corpus_lib, fixture_lib):
-        found = lib.audit()
+        found = lib.audit(all=True)
         for path in sorted(Path(lib.root).glob("*.o-o.html")):
             slug = path.name.removesuffix(".o-o.html")
             for finding in check_path(path):
@@ -301,11 +304,14 @@ def test_table_output_never_cuts_a_message(
     """Narrow or wide terminal: every finding's and every error's message is printed whole."""
     monkeypatch.setenv("COLUMNS", columns)
     lib = Library(FIXTURES, today=TODAY, workers=1)
-    code, out = run_cli(["audit", str(FIXTURES), "--today", "2026-03-01"], capsys)
+    code, out = run_cli(["audit", str(FIXTURES), "--today", "2026-03-01", "--all"], capsys)
     assert code == 1
-    messages = list(lib.audit()["message"])
+    messages = list(lib.audit(all=True)["message"])
     assert any(m.endswith("(line 112)") and len(m) > 30 for m in messages)
     for message in messages:
+        assert message in out, message
+    code, out = run_cli(["audit", str(FIXTURES), "--today", "2026-03-01"], capsys)
+    for message in lib.audit()["message"]:  # the summary's examples are whole too
         assert message in out, message
     code, out = run_cli(
         ["library", str(FIXTURES), "--today", "2026-03-01", "--frame", "errors"], capsys
@@ -332,7 +338,7 @@ def test_a_pid_without_an_id_is_malformed_not_missing(tmp_path: Path) -> None:
     path.write_text(doc_text, "utf-8")
     article = Document.read(path).article
     assert "pid:overview" in article.pids
-    found = Library(tmp_path, today=date(2026, 2, 18), workers=1).audit()
+    found = Library(tmp_path, today=date(2026, 2, 18), workers=1).audit(all=True)
     bad = findings_for(found, "yc", "malformed-pid")
     assert (
         list(bad["where"]) == ["pid:overview"]
@@ -350,17 +356,17 @@ def test_overdue_on_the_due_day_as_is_stale(corpus_lib: Library) -> None:
     lead = docs[docs["slug"] == "anthropic-leadership"].iloc[0]
     assert lead["due"] == pd.Timestamp("2026-02-23") and bool(lead["is_stale"])
     on_the_day = findings_for(
-        corpus_lib.audit(today=date(2026, 2, 23)), "anthropic-leadership", "overdue"
+        corpus_lib.audit(today=date(2026, 2, 23), all=True), "anthropic-leadership", "overdue"
     )
     assert list(on_the_day["message"]) == [
         "as of 2026-02-16, due 2026-02-23 (every 7 days): due today"
     ]
     assert findings_for(
-        corpus_lib.audit(today=date(2026, 2, 22)), "anthropic-leadership", "overdue"
+        corpus_lib.audit(today=date(2026, 2, 22), all=True), "anthropic-leadership", "overdue"
     ).empty
     for day in (date(2026, 2, 22), date(2026, 2, 23), date(2026, 2, 24), date(2026, 3, 1)):
         stale = set(corpus_lib.frame("documents", today=day).query("is_stale")["slug"])
-        overdue = set(corpus_lib.audit(today=day).query("code == 'overdue'")["doc"])
+        overdue = set(corpus_lib.audit(today=day, all=True).query("code == 'overdue'")["doc"])
         assert stale == overdue, day
 
 
@@ -371,8 +377,83 @@ def test_crlf_shell_is_the_same_error_in_check_and_audit(tmp_path: Path) -> None
     path = crlf_document(tmp_path, page=True, shell=True)
     crlf_document(tmp_path, page=True, shell=False, name="page-only")
     checked = [f for f in check_path(path) if f.code == "crlf-shell"]
-    found = findings_for(Library(tmp_path).audit(), "endings", "crlf-shell")
+    found = findings_for(Library(tmp_path).audit(all=True), "endings", "crlf-shell")
     assert len(checked) == 1 and len(found) == 1
     assert found.iloc[0]["severity"] == checked[0].severity == "error"
     assert found.iloc[0]["message"] == checked[0].message and found.iloc[0]["where"] == "shell"
-    assert findings_for(Library(tmp_path).audit(), "page-only", "crlf-shell").empty
+    assert findings_for(Library(tmp_path).audit(all=True), "page-only", "crlf-shell").empty
+
+
+# --------------------------------------------------------------------------- by root cause
+def test_the_default_audit_is_one_row_per_document_and_code(corpus_lib: Library) -> None:
+    every = corpus_lib.audit(all=True)
+    rows = corpus_lib.audit()
+    assert list(rows.columns) == ["doc", "severity", "code", "count", "where", "message"]
+    assert not rows.duplicated(["doc", "code"]).any()
+    assert int(rows["count"].sum()) == len(every)
+    ranks = rows["severity"].cat.codes.tolist()
+    assert ranks == sorted(ranks)
+    unresolved = findings_for(rows, "anthropic-leadership", "unresolved-citation")
+    first = findings_for(every, "anthropic-leadership", "unresolved-citation").iloc[0]
+    assert len(unresolved) == 1 and unresolved.iloc[0]["count"] == 41
+    assert (unresolved.iloc[0]["where"], unresolved.iloc[0]["message"]) == (
+        first["where"],
+        first["message"],
+    )
+    assert len(rows) <= 12 < len(every)  # the 4 real documents: 65 findings, a dozen causes
+
+
+def test_min_severity(corpus_lib: Library) -> None:
+    every = corpus_lib.audit(all=True)
+    warnings = corpus_lib.audit(all=True, min_severity="warning")
+    assert set(warnings["severity"]) == {"error", "warning"}
+    assert len(warnings) == int((every["severity"] != "info").sum())
+    errors = corpus_lib.audit(min_severity="error")
+    assert set(errors["severity"]) == {"error"} and int(errors["count"].sum()) == 42
+    assert len(corpus_lib.audit(all=True, min_severity="info")) == len(every)
+    with pytest.raises(ValueError, match="error, warning, info"):
+        corpus_lib.audit(min_severity="fatal")
+
+
+def test_oo_audit_summary_all_and_min_severity(
+    capsys: pytest.CaptureFixture[str], corpus_lib: Library
+) -> None:
+    folder = str(corpus_lib.root)
+    every = corpus_lib.audit(all=True)
+    code, out = run_cli(["audit", folder, "--today", "2026-03-01"], capsys)
+    assert code == 1 and len(out.splitlines()) < 30
+    assert out.rstrip().splitlines()[-1] == "65 findings: 42 errors, 20 warnings, 3 info"
+    assert "41" in out and "--all" in out
+    code, out = run_cli(["audit", folder, "--today", "2026-03-01", "--all"], capsys)
+    assert code == 1 and out.count("unresolved-citation") == 41
+    code, out = run_cli(
+        ["audit", folder, "--today", "2026-03-01", "--min-severity", "error"], capsys
+    )
+    assert "overdue" not in out and out.rstrip().endswith("42 errors, 0 warnings, 0 info")
+    code, out = run_cli(["audit", folder, "--today", "2026-03-01", "--format", "json"], capsys)
+    assert len(json.loads(out)) == len(every)  # a format gives every finding
+    code, out = run_cli(["audit", folder, "--today", "2026-03-01", "--format", "csv"], capsys)
+    assert len(pd.read_csv(io.StringIO(out))) == len(every)
+
+
+def test_a_large_library_prints_a_few_hundred_lines_at_most() -> None:
+    from oo_nb.cli.audit import ROW_LIMIT, AuditResult
+    from oo_nb.library.audit import findings_frame
+
+    codes = sorted(CHECKS)
+    rows = [
+        (f"topic-{n:05d}", CHECKS[code][0], code, f"s{k}", f"{code} number {k} of doc {n} " * 3)
+        for n in range(10_000)
+        for k, code in enumerate(codes[n % 7 :: 7][:3])
+        for _ in range(2)
+    ]
+    result = AuditResult(findings_frame(rows), "table")
+    text = result.to_text()
+    lines = text.splitlines()
+    assert len(lines) <= 300, len(lines)
+    assert len(result.rows) > ROW_LIMIT and f"the first {ROW_LIMIT} of {len(result.rows)}" in text
+    assert "by code, across the library" in text
+    assert all(code in text for code in {r[2] for r in rows})  # every code has its line
+    assert lines[-1] == result.summary() and result.summary().startswith(f"{len(rows)} findings")
+    everything = AuditResult(findings_frame(rows), "csv").to_text()
+    assert len(everything.splitlines()) == len(rows) + 1

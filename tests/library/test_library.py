@@ -187,7 +187,7 @@ def test_hostile_files_become_error_rows(tmp_path: Path, data: bytes) -> None:
     lib = Library(tmp_path, today=TODAY, workers=1)
     assert lib.slugs == ["good"]
     assert list(lib.errors["path"]) == [str(tmp_path / "bad.o-o.html")]
-    assert row(lib.audit(), doc="bad")["code"] == "unreadable"
+    assert row(lib.audit(all=True), doc="bad")["code"] == "unreadable"
 
 
 @pytest.mark.parametrize("block", ["oo-manifest", "oo-contract", "oo-source-cache", "oo-changelog"])
@@ -209,7 +209,7 @@ def test_a_lone_surrogate_is_an_error_row_and_the_rest_is_read(tmp_path: Path, b
     )
     assert "lone surrogate" in found["message"]
     assert row(lib.documents, slug="good")["title"] == "Y Combinator W26 Batch"
-    assert row(lib.audit(), doc="bad", code="invalid-json")["severity"] == "error"
+    assert row(lib.audit(all=True), doc="bad", code="invalid-json")["severity"] == "error"
     for name in ("documents", "sources", "facts", "changelog", "citations", "errors", "audit"):
         lib.frame(name).to_string().encode("utf-8")  # nothing a printer would choke on
 
@@ -463,7 +463,7 @@ def test_empty_library_has_typed_empty_frames(tmp_path: Path) -> None:
         list(lib.documents.columns) == DOCUMENT_COLUMNS
         and str(lib.documents["as_of"].dtype) == "datetime64[ns]"
     )
-    assert lib.sources.empty and lib.citations.empty and lib.audit().empty
+    assert lib.sources.empty and lib.citations.empty and lib.audit(all=True).empty
     assert "0 documents" in repr(lib)
 
 
@@ -505,7 +505,7 @@ def test_parallel_scan_matches_serial_and_survives_a_dead_worker(
     assert len(started) == 1
     for name in ("documents", "sources", "citations", "errors", "changelog"):
         pd.testing.assert_frame_equal(serial.frame(name), parallel.frame(name))
-    pd.testing.assert_frame_equal(serial.audit(), parallel.audit())
+    pd.testing.assert_frame_equal(serial.audit(all=True), parallel.audit(all=True))
     monkeypatch.setattr(
         library_pool, "WORKER_CODE", "import sys; sys.stdout.write('R'); sys.exit(3)"
     )

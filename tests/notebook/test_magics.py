@@ -265,6 +265,14 @@ def test_audit_returns_the_findings_frame(
     assert {"doc", "severity", "code", "where", "message"} <= set(findings.columns)
     assert {"overdue", "uncited-source", "old-source", "unsourced-fact"} <= set(findings["code"])
     assert "findings:" in capsys.readouterr().out
+    # by default one row per document and code; --all: every finding; --min-severity filters
+    assert not findings.duplicated(["doc", "code"]).any() and "count" in findings.columns
+    every = oo(shell, f"audit {demo} --all")
+    assert len(every) == int(findings["count"].sum()) and "count" not in every.columns
+    assert set(oo(shell, f"audit {demo} --min-severity warning")["severity"]) <= {
+        "error",
+        "warning",
+    }
 
 
 def test_index_writes_and_returns_a_preview(shell: InteractiveShell, demo: Path) -> None:
