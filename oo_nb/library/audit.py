@@ -191,18 +191,25 @@ def _pid_findings(d: Digest) -> Iterator[Finding]:
         for section in d.unpidded:
             per_section[section] = per_section.get(section, 0) + 1
         for section, n in per_section.items():
+            lead = d.unpidded_leads.get(section)
             yield _f(
                 d.slug,
                 "missing-pid",
                 section or "article",
-                f"{n} paragraph(s) without a pid comment",
+                f"{n} paragraph(s) without a pid comment"
+                + (f", the first: “{lead}”" if lead else ""),
             )
     for pid in d.bad_pids:
-        yield _f(
-            d.slug, "malformed-pid", pid, pid_problem(pid) or "not of the form pid:SECTION:8HEX"
-        )
+        problem = pid_problem(pid) or "not of the form pid:SECTION:8HEX"
+        yield _f(d.slug, "malformed-pid", pid, problem + _lead(d, pid))
     for pid in d.dup_pids:
-        yield _f(d.slug, "duplicate-pid", pid, "used by more than one element")
+        yield _f(d.slug, "duplicate-pid", pid, "used by more than one element" + _lead(d, pid))
+
+
+def _lead(d: Digest, pid: str) -> str:
+    """`` — “The paragraph's first words…”`` when the digest kept them."""
+    lead = d.pid_leads.get(pid)
+    return f" — “{lead}”" if lead else ""
 
 
 def _shell_findings(d: Digest) -> Iterator[Finding]:

@@ -40,7 +40,7 @@ from oo_nb.format.names import (
 )
 from oo_nb.format.page_code import page_code_findings
 
-__all__ = ["ArticleScan", "Digest", "Failure", "digest_file", "scan_article"]
+__all__ = ["ArticleScan", "Digest", "Failure", "digest_file", "first_words", "scan_article"]
 
 _CONTAINERS = {"div", "section", "blockquote"}
 _REF_ID = re.compile(r"\s*\[(s\d+)\]")
@@ -77,6 +77,10 @@ class ArticleScan:
     )  # (section, pid, sid)
     references: list[tuple[int, str | None, str]] = field(default_factory=list)  # (pos, sid, url)
     pids: list[str] = field(default_factory=list)
+    # the start of each pid's element and of each section's first <p> without a pid, so a pid
+    # finding can name the paragraph by its words
+    leads: dict[str, str] = field(default_factory=dict)
+    unpidded_leads: dict[str, str] = field(default_factory=dict)
     figures: int = 0
     is_stub: bool = True
     # what the original page script would turn into markup (legacy_script), when asked for
@@ -147,6 +151,10 @@ class Digest:
     unpidded: list[str] = field(default_factory=list)  # section of each <p> without a pid
     bad_pids: list[str] = field(default_factory=list)  # pids that are not pid:SECTION:8HEX
     dup_pids: list[str] = field(default_factory=list)  # pids used more than once
+    # first words of the element of each malformed or duplicate pid, and of each section's
+    # first paragraph without a pid (only these: memory)
+    pid_leads: dict[str, str] = field(default_factory=dict)
+    unpidded_leads: dict[str, str] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
     crlf_line: int | None = None  # first shell line ending in CR LF: bash cannot run the file
 
@@ -175,6 +183,30 @@ class Digest:
         self.bad_pids = [p for p in dict.fromkeys(scan.pids) if not pid_is_wellformed(p)]
         counts = Counter(scan.pids)
         self.dup_pids = [p for p, n in counts.items() if n > 1]
+        self.pid_leads = {
+            p: first_words(scan.leads[p])
+            for p in (*self.bad_pids, *self.dup_pids)
+            if scan.leads.get(p)
+        }
+        if self.unpidded:
+            self.unpidded_leads = {
+                section: first_words(text)
+                for section, text in scan.unpidded_leads.items()
+                if text.strip()
+            }
+
+
+_LEAD_CHARS = 120  # kept per element while walking: enough for the first words
+
+
+def first_words(text: str, n: int = 8, limit: int = 60) -> str:
+    """The start of a paragraph, to name it: ``n`` words at most, cut at ``limit`` characters,
+    with "…" when there is more."""
+    words = text.split()
+    lead = " ".join(words[:n])
+    if len(lead) > limit:
+        lead = lead[: limit - 1].rstrip()
+    return lead + ("…" if len(lead) < len(" ".join(words)) else "")
 
 
 # --------------------------------------------------------------------------- article
@@ -236,6 +268,8 @@ class _Lean:
         if tag in ("h2", "h3", "h4"):
             hid = node.get("id") or ""
             scan.sections.append((hid, int(tag[1])))
+            if pid is not None and pid not in scan.leads:
+                scan.leads[pid] = _text(node)[:_LEAD_CHARS]
             if tag == "h2":
                 self.section = hid
                 self.in_refs = hid == "references"
@@ -249,11 +283,18 @@ class _Lean:
             return
         if self.has_figures:
             scan.figures += 1 if tag == "figure" else sum(1 for _ in node.iterfind(".//figure"))
+        text: str | None = None
         if not self.in_refs:
             text = _text(node)
             if "[s" in text:
                 section = self.section
                 scan.citations.extend([(section, pid, sid) for sid in CITATION.findall(text)])
+        if pid is not None:
+            if pid not in scan.leads:
+                scan.leads[pid] = (text if text is not None else _text(node))[:_LEAD_CHARS]
+        elif tag == "p" and self.section not in scan.unpidded_leads:
+            lead = text if text is not None else _text(node)
+            scan.unpidded_leads[self.section] = lead[:_LEAD_CHARS]
         scan.paragraphs.append((pid, self.section, tag))
 
     def references(self, node: Any) -> None:

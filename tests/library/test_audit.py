@@ -457,3 +457,30 @@ def test_a_large_library_prints_a_few_hundred_lines_at_most() -> None:
     assert lines[-1] == result.summary() and result.summary().startswith(f"{len(rows)} findings")
     everything = AuditResult(findings_frame(rows), "csv").to_text()
     assert len(everything.splitlines()) == len(rows) + 1
+
+
+def test_pid_findings_name_the_paragraph_by_its_first_words(fixture_lib: Library) -> None:
+    found = findings_for(fixture_lib.audit(all=True), "defects")
+    message = {
+        (r.code, r.where): r.message for r in found.itertuples() if str(r.code).endswith("pid")
+    }
+    assert message[("duplicate-pid", "pid:intro:c0c1c2c3")].endswith(
+        "— “First use of a pid [s3] and a…”"
+    )
+    assert (
+        "— “This paragraph has a non-hex pid and cites…”"
+        in message[("malformed-pid", "pid:intro:intro-1")]
+    )
+    assert message[("missing-pid", "intro")] == (
+        "1 paragraph(s) without a pid comment, the first: “This paragraph has no pid at all [s2].”"
+    )
+
+
+def test_first_words() -> None:
+    from oo_nb.library.digest import first_words
+
+    assert first_words("  One two\nthree  ") == "One two three"
+    assert first_words("a b c d e f g h i j") == "a b c d e f g h…"
+    long = first_words("x" * 200)
+    assert len(long) == 60 and long.endswith("…")
+    assert first_words("") == ""
