@@ -146,3 +146,7 @@ oo_magic.getdoc = overall_help  # type: ignore[attr-defined]  # `%oo?` reads thi
 
 def register(ipython: Any) -> None:
     ipython.register_magic_function(oo_magic, magic_kind="line_cell", magic_name="oo")
+    if getattr(ipython, "Completer", None) is not None:  # Tab: verbs, options, paths
+        from oo_nb.notebook.completion import install
+
+        install(ipython)

@@ -29,6 +29,28 @@ def _step(line: str) -> None:
     print(f"  {line}", flush=True)
 
 
+def _readable(path: Path) -> None:
+    """A ``UsageError`` naming the file when it cannot be opened (missing, a folder,
+    unreadable), with the documents of its folder whose names are close."""
+    try:
+        with path.open("rb"):
+            pass
+    except OSError as exc:
+        from oo_nb.cli.main import describe_os_error
+
+        hint = ""
+        if isinstance(exc, FileNotFoundError) and path.parent.is_dir():
+            import difflib
+
+            from oo_nb.format.names import DOC_SUFFIX
+
+            names = [p.name for p in path.parent.glob(f"*{DOC_SUFFIX}")]
+            close = difflib.get_close_matches(path.name, names, n=3, cutoff=0.5)
+            if close:
+                hint = f"; did you mean {', '.join(close)}?"
+        raise UsageError(f"oo update: {describe_os_error(exc)}{hint}") from exc
+
+
 def run_update(ns: argparse.Namespace) -> Any:
     from oo_nb.cli import update
 
@@ -37,6 +59,7 @@ def run_update(ns: argparse.Namespace) -> Any:
             "%oo update: in a notebook the review is the widget this returns; leave out --review"
         )
     path = Path(ns.doc)
+    _readable(path)  # a typo fails here, not after "Researching…"
     print(f"Researching {path.name} with the {_agent_label(ns)} agent…", flush=True)
     ns.progress = _step  # research steps print as they happen (the agent's on_progress)
     outcome = update.run(ns)

@@ -1,0 +1,124 @@
+"""Tab completion for ``%oo``: verbs, then each verb's options, their choices, and paths.
+
+``oo_matcher`` is an IPython completion matcher (API version 2, in ``Completer.custom_matchers``):
+on a line that is a ``%oo`` call (``%oo …``, ``%%oo …``, ``x = %oo …``) it gives whole tokens
+that replace the one being typed and suppresses the other matchers (Python names and keywords
+mean nothing there). The options come from the verb's own parser (``oo_nb.cli.verbs``), so
+completion cannot drift from what ``%oo VERB`` accepts. Paths: folders end in ``/``; hidden
+entries only when the typed part starts with a dot.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+__all__ = ["complete_line", "install", "oo_matcher"]
+
+# A %oo call: the line starts with it, or assigns its result.
+_CALL = re.compile(r"\s*(?:[\w.]+\s*=\s*)?%%?oo(?:\s+|$)")
+
+
+def install(shell: Any) -> None:
+    """Add ``oo_matcher`` to the shell's completer (once, however often the extension loads)."""
+    matchers = shell.Completer.custom_matchers
+    if oo_matcher not in matchers:
+        matchers.append(oo_matcher)
+
+
+def _matcher(fn: Any) -> Any:
+    from IPython.core.completer import context_matcher
+
+    return context_matcher(identifier="oo_nb.%oo")(fn)
+
+
+@_matcher
+def oo_matcher(context: Any) -> dict[str, Any]:
+    """IPython matcher (API 2): the ``%oo`` completions of the line up to the cursor."""
+    from IPython.core.completer import SimpleCompletion
+
+    line = str(context.text_until_cursor)
+    if _CALL.match(line) is None:
+        return {"completions": []}
+    found = complete_line(line)
+    return {
+        "completions": [SimpleCompletion(text=t, type="oo") for t in found],
+        "suppress": True,  # on a %oo line nothing else applies: no Python names, no keywords
+    }
+
+
+def complete_line(line: str) -> list[str]:
+    """Completions for the token under the cursor at the end of ``line``."""
+    found = _CALL.match(line)
+    if found is None:
+        return []
+    rest = line[found.end() :]
+    words = rest.split()
+    current = "" if not rest or rest[-1].isspace() else words.pop()
+    if not words:
+        return _verbs(current)
+    parser = _parser(words[0])
+    if parser is None:
+        return []
+    choices = _option_choices(parser, words[-1]) if len(words) > 1 else None
+    if choices is not None:
+        return [c for c in choices if c.startswith(current)]
+    if current.startswith("-"):
+        return sorted(
+            o
+            for a in parser._actions
+            for o in a.option_strings
+            if o.startswith(current) and o.startswith("--")
+        ) or sorted(o for a in parser._actions for o in a.option_strings if o.startswith(current))
+    return paths(current)
+
+
+def _verbs(prefix: str) -> list[str]:
+    from oo_nb.cli.verbs import VERBS
+
+    return [v for v in VERBS if v.startswith(prefix)]
+
+
+def _parser(verb: str) -> argparse.ArgumentParser | None:
+    from oo_nb.cli.verbs import VERBS, load
+
+    if verb not in VERBS:
+        return None
+    parser = argparse.ArgumentParser(prog=f"%oo {verb}", add_help=True)
+    load(verb).add_arguments(parser)
+    return parser
+
+
+def _option_choices(parser: argparse.ArgumentParser, previous: str) -> list[str] | None:
+    """The values an option takes when ``previous`` is that option and it lists them."""
+    for action in parser._actions:
+        if previous in action.option_strings and action.choices is not None:
+            return [str(c) for c in action.choices]
+    return None
+
+
+def paths(prefix: str) -> list[str]:
+    """Folders (with a trailing ``/``) and files whose path starts with ``prefix``."""
+    expanded = os.path.expanduser(prefix)
+    folder, _, start = expanded.rpartition("/")
+    base = Path(folder + "/" if folder or expanded.startswith("/") else ".")
+    try:
+        entries = sorted(os.scandir(base), key=lambda e: e.name)
+    except OSError:
+        return []
+    shown = prefix[: len(prefix) - len(start)]  # what the user typed before the name
+    out = []
+    for entry in entries:
+        if not entry.name.startswith(start) or (
+            entry.name.startswith(".") and not start.startswith(".")
+        ):
+            continue
+        try:
+            is_dir = entry.is_dir()
+        except OSError:
+            is_dir = False
+        out.append(shown + entry.name + ("/" if is_dir else ""))
+    return out
