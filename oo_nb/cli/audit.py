@@ -42,7 +42,8 @@ class AuditResult:
 
         self.findings = findings  # every finding (at the asked severity)
         self.all = all
-        self.rows = findings if all else summarize(findings)
+        everything = all or fmt != "table"  # a machine-readable format gives every finding
+        self.rows = findings if everything else summarize(findings)
         self.value = self.rows
         self.format = fmt
         counts = findings["severity"].value_counts()

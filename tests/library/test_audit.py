@@ -484,3 +484,16 @@ def test_first_words() -> None:
     long = first_words("x" * 200)
     assert len(long) == 60 and long.endswith("…")
     assert first_words("") == ""
+
+
+def test_an_empty_library_summarises_to_an_empty_frame(tmp_path: Path) -> None:
+    rows = Library(tmp_path, today=TODAY, workers=1).audit()
+    assert rows.empty and list(rows.columns) == [
+        "doc",
+        "severity",
+        "code",
+        "count",
+        "where",
+        "message",
+    ]
+    assert str(rows["count"].dtype) == "Int64"
