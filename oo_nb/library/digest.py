@@ -77,8 +77,8 @@ class ArticleScan:
     )  # (section, pid, sid)
     references: list[tuple[int, str | None, str]] = field(default_factory=list)  # (pos, sid, url)
     pids: list[str] = field(default_factory=list)
-    # the start of each pid's element and of each section's first <p> without a pid, so a pid
-    # finding can name the paragraph by its words
+    # the start of the element of each malformed or duplicate pid and of each section's first
+    # <p> without a pid, so a pid finding can name the paragraph by its words
     leads: dict[str, str] = field(default_factory=dict)
     unpidded_leads: dict[str, str] = field(default_factory=dict)
     figures: int = 0
@@ -183,11 +183,7 @@ class Digest:
         self.bad_pids = [p for p in dict.fromkeys(scan.pids) if not pid_is_wellformed(p)]
         counts = Counter(scan.pids)
         self.dup_pids = [p for p, n in counts.items() if n > 1]
-        self.pid_leads = {
-            p: first_words(scan.leads[p])
-            for p in (*self.bad_pids, *self.dup_pids)
-            if scan.leads.get(p)
-        }
+        self.pid_leads = {p: first_words(text) for p, text in scan.leads.items() if text.strip()}
         if self.unpidded:
             self.unpidded_leads = {
                 section: first_words(text)
@@ -196,7 +192,7 @@ class Digest:
             }
 
 
-_LEAD_CHARS = 120  # kept per element while walking: enough for the first words
+_LEAD_CHARS = 120  # of an odd element's text: enough for its first words
 
 
 def first_words(text: str, n: int = 8, limit: int = 60) -> str:
@@ -225,7 +221,9 @@ def scan_article(html: str, *, risks: bool = False) -> ArticleScan:
     root = page.find("body") if page is not None else None
     if root is None:
         return scan
-    _Lean(scan, "<figure" in html).walk(root)
+    lean = _Lean(scan, "<figure" in html)
+    lean.walk(root)
+    lean.keep_leads()
     if risks:
         scan.injection_risks = article_risks(root)
     stub = "stub-notice" in html and bool(
@@ -244,6 +242,21 @@ class _Lean:
         self.section = ""
         self.pending: str | None = None
         self.in_refs = False
+        # first element of each pid and of each section's pid-less <p>: read for their words
+        # only when the pid turns out odd (keep_leads), not for every paragraph
+        self.nodes: dict[str, Any] = {}
+        self.unpidded: dict[str, Any] = {}
+
+    def keep_leads(self) -> None:
+        scan = self.scan
+        odd = [p for p in self.nodes if not pid_is_wellformed(p)]
+        if len(self.nodes) != len(scan.pids):  # some pid is used more than once
+            odd += [p for p, n in Counter(scan.pids).items() if n > 1]
+        for pid in odd:
+            scan.leads[pid] = _text(self.nodes[pid])[:_LEAD_CHARS]
+        for section, node in self.unpidded.items():
+            scan.unpidded_leads[section] = _text(node)[:_LEAD_CHARS]
+        self.nodes, self.unpidded = {}, {}
 
     def walk(self, parent: Any) -> None:
         for node in parent:
@@ -268,8 +281,8 @@ class _Lean:
         if tag in ("h2", "h3", "h4"):
             hid = node.get("id") or ""
             scan.sections.append((hid, int(tag[1])))
-            if pid is not None and pid not in scan.leads:
-                scan.leads[pid] = _text(node)[:_LEAD_CHARS]
+            if pid is not None and pid not in self.nodes:
+                self.nodes[pid] = node
             if tag == "h2":
                 self.section = hid
                 self.in_refs = hid == "references"
@@ -283,18 +296,16 @@ class _Lean:
             return
         if self.has_figures:
             scan.figures += 1 if tag == "figure" else sum(1 for _ in node.iterfind(".//figure"))
-        text: str | None = None
         if not self.in_refs:
             text = _text(node)
             if "[s" in text:
                 section = self.section
                 scan.citations.extend([(section, pid, sid) for sid in CITATION.findall(text)])
         if pid is not None:
-            if pid not in scan.leads:
-                scan.leads[pid] = (text if text is not None else _text(node))[:_LEAD_CHARS]
-        elif tag == "p" and self.section not in scan.unpidded_leads:
-            lead = text if text is not None else _text(node)
-            scan.unpidded_leads[self.section] = lead[:_LEAD_CHARS]
+            if pid not in self.nodes:
+                self.nodes[pid] = node
+        elif tag == "p" and self.section not in self.unpidded:
+            self.unpidded[self.section] = node
         scan.paragraphs.append((pid, self.section, tag))
 
     def references(self, node: Any) -> None:
