@@ -41,8 +41,9 @@ class SourceLedger:
         self.id_map: dict[str, str | None] = {}  # proposal id -> final id, None = rejected
         self.added: list[str] = []
         self.unverified: list[str] = []
-        self.twins: list[Any] = []  # second cache items with an id already taken
-        self.positional = False  # string sources: ids are positions, nothing may be removed
+        self.twins: list[tuple[str, Any]] = []  # (id, raw item): second items with a taken id
+        # string sources: ids are positions, nothing may be removed (set by load() before any use)
+        self.positional = False  # pragma: no mutate
 
     def _accessed(self, claimed: str | None) -> str:
         """The model's access date, but never missing or after today (ISO dates compare as text)."""
@@ -67,7 +68,7 @@ class SourceLedger:
         self.positional = any(isinstance(x, str) for x in raw_items)
         for source, raw in zip(cache.sources, raw_items, strict=False):
             if source.id in self.entries:
-                self.twins.append(raw)  # renumbered once the next free id is known
+                self.twins.append((source.id, raw))  # renumbered once the next id is known
                 continue
             self.entries[source.id] = raw
         # A populated article can come with an empty (or partial) cache: recover cited sources
@@ -121,10 +122,9 @@ class SourceLedger:
     def merge(self, old: Article, sources: Sequence[ProposedSource], drops: Sequence[str]) -> None:
         policy = self.contract
         number = self._next_number(old, drops)
-        for raw in self.twins:
+        for old_id, raw in self.twins:
             sid = f"s{number}"
             number += 1
-            old_id = raw.get("id") if isinstance(raw, dict) else None
             if isinstance(raw, dict):
                 raw["id"] = sid
             self.entries[sid] = raw

@@ -175,7 +175,7 @@ class _Policy:
             clean_content_tags=set(_CLEAN_CONTENT),
             attributes=attributes,
             attribute_filter=self._attribute,
-            strip_comments=True,
+            strip_comments=True,  # pragma: no mutate (a second guard: _prepare removed them all)
             link_rel="noopener noreferrer",
             url_schemes={"http", "https", "data"},  # data: narrowed to images by _attribute
             url_relative=lambda u: u if _ANCHOR.match(u) else None,
@@ -198,8 +198,6 @@ class _Policy:
             return value if value in ("row", "col", "rowgroup", "colgroup") else None
         if tag == "a" and attr == "href":
             return value if _ANCHOR.match(value) else safe_http_url(value)
-        if tag == "a" and attr == "rel":
-            return "noopener noreferrer"
         if tag == "img" and attr == "src":
             return value.strip() if is_safe_image_src(value) else None
         if attr == "data-pid":

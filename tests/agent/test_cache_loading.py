@@ -55,7 +55,10 @@ def test_twin_ids_mid_cache_lose_nothing(corpus_dir: Path) -> None:
     assert cached["s12"] == "https://twin-2.example/"
     assert cached["s3"] == doc.source_cache.by_id()["s3"].url  # s3 keeps its meaning
     assert len(cached) == 12
-    assert sum("twice" in w for w in cand.warnings) == 2
+    assert [w for w in cand.warnings if "twice" in w] == [
+        "the source cache held s3 twice: the second one is now s11",
+        "the source cache held s1 twice: the second one is now s12",
+    ]
 
 
 def test_cited_sources_are_recovered_from_references_by_position(corpus_dir: Path) -> None:
@@ -150,3 +153,16 @@ def test_sources_without_a_web_address_are_never_merged(corpus_dir: Path) -> Non
     assert {"s10", "s11", "s13", "s14", "s2"} <= set(ids)
     assert "s12" not in ids
     assert "s12 had the same URL as s2: merged into s2" in cand.notes
+
+
+def test_a_string_source_whose_position_id_is_taken_is_kept_and_named(corpus_dir: Path) -> None:
+    doc = _yc(corpus_dir, sources=[{"id": "s2", "url": "https://a.example/", "title": "A"}])
+    doc = doc.with_block(
+        "oo-source-cache",
+        {"sources": [{"id": "s2", "url": "https://a.example/", "title": "A"}, "A string source"]},
+    )  # the string is the second item, so its id is s2 too
+    cand = _build(doc)
+    raw = cand.document.block_json("oo-source-cache")["sources"]
+    assert "A string source" in raw and raw[0]["url"] == "https://a.example/"
+    twins = [w for w in cand.warnings if "twice" in w]
+    assert len(twins) == 1 and twins[0].startswith("the source cache held s2 twice:")

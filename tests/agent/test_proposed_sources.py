@@ -124,7 +124,12 @@ def test_two_new_sources_for_one_page_become_one(corpus_dir: Path) -> None:
         sections=_section("<p>One [s30] two [s31].</p>"),
         sources=[
             {"id": "s30", "url": url, "title": "First", "accessed": "2026-02-01"},
-            {"id": "s31", "url": "http://www.new.example/page/", "title": "Second"},
+            {
+                "id": "s31",
+                "url": "http://www.new.example/page/",
+                "title": "Second",
+                "accessed": "2026-02-15",  # the first one's date stays
+            },
         ],
     )
     assert cand.sources_added == ["s10"]
@@ -182,3 +187,11 @@ def test_new_sources_are_numbered_titled_and_verified(corpus_dir: Path) -> None:
         # by now s10 is the first new source
         "new source s10 (already used by another source) numbered s12; the proposal's citations follow",
     ]
+
+
+def test_a_long_new_fact_is_kept_whole(corpus_dir: Path) -> None:
+    doc = Document.read(corpus_dir / "yc-w26-batch.o-o.html")
+    text = "word " * 150 + "end"  # 753 characters, under the proposal's 1000
+    cand = _build(doc, facts=[{"text": text, "source_ids": ["s1"]}])
+    facts = cand.document.block_json("oo-source-cache")["facts"]
+    assert facts[-1] == {"text": text, "source_ids": ["s1"]}

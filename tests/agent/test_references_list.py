@@ -15,6 +15,8 @@ def _items(ol: str) -> list[tuple[str, str | None, str | None]]:
     """(text, href, class) of each list item, as a browser would read them."""
     root = lxml_html.fragment_fromstring(ol)
     assert root.tag == "ol"
+    # nothing but list items: no stray text between them
+    assert not (root.text or "").strip() and all(not (li.tail or "").strip() for li in root)
     out = []
     for li in root.findall("li"):
         a = li.find("a")
@@ -64,6 +66,7 @@ def test_uncited_sources_between_cited_ones_keep_their_place() -> None:
 def test_nothing_cited_gives_no_list() -> None:
     assert references_html(SOURCES, []) == ("", [])
     assert references_html({}, ["s2", "s1"]) == ("", ["s1", "s2"])
+    assert references_html({}, ["s12", "s1", "s0", "s9"]) == ("", ["s0", "s1", "s9", "s12"])
 
 
 def test_long_titles_are_cut_to_500_characters() -> None:

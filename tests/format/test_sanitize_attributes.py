@@ -74,6 +74,8 @@ def test_numbers_stay_only_when_they_are_small_whole_numbers() -> None:
     assert lists == [{"start": "5", "reversed": ""}, {}, {}, {}]
     image = _attrs('<img src="data:image/png;base64,AAAA" width="10" height="20px">')
     assert image == [{"src": "data:image/png;base64,AAAA", "width": "10"}]
+    image = _attrs('<img src="data:image/png;base64,AAAA" width="50%" height="8">')
+    assert image == [{"src": "data:image/png;base64,AAAA", "height": "8"}]
 
 
 def test_plain_attributes_are_kept_on_links_images_and_times() -> None:

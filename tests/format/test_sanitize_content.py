@@ -29,17 +29,32 @@ def test_text_around_removed_comments_stays_in_place() -> None:
         "<!-- pid:a:b -->after text<p>x</p>"
     )
     assert sanitize_html("<p>a<!-- pid:s:p1 -->b</p>") == "<p>a<!-- pid:s:p1 -->b</p>"
+    assert sanitize_html("<!-- first -->tail<p>x</p>") == "tail<p>x</p>"
+    assert sanitize_html("<p><!-- first -->inside</p>") == "<p>inside</p>"
 
 
 def test_malformed_pid_comments_are_dropped() -> None:
     for bad in ("pid:" + "a" * 81 + ":b", "pid:a:" + "b" * 41, "pid:a", "pid:a:b:c", "pid:a b:c"):
         assert sanitize_html(f"<!-- {bad} --><p>x</p>") == "<p>x</p>", bad
+    # only a comment is a paragraph id, not a processing instruction that reads like one
+    assert sanitize_html("<?x pid:a:b><p>x</p>") == "<p>x</p>"
+
+
+def test_images_whose_source_was_refused_leave_nothing() -> None:
+    out = sanitize_html(
+        '<p>x</p><img alt="no source"><img src="https://evil.example/i.png" alt="remote">'
+        '<img src="data:image/svg+xml;base64,PHN2Zz4=">'
+    )
+    assert out == "<p>x</p>"
 
 
 @pytest.mark.parametrize(
     ("fragment", "out"),
     [
         ("<p>a</p><!--<!--<p>kept</p>", "<p>a</p>&lt;!--&lt;!--<p>kept</p>"),
+        ("<!--1<!--2<!--3<p>kept</p>", "&lt;!--1&lt;!--2&lt;!--3<p>kept</p>"),
+        ("<!--a--><!--b<!--c<p>kept</p>", "&lt;!--b&lt;!--c<p>kept</p>"),
+        ("<p>a</p><!-- x <!--->  <p>b</p>", "<p>a</p>  <p>b</p>"),
         ("<p>a</p><!--x--><!--<p>kept</p>", "<p>a</p>&lt;!--<p>kept</p>"),
         ("<!--x--><p>a</p><!--<p>kept</p>", "<p>a</p>&lt;!--<p>kept</p>"),
         ("<p>a</p><!----><p>b</p>", "<p>a</p><p>b</p>"),

@@ -46,6 +46,15 @@ def test_tags_formed_across_passes_or_by_entities_are_removed() -> None:
     assert sanitize_text("<<b>i>x</i> y") == "x y"
 
 
+def test_plain_text_keeps_only_the_text_of_markup() -> None:
+    # a ">" inside an attribute must not leave the rest of the tag behind as text
+    assert sanitize_text('<a href="https://a.example/?q=a>b" title="x>y">Link</a> text') == (
+        "Link text"
+    )
+    for tag in ("textarea", "title", "noscript", "template", "select", "iframe", "svg"):
+        assert sanitize_text(f"<{tag}>hidden</{tag}>shown") == "shown", tag
+
+
 def test_text_is_cut_at_a_word_end_with_an_ellipsis_within_the_limit() -> None:
     assert sanitize_text("abcd efgh", max_len=6) == "abcd…"
     assert sanitize_text("abcdef", max_len=6) == "abcdef"

@@ -244,3 +244,26 @@ def test_base_url_credentials_appear_nowhere(
     auth = mock.message_requests[0].headers.get("authorization", "")
     assert auth.startswith("Basic ")  # the credentials still authenticate to the gateway
     assert "http://127.0.0.1:" in err  # the endpoint is named, without its credentials
+
+
+def test_keys_of_eight_characters_or_more_are_redacted_shorter_ones_are_words(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "abcdefgh")  # 8: a key
+    monkeypatch.setenv("ANTHROPIC_AUTH_TOKEN", "  tok1234  ")  # 7 without its spaces: a word
+    assert redact("x abcdefgh y tok1234 z") == "x [redacted] y tok1234 z"
+    monkeypatch.setenv("ANTHROPIC_AUTH_TOKEN", " tok12345\n")  # 8 without them: a key
+    assert redact("a tok12345 b") == "a [redacted] b"
+
+
+def test_registered_keys_follow_the_same_length_rule(monkeypatch: pytest.MonkeyPatch) -> None:
+    from oo_nb import redaction
+
+    monkeypatch.setattr(redaction, "_REGISTERED", frozenset())
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    for short in (None, "", "1234567", "  1234567  "):
+        redaction.register_secret(short)
+    assert redact("[1234567] [  1234567  ]") == "[1234567] [  1234567  ]"
+    redaction.register_secret("  proxy-12  ")  # 8 characters once stripped
+    assert redact("[proxy-12] [  proxy-12  ]") == "[[redacted]] [[redacted]]"
