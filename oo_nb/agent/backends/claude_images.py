@@ -41,7 +41,7 @@ def images_prompt(allowed: bool, max_images: int) -> list[str]:
         return ["- Do not add images."]
     return [
         f"- Images (at most {max_images} in the article, counting those it has): do not put them in the file. "
-        f"To add one, write ./{IMAGES_FILE} as a JSON list of objects: "
+        f"To add one, edit ./{IMAGES_FILE} (it holds an empty JSON list) into a list of objects: "
         '{"url": direct https URL of the image file, "caption": one sentence, '
         '"credit": https URL of the page the image comes from, "alt": short description, '
         '"section": the h2 id it belongs to}. The harness downloads, checks, resizes and embeds them '
