@@ -61,7 +61,7 @@ class UpdateOptions:
     force: bool = False
     model: str | None = None
     budget_usd: float | None = None
-    agent: str | None = None  # None: anthropic when a key is set, else replay
+    agent: str | None = None  # None: the API with a key, else a cassette, else Claude Code
     base_url: str | None = None
     cassette: Path | None = None
     dry_run: bool = False
@@ -105,8 +105,19 @@ class UpdateResult:
 
 
 # --------------------------------------------------------------------------- backends
-def choose_agent(requested: str | None) -> str:
+def choose_agent(
+    requested: str | None,
+    doc_path: Path | None = None,
+    *,
+    cassette: Path | None = None,
+    claude_command: str = "claude",
+) -> str:
+    """The agent asked for (``--agent``, else ``OO_AGENT``), else as o-o would: the API with a
+    key; without one, the document's recorded cassette when it has one, else Claude Code when
+    ``claude`` is on PATH (the original o-o's own default), else replay (whose error then names
+    every way to run)."""
     import os
+    import shutil
 
     # OO_AGENT sets the default (binder/start sets "replay" when there is no key)
     requested = requested or os.environ.get("OO_AGENT", "").strip() or None
@@ -115,8 +126,13 @@ def choose_agent(requested: str | None) -> str:
             raise AgentError(f"unknown agent {requested!r} (choose {', '.join(AGENTS)})")
         return requested
     from oo_nb.agent.backends.anthropic import has_api_key
+    from oo_nb.agent.cassettes import find_cassette
 
-    return "anthropic" if has_api_key() else "replay"
+    if has_api_key():
+        return "anthropic"
+    if cassette is not None or (doc_path is not None and find_cassette(doc_path) is not None):
+        return "replay"
+    return "claude-code" if shutil.which(claude_command) else "replay"
 
 
 def make_backend(agent: str, opts: UpdateOptions, model: str, doc_path: Path) -> Backend:
@@ -161,8 +177,9 @@ def make_backend(agent: str, opts: UpdateOptions, model: str, doc_path: Path) ->
         cassette = opts.cassette or find_cassette(doc_path)
         if cassette is None:
             raise AgentError(
-                "no API key (ANTHROPIC_API_KEY) and no recorded cassette for this document: set the key, "
-                "or pass --cassette FILE",
+                "no API key (ANTHROPIC_API_KEY), no recorded cassette for this document and no "
+                f"`{opts.claude_command}` command (Claude Code) on PATH: set ANTHROPIC_API_KEY, "
+                "install Claude Code and use --agent claude-code, or pass --cassette FILE",
                 file=str(doc_path),
             )
         return ReplayBackend(cassette, model=model, settings=settings)
@@ -234,7 +251,15 @@ def begin(path: str | Path, opts: UpdateOptions) -> Prepared:
 
     model = resolve_model(opts.model, ctx.model)
     return Prepared(
-        p, doc, original, today, freshness(doc, today), ctx, choose_agent(opts.agent), model, budget
+        p,
+        doc,
+        original,
+        today,
+        freshness(doc, today),
+        ctx,
+        choose_agent(opts.agent, p, cassette=opts.cassette, claude_command=opts.claude_command),
+        model,
+        budget,
     )
 
 

@@ -48,7 +48,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--agent",
         choices=AGENTS,
-        help="research backend (default: anthropic when ANTHROPIC_API_KEY is set, else replay of a recorded run)",
+        help="research backend (default: anthropic when ANTHROPIC_API_KEY is set, else replay of the "
+        "document's recorded run, else claude-code when `claude` is on PATH)",
     )
     p.add_argument(
         "--base-url",

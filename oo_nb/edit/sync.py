@@ -16,11 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from oo_nb.edit.page_policy import with_policy_bootstrap
 from oo_nb.errors import FormatError, OOError
 from oo_nb.format.document import Document, Span
 from oo_nb.format.line_endings import FIX_OPTION, shell_crlf_line, with_lf_shell
 from oo_nb.format.names import RENDERING_BOUNDARY
 from oo_nb.format.template.render import (
+    CSP_BOOTSTRAP,
     MARKERS,
     PageKind,
     css_section,
@@ -159,6 +161,10 @@ def sync_document(
         new = _sync_custom(new, custom_css)
         if new is not before:
             changed.append("custom")
+    before = new
+    new = with_policy_bootstrap(new)  # whatever the sections: the page's policy is enforced
+    if new is not before:
+        changed.append("policy")
     return new, changed, missing
 
 
@@ -176,9 +182,11 @@ def _sync_custom(doc: Document, custom_css: str | None) -> Document:
 # --------------------------------------------------------------------------- migration
 def migrate_early(doc: Document) -> Document:
     """Turn an early-layout document into the marker layout: its stylesheet, browser script and
-    shell are replaced by this version's marked sections and its CSP gains ``img-src data:``.
+    shell are replaced by this version's marked sections, its CSP gains ``img-src data:`` and the
+    policy bootstrap goes into its head (``page_policy``: Chromium ignores the meta where it is).
     The header lines, the article and the four blocks stay byte for byte. An early index page
-    gets this version's shell only; every byte above its terminator line stays."""
+    gets this version's shell and the policy bootstrap only; every other byte above its
+    terminator line stays."""
     if doc.layout != "early":
         return doc
     if doc.kind == "index":
@@ -186,7 +194,7 @@ def migrate_early(doc: Document) -> Document:
     new = _replace_tail(doc, "document")
     new = _swap_element(new, "script", js_section("document"))
     new = _swap_element(new, "style", css_section("document"))
-    new = _csp_with_images(new)
+    new = with_policy_bootstrap(_csp_with_images(new))
     _check_data_kept(doc, new)
     return new
 
@@ -205,10 +213,12 @@ def _replace_tail(doc: Document, kind: PageKind) -> Document:
 def _migrate_early_index(doc: Document) -> Document:
     """An original index page gets this version's shell, so ``bash index.o-o.html`` runs oo_nb
     (the original's shell would rebuild the page its own way and update documents with the
-    original tool). Its page is kept byte for byte: ``oo index`` already keeps the content
-    between its INDEX-CONTENT markers current, and its own styles and script still work."""
-    new = _replace_tail(doc, "index")
-    if new.text[: new.terminator.start] != doc.text[: doc.terminator.start] or new.kind != "index":
+    original tool). Its page is kept byte for byte but for the policy bootstrap line: ``oo index``
+    already keeps the content between its INDEX-CONTENT markers current, and its own styles and
+    script still work."""
+    new = with_policy_bootstrap(_replace_tail(doc, "index"))
+    page = new.text[: new.terminator.start].replace(CSP_BOOTSTRAP + new.newline, "", 1)
+    if page != doc.text[: doc.terminator.start] or new.kind != "index":
         raise FormatError(
             "migration would change the index page above its shell; not migrated", file=doc.file
         )
@@ -223,6 +233,7 @@ def _swap_element(doc: Document, tag: str, section: str) -> Document:
             if t == "script"
             and not re.search(r"\bid\s*=", doc.text[s : doc.text.find(">", s)], re.IGNORECASE)
             and "window.stop()" not in doc.text[s:e]
+            and doc.text[s:e] != CSP_BOOTSTRAP
         ]
     else:
         found = [(s, e) for t, s, e in _elements(doc) if t == "style"]
@@ -400,13 +411,13 @@ def _sync_one(
             return FileReport(
                 rel,
                 _status(dry_run, True),
-                [*endings, "shell"],
-                "this version's shell; the page above it is unchanged",
+                [*endings, "shell", "policy"],
+                "this version's shell and page policy; the page above it is otherwise unchanged",
             )
         note = _join(note, "converted to the marker layout; data unchanged")
     new, changed, missing = sync_document(doc, sections, custom)
     if migrated:
-        changed = ["css", "js", "shell", *(c for c in changed if c == "custom")]
+        changed = ["css", "js", "shell", "policy", *(c for c in changed if c == "custom")]
     changed = endings + changed
     if missing:
         note = _join(note, f"no {', '.join(missing)} markers")

@@ -19,10 +19,15 @@ __all__ = ["run_update"]
 
 
 def _agent_label(ns: argparse.Namespace) -> str:
-    if ns.agent:
-        return str(ns.agent)
-    keyed = any(os.environ.get(n) for n in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"))
-    return "anthropic" if keyed else "replay (recorded)"
+    """The agent the update will choose (``choose_agent``: key, cassette, then Claude Code)."""
+    from oo_nb.agent.run import choose_agent
+    from oo_nb.errors import OOError
+
+    try:
+        agent = choose_agent(ns.agent, Path(ns.doc), cassette=getattr(ns, "cassette", None))
+    except OOError:  # an unknown OO_AGENT: the update itself says so
+        return str(ns.agent or os.environ.get("OO_AGENT", "")).strip() or "default"
+    return "replay (recorded)" if agent == "replay" else agent
 
 
 def _step(line: str) -> None:

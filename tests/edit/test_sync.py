@@ -11,7 +11,13 @@ import pytest
 from oo_nb.edit.new import NewSpec, create_document
 from oo_nb.edit.sync import find_section, migrate_early, sync_dir
 from oo_nb.format.document import Document
-from oo_nb.format.template.render import MARKERS, css_section, js_section, shell_section
+from oo_nb.format.template.render import (
+    CSP_BOOTSTRAP,
+    MARKERS,
+    css_section,
+    js_section,
+    shell_section,
+)
 from oo_nb.library.index_page import write_index
 from oo_nb.store.store import read_history
 
@@ -42,14 +48,14 @@ def test_marker_document_gets_this_versions_sections(corpus_copy: Path) -> None:
         "# OO:SHELL:END\n\nexit 1\n"
     )
 
-    # outside the three sections every byte is the same
+    # outside the three sections and the policy bootstrap every byte is the same
     def strip(doc: Document) -> str:
         text = doc.text
         for name in ("shell", "js", "css"):
             span = find_section(doc, name)
             assert span is not None
             text = text[: span.start] + f"@{name}@" + text[span.end :]
-        return text
+        return text.replace(CSP_BOOTSTRAP + "\n", "", 1)
 
     assert strip(after) == strip(before)
     assert len(read_history(path)) == 2
@@ -168,9 +174,9 @@ def test_early_index_gets_our_shell_and_keeps_its_page(corpus_copy: Path, tmp_pa
     assert _status(result)["index.o-o.html"] == "migrated" and result.exit_code == 0
     after = Document.read(path)
     assert after.kind == "index" and after.layout == "marker"
-    assert (
-        after.text[: after.terminator.end] == before.text[: before.terminator.end]
-    )  # every page byte
+    page = after.text[: after.terminator.end]
+    assert page.count(CSP_BOOTSTRAP) == 1  # every page byte but the policy bootstrap
+    assert page.replace(CSP_BOOTSTRAP + "\n", "") == before.text[: before.terminator.end]
     assert after.span_text(after.tail) == shell_section("index") + "exit 0\n"
     script = tmp_path / "tail.sh"
     script.write_text(after.span_text(after.tail))
@@ -200,7 +206,7 @@ def test_early_index_without_a_final_newline_or_with_crlf_migrates(corpus_copy: 
     page = text[: text.index("\nOO_HTML\n") + len("\nOO_HTML")]
     path.write_text(page)  # the terminator is the file's last line, no newline after it
     ended = migrate_early(Document.read(path))
-    assert ended.text.startswith(page + "\n# OO:SHELL:START\n")
+    assert ended.text.replace(CSP_BOOTSTRAP + "\n", "").startswith(page + "\n# OO:SHELL:START\n")
     path.write_bytes(text.encode().replace(b"\n", b"\r\n"))
     crlf = migrate_early(Document.read(path))
     assert b"\n" not in crlf.to_bytes().replace(b"\r\n", b"")

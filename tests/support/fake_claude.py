@@ -12,7 +12,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-__all__ = ["FAKE_MODES", "fake_claude_env", "read_log", "wait_for_log"]
+__all__ = [
+    "FAKE_MODES",
+    "RESEARCH_URL",
+    "fake_claude_env",
+    "read_log",
+    "research_claude_env",
+    "wait_for_log",
+]
 
 FAKE_MODES = ("fifo", "device", "socket", "link", "folder")
 
@@ -90,3 +97,63 @@ ctx = SimpleNamespace(as_of=None, today=date(2026, 11, 29), next_source_id="s1",
 budget = Budget(limit_usd=1.0, price=price_for("claude-sonnet-5-5"))
 backend.run(ctx, budget=budget, run=backend.new_run(1.0), validate=lambda p: p)
 """
+
+
+# A researching fake (the default-agent and images tests): it adds a section citing a source it
+# "found", writes FAKE_CLAUDE_IMAGES (raw text, so a broken file can be tested) as oo-images.json,
+# and prints stream-json with FAKE_CLAUDE_SEARCHES WebSearch and FAKE_CLAUDE_FETCHES WebFetch
+# tool uses, and a result whose usage holds no search counts (as Claude Code's does not).
+RESEARCH_URL = "https://news.example.com/fresh-find"
+
+_RESEARCH_SCRIPT = r"""
+import json, os, sys
+from pathlib import Path
+from oo_nb.format.document import Document
+
+Path(os.environ["FAKE_CLAUDE_LOG"]).write_text(json.dumps({"argv": sys.argv[1:], "cwd": os.getcwd(),
+    "images_file": Path("oo-images.json").read_text() if Path("oo-images.json").exists() else None}))
+url = os.environ["FAKE_CLAUDE_URL"]
+doc_path = next(Path.cwd().glob("*.o-o.html"))
+doc = Document.read(doc_path)
+html = doc.article_html.replace('<h2 id="references">',
+    '<h2 id="fresh-news">Fresh News</h2>\n<p>Fresh news [s90].</p>\n\n<h2 id="references">', 1)
+doc = doc.with_article(html)
+doc = doc.edit_block("oo-source-cache", lambda c: c["sources"].append(
+    {"id": "s90", "url": url, "title": "Found", "tier": "news", "accessed": "2026-11-29"}))
+doc_path.write_bytes(doc.to_bytes())
+images = os.environ.get("FAKE_CLAUDE_IMAGES")
+if images is not None:
+    Path("oo-images.json").write_text(images)
+events = [{"type": "system", "subtype": "init"}]
+n = 0
+for kind, count in (("WebSearch", int(os.environ.get("FAKE_CLAUDE_SEARCHES", "2"))),
+                    ("WebFetch", int(os.environ.get("FAKE_CLAUDE_FETCHES", "1")))):
+    for _ in range(count):
+        n += 1
+        tid = f"toolu_{n}"
+        args = {"query": "q"} if kind == "WebSearch" else {"url": url, "prompt": "read"}
+        events.append({"type": "assistant", "message": {"content": [
+            {"type": "tool_use", "id": tid, "name": kind, "input": args}]}})
+        events.append({"type": "user", "message": {"content": [
+            {"type": "tool_result", "tool_use_id": tid, "content": "Results: " + url}]}})
+events.append({"type": "result", "subtype": "success", "is_error": False, "total_cost_usd": 0.2,
+               "num_turns": n + 1, "result": "Done.",
+               "usage": {"input_tokens": 4000, "output_tokens": 600}})
+for e in events:
+    print(json.dumps(e))
+"""
+
+
+def research_claude_env(folder: Path, url: str = RESEARCH_URL) -> dict[str, str]:
+    """Environment variables that put the researching fake first on PATH (``folder/bin``);
+    its log (argv, cwd, the images file it was given) goes to ``folder/claude-log.json``."""
+    bin_dir = folder / "bin"
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    script = bin_dir / "claude"
+    script.write_text(f"#!{sys.executable}\n{_RESEARCH_SCRIPT}")
+    script.chmod(0o755)
+    return {
+        "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
+        "FAKE_CLAUDE_LOG": str(folder / "claude-log.json"),
+        "FAKE_CLAUDE_URL": url,
+    }

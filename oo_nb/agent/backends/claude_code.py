@@ -19,6 +19,7 @@ copy is read only when it is a regular file: a FIFO would block the read forever
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -30,12 +31,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from oo_nb.agent.backends.claude_images import (
+    IMAGES_FILE,
+    images_prompt,
+    read_images_file,
+    web_tool_counts,
+)
 from oo_nb.agent.backends.conversation import collect_urls
 from oo_nb.agent.budget import Budget
 from oo_nb.agent.context import AgentContext
 from oo_nb.agent.pricing import usage_figures
 from oo_nb.agent.types import RunInfo
 from oo_nb.errors import AgentError, BudgetExceeded, OOError
+from oo_nb.format.blocks import ImagePolicy
 from oo_nb.format.document import Document
 from oo_nb.format.names import SOURCE_CACHE_BLOCK
 from oo_nb.store.sigterm import cleanup_on_sigterm
@@ -258,6 +266,17 @@ def read_scratch_copy(path: Path, limit: int) -> bytes:
     )
 
 
+def _count_web_tools(stdout: str, run: RunInfo) -> None:
+    """Claude Code's result holds no search or fetch counts: count its WebSearch / WebFetch
+    tool uses (a reported count, when there is one, is kept when higher)."""
+    searches, fetches = web_tool_counts(stdout)
+    run.usage = dataclasses.replace(
+        run.usage,
+        web_searches=max(run.usage.web_searches, searches),
+        web_fetches=max(run.usage.web_fetches, fetches),
+    )
+
+
 class ClaudeCodeBackend:
     name = "claude-code"
 
@@ -279,7 +298,13 @@ class ClaudeCodeBackend:
     def new_run(self, budget_usd: float) -> RunInfo:
         return RunInfo(backend=self.name, model=self.model, budget_usd=budget_usd)
 
-    def prompt(self, ctx: AgentContext, name: str, budget_usd: float) -> str:
+    def prompt(
+        self,
+        ctx: AgentContext,
+        name: str,
+        budget_usd: float,
+        images: ImagePolicy | None = None,
+    ) -> str:
         focus = (
             f"Research what changed since {ctx.as_of.isoformat()}."
             if ctx.as_of
@@ -296,6 +321,8 @@ class ClaudeCodeBackend:
             "- Append one entry to oo-changelog summarising what changed.",
             f"- Your budget is ${budget_usd:.2f}: a few targeted searches, fetch only what you cite.",
         ]
+        if images is not None:
+            lines += images_prompt(images.allow, images.max_per_article)
         if ctx.blocked_domains:
             lines.append("- Never use: " + ", ".join(ctx.blocked_domains) + ".")
         if ctx.sentinel:
@@ -322,10 +349,11 @@ class ClaudeCodeBackend:
         ):
             copy = Path(tmp) / self.doc_path.name
             copy.write_bytes(original.to_bytes())
+            (Path(tmp) / IMAGES_FILE).write_text("[]\n")  # Edit changes files, never creates them
             cmd = [
                 exe,
                 "-p",
-                self.prompt(ctx, copy.name, allowance),
+                self.prompt(ctx, copy.name, allowance, original.contract.images),
                 "--output-format",
                 "stream-json",
                 "--verbose",
@@ -358,7 +386,10 @@ class ClaudeCodeBackend:
                 ) from None
             result, urls = parse_output(proc.stdout)
             self._account(result, urls, budget, run)
+            _count_web_tools(proc.stdout, run)
             self._check(proc, result, run)
+            images, image_warnings = read_images_file(Path(tmp), read_scratch_copy)
+            run.warnings.extend(image_warnings)
             limit = max(_MIN_COPY_LIMIT, 8 * len(original.to_bytes()))
             try:
                 data = read_scratch_copy(copy, limit)
@@ -371,6 +402,8 @@ class ClaudeCodeBackend:
                 proposal = proposal_from_copy(
                     original, edited, result_text=str((result or {}).get("result") or "")
                 )
+                if images:
+                    proposal["images"] = images
             except OOError as exc:
                 raise AgentError(
                     f"Claude Code left the scratch copy unreadable: {exc} (cost ${run.cost_usd:.4f})",
