@@ -283,9 +283,9 @@ def real_python(tmp_path: Path) -> dict[str, str]:
     site = tmp_path / "fake-site"
     site.mkdir()
     (site / "sitecustomize.py").write_text(FAKE_VERBS)
-    return _env(
-        OO_PYTHON=sys.executable, PYTHONPATH=str(site), OO_FAKE_LOG=str(tmp_path / "fake.log")
-    )
+    # this checkout's oo_nb (the interpreter's own install may point at another one)
+    path = os.pathsep.join([str(site), str(Path(__file__).resolve().parents[2])])
+    return _env(OO_PYTHON=sys.executable, PYTHONPATH=path, OO_FAKE_LOG=str(tmp_path / "fake.log"))
 
 
 def _fake_log(tmp_path: Path) -> list[dict[str, object]]:
