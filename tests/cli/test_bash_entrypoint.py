@@ -338,6 +338,58 @@ def test_bash_index_new_and_set_really_work(
     assert refused.returncode == 2 and "index page" in refused.stderr
 
 
+def test_bash_index_new_reads_piped_answers_and_refuses_a_taken_name(
+    tmp_path: Path, library: Path, real_python: dict[str, str]
+) -> None:
+    """o-o's interactive `--new` reads its answers with `read -p`, so a pipe answers it too."""
+    index = library / "index.o-o.html"
+    made = subprocess.run(
+        ["bash", str(index), "--new", "--no-update"],
+        input="Tides\nsea level\n\n\n2\n",
+        cwd=tmp_path,
+        env=real_python,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert made.returncode == 0, made.stderr
+    assert made.stdout.splitlines()[0] == str(library / "tides.o-o.html")
+    doc = Document.read(library / "tides.o-o.html")
+    assert (doc.contract.scope, doc.contract.max_cost_usd) == ("sea level", 2.0)
+    before = (library / "tides.o-o.html").read_bytes()
+    again = _bash([str(index), "--new", "Tides / other", "--no-update"], tmp_path, real_python)
+    assert again.returncode == 2
+    assert "file already exists" in again.stderr and str(library / "tides.o-o.html") in again.stderr
+    assert (library / "tides.o-o.html").read_bytes() == before
+    suffixed = _bash(
+        [str(index), "--new", "Tides / other", "--suffix", "--no-update"], tmp_path, real_python
+    )
+    assert suffixed.returncode == 0, suffixed.stderr
+    assert suffixed.stdout.splitlines()[0] == str(library / "tides-2.o-o.html")
+
+
+def test_bash_doc_sync_works_as_from_the_index(tmp_path: Path, library: Path, stub: Path) -> None:
+    """o-o accepts `--sync` on every page; it syncs the page's folder."""
+    doc = library / "solar-storms.o-o.html"
+    log = tmp_path / "calls"
+    env = _env(OO_PYTHON=str(stub), OO_STUB_LOG=str(log))
+    for args in (["--sync", "css", "--dry-run"], ["--sync", "--force"], ["--sync", "all"]):
+        assert _bash([str(doc), *args], tmp_path, env).returncode == 0
+    m = ["-m", "oo_nb", "sync", str(library)]
+    assert _calls(log) == [[*m, "css", "--dry-run"], m, [*m, "all"]]
+    helped = _bash([str(doc), "--help"], tmp_path, _env(PATH=_no_python_path(tmp_path)))
+    assert "--sync [css|js|shell|all]" in helped.stdout and "--auto" in helped.stdout
+
+
+def test_bash_doc_sync_really_syncs_the_folder(
+    tmp_path: Path, library: Path, real_python: dict[str, str]
+) -> None:
+    doc = library / "solar-storms.o-o.html"
+    result = _bash([str(doc), "--sync", "all", "--dry-run"], tmp_path, real_python)
+    assert result.returncode == 0, result.stderr
+    assert "solar-storms.o-o.html" in result.stdout and "q-and-a" in result.stdout
+
+
 # ----------------------------------------------------------------------------- an original index, migrated
 def test_original_index_hands_off_to_oo_nb_after_migrate(
     tmp_path: Path, corpus_copy: Path, real_python: dict[str, str]
