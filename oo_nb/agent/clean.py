@@ -39,7 +39,7 @@ def unclean_reasons(result: UpdateResult) -> list[str]:
     run = result.run
     if run is not None and (run.overspent or run.cost_usd > result.budget_usd):
         reasons.append(f"over budget: ${run.cost_usd:.4f} of ${result.budget_usd:.2f}")
-    removed = _removed_sections(result.original, candidate)
+    removed = _removed_sections(result.original, candidate, result.proposal_data or {})
     if removed:
         reasons.append("section(s) removed: " + ", ".join(removed))
     unsupported = _unsupported_quotes(result.original, candidate)
@@ -54,11 +54,14 @@ def unclean_reasons(result: UpdateResult) -> list[str]:
     return reasons
 
 
-def _removed_sections(original: bytes, candidate: Any) -> list[str]:
-    """Sections the proposal takes out: those it says it drops (``drop_sections``, when this
-    version has them) and any top-level section of the document that the candidate lacks."""
+def _removed_sections(original: bytes, candidate: Any, data: dict[str, Any]) -> list[str]:
+    """Sections the proposal takes out: those it says it drops (``drop_sections`` in the saved
+    proposal data, or the candidate's list of them, when this version has them) and any
+    top-level section of the document that the candidate lacks."""
     said = [str(s) for s in getattr(candidate, "sections_removed", None) or ()]
     said += [str(s) for s in getattr(candidate, "sections_dropped", None) or ()]
+    dropped = data.get("drop_sections")
+    said += [str(s) for s in dropped] if isinstance(dropped, list) else []
     before = _section_ids(Document.parse(original))
     after = set(_section_ids(candidate.document))
     return list(dict.fromkeys([*said, *(s for s in before if s not in after)]))

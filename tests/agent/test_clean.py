@@ -83,6 +83,14 @@ def test_sections_the_proposal_says_it_removes_count_too() -> None:
     assert unclean_reasons(result) == ["section(s) removed: status"]
 
 
+def test_drop_sections_in_the_saved_proposal_count_too() -> None:
+    result = _result(_doc())
+    result.proposal_data = {"summary": "x", "drop_sections": ["status", "status"]}
+    assert unclean_reasons(result) == ["section(s) removed: status"]
+    result.proposal_data = {"drop_sections": "not a list"}
+    assert unclean_reasons(result) == []
+
+
 def _with_quote(doc: Document, found: bool | None) -> Document:
     def change(cache: dict[str, Any]) -> None:
         fact: dict[str, Any] = {"text": "A lab said so.", "source_ids": ["s1"], "quote": "we did"}
