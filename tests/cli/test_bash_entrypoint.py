@@ -206,6 +206,10 @@ def test_index_commands_map_onto_oo_nb(tmp_path: Path, library: Path, stub: Path
         [*m, "update-all", "lib", "--force", "--agent", "claude-code"],
         [*m, "index", "lib"],
     ]
+    assert _index_calls(tmp_path, stub, "--update-all", "--auto")[1] == [
+        [*m, "update-all", "lib", "--auto"],
+        [*m, "index", "lib"],
+    ]
     # the original took `--force` for the title of a new document
     assert _index_calls(tmp_path, stub, "--new", "--force")[1] == [
         [*m, "new", "--dir", "lib"],
