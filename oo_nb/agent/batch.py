@@ -45,6 +45,7 @@ def run_batch(
     out: LibraryUpdate,
     poll_interval: float = 10.0,
     max_wait_s: float = 24 * 3600.0,
+    auto: bool | None = None,
 ) -> str | None:
     """Run ``todo`` through batches; results and failures go into ``out``. Returns the first
     batch id (for the record)."""
@@ -55,6 +56,7 @@ def run_batch(
     run = BatchRun(
         todo, opts, yes=yes, bar=bar, out=out, poll_interval=poll_interval, max_wait_s=max_wait_s
     )
+    run.auto = auto
     return run.run()
 
 
@@ -80,6 +82,7 @@ class BatchRun:
         max_wait_s: float = 24 * 3600.0,
     ) -> None:
         self.opts, self.yes, self.bar, self.out = opts, yes, bar, out
+        self.auto: bool | None = None  # --auto; None: each contract's `review` decides
         self.poll_interval, self.max_wait_s = poll_interval, max_wait_s
         validate = _validator()
         self.convs = {f"doc-{i:04d}": self._start(p, validate) for i, p in enumerate(todo)}
@@ -215,7 +218,7 @@ class BatchRun:
         if error is None:
             try:
                 result = finish(prep, self.opts, backend.name, conv.run, conv.result)
-                self.out.results.append(write_result(result, yes=self.yes))
+                self.out.results.append(write_result(result, yes=self.yes, auto=self.auto))
                 return
             except AgentError as exc:
                 error = exc

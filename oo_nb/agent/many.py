@@ -2,7 +2,7 @@
 progress bar), or all of them through the Message Batches API (half-price tokens, polled).
 
 Each document's outcome is independent: a failure is recorded with its message and cost and the
-others go on. Writing follows ``write_result`` (pending proposal, or the document with ``yes``).
+others go on. Writing follows ``write_result`` (pending proposal, or the document with ``yes``, or with ``auto`` when clean).
 """
 
 from __future__ import annotations
@@ -115,6 +115,7 @@ async def _concurrent(
     concurrency: int,
     bar: Any,
     out: LibraryUpdate,
+    auto: bool | None = None,
 ) -> None:
     gate_ = asyncio.Semaphore(max(1, concurrency))
     shared: dict[tuple[str, str, str], Any] = {}
@@ -133,7 +134,7 @@ async def _concurrent(
             try:
                 mine = _step_reporter(prep.path, opts, bar)
                 result = await aprepare_update(prep.path, mine, prep=prep, configure=share_client)
-                result = await asyncio.to_thread(write_result, result, yes=yes)
+                result = await asyncio.to_thread(write_result, result, yes=yes, auto=auto)
                 out.results.append(result)
             except AgentError as exc:
                 out.failures[prep.path] = str(exc)
@@ -160,8 +161,11 @@ def update_library(
     progress: bool = True,
     poll_interval: float = 10.0,
     max_wait_s: float = 24 * 3600.0,
+    auto: bool | None = None,
 ) -> LibraryUpdate:
-    """Update every stale document under ``folder`` (all of them with ``opts.force``)."""
+    """Update every stale document under ``folder`` (all of them with ``opts.force``). ``auto``
+    writes the clean proposals (None: as each contract's ``review`` says); a document whose
+    earlier proposal awaits review is not researched again (``run.gate``) unless ``opts.force``."""
     opts = opts or UpdateOptions()
     out = LibraryUpdate()
     started = time.perf_counter()
@@ -179,9 +183,10 @@ def update_library(
                 out=out,
                 poll_interval=poll_interval,
                 max_wait_s=max_wait_s,
+                auto=auto,
             )
         elif todo:
-            _run_coroutine(_concurrent(todo, opts, yes, concurrency, bar, out))
+            _run_coroutine(_concurrent(todo, opts, yes, concurrency, bar, out, auto))
     finally:
         bar.close()
     out.elapsed_s = time.perf_counter() - started

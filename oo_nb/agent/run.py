@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import secrets
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
@@ -53,7 +54,8 @@ __all__ = [
 ]
 
 AGENTS = ("anthropic", "claude-code", "replay")
-Status = Literal["proposed", "skipped", "planned"]
+# "awaiting": not researched, because an earlier proposal still awaits review
+Status = Literal["proposed", "skipped", "awaiting", "planned"]
 
 
 @dataclass
@@ -98,6 +100,9 @@ class UpdateResult:
     plan: dict[str, Any] = field(default_factory=dict)  # dry run: what would be sent
     # what a saved proposal stores to rebuild the candidate on review (agent/pending.py)
     proposal_data: dict[str, Any] | None = None
+    review: str = "always"  # the contract's `review`: "auto" makes --auto this document's default
+    # why an --auto run kept the proposal for review instead of writing it (agent/clean.py)
+    kept_because: list[str] = field(default_factory=list)
 
     @property
     def cost_usd(self) -> float:
@@ -222,6 +227,7 @@ class Prepared:
             self.model,
             self.budget_usd,
             self.fresh,
+            review=self.doc.contract.review,
         )
 
 
@@ -264,8 +270,21 @@ def begin(path: str | Path, opts: UpdateOptions) -> Prepared:
 
 
 def gate(prep: Prepared, opts: UpdateOptions) -> UpdateResult | None:
-    """The freshness gate and the dry run: a result when no research should happen."""
+    """The review gate, the freshness gate and the dry run: a result when no research should
+    happen. A proposal awaiting review is not paid for twice (a cron run would otherwise research
+    again every time until someone reviews); ``--force`` researches, setting it aside."""
     fresh = prep.fresh
+    if not opts.force:
+        from oo_nb.store.proposals import awaiting_review
+
+        waiting = awaiting_review(prep.path)
+        if waiting is not None:
+            changed = " (the document changed since it was made)" if waiting.stale else ""
+            return prep.result(
+                "awaiting",
+                f"{prep.path.name}: proposal awaiting review since {waiting.made}{changed} "
+                f"(oo review {shlex.quote(str(prep.path))}); not researched again. Use --force to research anyway.",
+            )
     if fresh.fresh and not opts.force:
         return prep.result(
             "skipped",
@@ -486,14 +505,21 @@ def run_dict(result: UpdateResult) -> dict[str, Any]:
     return out
 
 
-def write_result(result: UpdateResult, *, yes: bool) -> UpdateResult:
+def write_result(result: UpdateResult, *, yes: bool, auto: bool | None = False) -> UpdateResult:
     """Without ``yes``: save the pending proposal (the document is untouched). With ``yes``:
     write the candidate through the store, unless the run overspent (then: pending + warning).
+    With ``auto`` (None: the contract's ``review`` decides): write it when it is clean
+    (``agent/clean.py``), else keep it for review with ``kept_because`` saying why.
     When the proposal cannot be saved either, ``not_saved`` says why (and a warning, loudly)."""
     from oo_nb.store.store import write_document
 
     if result.status != "proposed" or result.candidate is None:
         return result
+    if not yes and (auto or (auto is None and result.review == "auto")):
+        from oo_nb.agent.clean import unclean_reasons
+
+        result.kept_because = unclean_reasons(result)
+        yes = not result.kept_because
     if yes and result.auto_write:
         try:
             result.written = write_document(

@@ -20,7 +20,7 @@ from oo_nb.edit.new import (
     parse_days,
     prompt_spec,
 )
-from oo_nb.errors import OOError, ValidationError
+from oo_nb.errors import OOError
 from oo_nb.format.document import Document
 
 __all__ = ["HELP", "NewResult", "add_arguments", "first_update", "run"]
@@ -33,7 +33,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "title",
         nargs="?",
         help='"Title / scope": everything after the first " / " is the scope. '
-        "Leave it out to be asked for title, scope, audience, tone and budget.",
+        "Leave it out to be asked for title, scope, audience, tone and budget (answers may "
+        "also be piped in, one a line).",
     )
     parser.add_argument("--dir", default=".", help="folder for the new file (default: here)")
     parser.add_argument("--audience", help=f'who reads it (default "{DEFAULT_AUDIENCE}")')
@@ -58,6 +59,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--no-update", action="store_true", help="only create the file; no first update"
+    )
+    parser.add_argument(
+        "--suffix",
+        action="store_true",
+        help="when NAME.o-o.html exists, create NAME-2.o-o.html (the next free name) instead of "
+        "stopping with an error",
     )
     parser.add_argument("--yes", action="store_true", help="write the first update without review")
     parser.add_argument("--agent", help="research backend for the first update")
@@ -104,11 +111,17 @@ def _spec(ns: argparse.Namespace) -> NewSpec:
     }
     if ns.title is not None:
         return NewSpec.from_text(ns.title, **options)
-    if not sys.stdin.isatty():
-        raise ValidationError(
-            'give a title: oo new "Title / scope" (you are asked only in a terminal)', key="title"
+    if sys.stdin.isatty():
+        asked = prompt_spec(sentinel=ns.sentinel, criteria=tuple(ns.criteria))
+    else:
+        # answers piped in, one a line, as o-o's `read -p` takes them: no prompts (stdout keeps
+        # the new file's path), what is said goes to stderr, and the end of input answers ""
+        asked = prompt_spec(
+            ask=_piped_answer,
+            say=lambda text: print(text, file=sys.stderr),
+            sentinel=ns.sentinel,
+            criteria=tuple(ns.criteria),
         )
-    asked = prompt_spec(sentinel=ns.sentinel, criteria=tuple(ns.criteria))
     return NewSpec(
         title=asked.title,
         scope=asked.scope,
@@ -119,6 +132,10 @@ def _spec(ns: argparse.Namespace) -> NewSpec:
         sentinel=ns.sentinel,
         criteria=asked.criteria,
     )
+
+
+def _piped_answer(_prompt: str) -> str:
+    return sys.stdin.readline().rstrip("\r\n")
 
 
 def first_update(
@@ -155,7 +172,7 @@ def first_update(
 
 
 def run(ns: argparse.Namespace) -> NewResult:
-    doc = create_document(_spec(ns), ns.dir)
+    doc = create_document(_spec(ns), ns.dir, suffix=getattr(ns, "suffix", False))
     result = NewResult(doc)
     if not ns.no_update:
         assert doc.path is not None

@@ -3,7 +3,9 @@
 Without ``--yes`` the candidate is saved as the pending proposal (review it with ``--review`` now
 or the review tools later) and the document's bytes do not change. With ``--yes`` it is written
 through the store (history kept) — unless the run went over its budget: then it is only kept for
-review. ``--review`` opens the terminal review and writes what you accept.
+review. ``--auto`` (or the contract's ``review: "auto"``) writes it only when it is clean.
+``--review`` opens the terminal review and writes what you accept. A document whose earlier
+proposal still awaits review is not researched again unless ``--force``.
 """
 
 from __future__ import annotations
@@ -75,6 +77,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--yes", action="store_true", help="write the update without review (history kept)"
     )
     mode.add_argument(
+        "--auto",
+        action="store_true",
+        help="write the update when it is clean (every new source verified, no warning, within "
+        "budget, no section removed, no unsupported quote), else keep it for review saying why; "
+        'the contract\'s `review: "auto"` makes this the default',
+    )
+    mode.add_argument(
         "--review",
         action="store_true",
         help="review the proposal in the terminal, then write what you accept",
@@ -126,6 +135,10 @@ class UpdateOutcome:
         if r.written:
             out.append(f"  written: {r.written} (the previous version is kept in history)")
         elif r.pending:
+            if r.kept_because:
+                out.append(
+                    "  not written automatically, kept for review: " + "; ".join(r.kept_because)
+                )
             out.append(f"  proposal saved for review: {r.pending}; the document is unchanged")
         elif r.not_saved:
             out.append(f"  proposal NOT saved: {r.not_saved}; the document is unchanged")
@@ -224,7 +237,8 @@ def run(ns: argparse.Namespace) -> UpdateOutcome:
         return UpdateOutcome(result)
     if ns.review:
         return _review(result)
-    write_result(result, yes=ns.yes)
+    # --auto, else the contract's `review` decides (the %oo magic's namespace may lack the flag)
+    write_result(result, yes=ns.yes, auto=True if getattr(ns, "auto", False) else None)
     if result.not_saved:
         return UpdateOutcome(result, 1, "the research of this run is lost: run the update again")
     if ns.yes and not result.written:

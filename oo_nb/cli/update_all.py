@@ -1,4 +1,7 @@
-"""``oo update-all DIR``: update every stale document in a folder, concurrently (or as a batch)."""
+"""``oo update-all DIR``: update every stale document in a folder, concurrently (or as a batch).
+
+Its report names each document's outcome: written, proposed (saved for review), awaiting review
+(an earlier proposal is still unreviewed: not researched again), fresh, or failed."""
 
 from __future__ import annotations
 
@@ -8,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from oo_nb.agent.many import update_library
-from oo_nb.agent.run import UpdateOptions
+from oo_nb.agent.run import UpdateOptions, UpdateResult
 from oo_nb.agent.types import LibraryUpdate
 from oo_nb.cli.update import add_timeout_argument
 
@@ -25,8 +28,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="N",
         help="documents researched at once (default 4)",
     )
-    p.add_argument(
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument(
         "--yes", action="store_true", help="write each update without review (history kept)"
+    )
+    mode.add_argument(
+        "--auto",
+        action="store_true",
+        help="write each clean update, keep the others for review saying why (see `oo update --auto`); "
+        'without it, a contract\'s `review: "auto"` does this for its document',
     )
     p.add_argument(
         "--batch",
@@ -67,6 +77,7 @@ class UpdateAllOutcome:
         o = self.value
         out = []
         for r in o.results:
+            label = _label(r)
             where = (
                 f" → {r.written.name}"
                 if r.written
@@ -76,14 +87,20 @@ class UpdateAllOutcome:
                 if r.not_saved
                 else ""
             )
-            out.append(f"{r.status:9} {r.path.name}: {r.message.split(': ', 1)[-1]}{where}")
+            out.append(f"{label:9} {r.path.name}: {r.message.split(': ', 1)[-1]}{where}")
+            if r.kept_because:
+                out.append("          kept for review: " + "; ".join(r.kept_because))
             out += [f"          warning: {w}" for w in r.warnings]
         for path, message in sorted(o.failures.items()):
             out.append(f"failed    {path.name}: {message}")
-        done = len(o.by_status("proposed"))
+        counts = {k: 0 for k in ("written", "proposed", "awaiting", "fresh")}
+        for r in o.results:
+            label = _label(r)
+            counts[label] = counts.get(label, 0) + 1
         out.append(
-            f"{done} proposed, {len(o.by_status('skipped'))} fresh, {len(o.failures)} failed; "
-            f"total cost ${o.cost_usd:.4f}; {o.elapsed_s:.1f} s"
+            f"{counts['written']} written, {counts['proposed']} proposed, "
+            f"{counts['awaiting']} awaiting review, {counts['fresh']} fresh, "
+            f"{len(o.failures)} failed; total cost ${o.cost_usd:.4f}; {o.elapsed_s:.1f} s"
             + (f"; batch {o.batch_id}" if o.batch_id else "")
         )
         return out
@@ -97,6 +114,14 @@ class UpdateAllOutcome:
 
     def __repr__(self) -> str:
         return self.to_text()
+
+
+def _label(r: UpdateResult) -> str:
+    """What happened to one document, in the summary's words: a proposal written is "written",
+    one saved for review "proposed" (also when it could not be saved: its line says so)."""
+    if r.status == "proposed":
+        return "written" if r.written else "proposed"
+    return {"skipped": "fresh"}.get(r.status, r.status)
 
 
 def run(ns: argparse.Namespace) -> UpdateAllOutcome:
@@ -113,6 +138,7 @@ def run(ns: argparse.Namespace) -> UpdateAllOutcome:
         opts,
         concurrency=ns.concurrency,
         yes=ns.yes,
+        auto=True if ns.auto else None,
         batch=ns.batch,
         progress=not ns.no_progress,
         poll_interval=ns.poll,

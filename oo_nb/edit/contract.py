@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from oo_nb.edit.new import parse_budget, parse_days
 from oo_nb.errors import OOError, ValidationError
-from oo_nb.format.blocks import FRESHNESS_DAYS, Contract
+from oo_nb.format.blocks import FRESHNESS_DAYS, REVIEW_MODES, Contract
 from oo_nb.format.document import Document
 from oo_nb.format.legacy_script import contract_risks, runs_original_script
 from oo_nb.format.names import CONTRACT_BLOCK, MANIFEST_BLOCK
@@ -47,6 +47,7 @@ SET_KEYS: dict[str, tuple[str, ...]] = {
     "budget": ("budget", "max_cost_usd"),
     "update_every_days": ("update_every_days",),
     "model": ("model",),
+    "review": ("review",),
     "sentinel.event": ("sentinel", "event"),
     "sentinel.status": ("sentinel", "status"),
 }
@@ -231,6 +232,17 @@ def _set_field(contract: dict[str, Any], edit: Edit, changes: list[str], notes: 
         if old == new:
             return
         changes.append(f"{key}: {_short(old)} -> {new!r}")
+    elif key == "review":
+        new = raw.strip().lower()
+        if new not in REVIEW_MODES:
+            raise ValidationError(
+                f'must be "always" (every proposal waits for review) or "auto" (a clean one is '
+                f"written); got {raw!r}",
+                key=key,
+            )
+        if (old or "always") == new:
+            return
+        changes.append(f"review: {old or 'always (default)'} -> {new}")
     elif key == "model":
         new = raw.strip()
         if new and re.search(r"\s", new):

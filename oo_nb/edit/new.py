@@ -12,7 +12,13 @@ from typing import Any
 
 from oo_nb.errors import OOError, ValidationError
 from oo_nb.format.document import Document
-from oo_nb.format.names import CHANGELOG_BLOCK, CONTRACT_BLOCK, MANIFEST_BLOCK, SOURCE_CACHE_BLOCK
+from oo_nb.format.names import (
+    CHANGELOG_BLOCK,
+    CONTRACT_BLOCK,
+    DOC_SUFFIX,
+    MANIFEST_BLOCK,
+    SOURCE_CACHE_BLOCK,
+)
 from oo_nb.format.slug import candidate_paths, slugify
 from oo_nb.format.surrogates import encodable, escaped
 from oo_nb.format.template.render import render_document
@@ -223,7 +229,7 @@ def build_blocks(spec: NewSpec, today: date | None = None) -> dict[str, Any]:
         "budget": {"max_cost_usd": s.budget_usd},
         "images": {
             "allow": True,
-            "max_per_article": 4,
+            "max_per_article": 8,  # as o-o
             "max_file_kb": 150,
             "resize_max_px": 800,
             "preserve_format": True,
@@ -268,9 +274,12 @@ def render_new(spec: NewSpec, file_name: str, today: date | None = None) -> str:
 
 
 # --------------------------------------------------------------------------- writing
-def create_document(spec: NewSpec, folder: str | Path = ".", today: date | None = None) -> Document:
-    """Write a new document into ``folder`` and return it. The name is the title's slug; when
-    that file exists, ``-2``, ``-3``… are tried: an existing file is never overwritten."""
+def create_document(
+    spec: NewSpec, folder: str | Path = ".", today: date | None = None, *, suffix: bool = False
+) -> Document:
+    """Write a new document into ``folder`` and return it. The name is the title's slug; an
+    existing file is never overwritten: when that name is taken it is an error naming the file
+    (as in o-o), unless ``suffix`` asks for the first free ``-2``, ``-3``…"""
     target_dir = Path(folder)
     if target_dir.exists() and not target_dir.is_dir():
         raise OOError("is not a folder", file=str(target_dir))
@@ -278,6 +287,8 @@ def create_document(spec: NewSpec, folder: str | Path = ".", today: date | None 
     slug = slugify(_clean(spec).title)
     for path in candidate_paths(target_dir, slug):
         if path.exists() or path.is_symlink():
+            if not suffix:
+                raise _taken(path, slug)
             continue
         text = render_new(spec, path.name, today)
         data = text.encode("utf-8")
@@ -287,11 +298,20 @@ def create_document(spec: NewSpec, folder: str | Path = ".", today: date | None 
             store.atomic_write_bytes(path, data, mode=0o755, exclusive=True)
         except OOError:
             if path.exists():
+                if not suffix:
+                    raise _taken(path, slug) from None
                 continue  # taken between the check and the write: try the next name
             raise
         return doc
     raise OOError(
         f"no free file name for {slug!r} (tried {slug}-2 … {slug}-1000)", file=str(target_dir)
+    )
+
+
+def _taken(path: Path, slug: str) -> OOError:
+    return OOError(
+        f"file already exists: nothing created (another title, or --suffix for {slug}-2{DOC_SUFFIX})",
+        file=str(path),
     )
 
 

@@ -18,6 +18,7 @@ from oo_nb.format.names import CHANGELOG_BLOCK, CONTRACT_BLOCK, MANIFEST_BLOCK, 
 
 __all__ = [
     "FRESHNESS_DAYS",
+    "REVIEW_MODES",
     "Changelog",
     "ChangelogEntry",
     "Contract",
@@ -36,6 +37,7 @@ FRESHNESS_DAYS = {"daily": 1, "weekly": 7, "monthly": 30}
 DEFAULT_CADENCE_DAYS = 7
 MAX_CADENCE_DAYS = 36_500
 DEFAULT_BUDGET_USD = 0.50
+REVIEW_MODES = ("always", "auto")  # oo-contract.review
 _DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})")
 
 
@@ -237,6 +239,9 @@ class Contract:
     instructions_form: Literal["procedure", "flags", "none"]
     sentinel: Sentinel | None
     raw: dict[str, Any] = field(repr=False)
+    # oo_nb's addition: "always" (every proposal waits for review) or "auto" (a clean one is
+    # written: `--auto` is the document's default)
+    review: str = "always"
 
     @classmethod
     def from_json(cls, raw: Any, *, file: str | None = None) -> Contract:
@@ -247,6 +252,9 @@ class Contract:
         budget = f.sub("budget").number("max_cost_usd", DEFAULT_BUDGET_USD)
         if budget < 0:
             raise f._err("budget.max_cost_usd", "must not be negative")
+        review = f.text("review", "always")
+        if review not in REVIEW_MODES:
+            raise f._err("review", f'must be "always" or "auto", found {review!r}')
         form: Literal["procedure", "flags", "none"] = (
             "procedure" if "procedure" in instr.raw else "flags" if instr.raw else "none"
         )
@@ -276,6 +284,7 @@ class Contract:
             instructions_form=form,
             sentinel=_sentinel(f, instr),
             raw=f.raw,
+            review=review,
         )
 
     @property

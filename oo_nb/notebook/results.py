@@ -153,6 +153,8 @@ def _plain_or_value(result: Any) -> Any:
 def _new(ns: argparse.Namespace) -> Any:
     from oo_nb.format.document import Document
 
+    if ns.title is None:  # the kernel's stdin is no terminal, and no answers are piped to it
+        raise UsageError('%oo new: give a title: %oo new "Title / scope"')
     result = _run("new", ns)
     extra = result.to_text().split("\n", 1)[1:]  # the first line is the path
     if extra and extra[0].strip():

@@ -11,6 +11,7 @@ import json
 import os
 import re
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 from oo_nb.errors import NotFound, OOError
@@ -19,6 +20,7 @@ from oo_nb.store.store import document_lock, history_dir, set_aside_current
 
 __all__ = [
     "ProposalInfo",
+    "awaiting_review",
     "discard_proposal",
     "list_proposals",
     "pick_proposal",
@@ -36,6 +38,17 @@ class ProposalInfo:
     cost_usd: float | None
     stale: bool  # the document changed since it was made
     damaged: str = ""  # why it cannot be read, if so
+
+    @property
+    def made(self) -> str:
+        """When it was made, for people: ``2026-12-01 18:40 UTC`` (or what the file says)."""
+        try:
+            when = datetime.fromisoformat(self.created)
+        except ValueError:
+            return self.created[:40] or "an unknown time"
+        if when.tzinfo is None:
+            return when.strftime("%Y-%m-%d %H:%M")
+        return when.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
 
     @property
     def current(self) -> bool:
@@ -62,6 +75,16 @@ def set_aside_pending(path: Path) -> Path | None:
         return None  # nothing to do: no lock, no history folder made
     with document_lock(path, "set a proposal aside"):
         return set_aside_current(history_dir(path))
+
+
+def awaiting_review(path: Path) -> ProposalInfo | None:
+    """The proposal of ``path`` that awaits review (``pending.json``, the one `oo review` opens),
+    or None. A damaged one awaits review too: `oo review` says what is wrong with it."""
+    file = history_dir(path) / PENDING_PROPOSAL
+    if not file.is_file():
+        return None
+    sha = hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else ""
+    return _info(file, sha)
 
 
 def list_proposals(path: Path) -> list[ProposalInfo]:

@@ -56,14 +56,24 @@ def test_stale_documents_updated_concurrently_fresh_ones_skipped(
     before = {p: p.read_bytes() for p in paths}
     assert main(["update-all", str(tmp_path), "--concurrency", "3", "--no-progress"]) == 0
     out = capsys.readouterr().out
-    assert "4 proposed, 1 fresh, 0 failed" in out
+    assert "0 written, 4 proposed, 0 awaiting review, 1 fresh, 0 failed" in out
     assert len(env.message_requests) == 4
     assert all(p.read_bytes() == before[p] for p in paths)  # no --yes: nothing written
     assert load_pending(paths[1]).run["cost_usd"] > 0
     versions = {p: Document.read(p).manifest.version for p in paths if p.name != "index.o-o.html"}
+    # the proposals await review: not researched (nor paid for) again, even with --yes
     assert main(["update-all", str(tmp_path), "--yes", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "0 written, 0 proposed, 4 awaiting review, 1 fresh, 0 failed" in out, out
+    assert out.count("proposal awaiting review since ") == 4 and len(env.message_requests) == 4
+    assert all(p.read_bytes() == before[p] for p in paths)
+    # --force researches again; --yes writes, and each line says "written"
+    assert main(["update-all", str(tmp_path), "--yes", "--force", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "5 written, 0 proposed, 0 awaiting review, 0 fresh, 0 failed" in out, out
+    assert out.count("\nwritten   ") + out.startswith("written   ") == 5
     for p, version in versions.items():
-        assert Document.read(p).manifest.version == version + (p != fresh)
+        assert Document.read(p).manifest.version == version + 1
         assert Document.read(p).manifest.as_of == clock.today()
     assert_no_secret(tmp_path)
 
@@ -141,7 +151,7 @@ def test_batch_mode_polls_and_uses_batch_prices(
         == 0
     )
     out = capsys.readouterr().out
-    assert "5 proposed" in out and "batch msgbatch_mock_" in out
+    assert "5 written, 0 proposed" in out and "batch msgbatch_mock_" in out
     assert env.message_requests == []  # everything went through the batch endpoints
     assert [r.path for r in env.requests].count("/v1/messages/batches") == 1
     latest = Document.read(paths[0]).changelog.latest

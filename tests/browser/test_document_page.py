@@ -299,6 +299,31 @@ def test_embedded_image_displays(
         assert img.is_visible()
 
 
+def test_toc_stays_in_view_on_a_narrow_screen_as_in_o_o(
+    new_doc: Path, open_page: Callable[..., Probe]
+) -> None:
+    """o-o's page pins its contents to the top under 1200px (position: sticky, one line)."""
+    page = _open(open_page, new_doc, viewport={"width": 600, "height": 700}).page
+    toc = page.locator("#toc")
+    assert toc.evaluate("el => getComputedStyle(el).position") == "sticky"
+    start = toc.evaluate("el => el.getBoundingClientRect().top")
+    assert start > 0  # below the header before scrolling
+    last = page.locator("#article h2").last
+    last.scroll_into_view_if_needed()
+    page.evaluate("() => window.scrollBy(0, 400)")
+    wait_js(page, "() => window.scrollY > 0")
+    box = toc.evaluate("el => { const r = el.getBoundingClientRect(); return [r.top, r.height]; }")
+    assert abs(box[0]) < 1 and 0 < box[1] < 120, box  # pinned at the top, one short line
+    # a heading a link lands on is not hidden under the bar
+    last_id = last.get_attribute("id")
+    page.locator(f'#toc a[href="#{last_id}"]').click()
+    wait_js(page, "id => location.hash === '#' + id", last_id)
+    top = last.evaluate("el => el.getBoundingClientRect().top")
+    assert top >= box[1] - 1, (top, box)
+    wide = _open(open_page, new_doc, viewport={"width": 1300, "height": 800}).page
+    assert wide.locator("#toc").evaluate("el => getComputedStyle(el).position") == "sticky"
+
+
 def test_stub_page_before_first_update(tmp_path: Path, open_page: Callable[..., Probe]) -> None:
     path = new_document(tmp_path, "Not researched yet / a stub")
     probe = _open(open_page, path)

@@ -207,6 +207,10 @@ def test_index_commands_map_onto_oo_nb(tmp_path: Path, library: Path, stub: Path
         [*m, "update-all", "lib", "--force", "--agent", "claude-code"],
         [*m, "index", "lib"],
     ]
+    assert _index_calls(tmp_path, stub, "--update-all", "--auto")[1] == [
+        [*m, "update-all", "lib", "--auto"],
+        [*m, "index", "lib"],
+    ]
     # the original took `--force` for the title of a new document
     assert _index_calls(tmp_path, stub, "--new", "--force")[1] == [
         [*m, "new", "--dir", "lib"],
@@ -284,9 +288,9 @@ def real_python(tmp_path: Path) -> dict[str, str]:
     site = tmp_path / "fake-site"
     site.mkdir()
     (site / "sitecustomize.py").write_text(FAKE_VERBS)
-    return _env(
-        OO_PYTHON=sys.executable, PYTHONPATH=str(site), OO_FAKE_LOG=str(tmp_path / "fake.log")
-    )
+    # this checkout's oo_nb (the interpreter's own install may point at another one)
+    path = os.pathsep.join([str(site), str(Path(__file__).resolve().parents[2])])
+    return _env(OO_PYTHON=sys.executable, PYTHONPATH=path, OO_FAKE_LOG=str(tmp_path / "fake.log"))
 
 
 def _fake_log(tmp_path: Path) -> list[dict[str, object]]:
@@ -337,6 +341,58 @@ def test_bash_index_new_and_set_really_work(
     assert Document.read(library / "tides.o-o.html").contract.max_cost_usd == 2.0
     refused = _bash([str(index), "--set", "budget", "2"], tmp_path, real_python)
     assert refused.returncode == 2 and "index page" in refused.stderr
+
+
+def test_bash_index_new_reads_piped_answers_and_refuses_a_taken_name(
+    tmp_path: Path, library: Path, real_python: dict[str, str]
+) -> None:
+    """o-o's interactive `--new` reads its answers with `read -p`, so a pipe answers it too."""
+    index = library / "index.o-o.html"
+    made = subprocess.run(
+        ["bash", str(index), "--new", "--no-update"],
+        input="Tides\nsea level\n\n\n2\n",
+        cwd=tmp_path,
+        env=real_python,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert made.returncode == 0, made.stderr
+    assert made.stdout.splitlines()[0] == str(library / "tides.o-o.html")
+    doc = Document.read(library / "tides.o-o.html")
+    assert (doc.contract.scope, doc.contract.max_cost_usd) == ("sea level", 2.0)
+    before = (library / "tides.o-o.html").read_bytes()
+    again = _bash([str(index), "--new", "Tides / other", "--no-update"], tmp_path, real_python)
+    assert again.returncode == 2
+    assert "file already exists" in again.stderr and str(library / "tides.o-o.html") in again.stderr
+    assert (library / "tides.o-o.html").read_bytes() == before
+    suffixed = _bash(
+        [str(index), "--new", "Tides / other", "--suffix", "--no-update"], tmp_path, real_python
+    )
+    assert suffixed.returncode == 0, suffixed.stderr
+    assert suffixed.stdout.splitlines()[0] == str(library / "tides-2.o-o.html")
+
+
+def test_bash_doc_sync_works_as_from_the_index(tmp_path: Path, library: Path, stub: Path) -> None:
+    """o-o accepts `--sync` on every page; it syncs the page's folder."""
+    doc = library / "solar-storms.o-o.html"
+    log = tmp_path / "calls"
+    env = _env(OO_PYTHON=str(stub), OO_STUB_LOG=str(log))
+    for args in (["--sync", "css", "--dry-run"], ["--sync", "--force"], ["--sync", "all"]):
+        assert _bash([str(doc), *args], tmp_path, env).returncode == 0
+    m = ["-m", "oo_nb", "sync", str(library)]
+    assert _calls(log) == [[*m, "css", "--dry-run"], m, [*m, "all"]]
+    helped = _bash([str(doc), "--help"], tmp_path, _env(PATH=_no_python_path(tmp_path)))
+    assert "--sync [css|js|shell|all]" in helped.stdout and "--auto" in helped.stdout
+
+
+def test_bash_doc_sync_really_syncs_the_folder(
+    tmp_path: Path, library: Path, real_python: dict[str, str]
+) -> None:
+    doc = library / "solar-storms.o-o.html"
+    result = _bash([str(doc), "--sync", "all", "--dry-run"], tmp_path, real_python)
+    assert result.returncode == 0, result.stderr
+    assert "solar-storms.o-o.html" in result.stdout and "q-and-a" in result.stdout
 
 
 # ----------------------------------------------------------------------------- an original index, migrated

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import stat
 import sys
@@ -85,6 +86,9 @@ def test_new_document_has_the_originals_shape(tmp_path: Path) -> None:
         "resize_max_px",
         "caption_required",
     }
+    # o-o's defaults: up to 8 images, 150 KB each, 800 px wide
+    assert (raw["images"]["max_per_article"], raw["images"]["max_file_kb"]) == (8, 150)
+    assert raw["images"]["resize_max_px"] == 800 and doc.contract.images.max_per_article == 8
     assert raw["output"]["preserve_pids"] is True
     assert doc.block_json("oo-source-cache") == {"last_updated": None, "sources": [], "facts": []}
     assert doc.block_json("oo-changelog") == {"entries": []}
@@ -227,11 +231,15 @@ def test_no_title_in_a_terminal_asks_a_sentinel_s_criteria(
     assert sentinel is not None and sentinel.criteria == ("a king tide floods the quay",)
 
 
-def test_an_existing_file_is_never_overwritten(tmp_path: Path) -> None:
+def test_an_existing_file_is_an_error_naming_it_unless_suffix(tmp_path: Path) -> None:
     first = _new("Solar storms / a", tmp_path).path
     before = first.read_bytes()
-    second = _new("Solar storms / b", tmp_path).path
-    third = _new("Solar  storms!", tmp_path).path
+    with pytest.raises(OOError, match="file already exists") as caught:
+        _new("Solar storms / b", tmp_path)  # o-o: "Error — file already exists: PATH"
+    assert str(first) in str(caught.value) and "--suffix" in str(caught.value)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["solar-storms.o-o.html"]
+    second = _new("Solar storms / b", tmp_path, suffix=True).path
+    third = _new("Solar  storms!", tmp_path, suffix=True).path
     assert (first.name, second.name, third.name) == (
         "solar-storms.o-o.html",
         "solar-storms-2.o-o.html",
@@ -241,7 +249,7 @@ def test_an_existing_file_is_never_overwritten(tmp_path: Path) -> None:
     assert Document.read(second).contract.scope == "b"
 
 
-def test_a_name_taken_at_the_last_moment_is_skipped(
+def test_a_name_taken_at_the_last_moment_is_skipped_or_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from oo_nb.store import store
@@ -251,13 +259,17 @@ def test_a_name_taken_at_the_last_moment_is_skipped(
 
     def racing(path: Path, data: bytes, **kw: Any) -> None:
         calls.append(path)
-        if len(calls) == 1:
+        if path.name.startswith("race.") and not path.exists():
             path.write_text("someone else's file")  # appears between the check and the write
         real(path, data, **kw)
 
     monkeypatch.setattr(store, "atomic_write_bytes", racing)
-    doc = create_document(NewSpec("Race"), tmp_path)
+    doc = create_document(NewSpec("Race"), tmp_path, suffix=True)
     assert doc.path == tmp_path / "race-2.o-o.html"
+    assert (tmp_path / "race.o-o.html").read_text() == "someone else's file"
+    (tmp_path / "race.o-o.html").unlink()
+    with pytest.raises(OOError, match="file already exists"):
+        create_document(NewSpec("Race"), tmp_path)
     assert (tmp_path / "race.o-o.html").read_text() == "someone else's file"
 
 
@@ -299,12 +311,30 @@ def test_interactive_answers(tmp_path: Path) -> None:
     assert any("positive number" in s or "number" in s for s in said)
 
 
-def test_no_title_without_a_terminal_is_an_error(
+def test_no_title_reads_piped_answers_as_o_o_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """o-o's `read -p` takes answers from a pipe; so does `oo new` with no title."""
+    monkeypatch.setattr(sys, "stdin", io.StringIO("Tides\nsea level\n\nTerse\n2\n"))
+    result = new_cmd.run(_ns(None, tmp_path, no_update=True))
+    doc = Document.read(result.path)
+    assert result.path == tmp_path / "tides.o-o.html"
+    assert (doc.manifest.title, doc.contract.scope, doc.contract.audience) == (
+        "Tides",
+        "sea level",
+        "General readers",
+    )
+    assert doc.contract.tone == "Terse" and doc.contract.max_cost_usd == 2.0
+    assert capsys.readouterr().out == ""  # no prompts on stdout: it carries the path
+
+
+def test_no_title_and_no_answers_is_an_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(sys.stdin, "isatty", lambda: False, raising=False)
-    with pytest.raises(ValidationError, match="give a title"):
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    with pytest.raises(ValidationError, match="no title given"):
         new_cmd.run(_ns(None, tmp_path, no_update=True))
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_no_title_in_a_terminal_asks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

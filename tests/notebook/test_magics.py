@@ -82,6 +82,8 @@ def test_verb_help_prints_and_does_not_exit(
         ("show 'unbalanced", "No closing quotation"),
         ("rollback a.o-o.html --to notanumber", "invalid int value"),
         ("rollback a.o-o.html", "--to"),
+        # a kernel has no terminal and nothing piped in: never wait on its stdin
+        ("new --no-update", 'give a title: %oo new "Title / scope"'),
     ],
 )
 def test_misuse_raises_usage_error(shell: InteractiveShell, line: str, message: str) -> None:

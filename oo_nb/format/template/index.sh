@@ -10,8 +10,11 @@ oo_usage() {
                                     is given), run its first update, rebuild the index;
                                     OPTIONS: --audience A --tone T --budget USD --every DAYS
                                     --sentinel "EVENT" --no-update --yes --agent NAME
-  --update-all [--force] [--yes]    update every stale document (all with --force), then
-                                    rebuild the index; other `oo update-all` options pass on
+  --update-all [--force] [--yes|--auto]
+                                    update every stale document (all with --force), then
+                                    rebuild the index; --auto writes the clean updates; a
+                                    document awaiting review is skipped; other `oo
+                                    update-all` options pass on
   --sync [css|js|shell|all] [--dry-run] [--migrate]
                                     give every document this version's shared page code
   --show [DOC]                      print a document's manifest and contract

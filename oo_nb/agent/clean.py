@@ -1,0 +1,99 @@
+"""Whether a proposal may be written unattended (``--auto``, or the contract's ``review: "auto"``).
+
+``unclean_reasons`` returns why it may not, one sentence per reason; an empty list means clean:
+every new source verified, no run warning, within budget, no section removed, no quote
+unsupported. What it reads of the candidate it reads defensively (``getattr`` with an empty
+default, the source cache as raw JSON), so the check holds whether or not section removals
+(``drop_sections``) and fact quotes are part of this version: a removed section is also found by
+comparing the article's sections before and after, and an unsupported quote in the source cache.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from oo_nb.errors import OOError
+from oo_nb.format.document import Document
+from oo_nb.format.names import SOURCE_CACHE_BLOCK
+
+if TYPE_CHECKING:
+    from oo_nb.agent.run import UpdateResult
+
+__all__ = ["unclean_reasons"]
+
+# the warnings ``run.finish`` adds for what is checked here on its own (said once, not twice)
+_COUNTED_ELSEWHERE = ("unverified sources", "the run spent $")
+
+
+def unclean_reasons(result: UpdateResult) -> list[str]:
+    """Why ``result``'s proposal must wait for review ([] when it may be written)."""
+    candidate = result.candidate
+    if candidate is None:
+        return ["there is no proposal"]
+    reasons: list[str] = []
+    if candidate.unverified:
+        reasons.append(
+            "new source(s) not verified (URL not seen in this run's searches or fetches): "
+            + ", ".join(candidate.unverified)
+        )
+    run = result.run
+    if run is not None and (run.overspent or run.cost_usd > result.budget_usd):
+        reasons.append(f"over budget: ${run.cost_usd:.4f} of ${result.budget_usd:.2f}")
+    removed = _removed_sections(result.original, candidate, result.proposal_data or {})
+    if removed:
+        reasons.append("section(s) removed: " + ", ".join(removed))
+    unsupported = _unsupported_quotes(result.original, candidate)
+    if unsupported:
+        reasons.append(
+            f"{len(unsupported)} quote(s) not found in their source: "
+            + "; ".join(_short(q) for q in unsupported)
+        )
+    warnings = [w for w in result.warnings if not w.startswith(_COUNTED_ELSEWHERE)]
+    if warnings:
+        reasons.append(f"{len(warnings)} run warning(s): " + "; ".join(_short(w) for w in warnings))
+    return reasons
+
+
+def _removed_sections(original: bytes, candidate: Any, data: dict[str, Any]) -> list[str]:
+    """Sections the proposal takes out: those it says it drops (``drop_sections`` in the saved
+    proposal data, or the candidate's list of them, when this version has them) and any
+    top-level section of the document that the candidate lacks."""
+    said = [str(s) for s in getattr(candidate, "sections_removed", None) or ()]
+    said += [str(s) for s in getattr(candidate, "sections_dropped", None) or ()]
+    dropped = data.get("drop_sections")
+    said += [str(s) for s in dropped] if isinstance(dropped, list) else []
+    before = _section_ids(Document.parse(original))
+    after = set(_section_ids(candidate.document))
+    return list(dict.fromkeys([*said, *(s for s in before if s not in after)]))
+
+
+def _section_ids(doc: Document) -> list[str]:
+    return [s.id for s in doc.article.sections if s.level == 2 and s.id]
+
+
+def _unsupported_quotes(original: bytes, candidate: Any) -> list[str]:
+    """Quotes of facts that the candidate holds and that were not found in their source, unless
+    the document already held them so (only what this update brings counts)."""
+    said = [str(q) for q in getattr(candidate, "unsupported_quotes", None) or ()]
+    before = set(_bad_quotes(Document.parse(original)))
+    new = [q for q in _bad_quotes(candidate.document) if q not in before]
+    return list(dict.fromkeys([*said, *new]))
+
+
+def _bad_quotes(doc: Document) -> list[str]:
+    if not doc.has_block(SOURCE_CACHE_BLOCK):
+        return []
+    try:
+        cache = doc.block_json(SOURCE_CACHE_BLOCK)
+    except OOError:
+        return []
+    facts = cache.get("facts") if isinstance(cache, dict) else None
+    out = []
+    for fact in facts if isinstance(facts, list) else []:
+        if isinstance(fact, dict) and fact.get("quote") and fact.get("quote_found") is not True:
+            out.append(str(fact["quote"]))
+    return out
+
+
+def _short(text: str, width: int = 160) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"

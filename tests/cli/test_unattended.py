@@ -1,0 +1,176 @@
+"""The unattended o-o workflow (cron): a proposal awaiting review is not paid for twice, and
+`--auto` (or the contract's `review: "auto"`) writes only a clean proposal."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import oo_nb
+from oo_nb.cli.main import main
+from oo_nb.edit.new import NewSpec, create_document
+from oo_nb.format.document import Document
+from oo_nb.store.proposals import list_proposals
+from tests.support.agent_helpers import MARKER, assert_no_secret, copy_doc, start_mock
+from tests.support.mock_api import MockAPI
+from tests.support.mock_scenarios import research_scenario
+
+ROOT = Path(oo_nb.__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def mock(monkeypatch: pytest.MonkeyPatch) -> Any:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", MARKER)
+    api = start_mock(research_scenario(with_image=False))
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", api.base_url)
+    monkeypatch.delenv("OO_AGENT", raising=False)
+    yield api
+    api.stop()
+
+
+def _cron(doc: Path, mock: MockAPI, *args: str) -> subprocess.CompletedProcess[str]:
+    """`bash DOC.o-o.html` as cron runs it: no terminal, this project's Python and oo_nb."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OO_", "ANTHROPIC_"))}
+    env.update(
+        OO_PYTHON=sys.executable,
+        PYTHONPATH=str(ROOT),
+        ANTHROPIC_API_KEY=MARKER,
+        ANTHROPIC_BASE_URL=mock.base_url,
+    )
+    return subprocess.run(
+        ["bash", str(doc), *args],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+
+
+def test_three_cron_runs_make_requests_once_and_leave_one_proposal(
+    tmp_path: Path, mock: MockAPI
+) -> None:
+    doc = create_document(NewSpec("Solar storms", "grid"), tmp_path / "lib").path
+    assert doc is not None
+    before = doc.read_bytes()
+    runs = [_cron(doc, mock) for _ in range(3)]
+    assert [r.returncode for r in runs] == [0, 0, 0], [r.stderr for r in runs]
+    assert "proposal saved for review" in runs[0].stdout
+    first = len(mock.requests)
+    assert first >= 1 and len(mock.message_requests) >= 1
+    for later in runs[1:]:
+        assert "proposal awaiting review since " in later.stdout, later.stdout
+        assert f"(oo review {doc})" in later.stdout
+    assert len(mock.requests) == first  # runs two and three asked the API nothing
+    assert [p.name for p in list_proposals(doc)] == ["pending.json"]
+    assert doc.read_bytes() == before
+    # --force researches anyway; the earlier proposal is set aside, not lost
+    forced = _cron(doc, mock, "--force")
+    assert forced.returncode == 0, forced.stderr
+    assert len(mock.requests) > first
+    names = [p.name for p in list_proposals(doc)]
+    assert len(names) == 2 and names[0] == "pending.json" and names[1].startswith("pending-")
+    assert_no_secret(tmp_path)
+
+
+def test_cron_with_auto_writes_a_clean_update(tmp_path: Path, mock: MockAPI) -> None:
+    doc = create_document(NewSpec("Solar storms", "grid"), tmp_path / "lib").path
+    assert doc is not None
+    done = _cron(doc, mock, "--auto")
+    assert done.returncode == 0, done.stderr + done.stdout
+    assert "written: " in done.stdout and Document.read(doc).manifest.version == 1
+    assert list_proposals(doc) == []
+
+
+def _unverified(proposal: dict[str, Any]) -> dict[str, Any]:
+    proposal["sources"][0]["url"] = "https://nowhere.example.net/never-seen"
+    return proposal
+
+
+def test_auto_keeps_an_unclean_proposal_for_review_saying_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", MARKER)
+    api = start_mock(research_scenario(with_image=False, proposal=_unverified))
+    try:
+        doc = create_document(NewSpec("Solar storms", "grid"), tmp_path).path
+        assert doc is not None
+        before = doc.read_bytes()
+        code = main(["update", str(doc), "--auto", "--base-url", api.base_url])
+    finally:
+        api.stop()
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert doc.read_bytes() == before
+    assert "not written automatically, kept for review: new source(s) not verified" in out
+    assert "proposal saved for review" in out
+    assert [p.name for p in list_proposals(doc)] == ["pending.json"]
+
+
+def test_the_contracts_review_auto_makes_auto_the_default(
+    tmp_path: Path, mock: MockAPI, capsys: pytest.CaptureFixture[str]
+) -> None:
+    doc = create_document(NewSpec("Solar storms", "grid"), tmp_path).path
+    assert doc is not None
+    assert main(["contract", str(doc), "--set", "review", "auto"]) == 0
+    assert Document.read(doc).contract.review == "auto"
+    assert main(["update", str(doc)]) == 0
+    assert "written: " in capsys.readouterr().out
+    assert Document.read(doc).manifest.version == 1
+    assert main(["contract", str(doc), "--set", "review", "always"]) == 0
+    assert main(["update", str(doc), "--force"]) == 0
+    assert "proposal saved for review" in capsys.readouterr().out
+    assert Document.read(doc).manifest.version == 1
+
+
+def test_a_bad_review_value_is_refused_naming_the_field(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    doc = create_document(NewSpec("Solar storms"), tmp_path).path
+    assert doc is not None
+    before = doc.read_bytes()
+    assert main(["contract", str(doc), "--set", "review", "sometimes"]) == 2
+    err = capsys.readouterr().err
+    assert "review" in err and '"always"' in err and '"auto"' in err and "sometimes" in err
+    assert doc.read_bytes() == before
+    # a hand-edited contract with a bad value is an error naming the field too
+    bad = Document.read(doc).edit_block("oo-contract", lambda c: c.update(review="yes"))
+    with pytest.raises(Exception, match=r"review.*must be \"always\" or \"auto\""):
+        _ = bad.contract
+
+
+def _agi_unverified(proposal: dict[str, Any]) -> dict[str, Any]:
+    return _unverified(proposal) if "/agi-declared/" in proposal["sources"][0]["url"] else proposal
+
+
+def test_update_all_auto_reports_written_proposed_and_awaiting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", MARKER)
+    api = start_mock(research_scenario(with_image=False, proposal=_agi_unverified))
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", api.base_url)
+    try:
+        for name in ("Solar storms", "Tides"):
+            create_document(NewSpec(name), tmp_path)
+        agi = copy_doc(tmp_path, "agi-declared.o-o.html")
+        before = agi.read_bytes()
+        # a proposal that already awaits review: not researched again
+        assert main(["update", str(tmp_path / "tides.o-o.html")]) == 0
+        requests = len(api.requests)
+        assert main(["update-all", str(tmp_path), "--auto", "--no-progress"]) == 0
+    finally:
+        api.stop()
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert any(line.startswith("written   solar-storms.o-o.html") for line in lines), out
+    assert any(line.startswith("proposed  agi-declared.o-o.html") for line in lines), out
+    assert any(line.startswith("awaiting  tides.o-o.html") for line in lines), out
+    assert "kept for review: new source(s) not verified" in out
+    assert out.count("proposal awaiting review since") == 1
+    assert len(api.requests) > requests and agi.read_bytes() == before
+    assert "1 written, 1 proposed, 1 awaiting review, 0 fresh, 0 failed" in out

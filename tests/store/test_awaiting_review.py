@@ -1,0 +1,45 @@
+"""`awaiting_review`: the proposal a run must not pay for twice, and when it was made."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from oo_nb.store.proposals import ProposalInfo, awaiting_review
+from oo_nb.store.store import history_dir
+
+
+def _doc(tmp_path: Path) -> Path:
+    doc = tmp_path / "tides.o-o.html"
+    doc.write_text("not parsed here")
+    return doc
+
+
+def test_none_without_a_pending_proposal(tmp_path: Path) -> None:
+    doc = _doc(tmp_path)
+    assert awaiting_review(doc) is None
+    assert not history_dir(doc).exists()  # looking made nothing
+    history_dir(doc).mkdir(parents=True)
+    (history_dir(doc) / "pending-1.json").write_text("{}")  # set aside: awaits nothing
+    assert awaiting_review(doc) is None
+
+
+def test_a_pending_proposal_and_its_date(tmp_path: Path) -> None:
+    doc = _doc(tmp_path)
+    history_dir(doc).mkdir(parents=True)
+    pending = history_dir(doc) / "pending.json"
+    pending.write_text(json.dumps({"created": "2026-12-01T18:40:07+00:00", "run": {}}))
+    found = awaiting_review(doc)
+    assert found is not None and found.made == "2026-12-01 18:40 UTC" and found.stale
+    pending.write_text("{damaged")
+    damaged = awaiting_review(doc)
+    assert damaged is not None and damaged.damaged and damaged.made == "an unknown time"
+
+
+def test_made_reads_what_the_file_says() -> None:
+    def made(created: str) -> str:
+        return ProposalInfo("pending.json", created, None, None, False).made
+
+    assert made("2026-12-01T20:40:00+02:00") == "2026-12-01 18:40 UTC"
+    assert made("2026-12-01T18:40:00") == "2026-12-01 18:40"
+    assert made("yesterday") == "yesterday"
