@@ -1,6 +1,6 @@
 """One hunk of the review widget: title, highlighted change, sandboxed before/after previews,
 accept / reject / edit controls and an editor. Agent HTML only ever appears escaped inside a
-``<iframe sandbox="">``; everything else shown is escaped text."""
+sandboxed ``<iframe>`` (``preview.iframe``); everything else shown is escaped text."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ _PREVIEW_MAX = 360
 
 
 def sandboxed(fragment: str, label: str) -> str:
-    """A labelled ``<iframe sandbox="">`` of ``fragment``: cleaned, escaped into ``srcdoc``."""
+    """A labelled sandboxed ``<iframe>`` of ``fragment``: cleaned, escaped into ``srcdoc``."""
     from oo_nb.notebook.preview import clean_fragment, iframe, page
 
     # about 60 characters a line in a half-width pane; the frame stays resizable by hand

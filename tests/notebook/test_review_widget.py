@@ -12,6 +12,7 @@ import pytest
 
 from oo_nb.errors import ConflictError
 from oo_nb.format.document import Document
+from oo_nb.notebook.preview import FRAME_SANDBOX
 from oo_nb.notebook.review_widget import ReviewWidget, review_css
 from oo_nb.review.session import ReviewSession
 from oo_nb.store import store
@@ -135,7 +136,7 @@ def test_agent_html_only_escaped_or_sandboxed(doc_path: Path) -> None:
             outside = re.sub(r'srcdoc="[^"]*"', "", node.value)
             assert "onerror" not in outside and "alert(" not in outside, node.value[:200]
             for frame in re.findall(r"<iframe[^>]*>", node.value):
-                assert 'sandbox=""' in frame
+                assert f'sandbox="{FRAME_SANDBOX}"' in frame and "allow-scripts" not in frame
             for srcdoc in re.findall(r'srcdoc="([^"]*)"', node.value):
                 assert "<" not in srcdoc  # escaped into the attribute
     view = next(iter(w.hunk_views.values()))
@@ -166,7 +167,9 @@ def test_stable_classes_and_images(doc_path: Path) -> None:
     derived = [n for n in _walk(w) if "oo-derived" in _classes(n)]
     assert len(derived) >= 4  # references, version, as_of, changelog...
     w.preview_button.click()
-    assert w.preview.value.startswith('<iframe sandbox=""')
+    assert w.preview.value.startswith(
+        '<iframe sandbox="allow-popups allow-popups-to-escape-sandbox"'
+    )
 
 
 def test_from_pending(doc_path: Path) -> None:
