@@ -5,6 +5,7 @@ sandboxed ``<iframe>`` (``preview.iframe``); everything else shown is escaped te
 from __future__ import annotations
 
 import html
+import json
 import re
 from collections.abc import Callable
 
@@ -15,7 +16,7 @@ from oo_nb.review.hunks import Hunk
 from oo_nb.review.render_html import hunk_diff_html
 from oo_nb.review.session import ReviewSession
 
-__all__ = ["HunkView", "edited_diff_html", "sandboxed"]
+__all__ = ["HunkView", "change_html", "edited_diff_html", "sandboxed"]
 
 _STATE = {"pending": "undecided", "accept": "accepted", "reject": "rejected", "edit": "edited"}
 _PREVIEW_MAX = 360
@@ -36,6 +37,26 @@ def sandboxed(fragment: str, label: str) -> str:
     return f'<div class="oo-pane-label">{html.escape(label)}</div>' + iframe(
         page(clean_fragment(fragment)), height=height, title=label
     )
+
+
+def change_html(hunk: Hunk) -> str:
+    """The change as the diff line shows it: a new or dropped record (a source, a fact with
+    fields) as a compact field / value table, everything else as ``hunk_diff_html`` has it."""
+    kinds = {f.kind for f in hunk.fields}
+    if hunk.area == "article" or not hunk.fields or len(kinds) != 1 or kinds <= {"changed"}:
+        return hunk_diff_html(hunk)
+    tag = "ins" if kinds == {"added"} else "del"
+    rows = "".join(
+        f"<tr><th>{html.escape(f.name)}</th><td><{tag}>"
+        f"{html.escape(_plain(f.after if tag == 'ins' else f.before))}</{tag}></td></tr>"
+        for f in hunk.fields
+    )
+    return f'<table class="oo-fields oo-record">{rows}</table>'
+
+
+def _plain(value: object) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 400 else text[:400] + "…"
 
 
 def edited_diff_html(hunk: Hunk, clean: str) -> str:
@@ -70,7 +91,7 @@ class HunkView(widgets.VBox):  # type: ignore[misc]
         self.title.add_class("oo-hunk-title")
         self.state = widgets.HTML()
         self.state.add_class("oo-state")
-        self.diff = widgets.HTML(hunk_diff_html(hunk))
+        self.diff = widgets.HTML(change_html(hunk))
         self.diff.add_class("oo-diff")
         self.accept_button = self._button(
             "Accept", "oo-accept", "accept this change", lambda: session.accept(hunk.id)
@@ -176,7 +197,7 @@ class HunkView(widgets.VBox):  # type: ignore[misc]
         edited = choice.html if decision == "edit" else None
         # the diff line shows what will be written: the edit while there is one
         self.diff.value = (
-            edited_diff_html(self.hunk, edited) if edited is not None else hunk_diff_html(self.hunk)
+            edited_diff_html(self.hunk, edited) if edited is not None else change_html(self.hunk)
         )
         self.state.value = html.escape(_STATE[decision])
         self.accept_button.button_style = "success" if decision == "accept" else ""

@@ -1,8 +1,9 @@
 """The review widget: a header that stays in view while the changes scroll (summary, counts,
-the run's warnings, Accept all / Reject all / Preview / Write back), the result preview right
-under it, the changes grouped by section (each group collapsible), and the changes that follow
-the decisions folded into one line. Accept / reject / edit per change; "Write back" goes
-through the store. Its plain-text repr is a short summary (what saved notebooks show).
+the run's warnings, Accept all / Reject all / Preview / Write back, and the result preview
+right under the toolbar when asked for), the changes grouped by section (each group
+collapsible), and the changes that follow the decisions folded into one line. Accept / reject /
+edit per change; "Write back" goes through the store. Its plain-text repr is a short summary
+(what saved notebooks show).
 
 An ipywidgets composite rather than an anywidget: every control is a stock widget that Python
 drives and tests click (``Button.click()`` with a DummyComm), keyboard focus and Space/Enter come
@@ -141,8 +142,11 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
             ]
         )
         toolbar.add_class("oo-toolbar")
-        # sticky: the decisions and their counts stay in reach while the changes scroll by
-        head = widgets.VBox([self.summary, self.warnings, toolbar, self.status, self.error])
+        # sticky: the decisions, their counts and the preview of the result stay in reach while
+        # the changes scroll by (a preview further down would open out of sight)
+        head = widgets.VBox(
+            [self.summary, self.warnings, toolbar, self.status, self.error, self.preview]
+        )
         head.add_class("oo-head")
         self.hunk_views: dict[str, HunkView] = {
             h.id: HunkView(self.session, h, self._refresh) for h in diff.decidable
@@ -153,7 +157,6 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
         children: list[widgets.Widget] = [
             widgets.HTML(f"<style>{review_css()}</style>"),
             head,
-            self.preview,
         ]
         images = self._images(diff.images_added, "added") + self._images(
             diff.images_removed, "removed"

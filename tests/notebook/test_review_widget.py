@@ -289,11 +289,13 @@ def test_layout_header_then_preview_then_groups_by_section(doc_path: Path) -> No
     """Issue 13: the toolbar stays in view (a sticky header), the preview opens right under it,
     and the changes come in one collapsible group per section."""
     doc = Document.read(doc_path)
-    cand, _ = synthetic_candidate(doc)
+    cand, new_id = synthetic_candidate(doc)
     w = ReviewWidget(doc_path, cand, {"cost_usd": 0.0421})
     kids = list(w.children)
     head = kids[1]
-    assert "oo-head" in _classes(head) and kids[2] is w.preview
+    assert "oo-head" in _classes(head) and w.preview not in kids
+    head_kids = list(head.children)
+    assert head_kids.index(w.preview) == head_kids.index(w.error) + 1  # right under the toolbar
     toolbar = next(n for n in _walk(head) if "oo-toolbar" in _classes(n))
     for button in (w.accept_all_button, w.reject_all_button, w.preview_button, w.write_button):
         assert button in toolbar.children
@@ -309,6 +311,10 @@ def test_layout_header_then_preview_then_groups_by_section(doc_path: Path) -> No
                 titles.get(h.section, h.section) if h.area == "article" else "Sources"
             )
     assert sum(len(g.ids) for g in w.groups) == len(w.hunk_views) == 5
+    # a new source reads as a compact record (field, value), not an empty "before" column
+    source = w.hunk_views[f"src:{new_id}"].diff.value
+    assert 'class="oo-fields oo-record"' in source and "<th>before</th>" not in source
+    assert f"<th>id</th><td><ins>{new_id}</ins></td>" in source
     group = w.groups[0]
     assert group.toggle.description.startswith("▾ ") and "undecided" in group.toggle.description
     group.toggle.click()
