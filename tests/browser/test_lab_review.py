@@ -163,6 +163,24 @@ def test_review_in_jupyterlab_layout_edits_preview_and_links(
     page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
     page.wait_for_function(RUN_FINISHED, polling=250, timeout=120_000)
 
+    # the index preview's cards open the document as the Jupyter server serves it, in a new
+    # tab (a relative link resolved against the notebook's address would open JupyterLab)
+    index_frame = page.locator("iframe[title='preview of index.o-o.html']").first
+    card = page.frame_locator("iframe[title='preview of index.o-o.html']").locator("a.card").first
+    href = card.get_attribute("href") or ""
+    assert href.startswith("/files/notebooks/scratch/quickstart/") and href.endswith(".o-o.html")
+    index_frame.scroll_into_view_if_needed()
+    with page.context.expect_page() as popup_info:
+        card.click()
+    popup = popup_info.value
+    popup.wait_for_load_state("commit")
+    assert f"{lab_server.url}{href}" == popup.url.split("?")[0], popup.url
+    assert (
+        page.frame_locator("iframe[title='preview of index.o-o.html']").locator("a.card").count()
+        > 0
+    )  # the frame still shows the index
+    popup.close()
+
     path = lab_server.root / DOC
     before = path.read_bytes()
     pending = open_review(path)
