@@ -22,13 +22,15 @@ _STATE = {"pending": "undecided", "accept": "accepted", "reject": "rejected", "e
 _PREVIEW_MAX = 360
 
 
-def sandboxed(fragment: str, label: str) -> str:
-    """A labelled sandboxed ``<iframe>`` of ``fragment``: cleaned, escaped into ``srcdoc``."""
+def sandboxed(fragment: str, label: str, *, wide: bool = False) -> str:
+    """A labelled sandboxed ``<iframe>`` of ``fragment``: cleaned, escaped into ``srcdoc``.
+    ``wide``: the frame has the whole width (no "before" pane beside it)."""
     from oo_nb.notebook.preview import clean_fragment, iframe, page
 
-    # about 60 characters a line in a half-width pane; the frame stays resizable by hand
+    # about 60 characters a line in a half-width pane, 120 in a whole one; the frame stays
+    # resizable by hand
     lines = (
-        len(re.sub(r"<[^>]*>", "", fragment)) // 60
+        len(re.sub(r"<[^>]*>", "", fragment)) // (120 if wide else 60)
         + 1
         + fragment.count("<li")
         + fragment.count("<tr")
@@ -124,7 +126,9 @@ class HunkView(widgets.VBox):  # type: ignore[misc]
         if hunk.area == "article":
             panes = []
             if hunk.before_html:
-                panes.append(widgets.HTML(sandboxed(self._thumbs(hunk.before_html), "before")))
+                wide = not hunk.after_html
+                before = sandboxed(self._thumbs(hunk.before_html), "before", wide=wide)
+                panes.append(widgets.HTML(before))
             if hunk.after_html:
                 panes.append(self.after_pane)
             self._panes.children = panes
@@ -219,7 +223,7 @@ class HunkView(widgets.VBox):  # type: ignore[misc]
             fragment, label = self.hunk.after_html, "after (proposed)"
         else:
             return
-        value = sandboxed(self._thumbs(fragment), label)
+        value = sandboxed(self._thumbs(fragment), label, wide=not self.hunk.before_html)
         if self.after_pane.value != value:
             self.after_pane.value = value
         if self.after_pane not in self._panes.children:  # a removal edited: show the edit
