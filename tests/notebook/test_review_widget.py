@@ -402,3 +402,29 @@ def test_unknown_change_kinds_render_generically(doc_path: Path) -> None:
     line = next(n for n in _walk(w) if "oo-derived-line" in _classes(n))
     assert "references-entry" in line.value
     assert "5 change(s)" in repr(w)
+
+
+def test_the_new_changelog_entry_reads_as_a_table() -> None:
+    from oo_nb.notebook.review_derived import derived_html
+    from oo_nb.review.hunks import Hunk, pretty_json
+
+    entry = {
+        "version": 2,
+        "date": "2026-12-01",
+        "summary": "New tariffs section <b>[s7]</b>",
+        "sources_added": ["s6", "s7"],
+        "review": {"accepted": 3, "rejected": 1},
+        "nested": [{"a": 1}],
+    }
+    hunk = Hunk(
+        "changelog", 9, "changelog", "added", "changelog: new entry",
+        after_text=pretty_json([entry]), derived=True,
+    )  # fmt: skip
+    out = derived_html([hunk])
+    assert out.startswith('<details class="oo-derived-all"><summary>Follows your decisions (1)')
+    assert "changelog entry" in out.split("</summary>")[0]
+    assert '<table class="oo-entry">' in out and "{\n" not in out  # not pretty JSON
+    assert "<tr><th>sources_added</th><td>s6, s7</td></tr>" in out
+    assert "<tr><th>review</th><td>accepted: 3 · rejected: 1</td></tr>" in out
+    assert "&lt;b&gt;[s7]&lt;/b&gt;" in out and "<b>[s7]" not in out  # escaped text
+    assert derived_html([]) == ""
