@@ -1,11 +1,12 @@
 """Inline previews of documents and index pages for notebooks.
 
 Document and agent HTML is untrusted, and notebook front-ends insert ``text/html`` outputs into
-their own page. So a preview is never the HTML itself: it is an
-``<iframe sandbox="" srcdoc="…">`` holding a whole page, escaped into the attribute. ``sandbox=""``
-(no ``allow-scripts``, no ``allow-same-origin``) keeps scripts, event handlers, forms, popups and
-the notebook's origin out of reach; the page's own CSP blocks every network load except
-``data:`` images; and the fragment is cleaned with nh3 first, because a sandbox still honours
+their own page. So a preview is never the HTML itself: it is an ``<iframe srcdoc="…">`` holding a
+whole page, escaped into the attribute, sandboxed with ``FRAME_SANDBOX``: no ``allow-scripts``,
+no ``allow-same-origin``, so scripts, event handlers, forms and the notebook's origin stay out of
+reach; only popups are allowed, so a link opens in a new tab (``<base target="_blank">``) instead
+of blanking the frame. The page's own CSP blocks every network load except ``data:`` images, and
+the fragment is cleaned with nh3 first, because a sandbox still honours
 ``<meta http-equiv="refresh">`` and ``<base>``.
 
 The page is composed from the model (title, as-of, version, article), not copied from the file:
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from oo_nb.format.document import Document
 
 __all__ = [
+    "FRAME_SANDBOX",
     "PREVIEW_CSP",
     "ArticlePreview",
     "IndexPreview",
@@ -36,6 +38,9 @@ __all__ = [
 ]
 
 PREVIEW_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+# Links may open a new tab (outside the sandbox, so the page there works); still no scripts, no
+# same-origin, no forms, no top navigation.
+FRAME_SANDBOX = "allow-popups allow-popups-to-escape-sandbox"
 MIN_HEIGHT, MAX_HEIGHT = 220, 640
 
 _TAG = re.compile(r"<[^>]*>")
@@ -52,9 +57,14 @@ _PAGE_TAGS = frozenset({"h1", "h2", "section", "details", "summary"})
 _TAGS = set(ALLOWED_TAGS | _PAGE_TAGS)
 _ATTRIBUTES = {tag: set(names) for tag, names in ALLOWED_ATTRIBUTES.items()}
 
-_STYLE = """
-:root{color-scheme:light dark;--fg:#1f2328;--muted:#59636e;--line:#d1d9e0;--bg:#fff;--accent:#0969da}
-@media (prefers-color-scheme:dark){:root{--fg:#e6edf3;--muted:#9198a1;--line:#3d444d;--bg:#0d1117;--accent:#4493f8}}
+# Light by default; dark when JupyterLab's theme is dark (class oo-dark, see lab_context: the
+# frame cannot see the page's theme) or, theme unknown, when the system prefers dark.
+_DARK = "color-scheme:dark;--fg:#e6edf3;--muted:#9198a1;--line:#3d444d;--bg:#111;--accent:#64b5f6"
+_STYLE = (
+    ":root{color-scheme:light;--fg:#1f2328;--muted:#59636e;--line:#d1d9e0;--bg:#fff;--accent:#0969da}"
+    f":root.oo-dark{{{_DARK}}}"
+    f"@media (prefers-color-scheme:dark){{:root:not(.oo-light){{{_DARK}}}}}"
+    """
 html,body{margin:0;background:var(--bg);color:var(--fg)}
 body{font:15px/1.55 system-ui,-apple-system,"Segoe UI",sans-serif;padding:14px 20px}
 h1{font-size:1.45em;margin:.2em 0}h2{font-size:1.2em;margin:1.2em 0 .4em;border-bottom:1px solid var(--line)}
@@ -68,8 +78,10 @@ td,th{border:1px solid var(--line);padding:3px 7px;text-align:left;vertical-alig
 .card{display:block;border:1px solid var(--line);border-radius:6px;padding:.5em .8em;margin:.4em 0;text-decoration:none;color:inherit}
 .card-title{font-weight:600;margin-right:.5em}.card-excerpt{display:block;color:var(--muted);font-size:.9em}
 .badge,.card-badge{font-size:.75em;border-radius:9px;padding:0 .5em;border:1px solid var(--line)}
-.stale{color:#bc4c00}.fresh{color:#1a7f37}
+.stale{color:#bc4c00}.fresh{color:#1a7f37}a.oo-cite{text-decoration:none}
+:target{background:rgba(212,167,44,.25)}
 """
+)
 
 
 def clean_fragment(fragment: str) -> str:
@@ -81,21 +93,119 @@ def clean_fragment(fragment: str) -> str:
             return value if value.lower().startswith("data:image/") else None
         return value
 
-    return nh3.clean(
-        fragment,
-        tags=_TAGS,
-        attributes=_ATTRIBUTES,
-        attribute_filter=only_data_images,
-        url_schemes={"http", "https", "mailto", "data"},
-        link_rel="noopener noreferrer",
+    return _in_page_links(
+        nh3.clean(
+            fragment,
+            tags=_TAGS,
+            attributes=_ATTRIBUTES,
+            attribute_filter=only_data_images,
+            url_schemes={"http", "https", "mailto", "data"},
+            link_rel="noopener noreferrer",
+        )
     )
 
 
-def page(body: str, *, title: str = "") -> str:
-    """A complete, self-contained page: CSP first, our stylesheet, ``body`` (already clean)."""
+# nh3's output: attributes double-quoted, "<" and ">" escaped everywhere but in tags.
+_PARTS = re.compile(r"(<[^>]*>)")
+_HREF_FRAGMENT = re.compile(r'(<a\b[^>]*?\bhref=")#([^"]*)"')
+_CITE = re.compile(r"\[(s\d+)\]")
+_REFS_H2 = re.compile(r'<h2\b[^>]*\bid="references"', re.I)
+
+
+def _in_page_links(body: str) -> str:
+    """Links within the page stay in the frame; every other link opens outside it (the page's
+    ``<base target="_blank">``). A frame made from ``srcdoc`` has the notebook's address as its
+    base, so ``href="#x"`` would load JupyterLab into the frame: in-page links point at
+    ``about:srcdoc#x`` (the frame's own address) with ``target="_self"``. Citations ``[sN]`` become
+    such links to their entry in the References list, where that list has one (no script)."""
+    body = _HREF_FRAGMENT.sub(r'\1about:srcdoc#\2" target="_self"', body)
+    parts = _PARTS.split(body)
+    refs: set[str] = set()
+    in_refs = False
+    li_at: int | None = None  # the open entry's tag, until its [sN] is found
+    position = 0
+    for i, part in enumerate(parts):
+        if i % 2:  # a tag
+            low = part.lower()
+            if low.startswith("<h2"):
+                in_refs, position = bool(_REFS_H2.match(part)), 0
+            elif in_refs and low.startswith("<li"):
+                li_at, position = i, position + 1
+            elif in_refs and low.startswith("</li") and li_at is not None:
+                # no [sN] written: the entry is s<position> (the original format numbers them)
+                refs.add(f"s{position}")
+                parts[li_at] += f'<span id="oo-ref-s{position}"></span>'
+                li_at = None
+            continue
+        if in_refs and li_at is not None:
+            m = _CITE.search(part)
+            if m is not None:
+                sid = m.group(1)
+                refs.add(sid)
+                parts[i] = (
+                    f'{part[: m.start()]}<span id="oo-ref-{sid}">[{sid}]</span>{part[m.end() :]}'
+                )
+                li_at = None
+    if not refs:
+        return "".join(parts)
+    in_refs, in_link = False, 0
+    for i, part in enumerate(parts):
+        if i % 2:
+            low = part.lower()
+            if low.startswith("<h2"):
+                in_refs = bool(_REFS_H2.match(part))
+            elif low.startswith("<a ") or low == "<a>":
+                in_link += 1
+            elif low.startswith("</a"):
+                in_link = max(0, in_link - 1)
+            continue
+        if not in_refs and not in_link:
+            parts[i] = _CITE.sub(
+                lambda m: (
+                    f'<a class="oo-cite" href="about:srcdoc#oo-ref-{m.group(1)}" '
+                    f'target="_self">[{m.group(1)}]</a>'
+                    if m.group(1) in refs
+                    else m.group(0)
+                ),
+                part,
+            )
+    return "".join(parts)
+
+
+_RELATIVE_HREF = re.compile(r'(<a\b[^>]*?)\bhref="(?![a-zA-Z][a-zA-Z0-9+.-]*:|#|/)([^"]*)"')
+
+
+def _served_links(body: str, folder: Path) -> str:
+    """The index's links to its documents (relative to the index file) open the file as the
+    Jupyter server serves it, in a new tab. Resolved against the frame's base (the notebook's
+    address) they would open JupyterLab at a wrong path; with no server serving the file the
+    link is left out and its path shown as the card's tooltip."""
+    from urllib.parse import unquote
+
+    from oo_nb.notebook.lab_context import served_url
+
+    def link(m: re.Match[str]) -> str:
+        target = folder / unquote(html.unescape(m.group(2)).split("#")[0].split("?")[0])
+        url = served_url(target)
+        if url is None:
+            return f'{m.group(1)}title="{html.escape(str(target), quote=True)}"'
+        return f'{m.group(1)}href="{html.escape(url, quote=True)}"'
+
+    return _RELATIVE_HREF.sub(link, body)
+
+
+def page(body: str, *, title: str = "", dark: bool | None = None) -> str:
+    """A complete, self-contained page: CSP first, links opening outside the frame, our
+    stylesheet, ``body`` (already clean). ``dark``: the theme, by default JupyterLab's
+    (``lab_context``); None there leaves it to the system's preference."""
+    from oo_nb.notebook.lab_context import lab_theme_is_dark
+
+    theme = lab_theme_is_dark() if dark is None else dark
+    cls = "" if theme is None else f' class="{"oo-dark" if theme else "oo-light"}"'
     return (
-        '<!DOCTYPE html><html><head><meta charset="utf-8">'
+        f'<!DOCTYPE html><html{cls}><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{PREVIEW_CSP}">'
+        '<base target="_blank">'
         f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head>"
         f"<body>{body}</body></html>"
     )
@@ -104,7 +214,7 @@ def page(body: str, *, title: str = "") -> str:
 def iframe(page_html: str, *, height: int, title: str = "preview") -> str:
     """``page_html`` escaped into the ``srcdoc`` of a fully sandboxed iframe."""
     return (
-        f'<iframe sandbox="" title="{html.escape(title)}" '
+        f'<iframe sandbox="{FRAME_SANDBOX}" class="oo-frame" title="{html.escape(title)}" '
         f'style="width:100%;height:{int(height)}px;border:1px solid #d1d9e0;border-radius:6px" '
         f'srcdoc="{html.escape(page_html, quote=True)}"></iframe>'
     )
@@ -194,7 +304,8 @@ class IndexPreview:
 
     def page(self) -> str:
         head = f'<header><h1>Library index</h1><div class="meta">{html.escape(self.path.name)}</div></header>'
-        return page(head + clean_fragment(self.content()), title="Library index")
+        body = _served_links(clean_fragment(self.content()), self.path.parent)
+        return page(head + body, title="Library index")
 
     def height(self) -> int:
         return self._height if self._height is not None else estimate_height(self.content())

@@ -1,10 +1,11 @@
 """One hunk of the review widget: title, highlighted change, sandboxed before/after previews,
 accept / reject / edit controls and an editor. Agent HTML only ever appears escaped inside a
-``<iframe sandbox="">``; everything else shown is escaped text."""
+sandboxed ``<iframe>`` (``preview.iframe``); everything else shown is escaped text."""
 
 from __future__ import annotations
 
 import html
+import json
 import re
 from collections.abc import Callable
 
@@ -15,19 +16,21 @@ from oo_nb.review.hunks import Hunk
 from oo_nb.review.render_html import hunk_diff_html
 from oo_nb.review.session import ReviewSession
 
-__all__ = ["HunkView", "sandboxed"]
+__all__ = ["HunkView", "change_html", "edited_diff_html", "sandboxed"]
 
 _STATE = {"pending": "undecided", "accept": "accepted", "reject": "rejected", "edit": "edited"}
 _PREVIEW_MAX = 360
 
 
-def sandboxed(fragment: str, label: str) -> str:
-    """A labelled ``<iframe sandbox="">`` of ``fragment``: cleaned, escaped into ``srcdoc``."""
+def sandboxed(fragment: str, label: str, *, wide: bool = False) -> str:
+    """A labelled sandboxed ``<iframe>`` of ``fragment``: cleaned, escaped into ``srcdoc``.
+    ``wide``: the frame has the whole width (no "before" pane beside it)."""
     from oo_nb.notebook.preview import clean_fragment, iframe, page
 
-    # about 60 characters a line in a half-width pane; the frame stays resizable by hand
+    # about 60 characters a line in a half-width pane, 120 in a whole one; the frame stays
+    # resizable by hand
     lines = (
-        len(re.sub(r"<[^>]*>", "", fragment)) // 60
+        len(re.sub(r"<[^>]*>", "", fragment)) // (120 if wide else 60)
         + 1
         + fragment.count("<li")
         + fragment.count("<tr")
@@ -36,6 +39,45 @@ def sandboxed(fragment: str, label: str) -> str:
     return f'<div class="oo-pane-label">{html.escape(label)}</div>' + iframe(
         page(clean_fragment(fragment)), height=height, title=label
     )
+
+
+def change_html(hunk: Hunk) -> str:
+    """The change as the diff line shows it: a new or dropped record (a source, a fact with
+    fields) as a compact field / value table, everything else as ``hunk_diff_html`` has it."""
+    kinds = {f.kind for f in hunk.fields}
+    if hunk.area == "article" or not hunk.fields or len(kinds) != 1 or kinds <= {"changed"}:
+        return hunk_diff_html(hunk)
+    tag = "ins" if kinds == {"added"} else "del"
+    rows = "".join(
+        f"<tr><th>{html.escape(f.name)}</th><td><{tag}>"
+        f"{html.escape(_plain(f.after if tag == 'ins' else f.before))}</{tag}></td></tr>"
+        for f in hunk.fields
+    )
+    return f'<table class="oo-fields oo-record">{rows}</table>'
+
+
+def _plain(value: object) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 400 else text[:400] + "…"
+
+
+def edited_diff_html(hunk: Hunk, clean: str) -> str:
+    """The diff line for an edit: the text as it was, against the text as edited (escaped)."""
+    from oo_nb.review.diff import text_of
+    from oo_nb.review.words import word_diff
+
+    edited = text_of(clean)
+    ops = word_diff(hunk.before_text, edited) if hunk.before_text else ()
+    if not ops:
+        body = f"<ins>{html.escape(edited)}</ins>"
+    else:
+        body = "".join(
+            html.escape(w.text)
+            if w.op == "="
+            else f"<{'del' if w.op == '-' else 'ins'}>{html.escape(w.text)}</{'del' if w.op == '-' else 'ins'}>"
+            for w in ops
+        )
+    return f'<div class="oo-words oo-edited"><span class="oo-note">your edit:</span> {body}</div>'
 
 
 class HunkView(widgets.VBox):  # type: ignore[misc]
@@ -51,7 +93,7 @@ class HunkView(widgets.VBox):  # type: ignore[misc]
         self.title.add_class("oo-hunk-title")
         self.state = widgets.HTML()
         self.state.add_class("oo-state")
-        self.diff = widgets.HTML(hunk_diff_html(hunk))
+        self.diff = widgets.HTML(change_html(hunk))
         self.diff.add_class("oo-diff")
         self.accept_button = self._button(
             "Accept", "oo-accept", "accept this change", lambda: session.accept(hunk.id)
@@ -73,23 +115,25 @@ class HunkView(widgets.VBox):  # type: ignore[misc]
             self.edit_button.add_class("oo-edit")
             self.edit_button.on_click(lambda _: self._show_editor(True))
             controls.append(self.edit_button)
-        self.controls = widgets.HBox(controls)
+        self.controls = widgets.HBox([*controls, self.state])  # the state beside its buttons
         self.controls.add_class("oo-controls")
         self.error = widgets.HTML()
         self.error.add_class("oo-hunk-error")
         self.after_pane = widgets.HTML()
+        self._panes = widgets.HBox([])
+        self._panes.add_class("oo-hunk-preview")
         children: list[widgets.Widget] = [self.title, self.diff]
         if hunk.area == "article":
             panes = []
             if hunk.before_html:
-                panes.append(widgets.HTML(sandboxed(self._thumbs(hunk.before_html), "before")))
+                wide = not hunk.after_html
+                before = sandboxed(self._thumbs(hunk.before_html), "before", wide=wide)
+                panes.append(widgets.HTML(before))
             if hunk.after_html:
-                self.after_pane.value = sandboxed(self._thumbs(hunk.after_html), "after (proposed)")
                 panes.append(self.after_pane)
-            preview = widgets.HBox(panes)
-            preview.add_class("oo-hunk-preview")
-            children.append(preview)
-        children += [self.controls, self.state, self.edit_area, self.error]
+            self._panes.children = panes
+            children.append(self._panes)
+        children += [self.controls, self.edit_area, self.error]
         super().__init__(children)
         for cls in (
             "oo-hunk",
@@ -142,28 +186,48 @@ class HunkView(widgets.VBox):  # type: ignore[misc]
         if self.editor is None:
             return
         try:
-            clean = self.session.edit(self.hunk.id, self.editor.value)
+            self.session.edit(self.hunk.id, self.editor.value)
         except OOError as exc:
             self.error.value = f'<span class="oo-error">{html.escape(str(exc))}</span>'
             return
         self.error.value = ""
-        self.after_pane.value = sandboxed(
-            self._thumbs(self.session.diff.images.shrink(clean)[0]), "after (your edit)"
-        )
         self._show_editor(False)
         self.refresh()
         self._changed()
 
     def refresh(self) -> None:
-        decision = self.session.decision(self.hunk.id)
+        choice = self.session.choice(self.hunk.id)
+        decision = choice.decision
+        edited = choice.html if decision == "edit" else None
+        # the diff line shows what will be written: the edit while there is one
+        self.diff.value = (
+            edited_diff_html(self.hunk, edited) if edited is not None else change_html(self.hunk)
+        )
         self.state.value = html.escape(_STATE[decision])
         self.accept_button.button_style = "success" if decision == "accept" else ""
         self.reject_button.button_style = "danger" if decision == "reject" else ""
         if self.edit_button is not None:
             self.edit_button.button_style = "info" if decision == "edit" else ""
+        self._after_pane(edited)
         for d in _STATE:
             self.remove_class(f"oo-decided-{d}")
         self.add_class(f"oo-decided-{decision}")
+
+    def _after_pane(self, edited: str | None) -> None:
+        """The "after" frame shows the edit while there is one, else the proposal."""
+        if self.hunk.area != "article":
+            return
+        if edited is not None:
+            fragment, label = self.session.diff.images.shrink(edited)[0], "after (your edit)"
+        elif self.hunk.after_html:
+            fragment, label = self.hunk.after_html, "after (proposed)"
+        else:
+            return
+        value = sandboxed(self._thumbs(fragment), label, wide=not self.hunk.before_html)
+        if self.after_pane.value != value:
+            self.after_pane.value = value
+        if self.after_pane not in self._panes.children:  # a removal edited: show the edit
+            self._panes.children = (*self._panes.children, self.after_pane)
 
     def disable(self) -> None:
         for control in (

@@ -1,24 +1,33 @@
-"""The review widget: a summary line, every change with sandboxed previews, accept / reject /
-edit per change, accept all / reject all, and "Write back" through the store.
+"""The review widget: a header that stays in view while the changes scroll (summary, counts,
+the run's warnings, Accept all / Reject all / Preview / Write back, and the result preview
+right under the toolbar when asked for), the changes grouped by section (each group
+collapsible), and the changes that follow the decisions folded into one line. Accept / reject /
+edit per change; "Write back" goes through the store. Its plain-text repr is a short summary
+(what saved notebooks show).
 
 An ipywidgets composite rather than an anywidget: every control is a stock widget that Python
 drives and tests click (``Button.click()`` with a DummyComm), keyboard focus and Space/Enter come
 with the stock controls, and no front-end code has to be shipped or kept in step. Its only
 front-end file is the stylesheet ``widgets/review.css`` (see ``review_css``).
 
-Stable CSS classes for browser tests: ``oo-review`` (the widget), ``oo-summary``,
-``oo-run-warnings`` (the saved run's warnings; hidden when there are none), ``oo-counts``,
-``oo-toolbar``, ``oo-accept-all``, ``oo-reject-all``, ``oo-preview-button``, ``oo-write-back``,
-``oo-status``, ``oo-error``, ``oo-preview``, ``oo-hunks``; per change ``oo-hunk`` (+
+Stable CSS classes for browser tests: ``oo-review`` (the widget), ``oo-head`` (the sticky
+header), ``oo-summary``, ``oo-run-warnings`` (the saved run's warnings; hidden when there are
+none), ``oo-counts``, ``oo-toolbar``, ``oo-accept-all``, ``oo-reject-all``,
+``oo-preview-button``, ``oo-write-back``, ``oo-status``, ``oo-error``, ``oo-preview``,
+``oo-hunks``; per group ``oo-group``, ``oo-group-toggle``, ``oo-group-body``; per change
+``oo-hunk`` (+
 ``oo-hunk-added|removed|changed``, ``oo-area-<area>``, ``oo-hunk-<index>``,
 ``oo-decided-pending|accept|reject|edit``), ``oo-hunk-title``, ``oo-diff``, ``oo-hunk-preview``,
 ``oo-accept``, ``oo-reject``, ``oo-edit``, ``oo-editor``, ``oo-save-edit``, ``oo-cancel-edit``,
-``oo-state``, ``oo-hunk-error``; ``oo-derived`` for changes that follow the decisions.
+``oo-state``, ``oo-hunk-error``; ``oo-derived-all`` (the ``<details>`` of the changes that
+follow the decisions), each ``oo-derived``. Unknown change kinds and areas render generically
+(their kind as the label, a group of their own).
 """
 
 from __future__ import annotations
 
 import html
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -27,9 +36,10 @@ import ipywidgets as widgets
 
 from oo_nb.errors import ConflictError, OOError
 from oo_nb.format.document import Document
+from oo_nb.notebook.review_derived import derived_html
 from oo_nb.notebook.review_hunk import HunkView
+from oo_nb.review.hunks import Hunk
 from oo_nb.review.images import ImageRef
-from oo_nb.review.render_html import hunk_diff_html
 from oo_nb.review.session import ReviewSession
 from oo_nb.review.summary import run_notices
 
@@ -45,6 +55,28 @@ def review_css() -> str:
         return source.read_text("utf-8")
     packaged = resources.files("oo_nb.notebook").joinpath("review.css")
     return packaged.read_text("utf-8") if packaged.is_file() else ""
+
+
+@dataclass(frozen=True)
+class _Group:
+    """The changes of one section (or area) under a button that folds them."""
+
+    name: str
+    ids: tuple[str, ...]
+    box: widgets.VBox
+    toggle: widgets.Button
+    body: widgets.VBox
+
+
+_AREA_GROUPS = {
+    "sources": "Sources",
+    "facts": "Facts",
+    "contract": "Contract",
+    "manifest": "Manifest",
+    "source-cache": "Source cache",
+    "changelog": "Changelog",
+    "page": "Page",
+}
 
 
 class ReviewWidget(widgets.VBox):  # type: ignore[misc]
@@ -72,44 +104,59 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
         self.written: Path | None = None
         self.final: Document | None = None
         diff = self.session.diff
-        self.summary = self._html(html.escape(diff.summary.text()), "oo-summary")
-        notices = run_notices(self.session.run)  # the run's warnings, saved with the proposal
+        name = self.path.name if self.path else "(unsaved document)"
+        self.summary = self._html(
+            f"<b>{html.escape(name)}</b> · {html.escape(diff.summary.text())}", "oo-summary"
+        )
+        self.notices = run_notices(self.session.run)  # the run's warnings, saved with the proposal
+        n = len(self.notices)
         self.warnings = self._html(
-            "<b>Warnings from the run that made this proposal:</b><ul>"
-            + "".join(f"<li>{html.escape(n)}</li>" for n in notices)
-            + "</ul>"
-            if notices
+            f"<details><summary>{n} warning{'s' if n != 1 else ''} from the run that made this "
+            f"proposal: {html.escape(self.notices[0])}{' …' if n > 1 else ''}</summary><ul>"
+            + "".join(f"<li>{html.escape(w)}</li>" for w in self.notices)
+            + "</ul></details>"
+            if self.notices
             else "",
             "oo-run-warnings",
         )
-        self.warnings.layout.display = "flex" if notices else "none"
+        self.warnings.layout.display = "flex" if self.notices else "none"
         self.counts = self._html("", "oo-counts")
         self.status = self._html("", "oo-status")
         self.error = self._html("", "oo-error")
         self.preview = self._html("", "oo-preview")
         self.accept_all_button = self._button("Accept all", "oo-accept-all", self._accept_all)
         self.reject_all_button = self._button("Reject all", "oo-reject-all", self._reject_all)
-        self.preview_button = self._button("Preview result", "oo-preview-button", self.show_preview)
+        self.preview_button = self._button(
+            "Preview result", "oo-preview-button", self.toggle_preview
+        )
         self.write_button = self._button(
             "Write back", "oo-write-back", self.write_back, style="primary"
         )
         toolbar = widgets.HBox(
-            [self.accept_all_button, self.reject_all_button, self.preview_button, self.write_button]
+            [
+                self.accept_all_button,
+                self.reject_all_button,
+                self.preview_button,
+                self.write_button,
+                self.counts,
+            ]
         )
         toolbar.add_class("oo-toolbar")
+        # sticky: the decisions, their counts and the preview of the result stay in reach while
+        # the changes scroll by (a preview further down would open out of sight)
+        head = widgets.VBox(
+            [self.summary, self.warnings, toolbar, self.status, self.error, self.preview]
+        )
+        head.add_class("oo-head")
         self.hunk_views: dict[str, HunkView] = {
             h.id: HunkView(self.session, h, self._refresh) for h in diff.decidable
         }
-        hunks = widgets.VBox(list(self.hunk_views.values()))
+        self.groups = self._groups(list(diff.decidable))
+        hunks = widgets.VBox([g.box for g in self.groups])
         hunks.add_class("oo-hunks")
         children: list[widgets.Widget] = [
             widgets.HTML(f"<style>{review_css()}</style>"),
-            self.summary,
-            self.warnings,
-            self.counts,
-            toolbar,
-            self.status,
-            self.error,
+            head,
         ]
         images = self._images(diff.images_added, "added") + self._images(
             diff.images_removed, "removed"
@@ -118,11 +165,10 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
             row = widgets.HBox(images)
             row.add_class("oo-images")
             children += [self._html("Images", "oo-section-label"), row]
-        children += [self._html(f"Changes ({len(self.hunk_views)})", "oo-section-label"), hunks]
-        derived = [self._derived(h) for h in diff.hunks if h.derived]
+        children.append(hunks)
+        derived = [h for h in diff.hunks if h.derived]
         if derived:
-            children += [self._html("Follows your decisions", "oo-section-label"), *derived]
-        children.append(self.preview)
+            children.append(self._html(derived_html(derived), "oo-derived-line"))
         super().__init__(children)
         self.add_class("oo-review")
         if diff.is_empty:
@@ -145,6 +191,38 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
                 file=str(path),
             ) from None
         return cls(review.original, review.candidate, review.run, discard_pending=True)
+
+    # ----------------------------------------------------------------- text
+    def summary_text(self) -> str:
+        """What the widget shows, as text: the document, versions and cost, the counts, the
+        run's warnings (the plain-text repr: saved notebooks, GitHub and nbval show this)."""
+        s = self.session.diff.summary
+        c = self.session.counts()
+        name = self.path.name if self.path else "(unsaved document)"
+        cost = "cost n/a" if s.cost_usd is None else f"cost ${s.cost_usd:.4f}"
+        lines = [
+            f"Review of {name}: version {s.version_before} → {s.version_after}, {cost}",
+            f"{len(self.hunk_views)} change(s): {c['accept']} accepted, {c['reject']} rejected, "
+            f"{c['edit']} edited, {c['pending']} undecided",
+            s.text(),
+        ]
+        n = len(self.notices)
+        if n:
+            lines.append(
+                f"{n} warning(s): " + "; ".join(self.notices[:3]) + (" …" if n > 3 else "")
+            )
+        if self.written is not None:
+            lines.append(f"written: {self.written.name}")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return self.summary_text()
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any] | None:
+        bundle: dict[str, Any] | None = super()._repr_mimebundle_(**kwargs)
+        if bundle is not None:
+            bundle["text/plain"] = self.summary_text()
+        return bundle
 
     # ----------------------------------------------------------------- parts
     @staticmethod
@@ -171,15 +249,42 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
             out.append(box)
         return out
 
-    def _derived(self, hunk: Any) -> widgets.Widget:
-        title = self._html(
-            f'<span class="oo-kind">{html.escape(hunk.kind)}</span> · {html.escape(hunk.title)}',
-            "oo-hunk-title",
+    def _group_name(self, hunk: Hunk) -> str:
+        if hunk.area == "article":
+            titles = {s.id: s.title for s in self.session.original.article.sections}
+            titles.update({s.id: s.title for s in self.session.candidate.article.sections})
+            return titles.get(hunk.section) or hunk.section or "Article"
+        return _AREA_GROUPS.get(hunk.area) or str(hunk.area).capitalize()
+
+    def _groups(self, hunks: list[Hunk]) -> list[_Group]:
+        """One collapsible group per section (then sources, facts, fields), in document order."""
+        order: dict[str, list[str]] = {}
+        for h in hunks:
+            order.setdefault(self._group_name(h), []).append(h.id)
+        out = []
+        for name, ids in order.items():
+            toggle = widgets.Button(tooltip=f"show or hide the changes in {name}")
+            toggle.add_class("oo-group-toggle")
+            body = widgets.VBox([self.hunk_views[i] for i in ids])
+            body.add_class("oo-group-body")
+            box = widgets.VBox([toggle, body])
+            box.add_class("oo-group")
+            group = _Group(name, tuple(ids), box, toggle, body)
+            toggle.on_click(lambda _, g=group: self._toggle(g))
+            out.append(group)
+        return out
+
+    def _toggle(self, group: _Group) -> None:
+        group.body.layout.display = "none" if group.body.layout.display != "none" else "flex"
+        self._label_group(group)
+
+    def _label_group(self, group: _Group) -> None:
+        n = len(group.ids)
+        undecided = sum(self.session.decision(i) == "pending" for i in group.ids)
+        arrow = "▸" if group.body.layout.display == "none" else "▾"
+        group.toggle.description = f"{arrow} {group.name} · {n} change{'s' if n != 1 else ''}" + (
+            f" · {undecided} undecided" if undecided else " · all decided"
         )
-        box = widgets.VBox([title, self._html(hunk_diff_html(hunk), "oo-diff")])
-        for cls in ("oo-hunk", "oo-derived", f"oo-hunk-{hunk.kind}", f"oo-area-{hunk.area}"):
-            box.add_class(cls)
-        return box
 
     # ----------------------------------------------------------------- actions
     def _refresh(self) -> None:
@@ -188,7 +293,11 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
             f"{c['accept']} accepted · {c['edit']} edited · {c['reject']} rejected · {c['pending']} undecided"
             + (" (undecided changes are not written)" if c["pending"] else "")
         )
+        for group in self.groups:
+            self._label_group(group)
         self.error.value = ""
+        if self.preview.value:  # an open preview follows the decisions
+            self.show_preview()
 
     def _accept_all(self) -> None:
         self._bulk(self.session.accept_all(), "accepted")
@@ -209,6 +318,14 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
             view.refresh()
         self._refresh()
 
+    def toggle_preview(self) -> None:
+        """Show the result right under the toolbar, or hide it when it is shown."""
+        if self.preview.value:
+            self.preview.value = ""
+            self.preview_button.description = "Preview result"
+        else:
+            self.show_preview()
+
     def show_preview(self) -> None:
         """The final document as it would be written, in a sandboxed frame."""
         from oo_nb.notebook.preview import ArticlePreview
@@ -219,6 +336,7 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
             self.error.value = html.escape(str(exc))
             return
         self.preview.value = ArticlePreview(final).to_html()
+        self.preview_button.description = "Hide preview"
 
     def write_back(self) -> Path | None:
         """Write the final document through the store (lock, history, atomic replace). Nothing

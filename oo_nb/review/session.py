@@ -19,7 +19,13 @@ from oo_nb.review.hunks import Choice, Decision, Hunk
 __all__ = ["Choice", "Decision", "ReviewSession"]
 
 _PID_COMMENT = re.compile(r"<!--\s*pid:[^>]*?-->\s*")
-_H2 = re.compile(r"^\s*<h2\b([^>]*)>(.*)</h2\s*>\s*$", re.I | re.S)
+# A section heading's edit: one heading element of any level (it stays an h2), or bare inline text.
+_HEADING_EDIT = re.compile(r"^\s*<(h[1-6])\b([^>]*)>(.*)</\1\s*>\s*$", re.I | re.S)
+_ANY_HEADING = re.compile(r"</?h[1-6]\b", re.I)
+_BLOCK = re.compile(
+    r"<\s*(?:p|div|section|article|ul|ol|li|dl|table|figure|blockquote|pre|hr|img|details)\b",
+    re.I,
+)
 _ID_ATTR = re.compile(r"""\bid\s*=\s*(?:"([^"]*)"|'([^']*)')""", re.I)
 _SAFE_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,79}$")
 
@@ -154,17 +160,22 @@ class ReviewSession:
         )
 
         expanded = _PID_COMMENT.sub("", self.diff.images.expand(html)).strip()
-        heading = _H2.match(expanded) if hunk.tag == "h2" else None
-        if heading is not None and re.search(r"</?h2\b", heading.group(2), re.I):
-            raise ValidationError(f"{hunk.title}: a heading edit holds one <h2> only", key=hunk.id)
-        if heading is not None:  # a section heading: keep it an h2 with a safe id
-            m = _ID_ATTR.search(heading.group(1))
-            hid = next((g for g in m.groups() if g is not None), "") if m else (hunk.key or "")
+        if hunk.tag == "h2":  # a section heading: it stays an h2 with its id, whatever was typed
+            attrs, inner = self._heading_parts(hunk, expanded)
+            m = _ID_ATTR.search(attrs)
+            typed = next((g for g in m.groups() if g is not None), "") if m else ""
+            hid = hunk.key or typed
+            if typed and typed != hid:  # the id names the section (its pids, links to it)
+                raise ValidationError(
+                    f"{hunk.title}: the heading's id is {hid!r} (the section's name); change "
+                    f"its text, not its id (got {typed!r})",
+                    key=hunk.id,
+                )
             if not _SAFE_ID.match(hid):
                 raise ValidationError(
                     f"{hunk.title}: heading id {hid!r} is not usable", key=hunk.id
                 )
-            inner = sanitize_html(f"<span>{heading.group(2)}</span>")
+            inner = sanitize_html(f"<span>{inner}</span>")
             clean = f'<h2 id="{html_lib.escape(hid)}">{inner.removeprefix("<span>").removesuffix("</span>")}</h2>'
         else:
             clean = sanitize_html(expanded).strip()
@@ -184,6 +195,22 @@ class ReviewSession:
                 file=self.original.file,
             )
         return clean
+
+    @staticmethod
+    def _heading_parts(hunk: Hunk, expanded: str) -> tuple[str, str]:
+        """The attributes and inner HTML of a section heading's edit: one heading element (an h3
+        typed for it is still this section's h2), or bare inline text (the heading's words
+        alone). Anything more would turn the heading into something else, so it is refused."""
+        m = _HEADING_EDIT.match(expanded)
+        if m is not None and not _ANY_HEADING.search(m.group(3)) and not _BLOCK.search(m.group(3)):
+            return m.group(2), m.group(3)
+        if m is None and not _ANY_HEADING.search(expanded) and not _BLOCK.search(expanded):
+            return "", expanded
+        raise ValidationError(
+            f"{hunk.title}: a heading edit holds one <h2> only (edit the text under it in its own "
+            "change)",
+            key=hunk.id,
+        )
 
     def _known_sources(self) -> set[str]:
         known: set[str] = set()

@@ -299,7 +299,7 @@ def test_notebook_preview_is_a_sandboxed_iframe(tmp_path: Path, corpus_dir: Path
     result = write_index(tmp_path, now=NOW)
     bundle = result._repr_mimebundle_()
     frame = bundle["text/html"]
-    assert frame.startswith('<iframe sandbox="" ')
+    assert frame.startswith('<iframe sandbox="allow-popups allow-popups-to-escape-sandbox" ')
     srcdoc = frame[frame.index(' srcdoc="') + len(' srcdoc="') : frame.rindex('"')]
     assert "<" not in srcdoc and '"' not in srcdoc  # fully escaped attribute value
     import html as _html

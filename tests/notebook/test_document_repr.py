@@ -23,7 +23,9 @@ def test_bundle_is_the_repr_and_the_sandboxed_article(corpus_dir: Path) -> None:
     assert set(bundle) == {"text/plain", "text/html"}
     assert bundle["text/plain"] == repr(doc) and repr(doc).startswith("<Document ")
     assert bundle["text/html"] == ArticlePreview(doc).to_html()
-    assert bundle["text/html"].startswith('<iframe sandbox="" ')
+    assert bundle["text/html"].startswith(
+        '<iframe sandbox="allow-popups allow-popups-to-escape-sandbox" '
+    )
     assert html.escape(doc.manifest.title) in html.unescape(bundle["text/html"])
 
 
@@ -44,7 +46,9 @@ def test_index_documents_show_their_cards_from_memory(tmp_path: Path, corpus_dir
     doc = Document.read(corpus_dir / "index.o-o.html")
     moved = Document.parse(doc.to_bytes())  # unsaved: no file behind it
     html_out = moved._repr_mimebundle_()["text/html"]
-    assert html_out.startswith('<iframe sandbox="" ') and "card" in html.unescape(html_out)
+    assert html_out.startswith(
+        '<iframe sandbox="allow-popups allow-popups-to-escape-sandbox" '
+    ) and "card" in html.unescape(html_out)
 
 
 def test_exclude_and_broken_documents_fall_back_to_text(tmp_path: Path, corpus_dir: Path) -> None:

@@ -146,7 +146,9 @@ def test_show_returns_sandboxed_preview(shell: InteractiveShell, corpus_dir: Pat
     assert isinstance(preview, ArticlePreview)
     bundle = preview._repr_mimebundle_()
     assert bundle["text/plain"].startswith("Y Combinator W26 Batch")
-    assert bundle["text/html"].startswith('<iframe sandbox="" ')
+    assert bundle["text/html"].startswith(
+        '<iframe sandbox="allow-popups allow-popups-to-escape-sandbox" '
+    )
     assert "<h2" not in bundle["text/html"]  # the article is escaped inside srcdoc
 
 
@@ -282,7 +284,9 @@ def test_index_writes_and_returns_a_preview(shell: InteractiveShell, demo: Path)
     assert isinstance(preview, IndexPreview)
     assert (demo / "index.o-o.html").exists()
     assert "4 documents" in repr(preview)
-    assert preview._repr_mimebundle_()["text/html"].startswith('<iframe sandbox="" ')
+    assert preview._repr_mimebundle_()["text/html"].startswith(
+        '<iframe sandbox="allow-popups allow-popups-to-escape-sandbox" '
+    )
 
 
 def test_new_returns_the_document(shell: InteractiveShell, demo: Path) -> None:
@@ -302,7 +306,10 @@ def test_new_returns_the_document(shell: InteractiveShell, demo: Path) -> None:
     shown, _ = shell.display_formatter.format(doc)
     assert shown["text/plain"] == repr(doc)
     assert (
-        shown["text/html"].startswith('<iframe sandbox="" ') and "Tide power" in shown["text/html"]
+        shown["text/html"].startswith(
+            '<iframe sandbox="allow-popups allow-popups-to-escape-sandbox" '
+        )
+        and "Tide power" in shown["text/html"]
     )
     with pytest.raises(UsageError, match="budget"):
         oo(shell, f'new "X / y" --dir {demo} --budget -3 --no-update')

@@ -10,6 +10,7 @@ import pytest
 
 from oo_nb.format.document import Document
 from oo_nb.notebook.preview import (
+    FRAME_SANDBOX,
     MAX_HEIGHT,
     MIN_HEIGHT,
     PREVIEW_CSP,
@@ -46,8 +47,13 @@ def srcdoc(iframe_html: str) -> str:
 
 def test_iframe_is_fully_sandboxed_and_escaped() -> None:
     out = iframe('<p title="a">x & y</p>', height=300)
-    assert out.startswith('<iframe sandbox="" ')
-    assert "allow-" not in out  # no allow-scripts, no allow-same-origin
+    assert out.startswith(f'<iframe sandbox="{FRAME_SANDBOX}" ')
+    # links may open a tab outside the sandbox; nothing else: no scripts, no same origin
+    sandbox = re.search(r'sandbox="([^"]*)"', out)
+    assert sandbox and set(sandbox.group(1).split()) == {
+        "allow-popups",
+        "allow-popups-to-escape-sandbox",
+    }
     assert "height:300px" in out
     inner = out[out.index("srcdoc=") :]
     assert "<p" not in inner and '"a"' not in inner[8:-10]
@@ -152,3 +158,105 @@ def test_index_preview_shows_cards_between_markers(corpus_dir: Path) -> None:
     assert "search-input" not in page  # outside the markers: not part of the preview
     assert "<script" not in page.lower()
     assert preview.to_text().endswith("library index (25 card(s))")
+
+
+def test_links_open_outside_the_frame_and_citations_jump_inside_it() -> None:
+    """Issue 13: a link clicked in a preview blanked the frame. Every link opens a new tab
+    (the page's base target); in-page links and citations stay in the frame, and point at the
+    frame's own address (a srcdoc frame resolves "#x" against the notebook's address)."""
+    body = clean_fragment(
+        '<p>Text [s1][s2] and [s9] <a href="#overview" target="_top">up</a> '
+        '<a href="https://example.org/x" target="_parent">out [s1]</a></p>'
+        '<h2 id="references">References</h2><ol><li>[s1] <a href="https://a.example">A</a></li>'
+        '<li><a href="https://b.example">[s2] B</a></li></ol>'
+    )
+    page = srcdoc(iframe(body, height=100)).replace("&amp;", "&")
+    assert '<span id="oo-ref-s1">[s1]</span>' in body and '<span id="oo-ref-s2">[s2]</span>' in body
+    for sid in ("s1", "s2"):
+        assert (
+            f'<a class="oo-cite" href="about:srcdoc#oo-ref-{sid}" target="_self">[{sid}]</a>'
+            in body
+        )
+    assert "[s9]" in body and "oo-ref-s9" not in body  # no entry: stays text
+    assert 'href="about:srcdoc#overview" target="_self"' in body
+    assert "_top" not in body and "_parent" not in body  # a document's own targets are dropped
+    # a citation inside a link is not nested into another link
+    assert '<a href="https://example.org/x" rel="noopener noreferrer">out [s1]</a>' in body
+    assert 'href="#' not in page
+
+
+def test_a_documents_citations_link_to_its_references(corpus_dir: Path) -> None:
+    page = srcdoc(ArticlePreview(Document.read(corpus_dir / "yc-w26-batch.o-o.html")).to_html())
+    cites = set(re.findall(r'href="about:srcdoc#oo-ref-(s\d+)" target="_self"', page))
+    anchors = set(re.findall(r'<span id="oo-ref-(s\d+)">', page))
+    assert cites and cites <= anchors, (cites, anchors)
+    assert 'href="#' not in page and '<base target="_blank">' in page
+
+
+def test_a_page_opens_links_in_a_new_tab_and_follows_the_lab_theme(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from oo_nb.notebook.preview import page
+
+    monkeypatch.setenv("JUPYTERLAB_SETTINGS_DIR", str(tmp_path))
+    monkeypatch.delenv("OO_PREVIEW_THEME", raising=False)
+    head = page("<p>x</p>")
+    assert '<base target="_blank">' in head and head.index("<base") < head.index("<body>")
+    assert head.startswith("<!DOCTYPE html><html><head>")  # theme unknown: the system decides
+    assert "@media (prefers-color-scheme:dark){:root:not(.oo-light)" in head
+    themes = tmp_path / "@jupyterlab" / "apputils-extension"
+    themes.mkdir(parents=True)
+    settings = themes / "themes.jupyterlab-settings"
+    settings.write_text('{\n  // chosen in Settings > Theme\n  "theme": "JupyterLab Dark"\n}')
+    assert page("x").startswith('<!DOCTYPE html><html class="oo-dark">')
+    settings.write_text('{"theme": "JupyterLab Light"}')
+    assert page("x").startswith('<!DOCTYPE html><html class="oo-light">')
+    settings.write_text('{"theme": "JupyterLab Dark", "adaptive-theme": true}')
+    assert page("x").startswith("<!DOCTYPE html><html><head>")
+    settings.write_text("{not json")
+    assert page("x").startswith("<!DOCTYPE html><html><head>")
+    monkeypatch.setenv("OO_PREVIEW_THEME", "dark")
+    assert page("x").startswith('<!DOCTYPE html><html class="oo-dark">')
+    assert page("x", dark=False).startswith('<!DOCTYPE html><html class="oo-light">')
+
+
+def test_index_cards_open_the_file_through_the_jupyter_server(
+    monkeypatch: pytest.MonkeyPatch, corpus_dir: Path
+) -> None:
+    import oo_nb.notebook.lab_context as lab_context
+
+    index = corpus_dir / "index.o-o.html"
+    monkeypatch.setattr(lab_context, "served_url", lambda p: None)
+    page = srcdoc(IndexPreview(index).to_html())
+    cards = re.findall(r'<a class="card[^"]*"[^>]*>', page)
+    assert cards and all("href=" not in c and 'title="' in c for c in cards), cards[:2]
+    served = {"n": 0}
+
+    def fake(p: Path) -> str:
+        served["n"] += 1
+        assert p.parent == corpus_dir
+        return f"/base/files/{p.name}"
+
+    monkeypatch.setattr(lab_context, "served_url", fake)
+    page = srcdoc(IndexPreview(index).to_html())
+    cards = re.findall(r'<a class="card[^"]*"[^>]*>', page)
+    assert cards and all('href="/base/files/' in c for c in cards), cards[:2]
+    assert "/lab/" not in page and served["n"] >= len(cards)
+
+
+def test_served_url_finds_the_server_whose_root_holds_the_file(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import jupyter_server.serverapp as serverapp
+
+    from oo_nb.notebook.lab_context import served_url
+
+    (tmp_path / "root" / "sub dir").mkdir(parents=True)
+    doc = tmp_path / "root" / "sub dir" / "a.o-o.html"
+    servers = [
+        {"root_dir": str(tmp_path / "elsewhere"), "base_url": "/x/"},
+        {"root_dir": str(tmp_path / "root"), "base_url": "/user/me/"},
+    ]
+    monkeypatch.setattr(serverapp, "list_running_servers", lambda: iter(servers))
+    assert served_url(doc) == "/user/me/files/sub%20dir/a.o-o.html"
+    assert served_url(tmp_path / "outside.html") is None

@@ -3,6 +3,7 @@ edit, click "Write back", and check the file holds exactly what was decided."""
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,6 +13,7 @@ import pytest
 
 from oo_nb.errors import ConflictError
 from oo_nb.format.document import Document
+from oo_nb.notebook.preview import FRAME_SANDBOX
 from oo_nb.notebook.review_widget import ReviewWidget, review_css
 from oo_nb.review.session import ReviewSession
 from oo_nb.store import store
@@ -135,7 +137,7 @@ def test_agent_html_only_escaped_or_sandboxed(doc_path: Path) -> None:
             outside = re.sub(r'srcdoc="[^"]*"', "", node.value)
             assert "onerror" not in outside and "alert(" not in outside, node.value[:200]
             for frame in re.findall(r"<iframe[^>]*>", node.value):
-                assert 'sandbox=""' in frame
+                assert f'sandbox="{FRAME_SANDBOX}"' in frame and "allow-scripts" not in frame
             for srcdoc in re.findall(r'srcdoc="([^"]*)"', node.value):
                 assert "<" not in srcdoc  # escaped into the attribute
     view = next(iter(w.hunk_views.values()))
@@ -163,10 +165,16 @@ def test_stable_classes_and_images(doc_path: Path) -> None:
     thumbs = [n for n in _walk(w) if isinstance(n, widgets.Image)]
     assert len(thumbs) == 1 and thumbs[0].value[:8] == b"\x89PNG\r\n\x1a\n"
     assert ".oo-hunk" in review_css()
-    derived = [n for n in _walk(w) if "oo-derived" in _classes(n)]
-    assert len(derived) >= 4  # references, version, as_of, changelog...
+    # the changes that follow the decisions: one collapsed line naming each
+    (line,) = [n for n in _walk(w) if "oo-derived-line" in _classes(n)]
+    assert line.value.startswith('<details class="oo-derived-all"><summary>Follows your decisions')
+    assert line.value.count('class="oo-hunk oo-derived') >= 4  # references, version, as_of...
+    assert "<details open" not in line.value
     w.preview_button.click()
-    assert w.preview.value.startswith('<iframe sandbox=""')
+    assert w.preview.value.startswith(f'<iframe sandbox="{FRAME_SANDBOX}"')
+    assert w.preview_button.description == "Hide preview"
+    w.preview_button.click()
+    assert w.preview.value == "" and w.preview_button.description == "Preview result"
 
 
 def test_from_pending(doc_path: Path) -> None:
@@ -240,7 +248,9 @@ def test_the_runs_warnings_show_in_the_widget(doc_path: Path) -> None:
     assert "RECORDED run" in value and "kept for review: budget exceeded" in value
     assert "SENTINEL EVENT REPORTED AS OCCURRED" in value and "source s9 rejected" in value
     assert "<img" not in value and "&lt;img src=x onerror=alert(1)&gt;" in value  # escaped text
-    assert list(w.children).index(w.warnings) == list(w.children).index(w.summary) + 1
+    head = next(n for n in _walk(w) if "oo-head" in _classes(n))
+    assert list(head.children).index(w.warnings) == list(head.children).index(w.summary) + 1
+    assert "4 warning(s): RECORDED run" in repr(w)
     quiet = ReviewWidget(doc_path, cand, {})
     assert quiet.warnings.value == "" and quiet.warnings.layout.display == "none"
 
@@ -273,3 +283,148 @@ def test_the_stylesheet_has_one_source() -> None:
     assert review_css() == (repo / "widgets" / "review.css").read_text("utf-8")
     # the only stylesheets in the package are the pages' own (templates), never the widget's
     assert {p.parent.name for p in (repo / "oo_nb").rglob("*.css")} == {"template"}
+
+
+def test_layout_header_then_preview_then_groups_by_section(doc_path: Path) -> None:
+    """Issue 13: the toolbar stays in view (a sticky header), the preview opens right under it,
+    and the changes come in one collapsible group per section."""
+    doc = Document.read(doc_path)
+    cand, new_id = synthetic_candidate(doc)
+    w = ReviewWidget(doc_path, cand, {"cost_usd": 0.0421})
+    kids = list(w.children)
+    head = kids[1]
+    assert "oo-head" in _classes(head) and w.preview not in kids
+    head_kids = list(head.children)
+    assert head_kids.index(w.preview) == head_kids.index(w.error) + 1  # right under the toolbar
+    toolbar = next(n for n in _walk(head) if "oo-toolbar" in _classes(n))
+    for button in (w.accept_all_button, w.reject_all_button, w.preview_button, w.write_button):
+        assert button in toolbar.children
+    assert w.counts in toolbar.children and w.summary in head.children
+    assert "position: sticky" in review_css() or "position:sticky" in review_css()
+    titles = {s.id: s.title for s in doc.article.sections}
+    names = [g.name for g in w.groups]
+    assert names[-1] == "Sources" and len(names) == len(set(names))
+    for g in w.groups:
+        for hid in g.ids:
+            h = w.session.hunk(hid)
+            assert g.name == (
+                titles.get(h.section, h.section) if h.area == "article" else "Sources"
+            )
+    assert sum(len(g.ids) for g in w.groups) == len(w.hunk_views) == 5
+    # a new source reads as a compact record (field, value), not an empty "before" column
+    source = w.hunk_views[f"src:{new_id}"].diff.value
+    assert 'class="oo-fields oo-record"' in source and "<th>before</th>" not in source
+    assert f"<th>id</th><td><ins>{new_id}</ins></td>" in source
+    group = w.groups[0]
+    assert group.toggle.description.startswith("▾ ") and "undecided" in group.toggle.description
+    group.toggle.click()
+    assert group.body.layout.display == "none" and group.toggle.description.startswith("▸ ")
+    group.toggle.click()
+    assert group.body.layout.display == "flex"
+    w.accept_all_button.click()
+    assert all("all decided" in g.toggle.description for g in w.groups)
+    # an open preview follows the decisions
+    w.preview_button.click()
+    first = w.preview.value
+    w.hunk_views["a1"].reject_button.click()
+    assert w.preview.value and w.preview.value != first
+
+
+def test_the_plain_text_repr_is_a_summary(doc_path: Path) -> None:
+    doc = Document.read(doc_path)
+    cand, _ = synthetic_candidate(doc)
+    w = ReviewWidget(doc_path, cand, {"cost_usd": 0.0421})
+    text = repr(w)
+    assert text.splitlines()[0] == f"Review of {NAME}: version 1 → 2, cost $0.0421"
+    assert text.splitlines()[1] == "5 change(s): 0 accepted, 0 rejected, 0 edited, 5 undecided"
+    assert "<style>" not in text and "ReviewWidget(" not in text
+    bundle = w._repr_mimebundle_()
+    assert bundle["text/plain"] == text
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    w.accept_all_button.click()
+    assert "5 accepted, 0 rejected" in repr(w)
+
+
+def test_after_an_edit_the_diff_line_and_frame_show_the_edit(doc_path: Path) -> None:
+    doc = Document.read(doc_path)
+    cand, _ = synthetic_candidate(doc)
+    w = ReviewWidget(doc_path, cand, {})
+    view = w.hunk_views["a1"]
+    proposed = view.diff.value
+    assert view.edit_button is not None
+    view.edit_button.click()
+    assert view.editor is not None and view.save_edit_button is not None
+    view.editor.value = "<p>Entirely rewritten by the reviewer [s1].</p>"
+    view.save_edit_button.click()
+    shown = re.sub(r"<[^>]+>", "", re.sub(r"<del>.*?</del>", "", view.diff.value))
+    assert "your edit:" in view.diff.value
+    assert shown.endswith("Entirely rewritten by the reviewer [s1].")  # the edited text reads
+    assert "<ins>" in view.diff.value and view.diff.value != proposed
+    assert "after (your edit)" in view.after_pane.value
+    assert "rewritten by the reviewer" in html.unescape(view.after_pane.value)
+    view.accept_button.click()  # the edit is dropped: back to the proposal
+    assert view.diff.value == proposed and "after (proposed)" in view.after_pane.value
+
+
+def test_unknown_change_kinds_render_generically(doc_path: Path) -> None:
+    """Another change kind (a removed section, one References entry...) must not break the
+    widget: its kind is its label, its area a group of its own."""
+    import dataclasses
+
+    from oo_nb.review.diff import diff_documents
+
+    doc = Document.read(doc_path)
+    cand, _ = synthetic_candidate(doc)
+    diff = diff_documents(doc, cand)
+    odd = [
+        dataclasses.replace(h, kind="section-removed")  # type: ignore[arg-type]
+        if h.id == "a3"
+        else dataclasses.replace(h, area="references-entry", derived=True)  # type: ignore[arg-type]
+        if h.derived and h.area == "article"
+        else h
+        for h in diff.hunks
+    ]
+    diff = dataclasses.replace(diff, hunks=tuple(odd))
+    import oo_nb.notebook.review_widget as rw
+
+    class _Session(ReviewSession):
+        def __init__(self, original: Document, candidate: Document, run: object = None) -> None:
+            super().__init__(original, candidate, None, diff=diff)
+
+    real = rw.ReviewSession
+    rw.ReviewSession = _Session  # type: ignore[misc]
+    try:
+        w = ReviewWidget(doc_path, cand, {})
+    finally:
+        rw.ReviewSession = real  # type: ignore[misc]
+    assert "section-removed" in w.hunk_views["a3"].title.value
+    assert "oo-hunk-section-removed" in _classes(w.hunk_views["a3"])
+    line = next(n for n in _walk(w) if "oo-derived-line" in _classes(n))
+    assert "references-entry" in line.value
+    assert "5 change(s)" in repr(w)
+
+
+def test_the_new_changelog_entry_reads_as_a_table() -> None:
+    from oo_nb.notebook.review_derived import derived_html
+    from oo_nb.review.hunks import Hunk, pretty_json
+
+    entry = {
+        "version": 2,
+        "date": "2026-12-01",
+        "summary": "New tariffs section <b>[s7]</b>",
+        "sources_added": ["s6", "s7"],
+        "review": {"accepted": 3, "rejected": 1},
+        "nested": [{"a": 1}],
+    }
+    hunk = Hunk(
+        "changelog", 9, "changelog", "added", "changelog: new entry",
+        after_text=pretty_json([entry]), derived=True,
+    )  # fmt: skip
+    out = derived_html([hunk])
+    assert out.startswith('<details class="oo-derived-all"><summary>Follows your decisions (1)')
+    assert "changelog entry" in out.split("</summary>")[0]
+    assert '<table class="oo-entry">' in out and "{\n" not in out  # not pretty JSON
+    assert "<tr><th>sources_added</th><td>s6, s7</td></tr>" in out
+    assert "<tr><th>review</th><td>accepted: 3 · rejected: 1</td></tr>" in out
+    assert "&lt;b&gt;[s7]&lt;/b&gt;" in out and "<b>[s7]" not in out  # escaped text
+    assert derived_html([]) == ""

@@ -575,3 +575,37 @@ def test_an_edit_is_inert_on_a_page_with_the_original_script(corpus_dir: Path) -
     shown = session.edit(h.id, '<h2 id="overview">Overview &lt;img src=x onerror=alert(1)&gt;</h2>')
     assert shown == '<h2 id="overview">Overview \u2039img src=x onerror=alert(1)\u203a</h2>'
     assert injection_risks(session.apply()) == []
+
+
+def test_a_heading_edit_keeps_the_sections_level_and_id_whatever_was_typed() -> None:
+    """Issue 13: an edited `<h2 id="tariffs">` came back as an `<h3>`. However the heading is
+    typed (as an h2, an h3, bare words), it stays the section's h2 with its id, and the section's
+    text accepted under it stays under it."""
+    _, _, s, heading, body = _new_section_session()
+    for typed in (
+        '<h2 id="outlook">Looking ahead</h2>',
+        "<h3>Looking ahead</h3>",
+        "<h2>Looking <em>ahead</em></h2>\n",
+        "Looking ahead",
+        "  Looking <b>ahead</b>  ",
+    ):
+        clean = s.edit(heading, typed)
+        assert clean.startswith('<h2 id="outlook">Looking ') and clean.endswith("</h2>"), typed
+        s.accept(body[0])
+        result = s.result()
+        final = result.document.article_html
+        assert "<h3>Looking" not in final and "<h3 " not in final[final.index("outlook") :], typed
+        assert final.index('<h2 id="outlook">Looking') < final.index("Next batch"), typed
+        assert [x.id for x in result.document.article.sections][-2:] == ["outlook", "references"]
+        assert not any("no text" in n or "none of the text" in n for n in result.notes), (
+            result.notes
+        )
+    for bad in (
+        "<h2>A</h2><p>more text</p>",
+        "<p>A paragraph</p>",
+        "<h3>A</h3><h3>B</h3>",
+        '<h2 id="elsewhere">Looking ahead</h2>',
+    ):
+        with pytest.raises(ValidationError, match="heading"):
+            s.edit(heading, bad)
+    assert s.choice(heading).html is not None and "Looking" in s.choice(heading).html

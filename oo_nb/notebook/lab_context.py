@@ -1,0 +1,76 @@
+"""What a preview needs to know about the JupyterLab around the kernel, read from files (a
+sandboxed frame runs no script and cannot ask the page): whether the chosen theme is dark, and
+the URL under which the Jupyter server serves a file.
+
+Both are best-effort and never raise: with no JupyterLab settings the preview follows the
+system's light/dark preference, and with no server a link to a file is left out.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from urllib.parse import quote
+
+__all__ = ["lab_theme_is_dark", "served_url"]
+
+_THEMES = Path("@jupyterlab") / "apputils-extension" / "themes.jupyterlab-settings"
+_LINE_COMMENT = re.compile(r"^\s*//.*$", re.M)
+
+
+def _settings_dir() -> Path | None:
+    explicit = os.environ.get("JUPYTERLAB_SETTINGS_DIR")
+    if explicit:
+        return Path(explicit)
+    try:
+        from jupyter_core.paths import jupyter_config_dir
+    except ImportError:  # pragma: no cover - ipykernel brings jupyter_core
+        return None
+    return Path(jupyter_config_dir()) / "lab" / "user-settings"
+
+
+def lab_theme_is_dark() -> bool | None:
+    """True for a dark JupyterLab theme, False for a light one, None when not known (no
+    settings, the default theme, or "synchronise with the system", where the frame's own
+    ``prefers-color-scheme`` rule is right). ``OO_PREVIEW_THEME=dark|light`` overrides."""
+    forced = os.environ.get("OO_PREVIEW_THEME", "").strip().lower()
+    if forced in ("dark", "light"):
+        return forced == "dark"
+    folder = _settings_dir()
+    if folder is None:
+        return None
+    try:
+        data = json.loads(_LINE_COMMENT.sub("", (folder / _THEMES).read_text("utf-8")))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("adaptive-theme") is True:
+        return None
+    theme = data.get("theme")
+    return "dark" in theme.lower() if isinstance(theme, str) else None
+
+
+def served_url(path: Path) -> str | None:
+    """The server-absolute URL (``/files/...``) of ``path`` on a running Jupyter server whose
+    root holds it, or None (no server, or the file is outside every server's root)."""
+    try:
+        from jupyter_server.serverapp import list_running_servers
+    except ImportError:
+        return None
+    target = path.resolve()
+    try:
+        servers = list(list_running_servers())
+    except Exception:  # a damaged runtime file must not break a preview
+        return None
+    for info in servers:
+        root = info.get("root_dir") or info.get("notebook_dir")
+        if not isinstance(root, str):
+            continue
+        try:
+            rel = target.relative_to(Path(root).resolve())
+        except ValueError:
+            continue
+        base = str(info.get("base_url") or "/")
+        return f"{base.rstrip('/')}/files/{quote(rel.as_posix())}"
+    return None
