@@ -470,6 +470,7 @@ def run_dict(result: UpdateResult) -> dict[str, Any]:
             recorded=run.recorded,
             overspent=run.overspent,
             seen_urls=sorted(run.seen_urls),
+            citations=[list(c) for c in run.citations],
         )
     if result.candidate is not None:
         out["unverified"] = list(result.candidate.unverified)
