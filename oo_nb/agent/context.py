@@ -19,6 +19,7 @@ from typing import Any
 from lxml import etree
 from lxml import html as lxml_html
 
+from oo_nb.agent.link_notes import link_notes
 from oo_nb.errors import AgentError, OOError
 from oo_nb.format.article import CITATION
 from oo_nb.format.document import Document
@@ -359,6 +360,7 @@ def build_context(doc: Document, *, today: date, budget_usd: float | None = None
             "<article>",
             article.rstrip("\n"),
             "</article>",
+            *link_notes(doc),
             "",
             "Research, then call submit_proposal once with your update.",
         ]
