@@ -5,7 +5,6 @@ sources frame / audit / update prompt reading them."""
 from __future__ import annotations
 
 import json
-import shutil
 import socket
 from collections.abc import Iterator
 from datetime import date, timedelta
@@ -18,8 +17,7 @@ from oo_nb.format.document import Document
 from oo_nb.library.library import Library
 from oo_nb.library.links import USER_AGENT, LinkOptions, check_links, check_urls
 from oo_nb.store.link_store import links_path, read_links
-from tests.conftest import CORPUS
-from tests.support.link_server import LinkServer
+from tests.support.link_server import LinkServer, library_with_sources
 
 FAST = LinkOptions(timeout_s=0.5, allow_private=True)
 
@@ -91,23 +89,11 @@ def test_per_host_limit_holds() -> None:
     assert b.max_in_flight[f"127.0.0.2:{b.port}"] == 3
 
 
-def _library(tmp_path: Path, urls: list[str]) -> Path:
-    folder = tmp_path / "lib"
-    folder.mkdir()
-    path = folder / "yc-w26-batch.o-o.html"
-    shutil.copy(CORPUS / path.name, path)
-    doc = Document.read(path)
-    cache = doc.block_json("oo-source-cache")
-    cache["sources"] = [{"id": f"s{i + 1}", "url": u, "title": f"T{i}"} for i, u in enumerate(urls)]
-    path.write_bytes(doc.with_block("oo-source-cache", cache).to_bytes())
-    return folder
-
-
 def test_oo_links_stores_reuses_and_feeds_frames_audit_and_prompt(
     server: LinkServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     urls = [server.url("/ok"), server.url("/moved"), server.url("/gone")]
-    folder = _library(tmp_path, urls)
+    folder = library_with_sources(tmp_path, urls)
     argv = ["links", str(folder), "--allow-private", "--format", "json", "--timeout", "1"]
     assert main([*argv, "--no-progress"]) == 0
     out = json.loads(capsys.readouterr().out)

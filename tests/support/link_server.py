@@ -10,16 +10,21 @@ and keeps the User-Agent and Cookie headers it received.
 
 from __future__ import annotations
 
+import shutil
 import socket
 import struct
 import threading
 import time
 from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-__all__ = ["LinkServer"]
+from oo_nb.format.document import Document
+from tests.conftest import CORPUS
+
+__all__ = ["LinkServer", "library_with_sources"]
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -86,6 +91,9 @@ class _Server(ThreadingHTTPServer):
     request_queue_size = 256
     owner: LinkServer
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # a client closing first (after a HEAD, or on purpose) is not news
+
 
 class LinkServer:
     def __init__(self, *, slow_s: float = 3.0, address: str = "127.0.0.1") -> None:
@@ -128,3 +136,16 @@ class LinkServer:
     def __exit__(self, *exc: object) -> None:
         self._server.shutdown()
         self._server.server_close()
+
+
+def library_with_sources(tmp_path: Path, urls: list[str]) -> Path:
+    """A folder holding one corpus document whose cached sources are ``urls``."""
+    folder = tmp_path / "lib"
+    folder.mkdir()
+    path = folder / "yc-w26-batch.o-o.html"
+    shutil.copy(CORPUS / path.name, path)
+    doc = Document.read(path)
+    cache = doc.block_json("oo-source-cache")
+    cache["sources"] = [{"id": f"s{i + 1}", "url": u, "title": f"T{i}"} for i, u in enumerate(urls)]
+    path.write_bytes(doc.with_block("oo-source-cache", cache).to_bytes())
+    return folder
