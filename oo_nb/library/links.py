@@ -7,11 +7,16 @@
   ``allow_private``; the host is resolved and EVERY address must be public, not just the name.
 - A per-host limit (``per_host``, default 2) and a global one bound the requests in flight; each
   request has a timeout; a real User-Agent goes out and no cookie is kept or sent.
-- Verdicts: ``dead`` for 404/410, a DNS failure, or a connection that fails ``ATTEMPTS`` times;
+- Verdicts: ``dead`` for 404/410, a name that does not exist (a resolver that cannot answer,
+  as when offline, is ``unknown``), or a connection that fails ``ATTEMPTS`` times;
   ``unknown`` for 401/403/429, 5xx, timeouts and odd answers (never dead on those); ``moved``
   when the first answer is a permanent redirect (301/308) and the end answers 2xx; ``ok``.
 
 Results are stored per URL (``store.link_store``) and reused for ``max_age``.
+
+Limit: the address check resolves the name, then the HTTP client resolves it again to connect; a
+name whose answer changes between the two (DNS rebinding) could slip through. Only status lines
+and headers are read, so what it could reach is a status code.
 """
 
 from __future__ import annotations
@@ -110,6 +115,17 @@ async def public_address_problem(host: str, port: int) -> str | None:
     return None
 
 
+# The name does not exist: dead. A resolver that cannot answer now (offline, EAI_AGAIN) says
+# nothing about the page: unknown, or an offline run would call every link dead.
+_NO_SUCH_NAME = {socket.EAI_NONAME, getattr(socket, "EAI_NODATA", socket.EAI_NONAME)}
+
+
+def _dns_verdict(exc: BaseException) -> str:
+    if isinstance(exc, socket.gaierror) and exc.errno in _NO_SUCH_NAME:
+        return "dead"
+    return "unknown" if isinstance(exc, socket.gaierror) else "dead"  # UnicodeError: bad name
+
+
 class _Checker:
     def __init__(self, opts: LinkOptions, progress: Callable[[int], None] | None) -> None:
         import httpx2
@@ -173,7 +189,7 @@ class _Checker:
                         parts.hostname, parts.port or (443 if parts.scheme == "https" else 80)
                     )
                 except (socket.gaierror, UnicodeError) as exc:
-                    return self._row(url, None, current, "dead", error=f"DNS: {exc}")
+                    return self._row(url, None, current, _dns_verdict(exc), error=f"DNS: {exc}")
                 if problem is not None:
                     return self._row(url, None, current, "skipped", error=problem)
             outcome = await self._ask(current)
@@ -207,8 +223,11 @@ class _Checker:
             except httpx.TimeoutException:
                 return self._row(url, None, url, "unknown", error="timed out")
             except httpx.ConnectError as exc:
-                if isinstance(exc.__cause__, socket.gaierror) or "Name or service" in str(exc):
-                    return self._row(url, None, url, "dead", error=f"DNS: {exc}")
+                cause = exc.__cause__ or exc.__context__
+                while cause is not None and not isinstance(cause, socket.gaierror):
+                    cause = cause.__cause__ or cause.__context__
+                if isinstance(cause, socket.gaierror):
+                    return self._row(url, None, url, _dns_verdict(cause), error=f"DNS: {exc}")
                 failure = f"connection failed: {exc or type(exc).__name__}"
             except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as exc:
                 failure = f"connection broken: {exc or type(exc).__name__}"

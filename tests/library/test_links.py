@@ -51,7 +51,10 @@ def test_every_answer_gets_its_verdict(server: LinkServer) -> None:
 
 def test_no_cookie_is_kept_or_sent(server: LinkServer) -> None:
     before = len(server.cookies)
-    check_urls([server.url("/cookie"), server.url("/cookie?delay=0.05"), server.url("/ok")], FAST)
+    one_by_one = LinkOptions(timeout_s=1, allow_private=True, per_host=1, concurrency=1)
+    urls = [server.url("/cookie"), *(server.url(f"/ok?n={i}") for i in range(3))]
+    rows = check_urls(urls, one_by_one)
+    assert [r.link_status for r in rows] == ["ok"] * 4
     assert len(server.cookies) == before
 
 
@@ -74,9 +77,29 @@ def test_private_loopback_and_link_local_are_skipped_unless_allowed(server: Link
     assert hop[0].link_status == "skipped"
 
 
-def test_dns_failure_is_dead() -> None:
-    row = check_urls(["http://no-such-host.invalid/page"], FAST)[0]
+@pytest.mark.parametrize("allow_private", [False, True])
+def test_a_name_that_does_not_exist_is_dead_a_resolver_that_cannot_answer_is_not(
+    allow_private: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No DNS query leaves the machine: the resolver's two answers are stood in for."""
+    opts = LinkOptions(timeout_s=1, allow_private=allow_private)
+
+    def answer(code: int, text: str) -> object:
+        def resolve(*args: object, **kwargs: object) -> None:
+            raise socket.gaierror(code, text)
+
+        return resolve
+
+    monkeypatch.setattr(
+        socket, "getaddrinfo", answer(socket.EAI_NONAME, "Name or service not known")
+    )
+    row = check_urls(["http://no-such-host.invalid/page"], opts)[0]
     assert row.dead and row.error and row.error.startswith("DNS")
+
+    offline = answer(socket.EAI_AGAIN, "Temporary failure in name resolution")
+    monkeypatch.setattr(socket, "getaddrinfo", offline)
+    row = check_urls(["http://example.com/page"], opts)[0]
+    assert (row.link_status, row.dead) == ("unknown", False)
 
 
 def test_per_host_limit_holds() -> None:
