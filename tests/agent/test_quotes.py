@@ -210,3 +210,23 @@ def normalise_key(url: str) -> str:
     from oo_nb.agent.sources import url_key
 
     return url_key(url)
+
+
+def test_claude_code_copy_facts_keep_their_quote_for_the_validator(corpus_dir: Path) -> None:
+    from oo_nb.agent.backends.claude_code import proposal_from_copy
+
+    original = _doc(corpus_dir)
+    cache = original.block_json("oo-source-cache")
+    cache["facts"] = [
+        *cache.get("facts", []),
+        {"text": "Quoted by Claude Code", "source_ids": ["s1"], "quote": "as the page put it, word for word"},
+        {"text": "Badly quoted", "source_ids": ["s1"], "quote": {"not": "text"}},
+    ]  # fmt: skip
+    edited = original.with_block("oo-source-cache", cache)
+    raw = proposal_from_copy(original, edited)
+    quotes = {f["text"]: f.get("quote") for f in raw["facts"]}
+    assert quotes["Quoted by Claude Code"] == "as the page put it, word for word"
+    p = validate_proposal({**raw, "sections": [{"id": "x", "title": "X", "html": "<p>x</p>"}]})
+    by_text = {f.text: f.quote for f in p.facts}
+    assert by_text["Quoted by Claude Code"] and by_text["Badly quoted"] == ""
+    assert any("is object, not text" in q for q in p.quote_problems)
