@@ -27,7 +27,7 @@ from oo_nb.format.document import Document
 from oo_nb.store import clock
 from tools.demo_script import DEMO_TODAY, DOCS, DemoDoc, Round
 
-__all__ = ["build", "proposal_for_round", "responder_for"]
+__all__ = ["build", "page_texts", "proposal_for_round", "responder_for"]
 
 DATA_DIR = Path(__file__).resolve().parents[1] / "oo_nb" / "demo" / "data"
 
@@ -75,6 +75,32 @@ def proposal_for_round(doc: Document, rnd: Round) -> dict[str, Any]:
     return proposal
 
 
+def page_texts(rnd: Round) -> dict[str, str]:
+    """URL -> the text the round's fetches return: the last new source (as before quotes), and
+    every new source a quoted fact cites, its page holding those quotes with typographic quote
+    marks and dashes (the check ignores those), unless ``rnd.pages`` says otherwise."""
+    by_id = {s["id"]: s for s in rnd.sources}
+    quotes: dict[str, list[str]] = {}
+    for fact in rnd.facts:
+        for sid in fact.get("source_ids", []):
+            if fact.get("quote") and sid in by_id:
+                quotes.setdefault(sid, []).append(fact["quote"])
+    wanted = [*quotes, *([rnd.sources[-1]["id"]] if rnd.sources else [])]
+    out: dict[str, str] = {}
+    for sid in dict.fromkeys(wanted):
+        src = by_id[sid]
+        said = " ".join(
+            q.replace("-", "\u2013").replace(" '", " \u2018") for q in quotes.get(sid, [])
+        )
+        body = (
+            f"{src['title']}. {said} (Recorded demo page.)"
+            if said
+            else f"{src['title']}. (Recorded demo page.)"
+        )
+        out[src["url"]] = rnd.pages.get(sid, body)
+    return out
+
+
 def responder_for(proposal: dict[str, Any], rnd: Round) -> Callable[[Any], Any]:
     """One answer doing the whole research turn: the searches (new sources among the results,
     so they are verified), a fetch of the first new source, a cited remark, then the proposal."""
@@ -90,16 +116,16 @@ def responder_for(proposal: dict[str, Any], rnd: Round) -> Callable[[Any], Any]:
     def respond(request: Any) -> Any:
         blocks: list[dict[str, Any]] = []
         urls = [(s["url"], s["title"]) for s in rnd.sources]
+        titles = dict(urls)
         for n, query in enumerate(rnd.searches):
             block_id = f"srvtoolu_demo_search_{n}"
             blocks.append(server_tool_use("web_search", {"query": query}, block_id))
             blocks.append(search_result(block_id, urls[n :: len(rnd.searches)] or urls[:1]))
-        if urls:
-            url, title = urls[-1]
-            blocks.append(server_tool_use("web_fetch", {"url": url}, "srvtoolu_demo_fetch"))
-            blocks.append(
-                fetch_result("srvtoolu_demo_fetch", url, title, f"{title}. (Recorded demo page.)")
-            )
+        fetched = page_texts(rnd)
+        for n, (url, body) in enumerate(fetched.items()):
+            block_id = f"srvtoolu_demo_fetch_{n}" if n else "srvtoolu_demo_fetch"
+            blocks.append(server_tool_use("web_fetch", {"url": url}, block_id))
+            blocks.append(fetch_result(block_id, url, titles[url], body))
         blocks.append(text(rnd.summary))
         blocks.append(tool_use("submit_proposal", proposal, "toolu_demo_submit"))
         return Reply(
@@ -109,7 +135,7 @@ def responder_for(proposal: dict[str, Any], rnd: Round) -> Callable[[Any], Any]:
                 input_tokens=max(1, len(request.raw) // 4),
                 output_tokens=300 + len(json.dumps(proposal)) // 4,
                 searches=len(rnd.searches),
-                fetches=1 if urls else 0,
+                fetches=len(fetched),
             )
         )
 

@@ -34,6 +34,9 @@ class Round:
     facts: tuple[dict[str, Any], ...] = ()
     drop_sources: tuple[str, ...] = ()
     sentinel: dict[str, str] | None = None
+    # source id -> the text its fetched page "said", where it is not simply the quotes of the
+    # facts citing it (``demo_build.page_texts``)
+    pages: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -127,10 +130,12 @@ HEAT_PUMPS = DemoDoc(
                 {
                     "text": "Heat pumps typically deliver three to four units of heat per unit of electricity.",
                     "source_ids": ["s1", "s4"],
+                    "quote": "A heat pump typically delivers three to four units of heat for every unit of electricity it uses.",
                 },
                 {
                     "text": "European heat pump sales fell in 2023 and 2024 after the 2022 peak.",
                     "source_ids": ["s2"],
+                    "quote": "Sales of heat pumps in Europe fell in 2023 and again in 2024, after the record year of 2022.",
                 },
             ),
         ),
@@ -178,10 +183,18 @@ HEAT_PUMPS = DemoDoc(
                 "2026-12-01",
             ),
         ),
+        # the survey page words it differently: the fact's quote is not on it, so the review
+        # shows an unsupported fact
+        pages={
+            "s6": "Installer survey: stable grants beat bigger grants (demo). Stable grant rules "
+            "mattered more to buyers than the size of the grant, the installers said. "
+            "(Recorded demo page.)"
+        },
         facts=(
             {
                 "text": "Installers say stable grant rules matter more to buyers than grant size.",
                 "source_ids": ["s6"],
+                "quote": "Buyers care more about grant stability than about the size of the grant.",
             },
         ),
     ),
@@ -269,10 +282,12 @@ PEROVSKITE = DemoDoc(
                 {
                     "text": "Perovskite–silicon tandem cells have passed 33% efficiency in the laboratory.",
                     "source_ids": ["s1"],
+                    "quote": "Perovskite-silicon tandem cells have now passed 33 percent efficiency in the laboratory.",
                 },
                 {
                     "text": "Perovskite stability still trails silicon's 25-year warranties.",
                     "source_ids": ["s3", "s4"],
+                    "quote": "Perovskite modules do not yet come close to the 25-year warranties that silicon panels carry.",
                 },
             ),
         ),
@@ -335,6 +350,7 @@ OPEN_MODELS = DemoDoc(
                 {
                     "text": "Open weights are not the same as open source under the OSI definition.",
                     "source_ids": ["s4"],
+                    "quote": "Open weights are not open source as the Open Source AI Definition understands it.",
                 },
                 {
                     "text": "Leaderboards rank open and closed models side by side.",
@@ -375,6 +391,7 @@ OPEN_MODELS = DemoDoc(
             {
                 "text": "Leaderboard scores can be gamed; test on your own task.",
                 "source_ids": ["s5", "s6"],
+                "quote": "Leaderboard scores can be gamed, so test models on your own task.",
             },
         ),
     ),

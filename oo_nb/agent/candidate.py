@@ -28,7 +28,7 @@ from oo_nb.agent.sections import (
     remove_stub_notices,
     split_article,
 )
-from oo_nb.agent.sources import references_html, remap_citations
+from oo_nb.agent.sources import references_html, remap_citations, url_key
 from oo_nb.agent.types import RunInfo
 from oo_nb.errors import AgentError
 from oo_nb.format.article import CITATION, Article
@@ -43,7 +43,7 @@ from oo_nb.format.names import SOURCE_CACHE_BLOCK
 from oo_nb.format.sanitize import sanitize_html, sanitize_text
 from oo_nb.store import clock
 
-__all__ = ["Candidate", "build_candidate"]
+__all__ = ["Candidate", "build_candidate", "unsupported_quotes"]
 
 FetchImage = Callable[[str], bytes]
 
@@ -66,6 +66,14 @@ class Candidate:
     images_added: int = 0
     # the prepared bytes of each image inserted, by the URL it was fetched from
     images_fetched: dict[str, bytes] = field(default_factory=dict)
+    # texts of new facts whose quote was not found in their sources' text (``unsupported_quotes``)
+    unsupported: list[str] = field(default_factory=list)
+
+
+def unsupported_quotes(candidate: Candidate) -> list[str]:
+    """The new facts of a proposal whose quote was not found in the text the run read from
+    their own sources (empty: every quote checked out, or none was given). For ``--auto``."""
+    return list(candidate.unsupported)
 
 
 def build_candidate(
@@ -103,9 +111,10 @@ class _Builder:
         self.notes: list[str] = []
         self.ledger = SourceLedger(
             doc.block_json(SOURCE_CACHE_BLOCK), self.contract, run.seen_urls, today.isoformat(),
-            self.warnings, self.notes, doc.file,
+            self.warnings, self.notes, doc.file, run.quote_hits,
         )  # fmt: skip
         self.result = Candidate(doc, self.warnings, self.ledger.unverified, self.notes)
+        self.result.unsupported = self.ledger.unsupported
 
     # ------------------------------------------------------------------ orchestration
     def build(self, fetch_image: FetchImage | None) -> Candidate:
@@ -137,6 +146,7 @@ class _Builder:
             raise
         except Exception as exc:  # the spliced article broke the page: report, write nothing
             raise AgentError(f"the proposal cannot be applied: {exc}", file=self.doc.file) from None
+        self._unseen_paragraphs(old, candidate.article)
         r = self.result
         r.version = self.doc.manifest.version + 1
         r.sources_added = list(book.added)
@@ -162,6 +172,24 @@ class _Builder:
         )  # fmt: skip
         r.document = update_blocks(candidate, update, self.warnings, self.notes)
         return r
+
+    def _unseen_paragraphs(self, old: Article, new: Article) -> None:
+        """A new paragraph citing sources none of whose pages this run saw is flagged, as an
+        unverified source is: nothing read in this run supports it."""
+        before = {p.pid for p in old.paragraphs if p.pid}
+        ids_by_pid: dict[str, list[str]] = {}
+        for c in new.citations:
+            if c.pid and c.pid not in before:
+                ids_by_pid.setdefault(c.pid, []).append(c.source_id)
+        book = self.ledger
+        for pid, ids in ids_by_pid.items():
+            urls = [book.url_of(s) for s in dict.fromkeys(ids)]
+            if any(u and url_key(u) in book.seen for u in urls):
+                continue
+            self.warnings.append(
+                f"new paragraph {pid.removeprefix('pid:')} cites {', '.join(dict.fromkeys(ids))}: "
+                "no page of them was seen in this run's search or fetch results"
+            )
 
     # ------------------------------------------------------------------ sections
     def _splice_sections(self, chunks: list[Chunk], old: Article) -> None:

@@ -19,6 +19,7 @@ from typing import Any
 from lxml import etree
 from lxml import html as lxml_html
 
+from oo_nb.agent.link_notes import link_notes
 from oo_nb.errors import AgentError, OOError
 from oo_nb.format.article import CITATION
 from oo_nb.format.document import Document
@@ -257,7 +258,10 @@ def system_prompt(
         "`accessed` (today). A new source's URL must be one that appeared in your web_search results "
         "or that you fetched in this conversation: unseen URLs are flagged as unverified. Put "
         "ids of sources that are dead or superseded in `drop_sources` (only if no longer cited).",
-        "`facts`: short standalone facts worth keeping for the next update, each with its source ids.",
+        "`facts`: short standalone facts worth keeping for the next update, each with its source ids "
+        "and a `quote`: one or two sentences copied verbatim from a page you fetched or a search "
+        "result you saw in this conversation that supports the fact. Quotes are checked against "
+        "the text of the fact's own sources; a quote that is not there is flagged to the reviewer.",
         "Be efficient: a few targeted searches, fetch only pages you will cite. Your budget is "
         "limited and the tools may stop being offered; when they are, submit with what you have.",
     ]
@@ -356,6 +360,7 @@ def build_context(doc: Document, *, today: date, budget_usd: float | None = None
             "<article>",
             article.rstrip("\n"),
             "</article>",
+            *link_notes(doc),
             "",
             "Research, then call submit_proposal once with your update.",
         ]

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from oo_nb.agent.proposal import ProposedFact, ProposedSource
+from oo_nb.agent.quotes import normalise
 from oo_nb.agent.sources import fact_ids, id_number, is_denied, remap_fact, url_key
 from oo_nb.format.article import CITATION, Article
 from oo_nb.format.blocks import Contract, SourceCache
@@ -30,11 +31,14 @@ class SourceLedger:
         warnings: list[str],
         notes: list[str],
         file: str | None = None,
+        quote_hits: dict[str, list[str]] | None = None,
     ) -> None:
         self.cache_raw, self.contract, self.file = cache_raw, contract, file
         self.today_iso = today_iso
         self.warnings, self.notes = warnings, notes
         self.seen = {url_key(u) for u in seen_urls}
+        self.quote_hits = quote_hits or {}
+        self.unsupported: list[str] = []  # texts of new facts whose quote was not found
         self.entries: dict[str, Any] = {}  # id -> raw source item (object or string), in order
         self.keys: dict[str, str] = {}  # url_key -> id
         self.article_map: dict[str, str] = {}  # duplicate id -> kept id (whole article, facts)
@@ -219,11 +223,47 @@ class SourceLedger:
                 elif target not in ids:
                     ids.append(target)
             known.add(_fact_norm(text))
-            if strings:
+            if fact.quote:  # an object even in a string cache: a string cannot hold the verdict
+                existing.append(self._quoted(i, text, ids, fact.quote))
+            elif strings:
                 existing.append(" ".join([text, *(f"[{s}]" for s in ids)]))
             else:
                 existing.append({"text": text, "source_ids": ids})
         return existing
+
+    def _quoted(self, i: int, text: str, ids: list[str], quote: str) -> dict[str, Any]:
+        """The fact with its quote and the verdict: found in the text this run read from one of
+        the fact's own sources (by ``url_key``), or not."""
+        hits = self.quote_hits.get(normalise(quote), [])
+        own = {url_key(u): u for u in (self.url_of(s) for s in ids) if u}
+        found = next((own[k] for k in hits if k in own), None)
+        entry: dict[str, Any] = {
+            "text": text,
+            "source_ids": ids,
+            "quote": sanitize_text(quote, max_len=1000),
+            "quote_found": found is not None,
+        }
+        if found is not None:
+            entry["quote_url"] = found
+            return entry
+        self.unsupported.append(text)
+        shown = sanitize_text(quote, max_len=120)
+        if not ids:
+            why = "it cites no source to check it against"
+        elif hits:
+            why = f"it appears only in a page the fact does not cite ({hits[0]})"
+        else:
+            why = f"not in the text this run read from {', '.join(ids)}"
+        self.warnings.append(f'unsupported fact: facts[{i}] quote "{shown}" not found: {why}')
+        return entry
+
+    def url_of(self, sid: str) -> str:
+        raw = self.entries.get(sid)
+        if isinstance(raw, dict):
+            return str(raw.get("url") or "")
+        if isinstance(raw, str) and raw.strip().startswith(("http://", "https://")):
+            return raw.split()[0]
+        return ""
 
     def drop(self, drops: Sequence[str], cited: set[str], facts: list[Any]) -> list[str]:
         in_facts = {sid for f in facts for sid in fact_ids(f)}

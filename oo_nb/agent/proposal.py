@@ -45,6 +45,7 @@ __all__ = [
 MAX_DEPTH = 32
 SOURCE_ID = re.compile(r"^s[1-9][0-9]{0,4}$")
 SECTION_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+QUOTE_MIN = 12  # characters: shorter quotes match almost any page
 LAYOUTS = ("fig-right", "fig-left", "fig-full", "fig-center")
 SENTINEL_STATUSES = ("not_occurred", "occurred", "unknown")
 
@@ -64,6 +65,7 @@ LIMITS = {
     "facts": 300,
     "fact.text": 1_000,
     "fact.source_ids": 20,
+    "fact.quote": 1_000,
     "images": 20,
     "image.caption": 600,
     "image.alt": 300,
@@ -91,6 +93,7 @@ class ProposedSource:
 class ProposedFact:
     text: str
     source_ids: tuple[str, ...] = ()
+    quote: str = ""  # a verbatim passage from a page read in this run (checked in the ledger)
 
 
 @dataclass(frozen=True)
@@ -120,12 +123,18 @@ class Proposal:
     sentinel: ProposedSentinel | None = None
     ignored: tuple[str, ...] = ()  # unknown keys, e.g. "sections[0].note"
     repaired: tuple[str, ...] = ()  # fields whose lone surrogates became U+FFFD
+    # quotes refused (not a string, too long, too short): the fact is kept without its quote
+    quote_problems: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON (for the pending-proposal file); ``validate_proposal`` reads it back."""
         out: dict[str, Any] = json.loads(json.dumps(asdict(self)))  # tuples -> lists
         out.pop("ignored")
         out.pop("repaired")
+        out.pop("quote_problems")
+        for fact in out["facts"]:
+            if not fact["quote"]:
+                fact.pop("quote")
         for key in ("sources", "facts", "images", "drop_sources"):
             if not out[key]:
                 out.pop(key)
@@ -237,12 +246,13 @@ def validate_proposal(raw: Any) -> Proposal:
             for i, v in enumerate(r.items(top, "drop_sources", LIMITS["drop_sources"]))
         )
     )
-    facts = _facts(r, top)
+    quote_problems: list[str] = []
+    facts = _facts(r, top, quote_problems)
     images = _images(r, top)
     sentinel = _sentinel(r, top)
     return Proposal(
         summary, sections, sources, drops, facts, images, sentinel, tuple(r.ignored),
-        tuple(repaired[:20]),
+        tuple(repaired[:20]), tuple(quote_problems[:20]),
     )  # fmt: skip
 
 
@@ -295,11 +305,36 @@ def _sources(r: _Reader, top: dict[str, Any]) -> tuple[ProposedSource, ...]:
     return tuple(out)
 
 
-def _facts(r: _Reader, top: dict[str, Any]) -> tuple[ProposedFact, ...]:
+def _quote(obj: dict[str, Any], path: str, problems: list[str]) -> str:
+    """The fact's quote, or "" with a problem noted: a bad quote costs the fact its quote,
+    never the proposal its facts."""
+    value = obj.get("quote")
+    if value is None or value == "":
+        return ""
+    where = f"{path}.quote"
+    if not isinstance(value, str):
+        problems.append(f"{where} is {_kind(value)}, not text: dropped, the fact is unquoted")
+        return ""
+    if len(value) > LIMITS["fact.quote"]:
+        problems.append(
+            f"{where} is {len(value):,} characters (at most {LIMITS['fact.quote']:,}): "
+            "dropped, the fact is unquoted"
+        )
+        return ""
+    value = value.replace("\x00", "")
+    if len(" ".join(value.split())) < QUOTE_MIN:
+        problems.append(
+            f"{where} is too short to show anything ({_short(value)}): dropped, the fact is unquoted"
+        )
+        return ""
+    return value
+
+
+def _facts(r: _Reader, top: dict[str, Any], problems: list[str]) -> tuple[ProposedFact, ...]:
     out: list[ProposedFact] = []
     for i, item in enumerate(r.items(top, "facts", LIMITS["facts"])):
         path = f"facts[{i}]"
-        obj = r.obj(item, path, ("text", "source_ids"))
+        obj = r.obj(item, path, ("text", "source_ids", "quote"))
         text = r.text(obj, "text", path, LIMITS["fact.text"], required=True)
         ids_raw = obj.get("source_ids") or []
         if not isinstance(ids_raw, list):
@@ -312,7 +347,7 @@ def _facts(r: _Reader, top: dict[str, Any]) -> tuple[ProposedFact, ...]:
         ids = tuple(
             dict.fromkeys(r.source_id(v, f"{path}.source_ids[{j}]") for j, v in enumerate(ids_raw))
         )
-        out.append(ProposedFact(text, ids))
+        out.append(ProposedFact(text, ids, _quote(obj, path, problems)))
     return tuple(out)
 
 

@@ -334,6 +334,22 @@ def new_budget(prep: Prepared, backend: Backend, run: RunInfo, *, batch: bool = 
     return b
 
 
+def record_quotes(run: RunInfo, proposal: Any) -> None:
+    """Check the proposal's quotes against the pages this run read (kept with the proposal as
+    verdicts, not pages) and say which quotes were refused."""
+    from oo_nb.agent.quotes import quote_hits
+
+    facts = getattr(proposal, "facts", ())
+    run.quote_hits = quote_hits([f.quote for f in facts if f.quote], run.pages)
+    run.citations = list(run.pages.citations)
+    for problem in getattr(proposal, "quote_problems", ()):
+        run.warnings.append(f"quote refused: {problem}")
+    if run.pages.clipped:
+        run.warnings.append(
+            "the run read more text than is kept for quote checks: quotes from the rest count as not found"
+        )
+
+
 def finish(
     prep: Prepared, opts: UpdateOptions, backend_name: str, run: RunInfo, proposal: Any
 ) -> UpdateResult:
@@ -343,6 +359,7 @@ def finish(
 
     submitted = proposal
     proposal = restore_images(proposal, prep.ctx.image_refs)
+    record_quotes(run, proposal)
     repaired = getattr(proposal, "repaired", ())
     if repaired:
         run.warnings.append(
@@ -497,6 +514,7 @@ def run_dict(result: UpdateResult) -> dict[str, Any]:
             recorded=run.recorded,
             overspent=run.overspent,
             seen_urls=sorted(run.seen_urls),
+            citations=[list(c) for c in run.citations],
         )
     if result.candidate is not None:
         out["unverified"] = list(result.candidate.unverified)

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from oo_nb.agent.pricing import UsageFigures
+from oo_nb.agent.quotes import MAX_CITATIONS, MAX_CITED_CHARS, MAX_QUOTE, PageTexts
 
 if TYPE_CHECKING:
     from oo_nb.agent.run import UpdateResult
@@ -37,6 +38,13 @@ class RunInfo:
     # Told one line per research step as it happens (searches, reads, the proposal): the
     # notebook shows research as it goes. Not data: left out of comparisons and reprs.
     on_progress: Callable[[str], None] | None = field(default=None, repr=False, compare=False)
+    # The text pages showed (for quote checks): in memory only, never saved with a proposal.
+    pages: PageTexts = field(default_factory=PageTexts, repr=False, compare=False)
+    # normalised quote -> the url_keys of the pages it was found in ([] = found nowhere); set
+    # when the proposal arrives (``quotes.quote_hits``), saved with the proposal
+    quote_hits: dict[str, list[str]] = field(default_factory=dict)
+    # (URL, cited text) of the API's citations in the model's text, for the review
+    citations: list[tuple[str, str]] = field(default_factory=list)
 
     def to_record(self) -> dict[str, Any]:
         """The figures a saved proposal needs to rebuild its candidate (``from_record``)."""
@@ -59,6 +67,8 @@ class RunInfo:
             "overspent": self.overspent,
             "batch": self.batch,
             "seen_urls": sorted(self.seen_urls),
+            "quote_hits": self.quote_hits,
+            "citations": [list(c) for c in self.citations],
         }
 
     @classmethod
@@ -84,6 +94,8 @@ class RunInfo:
             seen_urls=set(urls),
             overspent=_flag(raw, "overspent"),
             batch=_flag(raw, "batch"),
+            quote_hits=_quote_hits(raw),
+            citations=_citations(raw),
         )
 
     def changelog_fields(self) -> dict[str, Any]:
@@ -140,6 +152,41 @@ def _amount(raw: dict[str, Any], key: str) -> float:
     return float(value)
 
 
+def _quote_hits(raw: dict[str, Any]) -> dict[str, list[str]]:
+    value = raw.get("quote_hits", {})  # absent in proposals saved before quotes were checked
+    problem = "run.quote_hits: must map quotes to lists of page keys"
+    if not isinstance(value, dict) or len(value) > 1_000:
+        raise ValueError(problem)
+    for quote, keys in value.items():
+        if (
+            len(quote) > 4 * MAX_QUOTE
+            or not isinstance(keys, list)
+            or len(keys) > 1_000
+            or not all(isinstance(k, str) and len(k) < 4_096 for k in keys)
+        ):
+            raise ValueError(problem)
+    return {str(q): list(k) for q, k in value.items()}
+
+
+def _citations(raw: dict[str, Any]) -> list[tuple[str, str]]:
+    value = raw.get("citations", [])
+    ok = isinstance(value, list) and len(value) <= MAX_CITATIONS
+    pairs = [c for c in value if isinstance(c, list) and len(c) == 2] if ok else []
+    if (
+        not ok
+        or len(pairs) != len(value)
+        or not all(
+            isinstance(u, str)
+            and isinstance(t, str)
+            and len(u) < 4_096
+            and len(t) <= MAX_CITED_CHARS
+            for u, t in pairs
+        )
+    ):
+        raise ValueError("run.citations: must be a list of [url, cited text] pairs")
+    return [(u, t) for u, t in pairs]
+
+
 def _flag(raw: dict[str, Any], key: str) -> bool:
     value = raw.get(key, False)
     if not isinstance(value, bool):
@@ -185,7 +232,11 @@ PROPOSAL_SCHEMA: dict[str, Any] = {
                 "type": "object",
                 "additionalProperties": False,
                 "required": ["text"],
-                "properties": {"text": _STR, "source_ids": {"type": "array", "items": _STR}},
+                "properties": {
+                    "text": _STR,
+                    "source_ids": {"type": "array", "items": _STR},
+                    "quote": _STR,
+                },
             },
         },
         "images": {

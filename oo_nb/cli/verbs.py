@@ -30,6 +30,7 @@ VERBS: dict[str, str] = {
     "sync": "sync",
     "library": "library",
     "audit": "audit",
+    "links": "links",
     "review": "review",
     "diff": "diff",
     "demo": "demo",

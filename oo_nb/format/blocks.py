@@ -344,6 +344,9 @@ class Fact:
     value: str | None
     source_ids: tuple[str, ...]
     form: Literal["string", "object"]
+    # oo_nb's quote check (FORMAT.md §8): the quote given, and whether the run found it
+    quote: str | None = None
+    quote_found: bool | None = None
 
 
 _STRING_SOURCE = re.compile(r"^\s*(?P<head>\S+)\s*(?:[-–—:|]\s*(?P<rest>.*))?$")
@@ -449,6 +452,8 @@ def _fact(item: Any, index: int, f: _Fields) -> Fact:
         value=str(value) if value is not None else None,
         source_ids=fact_source_ids(o.raw),
         form="object",
+        quote=o.raw["quote"] if isinstance(o.raw.get("quote"), str) else None,
+        quote_found=o.raw["quote_found"] if isinstance(o.raw.get("quote_found"), bool) else None,
     )
 
 

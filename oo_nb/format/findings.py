@@ -22,6 +22,15 @@ CHECKS: dict[str, tuple[str, str]] = {
     "duplicate-url": ("warning", "the same URL is cached under several ids"),
     "unsourced-fact": ("warning", "a fact object names no source"),
     "unknown-fact-source": ("warning", "a fact names a source id that is not cached"),
+    "dead-link": ("warning", "a source URL answered 404/410, has no DNS name or never connects"),
+    "moved-link": (
+        "info",
+        "a source URL redirects permanently: the next update proposes the new URL",
+    ),
+    "unsupported-fact": (
+        "warning",
+        "a fact's quote was not found in the text the update read from its sources",
+    ),
     "old-source": ("warning", "a source was accessed longer ago than the limit"),
     "insecure-source": ("warning", "an http:// source where the contract requires https"),
     "missing-pid": ("warning", "paragraphs without a pid comment"),

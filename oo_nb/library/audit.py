@@ -142,6 +142,15 @@ def _fact_findings(d: Digest) -> Iterator[Finding]:
             f"{n} fact{'s' if n != 1 else ''} without source ids — original format "
             "(plain strings cannot name a source)",
         )
+    for fid, quote, found in d.quotes:
+        if found is False:
+            short = quote if len(quote) <= 60 else quote[:57] + "..."
+            yield _f(
+                d.slug,
+                "unsupported-fact",
+                fid,
+                f"its quote {short!r} was not found in the text the update read from its sources",
+            )
 
 
 def _article_findings(d: Digest) -> Iterator[Finding]:
@@ -284,6 +293,9 @@ def audit(lib: Library, stale_after_days: int = 365, today: date | None = None) 
         rows.extend(_fact_findings(d))
         rows.extend(_article_findings(d))
         rows.extend(_script_findings(d))
+    from oo_nb.library.link_frames import link_findings
+
+    rows.extend(_f(*found) for found in link_findings(lib.root, lib.digests))  # oo links
     return findings_frame(rows)
 
 

@@ -128,6 +128,8 @@ class Digest:
     cache_read: bool = False  # the source cache block was readable
     sources: list[SourceRow] = field(default_factory=list)
     facts: list[FactRow] = field(default_factory=list)
+    # facts carrying a quote: (fact id, quote, quote_found) — issue 16
+    quotes: list[tuple[str, str, bool | None]] = field(default_factory=list)
     changelog: list[dict[str, Any]] = field(default_factory=list)
     has_article: bool = False
     # values the original page script would turn into markup (see legacy_script); only for
@@ -409,6 +411,7 @@ def _fill_cache(doc: Document, d: Digest) -> None:
         for s in cache.sources
     ]
     d.facts = [(f.id, f.text, f.key, f.value, f.source_ids, f.form) for f in cache.facts]
+    d.quotes = [(f.id, f.quote, f.quote_found) for f in cache.facts if f.quote is not None]
 
 
 def _fill_changelog(doc: Document, d: Digest) -> None:

@@ -76,6 +76,8 @@ FACT_COLUMNS = {
     "value": "string",
     "source_ids": "object",
     "has_source": "bool",
+    "quote": "string",
+    "quote_found": "boolean",
 }
 CHANGELOG_COLUMNS = {
     "doc": "string",
@@ -260,11 +262,12 @@ def sources_frame(digests: Sequence[Digest], today: date) -> pd.DataFrame:
 
 
 def facts_frame(digests: Sequence[Digest]) -> pd.DataFrame:
-    rows = [
-        (d.slug, fid, text, key, value, list(sids), bool(sids))
-        for d in digests
-        for fid, text, key, value, sids, _form in d.facts
-    ]
+    rows = []
+    for d in digests:
+        quotes = {fid: (q, found) for fid, q, found in d.quotes}
+        for fid, text, key, value, sids, _form in d.facts:
+            quote, found = quotes.get(fid, (None, None))
+            rows.append((d.slug, fid, text, key, value, list(sids), bool(sids), quote, found))
     return make_frame(rows, FACT_COLUMNS)
 
 

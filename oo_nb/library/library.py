@@ -202,6 +202,10 @@ class Library:
         build = getattr(frames, f"{name}_frame")
         if name == "errors":
             return self._cached(key, lambda: build(self._digests, self._failures))
+        if name == "sources":  # link statuses change with every `oo links`: never cached
+            from oo_nb.library.link_frames import add_link_status
+
+            return add_link_status(self._cached(key, lambda: build(self._digests, day)), self.root)
         if dated:
             return self._cached(key, lambda: build(self._digests, day))
         return self._cached(key, lambda: build(self._digests))

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 __all__ = ["TextOutput", "adapt_parser", "history_frame", "run_verb"]
 
 # Verbs whose first positional is a folder that the magic lets you leave out (then: ".").
-_DIR_VERBS = {"library", "audit", "index", "sync", "update-all"}
+_DIR_VERBS = {"library", "audit", "links", "index", "sync", "update-all"}
 
 
 class TextOutput:
@@ -181,6 +181,12 @@ def _audit(ns: argparse.Namespace) -> Any:
     return result.value  # the findings frame
 
 
+def _links(ns: argparse.Namespace) -> Any:
+    result = _run("links", ns)  # its progress bar is a widget here (tqdm.auto)
+    print(result.summary())
+    return result.value  # the links frame
+
+
 def _index(ns: argparse.Namespace) -> Any:
     from oo_nb.notebook.preview import IndexPreview
 
@@ -223,6 +229,7 @@ _SPECIAL: dict[str, Callable[[argparse.Namespace], Any]] = {
     "new": _new,
     "library": _library,
     "audit": _audit,
+    "links": _links,
     "index": _index,
     "review": _review,
     "update": _update,

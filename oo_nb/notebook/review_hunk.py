@@ -88,6 +88,12 @@ class HunkView(widgets.VBox):  # type: ignore[misc]
         title = (
             f'<span class="oo-kind">{html.escape(hunk.kind)}</span> · {html.escape(hunk.title)}'
             + (' · <span class="oo-unverified">unverified source</span>' if hunk.unverified else "")
+            + "".join(
+                f' · <span class="{"oo-quote-found" if b == "quote found" else "oo-unverified"}">'
+                f"{html.escape(b)}</span>"
+                for b in hunk.badges
+            )
+            + "".join(f'<div class="oo-cited">cited {html.escape(c)}</div>' for c in hunk.cited)
         )
         self.title = widgets.HTML(title)
         self.title.add_class("oo-hunk-title")

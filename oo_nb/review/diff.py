@@ -27,6 +27,7 @@ from oo_nb.review.blocks import (
 )
 from oo_nb.review.hunks import Hunk
 from oo_nb.review.images import ImageRef, ImageTable
+from oo_nb.review.quotes import add_quote_badges
 from oo_nb.review.summary import DiffSummary, summarise
 from oo_nb.review.units import Unit, split_units
 
@@ -134,7 +135,7 @@ def diff_documents(
     added = tuple(r for r in refs_a if r not in refs_b)
     removed = tuple(r for r in refs_b if r not in refs_a)
     del shrunk_a, shrunk_b
-    hunks = tuple(make.hunks)
+    hunks = tuple(add_quote_badges(make.hunks, cache_b, cache_a, run))
     summary = summarise(
         original, candidate, hunks, len(added), len(removed), _cost(original, candidate, run)
     )

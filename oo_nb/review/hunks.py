@@ -77,6 +77,8 @@ class Hunk:
     moved: bool = False
     derived: bool = False
     unverified: bool = False
+    badges: tuple[str, ...] = ()  # quote check: "quote found" / "quote not found ..."
+    cited: tuple[str, ...] = ()  # "[sN] passage" the API cited from the pages a paragraph cites
 
     @property
     def editable(self) -> bool:
@@ -122,5 +124,7 @@ class Hunk:
             "moved": self.moved,
             "derived": self.derived,
             "unverified": self.unverified,
+            "badges": list(self.badges),
+            "cited": list(self.cited),
             "words": [[w.op, w.text] for w in self.words],
         }

@@ -85,6 +85,12 @@ def render_hunk(hunk: Hunk, *, color: bool = False) -> str:
                 _BOLD, "  ! unverified: this URL was not seen in the run's search or fetch results"
             )
         )
+    for badge in hunk.badges:
+        lines.append(
+            paint(_DIM, f"  = {badge}") if badge == "quote found" else paint(_BOLD, f"  ! {badge}")
+        )
+    for passage in hunk.cited:
+        lines.append(paint(_DIM, f"  > cited {passage}"))
     return "\n".join(lines)
 
 

@@ -63,8 +63,11 @@ SOURCE_COLUMNS = [
     "denied",
     "preferred",
     "verified",
+    "link_status",  # from `oo links` (NA: not checked)
 ]
-FACT_COLUMNS = ["doc", "fact_id", "text", "key", "value", "source_ids", "has_source"]
+FACT_COLUMNS = [
+    "doc", "fact_id", "text", "key", "value", "source_ids", "has_source", "quote", "quote_found",
+]  # fmt: skip
 CITATION_COLUMNS = ["doc", "section", "pid", "source_id", "resolves"]
 ERROR_COLUMNS = ["path", "error_type", "message", "line", "column", "block"]
 

@@ -19,6 +19,9 @@ from oo_nb.store import clock
 from tests.support.mock_api import MockRequest, Reply, Script, error_reply, message
 
 __all__ = [
+    "FETCHED_TEXT",
+    "FOUND_QUOTE",
+    "MISSING_QUOTE",
     "endless_pause",
     "error_reply",
     "fetch_result",
@@ -30,6 +33,15 @@ __all__ = [
     "then",
     "tool_use",
 ]
+
+# What the mock's fetch returns, and the quotes checked against it: the first is in it (with
+# straight quotes and a hyphen where the page has curly quotes and an em dash), the second not.
+FETCHED_TEXT = (
+    "The latest developments, reported in detail. The agency said the \u201cfirst phase\u201d "
+    "is complete \u2014 on schedule."
+)
+FOUND_QUOTE = 'The agency said the "first phase" is complete - on schedule.'
+MISSING_QUOTE = "The agency confirmed that a second phase will start next year."
 
 _NEXT_ID = re.compile(r"Next free source id: (s\d+)")
 _H2 = re.compile(r"<h2[^>]*\bid=\"([^\"]+)\"")
@@ -113,7 +125,12 @@ def _slug(value: str) -> str:
 
 
 def proposal_for(
-    user_text: str, *, new_url: str, image_url: str | None, today: date | None = None
+    user_text: str,
+    *,
+    new_url: str,
+    image_url: str | None,
+    today: date | None = None,
+    unsupported_quote: bool = False,
 ) -> dict[str, Any]:
     """The ``submit_proposal`` input for the document described in ``user_text``: a new section
     citing a new source, one uncited old source dropped (when there is one), a fact, an image and
@@ -156,7 +173,11 @@ def proposal_for(
         ],
         "drop_sources": drop,
         "facts": [
-            {"text": "A new report describes the latest developments.", "source_ids": [new_id]}
+            {
+                "text": "A new report describes the latest developments.",
+                "source_ids": [new_id],
+                "quote": FOUND_QUOTE,
+            }
         ],
         "images": [],
         "sentinel": {
@@ -174,6 +195,14 @@ def proposal_for(
                 "layout": "fig-right",
             }
         ]
+    if unsupported_quote:
+        proposal["facts"].append(
+            {
+                "text": "A second phase starts next year.",
+                "source_ids": [new_id],
+                "quote": MISSING_QUOTE,
+            }
+        )
     return proposal
 
 
@@ -187,6 +216,7 @@ def research_scenario(
     model: str = "claude-sonnet-5-5",
     proposal: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
     today: date | None = None,
+    unsupported_quote: bool = False,
 ) -> Callable[[MockRequest], Reply]:
     """A responder for a whole update: web search (the new source among the results), a fetch of
     it, a cited text, then ``submit_proposal`` (stop_reason ``tool_use``). With
@@ -216,7 +246,9 @@ def research_scenario(
                 ],
             ),
         ]
-        submitted = proposal_for(user, new_url=new_url, image_url=image, today=today)
+        submitted = proposal_for(
+            user, new_url=new_url, image_url=image, today=today, unsupported_quote=unsupported_quote
+        )
         if proposal is not None:
             submitted = proposal(submitted)
         finish_blocks = [
@@ -225,7 +257,7 @@ def research_scenario(
                 fetch_id,
                 new_url,
                 "Latest developments",
-                "The latest developments, reported in detail.",
+                FETCHED_TEXT,
             ),
             text(
                 "A new report covers the latest developments.",

@@ -41,6 +41,7 @@ from oo_nb.agent.backends.conversation import collect_urls
 from oo_nb.agent.budget import Budget
 from oo_nb.agent.context import AgentContext
 from oo_nb.agent.pricing import usage_figures
+from oo_nb.agent.quotes import PageTexts, api_texts
 from oo_nb.agent.types import RunInfo
 from oo_nb.errors import AgentError, BudgetExceeded, OOError
 from oo_nb.format.blocks import ImagePolicy
@@ -97,6 +98,18 @@ def _facts(doc: Document) -> list[Any]:
     return [(f.text, list(f.source_ids)) for f in doc.source_cache.facts]
 
 
+def _quotes(doc: Document) -> dict[str, Any]:
+    """fact text -> the ``quote`` Claude Code gave it in the cache (any type: the validator
+    judges it)."""
+    raw = doc.block_json(SOURCE_CACHE_BLOCK)
+    items = raw.get("facts") if isinstance(raw, dict) else None
+    return {
+        f["text"]: f["quote"]
+        for f in items or []
+        if isinstance(f, dict) and isinstance(f.get("text"), str) and "quote" in f
+    }
+
+
 def proposal_from_copy(
     original: Document, edited: Document, *, result_text: str = ""
 ) -> dict[str, Any]:
@@ -120,8 +133,11 @@ def proposal_from_copy(
         s.setdefault("title", s.get("url", ""))
     dropped = [sid for sid in old_sources if sid not in new_sources]
     old_facts = {text for text, _ in _facts(original)}
+    quotes = _quotes(edited)
     facts = [
-        {"text": text, "source_ids": ids} for text, ids in _facts(edited) if text not in old_facts
+        {"text": text, "source_ids": ids, **({"quote": quotes[text]} if text in quotes else {})}
+        for text, ids in _facts(edited)
+        if text not in old_facts
     ]
     entries_before = len(original.changelog.entries)
     latest = edited.changelog.latest
@@ -150,7 +166,28 @@ def _web_urls(text: str) -> set[str]:
     return {u.rstrip(".,;") for u in _URL.findall(text)}
 
 
-def parse_output(stdout: str) -> tuple[dict[str, Any] | None, set[str]]:
+def _tool_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(
+            b["text"] for b in content if isinstance(b, dict) and isinstance(b.get("text"), str)
+        )
+    return ""
+
+
+def _search_texts(text: str, pages: PageTexts) -> None:
+    """A WebSearch result as text: each URL gets the text from it up to the next URL (its
+    title and snippet), never another hit's."""
+    hits = list(_URL.finditer(text))
+    for i, m in enumerate(hits):
+        end = hits[i + 1].start() if i + 1 < len(hits) else len(text)
+        pages.add(m.group(0).rstrip(".,;"), text[m.end() : end])
+
+
+def parse_output(
+    stdout: str, pages: PageTexts | None = None
+) -> tuple[dict[str, Any] | None, set[str]]:
     """The final ``result`` object (``--output-format json`` or ``stream-json``) and the URLs
     this run saw on the web: those in successful WebSearch / WebFetch results (matched to their
     ``tool_use`` by id; a result whose call is unknown does not count), the URL a successful
@@ -177,6 +214,8 @@ def parse_output(stdout: str) -> tuple[dict[str, Any] | None, set[str]]:
         blocks = [b for b in blocks if isinstance(b, dict)]
         if event.get("type") == "assistant":
             urls |= collect_urls(blocks)
+            if pages is not None:
+                api_texts(blocks, pages)
             for b in blocks:
                 if (
                     b.get("type") == "tool_use"
@@ -200,8 +239,14 @@ def parse_output(stdout: str) -> tuple[dict[str, Any] | None, set[str]]:
             ]
             for b in web:
                 urls |= _web_urls(json.dumps(b.get("content")))
-                if web_calls[str(b["tool_use_id"])]:
-                    urls.add(web_calls[str(b["tool_use_id"])])
+                fetched = web_calls[str(b["tool_use_id"])]
+                if fetched:
+                    urls.add(fetched)
+                if pages is not None:  # the text it showed, for quote checks
+                    if fetched:
+                        pages.add(fetched, _tool_text(b.get("content")))
+                    else:
+                        _search_texts(_tool_text(b.get("content")), pages)
             # the structured copy of a lone tool result (search hits with their URLs)
             if web and len([b for b in blocks if b.get("type") == "tool_result"]) == 1:
                 urls |= _web_urls(json.dumps(event.get("tool_use_result")))
@@ -318,6 +363,9 @@ class ClaudeCodeBackend:
             "- One <h2 id=…> per section; keep the <!-- pid:… --> comments of paragraphs you keep; cite every claim as [sN].",
             f"- New sources go into oo-source-cache with ids from {ctx.next_source_id} on (id, url, title, tier, accessed); "
             "only URLs you actually found with WebSearch or WebFetch.",
+            "- New facts go into oo-source-cache facts as objects {text, source_ids, quote}: quote is a verbatim "
+            "sentence or two from a page you fetched or a search result you saw that supports the fact "
+            "(it is checked against what you read).",
             "- Append one entry to oo-changelog summarising what changed.",
             f"- Your budget is ${budget_usd:.2f}: a few targeted searches, fetch only what you cite.",
         ]
@@ -384,7 +432,7 @@ class ClaudeCodeBackend:
                 raise AgentError(
                     f"Claude Code did not finish within {self.timeout_s:.0f} s (its cost is unknown)"
                 ) from None
-            result, urls = parse_output(proc.stdout)
+            result, urls = parse_output(proc.stdout, run.pages)
             self._account(result, urls, budget, run)
             _count_web_tools(proc.stdout, run)
             self._check(proc, result, run)

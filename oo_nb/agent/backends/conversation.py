@@ -24,6 +24,7 @@ from oo_nb.agent.budget import (
 from oo_nb.agent.context import AgentContext
 from oo_nb.agent.pricing import usage_figures
 from oo_nb.agent.proposal import MAX_DEPTH
+from oo_nb.agent.quotes import api_texts
 from oo_nb.agent.types import PROPOSAL_SCHEMA, RunInfo
 from oo_nb.errors import AgentError, BudgetExceeded
 from oo_nb.format.blocks import domain_of
@@ -457,6 +458,7 @@ class Conversation:
                 f"replaced with U+FFFD in: {', '.join(repaired[:10])}"
             )
         run.seen_urls |= collect_urls(blocks)
+        api_texts(blocks, run.pages)
         if run.on_progress is not None:
             for line in progress_lines(blocks):
                 run.on_progress(line)

@@ -1,0 +1,54 @@
+"""What ``oo links`` found about a document's sources, as lines for the update prompt: a
+permanently moved source gets its new URL proposed, a dead one is named so it can be replaced.
+The results are read from the nearest ``.oo-cache/links.sqlite`` above the document."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from oo_nb.format.document import Document
+from oo_nb.format.sanitize import safe_http_url
+from oo_nb.store.link_store import links_path, read_links
+
+__all__ = ["link_notes"]
+
+_MAX_LINES = 30
+_MAX_UP = 6  # folders above the document searched for a library's link results
+
+
+def _store_folder(doc: Document) -> Path | None:
+    if not doc.file:
+        return None
+    folder = Path(doc.file).resolve().parent
+    for candidate in [folder, *folder.parents][:_MAX_UP]:
+        if links_path(candidate).is_file():
+            return candidate
+    return None
+
+
+def link_notes(doc: Document) -> list[str]:
+    folder = _store_folder(doc)
+    if folder is None:
+        return []
+    stored = read_links(folder)
+    lines: list[str] = []
+    for source in doc.source_cache.sources:
+        row = stored.get(source.url) if source.url else None
+        if row is None or len(lines) >= _MAX_LINES:
+            continue
+        if row.link_status == "moved" and row.final_url:
+            new = safe_http_url(row.final_url)
+            if new and len(new) <= 500:
+                lines.append(
+                    f"- {source.id} ({source.url}) now redirects permanently to {new}: cite the "
+                    "new URL (a new source) where you keep the claim, and drop the old id."
+                )
+        elif row.link_status == "dead":
+            why = f"HTTP {row.status}" if row.status else "unreachable"
+            lines.append(
+                f"- {source.id} ({source.url}) is dead ({why}, checked {row.checked_at[:10]}): "
+                "find a replacement or drop it where nothing else supports the claim."
+            )
+    if not lines:
+        return []
+    return ["", "Link check of the cached sources (oo links):", *lines]

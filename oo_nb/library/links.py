@@ -1,0 +1,288 @@
+"""Link health (issue 16): every source URL of a library checked over HTTP.
+
+- HEAD first; GET (headers only, the body is never read) when HEAD is refused (405, 501) or
+  answers with any other error status, since many servers answer HEAD wrongly.
+- Redirects are followed by hand, at most ``MAX_HOPS``, so that every hop's host is checked:
+  private, loopback, link-local and other non-public addresses are skipped unless
+  ``allow_private``; the host is resolved and EVERY address must be public, not just the name.
+- A per-host limit (``per_host``, default 2) and a global one bound the requests in flight; each
+  request has a timeout; a real User-Agent goes out and no cookie is kept or sent.
+- Verdicts: ``dead`` for 404/410, a name that does not exist (a resolver that cannot answer,
+  as when offline, is ``unknown``), or a connection that fails ``ATTEMPTS`` times;
+  ``unknown`` for 401/403/429, 5xx, timeouts and odd answers (never dead on those); ``moved``
+  when the first answer is a permanent redirect (301/308) and the end answers 2xx; ``ok``.
+
+Results are stored per URL (``store.link_store``) and reused for ``max_age``.
+
+Limit: the address check resolves the name, then the HTTP client resolves it again to connect; a
+name whose answer changes between the two (DNS rebinding) could slip through. Only status lines
+and headers are read, so what it could reach is a status code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import http.cookiejar
+import importlib.metadata
+import ipaddress
+import socket
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+from urllib.parse import urljoin, urlsplit
+
+from oo_nb.store import clock
+from oo_nb.store.link_store import LinkRow, read_links, write_links
+
+__all__ = [
+    "ATTEMPTS",
+    "MAX_HOPS",
+    "USER_AGENT",
+    "LinkOptions",
+    "check_links",
+    "check_urls",
+    "public_address_problem",
+]
+
+
+def _version() -> str:
+    try:
+        return importlib.metadata.version("oo_nb")
+    except importlib.metadata.PackageNotFoundError:
+        return "dev"
+
+
+USER_AGENT = (
+    f"Mozilla/5.0 (compatible; oo_nb-linkcheck/{_version()}; "
+    "+https://github.com/oo-nb/oo_nb) python-httpx"
+)
+MAX_HOPS = 10
+ATTEMPTS = 2  # connection failures in a row before a link counts as dead
+_DEAD = {404, 410}
+_UNKNOWN = {401, 403, 429}
+_PERMANENT = {301, 308}
+_REDIRECT = {301, 302, 303, 307, 308}
+
+
+@dataclass(frozen=True)
+class LinkOptions:
+    max_age: timedelta = timedelta(days=7)
+    timeout_s: float = 10.0
+    per_host: int = 2
+    concurrency: int = 32
+    allow_private: bool = False
+    refresh: bool = False  # ignore stored results
+
+
+class _NoCookies(http.cookiejar.DefaultCookiePolicy):
+    def set_ok(self, cookie: http.cookiejar.Cookie, request: object) -> bool:
+        return False
+
+    def return_ok(self, cookie: http.cookiejar.Cookie, request: object) -> bool:
+        return False
+
+
+def _address_problem(address: str) -> str | None:
+    ip = ipaddress.ip_address(address.split("%", 1)[0])
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    for what, flag in (
+        ("loopback", ip.is_loopback),
+        ("link-local", ip.is_link_local),
+        ("private", ip.is_private),
+        ("multicast", ip.is_multicast),
+        ("reserved", ip.is_reserved),
+        ("unspecified", ip.is_unspecified),
+    ):
+        if flag:
+            return f"{what} address {ip}"
+    return None
+
+
+async def public_address_problem(host: str, port: int) -> str | None:
+    """Why ``host`` may not be checked (one of its addresses is not public), or None. Raises
+    ``socket.gaierror`` when the name does not resolve."""
+    try:
+        return _address_problem(host.strip("[]"))  # a literal address
+    except ValueError:
+        pass
+    infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    for info in infos:
+        problem = _address_problem(str(info[4][0]))
+        if problem is not None:
+            return f"{host} resolves to a {problem}"
+    return None
+
+
+# The name does not exist: dead. A resolver that cannot answer now (offline, EAI_AGAIN) says
+# nothing about the page: unknown, or an offline run would call every link dead.
+_NO_SUCH_NAME = {socket.EAI_NONAME, getattr(socket, "EAI_NODATA", socket.EAI_NONAME)}
+
+
+def _dns_verdict(exc: BaseException) -> str:
+    if isinstance(exc, socket.gaierror) and exc.errno in _NO_SUCH_NAME:
+        return "dead"
+    return "unknown" if isinstance(exc, socket.gaierror) else "dead"  # UnicodeError: bad name
+
+
+class _Checker:
+    def __init__(self, opts: LinkOptions, progress: Callable[[int], None] | None) -> None:
+        import httpx2
+
+        self.httpx = httpx2
+        self.opts = opts
+        self.progress = progress
+        self.hosts: defaultdict[str, asyncio.Semaphore] = defaultdict(
+            lambda: asyncio.Semaphore(opts.per_host)
+        )
+        self.all = asyncio.Semaphore(opts.concurrency)
+        self.client = httpx2.AsyncClient(
+            headers={"User-Agent": USER_AGENT, "Accept": "*/*"},
+            cookies=http.cookiejar.CookieJar(policy=_NoCookies()),
+            timeout=httpx2.Timeout(opts.timeout_s),
+            follow_redirects=False,
+            trust_env=False,
+            limits=httpx2.Limits(max_connections=opts.concurrency, max_keepalive_connections=0),
+        )
+
+    def _row(
+        self,
+        url: str,
+        status: int | None,
+        final: str | None,
+        verdict: str,
+        permanent: bool = False,
+        error: str | None = None,
+    ) -> LinkRow:
+        return LinkRow(
+            url, status, final, verdict == "dead", verdict, permanent, error,
+            clock.now().isoformat(),
+        )  # fmt: skip
+
+    async def _once(self, method: str, url: str) -> tuple[int, str | None]:
+        """One request: its status and, for a redirect, where it points."""
+        host = (urlsplit(url).hostname or "").lower()
+        async with self.all, self.hosts[host]:
+            if method == "HEAD":
+                r = await self.client.head(url)
+                return r.status_code, r.headers.get("location")
+            async with self.client.stream("GET", url) as response:
+                return response.status_code, response.headers.get("location")
+
+    async def check(self, url: str) -> LinkRow:
+        try:
+            return await self._check(url)
+        finally:
+            if self.progress is not None:
+                self.progress(1)
+
+    async def _check(self, url: str) -> LinkRow:
+        current, first_permanent, first = url, False, True
+        for _hop in range(MAX_HOPS + 1):
+            parts = urlsplit(current)
+            if parts.scheme not in ("http", "https") or not parts.hostname:
+                return self._row(url, None, current, "skipped", error="not an http(s) URL")
+            if not self.opts.allow_private:
+                try:
+                    problem = await public_address_problem(
+                        parts.hostname, parts.port or (443 if parts.scheme == "https" else 80)
+                    )
+                except (socket.gaierror, UnicodeError) as exc:
+                    return self._row(url, None, current, _dns_verdict(exc), error=f"DNS: {exc}")
+                if problem is not None:
+                    return self._row(url, None, current, "skipped", error=problem)
+            outcome = await self._ask(current)
+            if isinstance(outcome, LinkRow):
+                return LinkRow(url, *[getattr(outcome, f) for f in _ROW_TAIL])
+            status, location = outcome
+            if status in _REDIRECT and location:
+                first_permanent = first_permanent or (first and status in _PERMANENT)
+                first = False
+                current = urljoin(current, location)
+                continue
+            if 200 <= status < 300:
+                verdict = "moved" if first_permanent else "ok"
+            elif status in _DEAD:
+                verdict = "dead"
+            else:
+                verdict = "unknown"
+            return self._row(url, status, current, verdict, first_permanent)
+        return self._row(url, None, current, "unknown", error=f"more than {MAX_HOPS} redirects")
+
+    async def _ask(self, url: str) -> tuple[int, str | None] | LinkRow:
+        """HEAD, then GET when HEAD gets an error status; connection failures retried."""
+        httpx = self.httpx
+        failure = ""
+        for _attempt in range(ATTEMPTS):
+            try:
+                status, location = await self._once("HEAD", url)
+                if status >= 400:
+                    status, location = await self._once("GET", url)
+                return status, location
+            except httpx.TimeoutException:
+                return self._row(url, None, url, "unknown", error="timed out")
+            except httpx.ConnectError as exc:
+                cause = exc.__cause__ or exc.__context__
+                while cause is not None and not isinstance(cause, socket.gaierror):
+                    cause = cause.__cause__ or cause.__context__
+                if isinstance(cause, socket.gaierror):
+                    return self._row(url, None, url, _dns_verdict(cause), error=f"DNS: {exc}")
+                failure = f"connection failed: {exc or type(exc).__name__}"
+            except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as exc:
+                failure = f"connection broken: {exc or type(exc).__name__}"
+            except httpx.HTTPError as exc:  # invalid URL, protocol oddities: not the page's fault
+                return self._row(url, None, url, "unknown", error=f"{type(exc).__name__}: {exc}")
+        return self._row(url, None, url, "dead", error=f"{failure} ({ATTEMPTS} attempts)")
+
+    async def run(self, urls: Sequence[str]) -> list[LinkRow]:
+        try:
+            return list(await asyncio.gather(*(self.check(u) for u in urls)))
+        finally:
+            await self.client.aclose()
+
+
+_ROW_TAIL = ("status", "final_url", "dead", "link_status", "permanent", "error", "checked_at")
+
+
+def check_urls(
+    urls: Iterable[str],
+    opts: LinkOptions | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> list[LinkRow]:
+    """Check ``urls`` (each once) now, without the store. Runs its own event loop (in a thread
+    when one is already running, as in a notebook)."""
+    opts = opts or LinkOptions()
+    unique = list(dict.fromkeys(urls))
+
+    async def main() -> list[LinkRow]:
+        return await _Checker(opts, progress).run(unique)
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(main())
+    import concurrent.futures
+
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, main()).result()
+
+
+def check_links(
+    folder: str,
+    urls: Iterable[str],
+    opts: LinkOptions | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> dict[str, LinkRow]:
+    """The rows for ``urls``: stored ones younger than ``max_age`` reused, the rest checked now
+    and stored. ``progress(n)`` is told of every URL done (reused ones at once)."""
+    opts = opts or LinkOptions()
+    wanted = list(dict.fromkeys(urls))
+    stored = {} if opts.refresh else read_links(folder, max_age=opts.max_age, now=clock.now())
+    have = {u: stored[u] for u in wanted if u in stored}
+    if progress is not None and have:
+        progress(len(have))
+    fresh = check_urls([u for u in wanted if u not in have], opts, progress)
+    if fresh:
+        write_links(folder, fresh)
+    return have | {r.url: r for r in fresh}

@@ -1,0 +1,105 @@
+"""Badges from the quote check (issue 16), put on hunks after the diff is made: a fact shows
+whether its quote was found; a paragraph shows when it cites a source whose new fact's quote was
+not found, and beside it the passages the API cited from the pages it cites (``cited_text``)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import replace
+from typing import Any
+from urllib.parse import urlsplit
+
+from oo_nb.format.article import CITATION
+from oo_nb.review.hunks import Hunk
+
+__all__ = ["QUOTE_FOUND", "QUOTE_MISSING", "add_quote_badges", "unsupported_ids"]
+
+QUOTE_FOUND = "quote found"
+QUOTE_MISSING = "quote not found"
+_MAX_CITED = 3  # passages shown beside one paragraph
+_WS = re.compile(r"\s+")
+
+
+def _facts(cache: Any) -> list[Any]:
+    items = cache.get("facts") if isinstance(cache, dict) else None
+    return items if isinstance(items, list) else []
+
+
+def _verdict(fact: Any) -> bool | None:
+    if isinstance(fact, dict) and isinstance(fact.get("quote"), str):
+        found = fact.get("quote_found")
+        return found if isinstance(found, bool) else None
+    return None
+
+
+def unsupported_ids(cache_before: Any, cache_after: Any) -> set[str]:
+    """Source ids named by facts that are new in ``cache_after`` and whose quote was not found."""
+    old = {repr(f) for f in _facts(cache_before)}
+    out: set[str] = set()
+    for f in _facts(cache_after):
+        if _verdict(f) is False and repr(f) not in old:
+            ids = f.get("source_ids")
+            if isinstance(ids, list):
+                out.update(s for s in ids if isinstance(s, str))
+    return out
+
+
+def _host_path(url: str) -> str:
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:
+        return url
+    host = (parts.hostname or "").lower().removeprefix("www.")
+    return host + (parts.path.rstrip("/") or "/")
+
+
+def _cited_by_url(run: dict[str, Any] | None) -> dict[str, list[str]]:
+    raw = run.get("citations") if isinstance(run, dict) else None
+    out: dict[str, list[str]] = {}
+    for item in raw if isinstance(raw, list) else []:  # the saved run record: untrusted
+        if isinstance(item, list) and len(item) == 2 and all(isinstance(x, str) for x in item):
+            text = _WS.sub(" ", item[1]).strip()[:600]
+            if text and text not in out.setdefault(_host_path(item[0]), []):
+                out[_host_path(item[0])].append(text)
+    return out
+
+
+def _source_urls(cache: Any) -> dict[str, str]:
+    items = cache.get("sources") if isinstance(cache, dict) else None
+    return {
+        s["id"]: s["url"]
+        for s in (items if isinstance(items, list) else [])
+        if isinstance(s, dict) and isinstance(s.get("id"), str) and isinstance(s.get("url"), str)
+    }
+
+
+def add_quote_badges(
+    hunks: Iterable[Hunk], cache_before: Any, cache_after: Any, run: dict[str, Any] | None
+) -> list[Hunk]:
+    after_facts = _facts(cache_after)
+    by_text = {(f.get("text") if isinstance(f, dict) else None): _verdict(f) for f in after_facts}
+    flagged = unsupported_ids(cache_before, cache_after)
+    cited = _cited_by_url(run)
+    urls = _source_urls(cache_after)
+    out: list[Hunk] = []
+    for h in hunks:
+        badges: list[str] = []
+        passages: list[str] = []
+        if h.area == "facts" and h.kind in ("added", "changed"):
+            verdict = by_text.get(h.after_text)
+            if verdict is not None:
+                badges.append(QUOTE_FOUND if verdict else QUOTE_MISSING)
+        elif h.area == "article" and h.kind in ("added", "changed") and not h.derived:
+            ids = list(dict.fromkeys(CITATION.findall(h.after_html)))
+            bad = [s for s in ids if s in flagged]
+            if bad:
+                badges.append(f"{QUOTE_MISSING} for a fact citing {', '.join(bad)}")
+            for sid in ids:
+                for text in cited.get(_host_path(urls.get(sid, "")), []):
+                    if len(passages) < _MAX_CITED and f"[{sid}] {text}" not in passages:
+                        passages.append(f"[{sid}] {text}")
+        out.append(
+            replace(h, badges=tuple(badges), cited=tuple(passages)) if badges or passages else h
+        )
+    return out
