@@ -28,7 +28,8 @@ from oo_nb.agent.sections import (
     remove_stub_notices,
     split_article,
 )
-from oo_nb.agent.sources import references_html, remap_citations
+from oo_nb.agent.references import update_references
+from oo_nb.agent.sources import references_html, remap_citations, url_key
 from oo_nb.agent.types import RunInfo
 from oo_nb.errors import AgentError
 from oo_nb.format.article import CITATION, Article
@@ -106,6 +107,8 @@ class _Builder:
             self.warnings, self.notes, doc.file,
         )  # fmt: skip
         self.result = Candidate(doc, self.warnings, self.ledger.unverified, self.notes)
+        self.old_ids: set[str] = set()  # the cache's ids before the update
+        self.old_urls: dict[str, str] = {}  # url_key -> id, before the update
 
     # ------------------------------------------------------------------ orchestration
     def build(self, fetch_image: FetchImage | None) -> Candidate:
@@ -117,6 +120,8 @@ class _Builder:
             )
         book = self.ledger
         book.load(old)
+        self.old_ids = set(book.entries)
+        self.old_urls = _url_ids(book.entries)
         book.merge(old, self.proposal.sources, self.proposal.drop_sources)
         self._splice_sections(chunks, old)
         self.result.images_added = add_images(
@@ -168,7 +173,7 @@ class _Builder:
         wanted = [s for s in self.proposal.sections if s.id != "references"]
         if len(wanted) < len(self.proposal.sections):
             self.warnings.append(
-                "the proposal rewrote 'references': ignored, References is rebuilt from the cache"
+                "the proposal rewrote 'references': ignored, the References list follows the sources"
             )
         existing: dict[str, Chunk] = {}
         for c in chunks:
@@ -281,7 +286,7 @@ class _Builder:
             self.warnings.append("cited without a source in the cache: " + ", ".join(missing))
         refs = next((c for c in chunks if c.id == "references"), None)
         if refs is not None and refs.nested:
-            self.warnings.append("References sits inside a container element: not rebuilt")
+            self.warnings.append("References sits inside a container element: not updated")
             return
         if refs is None:
             if not ol:
@@ -290,9 +295,26 @@ class _Builder:
                 chunks[-1].body += "\n\n"
             chunks.append(Chunk("references", heading("references", "References"), ""))
             refs = chunks[-1]
-        trail = refs.body[len(refs.body.rstrip()) :] or "\n\n"
-        refs.body = ("\n" + ol if ol else "") + trail
-        refs.changed = True
+        # existing items keep their bytes; see references.py
+        update = update_references(
+            refs.body, self.ledger.entries, self.old_ids, self.old_urls, cited, self.today
+        )
+        if update.out_of_order:
+            self.warnings.append(
+                f"the References list is not in source order ({update.out_of_order}): left as it "
+                "is, new entries appended at its end; the page links [sN] to the N-th entry"
+            )
+        if update.changed:
+            refs.body = update.body
+            refs.changed = True
+
+
+def _url_ids(entries: dict[str, Any]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for sid, item in entries.items():
+        if isinstance(item, dict) and isinstance(item.get("url"), str):
+            out.setdefault(url_key(item["url"]), sid)
+    return out
 
 
 def _heading_pid(head: str) -> str | None:
