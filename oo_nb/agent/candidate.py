@@ -19,6 +19,7 @@ from oo_nb.agent.blocks import BlockUpdate, update_blocks
 from oo_nb.agent.images import InlineImages, add_images, count_images
 from oo_nb.agent.ledger import SourceLedger
 from oo_nb.agent.proposal import Proposal
+from oo_nb.agent.references import update_references
 from oo_nb.agent.sections import (
     Chunk,
     PidKeeper,
@@ -28,7 +29,6 @@ from oo_nb.agent.sections import (
     remove_stub_notices,
     split_article,
 )
-from oo_nb.agent.references import update_references
 from oo_nb.agent.sources import references_html, remap_citations, url_key
 from oo_nb.agent.types import RunInfo
 from oo_nb.errors import AgentError
