@@ -24,9 +24,11 @@ from oo_nb.review.blocks import (
     fact_hunks,
     field_hunks,
     source_hunks,
+    source_ids,
 )
-from oo_nb.review.hunks import Hunk
+from oo_nb.review.hunks import Hunk, Kind
 from oo_nb.review.images import ImageRef, ImageTable
+from oo_nb.review.refs import entry_lines, out_of_order, parse_refs
 from oo_nb.review.summary import DiffSummary, summarise
 from oo_nb.review.units import Unit, split_units
 
@@ -106,8 +108,8 @@ def diff_documents(
     before_html, after_html = original.article_html, candidate.article_html
     shrunk_b, refs_b = images.shrink(before_html)
     shrunk_a, refs_a = images.shrink(after_html)
-    plan = _article_hunks(make, images, before_html, after_html)
     cache_b, cache_a = _block(original, SOURCE_CACHE_BLOCK), _block(candidate, SOURCE_CACHE_BLOCK)
+    plan = _article_hunks(make, images, before_html, after_html, (_urls(cache_b), _urls(cache_a)))
     source_hunks(make, cache_b, cache_a)
     _, facts = fact_hunks(make, cache_b, cache_a)
     if isinstance(cache_b, dict) and isinstance(cache_a, dict):
@@ -168,7 +170,11 @@ def _items(units: list[Unit]) -> list[Item]:
 
 
 def _article_hunks(
-    make: _Maker, images: ImageTable, before_html: str, after_html: str
+    make: _Maker,
+    images: ImageTable,
+    before_html: str,
+    after_html: str,
+    urls: tuple[list[tuple[str, str]], list[tuple[str, str]]] = ([], []),
 ) -> ArticlePlan:
     before, _ = split_units(before_html)
     after, tail_a = split_units(after_html)
@@ -192,7 +198,7 @@ def _article_hunks(
         ):
             continue
         count += 1
-        hunk = _unit_hunk(make, images, f"a{count}", b, a, moved=slot.pair is not None)
+        hunk = _unit_hunk(make, images, f"a{count}", b, a, moved=slot.pair is not None, urls=urls)
         ids[n] = hunk.id
         if slot.pair is not None:
             ids[slot.pair] = hunk.id
@@ -200,14 +206,24 @@ def _article_hunks(
 
 
 def _unit_hunk(
-    make: _Maker, images: ImageTable, hid: str, b: Unit | None, a: Unit | None, *, moved: bool
+    make: _Maker,
+    images: ImageTable,
+    hid: str,
+    b: Unit | None,
+    a: Unit | None,
+    *,
+    moved: bool,
+    urls: tuple[list[tuple[str, str]], list[tuple[str, str]]] = ([], []),
 ) -> Hunk:
     main = a if a is not None else b
     assert main is not None
     html_b, imgs_b = images.shrink(b.body) if b else ("", ())
     html_a, imgs_a = images.shrink(a.body) if a else ("", ())
     derived = b is not None and a is not None and b.is_references and a.is_references
-    kind = "added" if b is None else "removed" if a is None else "changed"
+    kind: Kind = "added" if b is None else "removed" if a is None else "changed"
+    if derived:
+        assert b is not None and a is not None
+        return _refs_hunk(make, b, a, urls)
     pid = main.pid
     title = " · ".join(
         x for x in (main.section or "(top)", main.tag, pid or main.heading_id or "") if x
@@ -230,6 +246,44 @@ def _unit_hunk(
         moved=moved,
         derived=derived,
     )
+
+
+def _refs_hunk(
+    make: _Maker, b: Unit, a: Unit, urls: tuple[list[tuple[str, str]], list[tuple[str, str]]]
+) -> Hunk:
+    """The References list follows the source decisions entry by entry, so it is shown that
+    way: one line per entry added or removed, never one word diff of the whole list."""
+    refs_b, refs_a = parse_refs(b.body, urls[0]), parse_refs(a.body, urls[1])
+    removed, added = entry_lines(refs_b, refs_a)
+    kind: Kind = "changed" if removed and added else "removed" if removed else "added"
+    title = "References list (follows the source decisions)"
+    where = out_of_order(refs_b)
+    if where is not None:
+        title += f"; not in source order ({where}): left as it is, [sN] links follow positions"
+    return make(
+        id="refs",
+        area="article",
+        kind=kind,
+        title=title,
+        section=a.section,
+        tag=a.tag,
+        before_html=b.body,
+        after_html=a.body,
+        before_text="\n".join(removed),
+        after_text="\n".join(added),
+        derived=True,
+        lines=True,
+    )
+
+
+def _urls(cache: Any) -> list[tuple[str, str]]:
+    if not isinstance(cache, dict) or not isinstance(cache.get("sources"), list):
+        return []
+    return [
+        (sid, item["url"])
+        for sid, item in zip(source_ids(cache), cache["sources"], strict=False)
+        if isinstance(item, dict) and isinstance(item.get("url"), str)
+    ]
 
 
 def text_of(html: str) -> str:

@@ -77,6 +77,7 @@ class Hunk:
     moved: bool = False
     derived: bool = False
     unverified: bool = False
+    lines: bool = False  # shown line by line (the References list: one line per entry)
 
     @property
     def editable(self) -> bool:
@@ -99,6 +100,8 @@ class Hunk:
     def words(self) -> tuple[WordOp, ...]:
         """Word-level highlights between the before and after text, or between the HTML when
         only the markup changed (computed on first use)."""
+        if self.lines:
+            return ()
         if self.markup_only:
             return word_diff(self.before_html, self.after_html)
         return word_diff(self.before_text, self.after_text)
