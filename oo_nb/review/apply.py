@@ -109,6 +109,7 @@ class _Merge:
         plan = self.diff.article
         parts: list[str] = []
         refs_at = None
+        placed: set[str] = set()  # whole-section hunks whose edited text is already in
         # the plan holds one hunk id per slot, so strict or not is the same
         for slot, hid in zip(plan.slots, plan.hunk_ids, strict=True):  # pragma: no mutate
             b = plan.before[slot.before] if slot.before is not None else None
@@ -121,7 +122,13 @@ class _Merge:
                 refs_at = len(parts)
                 parts.append("")  # pragma: no mutate (a placeholder: the References list goes here)
                 continue
-            parts.append(_unit_text(hunk, self.choice(hid), b, a))
+            choice = self.choice(hid)
+            if hunk.whole_section and choice.decision == "edit":
+                # a removed section edited by hand: the edit stands once, in the heading's place
+                parts.append("" if hid in placed else _unit_text(hunk, choice, b, a))
+                placed.add(hid)
+                continue
+            parts.append(_unit_text(hunk, choice, b, a))
         return parts, refs_at
 
     def references(self, sides: dict[str, Side]) -> str:

@@ -185,6 +185,14 @@ def _article_hunks(
     for n, slot in enumerate(slots):
         if ids[n] is not None:
             continue
+        group = _removed_section(slots, n, before)
+        if group:
+            count += 1
+            hunk = _section_hunk(make, images, f"a{count}", [before[i] for i in group])
+            for m, s in enumerate(slots):
+                if s.before in group:
+                    ids[m] = hunk.id
+            continue
         b = before[slot.before] if slot.before is not None else None
         a = after[slot.after] if slot.after is not None else None
         if slot.pair is not None:
@@ -203,6 +211,43 @@ def _article_hunks(
         if slot.pair is not None:
             ids[slot.pair] = hunk.id
     return ArticlePlan(tuple(before), tuple(after), tail_a, tuple(slots), tuple(ids))
+
+
+def _removed_section(slots: list[Slot], n: int, before: list[Unit]) -> list[int]:
+    """The before-side units of a section the candidate removes whole (its h2 and every unit
+    up to the next h2, none moved elsewhere), when slot ``n`` is that h2; else []."""
+    slot = slots[n]
+    if slot.before is None or slot.after is not None or slot.pair is not None:
+        return []
+    if before[slot.before].tag != "h2" or before[slot.before].is_references:
+        return []
+    end = slot.before + 1
+    while end < len(before) and before[end].tag != "h2":
+        end += 1
+    group = list(range(slot.before, end))
+    gone = {s.before for s in slots if s.after is None and s.pair is None}
+    return group if all(i in gone for i in group) else []
+
+
+def _section_hunk(make: _Maker, images: ImageTable, hid: str, units: list[Unit]) -> Hunk:
+    """A removed section as one change: its heading and its text, decided together."""
+    head = units[0]
+    shrunk = [images.shrink(u.body) for u in units]
+    body = "\n".join(h for h, _ in shrunk)
+    name = text_of(shrunk[0][0]) or head.heading_id or ""
+    return make(
+        id=hid,
+        area="article",
+        kind="removed",
+        title=f"removed section · {name}",
+        section=head.section,
+        tag="h2",
+        key=head.heading_id,
+        before_html=body,
+        before_text="\n".join(t for t in (text_of(h) for h, _ in shrunk) if t),
+        images=tuple(dict.fromkeys(r for _, refs in shrunk for r in refs)),
+        whole_section=True,
+    )
 
 
 def _unit_hunk(

@@ -78,6 +78,7 @@ class Hunk:
     derived: bool = False
     unverified: bool = False
     lines: bool = False  # shown line by line (the References list: one line per entry)
+    whole_section: bool = False  # a removed section: its heading and text as one change
 
     @property
     def editable(self) -> bool:
