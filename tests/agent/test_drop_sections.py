@@ -56,12 +56,30 @@ def api(monkeypatch: pytest.MonkeyPatch) -> Any:
     def with_drops(proposal: dict[str, Any]) -> dict[str, Any]:
         return {**proposal, "drop_sources": [], "drop_sections": list(drops)}
 
-    mock.responder = research_scenario(with_image=False, proposal=with_drops)
+    mock.responder = research_scenario(with_image=False, proposal=with_drops, strict_schema=True)
     mock.drops = drops  # type: ignore[attr-defined]
     monkeypatch.setenv("ANTHROPIC_API_KEY", MARKER)
     monkeypatch.setenv("ANTHROPIC_BASE_URL", mock.base_url)
     yield mock
     mock.stop()
+
+
+def test_the_mock_refuses_a_field_the_schema_does_not_declare(
+    api: MockAPI,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """What makes the other tests here prove that ``drop_sections`` is declared."""
+    from oo_nb.agent.backends import conversation
+
+    schema = dict(conversation.SUBMIT_TOOL["input_schema"])
+    schema["properties"] = {k: v for k, v in schema["properties"].items() if k != "drop_sections"}
+    monkeypatch.setitem(conversation.SUBMIT_TOOL, "input_schema", schema)
+    path = copy_fixture(tmp_path)
+    assert main(["update", str(path), "--force"]) != 0
+    out = capsys.readouterr()
+    assert "schema does not declare: drop_sections" in out.out + out.err
 
 
 def test_schema_and_validation_accept_drop_sections() -> None:
