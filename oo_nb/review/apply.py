@@ -307,6 +307,15 @@ class _Merge:
                     if h.area == "article" and not h.derived and self.choice(h.id).takes_candidate
                 }
                 entry["sections"] = [s for s in entry["sections"] if s in taken]
+            if isinstance(entry.get("sections_removed"), list):
+                gone = {
+                    h.key
+                    for h in self.diff.hunks
+                    if h.whole_section and self.choice(h.id).decision == "accept"
+                }
+                entry["sections_removed"] = [s for s in entry["sections_removed"] if s in gone]
+                if not entry["sections_removed"]:
+                    del entry["sections_removed"]
             if isinstance(entry.get("sources_dropped"), list):
                 entry["sources_dropped"] = [
                     s for s in entry["sources_dropped"] if str(s) not in kept

@@ -149,6 +149,8 @@ def test_drop_sections_rejected_keeps_every_byte(api: MockAPI, tmp_path: Path) -
     end = before.article_html.index("<!-- pid:", before.article_html.index("<h2", start + 4) - 40)
     assert before.article_html[start:end] in final.article_html
     assert "recent-developments" in h2_ids(final)  # the rest of the update still applies
+    latest = final.changelog.latest
+    assert latest is not None and "sections_removed" not in latest.extra  # not what happened
 
 
 def test_a_required_section_is_not_removed(api: MockAPI, tmp_path: Path) -> None:
