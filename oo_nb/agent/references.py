@@ -91,8 +91,8 @@ class _Style:
             self.attrs = ' rel="noopener noreferrer"'
             return
         body = model.raw.lstrip()
-        li = re.match(r"<li\b[^>]*>", body, re.I)
-        self.li = li.group(0) if li else "<li>"
+        li = re.match(r"<li(?:\s+class=\"[\w -]*\")?\s*>", body, re.I)
+        self.li = li.group(0) if li else "<li>"  # never a copied id: ids are unique
         link = _LINK.search(body)
         if link is None:
             return
@@ -168,8 +168,9 @@ def update_references(
     """The References section body with the list following ``entries`` (the new cache, id ->
     source). ``old_ids``: the ids the cache had before the update; ``old_urls``: url_key -> id of
     the old cache (to recognise unlabelled items); ``cited``: the ids the article cites."""
-    m = _LIST.search(_blank_comments(body))
-    close = re.compile(rf"</{m.group(1)}\s*>", re.I).search(body, m.end()) if m else None
+    plain = _blank_comments(body)
+    m = _LIST.search(plain)
+    close = re.compile(rf"</{m.group(1)}\s*>", re.I).search(plain, m.end()) if m else None
     if m is None or close is None:
         ol, _ = references_html(dict(entries), cited)
         if not ol:
