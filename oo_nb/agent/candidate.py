@@ -9,6 +9,7 @@ paragraph ids in ``sections.py``; images in ``images.py``.
 
 from __future__ import annotations
 
+import html as html_lib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -19,11 +20,13 @@ from oo_nb.agent.blocks import BlockUpdate, update_blocks
 from oo_nb.agent.images import InlineImages, add_images, count_images
 from oo_nb.agent.ledger import SourceLedger
 from oo_nb.agent.proposal import Proposal
+from oo_nb.agent.references import update_references
 from oo_nb.agent.sections import (
     Chunk,
     PidKeeper,
     assemble,
     heading,
+    is_required,
     pids_in,
     remove_stub_notices,
     split_article,
@@ -61,6 +64,8 @@ class Candidate:
     version: int = 0
     sections_replaced: list[str] = field(default_factory=list)
     sections_added: list[str] = field(default_factory=list)
+    # sections the proposal removes (drop_sections, or gone from Claude Code's edited copy)
+    sections_removed: list[str] = field(default_factory=list)
     sources_added: list[str] = field(default_factory=list)
     sources_dropped: list[str] = field(default_factory=list)
     images_added: int = 0
@@ -115,6 +120,8 @@ class _Builder:
         )  # fmt: skip
         self.result = Candidate(doc, self.warnings, self.ledger.unverified, self.notes)
         self.result.unsupported = self.ledger.unsupported
+        self.old_ids: set[str] = set()  # the cache's ids before the update
+        self.old_urls: dict[str, str] = {}  # url_key -> id, before the update
 
     # ------------------------------------------------------------------ orchestration
     def build(self, fetch_image: FetchImage | None) -> Candidate:
@@ -126,8 +133,11 @@ class _Builder:
             )
         book = self.ledger
         book.load(old)
+        self.old_ids = set(book.entries)
+        self.old_urls = _url_ids(book.entries)
         book.merge(old, self.proposal.sources, self.proposal.drop_sources)
         self._splice_sections(chunks, old)
+        self._drop_sections(chunks)
         self.result.images_added = add_images(
             chunks,
             self.proposal.images,
@@ -153,6 +163,7 @@ class _Builder:
         sentinel = self.proposal.sentinel
         changes: dict[str, Any] = {
             "sections": [*r.sections_replaced, *r.sections_added],
+            "sections_removed": r.sections_removed,
             "sources_added": r.sources_added,
             "sources_dropped": r.sources_dropped,
             "unverified_sources": list(book.unverified),
@@ -196,7 +207,7 @@ class _Builder:
         wanted = [s for s in self.proposal.sections if s.id != "references"]
         if len(wanted) < len(self.proposal.sections):
             self.warnings.append(
-                "the proposal rewrote 'references': ignored, References is rebuilt from the cache"
+                "the proposal rewrote 'references': ignored, the References list follows the sources"
             )
         existing: dict[str, Chunk] = {}
         for c in chunks:
@@ -294,6 +305,42 @@ class _Builder:
             if written:
                 chunk.head, chunk.body = chunk.head, remove_stub_notices(chunk.body)
 
+    def _drop_sections(self, chunks: list[Chunk]) -> None:
+        """Remove the sections ``drop_sections`` names (heading and text, as one change the
+        reviewer decides), except References, a section the proposal also rewrites, one nested
+        in a container and one the contract still requires: those stay, with a warning."""
+        required = self.contract.required_sections
+        written = {*self.result.sections_replaced, *self.result.sections_added}
+        for sid in self.proposal.drop_sections:
+            chunk = next((c for c in chunks if c.id == sid), None)
+            title = _heading_text(chunk.head) if chunk is not None else ""
+            why = (
+                "the References list follows the sources"
+                if sid == "references"
+                else "the article has no such section"
+                if chunk is None
+                else "the proposal also rewrites it"
+                if sid in written
+                else "its heading sits inside a container element"
+                if chunk.nested
+                else (
+                    f"the contract requires it (to allow its removal: oo contract DOC --remove "
+                    f'section "{title}")'
+                )
+                if is_required(required, sid, title)
+                else None
+            )
+            if why is not None:
+                self.warnings.append(f"drop_sections: {sid!r} not removed: {why}")
+                continue
+            assert chunk is not None
+            chunks.remove(chunk)
+            self.result.sections_removed.append(sid)
+        if self.result.sections_removed:
+            self.notes.append(
+                "sections removed (for review): " + ", ".join(self.result.sections_removed)
+            )
+
     # ------------------------------------------------------------------ facts, drops, references
     def _cited(self, chunks: list[Chunk]) -> set[str]:
         return {
@@ -309,7 +356,7 @@ class _Builder:
             self.warnings.append("cited without a source in the cache: " + ", ".join(missing))
         refs = next((c for c in chunks if c.id == "references"), None)
         if refs is not None and refs.nested:
-            self.warnings.append("References sits inside a container element: not rebuilt")
+            self.warnings.append("References sits inside a container element: not updated")
             return
         if refs is None:
             if not ol:
@@ -318,9 +365,31 @@ class _Builder:
                 chunks[-1].body += "\n\n"
             chunks.append(Chunk("references", heading("references", "References"), ""))
             refs = chunks[-1]
-        trail = refs.body[len(refs.body.rstrip()) :] or "\n\n"
-        refs.body = ("\n" + ol if ol else "") + trail
-        refs.changed = True
+        # existing items keep their bytes; see references.py
+        update = update_references(
+            refs.body, self.ledger.entries, self.old_ids, self.old_urls, cited, self.today
+        )
+        if update.out_of_order:
+            self.warnings.append(
+                f"the References list is not in source order ({update.out_of_order}): left as it "
+                "is, new entries appended at its end; the page links [sN] to the N-th entry"
+            )
+        if update.changed:
+            refs.body = update.body
+            refs.changed = True
+
+
+def _url_ids(entries: dict[str, Any]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for sid, item in entries.items():
+        if isinstance(item, dict) and isinstance(item.get("url"), str):
+            out.setdefault(url_key(item["url"]), sid)
+    return out
+
+
+def _heading_text(head: str) -> str:
+    m = re.search(r"<h2\b[^>]*>(.*?)</h2", head, re.I | re.S)
+    return html_lib.unescape(re.sub(r"<[^>]*>", "", m.group(1))).strip() if m else ""
 
 
 def _heading_pid(head: str) -> str | None:

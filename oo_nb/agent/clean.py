@@ -2,16 +2,17 @@
 
 ``unclean_reasons`` returns why it may not, one sentence per reason; an empty list means clean:
 every new source verified, no run warning, within budget, no section removed, no quote
-unsupported. What it reads of the candidate it reads defensively (``getattr`` with an empty
-default, the source cache as raw JSON), so the check holds whether or not section removals
-(``drop_sections``) and fact quotes are part of this version: a removed section is also found by
-comparing the article's sections before and after, and an unsupported quote in the source cache.
+unsupported. A removed section is one the proposal drops (``Candidate.sections_removed``, or
+``drop_sections`` in a saved proposal's data) or any top-level section the candidate lacks; an
+unsupported quote is one the run's check did not find (``unsupported_quotes``) or a fact in the
+candidate's source cache whose quote is not marked found, unless the document already held it.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from oo_nb.agent.candidate import Candidate, unsupported_quotes
 from oo_nb.errors import OOError
 from oo_nb.format.document import Document
 from oo_nb.format.names import SOURCE_CACHE_BLOCK
@@ -54,12 +55,11 @@ def unclean_reasons(result: UpdateResult) -> list[str]:
     return reasons
 
 
-def _removed_sections(original: bytes, candidate: Any, data: dict[str, Any]) -> list[str]:
-    """Sections the proposal takes out: those it says it drops (``drop_sections`` in the saved
-    proposal data, or the candidate's list of them, when this version has them) and any
-    top-level section of the document that the candidate lacks."""
-    said = [str(s) for s in getattr(candidate, "sections_removed", None) or ()]
-    said += [str(s) for s in getattr(candidate, "sections_dropped", None) or ()]
+def _removed_sections(original: bytes, candidate: Candidate, data: dict[str, Any]) -> list[str]:
+    """Sections the proposal takes out: those it drops (the candidate's list, or
+    ``drop_sections`` in the saved proposal data) and any top-level section of the document that
+    the candidate lacks."""
+    said = [str(s) for s in candidate.sections_removed]
     dropped = data.get("drop_sections")
     said += [str(s) for s in dropped] if isinstance(dropped, list) else []
     before = _section_ids(Document.parse(original))
@@ -71,10 +71,10 @@ def _section_ids(doc: Document) -> list[str]:
     return [s.id for s in doc.article.sections if s.level == 2 and s.id]
 
 
-def _unsupported_quotes(original: bytes, candidate: Any) -> list[str]:
+def _unsupported_quotes(original: bytes, candidate: Candidate) -> list[str]:
     """Quotes of facts that the candidate holds and that were not found in their source, unless
     the document already held them so (only what this update brings counts)."""
-    said = [str(q) for q in getattr(candidate, "unsupported_quotes", None) or ()]
+    said = unsupported_quotes(candidate)
     before = set(_bad_quotes(Document.parse(original)))
     new = [q for q in _bad_quotes(candidate.document) if q not in before]
     return list(dict.fromkeys([*said, *new]))

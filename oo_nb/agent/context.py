@@ -20,6 +20,7 @@ from lxml import etree
 from lxml import html as lxml_html
 
 from oo_nb.agent.link_notes import link_notes
+from oo_nb.agent.sections import is_required
 from oo_nb.errors import AgentError, OOError
 from oo_nb.format.article import CITATION
 from oo_nb.format.document import Document
@@ -249,7 +250,10 @@ def system_prompt(
         "id replaces that whole section; a new id is inserted before References), `title` the heading "
         "text, `html` the section body WITHOUT its <h2>. Use <h3 id=…> for subsections, <p>, <ul>, "
         "<ol>, <table>, <figure>. No scripts, styles, event handlers or forms. Never send the "
-        "`references` section: the References list is rebuilt from the sources.",
+        "`references` section: the References list follows the sources.",
+        "`drop_sections`: ids of sections to remove whole (heading and text) when one no longer "
+        "serves the scope; a human reviews each removal. Never a section the contract requires, "
+        "never `references`; a removed section's sources stay unless you also drop them.",
         "Keep the `<!-- pid:SECTION:HEX -->` comment in front of every paragraph you keep or lightly "
         "edit, unchanged; new paragraphs need no pid comment (one is generated).",
         "Cite every claim inline as [sN], where sN is a source id: an existing id from the source "
@@ -357,6 +361,7 @@ def build_context(doc: Document, *, today: date, budget_usd: float | None = None
             f"<contract>{_compact(contract_view(contract.raw))}</contract>",
             f"<source_cache>{_compact(cache_raw)}</source_cache>",
             f"<recent_changelog>{_compact(recent)}</recent_changelog>",
+            *_removable_line(doc),
             "<article>",
             article.rstrip("\n"),
             "</article>",
@@ -380,6 +385,26 @@ def build_context(doc: Document, *, today: date, budget_usd: float | None = None
         budget_usd=contract.max_cost_usd if budget_usd is None else budget_usd,
         image_refs=refs,
     )
+
+
+def _removable_line(doc: Document) -> list[str]:
+    """When the contract lists required sections: the article's sections it no longer requires
+    (say after `oo contract DOC --remove section "X"`), which the model may propose to remove."""
+    required = doc.contract.required_sections
+    if not required:
+        return []
+    loose = [
+        f"{s.id} ({s.title})"
+        for s in doc.article.sections
+        if s.level == 2 and s.id != "references" and not is_required(required, s.id, s.title)
+    ]
+    if not loose:
+        return []
+    return [
+        "Sections the contract no longer requires: "
+        + "; ".join(loose)
+        + ". You may propose removing one with `drop_sections` if it no longer serves the scope."
+    ]
 
 
 _PLACEHOLDER_SRC = re.compile(rf"""(src\s*=\s*["'])({re.escape(IMAGE_PLACEHOLDER)}\d+)(["'])""")

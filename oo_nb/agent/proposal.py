@@ -62,6 +62,7 @@ LIMITS = {
     "source.title": 500,
     "source.tier": 60,
     "drop_sources": 500,
+    "drop_sections": 40,
     "facts": 300,
     "fact.text": 1_000,
     "fact.source_ids": 20,
@@ -125,6 +126,13 @@ class Proposal:
     repaired: tuple[str, ...] = ()  # fields whose lone surrogates became U+FFFD
     # quotes refused (not a string, too long, too short): the fact is kept without its quote
     quote_problems: tuple[str, ...] = ()
+    # ids of sections to remove (heading and text): each is a change the reviewer decides
+    drop_sections: tuple[str, ...] = ()
+
+    @property
+    def removes_sections(self) -> tuple[str, ...]:
+        """The section ids this proposal asks to remove (empty: it removes none)."""
+        return self.drop_sections
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON (for the pending-proposal file); ``validate_proposal`` reads it back."""
@@ -135,7 +143,7 @@ class Proposal:
         for fact in out["facts"]:
             if not fact["quote"]:
                 fact.pop("quote")
-        for key in ("sources", "facts", "images", "drop_sources"):
+        for key in ("sources", "facts", "images", "drop_sources", "drop_sections"):
             if not out[key]:
                 out.pop(key)
         if out["sentinel"] is None:
@@ -235,7 +243,18 @@ def validate_proposal(raw: Any) -> Proposal:
     raw, repaired = scrub(raw)
     r = _Reader()
     top = r.obj(
-        raw, "", ("summary", "sections", "sources", "drop_sources", "facts", "images", "sentinel")
+        raw,
+        "",
+        (
+            "summary",
+            "sections",
+            "sources",
+            "drop_sources",
+            "drop_sections",
+            "facts",
+            "images",
+            "sentinel",
+        ),
     )
     summary = r.text(top, "summary", "", LIMITS["summary"], required=True)
     sections = _sections(r, top)
@@ -252,8 +271,18 @@ def validate_proposal(raw: Any) -> Proposal:
     sentinel = _sentinel(r, top)
     return Proposal(
         summary, sections, sources, drops, facts, images, sentinel, tuple(r.ignored),
-        tuple(repaired[:20]), tuple(quote_problems[:20]),
+        tuple(repaired[:20]), tuple(quote_problems[:20]), _drop_sections(r, top),
     )  # fmt: skip
+
+
+def _drop_sections(r: _Reader, top: dict[str, Any]) -> tuple[str, ...]:
+    out: list[str] = []
+    for i, value in enumerate(r.items(top, "drop_sections", LIMITS["drop_sections"])):
+        where = f"drop_sections[{i}]"
+        if not isinstance(value, str) or not SECTION_ID.match(value.strip()):
+            raise r.fail(where, f"must be a section id (the h2 id), found {_short(value)}")
+        out.append(value.strip())
+    return tuple(dict.fromkeys(out))
 
 
 def _sections(r: _Reader, top: dict[str, Any]) -> tuple[ProposedSection, ...]:

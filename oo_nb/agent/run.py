@@ -519,6 +519,8 @@ def run_dict(result: UpdateResult) -> dict[str, Any]:
     if result.candidate is not None:
         out["unverified"] = list(result.candidate.unverified)
         out["version"] = result.candidate.version
+        if result.candidate.sections_removed:
+            out["sections_removed"] = list(result.candidate.sections_removed)
     out["warnings"] = list(result.warnings)
     return out
 

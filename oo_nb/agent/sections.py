@@ -21,7 +21,14 @@ from lxml import html as lxml_html
 from oo_nb.format.article import CITATION, PID, new_pid
 from oo_nb.format.sanitize import remove_keeping_tail, sanitize_html
 
-__all__ = ["Chunk", "PidKeeper", "assemble", "remove_stub_notices", "split_article"]
+__all__ = [
+    "Chunk",
+    "PidKeeper",
+    "assemble",
+    "is_required",
+    "remove_stub_notices",
+    "split_article",
+]
 
 _H2_OR_COMMENT = re.compile(r"<!--|<h2(?=[\s>/])", re.IGNORECASE)
 _H2 = re.compile(r"<h2\b([^>]*)>(.*?)</h2\s*>", re.IGNORECASE | re.DOTALL)
@@ -112,6 +119,18 @@ def heading(section_id: str, title: str, pid: str | None = None) -> str:
     return (
         f'{lead}<h2 id="{html_lib.escape(section_id)}">{html_lib.escape(title, quote=False)}</h2>'
     )
+
+
+def _name_key(name: str) -> str:
+    words = re.sub(r"[^a-z0-9]+", " ", name.lower().replace("&", " and ")).split()
+    return " ".join(w for w in words if w != "and")
+
+
+def is_required(required: Collection[str], section_id: str, title: str) -> bool:
+    """Does the contract's ``required_sections`` list (names like "Benchmarks & Rankings") name
+    this section? By its heading text or its id, ignoring case, punctuation and "and"/"&"."""
+    names = {_name_key(n) for n in required}
+    return _name_key(title) in names or _name_key(section_id) in names
 
 
 def _norm(text: str) -> str:

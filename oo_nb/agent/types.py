@@ -226,6 +226,7 @@ PROPOSAL_SCHEMA: dict[str, Any] = {
             },
         },
         "drop_sources": {"type": "array", "items": _STR},
+        "drop_sections": {"type": "array", "items": _STR},
         "facts": {
             "type": "array",
             "items": {

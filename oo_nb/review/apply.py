@@ -109,6 +109,7 @@ class _Merge:
         plan = self.diff.article
         parts: list[str] = []
         refs_at = None
+        placed: set[str] = set()  # whole-section hunks whose edited text is already in
         # the plan holds one hunk id per slot, so strict or not is the same
         for slot, hid in zip(plan.slots, plan.hunk_ids, strict=True):  # pragma: no mutate
             b = plan.before[slot.before] if slot.before is not None else None
@@ -121,7 +122,13 @@ class _Merge:
                 refs_at = len(parts)
                 parts.append("")  # pragma: no mutate (a placeholder: the References list goes here)
                 continue
-            parts.append(_unit_text(hunk, self.choice(hid), b, a))
+            choice = self.choice(hid)
+            if hunk.whole_section and choice.decision == "edit":
+                # a removed section edited by hand: the edit stands once, in the heading's place
+                parts.append("" if hid in placed else _unit_text(hunk, choice, b, a))
+                placed.add(hid)
+                continue
+            parts.append(_unit_text(hunk, choice, b, a))
         return parts, refs_at
 
     def references(self, sides: dict[str, Side]) -> str:
@@ -300,6 +307,15 @@ class _Merge:
                     if h.area == "article" and not h.derived and self.choice(h.id).takes_candidate
                 }
                 entry["sections"] = [s for s in entry["sections"] if s in taken]
+            if isinstance(entry.get("sections_removed"), list):
+                gone = {
+                    h.key
+                    for h in self.diff.hunks
+                    if h.whole_section and self.choice(h.id).decision == "accept"
+                }
+                entry["sections_removed"] = [s for s in entry["sections_removed"] if s in gone]
+                if not entry["sections_removed"]:
+                    del entry["sections_removed"]
             if isinstance(entry.get("sources_dropped"), list):
                 entry["sources_dropped"] = [
                     s for s in entry["sources_dropped"] if str(s) not in kept

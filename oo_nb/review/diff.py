@@ -24,10 +24,12 @@ from oo_nb.review.blocks import (
     fact_hunks,
     field_hunks,
     source_hunks,
+    source_ids,
 )
-from oo_nb.review.hunks import Hunk
+from oo_nb.review.hunks import Hunk, Kind
 from oo_nb.review.images import ImageRef, ImageTable
 from oo_nb.review.quotes import add_quote_badges
+from oo_nb.review.refs import entry_lines, out_of_order, parse_refs
 from oo_nb.review.summary import DiffSummary, summarise
 from oo_nb.review.units import Unit, split_units
 
@@ -107,8 +109,8 @@ def diff_documents(
     before_html, after_html = original.article_html, candidate.article_html
     shrunk_b, refs_b = images.shrink(before_html)
     shrunk_a, refs_a = images.shrink(after_html)
-    plan = _article_hunks(make, images, before_html, after_html)
     cache_b, cache_a = _block(original, SOURCE_CACHE_BLOCK), _block(candidate, SOURCE_CACHE_BLOCK)
+    plan = _article_hunks(make, images, before_html, after_html, (_urls(cache_b), _urls(cache_a)))
     source_hunks(make, cache_b, cache_a)
     _, facts = fact_hunks(make, cache_b, cache_a)
     if isinstance(cache_b, dict) and isinstance(cache_a, dict):
@@ -169,7 +171,11 @@ def _items(units: list[Unit]) -> list[Item]:
 
 
 def _article_hunks(
-    make: _Maker, images: ImageTable, before_html: str, after_html: str
+    make: _Maker,
+    images: ImageTable,
+    before_html: str,
+    after_html: str,
+    urls: tuple[list[tuple[str, str]], list[tuple[str, str]]] = ([], []),
 ) -> ArticlePlan:
     before, _ = split_units(before_html)
     after, tail_a = split_units(after_html)
@@ -179,6 +185,14 @@ def _article_hunks(
     count = 0
     for n, slot in enumerate(slots):
         if ids[n] is not None:
+            continue
+        group = _removed_section(slots, n, before)
+        if group:
+            count += 1
+            hunk = _section_hunk(make, images, f"a{count}", [before[i] for i in group])
+            for m, s in enumerate(slots):
+                if s.before in group:
+                    ids[m] = hunk.id
             continue
         b = before[slot.before] if slot.before is not None else None
         a = after[slot.after] if slot.after is not None else None
@@ -193,22 +207,69 @@ def _article_hunks(
         ):
             continue
         count += 1
-        hunk = _unit_hunk(make, images, f"a{count}", b, a, moved=slot.pair is not None)
+        hunk = _unit_hunk(make, images, f"a{count}", b, a, moved=slot.pair is not None, urls=urls)
         ids[n] = hunk.id
         if slot.pair is not None:
             ids[slot.pair] = hunk.id
     return ArticlePlan(tuple(before), tuple(after), tail_a, tuple(slots), tuple(ids))
 
 
+def _removed_section(slots: list[Slot], n: int, before: list[Unit]) -> list[int]:
+    """The before-side units of a section the candidate removes whole (its h2 and every unit
+    up to the next h2, none moved elsewhere), when slot ``n`` is that h2; else []."""
+    slot = slots[n]
+    if slot.before is None or slot.after is not None or slot.pair is not None:
+        return []
+    if before[slot.before].tag != "h2" or before[slot.before].is_references:
+        return []
+    end = slot.before + 1
+    while end < len(before) and before[end].tag != "h2":
+        end += 1
+    group = list(range(slot.before, end))
+    gone = {s.before for s in slots if s.after is None and s.pair is None}
+    return group if all(i in gone for i in group) else []
+
+
+def _section_hunk(make: _Maker, images: ImageTable, hid: str, units: list[Unit]) -> Hunk:
+    """A removed section as one change: its heading and its text, decided together."""
+    head = units[0]
+    shrunk = [images.shrink(u.body) for u in units]
+    body = "\n".join(h for h, _ in shrunk)
+    name = text_of(shrunk[0][0]) or head.heading_id or ""
+    return make(
+        id=hid,
+        area="article",
+        kind="removed",
+        title=f"removed section · {name}",
+        section=head.section,
+        tag="h2",
+        key=head.heading_id,
+        before_html=body,
+        before_text="\n".join(t for t in (text_of(h) for h, _ in shrunk) if t),
+        images=tuple(dict.fromkeys(r for _, refs in shrunk for r in refs)),
+        whole_section=True,
+    )
+
+
 def _unit_hunk(
-    make: _Maker, images: ImageTable, hid: str, b: Unit | None, a: Unit | None, *, moved: bool
+    make: _Maker,
+    images: ImageTable,
+    hid: str,
+    b: Unit | None,
+    a: Unit | None,
+    *,
+    moved: bool,
+    urls: tuple[list[tuple[str, str]], list[tuple[str, str]]] = ([], []),
 ) -> Hunk:
     main = a if a is not None else b
     assert main is not None
     html_b, imgs_b = images.shrink(b.body) if b else ("", ())
     html_a, imgs_a = images.shrink(a.body) if a else ("", ())
     derived = b is not None and a is not None and b.is_references and a.is_references
-    kind = "added" if b is None else "removed" if a is None else "changed"
+    kind: Kind = "added" if b is None else "removed" if a is None else "changed"
+    if derived:
+        assert b is not None and a is not None
+        return _refs_hunk(make, b, a, urls)
     pid = main.pid
     title = " · ".join(
         x for x in (main.section or "(top)", main.tag, pid or main.heading_id or "") if x
@@ -231,6 +292,44 @@ def _unit_hunk(
         moved=moved,
         derived=derived,
     )
+
+
+def _refs_hunk(
+    make: _Maker, b: Unit, a: Unit, urls: tuple[list[tuple[str, str]], list[tuple[str, str]]]
+) -> Hunk:
+    """The References list follows the source decisions entry by entry, so it is shown that
+    way: one line per entry added or removed, never one word diff of the whole list."""
+    refs_b, refs_a = parse_refs(b.body, urls[0]), parse_refs(a.body, urls[1])
+    removed, added = entry_lines(refs_b, refs_a)
+    kind: Kind = "changed" if removed and added else "removed" if removed else "added"
+    title = "References list (follows the source decisions)"
+    where = out_of_order(refs_b)
+    if where is not None:
+        title += f"; not in source order ({where}): left as it is, [sN] links follow positions"
+    return make(
+        id="refs",
+        area="article",
+        kind=kind,
+        title=title,
+        section=a.section,
+        tag=a.tag,
+        before_html=b.body,
+        after_html=a.body,
+        before_text="\n".join(removed),
+        after_text="\n".join(added),
+        derived=True,
+        lines=True,
+    )
+
+
+def _urls(cache: Any) -> list[tuple[str, str]]:
+    if not isinstance(cache, dict) or not isinstance(cache.get("sources"), list):
+        return []
+    return [
+        (sid, item["url"])
+        for sid, item in zip(source_ids(cache), cache["sources"], strict=False)
+        if isinstance(item, dict) and isinstance(item.get("url"), str)
+    ]
 
 
 def text_of(html: str) -> str:

@@ -79,6 +79,8 @@ class Hunk:
     unverified: bool = False
     badges: tuple[str, ...] = ()  # quote check: "quote found" / "quote not found ..."
     cited: tuple[str, ...] = ()  # "[sN] passage" the API cited from the pages a paragraph cites
+    lines: bool = False  # shown line by line (the References list: one line per entry)
+    whole_section: bool = False  # a removed section: its heading and text as one change
 
     @property
     def editable(self) -> bool:
@@ -101,6 +103,8 @@ class Hunk:
     def words(self) -> tuple[WordOp, ...]:
         """Word-level highlights between the before and after text, or between the HTML when
         only the markup changed (computed on first use)."""
+        if self.lines:
+            return ()
         if self.markup_only:
             return word_diff(self.before_html, self.after_html)
         return word_diff(self.before_text, self.after_text)

@@ -12,7 +12,7 @@ from typing import Literal
 
 from oo_nb.review.units import split_units, strip_tags
 
-__all__ = ["RefList", "Side", "merge_refs", "parse_refs"]
+__all__ = ["RefList", "Side", "entry_lines", "merge_refs", "out_of_order", "parse_refs"]
 
 Side = Literal["before", "after"] | None
 _OPEN = re.compile(r"\s*<(ol|ul)\b[^>]*>", re.I)
@@ -66,9 +66,33 @@ def merge_refs(
         side = side_of(sid)
         if side == "before":
             out.append((sid, raw))
-        elif side == "after" and sid in after_map:
+        elif sid in after_map:  # taken, or removed: the candidate's placeholder keeps its place
             out.append((sid, after_map[sid]))
     out.extend(
         (sid, raw) for sid, raw in after.items if sid not in before_ids and side_of(sid) == "after"
     )
     return out
+
+
+def _line(sid: str, raw: str) -> str:
+    text = " ".join(html_lib.unescape(strip_tags(raw)).split())
+    return text if _LEAD_ID.match(text) else f"[{sid}] {text}"
+
+
+def entry_lines(before: RefList, after: RefList) -> tuple[list[str], list[str]]:
+    """The entries a review shows, one line each: those only ``before`` has (or has otherwise),
+    and those only ``after`` has (or has otherwise); unchanged entries are not shown."""
+    b, a = dict(before.items), dict(after.items)
+    removed = [
+        _line(sid, raw) for sid, raw in before.items if a.get(sid, "").strip() != raw.strip()
+    ]
+    added = [_line(sid, raw) for sid, raw in after.items if b.get(sid, "").strip() != raw.strip()]
+    return removed, added
+
+
+def out_of_order(refs: RefList) -> str | None:
+    """Where the list stops holding sN at position N (the page links [sN] by position)."""
+    for k, sid in enumerate(refs.ids, start=1):
+        if sid != f"s{k}":
+            return f"item {k} is {sid}"
+    return None

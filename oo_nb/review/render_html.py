@@ -33,6 +33,10 @@ def hunk_diff_html(hunk: Hunk) -> str:
             for f in hunk.fields
         )
         return f'<table class="oo-fields"><tr><th>field</th><th>before</th><th>after</th></tr>{rows}</table>'
+    if hunk.lines:  # one line per entry: removed ones struck, added ones inserted
+        lines = [f"<del>{_e(line)}</del>" for line in hunk.before_text.splitlines()]
+        lines += [f"<ins>{_e(line)}</ins>" for line in hunk.after_text.splitlines()]
+        return f'<div class="oo-words">{"<br>".join(lines) or "<em>(no entry changed)</em>"}</div>'
     if hunk.kind == "changed" and ((hunk.before_text and hunk.after_text) or hunk.markup_only):
         parts = (
             ['<div class="oo-note">same text; the HTML changed:</div>'] if hunk.markup_only else []

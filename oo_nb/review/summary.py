@@ -31,6 +31,7 @@ class DiffSummary:
     images_added: int
     images_removed: int
     other_changes: int  # manifest, contract, other cache fields
+    sections_removed: tuple[str, ...] = ()  # ids of sections removed whole (issue 12)
 
     @property
     def paragraphs_total(self) -> int:
@@ -50,6 +51,8 @@ class DiffSummary:
             f"{n} unverified source{'s' if n != 1 else ''}"
             + (f" ({', '.join(self.unverified_sources)})" if n else "")
         )
+        if self.sections_removed:
+            parts.append("sections removed: " + ", ".join(self.sections_removed))
         if self.facts_added or self.facts_removed:
             parts.append(f"facts +{self.facts_added} −{self.facts_removed}")
         if self.images_added or self.images_removed:
@@ -99,6 +102,7 @@ def summarise(
         other_changes=sum(
             1 for h in hunks if h.area in ("manifest", "contract", "source-cache") and not h.derived
         ),
+        sections_removed=tuple(h.key or h.section for h in hunks if h.whole_section),
     )
 
 

@@ -61,7 +61,11 @@ def render_hunk(hunk: Hunk, *, color: bool = False) -> str:
             else:
                 lines.append(paint(_RED, f"- {f.name}: {_short(f.before)}"))
                 lines.append(paint(_GREEN, f"+ {f.name}: {_short(f.after)}"))
-    elif hunk.kind == "changed" and ((hunk.before_text and hunk.after_text) or hunk.markup_only):
+    elif (
+        hunk.kind == "changed"
+        and not hunk.lines
+        and ((hunk.before_text and hunk.after_text) or hunk.markup_only)
+    ):
         if hunk.markup_only:
             lines.append(paint(_DIM, "  (same text; the HTML changed)"))
         old = "".join(

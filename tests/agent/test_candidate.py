@@ -140,9 +140,13 @@ def test_issue_example_on_every_corpus_document(corpus_dir: Path, name: str) -> 
     refs = new.article.references
     cache = new.source_cache.by_id()
     for ref in refs:
-        assert ref.source_id == f"s{ref.position}"
-        if ref.source_id in cache and cache[ref.source_id].url:
-            assert ref.url == cache[ref.source_id].url
+        sid = ref.source_id or f"s{ref.position}"  # unlabelled originals: by position
+        assert sid == f"s{ref.position}"
+        if sid in cache and cache[sid].url:
+            assert ref.url == cache[sid].url
+    # the original entries keep their bytes (issue 12)
+    old_items = re.findall(r"<li\b.*?</li>", section_of(doc, "references"), re.S)
+    assert old_items and all(item in section_of(new, "references") for item in old_items)
     cited = {int(s[1:]) for s in new.article.cited_ids}
     assert len(refs) == max(cited)
     # every paragraph has a unique pid; new ones are well formed
@@ -560,8 +564,12 @@ def test_string_form_cache_keeps_positions(corpus_dir: Path) -> None:
     new_id = source_by_url(cand.document, NEW_URL)["id"]
     assert cand.document.source_cache.by_id()[new_id].url == NEW_URL
     assert any("by position" in w for w in cand.warnings)
-    # positions in References still match: s1..s16 from the old References, strings first
-    assert "<li>[s1] anthropic.com - company page</li>" in cand.document.article_html
+    # positions in References still match: s1..s16 are the old entries, byte for byte (issue 12)
+    old_refs = section_of(doc, "references").split("</ol>")[0]
+    assert old_refs in cand.document.article_html
+    assert f'<li>[{new_id}] <a href="{NEW_URL}">New</a>, example.org</li>' in old_refs.join(
+        cand.document.article_html.split(old_refs)[1:]
+    )
     refs = cand.document.article.references
     assert [r.source_id for r in refs] == [f"s{i}" for i in range(1, len(refs) + 1)]
 

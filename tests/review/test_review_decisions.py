@@ -104,10 +104,9 @@ def test_the_counts_are_the_decisions_as_made() -> None:
     assert result.notes == ("nothing accepted: the document stays as it was",)
 
 
-def test_a_removed_section_goes_whole_with_its_note(corpus_dir: Path) -> None:
-    """Every paragraph of a removed section accepted, its heading's removal rejected: the heading
-    goes too (it would head nothing), which makes the whole update accepted, and the review
-    says why."""
+def test_a_removed_section_is_one_change(corpus_dir: Path) -> None:
+    """A section the candidate removes whole (heading and text) is one change, decided as one
+    (issue 12): accepted, it is gone; rejected, every byte of it stays."""
     doc = Document.read(corpus_dir / "yc-w26-batch.o-o.html")
     units, tail = split_units(doc.article_html)
     h2s = [i for i, u in enumerate(units) if u.tag == "h2"]
@@ -115,12 +114,13 @@ def test_a_removed_section_goes_whole_with_its_note(corpus_dir: Path) -> None:
         "".join(u.raw for i, u in enumerate(units) if not h2s[0] <= i < h2s[1]) + tail
     )
     session = ReviewSession(doc, cand)
-    heading = next(h.id for h in session.diff.decidable if h.tag == "h2")
+    (removal,) = [h for h in session.diff.decidable if h.area == "article"]
+    assert removal.whole_section and removal.kind == "removed" and removal.key == "overview"
+    assert removal.title == "removed section · Overview"
+    lines = removal.before_text.splitlines()
+    assert lines[0] == "Overview" and len(lines) == h2s[1] - h2s[0]
     session.accept_all()
-    session.reject(heading)
     result = session.result()
-    assert result.document.to_bytes() == cand.to_bytes()
-    assert (result.accepted, result.rejected, result.edited) == (len(session.diff.decidable), 0, 0)
-    assert result.notes == (
-        "section 'overview' removed: all of the text under its heading was removed",
-    )
+    assert result.document.to_bytes() == cand.to_bytes() and not result.notes
+    session.reject(removal.id)
+    assert session.result().document.article_html == doc.article_html

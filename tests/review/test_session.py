@@ -420,7 +420,9 @@ def test_an_edited_heading_counts_as_accepted_for_its_section() -> None:
     assert final.index("Looking ahead") < final.index("Next batch") < final.index('id="references"')
 
 
-def test_a_removed_sections_heading_follows_its_body() -> None:
+def test_a_removed_section_is_decided_whole() -> None:
+    """Issue 12: a section removed whole is one change (no heading left over no text, no text
+    left under no heading); an edit of it stands once, where the section was."""
     from tests.conftest import CORPUS as _CORPUS
 
     doc = Document.read(_CORPUS / "yc-w26-batch.o-o.html")
@@ -432,28 +434,17 @@ def test_a_removed_sections_heading_follows_its_body() -> None:
         "".join(u.raw for i, u in enumerate(units) if not first <= i < second) + tail
     )
     s = ReviewSession(doc, cand)
-    heading = next(h.id for h in s.diff.decidable if h.tag == "h2")
-    body = [h.id for h in s.diff.decidable if h.id != heading]
-    assert body
-    # the heading's removal accepted but a paragraph kept: the heading stays over it
-    s.accept(heading)
-    s.reject(body[0])
-    for hid in body[1:]:
-        s.accept(hid)
-    result = s.result()
-    assert units[first].body in result.document.article_html
-    assert any("kept: some of the text under it" in n for n in result.notes)
-    # every removal but the heading's accepted: the empty heading goes too
-    s.reject(heading)
-    s.accept(body[0])
-    result = s.result()
-    assert units[first].body not in result.document.article_html
-    assert result.document.article_html == cand.article_html
-    for flags in itertools.product((True, False), repeat=min(len(body), 3) + 1):
-        ids = [heading, *body[: len(flags) - 1]]
-        for hid, ok in zip(ids, flags, strict=True):
-            (s.accept if ok else s.reject)(hid)
+    (heading,) = [h.id for h in s.diff.decidable if h.area == "article"]
+    for ok in (True, False):
+        (s.accept if ok else s.reject)(heading)
         _assert_sections_whole(s.apply(), doc, cand)
+    s.accept(heading)
+    assert s.apply().article_html == cand.article_html
+    s.reject(heading)
+    assert s.apply().article_html == doc.article_html
+    s.edit(heading, '<h2 id="overview">Overview</h2><p>Shorter now.</p>')
+    final = s.apply().article_html
+    assert final.count("Shorter now.") == 1 and units[first + 1].body not in final
 
 
 def test_accept_all_and_reject_all_keep_an_edit(corpus_dir: Path) -> None:

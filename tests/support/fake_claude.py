@@ -1,7 +1,7 @@
 """A fake ``claude`` command for the scratch-copy attacks: it records its folder and PID, then
 leaves something other than a document in place of the copy (a FIFO, a device, a socket, a
-link to a device, a folder), sleeps (to be killed), or changes nothing, and reports a paid
-result."""
+link to a device, a folder), sleeps (to be killed), removes the section ``FAKE_CLAUDE_DROP``
+(mode ``drop-section``) or changes nothing, and reports a paid result."""
 
 from __future__ import annotations
 
@@ -33,7 +33,15 @@ log = Path(os.environ["FAKE_CLAUDE_LOG"])
 log.write_text(json.dumps({"cwd": os.getcwd(), "pid": os.getpid()}))
 if mode == "sleep":
     time.sleep(120)
-if mode != "nochange":
+if mode == "drop-section":  # the copy loses one section (heading and text), as an edit would
+    import re
+    sid = os.environ["FAKE_CLAUDE_DROP"]
+    text = doc.read_text()
+    pid = r"(?:<!--\s*pid:[^>]*-->\s*)?"
+    cut = re.sub(pid + '<h2 id="' + re.escape(sid) + '">.*?(?=' + pid + r"<h2\b)", "", text, 1, re.S)
+    assert cut != text, sid
+    doc.write_text(cut)
+elif mode != "nochange":
     doc.unlink()
 if mode == "fifo":
     os.mkfifo(doc)

@@ -120,6 +120,19 @@ def _user_text(request: MockRequest) -> str:
     return "".join(b.get("text", "") for b in content or [] if isinstance(b, dict))
 
 
+def _undeclared(request: MockRequest, submitted: Any) -> list[str]:
+    """Top-level fields of the submitted input that the request's ``submit_proposal`` schema
+    does not declare (none when the request declares no such tool)."""
+    tools = request.body.get("tools") if isinstance(request.body, dict) else None
+    tool = next(
+        (t for t in tools or [] if isinstance(t, dict) and t.get("name") == "submit_proposal"), None
+    )
+    if tool is None or not isinstance(submitted, dict):
+        return []
+    declared = (tool.get("input_schema") or {}).get("properties") or {}
+    return sorted(k for k in submitted if k not in declared)
+
+
 def _slug(value: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", value.lower()).strip("-")[:40] or "doc"
 
@@ -217,13 +230,16 @@ def research_scenario(
     proposal: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
     today: date | None = None,
     unsupported_quote: bool = False,
+    strict_schema: bool = False,
 ) -> Callable[[MockRequest], Reply]:
     """A responder for a whole update: web search (the new source among the results), a fetch of
     it, a cited text, then ``submit_proposal`` (stop_reason ``tool_use``). With
     ``pause_after_search`` the first answer stops at ``pause_turn`` and the continuation finishes.
     ``proposal`` may rewrite the submitted input (to script malformed proposals). ``base_url``
     (the mock's own) lets the proposed image live on the mock (http on loopback: the default
-    downloader refuses it before any network); ``image_url`` names another one."""
+    downloader refuses it before any network); ``image_url`` names another one. With
+    ``strict_schema`` a submitted field the request's ``submit_proposal`` schema does not declare
+    gets a 400, as a strict tool never carries one."""
 
     def respond(request: MockRequest) -> Reply:
         user = _user_text(request)
@@ -251,6 +267,14 @@ def research_scenario(
         )
         if proposal is not None:
             submitted = proposal(submitted)
+        undeclared = _undeclared(request, submitted) if strict_schema else []
+        if undeclared:  # a strict tool cannot carry a field its schema does not declare
+            return error_reply(
+                400,
+                "invalid_request_error",
+                "submit_proposal input has fields its schema does not declare: "
+                + ", ".join(undeclared),
+            )
         finish_blocks = [
             server_tool_use("web_fetch", {"url": new_url}, fetch_id),
             fetch_result(

@@ -41,6 +41,7 @@ from oo_nb.agent.backends.conversation import collect_urls
 from oo_nb.agent.budget import Budget
 from oo_nb.agent.context import AgentContext
 from oo_nb.agent.pricing import usage_figures
+from oo_nb.agent.proposal import SECTION_ID
 from oo_nb.agent.quotes import PageTexts, api_texts
 from oo_nb.agent.types import RunInfo
 from oo_nb.errors import AgentError, BudgetExceeded, OOError
@@ -132,6 +133,10 @@ def proposal_from_copy(
     for s in sources:
         s.setdefault("title", s.get("url", ""))
     dropped = [sid for sid in old_sources if sid not in new_sources]
+    # a section the copy no longer has is a removal the reviewer decides, never silently kept
+    removed = [
+        sid for sid in before if sid not in after and sid != "references" and SECTION_ID.match(sid)
+    ]
     old_facts = {text for text, _ in _facts(original)}
     quotes = _quotes(edited)
     facts = [
@@ -151,6 +156,8 @@ def proposal_from_copy(
         proposal["sources"] = sources
     if dropped:
         proposal["drop_sources"] = dropped
+    if removed:
+        proposal["drop_sections"] = removed
     if facts:
         proposal["facts"] = facts
     return proposal
@@ -457,7 +464,7 @@ class ClaudeCodeBackend:
                     f"Claude Code left the scratch copy unreadable: {exc} (cost ${run.cost_usd:.4f})",
                     cost_usd=run.cost_usd,
                 ) from None
-        if not proposal["sections"]:
+        if not proposal["sections"] and not proposal.get("drop_sections"):
             raise AgentError(
                 f"Claude Code changed no article section (cost ${run.cost_usd:.4f})",
                 cost_usd=run.cost_usd,
