@@ -1,0 +1,182 @@
+"""Digests for a list of files, reading only the files that changed.
+
+What a file gave last time comes from this process's memory (a ``Library`` refreshed again) or
+from the library's cache on disk (``store.scan_cache``, shared by every process: CLI, notebook,
+``oo index``, update-all). A file is read again unless its stamp is the same, and, when it was
+recorded while its timestamps were too recent to tell two edits apart, its bytes too. Only the
+files that changed are parsed (several processes for many, ``pool``); the cache then gets their
+rows and loses the rows of files that are gone."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from oo_nb.library import digest_codec
+from oo_nb.library.digest import Digest, Failure, digest_bytes, digest_file, digest_many
+from oo_nb.library.pool import digest_parallel
+from oo_nb.store.scan_cache import Row, ScanCache, Stamp, content_hash, still_holds
+
+__all__ = ["VIEW", "Known", "Result", "read_digests"]
+
+VIEW = "digest"
+Result = Digest | Failure | None
+
+
+_DIGEST_PREFIX = '{"kind":"digest"'  # how ``digest_codec.encode`` starts a digest
+
+
+@dataclass(slots=True)
+class Known:
+    """What a file gave, and the stamp (and, for a recent file, the hash) of what was read.
+    A digest from the cache stays JSON text until it is needed (``resolve``): a rescan of a
+    library where nothing changed decodes nothing."""
+
+    stamp: Stamp | None  # None: not to be trusted again (the file moved under the read)
+    hash: str | None
+    result: Result
+    payload: str | None = None  # a cached digest not decoded yet
+
+    @property
+    def is_digest(self) -> bool:
+        return self.payload is not None or isinstance(self.result, Digest)
+
+    def resolve(self, path: str, slug: str) -> Result:
+        """The result; a cached digest is decoded now, or the file read again when the cached
+        text is not one (damaged or planted)."""
+        if self.payload is not None:
+            try:
+                self.result = digest_codec.decode(self.payload, path, slug)
+            except ValueError:
+                self.result = digest_file(path, slug)
+                self.stamp = None
+            self.payload = None
+        return self.result
+
+
+def read_digests(
+    items: list[tuple[Path, str]],
+    root: Path | None,
+    known: dict[str, Known],
+    workers: int,
+    *,
+    recursive: bool = True,
+    digest: Callable[[list[tuple[str, str]], int], list[Result]] | None = None,
+) -> dict[str, Known]:
+    """``items``: (path, slug) of every file of the library, slug relative to ``root`` (the
+    folder whose cache is used; None: no cache, e.g. a library of one file). Returns what each
+    file gives now, by ``str(path)``."""
+    now = time.time_ns()
+    cache = ScanCache(root, VIEW, digest_codec.VERSION) if root is not None else None
+    prefix = _root_prefix(root)
+    try:
+        stored = cache.load() if cache is not None else {}
+        out: dict[str, Known] = {}
+        todo: list[tuple[Path, str, Stamp | None]] = []
+        confirmed: dict[str, Row] = {}
+        for p, slug in items:
+            path, stamp = str(p), Stamp.of(p)
+            mem = known.get(path)
+            if mem is not None and mem.stamp is not None and _holds(mem.stamp, mem.hash, p, stamp):
+                out[path] = mem
+                continue
+            rel = _rel(path, prefix)
+            row = stored.get(rel)
+            if row is not None and still_holds(row, p, stamp):
+                found = _from_row(row, path, slug)
+                if found is not None:
+                    assert stamp is not None
+                    if row.hash is not None and not stamp.recent(
+                        now
+                    ):  # old enough: no more hashing
+                        confirmed[rel] = Row(stamp, None, row.payload)
+                        found.hash = None
+                    out[path] = found
+                    continue
+            todo.append((p, slug, stamp))
+        fresh = _read(todo, now, workers, digest or _digest)
+        out.update(fresh)
+        if cache is not None:
+            rows = dict(confirmed)
+            for p, _slug, _stamp in todo:
+                k = fresh[str(p)]
+                if k.stamp is not None:
+                    rows[_rel(str(p), prefix)] = Row(k.stamp, k.hash, digest_codec.encode(k.result))
+            seen = {_rel(str(p), prefix) for p, _ in items}
+            gone = [rel for rel in stored if rel not in seen and (recursive or "/" not in rel)]
+            cache.save(rows, gone)
+        return out
+    finally:
+        if cache is not None:
+            cache.close()
+
+
+def _from_row(row: Row, path: str, slug: str) -> Known | None:
+    """A cached row as a result: a digest stays text (see ``Known``); a failure or an index
+    page is decoded now. None when the row is not something ``encode`` wrote."""
+    if row.payload.startswith(_DIGEST_PREFIX):
+        return Known(row.stamp, row.hash, None, row.payload)
+    try:
+        return Known(row.stamp, row.hash, digest_codec.decode(row.payload, path, slug))
+    except ValueError:
+        return None  # planted or damaged: the file is read, and the row replaced
+
+
+def _root_prefix(root: Path | None) -> str:
+    """What every path found under ``root`` starts with (``Path(".") / "a"`` is ``a``)."""
+    if root is None or str(root) == ".":
+        return ""
+    text = str(root)
+    return text if text.endswith(os.sep) else text + os.sep
+
+
+def _rel(path: str, prefix: str) -> str:
+    """The path relative to the library root, in POSIX form: the cache key, the same whatever
+    spelling of the root the library was opened with."""
+    rel = path[len(prefix) :] if path.startswith(prefix) else path
+    return rel.replace(os.sep, "/") if os.sep != "/" else rel
+
+
+def _holds(stamp: Stamp, digest: str | None, path: Path, now: Stamp | None) -> bool:
+    return still_holds(Row(stamp, digest, ""), path, now)
+
+
+def _digest(items: list[tuple[str, str]], workers: int) -> list[Result]:
+    if workers > 1 and len(items) > 1:
+        return digest_parallel(items, workers)
+    return digest_many(items)
+
+
+def _read(
+    todo: list[tuple[Path, str, Stamp | None]],
+    now: int,
+    workers: int,
+    digest: Callable[[list[tuple[str, str]], int], list[Result]],
+) -> dict[str, Known]:
+    """Parse the changed files. A recent one is read here, its bytes hashed with the digest; an
+    older one may go to a worker process, since any later change gives it a new stamp."""
+    out: dict[str, Known] = {}
+    older = [
+        (p, slug, stamp) for p, slug, stamp in todo if stamp is not None and not stamp.recent(now)
+    ]
+    results = digest([(str(p), slug) for p, slug, _ in older], workers) if older else []
+    for (p, _slug, old), result in zip(older, results, strict=True):
+        out[str(p)] = Known(old, None, result)
+    for p, slug, stamp in todo:
+        if str(p) in out:
+            continue
+        try:
+            data: bytes | None = p.read_bytes()
+        except OSError:
+            data = None  # digest_bytes reads again, and reports why it cannot
+        result = digest_bytes(data, str(p), slug)
+        same = data is not None and stamp is not None and Stamp.of(p) == stamp
+        out[str(p)] = Known(
+            stamp if same else None,
+            content_hash(data) if same and data is not None else None,
+            result,
+        )
+    return out
