@@ -74,13 +74,8 @@ def counting(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         read.append(slug)
         return one(data, path, slug)
 
-    def count_file(path: str, slug: str) -> object:
-        read.append(slug)
-        return one(None, path, slug)
-
     monkeypatch.setattr(scan_module, "digest_many", count_many)
     monkeypatch.setattr(scan_module, "digest_bytes", count_one)
-    monkeypatch.setattr(scan_module, "digest_file", count_file)
     return read
 
 
