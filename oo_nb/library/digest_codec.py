@@ -19,27 +19,26 @@ from typing import Any
 from oo_nb.format.legacy_script import InjectionRisk
 from oo_nb.library.digest import Digest, Failure, Problem
 
-__all__ = ["ENCODED_FIELDS", "VERSION", "decode", "encode"]
+__all__ = ["ENCODED_FIELDS", "VERSION", "code_version", "decode", "encode"]
 
 _FORMAT = 1  # bump when the layout below changes
 Result = Digest | Failure | None
 
 
-def _code_version() -> str:
-    """The source of everything that decides a digest's content: the format package and the
-    digest itself (any edit there, even an upgrade, starts the cache again)."""
+def code_version(*modules: Path) -> str:
+    """A hash of the source of everything that decides what a file gives: the format package,
+    this codec and ``modules`` (any edit there, even an upgrade, starts the cache again)."""
     import oo_nb.format as fmt
 
     h = hashlib.blake2b(str(_FORMAT).encode(), digest_size=12)
-    here = Path(__file__).resolve().parent
     files = sorted(Path(fmt.__file__).resolve().parent.glob("*.py"))
-    for f in [*files, here / "digest.py", here / "digest_codec.py"]:
+    for f in [*files, Path(__file__).resolve(), *modules]:
         h.update(f.name.encode())
         h.update(f.read_bytes())
     return h.hexdigest()
 
 
-VERSION = _code_version()
+VERSION = code_version(Path(__file__).resolve().parent / "digest.py")
 
 # Digest fields written as they are (JSON scalars, lists of scalars, cite_counts, changelog)
 _PLAIN = (

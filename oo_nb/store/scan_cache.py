@@ -234,7 +234,10 @@ class ScanCache:
         """Store ``rows`` and remove the rows of ``drop`` (files gone), in one transaction.
         Another process's write makes this wait up to ``BUSY_MS``, then give up: the rows are
         simply read again next time."""
-        drop = list(drop)
+        drop = [rel for rel in drop if _encodable(rel)]
+        rows = {
+            rel: row for rel, row in rows.items() if _encodable(rel) and _encodable(row.payload)
+        }
         if self._db is None or not (rows or drop):
             return
         try:
@@ -264,6 +267,16 @@ class ScanCache:
     def _give_up(self, why: str) -> None:
         _warn(f"library cache {self.path} {why}; scanning without it")
         self.close()
+
+
+def _encodable(text: str) -> bool:
+    """Whether sqlite can store ``text``: a file name that is not UTF-8 (a lone surrogate after
+    decoding) cannot; such a file is simply read on every scan."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _is_locked(exc: sqlite3.Error) -> bool:

@@ -398,3 +398,46 @@ def test_processes_scanning_at_once_all_finish_right(tmp_path: Path) -> None:
         expected = f"{len(plain)} {hashlib.sha256(text.encode()).hexdigest()}"
         assert [out.strip() for out, _ in outs] == [expected] * 3
     assert len(rows(root)) >= 60
+
+
+# --------------------------------------------------------------------------- oo index
+def test_the_index_scan_shares_the_cache(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from oo_nb.library import index_data
+
+    age(folder)
+    first = index_data.scan(folder, workers=1)
+    assert first.entries and first.errors
+    read: list[Path] = []
+    real = index_data._entry_or_error
+
+    def counting_entry(job: tuple[Path, Path], data: bytes | None = None) -> object:
+        read.append(job[0])
+        return real(job, data)
+
+    monkeypatch.setattr(index_data, "_entry_or_error", counting_entry)
+    again = index_data.scan(folder, workers=1)
+    assert read == [] and again == first
+    path = folder / "yc-w26-batch.o-o.html"
+    path.write_text(path.read_text().replace('"version": 1,', '"version": 3,', 1))
+    changed = index_data.scan(folder, workers=1)
+    assert read == [path]
+    assert changed == index_data.scan(folder, workers=1, cache=False)
+    assert {e.rel: e.version for e in changed.entries}["yc-w26-batch.o-o.html"] == 3
+    Library(folder, today=TODAY, workers=1)
+    assert views(folder) == {"index-entry", "digest"}  # one database, two tables of rows
+
+
+def views(root: Path) -> set[str]:
+    with contextlib.closing(sqlite3.connect(db_of(root))) as db:
+        return {v for (v,) in db.execute("SELECT DISTINCT view FROM files")}
+
+
+def test_a_planted_index_row_is_never_trusted(folder: Path) -> None:
+    from oo_nb.library import index_data
+
+    age(folder)
+    plain = index_data.scan(folder, workers=1, cache=False)
+    index_data.scan(folder, workers=1)
+    with contextlib.closing(sqlite3.connect(db_of(folder))) as db, db:
+        db.execute('UPDATE files SET payload = \'{"kind":"entry","title":7}\'')
+    assert index_data.scan(folder, workers=1) == plain
