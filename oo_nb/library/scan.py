@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -128,18 +128,29 @@ def read_cached(
         fresh = _read(todo, now, workers, codec)
         out.update(fresh)
         if cache is not None:
-            rows = dict(confirmed)
-            for p, _key, _stamp in todo:
-                k = fresh[str(p)]
-                if k.stamp is not None:
-                    rows[_rel(str(p), prefix)] = Row(k.stamp, k.hash, codec.encode(k.result))
             seen = {_rel(str(p), prefix) for p, _ in items}
             gone = [rel for rel in stored if rel not in seen and (recursive or "/" not in rel)]
-            cache.save(rows, gone)
+            if todo or confirmed or gone:  # else no write lock taken at all
+                cache.save(_rows(todo, fresh, prefix, codec, confirmed), gone)
         return out
     finally:
         if cache is not None:
             cache.close()
+
+
+def _rows(
+    todo: list[tuple[Path, str, Stamp | None]],
+    fresh: dict[str, Known],
+    prefix: str,
+    codec: Codec,
+    confirmed: dict[str, Row],
+) -> Iterator[tuple[str, Row]]:
+    """The rows to store, encoded one at a time as the database takes them."""
+    yield from confirmed.items()
+    for p, _key, _stamp in todo:
+        k = fresh[str(p)]
+        if k.stamp is not None:
+            yield _rel(str(p), prefix), Row(k.stamp, k.hash, codec.encode(k.result))
 
 
 def _from_row(row: Row, path: str, key: str, codec: Codec) -> Known | None:

@@ -230,16 +230,15 @@ class ScanCache:
             return {}
 
     # ----------------------------------------------------------------- writing
-    def save(self, rows: dict[str, Row], drop: Iterable[str] = ()) -> None:
-        """Store ``rows`` and remove the rows of ``drop`` (files gone), in one transaction.
-        Another process's write makes this wait up to ``BUSY_MS``, then give up: the rows are
-        simply read again next time."""
-        drop = [rel for rel in drop if _encodable(rel)]
-        rows = {
-            rel: row for rel, row in rows.items() if _encodable(rel) and _encodable(row.payload)
-        }
-        if self._db is None or not (rows or drop):
+    def save(self, rows: Iterable[tuple[str, Row]], drop: Iterable[str] = ()) -> None:
+        """Store ``rows`` ((relative path, row) pairs, consumed one by one: a cold scan of a large
+        library never holds all its encoded rows at once) and remove the rows of ``drop``
+        (files gone), in one transaction. Another process's write makes this wait up to
+        ``BUSY_MS``, then give up: the rows are simply read again next time."""
+        if self._db is None:
             return
+        drop = [rel for rel in drop if _encodable(rel)]
+        rows = ((rel, row) for rel, row in rows if _encodable(rel) and _encodable(row.payload))
         try:
             with self._transaction() as tx:
                 tx.executemany(
@@ -258,7 +257,7 @@ class ScanCache:
                             row.hash,
                             row.payload,
                         )
-                        for rel, row in rows.items()
+                        for rel, row in rows
                     ),
                 )
         except sqlite3.Error as exc:
