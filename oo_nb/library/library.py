@@ -10,7 +10,9 @@ citations, errors, and the audit's findings.
 
 Discovery (``store.discover``) skips index pages (by content, not by name), history folders and
 hidden folders; one unreadable file never stops the scan (it lands in ``errors``). Each document
-is reduced to a ``Digest`` (rows, not text), in two worker processes for large libraries;
+is reduced to a ``Digest`` (rows, not text), in two worker processes for large libraries, and
+kept in the library's cache (``DIR/.oo-cache/library.sqlite``, ``library.scan``): a later scan, in
+this process or another, parses only the files that changed (``cache=False``: memory only);
 ``lib["slug"]`` re-reads the full Document on demand. Everything that depends on the date takes
 ``today`` so notebooks and tests get stable output."""
 
