@@ -22,6 +22,7 @@ from typing import Any
 
 from oo_nb.errors import ConflictError, OOError
 from oo_nb.format.names import (
+    CACHE_DIR,
     CASSETTE_DIR,
     CASSETTE_SUFFIX,
     DOC_SUFFIX,
@@ -45,7 +46,7 @@ __all__ = [
 DATA_DIR = Path(__file__).resolve().parent / "data"
 MARKER = ".oo-demo.json"
 # CASSETTE_DIR (re-exported): where the replay agent looks (agent/cassettes.find_cassette)
-_OWNED_DIRS = (HISTORY_DIR, CASSETTE_DIR)
+_OWNED_DIRS = (HISTORY_DIR, CASSETTE_DIR, CACHE_DIR)  # the cache: derived, rebuilt on use
 _OWNED_GLOBS = tuple(f"*{suffix}" for suffix in (DOC_SUFFIX, CASSETTE_SUFFIX, LEGACY_LOCK_SUFFIX))
 
 

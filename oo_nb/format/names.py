@@ -13,6 +13,8 @@ from typing import Final, Literal
 __all__ = [
     "BLOCK_IDS",
     "BLOCK_PREFIX",
+    "CACHE_DIR",
+    "CACHE_FILE",
     "CASSETTE_DIR",
     "CASSETTE_SUFFIX",
     "CHANGELOG_BLOCK",
@@ -99,3 +101,7 @@ LEGACY_LOCK_SUFFIX: Final = ".oo-lock"
 # .oo-cassettes/NAME.o-o.html.json in its folder.
 CASSETTE_SUFFIX: Final = ".cassette.json"
 CASSETTE_DIR: Final = ".oo-cassettes"
+# What was read from a library's documents, kept between scans: DIR/.oo-cache/library.sqlite
+# (``store.scan_cache``). Other caches of the library live in the same folder.
+CACHE_DIR: Final = ".oo-cache"
+CACHE_FILE: Final = "library.sqlite"

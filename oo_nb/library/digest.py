@@ -40,7 +40,15 @@ from oo_nb.format.names import (
 )
 from oo_nb.format.page_code import page_code_findings
 
-__all__ = ["ArticleScan", "Digest", "Failure", "digest_file", "first_words", "scan_article"]
+__all__ = [
+    "ArticleScan",
+    "Digest",
+    "Failure",
+    "digest_bytes",
+    "digest_file",
+    "first_words",
+    "scan_article",
+]
 
 _CONTAINERS = {"div", "section", "blockquote"}
 _REF_ID = re.compile(r"\s*\[(s\d+)\]")
@@ -471,8 +479,13 @@ def digest_document(doc: Document, *, slug: str, nbytes: int) -> Digest:
 
 def digest_file(path: str, slug: str) -> Digest | Failure | None:
     """Read and digest one file; None for index documents (not part of the library)."""
+    return digest_bytes(None, path, slug)
+
+
+def digest_bytes(data: bytes | None, path: str, slug: str) -> Digest | Failure | None:
+    """``digest_file`` of bytes already read from ``path`` (None: read them now)."""
     try:
-        doc = Document.read(path)
+        doc = Document.read(path) if data is None else Document.parse(data, path=path)
     except OOError as exc:
         return Failure(path, slug, type(exc).__name__, exc.message, exc.line, exc.block, exc.column)
     except (RecursionError, MemoryError, ValueError) as exc:  # hostile input must not stop a scan

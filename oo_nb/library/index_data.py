@@ -3,10 +3,12 @@ grepping the file, which found template values after the terminator)."""
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import os
 import re
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -21,9 +23,21 @@ from oo_nb.format.blocks import Contract, Manifest
 from oo_nb.format.document import Document
 from oo_nb.format.jsonblock import parse_block
 from oo_nb.format.names import CONTRACT_BLOCK, MANIFEST_BLOCK, SOURCE_CACHE_BLOCK
+from oo_nb.library.digest_codec import code_version
 from oo_nb.library.library import discover
+from oo_nb.library.scan import Codec, read_cached
 
-__all__ = ["DocEntry", "DocError", "Scan", "discover", "quick_excerpt", "read_entry", "scan"]
+__all__ = [
+    "DocEntry",
+    "DocError",
+    "Scan",
+    "decode_entry",
+    "discover",
+    "encode_entry",
+    "quick_excerpt",
+    "read_entry",
+    "scan",
+]
 
 _P_END = re.compile(r"</p\s*>", re.IGNORECASE)
 _CONTAINERS = {"div", "section", "blockquote"}
@@ -145,8 +159,9 @@ def _block(doc: Document, name: str) -> Any:
         return doc.block_json(name)  # raises the located BlockError
 
 
-def read_entry(path: Path, root: Path) -> DocEntry:
-    doc = Document.read(path)
+def read_entry(path: Path, root: Path, data: bytes | None = None) -> DocEntry:
+    """What the index shows of the document at ``path`` (``data``: its bytes, already read)."""
+    doc = Document.read(path) if data is None else Document.parse(data, path=path)
     if doc.kind != "document":
         raise OOError("is an index page, not a document", file=str(path))
     try:
@@ -179,11 +194,11 @@ def read_entry(path: Path, root: Path) -> DocEntry:
     )
 
 
-def _entry_or_error(job: tuple[Path, Path]) -> DocEntry | DocError:
+def _entry_or_error(job: tuple[Path, Path], data: bytes | None = None) -> DocEntry | DocError:
     path, base = job
     rel = path.relative_to(base).as_posix()
     try:
-        return read_entry(path, base)
+        return read_entry(path, base, data)
     except OOError as exc:
         text = str(exc)
         return DocError(rel, text.removeprefix(f"{exc.file}: ") if exc.file else text)
@@ -201,17 +216,97 @@ def _default_workers(n: int) -> int:
     return max(1, min(os.cpu_count() or 1, 4))
 
 
-def scan(root: str | Path, *, workers: int | None = None) -> Scan:
+def scan(root: str | Path, *, workers: int | None = None, cache: bool = True) -> Scan:
     """Read every document under ``root``; a document that cannot be read becomes an error
-    entry and never stops the scan. Large libraries are read by several processes."""
+    entry and never stops the scan. Only documents changed since the last scan are read (the
+    library's cache, ``DIR/.oo-cache``; ``cache=False``: read them all); many are read by
+    several processes."""
     base = Path(root)
-    jobs = [(path, base) for path in discover(base)]
-    n = workers if workers is not None else _default_workers(len(jobs))
-    if n > 1 and len(jobs) > 1:
-        with multiprocessing.get_context("fork").Pool(n) as pool:
-            results = pool.map(_entry_or_error, jobs, chunksize=max(1, len(jobs) // (n * 8)))
-    else:
-        results = [_entry_or_error(job) for job in jobs]
+    paths = discover(base)
+
+    def read_many(items: list[tuple[str, str]], _workers: int) -> list[DocEntry | DocError]:
+        jobs = [(Path(path), base) for path, _rel in items]
+        n = workers if workers is not None else _default_workers(len(jobs))
+        if n > 1 and len(jobs) > 1:
+            with multiprocessing.get_context("fork").Pool(n) as pool:
+                return pool.map(_entry_or_error, jobs, chunksize=max(1, len(jobs) // (n * 8)))
+        return [_entry_or_error(job) for job in jobs]
+
+    codec = _codec(
+        read_one=lambda data, path, _rel: _entry_or_error((Path(path), base), data),
+        read_many=read_many,
+    )
+    items = [(p, p.relative_to(base).as_posix()) for p in paths]
+    folder = base if cache and base.is_dir() else None
+    found = read_cached(items, folder, {}, 1, codec)
+    results = [found[str(p)].resolve(str(p), rel) for p, rel in items]
     entries = tuple(r for r in results if isinstance(r, DocEntry))
     errors = tuple(r for r in results if isinstance(r, DocError))
     return Scan(base, entries, errors)
+
+
+# --------------------------------------------------------------------------- the cache
+# An entry (or the error a file gave) as JSON text for the library's cache (view
+# ``index-entry``), so that ``oo index`` reads only what changed since its last run. Decoding
+# checks every field's type; text ``encode_entry`` did not write raises ValueError and the file
+# is read instead.
+CACHE_VERSION = code_version(Path(__file__).resolve())
+Entry = DocEntry | DocError
+_FIELDS: dict[str, tuple[type, ...]] = {
+    "title": (str,),
+    "version": (int,),
+    "as_of": (str, type(None)),
+    "cadence_days": (int,),
+    "excerpt": (str,),
+    "bytes": (int,),
+    "n_sources": (int,),
+    "sentinel_status": (str, type(None)),
+    "mtime": (float, int),
+}
+
+
+def encode_entry(entry: Entry) -> str:
+    if isinstance(entry, DocError):
+        return json.dumps({"kind": "error", "message": entry.message}, ensure_ascii=False)
+    row: dict[str, Any] = {"kind": "entry"}
+    for name in _FIELDS:
+        row[name] = getattr(entry, name)
+    row["as_of"] = entry.as_of.isoformat() if entry.as_of is not None else None
+    return json.dumps(row, ensure_ascii=False, allow_nan=False)
+
+
+def decode_entry(text: str, path: str, rel: str) -> Entry:
+    try:
+        raw = json.loads(text)
+        if raw["kind"] == "error":
+            if type(raw["message"]) is not str:
+                raise ValueError("message: not a string")
+            return DocError(rel, raw["message"])
+        if raw["kind"] != "entry":
+            raise ValueError(f"unknown kind {raw['kind']!r}")
+        for name, types in _FIELDS.items():
+            if type(raw[name]) not in types:
+                raise ValueError(f"{name}: unexpected {type(raw[name]).__name__}")
+        as_of = date.fromisoformat(raw["as_of"]) if raw["as_of"] is not None else None
+        return DocEntry(
+            path=Path(path),
+            rel=rel,
+            title=raw["title"],
+            version=raw["version"],
+            as_of=as_of,
+            cadence_days=raw["cadence_days"],
+            excerpt=raw["excerpt"],
+            bytes=raw["bytes"],
+            n_sources=raw["n_sources"],
+            sentinel_status=raw["sentinel_status"],
+            mtime=float(raw["mtime"]),
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"not a cached index entry: {exc}") from None
+
+
+def _codec(
+    read_one: Callable[[bytes | None, str, str], Entry],
+    read_many: Callable[[list[tuple[str, str]], int], list[Entry]],
+) -> Codec:
+    return Codec("index-entry", CACHE_VERSION, encode_entry, decode_entry, read_one, read_many)

@@ -10,7 +10,9 @@ citations, errors, and the audit's findings.
 
 Discovery (``store.discover``) skips index pages (by content, not by name), history folders and
 hidden folders; one unreadable file never stops the scan (it lands in ``errors``). Each document
-is reduced to a ``Digest`` (rows, not text), in two worker processes for large libraries;
+is reduced to a ``Digest`` (rows, not text), in two worker processes for large libraries, and
+kept in the library's cache (``DIR/.oo-cache/library.sqlite``, ``library.scan``): a later scan, in
+this process or another, parses only the files that changed (``cache=False``: memory only);
 ``lib["slug"]`` re-reads the full Document on demand. Everything that depends on the date takes
 ``today`` so notebooks and tests get stable output."""
 
@@ -25,8 +27,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from oo_nb.format.names import DOC_SUFFIX
-from oo_nb.library.digest import Digest, Failure, digest_many, relative_slug
-from oo_nb.library.pool import digest_parallel
+from oo_nb.library.digest import Digest, Failure, relative_slug
+from oo_nb.library.scan import Known, read_digests
 from oo_nb.store.discover import documents, is_index_page
 
 if TYPE_CHECKING:
@@ -50,18 +52,6 @@ def discover(path: str | Path, recursive: bool = True) -> list[Path]:
     return documents(root, recursive=recursive)
 
 
-Result = Digest | Failure | None
-FileKey = tuple[int, int, int]  # inode, size, mtime: an atomic replace always changes the inode
-
-
-def _file_key(path: Path) -> FileKey | None:
-    try:
-        st = path.stat()
-    except OSError:
-        return None
-    return (st.st_ino, st.st_size, st.st_mtime_ns)
-
-
 @contextlib.contextmanager
 def _gc_paused() -> Iterator[None]:
     """Digests and frames are millions of small acyclic objects: while they are built the cyclic
@@ -76,13 +66,6 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _digest(items: list[tuple[str, str]], workers: int) -> list[Result]:
-    with _gc_paused():
-        if workers > 1 and len(items) > 1:
-            return digest_parallel(items, workers)
-        return digest_many(items)
-
-
 class Library:
     """The documents under ``path``. Frames are computed on first use and cached until
     ``refresh()``; each access returns a copy, so callers may change it freely."""
@@ -94,44 +77,68 @@ class Library:
         *,
         today: date | None = None,
         workers: int | None = None,
+        cache: bool = True,
     ) -> None:
         self.root = Path(path)
+        self.use_cache = cache  # False: never read or write DIR/.oo-cache (memory only)
         self.recursive = recursive
         self._today = today
         self.workers = workers
-        self._known: dict[str, tuple[FileKey | None, Result]] = {}
-        self._digests: list[Digest] = []
+        self._known: dict[str, Known] = {}
+        self._decoded: list[Digest] | None = []
         self._failures: list[Failure] = []
+        self._slugs: dict[str, str] = {}
+        self._by_slug: dict[str, Digest] = {}
         self._cache: dict[tuple[Any, ...], pd.DataFrame] = {}
         self.refresh()
 
     # ----------------------------------------------------------------- discovery
     def refresh(self) -> Library:
-        """Re-scan the folder: documents added, changed or removed since. Unchanged files
-        (same inode, size and modification time) keep their rows without being read again."""
+        """Re-scan the folder: documents added, changed or removed since. Only those are read
+        again: the others keep their rows, from memory or from the library's cache on disk
+        (``DIR/.oo-cache/library.sqlite``, see ``library.scan``)."""
         paths = discover(self.root, self.recursive)
-        base = self.root if self.root.is_dir() else self.root.parent
-        known, self._known = self._known, {}
-        todo: list[tuple[str, str]] = []
-        keys: dict[str, FileKey | None] = {}
-        for p in paths:
-            path, key = str(p), _file_key(p)
-            keys[path] = key
-            if key is not None and path in known and known[path][0] == key:
-                self._known[path] = known[path]
-            else:
-                todo.append((path, relative_slug(p, base)))
+        is_dir = self.root.is_dir()
+        base = self.root if is_dir else self.root.parent
+        folder = self.root if is_dir and self.use_cache else None
+        items = [(p, relative_slug(p, base)) for p in paths]
         workers = self.workers
         if workers is None:
-            workers = min(2, os.cpu_count() or 1) if len(todo) >= _POOL_MIN_DOCS else 1
-        for (path, _), result in zip(todo, _digest(todo, workers), strict=True):
-            self._known[path] = (keys[path], result)
-        results = [self._known[str(p)][1] for p in paths]
-        self._digests = [r for r in results if isinstance(r, Digest)]
-        self._failures = [r for r in results if isinstance(r, Failure)]
-        self._by_slug = {d.slug: d for d in self._digests}
+            missing = sum(1 for p in paths if str(p) not in self._known)
+            workers = min(2, os.cpu_count() or 1) if missing >= _POOL_MIN_DOCS else 1
+        with _gc_paused():
+            self._known = read_digests(
+                items, folder, self._known, workers, recursive=self.recursive
+            )
+        self._failures = []
+        self._slugs = {}  # slug -> path, documents only
+        for p, slug in items:
+            found = self._known[str(p)]
+            if found.is_digest:
+                self._slugs[slug] = str(p)
+            elif isinstance(found.result, Failure):
+                self._failures.append(found.result)
+        self._decoded = None
         self._cache.clear()
         return self
+
+    @property
+    def _digests(self) -> list[Digest]:
+        """The documents' digests, decoded from the cache on first use (a rescan where nothing
+        changed decodes nothing). A cached digest that turns out not to be one is read again
+        from its file, which may then be a failure."""
+        if self._decoded is None:
+            decoded: list[Digest] = []
+            with _gc_paused():
+                for slug, path in self._slugs.items():
+                    result = self._known[path].resolve(path, slug)
+                    if isinstance(result, Digest):
+                        decoded.append(result)
+                    elif isinstance(result, Failure):
+                        self._failures.append(result)
+            self._decoded = decoded
+            self._by_slug = {d.slug: d for d in decoded}
+        return self._decoded
 
     @property
     def today(self) -> date:
@@ -145,6 +152,7 @@ class Library:
 
     @property
     def failures(self) -> list[Failure]:
+        self._digests  # noqa: B018  (decoding may find more)
         return list(self._failures)
 
     @property
@@ -162,6 +170,7 @@ class Library:
         return iter(self.slugs)
 
     def __contains__(self, slug: object) -> bool:
+        self._digests  # noqa: B018  (decoded on first use)
         return slug in self._by_slug
 
     def __getitem__(self, slug: str) -> Document:
@@ -169,8 +178,9 @@ class Library:
         from oo_nb.format.document import Document
 
         key = str(slug).removesuffix(DOC_SUFFIX)
+        self._digests  # noqa: B018  (decoded on first use)
         digest = self._by_slug.get(key)
-        failed = next((f for f in self._failures if f.slug == key), None)
+        failed = next((f for f in self.failures if f.slug == key), None)
         if digest is None and failed is not None:
             return Document.read(failed.path)  # raises the reading error, with file and line
         if digest is None:

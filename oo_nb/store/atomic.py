@@ -1,7 +1,8 @@
 """Atomic replace: readers see the old file or the new one, never a mix (temp file in the same
 folder, fsync, rename, fsync of the folder). The file's mode is kept. The temp file
 ``.NAME.PID.NS.tmp`` is removed on any error and on SIGTERM (``sigterm``); after a SIGKILL the
-next write sweeps it (``stale``)."""
+next write sweeps it (``stale``). Writing a document drops its rows from the scan cache of any
+library above it (``scan_cache.forget``)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import time
 from pathlib import Path
 
 from oo_nb.errors import OOError
+from oo_nb.format.names import DOC_SUFFIX
 from oo_nb.store.sigterm import cleanup_on_sigterm
 
 __all__ = ["atomic_write_bytes"]
@@ -22,6 +24,10 @@ def atomic_write_bytes(
     ``exclusive`` refuses to replace an existing file (new documents never overwrite)."""
     with cleanup_on_sigterm():  # SIGTERM mid-write: the temp file is removed, then the process ends
         _write(path, data, mode, exclusive)
+    if path.name.endswith(DOC_SUFFIX):
+        from oo_nb.store.scan_cache import forget
+
+        forget(path)  # a library's cached rows for it go (its new stamp would tell anyway)
 
 
 def _write(path: Path, data: bytes, mode: int | None, exclusive: bool) -> None:

@@ -7,7 +7,7 @@ gives them this version's shell too). ``documents`` leaves the index pages out, 
 error message.
 
 Left out of the walk: any folder whose name starts with ``.`` (``.oo-history``, ``.oo-cassettes``,
-``.git``, ``.ipynb_checkpoints``, ...), the folders in ``SKIP_DIRS`` (``node_modules``), files
+``.oo-cache``, ``.git``, ``.ipynb_checkpoints``, ...), the folders in ``SKIP_DIRS`` (``node_modules``), files
 whose name starts with ``.``, and special files such as fifos. A dangling link is listed, so the
 read that fails reports it: nothing is skipped silently. Links to folders are not followed.
 """
@@ -21,6 +21,7 @@ from pathlib import Path
 from oo_nb.errors import NotFound, OOError
 from oo_nb.format.document import Document
 from oo_nb.format.names import (
+    CACHE_DIR,
     CASSETTE_DIR,
     DOC_SUFFIX,
     HEREDOC_TERMINATOR,
@@ -33,7 +34,9 @@ __all__ = ["SKIP_DIRS", "documents", "is_index_page", "walk"]
 
 # Never searched. Hidden folders are skipped by their leading dot anyway; the dotted names here
 # say which ones matter.
-SKIP_DIRS = frozenset({HISTORY_DIR, CASSETTE_DIR, ".git", ".ipynb_checkpoints", "node_modules"})
+SKIP_DIRS = frozenset(
+    {HISTORY_DIR, CASSETTE_DIR, CACHE_DIR, ".git", ".ipynb_checkpoints", "node_modules"}
+)
 
 _TERMINATOR_LINE = re.compile(rf"^{HEREDOC_TERMINATOR}[ \t]*\r?$", re.MULTILINE)
 _MANIFEST_ID = re.compile(rf"""id\s*=\s*["']?{MANIFEST_BLOCK}""")

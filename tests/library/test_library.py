@@ -18,8 +18,10 @@ from oo_nb.format.article import Article
 from oo_nb.format.document import Document
 from oo_nb.library import library as library_module
 from oo_nb.library import pool as library_pool
+from oo_nb.library import scan as scan_module
 from oo_nb.library.digest import scan_article
 from oo_nb.library.library import Library, discover
+from oo_nb.store import scan_cache
 from tests.conftest import CORPUS, DOC_NAMES
 from tests.support.bad_text import plant_lone_surrogate
 
@@ -426,13 +428,18 @@ def test_notebook_conveniences(lib: Library, lib_dir: Path) -> None:
 def test_refresh_rereads_only_changed_files(lib_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     lib = Library(lib_dir, today=TODAY, workers=1)
     read: list[str] = []
-    real = library_module.digest_many
+    real_many, real_one = scan_module.digest_many, scan_module.digest_bytes
 
     def counting(items: list[tuple[str, str]]) -> Any:
         read.extend(slug for _, slug in items)
-        return real(items)
+        return real_many(items)
 
-    monkeypatch.setattr(library_module, "digest_many", counting)
+    def counting_one(data: bytes | None, path: str, slug: str) -> Any:
+        read.append(slug)
+        return real_one(data, path, slug)
+
+    monkeypatch.setattr(scan_module, "digest_many", counting)
+    monkeypatch.setattr(scan_module, "digest_bytes", counting_one)
     lib.refresh()
     assert read == []  # nothing changed: nothing read, not even the unreadable file
     path = lib_dir / "yc-w26-batch.o-o.html"
@@ -502,9 +509,10 @@ def test_parallel_scan_matches_serial_and_survives_a_dead_worker(
 
     monkeypatch.setattr(library_pool.subprocess, "Popen", spy)
     monkeypatch.setattr(library_pool, "CHUNK", 2)  # several chunks for each process
-    serial = Library(tmp_path, today=TODAY, workers=1)
+    monkeypatch.setattr(scan_cache, "RECENT_NS", 0)  # files just made may go to workers too
+    serial = Library(tmp_path, today=TODAY, workers=1, cache=False)
     assert not started
-    parallel = Library(tmp_path, today=TODAY, workers=2)
+    parallel = Library(tmp_path, today=TODAY, workers=2, cache=False)
     assert len(started) == 1
     for name in ("documents", "sources", "citations", "errors", "changelog"):
         pd.testing.assert_frame_equal(serial.frame(name), parallel.frame(name))
@@ -512,7 +520,9 @@ def test_parallel_scan_matches_serial_and_survives_a_dead_worker(
     monkeypatch.setattr(
         library_pool, "WORKER_CODE", "import sys; sys.stdout.write('R'); sys.exit(3)"
     )
-    crippled = Library(tmp_path, today=TODAY, workers=3)  # its children die: their chunks done here
+    crippled = Library(
+        tmp_path, today=TODAY, workers=3, cache=False
+    )  # its children die: their chunks done here
     assert len(started) == 3
     pd.testing.assert_frame_equal(serial.documents, crippled.documents)
     pd.testing.assert_frame_equal(serial.errors, crippled.errors)

@@ -1,0 +1,236 @@
+"""A ``Digest`` (or ``Failure``, or "an index page": None) as JSON text, for the scan cache.
+
+JSON, never pickle: the cache sits in the user's folder and could have been planted. Decoding
+checks the shape of every part; anything that does not fit raises ``ValueError`` and the
+caller reads the file instead. ``VERSION`` changes whenever the code that makes digests may
+have changed (it hashes that code's source), so a cache never serves rows an older reading rule
+made. ``ENCODED_FIELDS`` must name every ``Digest`` field: a test fails when one is added here
+without its codec."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from oo_nb.format.legacy_script import InjectionRisk
+from oo_nb.library.digest import Digest, Failure, Problem
+
+__all__ = ["ENCODED_FIELDS", "VERSION", "code_version", "decode", "encode"]
+
+_FORMAT = 1  # bump when the layout below changes
+Result = Digest | Failure | None
+
+
+def code_version(*modules: Path) -> str:
+    """A hash of the source of everything that decides what a file gives: the format package,
+    this codec and ``modules`` (any edit there, even an upgrade, starts the cache again)."""
+    import oo_nb.format as fmt
+
+    h = hashlib.blake2b(str(_FORMAT).encode(), digest_size=12)
+    files = sorted(Path(fmt.__file__).resolve().parent.glob("*.py"))
+    for f in [*files, Path(__file__).resolve(), *modules]:
+        h.update(f.name.encode())
+        h.update(f.read_bytes())
+    return h.hexdigest()
+
+
+VERSION = code_version(Path(__file__).resolve().parent / "digest.py")
+
+# Digest fields written as they are (JSON scalars, lists of scalars, cite_counts, changelog)
+_PLAIN = (
+    "nbytes",
+    "layout",
+    "title",
+    "version",
+    "cadence_days",
+    "is_sentinel",
+    "sentinel_status",
+    "budget_usd",
+    "require_https",
+    "cache_read",
+    "changelog",
+    "has_article",
+    "original_script",
+    "is_stub",
+    "n_paragraphs",
+    "figures",
+    "cite_counts",
+    "unpidded",
+    "bad_pids",
+    "dup_pids",
+    "crlf_line",
+    "pid_leads",  # pid -> first words, only for malformed or duplicate pids
+    "unpidded_leads",
+)
+_SPECIAL = (
+    "deny",
+    "prefer",
+    "cite_sections",
+    "cite_pids",
+    "path",  # not stored: the path the library is opened with now
+    "slug",  # not stored: the caller knows it from the path
+    "as_of",
+    "sources",
+    "facts",
+    "injection_risks",
+    "unknown_code",
+    "cite_ids",
+    "references",
+    "problems",
+    "quotes",
+)
+ENCODED_FIELDS = frozenset((*_PLAIN, *_SPECIAL))
+
+
+# --------------------------------------------------------------------------- encoding
+# Rows are written column by column (a list per field): smaller, and each column is checked
+# and rebuilt by one C-level pass instead of a Python call per value.
+def encode(result: Result) -> str:
+    if result is None:
+        return '{"kind":"index"}'
+    if isinstance(result, Failure):
+        f = result
+        return _dumps(
+            {
+                "kind": "failure",
+                "row": [f.error_type, f.message, f.line, f.block, f.column],
+            }
+        )
+    d = result
+    out: dict[str, Any] = {"kind": "digest"}
+    for name in _PLAIN:
+        out[name] = getattr(d, name)
+    for name in ("deny", "prefer"):
+        out[name] = list(getattr(d, name))
+    out["cites"] = _columns(_runs(d), 3)
+    out["cite_ids"] = list(d.cite_ids)
+    out["as_of"] = _day(d.as_of)
+    sources = _columns(d.sources, 9)
+    sources[6] = [_day(day) for day in sources[6]]
+    out["sources"] = sources
+    facts = _columns(d.facts, 6)
+    facts[4] = [list(ids) for ids in facts[4]]
+    out["facts"] = facts
+    out["injection_risks"] = [[r.where, r.text, r.reason] for r in d.injection_risks]
+    out["unknown_code"] = _columns(d.unknown_code, 3)
+    out["references"] = _columns(d.references, 3)
+    out["problems"] = [[p.block, p.error_type, p.message, p.line, p.column] for p in d.problems]
+    out["quotes"] = _columns(d.quotes, 3)
+    return _dumps(out)
+
+
+def _runs(d: Digest) -> list[list[Any]]:
+    """Citations as runs of one (section, pid): [section, pid, count], most of the bytes saved."""
+    runs: list[list[Any]] = []
+    for section, pid in zip(d.cite_sections, d.cite_pids, strict=True):
+        if runs and runs[-1][0] == section and runs[-1][1] == pid:
+            runs[-1][2] += 1
+        else:
+            runs.append([section, pid, 1])
+    return runs
+
+
+def _columns(rows: list[Any], width: int) -> list[list[Any]]:
+    return [list(col) for col in zip(*rows, strict=True)] if rows else [[] for _ in range(width)]
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def _day(value: date | None) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+# --------------------------------------------------------------------------- decoding
+def decode(text: str, path: str, slug: str) -> Result:
+    """The result ``encode`` made; ``ValueError`` when the text is not one."""
+    try:
+        raw = json.loads(text)
+        kind = raw["kind"]
+        if kind == "index":
+            return None
+        if kind == "failure":
+            error_type, message, line, block, column = raw["row"]
+            _check([error_type, message], _STR)
+            _check([line, column], _INT_OR_NONE)
+            _check([block], _STR_OR_NONE)
+            return Failure(path, slug, error_type, message, line, block, column)
+        if kind != "digest":
+            raise ValueError(f"unknown kind {kind!r}")
+        return _digest(raw, path, slug)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise ValueError(f"not a cached digest: {exc}") from None
+
+
+_STR: frozenset[type] = frozenset({str})
+_STR_OR_NONE: frozenset[type] = frozenset({str, type(None)})
+_INT_OR_NONE: frozenset[type] = frozenset({int, type(None)})
+_BOOL_OR_NONE: frozenset[type] = frozenset({bool, type(None)})
+_JSON: frozenset[type] = frozenset({str, int, float, bool, type(None), dict, list})
+
+
+def _check(values: Any, allowed: frozenset[type]) -> list[Any]:
+    """``values`` as a list whose items are all of the ``allowed`` types (exactly: no bool for
+    an int)."""
+    if type(values) is not list or not set(map(type, values)) <= allowed:
+        raise ValueError("unexpected value types")
+    return values
+
+
+def _table(raw: Any, kinds: tuple[frozenset[type], ...]) -> list[list[Any]]:
+    if type(raw) is not list or len(raw) != len(kinds):
+        raise ValueError("not a table")
+    columns = [_check(col, kind) for col, kind in zip(raw, kinds, strict=True)]
+    if len({len(col) for col in columns}) > 1:
+        raise ValueError("columns differ in length")
+    return columns
+
+
+def _digest(raw: dict[str, Any], path: str, slug: str) -> Digest:
+    d = Digest(path=path, slug=slug, nbytes=0, layout="")
+    _check([raw[name] for name in _PLAIN], _JSON)
+    for name in _PLAIN:
+        setattr(d, name, raw[name])
+    _check([d.nbytes], frozenset({int}))
+    _check([d.layout], _STR)
+    _check(d.changelog, frozenset({dict}))
+    if type(d.cite_counts) is not dict:
+        raise ValueError("cite_counts: not an object")
+    for leads in (d.pid_leads, d.unpidded_leads):
+        if type(leads) is not dict:
+            raise ValueError("leads: not an object")
+        _check(list(leads.values()), _STR)
+    d.deny, d.prefer = tuple(_check(raw["deny"], _STR)), tuple(_check(raw["prefer"], _STR))
+    sections, pids, counts = _table(raw["cites"], (_STR, _STR_OR_NONE, frozenset({int})))
+    d.cite_sections = tuple(s for s, n in zip(sections, counts, strict=True) for _ in range(n))
+    d.cite_pids = tuple(p for p, n in zip(pids, counts, strict=True) for _ in range(n))
+    d.cite_ids = tuple(map(sys.intern, _check(raw["cite_ids"], _STR)))
+    if len(d.cite_ids) != len(d.cite_sections):
+        raise ValueError("citation columns differ in length")
+    as_of = raw["as_of"]
+    d.as_of = date.fromisoformat(as_of) if as_of is not None else None
+    src = _table(raw["sources"], (*[_STR] * 6, _STR_OR_NONE, _BOOL_OR_NONE, _STR))
+    src[6] = [date.fromisoformat(day) if day is not None else None for day in src[6]]
+    d.sources = list(zip(*src, strict=True))
+    facts = _table(raw["facts"], (_STR, _STR, _STR_OR_NONE, _STR_OR_NONE, frozenset({list}), _STR))
+    facts[4] = [tuple(_check(ids, _STR)) for ids in facts[4]]
+    d.facts = list(zip(*facts, strict=True))
+    d.injection_risks = [InjectionRisk(*_check(r, _STR)) for r in raw["injection_risks"]]
+    d.unknown_code = list(zip(*_table(raw["unknown_code"], (_STR, _STR, _STR)), strict=True))
+    refs = _table(raw["references"], (frozenset({int}), _STR_OR_NONE, _STR))
+    d.references = list(zip(*refs, strict=True))
+    d.problems = [Problem(*_problem(p)) for p in raw["problems"]]
+    d.quotes = list(zip(*_table(raw["quotes"], (_STR, _STR, _BOOL_OR_NONE)), strict=True))
+    return d
+
+
+def _problem(row: Any) -> list[Any]:
+    block, error_type, message, line, column = row
+    _check([block, error_type, message], _STR)
+    _check([line, column], _INT_OR_NONE)
+    return list(row)

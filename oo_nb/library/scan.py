@@ -1,0 +1,230 @@
+"""Digests for a list of files, reading only the files that changed.
+
+What a file gave last time comes from this process's memory (a ``Library`` refreshed again) or
+from the library's cache on disk (``store.scan_cache``, shared by every process: CLI, notebook,
+``oo index``, update-all). A file is read again unless its stamp is the same, and, when it was
+recorded while its timestamps were too recent to tell two edits apart, its bytes too. Only the
+files that changed are parsed (several processes for many, ``pool``); the cache then gets their
+rows and loses the rows of files that are gone."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from oo_nb.library import digest_codec
+from oo_nb.library.digest import Digest, Failure, digest_bytes, digest_many
+from oo_nb.library.pool import digest_parallel
+from oo_nb.store.scan_cache import Row, ScanCache, Stamp, content_hash, still_holds
+
+__all__ = ["DIGESTS", "Codec", "Known", "Result", "read_cached", "read_digests"]
+
+Result = Digest | Failure | None
+
+
+@dataclass(frozen=True)
+class Codec:
+    """One kind of row the cache keeps (a ``view``), and how to make it from a file.
+
+    ``read_many(items, workers)`` reads (path, key) pairs, maybe in worker processes;
+    ``read_one(data, path, key)`` makes the row from bytes already read (None: read them);
+    ``decode`` raises ``ValueError`` for text ``encode`` did not write. A cached payload that
+    starts with ``lazy_prefix`` stays text until ``Known.resolve``."""
+
+    view: str
+    version: str
+    encode: Callable[[Any], str]
+    decode: Callable[[str, str, str], Any]
+    read_one: Callable[[bytes | None, str, str], Any]
+    read_many: Callable[[list[tuple[str, str]], int], list[Any]]
+    lazy_prefix: str | None = None
+
+
+@dataclass(slots=True)
+class Known:
+    """What a file gave, and the stamp (and, for a recent file, the hash) of what was read.
+    A lazy row from the cache stays JSON text until it is needed (``resolve``): a rescan of a
+    library where nothing changed decodes nothing."""
+
+    stamp: Stamp | None  # None: not to be trusted again (the file moved under the read)
+    hash: str | None
+    result: Any
+    payload: str | None = None  # a cached row not decoded yet
+    codec: Codec | None = None  # what decodes it
+
+    @property
+    def is_digest(self) -> bool:
+        return self.payload is not None or isinstance(self.result, Digest)
+
+    def resolve(self, path: str, key: str) -> Any:
+        """The result; a cached row is decoded now, or the file read again when the cached
+        text is not one (damaged or planted)."""
+        if self.payload is not None and self.codec is not None:
+            try:
+                self.result = self.codec.decode(self.payload, path, key)
+            except ValueError:
+                self.result = self.codec.read_one(None, path, key)
+                self.stamp = None
+            self.payload = None
+        return self.result
+
+
+def read_digests(
+    items: list[tuple[Path, str]],
+    root: Path | None,
+    known: dict[str, Known],
+    workers: int,
+    *,
+    recursive: bool = True,
+) -> dict[str, Known]:
+    """``read_cached`` with the ``Library``'s digests."""
+    return read_cached(items, root, known, workers, DIGESTS, recursive=recursive)
+
+
+def read_cached(
+    items: list[tuple[Path, str]],
+    root: Path | None,
+    known: dict[str, Known],
+    workers: int,
+    codec: Codec,
+    *,
+    recursive: bool = True,
+) -> dict[str, Known]:
+    """``items``: (path, key) of every file of the library, the key passed to the codec (the
+    slug, say). ``root``: the folder whose cache is used (None: none, e.g. a library of one
+    file). Returns what each file gives now, by ``str(path)``."""
+    now = time.time_ns()
+    cache = ScanCache(root, codec.view, codec.version) if root is not None else None
+    prefix = _root_prefix(root)
+    try:
+        stored = cache.load() if cache is not None else {}
+        out: dict[str, Known] = {}
+        todo: list[tuple[Path, str, Stamp | None]] = []
+        confirmed: dict[str, Row] = {}
+        for p, key in items:
+            path, stamp = str(p), Stamp.of(p)
+            mem = known.get(path)
+            if mem is not None and mem.stamp is not None and _holds(mem.stamp, mem.hash, p, stamp):
+                out[path] = mem
+                continue
+            rel = _rel(path, prefix)
+            row = stored.get(rel)
+            if row is not None and still_holds(row, p, stamp):
+                found = _from_row(row, path, key, codec)
+                if found is not None:
+                    assert stamp is not None
+                    if row.hash is not None and not stamp.recent(
+                        now
+                    ):  # old enough: no more hashing
+                        confirmed[rel] = Row(stamp, None, row.payload)
+                        found.hash = None
+                    out[path] = found
+                    continue
+            todo.append((p, key, stamp))
+        fresh = _read(todo, now, workers, codec)
+        out.update(fresh)
+        if cache is not None:
+            seen = {_rel(str(p), prefix) for p, _ in items}
+            gone = [rel for rel in stored if rel not in seen and (recursive or "/" not in rel)]
+            if todo or confirmed or gone:  # else no write lock taken at all
+                cache.save(_rows(todo, fresh, prefix, codec, confirmed), gone)
+        return out
+    finally:
+        if cache is not None:
+            cache.close()
+
+
+def _rows(
+    todo: list[tuple[Path, str, Stamp | None]],
+    fresh: dict[str, Known],
+    prefix: str,
+    codec: Codec,
+    confirmed: dict[str, Row],
+) -> Iterator[tuple[str, Row]]:
+    """The rows to store, encoded one at a time as the database takes them."""
+    yield from confirmed.items()
+    for p, _key, _stamp in todo:
+        k = fresh[str(p)]
+        if k.stamp is not None:
+            yield _rel(str(p), prefix), Row(k.stamp, k.hash, codec.encode(k.result))
+
+
+def _from_row(row: Row, path: str, key: str, codec: Codec) -> Known | None:
+    """A cached row as a result: a lazy one stays text (see ``Known``), others are decoded now.
+    None when the row is not something ``encode`` wrote."""
+    if codec.lazy_prefix is not None and row.payload.startswith(codec.lazy_prefix):
+        return Known(row.stamp, row.hash, None, row.payload, codec)
+    try:
+        return Known(row.stamp, row.hash, codec.decode(row.payload, path, key))
+    except ValueError:
+        return None  # planted or damaged: the file is read, and the row replaced
+
+
+def _root_prefix(root: Path | None) -> str:
+    """What every path found under ``root`` starts with (``Path(".") / "a"`` is ``a``)."""
+    if root is None or str(root) == ".":
+        return ""
+    text = str(root)
+    return text if text.endswith(os.sep) else text + os.sep
+
+
+def _rel(path: str, prefix: str) -> str:
+    """The path relative to the library root, in POSIX form: the cache key, the same whatever
+    spelling of the root the library was opened with."""
+    rel = path[len(prefix) :] if path.startswith(prefix) else path
+    return rel.replace(os.sep, "/") if os.sep != "/" else rel
+
+
+def _holds(stamp: Stamp, digest: str | None, path: Path, now: Stamp | None) -> bool:
+    return still_holds(Row(stamp, digest, ""), path, now)
+
+
+def _read(
+    todo: list[tuple[Path, str, Stamp | None]], now: int, workers: int, codec: Codec
+) -> dict[str, Known]:
+    """Read the changed files. A recent one is read here, its bytes hashed with the row; an
+    older one may go to a worker process, since any later change gives it a new stamp."""
+    out: dict[str, Known] = {}
+    older = [
+        (p, key, stamp) for p, key, stamp in todo if stamp is not None and not stamp.recent(now)
+    ]
+    results = codec.read_many([(str(p), key) for p, key, _ in older], workers) if older else []
+    for (p, _key, old), result in zip(older, results, strict=True):
+        out[str(p)] = Known(old, None, result)
+    for p, key, stamp in todo:
+        if str(p) in out:
+            continue
+        try:
+            data: bytes | None = p.read_bytes()
+        except OSError:
+            data = None  # read_one reads again, and reports why it cannot
+        result = codec.read_one(data, str(p), key)
+        same = data is not None and stamp is not None and Stamp.of(p) == stamp
+        out[str(p)] = Known(
+            stamp if same else None,
+            content_hash(data) if same and data is not None else None,
+            result,
+        )
+    return out
+
+
+# The library's digests. The readers are looked up when called (tests count them).
+def _digest_many(items: list[tuple[str, str]], workers: int) -> list[Result]:
+    if workers > 1 and len(items) > 1:
+        return digest_parallel(items, workers)
+    return digest_many(items)
+
+
+DIGESTS = Codec(
+    view="digest",
+    version=digest_codec.VERSION,
+    encode=digest_codec.encode,
+    decode=digest_codec.decode,
+    read_one=lambda data, path, slug: digest_bytes(data, path, slug),
+    read_many=lambda items, workers: _digest_many(items, workers),
+    lazy_prefix='{"kind":"digest"',  # how ``digest_codec.encode`` starts a digest
+)

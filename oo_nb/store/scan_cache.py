@@ -1,0 +1,302 @@
+"""What a scan read from each file of a library, kept between runs: ``DIR/.oo-cache/library.sqlite``.
+
+One SQLite database per library (stdlib ``sqlite3``, WAL, so readers never wait for a writer).
+Each row holds one file's payload (JSON text made by the layer that reads documents; this
+module never interprets it) under the file's path relative to the library and its ``Stamp``:
+inode, size, mtime_ns and ctime_ns. An atomic replace changes the inode, an edit in place the
+mtime and ctime, and ``touch -d``/``cp -p`` cannot set ctime back; so a row whose stamp still
+matches holds what the file holds now. Two cases the stamp cannot tell apart are covered too:
+
+- a file changed within the filesystem's timestamp granularity: a file whose mtime or ctime is
+  less than ``RECENT_NS`` older than the scan is recorded with a hash of the bytes that were
+  read, and is read again and compared before the row is trusted;
+- a write through the store (``store.atomic``) drops the file's row (``forget``).
+
+Each payload kind (``view``) carries a version; rows of another version are dropped (quietly:
+after an upgrade that is expected). A cache that cannot be opened, is not a database, is locked
+past ``BUSY_MS`` or cannot be written is rebuilt or bypassed with a ``CacheWarning``: the scan
+then reads every file, and is still right. Rows are
+JSON, never pickle: the file sits in the user's folder and could have been planted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import sqlite3
+import warnings
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from oo_nb.format.names import CACHE_DIR, CACHE_FILE
+
+__all__ = [
+    "BUSY_MS",
+    "RECENT_NS",
+    "CacheWarning",
+    "Row",
+    "ScanCache",
+    "Stamp",
+    "content_hash",
+    "forget",
+    "still_holds",
+]
+
+RECENT_NS = 2_000_000_000  # coarser than any timestamp granularity we know (FAT: 2 s)
+BUSY_MS = 3000  # how long a writer waits for another process's write before giving up on saving
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS views (view TEXT PRIMARY KEY, version TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS files ("
+    " view TEXT NOT NULL, rel TEXT NOT NULL, ino INTEGER NOT NULL, size INTEGER NOT NULL,"
+    " mtime_ns INTEGER NOT NULL, ctime_ns INTEGER NOT NULL, hash TEXT, payload TEXT NOT NULL,"
+    " PRIMARY KEY (view, rel)) WITHOUT ROWID",
+)
+
+
+class CacheWarning(UserWarning):
+    """The library cache could not be used as it is; the scan went on without it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Stamp:
+    ino: int
+    size: int
+    mtime_ns: int
+    ctime_ns: int
+
+    @classmethod
+    def of(cls, path: str | Path) -> Stamp | None:
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        return cls(st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+    def recent(self, now_ns: int) -> bool:
+        """Changed so shortly before ``now_ns`` that another change may keep the same stamp."""
+        return now_ns - max(self.mtime_ns, self.ctime_ns) < RECENT_NS
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    stamp: Stamp
+    hash: str | None  # of the bytes read, when the stamp was recent
+    payload: str
+
+
+def content_hash(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def still_holds(row: Row, path: str | Path, stamp: Stamp | None) -> bool:
+    """Whether ``row`` still says what the file at ``path`` (now stamped ``stamp``) holds: same
+    stamp, and for a row recorded while the file was recent, the same bytes."""
+    if stamp is None or row.stamp != stamp:
+        return False
+    if row.hash is None:
+        return True
+    try:
+        return content_hash(Path(path).read_bytes()) == row.hash
+    except OSError:
+        return False
+
+
+def cache_path(root: Path) -> Path:
+    return root / CACHE_DIR / CACHE_FILE
+
+
+def _warn(message: str) -> None:
+    warnings.warn(message, CacheWarning, stacklevel=3)
+
+
+class ScanCache:
+    """The rows of one ``view`` in the cache of the library at ``root``. When the cache cannot
+    be used, ``usable`` is false and every method does nothing (a scan then reads every file)."""
+
+    def __init__(self, root: str | Path, view: str, version: str) -> None:
+        self.root = Path(root)
+        self.view = view
+        self.version = version
+        self.path = cache_path(self.root)
+        self._db: sqlite3.Connection | None = None
+        self._open()
+
+    @property
+    def usable(self) -> bool:
+        return self._db is not None
+
+    # ----------------------------------------------------------------- opening
+    def _open(self) -> None:
+        try:
+            self._db = self._connect()
+        except sqlite3.DatabaseError as exc:  # not a database, or damaged: start again
+            self.close()
+            if _is_locked(exc):
+                _warn(f"library cache {self.path} is locked ({exc}); scanning without it")
+                return
+            _warn(f"library cache {self.path} is unreadable ({exc}); rebuilding it")
+            self._remove()
+            try:
+                self._db = self._connect()
+            except (sqlite3.Error, OSError) as again:
+                self.close()
+                _warn(f"library cache {self.path} cannot be rebuilt ({again}); scanning without it")
+        except (sqlite3.Error, OSError) as exc:  # read-only folder or file, no space...
+            self.close()
+            _warn(f"library cache {self.path} cannot be used ({exc}); scanning without it")
+
+    def _connect(self) -> sqlite3.Connection:
+        self.path.parent.mkdir(exist_ok=True)
+        if not os.access(self.path.parent, os.W_OK) or (
+            self.path.exists() and not os.access(self.path, os.W_OK)
+        ):
+            raise PermissionError(f"not writable: {self.path}")
+        db = sqlite3.connect(self.path, timeout=BUSY_MS / 1000, isolation_level=None)
+        self._db = db
+        db.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
+        if db.execute("PRAGMA journal_mode = WAL").fetchone()[0].lower() != "wal":
+            raise sqlite3.OperationalError("cannot switch to WAL")
+        db.execute("PRAGMA synchronous = NORMAL")  # WAL: a crash loses recent rows, never others
+        try:  # the usual case, a read: no write lock taken just to open
+            found = db.execute("SELECT version FROM views WHERE view = ?", (self.view,)).fetchone()
+            if found is not None and found[0] == self.version:
+                return db
+        except sqlite3.OperationalError as exc:
+            if "no such table" not in str(exc):
+                raise
+        with self._transaction() as tx:
+            for statement in _SCHEMA:
+                tx.execute(statement)
+            found = tx.execute("SELECT version FROM views WHERE view = ?", (self.view,)).fetchone()
+            if found is None or found[0] != self.version:
+                # rows another version made (any change to how documents are read) are dropped
+                # without a warning: after an upgrade that is expected, and nothing to act on
+                tx.execute("DELETE FROM files WHERE view = ?", (self.view,))
+                tx.execute(
+                    "INSERT OR REPLACE INTO views (view, version) VALUES (?, ?)",
+                    (self.view, self.version),
+                )
+        return db
+
+    def _remove(self) -> None:
+        for suffix in ("", "-wal", "-shm"):
+            with contextlib.suppress(OSError):
+                Path(f"{self.path}{suffix}").unlink()
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        db = self._db
+        assert db is not None
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            yield db
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+
+    def close(self) -> None:
+        if self._db is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self._db.close()
+            self._db = None
+
+    def __enter__(self) -> ScanCache:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ----------------------------------------------------------------- reading
+    def load(self) -> dict[str, Row]:
+        """Every row of this view, by relative path (POSIX)."""
+        if self._db is None:
+            return {}
+        try:
+            cursor = self._db.execute(
+                "SELECT rel, ino, size, mtime_ns, ctime_ns, hash, payload FROM files"
+                " WHERE view = ?",
+                (self.view,),
+            )
+            return {
+                rel: Row(Stamp(ino, size, mtime, ctime), digest, payload)
+                for rel, ino, size, mtime, ctime, digest, payload in cursor
+                if isinstance(payload, str)
+            }
+        except sqlite3.Error as exc:  # damaged pages, or a lock held past the timeout
+            self._give_up(f"cannot be read ({exc})")
+            return {}
+
+    # ----------------------------------------------------------------- writing
+    def save(self, rows: Iterable[tuple[str, Row]], drop: Iterable[str] = ()) -> None:
+        """Store ``rows`` ((relative path, row) pairs, consumed one by one: a cold scan of a large
+        library never holds all its encoded rows at once) and remove the rows of ``drop``
+        (files gone), in one transaction. Another process's write makes this wait up to
+        ``BUSY_MS``, then give up: the rows are simply read again next time."""
+        if self._db is None:
+            return
+        drop = [rel for rel in drop if _encodable(rel)]
+        rows = ((rel, row) for rel, row in rows if _encodable(rel) and _encodable(row.payload))
+        try:
+            with self._transaction() as tx:
+                tx.executemany(
+                    "DELETE FROM files WHERE view = ? AND rel = ?", ((self.view, r) for r in drop)
+                )
+                tx.executemany(
+                    "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        (
+                            self.view,
+                            rel,
+                            row.stamp.ino,
+                            row.stamp.size,
+                            row.stamp.mtime_ns,
+                            row.stamp.ctime_ns,
+                            row.hash,
+                            row.payload,
+                        )
+                        for rel, row in rows
+                    ),
+                )
+        except sqlite3.Error as exc:
+            self._give_up(f"cannot be written ({exc})")
+
+    def _give_up(self, why: str) -> None:
+        _warn(f"library cache {self.path} {why}; scanning without it")
+        self.close()
+
+
+def _encodable(text: str) -> bool:
+    """Whether sqlite can store ``text``: a file name that is not UTF-8 (a lone surrogate after
+    decoding) cannot; such a file is simply read on every scan."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _is_locked(exc: sqlite3.Error) -> bool:
+    return "locked" in str(exc) or "busy" in str(exc)
+
+
+def forget(path: str | Path) -> None:
+    """Drop ``path``'s rows from the cache of every library above it (a write through the store
+    calls this). Never raises: a cache problem must not fail a write."""
+    target = Path(os.path.abspath(path))
+    for folder in target.parents:
+        db_path = cache_path(folder)
+        if not db_path.is_file():
+            continue
+        try:
+            db = sqlite3.connect(db_path, timeout=0.5, isolation_level=None)
+            try:
+                db.execute(
+                    "DELETE FROM files WHERE rel = ?", (target.relative_to(folder).as_posix(),)
+                )
+            finally:
+                db.close()
+        except (sqlite3.Error, OSError, ValueError):
+            continue  # the stamp still tells the next scan that the file changed
