@@ -160,7 +160,9 @@ class ReviewSession:
         )
 
         expanded = _PID_COMMENT.sub("", self.diff.images.expand(html)).strip()
-        if hunk.tag == "h2":  # a section heading: it stays an h2 with its id, whatever was typed
+        # a section heading stays an h2 with its id, whatever was typed (a whole removed section
+        # edited back is a heading and its text: the sanitiser takes it as any article text)
+        if hunk.tag == "h2" and not hunk.whole_section:
             attrs, inner = self._heading_parts(hunk, expanded)
             m = _ID_ATTR.search(attrs)
             typed = next((g for g in m.groups() if g is not None), "") if m else ""

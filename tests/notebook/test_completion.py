@@ -41,7 +41,7 @@ def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_verbs(shell: InteractiveShell) -> None:
     assert completions(shell, "%oo up") == ["update", "update-all"]
     assert tab(shell, "%oo up") == ["update", "update-all"]
-    assert completions(shell, "%oo li") == ["library"]
+    assert completions(shell, "%oo li") == ["library", "links"]
     assert sorted(completions(shell, "%oo ")) == sorted(VERBS)  # no Python names or keywords
     assert completions(shell, "lib = %oo lib") == ["library"]  # an assignment too
     assert completions(shell, "%%oo con") == ["contract"]
