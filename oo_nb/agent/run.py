@@ -114,7 +114,7 @@ def choose_agent(requested: str | None) -> str:
         if requested not in AGENTS:
             raise AgentError(f"unknown agent {requested!r} (choose {', '.join(AGENTS)})")
         return requested
-    from oo_nb.agent.backends.anthropic import has_api_key
+    from oo_nb.agent.models import has_api_key
 
     return "anthropic" if has_api_key() else "replay"
 
@@ -230,7 +230,7 @@ def begin(path: str | Path, opts: UpdateOptions) -> Prepared:
     ctx = build_context(
         doc, today=today, budget_usd=budget
     )  # the prompt states the budget this run has
-    from oo_nb.agent.backends.anthropic import resolve_model
+    from oo_nb.agent.models import resolve_model
 
     model = resolve_model(opts.model, ctx.model)
     return Prepared(

@@ -38,6 +38,7 @@ from oo_nb.agent.deadline import (
     await_with_deadline,
     call_with_deadline,
 )
+from oo_nb.agent.models import API_KEY_ENV, DEFAULT_MODEL, MODEL_ALIASES, has_api_key, resolve_model
 from oo_nb.agent.types import RunInfo
 from oo_nb.errors import AgentError, register_secret
 from oo_nb.redaction import register_base_url, split_credentials
@@ -48,42 +49,17 @@ __all__ = [
     "AnthropicBackend",
     "api_failure",
     "api_failure_text",
+    "has_api_key",
     "resolve_model",
     "unreadable_answer",
 ]
 
-DEFAULT_MODEL = "claude-sonnet-5-5"
 DEFAULT_TIMEOUT_S = 600.0  # one attempt (the SDK's own timeout); the whole run: deadline_s
-_KEY_ENV = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+_KEY_ENV = API_KEY_ENV
 # The count only sharpens the budget: a proxy that hangs on it or rate-limits it must not hold
 # up the run, so one try with a short timeout, then the estimate.
 COUNT_OPTIONS: dict[str, Any] = {"max_retries": 0, "timeout": 10.0}
 _STREAM_LOST = "the API stream broke off: the connection was lost ({}); nothing was proposed"
-
-
-# The original o-o passed --model to the `claude` CLI, which takes family names; the API does not.
-MODEL_ALIASES = {
-    "sonnet": "claude-sonnet-5-5",
-    "opus": "claude-opus-5-5",
-    "haiku": "claude-haiku-5-5",
-    "fable": "claude-fable-5-2",
-}
-
-
-def resolve_model(cli: str | None, contract: str | None) -> str:
-    """``--model``, else the contract's ``model``, else ``OO_MODEL``, else the default; a family
-    name (``sonnet``, ``opus``…) means that family's current model."""
-    chosen = (
-        (cli or "").strip()
-        or (contract or "").strip()
-        or os.environ.get("OO_MODEL", "").strip()
-        or DEFAULT_MODEL
-    )
-    return MODEL_ALIASES.get(chosen.lower(), chosen)
-
-
-def has_api_key() -> bool:
-    return any(os.environ.get(name) for name in _KEY_ENV)
 
 
 def api_failure(exc: BaseException, conv: Conversation, *, retries: int, where: str) -> AgentError:
