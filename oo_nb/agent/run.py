@@ -76,6 +76,8 @@ class UpdateOptions:
     # the research's deadline in seconds (every request and retry); None: the backend's default
     # (600 s for the API, 3600 s for claude-code, whose runs are longer)
     timeout_s: float | None = None
+    # cache_control breakpoints on every request (False: none; for comparing what caching saves)
+    prompt_cache: bool = True
 
 
 @dataclass
@@ -122,7 +124,7 @@ def choose_agent(requested: str | None) -> str:
 def make_backend(agent: str, opts: UpdateOptions, model: str, doc_path: Path) -> Backend:
     from oo_nb.agent.backends.conversation import AgentSettings
 
-    settings = AgentSettings(model=model, stream=opts.stream)
+    settings = AgentSettings(model=model, stream=opts.stream, prompt_cache=opts.prompt_cache)
     deadline: dict[str, Any] = {} if opts.timeout_s is None else {"deadline_s": opts.timeout_s}
     if agent == "anthropic":
         from oo_nb.agent.backends.anthropic import AnthropicBackend
@@ -252,7 +254,7 @@ def gate(prep: Prepared, opts: UpdateOptions) -> UpdateResult | None:
 
     result = prep.result("planned")
     s = AgentSettings(model=prep.model)
-    b = Budget(prep.budget_usd, price_for(prep.model))
+    b = Budget(prep.budget_usd, price_for(prep.model), cache_writes=opts.prompt_cache)
     try:
         plan = b.plan(
             estimate_tokens(prep.ctx.system, prep.ctx.user),

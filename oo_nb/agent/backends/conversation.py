@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from oo_nb.agent.backends.cache_points import with_breakpoints
 from oo_nb.agent.budget import (
     TOOL_OVERHEAD_TOKENS,
     Budget,
@@ -68,6 +69,9 @@ class AgentSettings:
     # Ask the API (messages.count_tokens, free) for the first prompt's exact size: the character
     # estimate is an upper bound that can be 2-3x too high, which refuses budgets that would do.
     exact_count: bool = True
+    # cache_control breakpoints (backends.cache_points): continuations and the documents of one
+    # update-all read their shared prefix at 0.1x the input price instead of paying it again.
+    prompt_cache: bool = True
 
 
 # --------------------------------------------------------------------------- helpers
@@ -226,6 +230,8 @@ class Conversation:
     ) -> None:
         # The model is told the budget that holds (``--budget`` may override the contract's).
         ctx = ctx.with_budget(budget.limit_usd)
+        # a marked prefix may be written to the cache at more than the input price: bound it so
+        budget.cache_writes = settings.prompt_cache
         self.ctx, self.settings, self.budget, self.run, self.validate = (
             ctx,
             settings,
@@ -383,13 +389,14 @@ class Conversation:
             self.messages = compact_history(self.messages)
             if self.messages[-1]["role"] == "assistant":  # a compacted paused turn is no prefill
                 self._say("Continue where you stopped, then call submit_proposal once.")
-        return {
+        params = {
             "model": s.model,
             "max_tokens": plan.max_tokens,
             "system": self.ctx.system,
             "messages": self.messages,
             "tools": tools,
         }
+        return with_breakpoints(params) if s.prompt_cache else params
 
     # ---------------------------------------------------------------- responses
     def record_partial(self, usage: Any) -> None:
