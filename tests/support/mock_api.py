@@ -164,6 +164,7 @@ class MockAPI:
         # what the real tokenizer gives English), or this error reply (a proxy without it, say)
         self.count_tokens: Callable[[bytes], int] = lambda raw: max(1, len(raw) // 4)
         self.count_tokens_error: Reply | None = None
+        self.count_latency = 0.0  # seconds before a count is answered (``latency``: messages only)
         # what the mock's prompt cache holds (None: cache marks are ignored)
         self.prompt_cache: PromptCache | None = PromptCache() if prompt_cache else None
         self.requests: list[MockRequest] = []
@@ -380,6 +381,8 @@ class _Handler(BaseHTTPRequestHandler):
         if method == "POST" and path == "/v1/messages":
             self._messages(request)
         elif method == "POST" and path == "/v1/messages/count_tokens":
+            if self.mock.count_latency:
+                self.mock.wait(self.mock.count_latency)
             failure = self.mock.count_tokens_error
             if failure is not None:
                 self._json(failure.status, failure.error, failure.headers)

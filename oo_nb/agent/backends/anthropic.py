@@ -17,6 +17,7 @@ code path.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import os
 import re
@@ -243,6 +244,8 @@ class AnthropicBackend:
         # set-up on the event loop, so concurrent runs reuse one. Its owner closes it.
         self.shared_async: anthropic.AsyncAnthropic | None = None
         self.recorder: Any = None  # a RecordingTransport when the run is being recorded
+        # update-all counts a document's prompt while other documents research (``count_ahead``)
+        self.counted_ahead: asyncio.Future[Any] | None = None
 
     # ------------------------------------------------------------------ clients
     def _key(self) -> str:
@@ -430,6 +433,25 @@ class AnthropicBackend:
                 client.close()
         return conv.result
 
+    async def _acount(
+        self, client: anthropic.AsyncAnthropic, request: dict[str, Any], options: dict[str, Any]
+    ) -> Any:
+        """The API's count of a first prompt, or the ``AnthropicError`` that stopped it."""
+        try:
+            return await client.with_options(**options).messages.count_tokens(**request)
+        except anthropic.AnthropicError as exc:
+            return exc
+
+    def count_ahead(self, ctx: AgentContext, budget_usd: float) -> None:
+        """Start counting the first prompt of ``ctx`` now, on the shared client, so that the
+        run finds the count ready instead of asking for it before its first request."""
+        if self.shared_async is None or not self._counts_tokens():
+            return
+        request = Conversation.first_count_request(ctx, self.settings.model, budget_usd)
+        self.counted_ahead = asyncio.ensure_future(
+            self._acount(self.shared_async, request, dict(COUNT_OPTIONS))
+        )
+
     async def arun(
         self, ctx: AgentContext, *, budget: Budget, run: RunInfo, validate: Callable[[Any], Any]
     ) -> Any:
@@ -439,12 +461,14 @@ class AnthropicBackend:
         lost_tries = 0
         try:
             if self._counts_tokens():
-                try:
-                    counted = await client.with_options(
-                        **self._count_options(deadline)
-                    ).messages.count_tokens(**conv.count_request())
-                except anthropic.AnthropicError as exc:
-                    self._count_failed(run, exc)
+                ahead, self.counted_ahead = self.counted_ahead, None
+                counted = await (
+                    ahead
+                    if ahead is not None
+                    else self._acount(client, conv.count_request(), self._count_options(deadline))
+                )
+                if isinstance(counted, anthropic.AnthropicError):
+                    self._count_failed(run, counted)
                 else:
                     conv.calibrate(getattr(counted, "input_tokens", None))
             while not conv.done:

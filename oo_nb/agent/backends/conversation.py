@@ -259,6 +259,16 @@ class Conversation:
         """What ``messages.count_tokens`` needs to count the first prompt."""
         return {"model": self.settings.model, "system": self.ctx.system, "messages": self.messages}
 
+    @staticmethod
+    def first_count_request(ctx: AgentContext, model: str, budget_usd: float) -> dict[str, Any]:
+        """``count_request`` of a conversation not begun yet (update-all counts ahead)."""
+        ctx = ctx.with_budget(budget_usd)
+        return {
+            "model": model,
+            "system": ctx.system,
+            "messages": [{"role": "user", "content": ctx.user}],
+        }
+
     def calibrate(self, exact_tokens: object) -> None:
         """Take the API's count of the first prompt in place of its character estimate, in this
         and every later bound (later prompts start with it; what they add stays estimated).
