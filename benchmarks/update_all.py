@@ -26,7 +26,7 @@ from pathlib import Path
 from oo_nb.agent.many import update_library
 from oo_nb.agent.run import UpdateOptions
 from tests.support.corpus import corpus_dir
-from tests.support.mock_api import MockAPI, MockRequest, Reply
+from tests.support.mock_api import MockAPI, MockRequest, Reply, error_reply
 from tests.support.mock_scenarios import research_scenario
 
 CORPUS = corpus_dir()  # OO_CORPUS, else tests/fixtures/corpus
@@ -86,6 +86,33 @@ def timed_run(
         )
 
 
+def first_request_after(count: int) -> tuple[float, float]:
+    """(seconds to the first request, seconds in all) for a library of ``count`` documents whose
+    every request is refused at once (400: no retry), so only the start-up is timed."""
+    first: list[float] = []
+
+    def refuse(request: MockRequest) -> Reply:
+        first.append(time.perf_counter())
+        return error_reply(400, "invalid_request_error", "benchmark: start-up only")
+
+    with (
+        tempfile.TemporaryDirectory(prefix="oo-bench-") as tmp,
+        MockAPI(refuse, api_key=KEY) as mock,
+    ):
+        folder = Path(tmp)
+        make_library(folder, count)
+        opts = UpdateOptions(
+            force=True,
+            agent="anthropic",
+            api_key=KEY,
+            base_url=mock.base_url,
+            download_images=False,
+        )
+        started = time.perf_counter()
+        update_library(folder, opts, progress=False)
+        return min(first) - started, time.perf_counter() - started
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--docs", type=int, default=20)
@@ -93,6 +120,7 @@ def main() -> None:
     parser.add_argument("--count-latency", type=float, default=0.0)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--concurrency", type=int, default=DEFAULT)
+    parser.add_argument("--startup-docs", type=int, default=400)
     ns = parser.parse_args()
     os.environ.pop("ANTHROPIC_BASE_URL", None)
     c, n = ns.concurrency, ns.docs
@@ -128,6 +156,13 @@ def main() -> None:
         f"({'met' if speed / ideal >= TARGET else 'MISSED'}, target >= {TARGET}); "
         f"runs: {', '.join(f'{r:.2f}' for r in ratios)}"
     )
+    if ns.startup_docs:
+        firsts = [first_request_after(ns.startup_docs) for _ in range(ns.repeat)]
+        print(
+            f"  start-up in a library of {ns.startup_docs} documents (every request refused): "
+            f"first request after {statistics.median(f for f, _ in firsts):.2f} s "
+            f"(median of {ns.repeat}; all settled in {statistics.median(a for _, a in firsts):.1f} s)"
+        )
     print()
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from context import render, rows
