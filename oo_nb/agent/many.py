@@ -138,12 +138,14 @@ async def _concurrent(
 ) -> None:
     """Documents are read one by one and each starts as soon as it is read and a place is free:
     the first request does not wait for the whole folder to be parsed. Up to ``concurrency``
-    documents research at once; as many more are read ahead, their prompts counted (the token
-    count only sharpens the budget) while the others research, so a document's first request
-    does not wait for its count."""
+    documents research at once; more are read ahead, their prompts counted (the token count only
+    sharpens the budget) while the others research, so a document's first request does not wait
+    for its count; a document's candidate is built after it gives up its research place."""
     limit = max(1, concurrency)
-    gate_ = asyncio.Semaphore(limit)
-    ahead = asyncio.Semaphore(2 * limit)  # documents read and not finished: memory stays flat
+    gate_ = asyncio.Semaphore(limit)  # documents researching
+    # documents read and not finished (researching, counted and waiting, building a candidate):
+    # bounded, so memory stays flat however large the library
+    ahead = asyncio.Semaphore(3 * limit)
     shared: dict[tuple[str, str, str], Any] = {}
 
     def share_client(backend: Any) -> None:
@@ -166,24 +168,30 @@ async def _concurrent(
                     counter(prep.ctx, prep.budget_usd)
             except OOError:
                 backend = None  # aprepare_update makes it again and reports the error
-            async with gate_:
-                try:
-                    mine = _step_reporter(prep.path, opts, bar)
-                    result = await aprepare_update(
-                        prep.path, mine, backend=backend, prep=prep, configure=share_client
-                    )
-                    result = await asyncio.to_thread(write_result, result, yes=yes)
-                    out.results.append(result)
-                except AgentError as exc:
-                    out.failures[prep.path] = str(exc)
-                    out.failure_costs[prep.path] = exc.cost_usd
-                except OOError as exc:
-                    out.failures[prep.path] = str(exc)
-                finally:
-                    bar.update(1)
-                    pending = getattr(backend, "counted_ahead", None)
-                    if pending is not None:  # the run ended before it needed the count
-                        pending.cancel()
+            try:
+                mine = _step_reporter(prep.path, opts, bar)
+                # the slot is held while the research runs: building the candidate and saving
+                # it (CPU and fsync) overlap the next document's requests
+                result = await aprepare_update(
+                    prep.path,
+                    mine,
+                    backend=backend,
+                    prep=prep,
+                    configure=share_client,
+                    research_slot=gate_,
+                )
+                result = await asyncio.to_thread(write_result, result, yes=yes)
+                out.results.append(result)
+            except AgentError as exc:
+                out.failures[prep.path] = str(exc)
+                out.failure_costs[prep.path] = exc.cost_usd
+            except OOError as exc:
+                out.failures[prep.path] = str(exc)
+            finally:
+                bar.update(1)
+                pending = getattr(backend, "counted_ahead", None)
+                if pending is not None:  # the run ended before it needed the count
+                    pending.cancel()
         finally:
             ahead.release()
 

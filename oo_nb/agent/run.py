@@ -409,10 +409,14 @@ async def aprepare_update(
     backend: Any = None,
     prep: Prepared | None = None,
     configure: Callable[[Any], None] | None = None,
+    research_slot: Any = None,
 ) -> UpdateResult:
     """``prepare_update`` on the async client (update-all); candidate building runs in a thread.
-    ``prep`` skips reading the document again; ``configure`` adjusts the backend (shared client)."""
+    ``prep`` skips reading the document again; ``configure`` adjusts the backend (shared client);
+    ``research_slot`` (an ``asyncio.Semaphore``) is held only while the research runs, so the
+    next document's requests go out while this one's candidate is built."""
     import asyncio
+    import contextlib
 
     opts = opts or UpdateOptions()
     if prep is None:
@@ -428,12 +432,13 @@ async def aprepare_update(
     budget = new_budget(prep, backend, run)
     validate = _validator()
     try:
-        if hasattr(backend, "arun"):
-            proposal = await backend.arun(prep.ctx, budget=budget, run=run, validate=validate)
-        else:
-            proposal = await asyncio.to_thread(
-                backend.run, prep.ctx, budget=budget, run=run, validate=validate
-            )
+        async with research_slot or contextlib.nullcontext():
+            if hasattr(backend, "arun"):
+                proposal = await backend.arun(prep.ctx, budget=budget, run=run, validate=validate)
+            else:
+                proposal = await asyncio.to_thread(
+                    backend.run, prep.ctx, budget=budget, run=run, validate=validate
+                )
     except AgentError as exc:
         raise exc.with_file(str(prep.path)) from None
     return await asyncio.to_thread(finish, prep, opts, backend.name, run, proposal)

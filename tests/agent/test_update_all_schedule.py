@@ -63,9 +63,9 @@ def test_the_first_request_goes_out_before_the_folder_is_read(
     assert not out.failures and len(out.results) == len(paths)
     first_request = events.index("request")
     assert events.index("read 11") > first_request  # the last document was read later
-    # documents are read ahead of their turn, but at most two per place (memory stays flat)
+    # documents are read ahead of their turn, but at most three per place (memory stays flat)
     assert events[:first_request].count("read 00") == 1
-    assert sum(1 for e in events[:first_request] if e.startswith("read")) <= 4
+    assert sum(1 for e in events[:first_request] if e.startswith("read")) <= 6
 
 
 def test_counts_run_ahead_of_each_documents_turn(tmp_path: Path) -> None:
@@ -105,3 +105,41 @@ def test_a_failed_count_ahead_is_a_warning_and_the_run_goes_on(tmp_path: Path) -
     assert not out.failures and len(out.results) == 2
     for r in out.results:
         assert any("could not be counted" in w for w in r.warnings)
+
+
+def test_the_next_document_researches_while_a_candidate_is_built(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Concurrency 1: the second document's request goes out while the first one's candidate
+    is still being built (the research place is given up first)."""
+    import threading
+
+    import oo_nb.agent.run as run
+
+    folder_of(tmp_path, 2)
+    scenario = research_scenario(with_image=False)
+    requests = []
+    second_sent = threading.Event()
+    overlapped: list[bool] = []
+
+    def respond(request: MockRequest) -> Reply:
+        requests.append(request)
+        if len(requests) == 2:
+            second_sent.set()
+        return scenario(request)
+
+    real_finish = run.finish
+
+    def finish(*args: Any, **kwargs: Any) -> Any:
+        if not overlapped:  # the first candidate waits for the second document's request
+            overlapped.append(second_sent.wait(10))
+        return real_finish(*args, **kwargs)
+
+    monkeypatch.setattr(run, "finish", finish)
+    mock = start_mock(respond)
+    try:
+        out = many.update_library(tmp_path, opts(mock), concurrency=1, progress=False)
+    finally:
+        mock.stop()
+    assert not out.failures and len(out.results) == 2
+    assert overlapped == [True]
