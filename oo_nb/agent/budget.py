@@ -9,7 +9,9 @@ cost so far.
 The bound of one request with server tools: each tool use adds a sampling pass that re-reads the
 grown context, so with ``n`` tool uses the input is at most ``Σ_{i=0..n} (prompt + G_1 + … + G_i)``
 with the largest growths first (a search adds ≈ ``search_tokens``, a fetch at most its
-``max_content_tokens`` plus overhead), output at most ``max_tokens``, plus $0.01 per search. There
+``max_content_tokens`` plus overhead), output at most ``max_tokens``, plus $0.01 per search. With
+prompt caching (``cache_writes``) the prompt as sent is priced at the cache-write rate (1.25x
+input: its breakpoints may be written once); reads (0.1x) only ever make it cheaper. There
 is no offline tokenizer, so prompt tokens are estimated pessimistically (``text_tokens``): ASCII
 at 2.5 characters per token, every other character at one token per UTF-8 byte. If the API still
 reports more than the bound and the spend goes over the limit, ``overspent`` is set: the caller
@@ -129,6 +131,9 @@ class Budget:
     overspent: bool = False
     overshoots: list[str] = field(default_factory=list)
     last_plan: RequestPlan | None = None
+    # The requests carry cache breakpoints: a prompt may be billed as a cache write, which costs
+    # more than plain input (1.25x). The conversation sets it from ``AgentSettings.prompt_cache``.
+    cache_writes: bool = False
 
     @property
     def remaining_usd(self) -> float:
@@ -148,7 +153,16 @@ class Budget:
             context += g
             passes += context
         factor = self.price.factor_for(context) * (0.5 if self.batch else 1.0)
-        tokens = (passes * self.price.input + max_tokens * self.price.output) / 1e6
+        # Only the prompt as sent holds breakpoints, so only it can be written to the cache (once);
+        # what the server tools add is read again at most at the input price. A read costs less.
+        first = (
+            max(self.price.input, self.price.cache_write) if self.cache_writes else self.price.input
+        )
+        tokens = (
+            prompt_tokens * first
+            + (passes - prompt_tokens) * self.price.input
+            + max_tokens * self.price.output
+        ) / 1e6
         return tokens * factor + searches * SEARCH_USD
 
     def wrapup_prompt(

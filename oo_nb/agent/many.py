@@ -8,6 +8,8 @@ others go on. Writing follows ``write_result`` (pending proposal, or the documen
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import importlib
 import threading
 import time
 from collections.abc import Coroutine
@@ -21,6 +23,7 @@ from oo_nb.agent.run import (
     aprepare_update,
     begin,
     gate,
+    make_backend,
     write_result,
 )
 from oo_nb.agent.types import LibraryUpdate
@@ -89,27 +92,44 @@ def _step_reporter(path: Path, opts: UpdateOptions, bar: Any) -> UpdateOptions:
     return replace(opts, progress=step)
 
 
+def _prepare_one(p: Path, opts: UpdateOptions, out: LibraryUpdate) -> Prepared | None:
+    """Read one document; a fresh one (or an index page, or one that cannot be read) is settled
+    here, without requests (None)."""
+    try:
+        prep = begin(p, opts)
+    except OOError as exc:
+        if not (isinstance(exc, AgentError) and is_index_page(p)):
+            out.failures[p] = str(exc)  # an index page is refused by begin, and not updated
+        return None
+    early = gate(prep, opts)
+    if early is not None:
+        out.results.append(early)
+        return None
+    return prep
+
+
 def _prepare_all(paths: list[Path], opts: UpdateOptions, out: LibraryUpdate) -> list[Prepared]:
-    """Read every document; the fresh ones (and index pages) are settled here, without requests."""
-    todo = []
-    for p in paths:
-        try:
-            prep = begin(p, opts)
-        except OOError as exc:
-            if not (isinstance(exc, AgentError) and is_index_page(p)):
-                out.failures[p] = str(exc)  # an index page is refused by begin, and not updated
-            continue
-        early = gate(prep, opts)
-        if early is not None:
-            out.results.append(early)
-        else:
-            todo.append(prep)
-    return todo
+    """Read every document (a batch needs them all before it is sent)."""
+    return [prep for p in paths if (prep := _prepare_one(p, opts, out)) is not None]
+
+
+def _warm_sdk(opts: UpdateOptions) -> None:
+    """Import the anthropic SDK in the background while the folder is walked and the first
+    documents are read (the import alone takes seconds); the first request waits only for
+    what is left of it."""
+    if opts.agent not in (None, "anthropic") or opts.dry_run:
+        return
+
+    def load() -> None:
+        with contextlib.suppress(Exception):  # the request path imports it again and reports
+            importlib.import_module("oo_nb.agent.backends.anthropic")
+
+    threading.Thread(target=load, name="oo-import-sdk", daemon=True).start()
 
 
 # --------------------------------------------------------------------------- concurrent
 async def _concurrent(
-    todo: list[Prepared],
+    paths: list[Path],
     opts: UpdateOptions,
     yes: bool,
     concurrency: int,
@@ -117,7 +137,16 @@ async def _concurrent(
     out: LibraryUpdate,
     auto: bool | None = None,
 ) -> None:
-    gate_ = asyncio.Semaphore(max(1, concurrency))
+    """Documents are read one by one and each starts as soon as it is read and a place is free:
+    the first request does not wait for the whole folder to be parsed. Up to ``concurrency``
+    documents research at once; more are read ahead, their prompts counted (the token count only
+    sharpens the budget) while the others research, so a document's first request does not wait
+    for its count; a document's candidate is built after it gives up its research place."""
+    limit = max(1, concurrency)
+    gate_ = asyncio.Semaphore(limit)  # documents researching
+    # documents read and not finished (researching, counted and waiting, building a candidate):
+    # bounded, so memory stays flat however large the library
+    ahead = asyncio.Semaphore(3 * limit)
     shared: dict[tuple[str, str, str], Any] = {}
 
     def share_client(backend: Any) -> None:
@@ -130,10 +159,28 @@ async def _concurrent(
             backend.shared_async = shared[key]
 
     async def one(prep: Prepared) -> None:
-        async with gate_:
+        try:
+            backend = None
+            try:
+                backend = make_backend(prep.agent, opts, prep.model, prep.path)
+                share_client(backend)
+                counter = getattr(backend, "count_ahead", None)
+                if counter is not None:
+                    counter(prep.ctx, prep.budget_usd)
+            except OOError:
+                backend = None  # aprepare_update makes it again and reports the error
             try:
                 mine = _step_reporter(prep.path, opts, bar)
-                result = await aprepare_update(prep.path, mine, prep=prep, configure=share_client)
+                # the slot is held while the research runs: building the candidate and saving
+                # it (CPU and fsync) overlap the next document's requests
+                result = await aprepare_update(
+                    prep.path,
+                    mine,
+                    backend=backend,
+                    prep=prep,
+                    configure=share_client,
+                    research_slot=gate_,
+                )
                 result = await asyncio.to_thread(write_result, result, yes=yes, auto=auto)
                 out.results.append(result)
             except AgentError as exc:
@@ -143,10 +190,27 @@ async def _concurrent(
                 out.failures[prep.path] = str(exc)
             finally:
                 bar.update(1)
+                pending = getattr(backend, "counted_ahead", None)
+                if pending is not None:  # the run ended before it needed the count
+                    pending.cancel()
+        finally:
+            ahead.release()
 
+    tasks: list[asyncio.Task[None]] = []
     try:
-        await asyncio.gather(*(one(p) for p in todo))
+        for path in paths:
+            await ahead.acquire()
+            prep = _prepare_one(path, opts, out)
+            if prep is None:
+                ahead.release()
+                bar.update(1)
+            else:
+                tasks.append(asyncio.create_task(one(prep)))
+            await asyncio.sleep(0)  # let the started documents' requests go out
+        await asyncio.gather(*tasks)
     finally:
+        for task in tasks:
+            task.cancel()
         for client in shared.values():
             await client.close()
 
@@ -169,8 +233,14 @@ def update_library(
     opts = opts or UpdateOptions()
     out = LibraryUpdate()
     started = time.perf_counter()
-    todo = _prepare_all(find_documents(folder), opts, out)
-    bar = _progress(len(todo), progress)
+    if not batch:
+        _warm_sdk(opts)
+    paths = find_documents(folder)
+    if batch:
+        todo = _prepare_all(paths, opts, out)
+        bar = _progress(len(todo), progress)
+    else:  # documents are read as they start: the bar counts every one, fresh ones included
+        bar = _progress(len(paths), progress)
     try:
         if batch and todo:
             from oo_nb.agent.batch import run_batch
@@ -185,8 +255,8 @@ def update_library(
                 max_wait_s=max_wait_s,
                 auto=auto,
             )
-        elif todo:
-            _run_coroutine(_concurrent(todo, opts, yes, concurrency, bar, out, auto))
+        elif not batch and paths:
+            _run_coroutine(_concurrent(paths, opts, yes, concurrency, bar, out, auto))
     finally:
         bar.close()
     out.elapsed_s = time.perf_counter() - started

@@ -78,6 +78,8 @@ class UpdateOptions:
     # the research's deadline in seconds (every request and retry); None: the backend's default
     # (600 s for the API, 3600 s for claude-code, whose runs are longer)
     timeout_s: float | None = None
+    # cache_control breakpoints on every request (False: none; for comparing what caching saves)
+    prompt_cache: bool = True
 
 
 @dataclass
@@ -130,8 +132,8 @@ def choose_agent(
         if requested not in AGENTS:
             raise AgentError(f"unknown agent {requested!r} (choose {', '.join(AGENTS)})")
         return requested
-    from oo_nb.agent.backends.anthropic import has_api_key
     from oo_nb.agent.cassettes import find_cassette
+    from oo_nb.agent.models import has_api_key
 
     if has_api_key():
         return "anthropic"
@@ -143,7 +145,7 @@ def choose_agent(
 def make_backend(agent: str, opts: UpdateOptions, model: str, doc_path: Path) -> Backend:
     from oo_nb.agent.backends.conversation import AgentSettings
 
-    settings = AgentSettings(model=model, stream=opts.stream)
+    settings = AgentSettings(model=model, stream=opts.stream, prompt_cache=opts.prompt_cache)
     deadline: dict[str, Any] = {} if opts.timeout_s is None else {"deadline_s": opts.timeout_s}
     if agent == "anthropic":
         from oo_nb.agent.backends.anthropic import AnthropicBackend
@@ -253,7 +255,7 @@ def begin(path: str | Path, opts: UpdateOptions) -> Prepared:
     ctx = build_context(
         doc, today=today, budget_usd=budget
     )  # the prompt states the budget this run has
-    from oo_nb.agent.backends.anthropic import resolve_model
+    from oo_nb.agent.models import resolve_model
 
     model = resolve_model(opts.model, ctx.model)
     return Prepared(
@@ -296,7 +298,7 @@ def gate(prep: Prepared, opts: UpdateOptions) -> UpdateResult | None:
 
     result = prep.result("planned")
     s = AgentSettings(model=prep.model)
-    b = Budget(prep.budget_usd, price_for(prep.model))
+    b = Budget(prep.budget_usd, price_for(prep.model), cache_writes=opts.prompt_cache)
     try:
         plan = b.plan(
             estimate_tokens(prep.ctx.system, prep.ctx.user),
@@ -468,10 +470,14 @@ async def aprepare_update(
     backend: Any = None,
     prep: Prepared | None = None,
     configure: Callable[[Any], None] | None = None,
+    research_slot: Any = None,
 ) -> UpdateResult:
     """``prepare_update`` on the async client (update-all); candidate building runs in a thread.
-    ``prep`` skips reading the document again; ``configure`` adjusts the backend (shared client)."""
+    ``prep`` skips reading the document again; ``configure`` adjusts the backend (shared client);
+    ``research_slot`` (an ``asyncio.Semaphore``) is held only while the research runs, so the
+    next document's requests go out while this one's candidate is built."""
     import asyncio
+    import contextlib
 
     opts = opts or UpdateOptions()
     if prep is None:
@@ -487,12 +493,13 @@ async def aprepare_update(
     budget = new_budget(prep, backend, run)
     validate = _validator()
     try:
-        if hasattr(backend, "arun"):
-            proposal = await backend.arun(prep.ctx, budget=budget, run=run, validate=validate)
-        else:
-            proposal = await asyncio.to_thread(
-                backend.run, prep.ctx, budget=budget, run=run, validate=validate
-            )
+        async with research_slot or contextlib.nullcontext():
+            if hasattr(backend, "arun"):
+                proposal = await backend.arun(prep.ctx, budget=budget, run=run, validate=validate)
+            else:
+                proposal = await asyncio.to_thread(
+                    backend.run, prep.ctx, budget=budget, run=run, validate=validate
+                )
     except AgentError as exc:
         raise exc.with_file(str(prep.path)) from None
     return await asyncio.to_thread(finish, prep, opts, backend.name, run, proposal)

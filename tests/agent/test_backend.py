@@ -94,7 +94,8 @@ def test_research_turn_collects_urls_and_configures_tools() -> None:
         and sub["input_schema"]["additionalProperties"] is False
     )
     assert "tool_choice" not in body and "temperature" not in body
-    assert body["model"] == "claude-sonnet-5-5" and "submit_proposal" in body["system"]
+    system = "".join(b["text"] for b in body["system"])  # blocks: the cached head, the rest
+    assert body["model"] == "claude-sonnet-5-5" and "submit_proposal" in system
 
 
 def test_pause_turn_is_continued_in_the_same_assistant_turn() -> None:

@@ -177,5 +177,5 @@ def test_conversation_tells_the_model_the_budget_that_holds() -> None:
         RunInfo(backend="t", model=model),
         lambda x: x,
     )
-    first = conv.next_request()["messages"][0]["content"]
+    first = conv.next_request()["messages"][0]["content"][0]["text"]  # one block, cache-marked
     assert "Budget for this update: $1.25." in first and "$5.00" not in first

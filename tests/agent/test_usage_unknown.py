@@ -117,7 +117,10 @@ def test_a_lost_answer_is_charged_its_bound_and_says_so(case: str, concurrent: b
 
 
 def test_a_stream_cut_after_more_than_its_bound_was_reported_charges_what_was_reported() -> None:
-    mock = start_mock([Reply(message=submit(input_tokens=900_000), fault="truncate")])
+    # scripted usage as it is (no cache figures): the test is about what was reported
+    mock = start_mock(
+        [Reply(message=submit(input_tokens=900_000), fault="truncate")], prompt_cache=False
+    )
     budget = PlannedBudget(5.0, price_for(MODEL))
     try:
         with pytest.raises(AgentError) as err:
@@ -130,7 +133,7 @@ def test_a_stream_cut_after_more_than_its_bound_was_reported_charges_what_was_re
 
 
 def test_a_cut_answer_is_tried_again_and_both_are_counted() -> None:
-    mock = start_mock([Reply(message=submit(), fault="truncate"), submit()])
+    mock = start_mock([Reply(message=submit(), fault="truncate"), submit()], prompt_cache=False)
     budget = PlannedBudget(5.0, price_for(MODEL))
     try:
         proposal, run = run_with(backend(mock, retries=1), budget)

@@ -10,7 +10,9 @@ What it answers is scriptable per request: a *responder* receives a ``MockReques
 ``Reply`` (a message, an error status with headers, or a fault: connection reset, hang, error
 event mid-stream, a stream cut or garbled after its first half, a JSON body cut mid-way).
 ``Script`` plays replies in order; ``mock_scenarios`` holds the canned
-research turn. Every request is recorded in ``requests`` for asserts.
+research turn. Every request is recorded in ``requests`` for asserts. Requests with
+``cache_control`` marks get the API's cache figures in their usage (``mock_cache``: a write on the
+first request with a prefix, reads on later ones; ``prompt_cache=False`` turns it off).
 
     with MockAPI(research_scenario()) as mock:
         client = Anthropic(api_key="sk-ant-test-MARKER", base_url=mock.base_url)
@@ -24,12 +26,13 @@ import socket
 import struct
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 from urllib.parse import parse_qs, urlsplit
 
+from tests.support.mock_cache import CacheRefusal, PromptCache
 from tests.support.mock_messages import PNG_CHART, message, new_id, sse_events, sse_stream
 
 __all__ = [
@@ -143,6 +146,7 @@ class MockAPI:
         api_key: str | None = None,
         batch_polls: int = 1,
         batch_retrieve_error: Reply | None = None,
+        prompt_cache: bool = True,
     ) -> None:
         if responder is None:
             responder = Script([])
@@ -160,6 +164,9 @@ class MockAPI:
         # what the real tokenizer gives English), or this error reply (a proxy without it, say)
         self.count_tokens: Callable[[bytes], int] = lambda raw: max(1, len(raw) // 4)
         self.count_tokens_error: Reply | None = None
+        self.count_latency = 0.0  # seconds before a count is answered (``latency``: messages only)
+        # what the mock's prompt cache holds (None: cache marks are ignored)
+        self.prompt_cache: PromptCache | None = PromptCache() if prompt_cache else None
         self.requests: list[MockRequest] = []
         self.batches: dict[str, dict[str, Any]] = {}
         self._lock = threading.Lock()
@@ -270,6 +277,17 @@ class MockAPI:
             )
         return _public(record)
 
+    def cached(self, request: MockRequest, reply: Reply) -> Reply:
+        """``reply`` with the cache figures the API would report for ``request`` (a 400 for
+        cache marks it refuses)."""
+        if self.prompt_cache is None or reply.message is None or reply.status != 200:
+            return reply
+        try:
+            msg = self.prompt_cache.apply(request.body, reply.message)
+        except CacheRefusal as exc:
+            return error_reply(400, "invalid_request_error", str(exc))
+        return reply if msg is reply.message else replace(reply, message=msg)
+
     def _finish_batch(self, record: dict[str, Any]) -> None:
         lines, counts = (
             [],
@@ -287,7 +305,7 @@ class MockAPI:
             request = MockRequest(
                 "POST", "/v1/messages", {}, {}, params, json.dumps(params).encode()
             )
-            reply = self.responder(request)
+            reply = self.cached(request, self.responder(request))
             if reply.message is not None and reply.fault is None and reply.status == 200:
                 result: dict[str, Any] = {"type": "succeeded", "message": reply.message}
                 counts["succeeded"] += 1
@@ -363,6 +381,8 @@ class _Handler(BaseHTTPRequestHandler):
         if method == "POST" and path == "/v1/messages":
             self._messages(request)
         elif method == "POST" and path == "/v1/messages/count_tokens":
+            if self.mock.count_latency:
+                self.mock.wait(self.mock.count_latency)
             failure = self.mock.count_tokens_error
             if failure is not None:
                 self._json(failure.status, failure.error, failure.headers)
@@ -447,7 +467,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(200, _public(record))
 
     def _messages(self, request: MockRequest) -> None:
-        reply = self.mock.responder(request)
+        reply = self.mock.cached(request, self.mock.responder(request))
         wait = self.mock.latency + reply.delay
         if wait:
             self.mock.wait(wait)

@@ -224,6 +224,7 @@ def research_scenario(
     *,
     base_url: Callable[[], str] | str | None = None,
     pause_after_search: bool = False,
+    pauses: int = 0,
     with_image: bool = True,
     image_url: str | None = None,
     model: str = "claude-sonnet-5-5",
@@ -234,7 +235,8 @@ def research_scenario(
 ) -> Callable[[MockRequest], Reply]:
     """A responder for a whole update: web search (the new source among the results), a fetch of
     it, a cited text, then ``submit_proposal`` (stop_reason ``tool_use``). With
-    ``pause_after_search`` the first answer stops at ``pause_turn`` and the continuation finishes.
+    ``pause_after_search`` the first answer stops at ``pause_turn`` and the continuation finishes;
+    ``pauses=N``: the first N answers each search and stop at ``pause_turn`` (N+1 requests).
     ``proposal`` may rewrite the submitted input (to script malformed proposals). ``base_url``
     (the mock's own) lets the proposed image live on the mock (http on loopback: the default
     downloader refuses it before any network); ``image_url`` names another one. With
@@ -291,7 +293,12 @@ def research_scenario(
         ]
         continuing = any(m.get("role") == "assistant" for m in request.messages)
         out = 300 + len(json.dumps(submitted)) // 4
-        if pause_after_search and not continuing:
+        paused = _searches_so_far(request)
+        may_pause = paused > 0 or not continuing  # not once the history was compacted
+        if may_pause and paused < max(pauses, 1 if pause_after_search else 0):
+            if paused:  # a later search, under its own id
+                search_blocks[1] = {**search_blocks[1], "id": f"{search_id}_{paused}"}
+                search_blocks[2] = {**search_blocks[2], "tool_use_id": f"{search_id}_{paused}"}
             return Reply(
                 message=message(
                     search_blocks,
@@ -316,6 +323,19 @@ def research_scenario(
         )
 
     return respond
+
+
+def _searches_so_far(request: MockRequest) -> int:
+    """How many web searches the assistant turns of ``request`` already hold."""
+    return sum(
+        1
+        for m in request.messages
+        if m.get("role") == "assistant" and isinstance(m.get("content"), list)
+        for b in m["content"]
+        if isinstance(b, dict)
+        and b.get("type") == "server_tool_use"
+        and b.get("name") == "web_search"
+    )
 
 
 # --------------------------------------------------------------------------- faults

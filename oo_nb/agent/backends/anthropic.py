@@ -17,6 +17,7 @@ code path.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import os
 import re
@@ -38,6 +39,7 @@ from oo_nb.agent.deadline import (
     await_with_deadline,
     call_with_deadline,
 )
+from oo_nb.agent.models import API_KEY_ENV, DEFAULT_MODEL, MODEL_ALIASES, has_api_key, resolve_model
 from oo_nb.agent.types import RunInfo
 from oo_nb.errors import AgentError, register_secret
 from oo_nb.redaction import register_base_url, split_credentials
@@ -48,42 +50,17 @@ __all__ = [
     "AnthropicBackend",
     "api_failure",
     "api_failure_text",
+    "has_api_key",
     "resolve_model",
     "unreadable_answer",
 ]
 
-DEFAULT_MODEL = "claude-sonnet-5-5"
 DEFAULT_TIMEOUT_S = 600.0  # one attempt (the SDK's own timeout); the whole run: deadline_s
-_KEY_ENV = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+_KEY_ENV = API_KEY_ENV
 # The count only sharpens the budget: a proxy that hangs on it or rate-limits it must not hold
 # up the run, so one try with a short timeout, then the estimate.
 COUNT_OPTIONS: dict[str, Any] = {"max_retries": 0, "timeout": 10.0}
 _STREAM_LOST = "the API stream broke off: the connection was lost ({}); nothing was proposed"
-
-
-# The original o-o passed --model to the `claude` CLI, which takes family names; the API does not.
-MODEL_ALIASES = {
-    "sonnet": "claude-sonnet-5-5",
-    "opus": "claude-opus-5-5",
-    "haiku": "claude-haiku-5-5",
-    "fable": "claude-fable-5-2",
-}
-
-
-def resolve_model(cli: str | None, contract: str | None) -> str:
-    """``--model``, else the contract's ``model``, else ``OO_MODEL``, else the default; a family
-    name (``sonnet``, ``opus``…) means that family's current model."""
-    chosen = (
-        (cli or "").strip()
-        or (contract or "").strip()
-        or os.environ.get("OO_MODEL", "").strip()
-        or DEFAULT_MODEL
-    )
-    return MODEL_ALIASES.get(chosen.lower(), chosen)
-
-
-def has_api_key() -> bool:
-    return any(os.environ.get(name) for name in _KEY_ENV)
 
 
 def api_failure(exc: BaseException, conv: Conversation, *, retries: int, where: str) -> AgentError:
@@ -267,6 +244,8 @@ class AnthropicBackend:
         # set-up on the event loop, so concurrent runs reuse one. Its owner closes it.
         self.shared_async: anthropic.AsyncAnthropic | None = None
         self.recorder: Any = None  # a RecordingTransport when the run is being recorded
+        # update-all counts a document's prompt while other documents research (``count_ahead``)
+        self.counted_ahead: asyncio.Future[Any] | None = None
 
     # ------------------------------------------------------------------ clients
     def _key(self) -> str:
@@ -454,6 +433,25 @@ class AnthropicBackend:
                 client.close()
         return conv.result
 
+    async def _acount(
+        self, client: anthropic.AsyncAnthropic, request: dict[str, Any], options: dict[str, Any]
+    ) -> Any:
+        """The API's count of a first prompt, or the ``AnthropicError`` that stopped it."""
+        try:
+            return await client.with_options(**options).messages.count_tokens(**request)
+        except anthropic.AnthropicError as exc:
+            return exc
+
+    def count_ahead(self, ctx: AgentContext, budget_usd: float) -> None:
+        """Start counting the first prompt of ``ctx`` now, on the shared client, so that the
+        run finds the count ready instead of asking for it before its first request."""
+        if self.shared_async is None or not self._counts_tokens():
+            return
+        request = Conversation.first_count_request(ctx, self.settings.model, budget_usd)
+        self.counted_ahead = asyncio.ensure_future(
+            self._acount(self.shared_async, request, dict(COUNT_OPTIONS))
+        )
+
     async def arun(
         self, ctx: AgentContext, *, budget: Budget, run: RunInfo, validate: Callable[[Any], Any]
     ) -> Any:
@@ -463,12 +461,14 @@ class AnthropicBackend:
         lost_tries = 0
         try:
             if self._counts_tokens():
-                try:
-                    counted = await client.with_options(
-                        **self._count_options(deadline)
-                    ).messages.count_tokens(**conv.count_request())
-                except anthropic.AnthropicError as exc:
-                    self._count_failed(run, exc)
+                ahead, self.counted_ahead = self.counted_ahead, None
+                counted = await (
+                    ahead
+                    if ahead is not None
+                    else self._acount(client, conv.count_request(), self._count_options(deadline))
+                )
+                if isinstance(counted, anthropic.AnthropicError):
+                    self._count_failed(run, counted)
                 else:
                     conv.calibrate(getattr(counted, "input_tokens", None))
             while not conv.done:

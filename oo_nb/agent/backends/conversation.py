@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from oo_nb.agent.backends.cache_points import with_breakpoints
 from oo_nb.agent.budget import (
     TOOL_OVERHEAD_TOKENS,
     Budget,
@@ -69,6 +70,9 @@ class AgentSettings:
     # Ask the API (messages.count_tokens, free) for the first prompt's exact size: the character
     # estimate is an upper bound that can be 2-3x too high, which refuses budgets that would do.
     exact_count: bool = True
+    # cache_control breakpoints (backends.cache_points): continuations and the documents of one
+    # update-all read their shared prefix at 0.1x the input price instead of paying it again.
+    prompt_cache: bool = True
 
 
 # --------------------------------------------------------------------------- helpers
@@ -227,6 +231,8 @@ class Conversation:
     ) -> None:
         # The model is told the budget that holds (``--budget`` may override the contract's).
         ctx = ctx.with_budget(budget.limit_usd)
+        # a marked prefix may be written to the cache at more than the input price: bound it so
+        budget.cache_writes = settings.prompt_cache
         self.ctx, self.settings, self.budget, self.run, self.validate = (
             ctx,
             settings,
@@ -253,6 +259,16 @@ class Conversation:
     def count_request(self) -> dict[str, Any]:
         """What ``messages.count_tokens`` needs to count the first prompt."""
         return {"model": self.settings.model, "system": self.ctx.system, "messages": self.messages}
+
+    @staticmethod
+    def first_count_request(ctx: AgentContext, model: str, budget_usd: float) -> dict[str, Any]:
+        """``count_request`` of a conversation not begun yet (update-all counts ahead)."""
+        ctx = ctx.with_budget(budget_usd)
+        return {
+            "model": model,
+            "system": ctx.system,
+            "messages": [{"role": "user", "content": ctx.user}],
+        }
 
     def calibrate(self, exact_tokens: object) -> None:
         """Take the API's count of the first prompt in place of its character estimate, in this
@@ -384,13 +400,14 @@ class Conversation:
             self.messages = compact_history(self.messages)
             if self.messages[-1]["role"] == "assistant":  # a compacted paused turn is no prefill
                 self._say("Continue where you stopped, then call submit_proposal once.")
-        return {
+        params = {
             "model": s.model,
             "max_tokens": plan.max_tokens,
             "system": self.ctx.system,
             "messages": self.messages,
             "tools": tools,
         }
+        return with_breakpoints(params) if s.prompt_cache else params
 
     # ---------------------------------------------------------------- responses
     def record_partial(self, usage: Any) -> None:

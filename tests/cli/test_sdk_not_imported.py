@@ -1,0 +1,88 @@
+"""`oo update --dry-run` and `oo show` only read and plan: they must never import the anthropic
+SDK (its import alone takes seconds). Checked in a fresh interpreter, by what is in
+``sys.modules`` after the command ran, whichever agent is chosen."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support.corpus import corpus_dir
+
+ROOT = Path(__file__).resolve().parents[2]
+PROBE = (
+    "import json, sys\n"
+    "from oo_nb.cli.main import main\n"
+    "code = main(sys.argv[1:])\n"
+    "print(json.dumps({'code': code, 'sdk': sorted(m for m in sys.modules "
+    "if m == 'anthropic' or m.startswith('anthropic.'))}))\n"
+)
+
+
+def _run(args: list[str], env_extra: dict[str, str]) -> dict[str, object]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), **env_extra}
+    env.pop("ANTHROPIC_BASE_URL", None)
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE, *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=120,
+        check=False,
+    )
+    last = proc.stdout.strip().splitlines()[-1]
+    result: dict[str, object] = json.loads(last)
+    return result
+
+
+@pytest.fixture
+def doc(tmp_path: Path) -> Path:
+    target = tmp_path / "agi-declared.o-o.html"
+    shutil.copyfile(corpus_dir() / "agi-declared.o-o.html", target)
+    return target
+
+
+@pytest.mark.parametrize("agent", ["anthropic", "replay", "claude-code"])
+def test_dry_run_never_imports_the_sdk(doc: Path, agent: str) -> None:
+    out = _run(
+        ["update", "--dry-run", "--force", "--agent", agent, str(doc)],
+        {"ANTHROPIC_API_KEY": "sk-ant-test-MARKER"},
+    )
+    assert out["code"] == 0
+    assert out["sdk"] == []
+
+
+def test_dry_run_without_a_key_never_imports_the_sdk(doc: Path) -> None:
+    out = _run(["update", "--dry-run", "--force", str(doc)], {"ANTHROPIC_API_KEY": ""})
+    assert out == {"code": 0, "sdk": []}
+
+
+@pytest.mark.parametrize("extra", [[], ["--json"]])
+def test_show_never_imports_the_sdk(doc: Path, extra: list[str]) -> None:
+    out = _run(["show", *extra, str(doc)], {"ANTHROPIC_API_KEY": "sk-ant-test-MARKER"})
+    assert out == {"code": 0, "sdk": []}
+
+
+def test_the_probe_sees_the_sdk_when_it_is_imported(doc: Path) -> None:
+    """The control: the same probe on a command that does load the SDK reports it."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys, oo_nb.agent.backends.anthropic; print('anthropic' in sys.modules)",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+        timeout=120,
+    )
+    assert proc.stdout.strip() == "True"
