@@ -27,6 +27,7 @@ follow the decisions), each ``oo-derived``. Unknown change kinds and areas rende
 from __future__ import annotations
 
 import html
+from collections import Counter
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -257,12 +258,21 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
         return _AREA_GROUPS.get(hunk.area) or str(hunk.area).capitalize()
 
     def _groups(self, hunks: list[Hunk]) -> list[_Group]:
-        """One collapsible group per section (then sources, facts, fields), in document order."""
-        order: dict[str, list[str]] = {}
+        """One collapsible group per section (then sources, facts, fields), in document order.
+        Keyed by the section's id (or the area), not its title: two sections may share a title,
+        and a section may be titled like an area ("Sources")."""
+        order: dict[tuple[str, str], list[str]] = {}
+        names: dict[tuple[str, str], str] = {}
         for h in hunks:
-            order.setdefault(self._group_name(h), []).append(h.id)
+            key = (str(h.area), h.section if h.area == "article" else "")
+            order.setdefault(key, []).append(h.id)
+            names.setdefault(key, self._group_name(h))
+        taken = Counter(names.values())
         out = []
-        for name, ids in order.items():
+        for key, ids in order.items():
+            name = names[key]
+            if taken[name] > 1 and key[1]:  # a title two groups share: the section's id tells
+                name = f"{name} (#{key[1]})"
             toggle = widgets.Button(tooltip=f"show or hide the changes in {name}")
             toggle.add_class("oo-group-toggle")
             body = widgets.VBox([self.hunk_views[i] for i in ids])
