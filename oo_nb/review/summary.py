@@ -9,6 +9,7 @@ from typing import Any
 
 from oo_nb.errors import OOError
 from oo_nb.format.document import Document
+from oo_nb.redaction import scrub, secrets_now
 from oo_nb.review.hunks import Hunk
 
 __all__ = ["DiffSummary", "run_notices", "summarise"]
@@ -118,7 +119,8 @@ def run_notices(run: Mapping[str, Any] | None) -> tuple[str, ...]:
     """What the run that made a proposal warned about, for whoever reviews it later: a
     replayed (recorded) run, a run over its budget, then the run's own warnings as saved with
     the proposal (rejected or unverified sources, skipped images, a sentinel reported as
-    occurred...). Plain text with control characters removed; callers escape it for HTML."""
+    occurred...). Plain text with secrets and control characters removed; callers escape it
+    for HTML."""
     if not run:
         return ()
     warnings = [w for w in run.get("warnings") or () if isinstance(w, str) and w.strip()]
@@ -134,7 +136,10 @@ def run_notices(run: Mapping[str, Any] | None) -> tuple[str, ...]:
         )
         out.append(f"kept for review: budget exceeded{spent}; it was not written automatically")
     out += warnings
-    clean = [_CONTROL.sub(" ", w).strip() for w in dict.fromkeys(out)]
+    # a warning may quote what the agent or the API said, key included: the notices are shown
+    # in the widget and its text repr, which notebooks save
+    secrets = secrets_now()
+    clean = [_CONTROL.sub(" ", scrub(w, secrets=secrets)[0]).strip() for w in dict.fromkeys(out)]
     clean = [w if len(w) <= _MAX_CHARS else w[:_MAX_CHARS] + "…" for w in clean]
     if len(clean) > _MAX_NOTICES:
         clean = [*clean[:_MAX_NOTICES], f"… and {len(clean) - _MAX_NOTICES} more warning(s)"]
