@@ -48,8 +48,7 @@ class DiffSummary:
         ]
         n = len(self.unverified_sources)
         parts.append(
-            f"{n} unverified source{'s' if n != 1 else ''}"
-            + (f" ({', '.join(self.unverified_sources)})" if n else "")
+            f"{n} unverified source{'s' if n != 1 else ''}" + _named(self.unverified_sources)
         )
         if self.facts_added or self.facts_removed:
             parts.append(f"facts +{self.facts_added} −{self.facts_removed}")
@@ -65,6 +64,19 @@ class DiffSummary:
         out = asdict(self)
         out["text"] = self.text()
         return out
+
+
+_NAMED = 10  # ids named in the one line; the rest counted (the line is saved in notebooks)
+_ID_CHARS = 24
+
+
+def _named(ids: Sequence[str]) -> str:
+    """`` (s3, s4, … and 12 more)``: the first ids, each cut short, or nothing."""
+    if not ids:
+        return ""
+    shown = [i if len(i) <= _ID_CHARS else i[: _ID_CHARS - 1] + "…" for i in ids[:_NAMED]]
+    more = f", … and {len(ids) - _NAMED} more" if len(ids) > _NAMED else ""
+    return f" ({', '.join(shown)}{more})"
 
 
 def _count(hunks: Sequence[Hunk], area: str, kind: str) -> int:
