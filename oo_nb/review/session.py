@@ -26,8 +26,18 @@ _BLOCK = re.compile(
     r"<\s*(?:p|div|section|article|ul|ol|li|dl|table|figure|blockquote|pre|hr|img|details)\b",
     re.I,
 )
-_ID_ATTR = re.compile(r"""\bid\s*=\s*(?:"([^"]*)"|'([^']*)')""", re.I)
+# one attribute of a tag: name, then a double-quoted, single-quoted or bare value (or none)
+_ATTR = re.compile(r"""([^\s"'=<>/]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?""")
 _SAFE_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,79}$")
+
+
+def _typed_id(attrs: str) -> str:
+    """The ``id`` among a tag's attributes as typed ("" when none): the attribute itself, not
+    ``data-id`` nor an ``id=`` inside another attribute's value."""
+    for m in _ATTR.finditer(attrs):
+        if m.group(1).lower() == "id":
+            return next((g for g in m.groups()[1:] if g is not None), "")
+    return ""
 
 
 class ReviewSession:
@@ -162,8 +172,7 @@ class ReviewSession:
         expanded = _PID_COMMENT.sub("", self.diff.images.expand(html)).strip()
         if hunk.tag == "h2":  # a section heading: it stays an h2 with its id, whatever was typed
             attrs, inner = self._heading_parts(hunk, expanded)
-            m = _ID_ATTR.search(attrs)
-            typed = next((g for g in m.groups() if g is not None), "") if m else ""
+            typed = _typed_id(attrs)
             hid = hunk.key or typed
             if typed and typed != hid:  # the id names the section (its pids, links to it)
                 raise ValidationError(
