@@ -169,7 +169,8 @@ def _option_choices(parser: argparse.ArgumentParser, previous: str) -> list[str]
 
 
 def paths(prefix: str) -> list[str]:
-    """Folders (with a trailing ``/``) and files whose path starts with ``prefix``."""
+    """Folders (with a trailing ``/``) and files whose path starts with ``prefix`` (a leading
+    ``~`` given expanded: the magic opens paths as given)."""
     expanded = os.path.expanduser(prefix)
     folder, _, start = expanded.rpartition("/")
     base = Path(folder + "/" if folder or expanded.startswith("/") else ".")
@@ -177,7 +178,8 @@ def paths(prefix: str) -> list[str]:
         entries = sorted(os.scandir(base), key=lambda e: e.name)
     except OSError:
         return []
-    shown = prefix[: len(prefix) - len(start)]  # what the user typed before the name
+    # what the user typed before the name; "~" expanded, as the magic (no shell) will not
+    shown = expanded[: len(expanded) - len(start)]
     out = []
     for entry in entries:
         if not entry.name.startswith(start) or (

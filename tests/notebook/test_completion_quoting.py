@@ -65,3 +65,13 @@ def test_an_absolute_path_with_a_space_completes_as_one_argument(
     typed = f"%oo show {folder}/my"
     (line,) = _tab(shell, typed)
     assert _split(line)[1:] == [f"{folder}/my docs/"]
+
+
+def test_a_home_path_completes_to_one_the_magic_can_open(
+    shell: InteractiveShell, folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the magic does not expand "~" (no shell runs between it and the path): Tab gives the
+    # path itself, not a "~/…" that then fails with "no such file"
+    monkeypatch.setenv("HOME", str(folder))
+    lines = _tab(shell, "%oo show ~/ün")
+    assert lines and all(Path(_split(line)[1]).exists() for line in lines), lines
