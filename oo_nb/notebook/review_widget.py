@@ -104,6 +104,7 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
         )
         self.written: Path | None = None
         self.final: Document | None = None
+        self._wrote = False  # Write back changed the file (not only "nothing accepted")
         diff = self.session.diff
         name = self.path.name if self.path else "(unsaved document)"
         self.summary = self._html(
@@ -212,8 +213,13 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
             lines.append(
                 f"{n} warning(s): " + "; ".join(self.notices[:3]) + (" …" if n > 3 else "")
             )
-        if self.written is not None:
-            lines.append(f"written: {self.written.name}")
+        if self.written is not None and self.final is not None:
+            version = self.final.manifest.version
+            lines.append(
+                f"written: {self.written.name} (version {version})"
+                if self._wrote
+                else f"nothing accepted: {self.written.name} unchanged (version {version})"
+            )
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -395,6 +401,7 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
             return None
         self.final = final
         self.written = written or self.path
+        self._wrote = written is not None
         for view in self.hunk_views.values():
             view.disable()
         for button in (self.accept_all_button, self.reject_all_button, self.write_button):
