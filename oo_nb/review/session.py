@@ -180,12 +180,14 @@ class ReviewSession:
                     f"its text, not its id (got {typed!r})",
                     key=hunk.id,
                 )
-            if not _SAFE_ID.match(hid):
+            if hid and not _SAFE_ID.match(hid):
                 raise ValidationError(
                     f"{hunk.title}: heading id {hid!r} is not usable", key=hunk.id
                 )
             inner = sanitize_html(f"<span>{inner}</span>")
-            clean = f'<h2 id="{html_lib.escape(hid)}">{inner.removeprefix("<span>").removesuffix("</span>")}</h2>'
+            # a heading without an id (a hand-written page) keeps having none
+            attr = f' id="{html_lib.escape(hid)}"' if hid else ""
+            clean = f"<h2{attr}>{inner.removeprefix('<span>').removesuffix('</span>')}</h2>"
         else:
             clean = sanitize_html(expanded).strip()
         if runs_original_script(self.original):  # its script re-reads headings as HTML

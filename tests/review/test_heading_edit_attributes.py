@@ -48,3 +48,23 @@ def test_a_different_id_is_refused_however_written(tmp_path: Path, typed: str) -
     session, hid = _session(tmp_path)
     with pytest.raises(ValidationError, match="the heading's id is 'tides'"):
         session.edit(hid, typed)
+
+
+def test_a_heading_without_an_id_can_be_edited_and_stays_without(tmp_path: Path) -> None:
+    # a hand-written page (or an agent's new section) may have a bare <h2>: its edit was
+    # refused whatever was typed ("heading id '' is not usable"), even the proposal unchanged
+    paras = [("aaaaaaa1", "Old [s1].")]
+    original = page(paras, [source(1)])
+    original = original.with_article(original.article_html.replace(_HEADING, "<h2>Tides</h2>"))
+    candidate = updated(paras, [source(1)])
+    candidate = candidate.with_article(
+        candidate.article_html.replace(_HEADING, "<h2>Tides and more</h2>")
+    )
+    path = tmp_path / "bare.o-o.html"
+    path.write_bytes(original.to_bytes())
+    session = ReviewSession(Document.read(path), candidate)
+    (hunk,) = [h for h in session.diff.decidable if h.tag == "h2"]
+    assert session.edit(hunk.id, session.editor_text(hunk.id)) == "<h2>Tides and more</h2>"
+    assert session.edit(hunk.id, "Tidal <em>flows</em>") == "<h2>Tidal <em>flows</em></h2>"
+    with pytest.raises(ValidationError, match="not usable"):
+        session.edit(hunk.id, '<h2 id="a b">x</h2>')
