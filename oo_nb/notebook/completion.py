@@ -49,6 +49,11 @@ def oo_matcher(context: Any) -> dict[str, Any]:
     if _CALL.match(line) is None:
         return {"completions": []}
     found, typed = _complete(line)
+    if not found and typed:
+        # IPython lets other matchers in when this one has nothing, and Python keywords or
+        # other magics ("%quickref") mean nothing in a %oo argument: offer the word as typed,
+        # so Tab leaves it alone
+        found = [typed]
     return {
         "completions": [SimpleCompletion(text=t, type="oo") for t in found],
         "matched_fragment": typed,  # the whole word as typed, quotes and escapes included

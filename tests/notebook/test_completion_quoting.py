@@ -75,3 +75,14 @@ def test_a_home_path_completes_to_one_the_magic_can_open(
     monkeypatch.setenv("HOME", str(folder))
     lines = _tab(shell, "%oo show ~/ün")
     assert lines and all(Path(_split(line)[1]).exists() for line in lines), lines
+
+
+@pytest.mark.parametrize(
+    "typed", ["%oo show a", "%oo audit --min-severity q", "%oo frobnicate x", "%oo show zz"]
+)
+def test_nothing_foreign_is_offered_when_nothing_matches(
+    shell: InteractiveShell, folder: Path, typed: str
+) -> None:
+    # Python keywords and other magics mean nothing in a %oo argument: Tab must not insert
+    # "%quickref" after --min-severity
+    assert all(line == typed for line in _tab(shell, typed)), _tab(shell, typed)
