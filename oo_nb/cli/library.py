@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import shlex
 import shutil
 from datetime import date
@@ -104,15 +105,27 @@ CLIP_AT = 48
 
 def _clipped(frame: pd.DataFrame) -> pd.DataFrame:
     """Long text in other columns (titles, URLs, summaries) cut to ``CLIP_AT`` characters so
-    the table stays readable; ``FULL_COLUMNS`` are printed whole."""
+    the table stays readable; ``FULL_COLUMNS`` are printed whole. In every column, control
+    characters and bidi overrides from the documents are shown as ``\ufffd``: a title or a
+    paragraph's first words must not move the cursor, clear the screen or reorder the line."""
     from pandas.api.types import is_object_dtype, is_string_dtype
 
     out = frame.copy()
     for column in out.columns:
         dtype = out[column].dtype
-        if column not in FULL_COLUMNS and (is_string_dtype(dtype) or is_object_dtype(dtype)):
-            out[column] = out[column].map(_clip, na_action="ignore")
+        if is_string_dtype(dtype) or is_object_dtype(dtype) or dtype == "category":
+            full = column in FULL_COLUMNS or dtype == "category"
+            out[column] = out[column].map(
+                _visible if full else lambda v: _clip(_visible(v)), na_action="ignore"
+            )
     return out
+
+
+_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def _visible(value: Any) -> Any:
+    return _UNPRINTABLE.sub("\ufffd", value) if isinstance(value, str) else value
 
 
 def _clip(value: Any) -> Any:

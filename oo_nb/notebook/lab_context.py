@@ -18,6 +18,10 @@ __all__ = ["lab_theme_is_dark", "served_url"]
 
 _THEMES = Path("@jupyterlab") / "apputils-extension" / "themes.jupyterlab-settings"
 _LINE_COMMENT = re.compile(r"^\s*//.*$", re.M)
+# JupyterLab keeps settings as JSON5: its Settings Editor accepts trailing commas and comments
+# after a value, which strict JSON refuses. Then the two fields are read on their own.
+_THEME = re.compile(r'"theme"\s*:\s*"((?:[^"\\]|\\.)*)"')
+_ADAPTIVE = re.compile(r'"adaptive-theme"\s*:\s*true\b')
 
 
 def _settings_dir() -> Path | None:
@@ -42,9 +46,17 @@ def lab_theme_is_dark() -> bool | None:
     if folder is None:
         return None
     try:
-        data = json.loads(_LINE_COMMENT.sub("", (folder / _THEMES).read_text("utf-8")))
+        text = _LINE_COMMENT.sub("", (folder / _THEMES).read_text("utf-8"))
     except (OSError, ValueError):
         return None
+    try:
+        data = json.loads(text)
+    except ValueError:
+        named = _THEME.search(text)
+        data = {
+            "adaptive-theme": _ADAPTIVE.search(text) is not None,
+            "theme": named.group(1) if named else None,
+        }
     if not isinstance(data, dict) or data.get("adaptive-theme") is True:
         return None
     theme = data.get("theme")

@@ -27,6 +27,7 @@ follow the decisions), each ``oo-derived``. Unknown change kinds and areas rende
 from __future__ import annotations
 
 import html
+from collections import Counter
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -103,6 +104,7 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
         )
         self.written: Path | None = None
         self.final: Document | None = None
+        self._wrote = False  # Write back changed the file (not only "nothing accepted")
         diff = self.session.diff
         name = self.path.name if self.path else "(unsaved document)"
         self.summary = self._html(
@@ -211,8 +213,13 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
             lines.append(
                 f"{n} warning(s): " + "; ".join(self.notices[:3]) + (" …" if n > 3 else "")
             )
-        if self.written is not None:
-            lines.append(f"written: {self.written.name}")
+        if self.written is not None and self.final is not None:
+            version = self.final.manifest.version
+            lines.append(
+                f"written: {self.written.name} (version {version})"
+                if self._wrote
+                else f"nothing accepted: {self.written.name} unchanged (version {version})"
+            )
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -257,12 +264,21 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
         return _AREA_GROUPS.get(hunk.area) or str(hunk.area).capitalize()
 
     def _groups(self, hunks: list[Hunk]) -> list[_Group]:
-        """One collapsible group per section (then sources, facts, fields), in document order."""
-        order: dict[str, list[str]] = {}
+        """One collapsible group per section (then sources, facts, fields), in document order.
+        Keyed by the section's id (or the area), not its title: two sections may share a title,
+        and a section may be titled like an area ("Sources")."""
+        order: dict[tuple[str, str], list[str]] = {}
+        names: dict[tuple[str, str], str] = {}
         for h in hunks:
-            order.setdefault(self._group_name(h), []).append(h.id)
+            key = (str(h.area), h.section if h.area == "article" else "")
+            order.setdefault(key, []).append(h.id)
+            names.setdefault(key, self._group_name(h))
+        taken = Counter(names.values())
         out = []
-        for name, ids in order.items():
+        for key, ids in order.items():
+            name = names[key]
+            if taken[name] > 1 and key[1]:  # a title two groups share: the section's id tells
+                name = f"{name} (#{key[1]})"
             toggle = widgets.Button(tooltip=f"show or hide the changes in {name}")
             toggle.add_class("oo-group-toggle")
             body = widgets.VBox([self.hunk_views[i] for i in ids])
@@ -385,6 +401,7 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
             return None
         self.final = final
         self.written = written or self.path
+        self._wrote = written is not None
         for view in self.hunk_views.values():
             view.disable()
         for button in (self.accept_all_button, self.reject_all_button, self.write_button):

@@ -35,14 +35,24 @@ def _step(line: str) -> None:
 
 
 def _readable(path: Path) -> None:
-    """A ``UsageError`` naming the file when it cannot be opened (missing, a folder,
-    unreadable), with the documents of its folder whose names are close."""
+    """A ``UsageError`` naming the file when it cannot be opened (missing, a folder, a link to
+    nothing, not a regular file, unreadable), with the documents of its folder whose names are
+    close. A named pipe is refused from its ``stat``: opening it would wait for a writer."""
+    import stat
+
     try:
+        mode = path.stat().st_mode
+        if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+            raise UsageError(f"oo update: {path} is not a regular file")
         with path.open("rb"):
             pass
     except OSError as exc:
         from oo_nb.cli.main import describe_os_error
 
+        if isinstance(exc, FileNotFoundError) and path.is_symlink():
+            raise UsageError(
+                f"oo update: {path} is a symbolic link to {os.readlink(path)}, which does not exist"
+            ) from exc
         hint = ""
         if isinstance(exc, FileNotFoundError) and path.parent.is_dir():
             import difflib

@@ -26,8 +26,18 @@ _BLOCK = re.compile(
     r"<\s*(?:p|div|section|article|ul|ol|li|dl|table|figure|blockquote|pre|hr|img|details)\b",
     re.I,
 )
-_ID_ATTR = re.compile(r"""\bid\s*=\s*(?:"([^"]*)"|'([^']*)')""", re.I)
+# one attribute of a tag: name, then a double-quoted, single-quoted or bare value (or none)
+_ATTR = re.compile(r"""([^\s"'=<>/]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?""")
 _SAFE_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,79}$")
+
+
+def _typed_id(attrs: str) -> str:
+    """The ``id`` among a tag's attributes as typed ("" when none): the attribute itself, not
+    ``data-id`` nor an ``id=`` inside another attribute's value."""
+    for m in _ATTR.finditer(attrs):
+        if m.group(1).lower() == "id":
+            return next((g for g in m.groups()[1:] if g is not None), "")
+    return ""
 
 
 class ReviewSession:
@@ -164,8 +174,7 @@ class ReviewSession:
         # edited back is a heading and its text: the sanitiser takes it as any article text)
         if hunk.tag == "h2" and not hunk.whole_section:
             attrs, inner = self._heading_parts(hunk, expanded)
-            m = _ID_ATTR.search(attrs)
-            typed = next((g for g in m.groups() if g is not None), "") if m else ""
+            typed = _typed_id(attrs)
             hid = hunk.key or typed
             if typed and typed != hid:  # the id names the section (its pids, links to it)
                 raise ValidationError(
@@ -173,12 +182,14 @@ class ReviewSession:
                     f"its text, not its id (got {typed!r})",
                     key=hunk.id,
                 )
-            if not _SAFE_ID.match(hid):
+            if hid and not _SAFE_ID.match(hid):
                 raise ValidationError(
                     f"{hunk.title}: heading id {hid!r} is not usable", key=hunk.id
                 )
             inner = sanitize_html(f"<span>{inner}</span>")
-            clean = f'<h2 id="{html_lib.escape(hid)}">{inner.removeprefix("<span>").removesuffix("</span>")}</h2>'
+            # a heading without an id (a hand-written page) keeps having none
+            attr = f' id="{html_lib.escape(hid)}"' if hid else ""
+            clean = f"<h2{attr}>{inner.removeprefix('<span>').removesuffix('</span>')}</h2>"
         else:
             clean = sanitize_html(expanded).strip()
         if runs_original_script(self.original):  # its script re-reads headings as HTML

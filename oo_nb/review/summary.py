@@ -9,6 +9,7 @@ from typing import Any
 
 from oo_nb.errors import OOError
 from oo_nb.format.document import Document
+from oo_nb.redaction import scrub, secrets_now
 from oo_nb.review.hunks import Hunk
 
 __all__ = ["DiffSummary", "run_notices", "summarise"]
@@ -48,8 +49,7 @@ class DiffSummary:
         ]
         n = len(self.unverified_sources)
         parts.append(
-            f"{n} unverified source{'s' if n != 1 else ''}"
-            + (f" ({', '.join(self.unverified_sources)})" if n else "")
+            f"{n} unverified source{'s' if n != 1 else ''}" + _named(self.unverified_sources)
         )
         if self.sections_removed:
             parts.append("sections removed: " + ", ".join(self.sections_removed))
@@ -67,6 +67,19 @@ class DiffSummary:
         out = asdict(self)
         out["text"] = self.text()
         return out
+
+
+_NAMED = 10  # ids named in the one line; the rest counted (the line is saved in notebooks)
+_ID_CHARS = 24
+
+
+def _named(ids: Sequence[str]) -> str:
+    """`` (s3, s4, … and 12 more)``: the first ids, each cut short, or nothing."""
+    if not ids:
+        return ""
+    shown = [i if len(i) <= _ID_CHARS else i[: _ID_CHARS - 1] + "…" for i in ids[:_NAMED]]
+    more = f", … and {len(ids) - _NAMED} more" if len(ids) > _NAMED else ""
+    return f" ({', '.join(shown)}{more})"
 
 
 def _count(hunks: Sequence[Hunk], area: str, kind: str) -> int:
@@ -122,7 +135,8 @@ def run_notices(run: Mapping[str, Any] | None) -> tuple[str, ...]:
     """What the run that made a proposal warned about, for whoever reviews it later: a
     replayed (recorded) run, a run over its budget, then the run's own warnings as saved with
     the proposal (rejected or unverified sources, skipped images, a sentinel reported as
-    occurred...). Plain text with control characters removed; callers escape it for HTML."""
+    occurred...). Plain text with secrets and control characters removed; callers escape it
+    for HTML."""
     if not run:
         return ()
     warnings = [w for w in run.get("warnings") or () if isinstance(w, str) and w.strip()]
@@ -138,7 +152,10 @@ def run_notices(run: Mapping[str, Any] | None) -> tuple[str, ...]:
         )
         out.append(f"kept for review: budget exceeded{spent}; it was not written automatically")
     out += warnings
-    clean = [_CONTROL.sub(" ", w).strip() for w in dict.fromkeys(out)]
+    # a warning may quote what the agent or the API said, key included: the notices are shown
+    # in the widget and its text repr, which notebooks save
+    secrets = secrets_now()
+    clean = [_CONTROL.sub(" ", scrub(w, secrets=secrets)[0]).strip() for w in dict.fromkeys(out)]
     clean = [w if len(w) <= _MAX_CHARS else w[:_MAX_CHARS] + "…" for w in clean]
     if len(clean) > _MAX_NOTICES:
         clean = [*clean[:_MAX_NOTICES], f"… and {len(clean) - _MAX_NOTICES} more warning(s)"]
