@@ -6,7 +6,8 @@ for each round record a cassette of a real update against the loopback mock API 
 that round's scripted research, and populate the document by *replaying* the cassette through the
 update path (``--yes``, history kept). The document and the cassette of its next update (the one
 the notebooks replay) are copied to ``OUT``. ``OO_TODAY`` is set to each round's day, so dates in
-the documents follow the story, and the build is repeatable.
+the documents follow the story, and the build is repeatable in all but the paragraph ids (random,
+as in any update) and each cassette's ``recorded_at``: a rebuild changes those lines only.
 """
 
 from __future__ import annotations
