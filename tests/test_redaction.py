@@ -6,7 +6,18 @@ from __future__ import annotations
 import random
 import string
 
-from oo_nb.redaction import MIN_ECHO, REDACTED, scrub
+import pytest
+
+from oo_nb import redaction
+from oo_nb.redaction import (
+    MIN_ECHO,
+    REDACTED,
+    SECRET_ENV,
+    register_base_url,
+    scrub,
+    secrets_now,
+    split_credentials,
+)
 
 # 38 distinct characters: a run of them in a text can only be an echo of one place in the key
 RANDOM = "".join(random.Random(7).sample(string.ascii_lowercase + string.digits + "_-", 38))
@@ -69,3 +80,97 @@ def test_a_piece_shorter_than_an_echo_is_left_as_it_is() -> None:
 def test_without_a_kept_character_inside_the_replacement_is_whole() -> None:
     token = "abcdefghijkl&mnopq"
     assert scrub(f"<{token}>", keep="<>", secrets=[token]) == (f"<{REDACTED}>", 1)
+
+
+# --------------------------------------------------------------------------- which texts are secrets
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        (
+            "https://user:p%40ss@proxy.example:8080/v1?q=1#f",
+            ("https://proxy.example:8080/v1?q=1#f", "user", "p@ss"),
+        ),
+        ("https://user:pa:ss@host/", ("https://host/", "user", "pa:ss")),  # the first ":" splits
+        ("https://us@er:pw@host/", ("https://host/", "us@er", "pw")),  # the last "@" ends them
+        ("https://token@host/", ("https://host/", "token", None)),
+        ("https://host/v1", ("https://host/v1", None, None)),
+    ],
+)
+def test_split_credentials(url: str, expected: tuple[str, str | None, str | None]) -> None:
+    assert split_credentials(url) == expected
+
+
+@pytest.fixture
+def no_secrets(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+    monkeypatch.setattr(redaction, "_REGISTERED", frozenset())
+    for name in (*SECRET_ENV, "ANTHROPIC_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    return monkeypatch
+
+
+def test_a_base_urls_password_and_user_password_pair_are_registered(
+    no_secrets: pytest.MonkeyPatch,
+) -> None:
+    clean = register_base_url("https://gateway-user:pr0xy-PASSWORD@host/v1")
+    assert clean == "https://host/v1"
+    assert secrets_now() == ["gateway-user:pr0xy-PASSWORD", "pr0xy-PASSWORD"]
+
+
+def test_a_base_urls_token_alone_is_registered(no_secrets: pytest.MonkeyPatch) -> None:
+    assert register_base_url("https://tok-12345678@host/") == "https://host/"
+    assert secrets_now() == ["tok-12345678"]
+
+
+def test_the_environments_keys_and_base_url_are_secrets_longest_first(
+    no_secrets: pytest.MonkeyPatch,
+) -> None:
+    no_secrets.setenv("ANTHROPIC_API_KEY", "sk-ant-api03-" + RANDOM)
+    no_secrets.setenv("ANTHROPIC_BASE_URL", "https://gateway-user:pr0xy-PASSWORD@host/")
+    # by length, not by letter: a key that contains another is replaced whole
+    assert secrets_now() == [
+        "sk-ant-api03-" + RANDOM,
+        "gateway-user:pr0xy-PASSWORD",
+        "pr0xy-PASSWORD",
+    ]
+    no_secrets.setenv("ANTHROPIC_BASE_URL", "https://only-a-token@host/")
+    assert secrets_now() == ["sk-ant-api03-" + RANDOM, "only-a-token"]
+
+
+# --------------------------------------------------------------------------- where they are found
+def test_an_empty_text_has_nothing_replaced() -> None:
+    assert scrub("", secrets=["abcdefgh"]) == ("", 0)
+
+
+def test_a_random_part_of_exactly_an_echos_length_is_searched_for_echoes() -> None:
+    random_part = RANDOM[:MIN_ECHO]
+    assert _scrub(f"x {random_part.upper()} y", random_part) == f"x {REDACTED} y"
+
+
+def test_the_keys_fixed_prefix_is_not_part_of_an_echo() -> None:
+    """``api03-`` is the same in every key: with eight characters of the random part it is
+    not an echo (14 characters of the key, only 8 of them random)."""
+    text = f"ends api03-{RANDOM[:8]} here"
+    assert _scrub(text) == text
+
+
+def test_an_echo_of_a_token_without_a_prefix_starts_at_its_first_character() -> None:
+    token = "proxytoken-" + RANDOM[:13]
+    assert scrub(f"see {token[:MIN_ECHO]} end", secrets=[token])[0] == f"see {REDACTED} end"
+
+
+def test_a_letter_that_lowers_to_two_keeps_the_replacement_in_place() -> None:
+    """``str.lower`` turns İ into two characters: the offsets of the lowered text would be off
+    by one from there on, so the text is lowered as ASCII."""
+    key = "sk-ant-api03-" + RANDOM
+    assert _scrub(f"İ {key.upper()} end") == f"İ {REDACTED} end"
+
+
+def test_letters_beyond_ascii_are_matched_in_any_case() -> None:
+    token = "ÄÖÜäöü-secret-token"
+    assert scrub("x äöüÄÖÜ-SECRET-TOKEN y", secrets=[token])[0] == f"x {REDACTED} y"
+
+
+def test_every_occurrence_is_found_even_overlapping_ones() -> None:
+    tokens = " ".join(f"sk-ant-{n}" for n in ("one", "two", "three"))
+    assert scrub(tokens, secrets=[]) == (f"{REDACTED} {REDACTED} {REDACTED}", 3)
+    assert scrub("aaaaaaaaa", secrets=["aaaaaaaa"]) == (REDACTED, 1)  # at 0 and at 1
