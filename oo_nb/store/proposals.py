@@ -48,7 +48,10 @@ class ProposalInfo:
             return self.created[:40] or "an unknown time"
         if when.tzinfo is None:
             return when.strftime("%Y-%m-%d %H:%M")
-        return when.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+        try:
+            return when.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+        except OverflowError:  # year 1 at +14:00 (a hand-edited file): shown as it says
+            return self.created[:40]
 
     @property
     def current(self) -> bool:

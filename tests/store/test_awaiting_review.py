@@ -43,3 +43,14 @@ def test_made_reads_what_the_file_says() -> None:
     assert made("2026-12-01T20:40:00+02:00") == "2026-12-01 18:40 UTC"
     assert made("2026-12-01T18:40:00") == "2026-12-01 18:40"
     assert made("yesterday") == "yesterday"
+
+
+def test_made_survives_a_date_at_the_ends_of_the_calendar() -> None:
+    """A hand-edited date that exists but cannot be moved to UTC (year 1 at +14:00) is shown as
+    the file says it, not a crash of every `oo update` and `update-all` of the document."""
+
+    def made(created: str) -> str:
+        return ProposalInfo("pending.json", created, None, None, False).made
+
+    assert made("0001-01-01T00:00:00+14:00") == "0001-01-01T00:00:00+14:00"
+    assert made("9999-12-31T23:59:59-14:00") == "9999-12-31T23:59:59-14:00"
