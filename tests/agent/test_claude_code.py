@@ -67,6 +67,8 @@ if mode == "provenance":  # reads the document (holding https://blog.example.net
     doc_path.write_bytes(doc.to_bytes())
 subtype = {"budget": "error_max_budget_usd", "turns": "error_max_turns"}.get(mode, "success")
 cost = {"overspend": 9.0, "budget": 0.5}.get(mode, 0.12)
+if "FAKE_CLAUDE_COST" in os.environ:  # what a broken or hostile CLI may report (NaN, -3, ...)
+    cost = float(os.environ["FAKE_CLAUDE_COST"])
 events.append({"type": "result", "subtype": subtype, "is_error": subtype != "success", "total_cost_usd": cost,
                "num_turns": 4, "result": "Done.", "usage": {"input_tokens": 5000, "output_tokens": 700,
                "cache_read_input_tokens": 100, "server_tool_use": {"web_search_requests": 2}}})
@@ -141,6 +143,26 @@ def test_overspend_is_kept_for_review(
     assert result.run is not None and result.run.overspent and not result.auto_write
     write_result(result, yes=True)
     assert result.written is None and result.pending is not None and doc.read_bytes() == base
+
+
+@pytest.mark.parametrize("reported", ["NaN", "Infinity", "-3"])
+def test_a_cost_that_is_no_cost_is_charged_the_budget_and_kept_for_review(
+    reported: str, fake_claude: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reported cost that is not a finite amount of at least 0 is unknown: the run is charged
+    its whole budget and says so, --auto keeps the proposal for review, and the research is not
+    lost to a changelog that cannot hold the number."""
+    monkeypatch.setenv("FAKE_CLAUDE_COST", reported)
+    doc = copy_doc(tmp_path)
+    base = doc.read_bytes()
+    result = prepare_update(doc, opts(budget_usd=1.0))
+    assert result.run is not None and result.run.cost_usd == pytest.approx(1.0)
+    assert any(
+        "reported a cost of" in w and "charged the whole budget" in w for w in result.warnings
+    )
+    write_result(result, auto=True, yes=False)
+    assert result.written is None and result.pending is not None and doc.read_bytes() == base
+    assert result.kept_because
 
 
 @pytest.mark.parametrize(

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 import re
 import shutil
@@ -427,6 +428,14 @@ class ClaudeCodeBackend:
         run.requests = int(result.get("num_turns") or 0)
         cost = result.get("total_cost_usd")
         run.cost_usd = float(cost) if isinstance(cost, (int, float)) else 0.0
+        if not math.isfinite(run.cost_usd) or run.cost_usd < 0:
+            # NaN, Infinity or below 0 is no cost: unknown, so charged the whole allowance (a
+            # non-finite number would also make the changelog unwritable and the research lost)
+            run.warnings.append(
+                f"Claude Code reported a cost of {cost!r}, which is not a cost: charged the whole budget "
+                f"(${budget.limit_usd:.2f})"
+            )
+            run.cost_usd = budget.limit_usd
         budget.spent_usd = run.cost_usd
         if budget.spent_usd > budget.limit_usd + 1e-9:
             run.overspent = True
