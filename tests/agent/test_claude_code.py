@@ -72,6 +72,7 @@ if "FAKE_CLAUDE_COST" in os.environ:  # what a broken or hostile CLI may report 
 events.append({"type": "result", "subtype": subtype, "is_error": subtype != "success", "total_cost_usd": cost,
                "num_turns": 4, "result": "Done.", "usage": {"input_tokens": 5000, "output_tokens": 700,
                "cache_read_input_tokens": 100, "server_tool_use": {"web_search_requests": 2}}})
+events[-1].update(json.loads(os.environ.get("FAKE_CLAUDE_RESULT_EXTRA", "{}")))
 for e in events:
     print(json.dumps(e))
 """.replace("NEW_URL", NEW_URL)
@@ -163,6 +164,29 @@ def test_a_cost_that_is_no_cost_is_charged_the_budget_and_kept_for_review(
     write_result(result, auto=True, yes=False)
     assert result.written is None and result.pending is not None and doc.read_bytes() == base
     assert result.kept_because
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        '{"num_turns": NaN}',
+        '{"num_turns": "x"}',
+        '{"usage": {"input_tokens": NaN, "output_tokens": 1e400}}',
+        '{"usage": {"output_tokens": -5000000, "server_tool_use": {"web_search_requests": -9}}}',
+    ],
+)
+def test_result_counts_that_are_no_counts_read_as_zero(
+    extra: str, fake_claude: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Turn and token counts in Claude Code's result are untrusted JSON: NaN, 1e400, text or a
+    negative number is no count (read as 0), never a traceback that loses the paid research."""
+    monkeypatch.setenv("FAKE_CLAUDE_RESULT_EXTRA", extra)
+    doc = copy_doc(tmp_path)
+    result = prepare_update(doc, opts(budget_usd=1.0))
+    run = result.run
+    assert run is not None and result.candidate is not None
+    assert run.requests >= 0 and run.usage.input_tokens >= 0 and run.usage.output_tokens >= 0
+    assert run.usage.web_searches >= 1  # its WebSearch call still counts
 
 
 @pytest.mark.parametrize(

@@ -41,7 +41,7 @@ from oo_nb.agent.backends.claude_images import (
 from oo_nb.agent.backends.conversation import collect_urls
 from oo_nb.agent.budget import Budget
 from oo_nb.agent.context import AgentContext
-from oo_nb.agent.pricing import usage_figures
+from oo_nb.agent.pricing import count, usage_figures
 from oo_nb.agent.types import RunInfo
 from oo_nb.errors import AgentError, BudgetExceeded, OOError
 from oo_nb.format.blocks import ImagePolicy
@@ -425,7 +425,7 @@ class ClaudeCodeBackend:
             return
         usage = result.get("usage")
         run.usage = usage_figures(usage if isinstance(usage, dict) else None)
-        run.requests = int(result.get("num_turns") or 0)
+        run.requests = count(result.get("num_turns"))
         cost = result.get("total_cost_usd")
         run.cost_usd = float(cost) if isinstance(cost, (int, float)) else 0.0
         if not math.isfinite(run.cost_usd) or run.cost_usd < 0:
