@@ -119,6 +119,8 @@ def read_images_file(folder: Path, read: Any) -> tuple[list[dict[str, str]], lis
         return [], [f"{name}: not UTF-8 text; no image added"]
     except json.JSONDecodeError as exc:
         return [], [f"{name}: not valid JSON (line {exc.lineno}: {exc.msg}); no image added"]
+    except RecursionError:  # small enough, yet deeper than the parser goes
+        return [], [f"{name}: nested too deep to read; no image added"]
     if isinstance(raw, dict) and set(raw) == {"images"}:
         raw = raw["images"]
     if not isinstance(raw, list):
