@@ -153,7 +153,7 @@ def _info(file: Path, sha: str) -> ProposalInfo:
         record = json.loads(file.read_bytes().decode("utf-8"))
         if not isinstance(record, dict):
             raise ValueError("not a JSON object")
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:  # nested deeper than the parser goes
         return ProposalInfo(file.name, "", None, None, False, damaged=str(exc)[:120])
     raw_run, raw_created = record.get("run"), record.get("created")
     run: dict[str, object] = raw_run if isinstance(raw_run, dict) else {}

@@ -54,3 +54,17 @@ def test_made_survives_a_date_at_the_ends_of_the_calendar() -> None:
 
     assert made("0001-01-01T00:00:00+14:00") == "0001-01-01T00:00:00+14:00"
     assert made("9999-12-31T23:59:59-14:00") == "9999-12-31T23:59:59-14:00"
+
+
+def test_a_pending_file_nested_too_deep_awaits_review_as_damaged(tmp_path: Path) -> None:
+    """A pending.json of 100,000 nested lists overflows the JSON parser's recursion: it is a
+    damaged proposal awaiting review (as `oo review` says), not a crash of `oo update`,
+    `update-all` and `oo review --list`."""
+    from oo_nb.store.proposals import list_proposals
+
+    doc = _doc(tmp_path)
+    history_dir(doc).mkdir(parents=True)
+    (history_dir(doc) / "pending.json").write_text("[" * 100_000 + "]" * 100_000)
+    found = awaiting_review(doc)
+    assert found is not None and found.damaged and found.made == "an unknown time"
+    assert [p.damaged != "" for p in list_proposals(doc)] == [True]
