@@ -278,6 +278,14 @@ def gate(prep: Prepared, opts: UpdateOptions) -> UpdateResult | None:
         from oo_nb.store.proposals import awaiting_review
 
         waiting = awaiting_review(prep.path)
+        if waiting is not None and waiting.damaged:  # nobody can review it: say how to go on
+            where = shlex.quote(str(prep.path))
+            return prep.result(
+                "awaiting",
+                f"{prep.path.name}: the proposal awaiting review is damaged ({waiting.damaged}); "
+                f"not researched again. `oo review {where} --discard pending.json` removes it, "
+                "--force researches anyway.",
+            )
         if waiting is not None:
             changed = " (the document changed since it was made)" if waiting.stale else ""
             return prep.result(
