@@ -189,6 +189,8 @@ def update_library(
             _run_coroutine(_concurrent(todo, opts, yes, concurrency, bar, out, auto))
     finally:
         bar.close()
+        for prep in todo:  # a failed run's claim on its document's research
+            prep.release_claim()
     out.elapsed_s = time.perf_counter() - started
     out.results.sort(key=lambda r: str(r.path))
     return out

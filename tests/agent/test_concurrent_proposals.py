@@ -82,3 +82,48 @@ def test_update_all_names_a_proposal_that_was_not_saved(tmp_path: Path) -> None:
     result.not_saved = "locked by pid 1"
     outcome = UpdateAllOutcome(LibraryUpdate(results=[result]))
     assert outcome.exit_code == 1 and "a.o-o.html: proposal v2 → NOT saved" in outcome.lines()[0]
+
+
+def test_two_cron_runs_at_once_research_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two runs of `oo update DOC` (no --force) started together, as overlapping cron jobs are:
+    the second must not pay for the same research while the first is still at it. It says the
+    document is being researched by another run, sends nothing, and one proposal is left."""
+    import contextlib
+    import io
+
+    from oo_nb.cli.main import main
+    from tests.support.agent_helpers import start_mock
+    from tests.support.mock_scenarios import research_scenario
+
+    path = copy_doc(tmp_path, "ai-model-landscape.o-o.html")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", MARKER)
+    mock = start_mock(research_scenario(with_image=False), latency=0.4)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", mock.base_url)
+    outputs: list[str] = []
+
+    def cron() -> None:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+            main(["update", str(path)])
+        outputs.append(out.getvalue())
+
+    try:
+        runs = [threading.Thread(target=cron) for _ in range(2)]
+        for t in runs:
+            t.start()
+        for t in runs:
+            t.join(60)
+    finally:
+        mock.stop()
+    said = "\n".join(outputs)
+    assert len(outputs) == 2, said
+    assert sum("being researched by another run" in o for o in outputs) == 1, said
+    assert sum("proposal saved for review" in o for o in outputs) == 1, said
+    assert len(list_proposals(path)) == 1
+    # a run after both: the proposal awaits review, and the claim is gone with its run
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["update", str(path)]) == 0
+    assert "proposal awaiting review since" in out.getvalue()
