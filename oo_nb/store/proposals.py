@@ -28,6 +28,7 @@ __all__ = [
 ]
 
 _ASIDE = re.compile(r"^pending-\d+(?:-\d+)?\.json$")
+_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 @dataclass(frozen=True)
@@ -157,7 +158,8 @@ def _info(file: Path, sha: str) -> ProposalInfo:
         return ProposalInfo(file.name, "", None, None, False, damaged=str(exc)[:120])
     raw_run, raw_created = record.get("run"), record.get("created")
     run: dict[str, object] = raw_run if isinstance(raw_run, dict) else {}
-    created = raw_created if isinstance(raw_created, str) else ""
+    # printed to terminals and cron logs: no escape sequence or line break of a hand-edited file
+    created = _CONTROLS.sub("?", raw_created) if isinstance(raw_created, str) else ""
     version, cost = run.get("version"), run.get("cost_usd")
     return ProposalInfo(
         file.name,

@@ -68,3 +68,20 @@ def test_a_pending_file_nested_too_deep_awaits_review_as_damaged(tmp_path: Path)
     found = awaiting_review(doc)
     assert found is not None and found.damaged and found.made == "an unknown time"
     assert [p.damaged != "" for p in list_proposals(doc)] == [True]
+
+
+def test_a_date_holding_terminal_controls_reaches_no_terminal(tmp_path: Path) -> None:
+    """pending.json is untrusted: its "created" is printed by every `oo update`, `update-all`
+    (cron logs) and `oo review --list`. Escape sequences and line breaks in it (clear the
+    screen, set the title, forge an output line) are shown as harmless characters."""
+    from oo_nb.store.proposals import list_proposals
+
+    doc = _doc(tmp_path)
+    history_dir(doc).mkdir(parents=True)
+    evil = "\x1b]0;pwned\x07\x1b[2J\r\nfake line\x9b31m"
+    (history_dir(doc) / "pending.json").write_text(json.dumps({"created": evil, "run": {}}))
+    found = awaiting_review(doc)
+    assert found is not None
+    for text in (found.made, found.line(), list_proposals(doc)[0].line()):
+        assert not any(ord(c) < 32 or 127 <= ord(c) < 160 for c in text), repr(text)
+        assert "fake line" in text  # the rest of it is still shown
