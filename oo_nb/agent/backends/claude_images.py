@@ -32,6 +32,7 @@ __all__ = [
 IMAGES_FILE = "oo-images.json"
 MAX_IMAGES_FILE_BYTES = 256 * 1024
 _FIELDS = ("url", "caption", "credit", "alt", "section", "layout")
+_MAX_WARNINGS = 10
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
@@ -137,6 +138,12 @@ def read_images_file(folder: Path, read: Any) -> tuple[list[dict[str, str]], lis
         entry = _entry(item, f"{name}[{i}]", warnings)
         if entry is not None:
             images.append(entry)
+    if len(warnings) > _MAX_WARNINGS:  # a file of many bad entries: a few named, the rest counted
+        more = len(warnings) - _MAX_WARNINGS
+        warnings = [
+            *warnings[:_MAX_WARNINGS],
+            f"{name}: {more} more problem(s) with its entries, not listed",
+        ]
     return images, warnings
 
 
