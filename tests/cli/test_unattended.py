@@ -191,3 +191,24 @@ def test_a_damaged_proposal_awaiting_review_says_how_to_go_on(
     out = capsys.readouterr().out
     assert "damaged" in out and "--discard pending.json" in out and "--force" in out
     assert mock.requests == []
+
+
+def test_a_stale_proposal_awaiting_review_does_not_send_the_user_in_a_circle(
+    tmp_path: Path, mock: MockAPI, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The document was edited after its proposal was made: `oo review` refuses it, and told
+    the user to "Run `oo update` again", which only says the proposal awaits review (`oo
+    review DOC`). Every way it names must lead somewhere: `oo update --force` or `--force`."""
+    doc = create_document(NewSpec("Solar storms", "grid"), tmp_path / "lib").path
+    assert doc is not None
+    assert main(["update", str(doc)]) == 0
+    assert main(["contract", str(doc), "--set", "budget", "2.5"]) == 0  # the document changes
+    capsys.readouterr()
+    assert main(["review", str(doc), "--accept-all"]) == 1
+    said = capsys.readouterr().out
+    assert "changed since this proposal was made" in said
+    assert "`oo update` again" not in said and "oo update --force" in said, said
+    assert main(["update", str(doc)]) == 0
+    assert (
+        "not researched again" in capsys.readouterr().out
+    )  # hence plain `oo update` is no way out
