@@ -99,7 +99,8 @@ def _prepare_all(paths: list[Path], opts: UpdateOptions, out: LibraryUpdate) -> 
             if not (isinstance(exc, AgentError) and is_index_page(p)):
                 out.failures[p] = str(exc)  # an index page is refused by begin, and not updated
             continue
-        early = gate(prep, opts)
+        # claimed later, when its research starts: not thousands of open lock files at once
+        early = gate(prep, opts, claim=False)
         if early is not None:
             out.results.append(early)
         else:

@@ -282,10 +282,12 @@ def begin(path: str | Path, opts: UpdateOptions) -> Prepared:
     )
 
 
-def gate(prep: Prepared, opts: UpdateOptions) -> UpdateResult | None:
+def gate(prep: Prepared, opts: UpdateOptions, *, claim: bool = True) -> UpdateResult | None:
     """The review gate, the freshness gate and the dry run: a result when no research should
     happen. A proposal awaiting review is not paid for twice (a cron run would otherwise research
-    again every time until someone reviews); ``--force`` researches, setting it aside."""
+    again every time until someone reviews); ``--force`` researches, setting it aside. With
+    ``claim`` the research is claimed when it is to happen (``_claim``): another run's claim
+    is a result too."""
     fresh = prep.fresh
     if not opts.force:
         from oo_nb.store.proposals import awaiting_review
@@ -312,7 +314,7 @@ def gate(prep: Prepared, opts: UpdateOptions) -> UpdateResult | None:
             f"{prep.path.name} is {fresh.describe()}; next due {fresh.due}. Use --force to update anyway.",
         )
     if not opts.dry_run:
-        return None if opts.force else _claim(prep)
+        return None if opts.force or not claim else _claim(prep)
     from oo_nb.agent.backends.conversation import AgentSettings
 
     result = prep.result("planned")
@@ -510,10 +512,9 @@ async def aprepare_update(
     opts = opts or UpdateOptions()
     if prep is None:
         prep = begin(path, opts)
-    if prep.claim is None:  # update-all gates (and claims) every document up front
-        early = gate(prep, opts)
-        if early is not None:
-            return early
+    early = gate(prep, opts)  # update-all gated it up front, without claiming it (fds)
+    if early is not None:
+        return early
     try:
         backend = backend or make_backend(prep.agent, opts, prep.model, prep.path)
         if configure is not None:

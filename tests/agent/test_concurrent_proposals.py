@@ -93,6 +93,7 @@ def test_two_cron_runs_at_once_research_once(
     import contextlib
     import io
 
+    from oo_nb.agent.run import UpdateOptions, prepare_update, write_result
     from oo_nb.cli.main import main
     from tests.support.agent_helpers import start_mock
     from tests.support.mock_scenarios import research_scenario
@@ -103,11 +104,11 @@ def test_two_cron_runs_at_once_research_once(
     monkeypatch.setenv("ANTHROPIC_BASE_URL", mock.base_url)
     outputs: list[str] = []
 
-    def cron() -> None:
-        out = io.StringIO()
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
-            main(["update", str(path)])
-        outputs.append(out.getvalue())
+    def cron() -> None:  # what `oo update DOC` does (stdout is one per process, not per thread)
+        result = write_result(prepare_update(path, UpdateOptions()), yes=False)
+        outputs.append(
+            f"{result.message}\n" + ("proposal saved for review" if result.pending else "")
+        )
 
     try:
         runs = [threading.Thread(target=cron) for _ in range(2)]
@@ -127,3 +128,39 @@ def test_two_cron_runs_at_once_research_once(
     with contextlib.redirect_stdout(out):
         assert main(["update", str(path)]) == 0
     assert "proposal awaiting review since" in out.getvalue()
+
+
+def test_update_all_leaves_a_document_another_run_is_researching(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`update-all` while a run researches one of its documents: that document is reported as
+    being researched (no request for it), the others are researched; no claim outlives the run."""
+    import contextlib
+    import io
+
+    from oo_nb.cli.main import main
+    from oo_nb.store.research_claim import ResearchClaim, claim_research
+    from tests.support.agent_helpers import start_mock
+    from tests.support.mock_scenarios import research_scenario
+
+    busy = copy_doc(tmp_path / "lib", "ai-model-landscape.o-o.html")
+    other = copy_doc(tmp_path / "lib", "yc-w26-batch.o-o.html")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", MARKER)
+    mock = start_mock(research_scenario(with_image=False))
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", mock.base_url)
+    held = claim_research(busy, "a test's research")
+    assert isinstance(held, ResearchClaim)
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+            main(["update-all", str(tmp_path / "lib"), "--concurrency", "1"])
+    finally:
+        held.release()
+        mock.stop()
+    said = out.getvalue()
+    assert "being researched by another run (pid" in said and "a test's research" in said, said
+    assert list_proposals(busy) == [] and len(list_proposals(other)) == 1, said
+    for doc in (busy, other):  # every claim let go: a new claim is had at once
+        again = claim_research(doc)
+        assert isinstance(again, ResearchClaim)
+        again.release()
