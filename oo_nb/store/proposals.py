@@ -150,6 +150,8 @@ def _stamp(name: str) -> tuple[int, int]:
 
 
 def _info(file: Path, sha: str) -> ProposalInfo:
+    if not file.is_file():  # a FIFO would block the read for ever, a device never end
+        return ProposalInfo(file.name, "", None, None, False, damaged="not a regular file")
     try:
         record = json.loads(file.read_bytes().decode("utf-8"))
         if not isinstance(record, dict):

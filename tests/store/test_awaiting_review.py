@@ -85,3 +85,30 @@ def test_a_date_holding_terminal_controls_reaches_no_terminal(tmp_path: Path) ->
     for text in (found.made, found.line(), list_proposals(doc)[0].line()):
         assert not any(ord(c) < 32 or 127 <= ord(c) < 160 for c in text), repr(text)
         assert "fake line" in text  # the rest of it is still shown
+
+
+def test_a_saved_proposal_that_is_a_fifo_is_damaged_not_read(tmp_path: Path) -> None:
+    """A FIFO named like a set-aside proposal made `oo review DOC --list` (and `oo review DOC`
+    with no current proposal) wait for a writer for ever. It is listed as damaged, unread."""
+    import os
+    import threading
+
+    from oo_nb.store.proposals import list_proposals
+
+    doc = _doc(tmp_path)
+    history_dir(doc).mkdir(parents=True)
+    os.mkfifo(history_dir(doc) / "pending-5.json")
+    listed: list[list[str]] = []
+    reader = threading.Thread(
+        target=lambda: listed.append([p.line() for p in list_proposals(doc)]), daemon=True
+    )
+    reader.start()
+    reader.join(10)
+    if reader.is_alive():  # unblock the stuck reader so the test run can end
+        with open(history_dir(doc) / "pending-5.json", "wb"):
+            pass
+        reader.join(5)
+        raise AssertionError("list_proposals blocked on a FIFO")
+    assert (
+        len(listed[0]) == 1 and "damaged" in listed[0][0] and "not a regular file" in listed[0][0]
+    )
