@@ -32,11 +32,12 @@ _TEXT_ONLY = re.compile(
 )
 
 
-def _as_parsed(text: str) -> str:
-    """``text`` with comments and the content of text-only elements blanked out (same length,
-    so positions hold): what is left of a tag is an element the parser makes."""
-    text = _COMMENT.sub(lambda m: " " * len(m.group(0)), text)
-    return _TEXT_ONLY.sub(lambda m: m.group(1) + " " * len(m.group(3)), text)
+def _as_parsed(text: str, end: int) -> str:
+    """``text`` with comments and the content of text-only elements blanked out up to ``end``
+    (same length, so positions hold): what is left of a tag there is an element the parser
+    makes. The article and what follows are not looked at (their size is not this cost)."""
+    head = _COMMENT.sub(lambda m: " " * len(m.group(0)), text[:end])
+    return _TEXT_ONLY.sub(lambda m: m.group(1) + " " * len(m.group(3)), head) + text[end:]
 
 
 def _head_limit(doc: Document) -> int:
@@ -49,7 +50,8 @@ def _head_limit(doc: Document) -> int:
 def has_policy_bootstrap(doc: Document) -> bool:
     """True when the page's first script, style, link, image or body tag is the policy
     bootstrap: it runs before anything the policy governs."""
-    first = _LOADS.search(_as_parsed(doc.text), doc.html.start, doc.html.end)
+    end = doc.article_span.start if doc.article_span is not None else doc.html.end
+    first = _LOADS.search(_as_parsed(doc.text, end), doc.html.start, doc.html.end)
     return first is not None and doc.text.startswith(CSP_BOOTSTRAP, first.start())
 
 
@@ -58,7 +60,7 @@ def with_policy_bootstrap(doc: Document) -> Document:
     if has_policy_bootstrap(doc):
         return doc
     text, limit = doc.text, _head_limit(doc)
-    parsed = _as_parsed(text)
+    parsed = _as_parsed(text, limit)
     meta = next(
         (m for m in _META.finditer(parsed, doc.html.start, limit) if _CSP_EQUIV.search(m.group(0))),
         None,
