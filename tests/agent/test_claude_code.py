@@ -67,8 +67,6 @@ if mode == "provenance":  # reads the document (holding https://blog.example.net
     doc_path.write_bytes(doc.to_bytes())
 subtype = {"budget": "error_max_budget_usd", "turns": "error_max_turns"}.get(mode, "success")
 cost = {"overspend": 9.0, "budget": 0.5}.get(mode, 0.12)
-if "FAKE_CLAUDE_COST" in os.environ:  # what a broken or hostile CLI may report (NaN, -3, ...)
-    cost = float(os.environ["FAKE_CLAUDE_COST"])
 events.append({"type": "result", "subtype": subtype, "is_error": subtype != "success", "total_cost_usd": cost,
                "num_turns": 4, "result": "Done.", "usage": {"input_tokens": 5000, "output_tokens": 700,
                "cache_read_input_tokens": 100, "server_tool_use": {"web_search_requests": 2}}})
@@ -146,14 +144,23 @@ def test_overspend_is_kept_for_review(
     assert result.written is None and result.pending is not None and doc.read_bytes() == base
 
 
-@pytest.mark.parametrize("reported", ["NaN", "Infinity", "-3"])
+@pytest.mark.parametrize(
+    "extra",
+    [
+        '{"total_cost_usd": NaN}',
+        '{"total_cost_usd": Infinity}',
+        '{"total_cost_usd": -3}',
+        '{"total_cost_usd": null}',  # no cost reported is no cost known, not $0
+        '{"total_cost_usd": "0.01"}',
+    ],
+)
 def test_a_cost_that_is_no_cost_is_charged_the_budget_and_kept_for_review(
-    reported: str, fake_claude: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    extra: str, fake_claude: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A reported cost that is not a finite amount of at least 0 is unknown: the run is charged
-    its whole budget and says so, --auto keeps the proposal for review, and the research is not
-    lost to a changelog that cannot hold the number."""
-    monkeypatch.setenv("FAKE_CLAUDE_COST", reported)
+    """A reported cost that is not a finite amount of at least 0 (or none at all) is unknown:
+    the run is charged its whole budget and says so, --auto keeps the proposal for review, and
+    the research is not lost to a changelog that cannot hold the number."""
+    monkeypatch.setenv("FAKE_CLAUDE_RESULT_EXTRA", extra)
     doc = copy_doc(tmp_path)
     base = doc.read_bytes()
     result = prepare_update(doc, opts(budget_usd=1.0))

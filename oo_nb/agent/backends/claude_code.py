@@ -427,10 +427,11 @@ class ClaudeCodeBackend:
         run.usage = usage_figures(usage if isinstance(usage, dict) else None)
         run.requests = count(result.get("num_turns"))
         cost = result.get("total_cost_usd")
-        run.cost_usd = float(cost) if isinstance(cost, (int, float)) else 0.0
+        known = isinstance(cost, (int, float)) and not isinstance(cost, bool)
+        run.cost_usd = float(cost) if known else math.nan
         if not math.isfinite(run.cost_usd) or run.cost_usd < 0:
-            # NaN, Infinity or below 0 is no cost: unknown, so charged the whole allowance (a
-            # non-finite number would also make the changelog unwritable and the research lost)
+            # none, NaN, Infinity or below 0 is no cost: unknown, so charged the whole allowance
+            # (a non-finite number would also make the changelog unwritable, the research lost)
             run.warnings.append(
                 f"Claude Code reported a cost of {cost!r}, which is not a cost: charged the whole budget "
                 f"(${budget.limit_usd:.2f})"
