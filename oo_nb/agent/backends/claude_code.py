@@ -427,8 +427,11 @@ class ClaudeCodeBackend:
         run.usage = usage_figures(usage if isinstance(usage, dict) else None)
         run.requests = count(result.get("num_turns"))
         cost = result.get("total_cost_usd")
-        known = isinstance(cost, (int, float)) and not isinstance(cost, bool)
-        run.cost_usd = float(cost) if known else math.nan
+        run.cost_usd = (
+            float(cost)
+            if isinstance(cost, (int, float)) and not isinstance(cost, bool)
+            else math.nan
+        )
         if not math.isfinite(run.cost_usd) or run.cost_usd < 0:
             # none, NaN, Infinity or below 0 is no cost: unknown, so charged the whole allowance
             # (a non-finite number would also make the changelog unwritable, the research lost)
