@@ -13,6 +13,7 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
+import re
 import socket
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from oo_nb.store.store import history_dir
 __all__ = ["RESEARCH_LOCK", "ResearchClaim", "claim_research"]
 
 RESEARCH_LOCK = "research.lock"
+_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 class ResearchClaim:
@@ -48,6 +50,7 @@ def claim_research(path: Path, action: str = "research") -> ResearchClaim | str:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError as exc:
         holder = os.pread(fd, 512, 0).decode("utf-8", "replace").strip()
+        holder = _CONTROLS.sub("?", holder)  # printed: no escape sequence of a hand-made file
         os.close(fd)
         if exc.errno not in (errno.EAGAIN, errno.EACCES):
             raise
