@@ -101,7 +101,8 @@ def _prepare_one(p: Path, opts: UpdateOptions, out: LibraryUpdate) -> Prepared |
         if not (isinstance(exc, AgentError) and is_index_page(p)):
             out.failures[p] = str(exc)  # an index page is refused by begin, and not updated
         return None
-    early = gate(prep, opts)
+    # claimed later, when its research starts: not thousands of open lock files at once
+    early = gate(prep, opts, claim=False)
     if early is not None:
         out.results.append(early)
         return None
@@ -259,6 +260,8 @@ def update_library(
             _run_coroutine(_concurrent(paths, opts, yes, concurrency, bar, out, auto))
     finally:
         bar.close()
+        for prep in todo:  # a failed run's claim on its document's research
+            prep.release_claim()
     out.elapsed_s = time.perf_counter() - started
     out.results.sort(key=lambda r: str(r.path))
     return out

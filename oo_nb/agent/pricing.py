@@ -9,6 +9,7 @@ stays an upper bound rather than a guess.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -21,6 +22,7 @@ __all__ = [
     "Price",
     "UsageFigures",
     "cost_usd",
+    "count",
     "price_for",
     "usage_figures",
 ]
@@ -112,8 +114,14 @@ class UsageFigures:
         )
 
 
-def _int(value: Any) -> int:
-    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
+def count(value: Any) -> int:
+    """A count read from untrusted JSON: a finite number of at least 0, else 0 (NaN, 1e400,
+    text or a negative number is no count, and must not raise)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return 0
+    if isinstance(value, float) and not math.isfinite(value):
+        return 0
+    return max(int(value), 0)
 
 
 def usage_figures(usage: Any) -> UsageFigures:
@@ -124,12 +132,12 @@ def usage_figures(usage: Any) -> UsageFigures:
     server = raw.get("server_tool_use")
     server = server if isinstance(server, dict) else {}  # untrusted JSON (a CLI's, a cassette's)
     return UsageFigures(
-        input_tokens=_int(raw.get("input_tokens")),
-        output_tokens=_int(raw.get("output_tokens")),
-        cache_creation_tokens=_int(raw.get("cache_creation_input_tokens")),
-        cache_read_tokens=_int(raw.get("cache_read_input_tokens")),
-        web_searches=_int(server.get("web_search_requests")),
-        web_fetches=_int(server.get("web_fetch_requests")),
+        input_tokens=count(raw.get("input_tokens")),
+        output_tokens=count(raw.get("output_tokens")),
+        cache_creation_tokens=count(raw.get("cache_creation_input_tokens")),
+        cache_read_tokens=count(raw.get("cache_read_input_tokens")),
+        web_searches=count(server.get("web_search_requests")),
+        web_fetches=count(server.get("web_fetch_requests")),
     )
 
 

@@ -105,6 +105,13 @@ class UpdateResult:
     review: str = "always"  # the contract's `review`: "auto" makes --auto this document's default
     # why an --auto run kept the proposal for review instead of writing it (agent/clean.py)
     kept_because: list[str] = field(default_factory=list)
+    # this run's claim on the document's research (store/research_claim), let go once written
+    claim: Any = field(default=None, repr=False, compare=False)
+
+    def release_claim(self) -> None:
+        claim, self.claim = self.claim, None
+        if claim is not None:
+            claim.release()
 
     @property
     def cost_usd(self) -> float:
@@ -218,6 +225,12 @@ class Prepared:
     agent: str
     model: str
     budget_usd: float
+    claim: Any = None  # the research claim ``gate`` took (None: not taken, or --force)
+
+    def release_claim(self) -> None:
+        claim, self.claim = self.claim, None
+        if claim is not None:
+            claim.release()
 
     def result(self, status: Status, message: str = "") -> UpdateResult:
         return UpdateResult(
@@ -271,15 +284,25 @@ def begin(path: str | Path, opts: UpdateOptions) -> Prepared:
     )
 
 
-def gate(prep: Prepared, opts: UpdateOptions) -> UpdateResult | None:
+def gate(prep: Prepared, opts: UpdateOptions, *, claim: bool = True) -> UpdateResult | None:
     """The review gate, the freshness gate and the dry run: a result when no research should
     happen. A proposal awaiting review is not paid for twice (a cron run would otherwise research
-    again every time until someone reviews); ``--force`` researches, setting it aside."""
+    again every time until someone reviews); ``--force`` researches, setting it aside. With
+    ``claim`` the research is claimed when it is to happen (``_claim``): another run's claim
+    is a result too."""
     fresh = prep.fresh
     if not opts.force:
         from oo_nb.store.proposals import awaiting_review
 
         waiting = awaiting_review(prep.path)
+        if waiting is not None and waiting.damaged:  # nobody can review it: say how to go on
+            where = shlex.quote(str(prep.path))
+            return prep.result(
+                "awaiting",
+                f"{prep.path.name}: the proposal awaiting review is damaged ({waiting.damaged}); "
+                f"not researched again. `oo review {where} --discard pending.json` removes it, "
+                "--force researches anyway.",
+            )
         if waiting is not None:
             changed = " (the document changed since it was made)" if waiting.stale else ""
             return prep.result(
@@ -293,7 +316,7 @@ def gate(prep: Prepared, opts: UpdateOptions) -> UpdateResult | None:
             f"{prep.path.name} is {fresh.describe()}; next due {fresh.due}. Use --force to update anyway.",
         )
     if not opts.dry_run:
-        return None
+        return None if opts.force or not claim else _claim(prep)
     from oo_nb.agent.backends.conversation import AgentSettings
 
     result = prep.result("planned")
@@ -325,6 +348,32 @@ def gate(prep: Prepared, opts: UpdateOptions) -> UpdateResult | None:
         f"for the exact count and may afford more."
     )
     return result
+
+
+def _claim(prep: Prepared) -> UpdateResult | None:
+    """Claim the document's research (``store.research_claim``): None when this run may go on,
+    else the result of a run that researches nothing because another run is at it. Looked at
+    again once claimed: a run that just finished has saved its proposal by then."""
+    from oo_nb.store.proposals import awaiting_review
+    from oo_nb.store.research_claim import claim_research
+
+    claim = claim_research(prep.path)
+    if isinstance(claim, str):
+        return prep.result(
+            "awaiting",
+            f"{prep.path.name}: being researched by another run ({claim}); not researched again. "
+            "Use --force to research anyway.",
+        )
+    waiting = awaiting_review(prep.path)
+    if waiting is not None:
+        claim.release()
+        return prep.result(
+            "awaiting",
+            f"{prep.path.name}: proposal awaiting review since {waiting.made} "
+            f"(oo review {shlex.quote(str(prep.path))}); not researched again. Use --force to research anyway.",
+        )
+    prep.claim = claim
+    return None
 
 
 def new_budget(prep: Prepared, backend: Backend, run: RunInfo, *, batch: bool = False) -> Budget:
@@ -385,6 +434,7 @@ def finish(
         )
     result = prep.result("proposed")
     result.run, result.candidate = run, candidate
+    result.claim, prep.claim = prep.claim, None  # held until the proposal is saved or written
     result.proposal_data = proposal_data(
         submitted,
         prep.ctx.image_refs,
@@ -431,19 +481,22 @@ def prepare_update(
     early = gate(prep, opts)
     if early is not None:
         return early
-    backend = backend or make_backend(prep.agent, opts, prep.model, prep.path)
-    run = backend.new_run(prep.budget_usd)
-    run.on_progress = opts.progress
-    budget = new_budget(prep, backend, run)
-    outcome = "proposal"
     try:
-        proposal = backend.run(prep.ctx, budget=budget, run=run, validate=_validator())
-    except AgentError as exc:
-        outcome = f"failed: {exc.message}"
-        raise exc.with_file(str(prep.path)) from None
+        backend = backend or make_backend(prep.agent, opts, prep.model, prep.path)
+        run = backend.new_run(prep.budget_usd)
+        run.on_progress = opts.progress
+        budget = new_budget(prep, backend, run)
+        outcome = "proposal"
+        try:
+            proposal = backend.run(prep.ctx, budget=budget, run=run, validate=_validator())
+        except AgentError as exc:
+            outcome = f"failed: {exc.message}"
+            raise exc.with_file(str(prep.path)) from None
+        finally:
+            _save_recording(backend, opts, prep, run, outcome)
+        return finish(prep, opts, backend.name, run, proposal)
     finally:
-        _save_recording(backend, opts, prep, run, outcome)
-    return finish(prep, opts, backend.name, run, proposal)
+        prep.release_claim()  # a failed run; a finished one's claim went to its result
 
 
 def _save_recording(
@@ -482,27 +535,32 @@ async def aprepare_update(
     opts = opts or UpdateOptions()
     if prep is None:
         prep = begin(path, opts)
-    early = gate(prep, opts)
+    early = gate(prep, opts)  # update-all gated it up front, without claiming it (fds)
     if early is not None:
         return early
-    backend = backend or make_backend(prep.agent, opts, prep.model, prep.path)
-    if configure is not None:
-        configure(backend)
-    run = backend.new_run(prep.budget_usd)
-    run.on_progress = opts.progress
-    budget = new_budget(prep, backend, run)
-    validate = _validator()
     try:
-        async with research_slot or contextlib.nullcontext():
-            if hasattr(backend, "arun"):
-                proposal = await backend.arun(prep.ctx, budget=budget, run=run, validate=validate)
-            else:
-                proposal = await asyncio.to_thread(
-                    backend.run, prep.ctx, budget=budget, run=run, validate=validate
-                )
-    except AgentError as exc:
-        raise exc.with_file(str(prep.path)) from None
-    return await asyncio.to_thread(finish, prep, opts, backend.name, run, proposal)
+        backend = backend or make_backend(prep.agent, opts, prep.model, prep.path)
+        if configure is not None:
+            configure(backend)
+        run = backend.new_run(prep.budget_usd)
+        run.on_progress = opts.progress
+        budget = new_budget(prep, backend, run)
+        validate = _validator()
+        try:
+            async with research_slot or contextlib.nullcontext():
+                if hasattr(backend, "arun"):
+                    proposal = await backend.arun(
+                        prep.ctx, budget=budget, run=run, validate=validate
+                    )
+                else:
+                    proposal = await asyncio.to_thread(
+                        backend.run, prep.ctx, budget=budget, run=run, validate=validate
+                    )
+        except AgentError as exc:
+            raise exc.with_file(str(prep.path)) from None
+        return await asyncio.to_thread(finish, prep, opts, backend.name, run, proposal)
+    finally:
+        prep.release_claim()
 
 
 # --------------------------------------------------------------------------- writing
@@ -538,6 +596,13 @@ def write_result(result: UpdateResult, *, yes: bool, auto: bool | None = False) 
     With ``auto`` (None: the contract's ``review`` decides): write it when it is clean
     (``agent/clean.py``), else keep it for review with ``kept_because`` saying why.
     When the proposal cannot be saved either, ``not_saved`` says why (and a warning, loudly)."""
+    try:
+        return _write_result(result, yes=yes, auto=auto)
+    finally:
+        result.release_claim()  # saved, written or lost: the next run may research
+
+
+def _write_result(result: UpdateResult, *, yes: bool, auto: bool | None) -> UpdateResult:
     from oo_nb.store.store import write_document
 
     if result.status != "proposed" or result.candidate is None:

@@ -111,7 +111,7 @@ def _spec(ns: argparse.Namespace) -> NewSpec:
     }
     if ns.title is not None:
         return NewSpec.from_text(ns.title, **options)
-    if sys.stdin.isatty():
+    if sys.stdin is not None and sys.stdin.isatty():
         asked = prompt_spec(sentinel=ns.sentinel, criteria=tuple(ns.criteria))
     else:
         # answers piped in, one a line, as o-o's `read -p` takes them: no prompts (stdout keeps
@@ -135,6 +135,8 @@ def _spec(ns: argparse.Namespace) -> NewSpec:
 
 
 def _piped_answer(_prompt: str) -> str:
+    if sys.stdin is None:  # stdin closed (`<&-`): the end of input
+        return ""
     return sys.stdin.readline().rstrip("\r\n")
 
 

@@ -172,8 +172,9 @@ def run(ns: argparse.Namespace) -> TextResult | WidgetRequest:
     except StaleProposal as stale:
         return TextResult(
             f"{warning}{path}: the document changed since this proposal was made ({stale.created}); "
-            f"{_STALE[stale.rebuilt]}. Run `oo update` again, or pass --force to review "
-            "against the current file. Nothing written.",
+            f"{_STALE[stale.rebuilt]}. Research again with `oo update --force` (a plain update does "
+            "not while this proposal awaits review), or pass --force here to review it against "
+            "the current file. Nothing written.",
             exit_code=1,
         )
     if review.stale:

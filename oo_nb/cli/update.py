@@ -236,7 +236,10 @@ def run(ns: argparse.Namespace) -> UpdateOutcome:
     if result.status != "proposed":
         return UpdateOutcome(result)
     if ns.review:
-        return _review(result)
+        try:
+            return _review(result)
+        finally:
+            result.release_claim()
     # --auto, else the contract's `review` decides (the %oo magic's namespace may lack the flag)
     write_result(result, yes=ns.yes, auto=True if getattr(ns, "auto", False) else None)
     if result.not_saved:

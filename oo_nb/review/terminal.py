@@ -3,6 +3,7 @@ and a prompt (y/n/e/a/d/q), like ``git add -p``. Also the plain rendering ``oo d
 
 from __future__ import annotations
 
+import io
 import os
 import shlex
 import subprocess
@@ -145,7 +146,8 @@ def review_in_terminal(
     accepted), or None when the user quits. ``accept_all`` / ``reject_all`` ask nothing.
     ``editor`` (else ``$VISUAL``/``$EDITOR`` when ``input`` is a terminal) edits a change in a
     file; without one the replacement is read from ``input``. Writes no file."""
-    inp = input if input is not None else sys.stdin
+    # stdin closed (`<&-`): Python has none; that is the end of input, as for /dev/null
+    inp = input if input is not None else (sys.stdin or io.StringIO(""))
     out = output if output is not None else sys.stdout
     if color is None:
         color = bool(getattr(out, "isatty", lambda: False)()) and "NO_COLOR" not in os.environ

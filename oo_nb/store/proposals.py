@@ -28,6 +28,7 @@ __all__ = [
 ]
 
 _ASIDE = re.compile(r"^pending-\d+(?:-\d+)?\.json$")
+_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,10 @@ class ProposalInfo:
             return self.created[:40] or "an unknown time"
         if when.tzinfo is None:
             return when.strftime("%Y-%m-%d %H:%M")
-        return when.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+        try:
+            return when.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+        except OverflowError:  # year 1 at +14:00 (a hand-edited file): shown as it says
+            return self.created[:40]
 
     @property
     def current(self) -> bool:
@@ -146,15 +150,18 @@ def _stamp(name: str) -> tuple[int, int]:
 
 
 def _info(file: Path, sha: str) -> ProposalInfo:
+    if not file.is_file():  # a FIFO would block the read for ever, a device never end
+        return ProposalInfo(file.name, "", None, None, False, damaged="not a regular file")
     try:
         record = json.loads(file.read_bytes().decode("utf-8"))
         if not isinstance(record, dict):
             raise ValueError("not a JSON object")
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:  # nested deeper than the parser goes
         return ProposalInfo(file.name, "", None, None, False, damaged=str(exc)[:120])
     raw_run, raw_created = record.get("run"), record.get("created")
     run: dict[str, object] = raw_run if isinstance(raw_run, dict) else {}
-    created = raw_created if isinstance(raw_created, str) else ""
+    # printed to terminals and cron logs: no escape sequence or line break of a hand-edited file
+    created = _CONTROLS.sub("?", raw_created) if isinstance(raw_created, str) else ""
     version, cost = run.get("version"), run.get("cost_usd")
     return ProposalInfo(
         file.name,

@@ -70,6 +70,7 @@ cost = {"overspend": 9.0, "budget": 0.5}.get(mode, 0.12)
 events.append({"type": "result", "subtype": subtype, "is_error": subtype != "success", "total_cost_usd": cost,
                "num_turns": 4, "result": "Done.", "usage": {"input_tokens": 5000, "output_tokens": 700,
                "cache_read_input_tokens": 100, "server_tool_use": {"web_search_requests": 2}}})
+events[-1].update(json.loads(os.environ.get("FAKE_CLAUDE_RESULT_EXTRA", "{}")))
 for e in events:
     print(json.dumps(e))
 """.replace("NEW_URL", NEW_URL)
@@ -141,6 +142,58 @@ def test_overspend_is_kept_for_review(
     assert result.run is not None and result.run.overspent and not result.auto_write
     write_result(result, yes=True)
     assert result.written is None and result.pending is not None and doc.read_bytes() == base
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        '{"total_cost_usd": NaN}',
+        '{"total_cost_usd": Infinity}',
+        '{"total_cost_usd": -3}',
+        '{"total_cost_usd": null}',  # no cost reported is no cost known, not $0
+        '{"total_cost_usd": "0.01"}',
+    ],
+)
+def test_a_cost_that_is_no_cost_is_charged_the_budget_and_kept_for_review(
+    extra: str, fake_claude: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reported cost that is not a finite amount of at least 0 (or none at all) is unknown:
+    the run is charged its whole budget and says so, --auto keeps the proposal for review, and
+    the research is not lost to a changelog that cannot hold the number."""
+    monkeypatch.setenv("FAKE_CLAUDE_RESULT_EXTRA", extra)
+    doc = copy_doc(tmp_path)
+    base = doc.read_bytes()
+    result = prepare_update(doc, opts(budget_usd=1.0))
+    assert result.run is not None and result.run.cost_usd == pytest.approx(1.0)
+    assert any(
+        "reported a cost of" in w and "charged the whole budget" in w for w in result.warnings
+    )
+    write_result(result, auto=True, yes=False)
+    assert result.written is None and result.pending is not None and doc.read_bytes() == base
+    assert result.kept_because
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        '{"num_turns": NaN}',
+        '{"num_turns": "x"}',
+        '{"usage": {"input_tokens": NaN, "output_tokens": 1e400}}',
+        '{"usage": {"output_tokens": -5000000, "server_tool_use": {"web_search_requests": -9}}}',
+    ],
+)
+def test_result_counts_that_are_no_counts_read_as_zero(
+    extra: str, fake_claude: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Turn and token counts in Claude Code's result are untrusted JSON: NaN, 1e400, text or a
+    negative number is no count (read as 0), never a traceback that loses the paid research."""
+    monkeypatch.setenv("FAKE_CLAUDE_RESULT_EXTRA", extra)
+    doc = copy_doc(tmp_path)
+    result = prepare_update(doc, opts(budget_usd=1.0))
+    run = result.run
+    assert run is not None and result.candidate is not None
+    assert run.requests >= 0 and run.usage.input_tokens >= 0 and run.usage.output_tokens >= 0
+    assert run.usage.web_searches >= 1  # its WebSearch call still counts
 
 
 @pytest.mark.parametrize(

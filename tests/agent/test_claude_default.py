@@ -312,6 +312,25 @@ def test_an_images_file_that_is_not_a_regular_file_is_refused_unread(tmp_path: P
     assert images == [] and "limit" in warnings[0]
 
 
+def test_an_images_file_nested_too_deep_is_a_warning(tmp_path: Path) -> None:
+    """100,000 nested lists fit in the size limit and overflow the JSON parser's recursion: a
+    warning naming the file, never a traceback after the paid run."""
+    (tmp_path / IMAGES_FILE).write_text("[" * 100_000 + "]" * 100_000)
+    images, warnings = read_images_file(tmp_path, read_scratch_copy)
+    assert images == [] and len(warnings) == 1
+    assert warnings[0].startswith(f"{IMAGES_FILE}: ") and "nested" in warnings[0]
+
+
+def test_an_images_file_of_many_bad_entries_is_a_few_warnings(tmp_path: Path) -> None:
+    """120,000 bad entries fit in the size limit: they were 120,000 warnings (7.5 MB printed,
+    6.6 MB of saved proposal). A few are named, the rest counted in one line."""
+    (tmp_path / IMAGES_FILE).write_text(json.dumps([1] * 120_000, separators=(",", ":")))
+    images, warnings = read_images_file(tmp_path, read_scratch_copy)
+    assert images == [] and len(warnings) <= 11
+    assert warnings[0] == f"{IMAGES_FILE}[0]: must be an object, found int"
+    assert "119990 more" in warnings[-1]
+
+
 def test_images_not_allowed_by_the_contract_are_not_asked_for(
     claude_on_path: dict[str, str], tmp_path: Path
 ) -> None:

@@ -82,3 +82,85 @@ def test_update_all_names_a_proposal_that_was_not_saved(tmp_path: Path) -> None:
     result.not_saved = "locked by pid 1"
     outcome = UpdateAllOutcome(LibraryUpdate(results=[result]))
     assert outcome.exit_code == 1 and "a.o-o.html: proposal v2 → NOT saved" in outcome.lines()[0]
+
+
+def test_two_cron_runs_at_once_research_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two runs of `oo update DOC` (no --force) started together, as overlapping cron jobs are:
+    the second must not pay for the same research while the first is still at it. It says the
+    document is being researched by another run, sends nothing, and one proposal is left."""
+    import contextlib
+    import io
+
+    from oo_nb.agent.run import UpdateOptions, prepare_update, write_result
+    from oo_nb.cli.main import main
+    from tests.support.agent_helpers import start_mock
+    from tests.support.mock_scenarios import research_scenario
+
+    path = copy_doc(tmp_path, "ai-model-landscape.o-o.html")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", MARKER)
+    mock = start_mock(research_scenario(with_image=False), latency=0.4)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", mock.base_url)
+    outputs: list[str] = []
+
+    def cron() -> None:  # what `oo update DOC` does (stdout is one per process, not per thread)
+        result = write_result(prepare_update(path, UpdateOptions()), yes=False)
+        outputs.append(
+            f"{result.message}\n" + ("proposal saved for review" if result.pending else "")
+        )
+
+    try:
+        runs = [threading.Thread(target=cron) for _ in range(2)]
+        for t in runs:
+            t.start()
+        for t in runs:
+            t.join(60)
+    finally:
+        mock.stop()
+    said = "\n".join(outputs)
+    assert len(outputs) == 2, said
+    assert sum("being researched by another run" in o for o in outputs) == 1, said
+    assert sum("proposal saved for review" in o for o in outputs) == 1, said
+    assert len(list_proposals(path)) == 1
+    # a run after both: the proposal awaits review, and the claim is gone with its run
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["update", str(path)]) == 0
+    assert "proposal awaiting review since" in out.getvalue()
+
+
+def test_update_all_leaves_a_document_another_run_is_researching(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`update-all` while a run researches one of its documents: that document is reported as
+    being researched (no request for it), the others are researched; no claim outlives the run."""
+    import contextlib
+    import io
+
+    from oo_nb.cli.main import main
+    from oo_nb.store.research_claim import ResearchClaim, claim_research
+    from tests.support.agent_helpers import start_mock
+    from tests.support.mock_scenarios import research_scenario
+
+    busy = copy_doc(tmp_path / "lib", "ai-model-landscape.o-o.html")
+    other = copy_doc(tmp_path / "lib", "yc-w26-batch.o-o.html")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", MARKER)
+    mock = start_mock(research_scenario(with_image=False))
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", mock.base_url)
+    held = claim_research(busy, "a test's research")
+    assert isinstance(held, ResearchClaim)
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+            main(["update-all", str(tmp_path / "lib"), "--concurrency", "1"])
+    finally:
+        held.release()
+        mock.stop()
+    said = out.getvalue()
+    assert "being researched by another run (pid" in said and "a test's research" in said, said
+    assert list_proposals(busy) == [] and len(list_proposals(other)) == 1, said
+    for doc in (busy, other):  # every claim let go: a new claim is had at once
+        again = claim_research(doc)
+        assert isinstance(again, ResearchClaim)
+        again.release()

@@ -149,3 +149,42 @@ def test_migrated_and_synced_pages_block_the_beacon(
         c for c in probe.console if "Content Security Policy directive" in c and beacon.url in c
     ]
     assert refused, probe.console
+
+
+_ORIGINAL_META = (
+    "<meta content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'\" "
+    'http-equiv="Content-Security-Policy"/>'
+)
+
+
+@pytest.mark.parametrize(
+    ("kind", "name"),
+    [
+        ("comment", "ai-model-landscape.o-o.html"),  # early: --migrate
+        ("title", "ai-model-landscape.o-o.html"),
+        ("comment", "agi-declared.o-o.html"),  # marker layout: plain sync
+        ("title", "agi-declared.o-o.html"),
+    ],
+)
+def test_a_policy_meta_commented_out_or_in_the_title_still_gets_an_enforced_policy(
+    kind: str, name: str, tmp_path: Path, open_page: Callable[..., Probe], beacon: Beacon
+) -> None:
+    """An original whose policy meta was commented out (or sits in its title as text): the
+    bootstrap went inside that comment or title, never ran, and the synced page loaded an
+    external image."""
+    path = corpus_copy(name, tmp_path / "lib")
+    text = path.read_text()
+    assert _ORIGINAL_META in text
+    if kind == "comment":
+        text = text.replace(_ORIGINAL_META, f"<!-- {_ORIGINAL_META} -->", 1)
+    else:
+        text = text.replace(_ORIGINAL_META + "\n", "", 1).replace(
+            "<title>", f"<title>{_ORIGINAL_META} ", 1
+        )
+    path.write_text(text)
+    _oo("sync", str(path.parent), *(["--migrate"] if Document(text).layout == "early" else []))
+    tag = f"odd-{kind}-{name}"
+    inject(path, f"{beacon.url}/{tag}/pixel.png")
+    probe = opened(open_page, beacon, path)
+    assert probe.page.evaluate("document.getElementById('beacon-img-2').naturalWidth") == 0
+    assert _hits(beacon, tag) == [], f"{name} with its policy meta in a {kind} loaded it"

@@ -174,3 +174,41 @@ def test_update_all_auto_reports_written_proposed_and_awaiting(
     assert out.count("proposal awaiting review since") == 1
     assert len(api.requests) > requests and agi.read_bytes() == before
     assert "1 written, 1 proposed, 1 awaiting review, 0 fresh, 0 failed" in out
+
+
+def test_a_damaged_proposal_awaiting_review_says_how_to_go_on(
+    tmp_path: Path, mock: MockAPI, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A pending.json nobody can review (damaged by hand or by a disk) must not hold the document
+    back for ever without a word: the run says it is damaged and how to discard it or research."""
+    from oo_nb.store.store import history_dir
+
+    doc = create_document(NewSpec("Solar storms", "grid"), tmp_path / "lib").path
+    assert doc is not None
+    history_dir(doc).mkdir(parents=True, exist_ok=True)
+    (history_dir(doc) / "pending.json").write_text("{damaged")
+    assert main(["update", str(doc)]) == 0
+    out = capsys.readouterr().out
+    assert "damaged" in out and "--discard pending.json" in out and "--force" in out
+    assert mock.requests == []
+
+
+def test_a_stale_proposal_awaiting_review_does_not_send_the_user_in_a_circle(
+    tmp_path: Path, mock: MockAPI, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The document was edited after its proposal was made: `oo review` refuses it, and told
+    the user to "Run `oo update` again", which only says the proposal awaits review (`oo
+    review DOC`). Every way it names must lead somewhere: `oo update --force` or `--force`."""
+    doc = create_document(NewSpec("Solar storms", "grid"), tmp_path / "lib").path
+    assert doc is not None
+    assert main(["update", str(doc)]) == 0
+    assert main(["contract", str(doc), "--set", "budget", "2.5"]) == 0  # the document changes
+    capsys.readouterr()
+    assert main(["review", str(doc), "--accept-all"]) == 1
+    said = capsys.readouterr().out
+    assert "changed since this proposal was made" in said
+    assert "`oo update` again" not in said and "oo update --force" in said, said
+    assert main(["update", str(doc)]) == 0
+    assert (
+        "not researched again" in capsys.readouterr().out
+    )  # hence plain `oo update` is no way out

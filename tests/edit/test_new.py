@@ -334,6 +334,17 @@ def test_no_title_and_no_answers_is_an_error(
     monkeypatch.setattr(sys, "stdin", io.StringIO(""))
     with pytest.raises(ValidationError, match="no title given"):
         new_cmd.run(_ns(None, tmp_path, no_update=True))
+
+
+def test_no_title_and_stdin_closed_is_the_same_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`oo new <&-` (a daemon or cron job with stdin closed): Python has no sys.stdin at all.
+    That is the end of input, as for /dev/null, not an AttributeError traceback."""
+    monkeypatch.setattr(sys, "stdin", None)
+    with pytest.raises(ValidationError, match="no title given"):
+        new_cmd.run(_ns(None, tmp_path, no_update=True))
+    assert list(tmp_path.iterdir()) == []
     assert list(tmp_path.iterdir()) == []
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -99,3 +100,48 @@ def test_a_page_without_a_policy_meta_gets_one_first_in_head(corpus_dir: Path) -
     assert_policy_in_head(doc, "no meta")
     head = doc.text[: doc.text.index("</head>")]
     assert f'<meta http-equiv="Content-Security-Policy" content="{CSP}">' in head
+
+
+def _first_loading_element(doc: Document) -> str:
+    """The first script, style, link or image as an HTML parser sees it (a tag inside a comment
+    or a title is text, not an element)."""
+    from lxml import html as lxml_html
+
+    root = lxml_html.document_fromstring(doc.text[doc.html.start : doc.html.end])
+    first = next(root.iter("script", "style", "link", "img"))
+    return lxml_html.tostring(first, encoding="unicode")[: len(CSP_BOOTSTRAP)]
+
+
+_META = re.compile(r"<meta content=\"default-src[^>]*>")
+
+
+@pytest.mark.parametrize(
+    ("kind", "edit"),
+    [
+        ("meta in a comment", lambda t, m: t.replace(m, f"<!-- {m} -->")),
+        ("meta in the title", lambda t, m: t.replace(m + "\n", "").replace("AGI ", f"AGI {m} ", 1)),
+        ("meta in a noscript", lambda t, m: t.replace(m, f"<noscript>{m}</noscript>")),
+    ],
+)
+def test_a_policy_meta_that_is_not_an_element_is_not_where_the_bootstrap_goes(
+    kind: str, edit: Callable[[str, str], str], corpus_dir: Path
+) -> None:
+    """A page whose policy meta was commented out (or sits in its title as text) got the
+    bootstrap inside that comment or title: never run, so the migrated page loaded an external
+    image (seen in Chromium). The bootstrap must be a real element, first in the head."""
+    docs = []
+    for name in ("agi-declared.o-o.html", "ai-model-landscape.o-o.html"):  # marker, early
+        text = (corpus_dir / name).read_text()
+        meta = _META.search(text)
+        assert meta is not None
+        text = edit(text.replace("<title>", "<title>AGI ", 1), meta.group(0))
+        docs.append(with_policy_bootstrap(Document(text)))
+    assert Document(text).layout == "early"
+    docs.append(migrate_early(Document.parse(text.encode())))
+    for doc in docs:
+        assert _first_loading_element(doc) == CSP_BOOTSTRAP, kind
+        assert has_policy_bootstrap(doc) and with_policy_bootstrap(doc) is doc
+    # a page holding the bootstrap only as a comment has not got it
+    commented = Document(text.replace("<head>\n", f"<head>\n<!-- {CSP_BOOTSTRAP} -->\n", 1))
+    assert not has_policy_bootstrap(commented)
+    assert _first_loading_element(with_policy_bootstrap(commented)) == CSP_BOOTSTRAP

@@ -320,3 +320,14 @@ def test_set_aside_proposals_can_be_discarded(
     assert main(["review", str(doc_path), "--discard", "pending.json"]) == 0
     assert list_proposals(doc_path) == []
     capsys.readouterr()
+
+
+def test_stdin_closed_is_the_end_of_input(doc_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`oo review DOC <&-` (stdin closed, as a daemon runs): Python has no sys.stdin. That is
+    the end of input, as for /dev/null (quit, nothing written), not an AttributeError."""
+    doc = Document.read(doc_path)
+    cand, _ = synthetic_candidate(doc)
+    monkeypatch.setattr(sys, "stdin", None)
+    out = io.StringIO()
+    assert review_in_terminal(doc, cand, {}, output=out) is None
+    assert "quit: nothing written" in out.getvalue()

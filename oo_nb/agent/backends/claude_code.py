@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 import re
 import shutil
@@ -40,7 +41,7 @@ from oo_nb.agent.backends.claude_images import (
 from oo_nb.agent.backends.conversation import collect_urls
 from oo_nb.agent.budget import Budget
 from oo_nb.agent.context import AgentContext
-from oo_nb.agent.pricing import usage_figures
+from oo_nb.agent.pricing import count, usage_figures
 from oo_nb.agent.proposal import SECTION_ID
 from oo_nb.agent.quotes import PageTexts, api_texts
 from oo_nb.agent.types import RunInfo
@@ -479,9 +480,21 @@ class ClaudeCodeBackend:
             return
         usage = result.get("usage")
         run.usage = usage_figures(usage if isinstance(usage, dict) else None)
-        run.requests = int(result.get("num_turns") or 0)
+        run.requests = count(result.get("num_turns"))
         cost = result.get("total_cost_usd")
-        run.cost_usd = float(cost) if isinstance(cost, (int, float)) else 0.0
+        run.cost_usd = (
+            float(cost)
+            if isinstance(cost, (int, float)) and not isinstance(cost, bool)
+            else math.nan
+        )
+        if not math.isfinite(run.cost_usd) or run.cost_usd < 0:
+            # none, NaN, Infinity or below 0 is no cost: unknown, so charged the whole allowance
+            # (a non-finite number would also make the changelog unwritable, the research lost)
+            run.warnings.append(
+                f"Claude Code reported a cost of {cost!r}, which is not a cost: charged the whole budget "
+                f"(${budget.limit_usd:.2f})"
+            )
+            run.cost_usd = budget.limit_usd
         budget.spent_usd = run.cost_usd
         if budget.spent_usd > budget.limit_usd + 1e-9:
             run.overspent = True

@@ -32,6 +32,7 @@ __all__ = [
 IMAGES_FILE = "oo-images.json"
 MAX_IMAGES_FILE_BYTES = 256 * 1024
 _FIELDS = ("url", "caption", "credit", "alt", "section", "layout")
+_MAX_WARNINGS = 10
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
@@ -119,6 +120,8 @@ def read_images_file(folder: Path, read: Any) -> tuple[list[dict[str, str]], lis
         return [], [f"{name}: not UTF-8 text; no image added"]
     except json.JSONDecodeError as exc:
         return [], [f"{name}: not valid JSON (line {exc.lineno}: {exc.msg}); no image added"]
+    except RecursionError:  # small enough, yet deeper than the parser goes
+        return [], [f"{name}: nested too deep to read; no image added"]
     if isinstance(raw, dict) and set(raw) == {"images"}:
         raw = raw["images"]
     if not isinstance(raw, list):
@@ -135,6 +138,12 @@ def read_images_file(folder: Path, read: Any) -> tuple[list[dict[str, str]], lis
         entry = _entry(item, f"{name}[{i}]", warnings)
         if entry is not None:
             images.append(entry)
+    if len(warnings) > _MAX_WARNINGS:  # a file of many bad entries: a few named, the rest counted
+        more = len(warnings) - _MAX_WARNINGS
+        warnings = [
+            *warnings[:_MAX_WARNINGS],
+            f"{name}: {more} more problem(s) with its entries, not listed",
+        ]
     return images, warnings
 
 
