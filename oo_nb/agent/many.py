@@ -237,6 +237,7 @@ def update_library(
     if not batch:
         _warm_sdk(opts)
     paths = find_documents(folder)
+    todo: list[Prepared] = []  # read up front only for a batch (concurrent runs read as they go)
     if batch:
         todo = _prepare_all(paths, opts, out)
         bar = _progress(len(todo), progress)
