@@ -6,7 +6,8 @@
   private, loopback, link-local and other non-public addresses are skipped unless
   ``allow_private``; the host is resolved and EVERY address must be public, not just the name.
 - A per-host limit (``per_host``, default 2) and a global one bound the requests in flight; each
-  request has a timeout; a real User-Agent goes out and no cookie is kept or sent.
+  request has a timeout (on the whole request, not each read); a real User-Agent goes out and
+  no cookie is kept or sent.
 - Verdicts: ``dead`` for 404/410, a name that does not exist (a resolver that cannot answer,
   as when offline, is ``unknown``), or a connection that fails ``ATTEMPTS`` times;
   ``unknown`` for 401/403/429, 5xx, timeouts and odd answers (never dead on those); ``moved``
@@ -163,7 +164,9 @@ class _Checker:
     async def _once(self, method: str, url: str) -> tuple[int, str | None]:
         """One request: its status and, for a redirect, where it points."""
         host = (urlsplit(url).hostname or "").lower()
-        async with self.all, self.hosts[host]:
+        # the timeout bounds the whole request, not just each read: a server dripping its
+        # headers a byte at a time never lets a single read wait long (slowloris)
+        async with self.all, self.hosts[host], asyncio.timeout(self.opts.timeout_s):
             if method == "HEAD":
                 r = await self.client.head(url)
                 return r.status_code, r.headers.get("location")
@@ -220,7 +223,7 @@ class _Checker:
                 if status >= 400:
                     status, location = await self._once("GET", url)
                 return status, location
-            except httpx.TimeoutException:
+            except (httpx.TimeoutException, TimeoutError):
                 return self._row(url, None, url, "unknown", error="timed out")
             except httpx.ConnectError as exc:
                 cause = exc.__cause__ or exc.__context__

@@ -1,0 +1,69 @@
+"""Attacks on ``oo links`` from outside (issue 16): hostile servers on loopback."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from oo_nb.library.links import LinkOptions, check_urls
+
+
+@pytest.fixture
+def dripping_server() -> Iterator[str]:
+    """A server that answers one byte of its headers every 0.2 s, for ever (slowloris): no
+    single read waits long, the answer never ends."""
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(8)
+    stop = threading.Event()
+
+    def drip(conn: socket.socket) -> None:
+        try:
+            conn.recv(4096)
+            conn.sendall(b"HTTP/1.1 200 OK\r\n")
+            while not stop.is_set():
+                conn.sendall(b"X-Pad: aaaaaaaa\r\n"[:1])
+                time.sleep(0.2)
+        except OSError:
+            pass
+        finally:
+            conn.close()
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = srv.accept()
+            except OSError:
+                return
+            threading.Thread(target=drip, args=(conn,), daemon=True).start()
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{srv.getsockname()[1]}/page"
+    finally:
+        stop.set()
+        srv.close()
+
+
+def test_a_dripping_answer_ends_at_the_timeout(dripping_server: str) -> None:
+    # each read got a byte within the timeout, so a per-read timeout never fired and the check
+    # hung for as long as the server kept dripping
+    start = time.monotonic()
+    result: list[object] = []
+    worker = threading.Thread(
+        target=lambda: result.extend(
+            check_urls([dripping_server], LinkOptions(timeout_s=1.0, allow_private=True))
+        ),
+        daemon=True,
+    )
+    worker.start()
+    worker.join(15)
+    assert not worker.is_alive(), "the check was still waiting after 15 s (timeout 1 s)"
+    (row,) = result
+    assert row.link_status == "unknown"  # type: ignore[attr-defined]
+    assert row.error == "timed out"  # type: ignore[attr-defined]
+    assert time.monotonic() - start < 8  # at most a few requests of 1 s each
