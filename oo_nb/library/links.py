@@ -164,9 +164,10 @@ class _Checker:
     async def _once(self, method: str, url: str) -> tuple[int, str | None]:
         """One request: its status and, for a redirect, where it points."""
         host = (urlsplit(url).hostname or "").lower()
-        # the timeout bounds the whole request, not just each read: a server dripping its
-        # headers a byte at a time never lets a single read wait long (slowloris)
-        async with self.all, self.hosts[host], asyncio.timeout(self.opts.timeout_s):
+        # the host's slot first: a global slot held while queueing for a busy host idles it
+        # (one host with many URLs held up every other host). The timeout bounds the whole
+        # request, not each read: a server dripping its headers never lets one read wait long.
+        async with self.hosts[host], self.all, asyncio.timeout(self.opts.timeout_s):
             if method == "HEAD":
                 r = await self.client.head(url)
                 return r.status_code, r.headers.get("location")

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 import pytest
 
 from oo_nb.library.links import LinkOptions, check_urls
+from tests.support.link_server import LinkServer
 
 
 @pytest.fixture
@@ -67,3 +68,24 @@ def test_a_dripping_answer_ends_at_the_timeout(dripping_server: str) -> None:
     assert row.link_status == "unknown"  # type: ignore[attr-defined]
     assert row.error == "timed out"  # type: ignore[attr-defined]
     assert time.monotonic() - start < 8  # at most a few requests of 1 s each
+
+
+def test_a_busy_host_does_not_hold_up_the_others() -> None:
+    # 40 slow URLs on one host (per-host limit 2) and one on another: the global slots were
+    # taken before the host's, so 30 of them sat idle waiting for the busy host and the other
+    # host's only URL waited behind all of its queue
+    first_b: list[float] = []
+    with LinkServer(address="127.0.0.2") as a, LinkServer(address="127.0.0.3") as b:
+        seen = b.enter
+
+        def enter(*args: str | None) -> None:
+            first_b.append(time.monotonic())
+            seen(*args)  # type: ignore[arg-type]
+
+        b.enter = enter  # type: ignore[method-assign]
+        urls = [a.url(f"/ok?delay=0.2&n={i}") for i in range(40)] + [b.url("/ok")]
+        start = time.monotonic()
+        rows = check_urls(urls, LinkOptions(allow_private=True, per_host=2, concurrency=8))
+        assert {r.link_status for r in rows} == {"ok"}
+        assert max(a.max_in_flight.values()) <= 2
+    assert first_b[0] - start < 1.0, f"the other host waited {first_b[0] - start:.2f} s"
