@@ -183,6 +183,24 @@ def _tool_text(content: Any) -> str:
     return ""
 
 
+_MIN_ECHO = 8  # shorter queries hold neither a URL nor a quote (MIN_QUOTE is 12)
+
+
+def _without_query(value: Any, query: str) -> Any:
+    """A search result with the model's own query taken out wherever it is echoed (Claude Code's
+    result starts 'Web search results for query: "…"', its structured copy has a ``query``
+    field): the query is the model's words, so neither a URL nor a passage in it was read."""
+    if len(query.strip()) < _MIN_ECHO:
+        return value
+    if isinstance(value, str):
+        return value.replace(query, " ")
+    if isinstance(value, list):
+        return [_without_query(v, query) for v in value]
+    if isinstance(value, dict):
+        return {k: _without_query(v, query) for k, v in value.items() if k != "query"}
+    return value
+
+
 def _search_texts(text: str, pages: PageTexts) -> None:
     """A WebSearch result as text: each URL gets the text from it up to the next URL (its
     title and snippet), never another hit's."""
@@ -202,6 +220,7 @@ def parse_output(
     result: dict[str, Any] | None = None
     urls: set[str] = set()
     web_calls: dict[str, str] = {}  # tool_use id -> fetched URL ("" for a search)
+    queries: dict[str, str] = {}  # tool_use id -> a search's query (echoed in its result)
     for line in stdout.splitlines():
         line = line.strip()
         if not line.startswith("{"):
@@ -236,6 +255,9 @@ def parse_output(
                         else None
                     )
                     web_calls[b["id"]] = fetched if isinstance(fetched, str) else ""
+                    query = args.get("query") if isinstance(args, dict) else None
+                    if b.get("name") == "WebSearch" and isinstance(query, str):
+                        queries[b["id"]] = query
         elif event.get("type") == "user":
             web = [
                 b
@@ -245,18 +267,21 @@ def parse_output(
                 and b.get("tool_use_id") in web_calls
             ]
             for b in web:
-                urls |= _web_urls(json.dumps(b.get("content")))
+                query = queries.get(str(b["tool_use_id"]), "")
+                content = _without_query(b.get("content"), query)
+                urls |= _web_urls(json.dumps(content))
                 fetched = web_calls[str(b["tool_use_id"])]
                 if fetched:
                     urls.add(fetched)
                 if pages is not None:  # the text it showed, for quote checks
                     if fetched:
-                        pages.add(fetched, _tool_text(b.get("content")))
+                        pages.add(fetched, _tool_text(content))
                     else:
-                        _search_texts(_tool_text(b.get("content")), pages)
+                        _search_texts(_tool_text(content), pages)
             # the structured copy of a lone tool result (search hits with their URLs)
             if web and len([b for b in blocks if b.get("type") == "tool_result"]) == 1:
-                urls |= _web_urls(json.dumps(event.get("tool_use_result")))
+                query = queries.get(str(web[0]["tool_use_id"]), "")
+                urls |= _web_urls(json.dumps(_without_query(event.get("tool_use_result"), query)))
     if result is None:
         try:
             whole = json.loads(stdout)
