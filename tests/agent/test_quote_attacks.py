@@ -1,12 +1,18 @@
-"""Attacks on the quote check (issue 16): text the model wrote itself never counts as read."""
+"""Attacks on issue 16 in the agent: text the model wrote itself never counts as read; the
+prompt never proposes a moved link the contract forbids."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from oo_nb.agent.backends.claude_code import parse_output
+from oo_nb.agent.link_notes import link_notes
 from oo_nb.agent.quotes import PageTexts
 from oo_nb.agent.sources import url_key
+from oo_nb.format.document import Document
+from oo_nb.store.link_store import LinkRow, write_links
+from tests.support.link_server import library_with_sources
 
 CLAIM = "the unicorn population doubled in 2025"
 
@@ -38,3 +44,33 @@ def test_a_search_query_echoed_in_its_result_is_not_page_text() -> None:
     assert pages.found_in(CLAIM) == []
     assert url_key("https://evil.example/x") not in {url_key(u) for u in urls}
     assert url_key("https://zoo.example/a") in {url_key(u) for u in urls}  # real hits still count
+
+
+def test_a_moved_link_is_not_proposed_where_the_contract_forbids_its_new_url(
+    tmp_path: Path,
+) -> None:
+    # the prompt told the model to cite an http: URL under require_https, and a URL on the
+    # deny list: the ledger then rejects what the prompt asked for
+    folder = library_with_sources(
+        tmp_path, ["https://a.example/1", "https://b.example/2", "https://c.example/3"]
+    )
+    path = next(folder.glob("*.o-o.html"))
+    doc = Document.read(path)
+    contract = doc.block_json("oo-contract")
+    policy = contract.setdefault("research", {}).setdefault("source_policy", {})
+    policy["require_https"] = True
+    policy["deny_domains"] = ["spam.example"]
+    path.write_bytes(doc.with_block("oo-contract", contract).to_bytes())
+    now = "2026-12-01T12:00:00+00:00"
+    write_links(folder, [
+        LinkRow("https://a.example/1", 200, "http://a.example/1", False, "moved", True, None, now),
+        LinkRow("https://b.example/2", 200, "https://www.spam.example/2", False, "moved", True,
+                None, now),
+        LinkRow("https://c.example/3", 200, "https://c2.example/3", False, "moved", True, None, now),
+    ])  # fmt: skip
+    notes = "\n".join(link_notes(Document.read(path)))
+    assert "http://a.example/1" not in notes
+    assert "https://www.spam.example/2" not in notes
+    assert "deny list" in notes and "requires" in notes
+    assert "https://c2.example/3" in notes
+    assert "s1 (https://a.example/1)" in notes  # still named: it needs a replacement
