@@ -74,3 +74,19 @@ def test_a_moved_link_is_not_proposed_where_the_contract_forbids_its_new_url(
     assert "deny list" in notes and "requires" in notes
     assert "https://c2.example/3" in notes
     assert "s1 (https://a.example/1)" in notes  # still named: it needs a replacement
+
+
+def test_invisible_characters_neither_hide_nor_fake_a_quote() -> None:
+    # pages carry soft hyphens (&shy;) and zero-width spaces/joiners the reader never sees: a
+    # quote copied as shown was "not found" and the fact flagged unsupported
+    pages = PageTexts()
+    page = "https://news.example/census"
+    pages.add(
+        page, "The uni\u00adcorn popu\u200blation dou\u2060bled in 2025, the \ufeffcensus says."
+    )
+    assert pages.found_in("the unicorn population doubled in 2025") == [url_key(page)]
+    # and a quote stuffed with them matches only what it says once they are gone
+    assert pages.found_in("the uni\u200bcorn popu\u200dlation doubled in 2025") == [url_key(page)]
+    assert pages.found_in("the unicorn population halved\u200b in 2025") == []
+    # nothing but invisible characters is no quote at all
+    assert pages.found_in("\u200b" * 40) == []
