@@ -86,8 +86,12 @@ class _NoCookies(http.cookiejar.DefaultCookiePolicy):
 
 def _address_problem(address: str) -> str | None:
     ip = ipaddress.ip_address(address.split("%", 1)[0])
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
+    if isinstance(ip, ipaddress.IPv6Address):
+        # an IPv4 address inside an IPv6 one (mapped, 6to4, Teredo's client) is judged as itself
+        inner = ip.ipv4_mapped or ip.sixtofour or (ip.teredo[1] if ip.teredo else None)
+        if inner is not None and (problem := _address_problem(str(inner))) is not None:
+            return problem if ip.ipv4_mapped else f"{problem} (inside {ip})"
+        ip = ip.ipv4_mapped or ip
     for what, flag in (
         ("loopback", ip.is_loopback),
         ("link-local", ip.is_link_local),
@@ -95,6 +99,9 @@ def _address_problem(address: str) -> str | None:
         ("multicast", ip.is_multicast),
         ("reserved", ip.is_reserved),
         ("unspecified", ip.is_unspecified),
+        # last: what the registries do not route on the internet, such as 100.64.0.0/10
+        # (carrier-grade NAT, where Alibaba Cloud's metadata service answers)
+        ("non-public", not ip.is_global),
     ):
         if flag:
             return f"{what} address {ip}"

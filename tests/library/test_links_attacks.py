@@ -89,3 +89,20 @@ def test_a_busy_host_does_not_hold_up_the_others() -> None:
         assert {r.link_status for r in rows} == {"ok"}
         assert max(a.max_in_flight.values()) <= 2
     assert first_b[0] - start < 1.0, f"the other host waited {first_b[0] - start:.2f} s"
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://100.100.100.200/latest/meta-data/",  # Alibaba Cloud's metadata service
+        "http://100.64.0.1/",  # shared address space (carrier-grade NAT): not public
+        "http://[2002:a9fe:a9fe::1]/",  # 6to4 wrapping 169.254.169.254
+        "http://[2001:0:4136:e378:8000:63bf:5601:5601]/",  # Teredo wrapping 169.254.169.254's peer
+    ],
+)
+def test_non_public_addresses_beyond_the_private_ranges_are_skipped(url: str) -> None:
+    # 100.64.0.0/10 is neither private nor loopback nor link-local in ipaddress's terms, so
+    # the check sent its requests there (a cloud metadata endpoint among them)
+    (row,) = check_urls([url], LinkOptions(timeout_s=0.5))
+    assert row.link_status == "skipped", row
+    assert row.status is None
