@@ -191,26 +191,37 @@ class _Checker:
     async def _check(self, url: str) -> LinkRow:
         current, first_permanent, first = url, False, True
         for _hop in range(MAX_HOPS + 1):
-            parts = urlsplit(current)
+            try:  # a port out of range or a broken [IPv6] literal: this URL only, not the run
+                parts = urlsplit(current)
+                port = parts.port or (443 if parts.scheme == "https" else 80)
+            except ValueError as exc:
+                # the source's own URL cannot be checked; a redirect to one is the server's doing
+                verdict = "skipped" if current == url else "unknown"
+                return self._row(url, None, None, verdict, error=f"not a valid URL ({exc})")
             if parts.scheme not in ("http", "https") or not parts.hostname:
                 return self._row(url, None, current, "skipped", error="not an http(s) URL")
             if not self.opts.allow_private:
                 try:
-                    problem = await public_address_problem(
-                        parts.hostname, parts.port or (443 if parts.scheme == "https" else 80)
-                    )
+                    problem = await public_address_problem(parts.hostname, port)
                 except (socket.gaierror, UnicodeError) as exc:
                     return self._row(url, None, current, _dns_verdict(exc), error=f"DNS: {exc}")
                 if problem is not None:
                     return self._row(url, None, current, "skipped", error=problem)
-            outcome = await self._ask(current)
+            try:
+                outcome = await self._ask(current)
+            except self.httpx.InvalidURL as exc:  # not an HTTPError: a control character, too long
+                verdict = "skipped" if current == url else "unknown"
+                return self._row(url, None, None, verdict, error=f"not a valid URL ({exc})")
             if isinstance(outcome, LinkRow):
                 return LinkRow(url, *[getattr(outcome, f) for f in _ROW_TAIL])
             status, location = outcome
             if status in _REDIRECT and location:
                 first_permanent = first_permanent or (first and status in _PERMANENT)
                 first = False
-                current = urljoin(current, location)
+                try:
+                    current = urljoin(current, location)
+                except ValueError as exc:
+                    return self._row(url, None, None, "unknown", error=f"not a valid URL ({exc})")
                 continue
             if 200 <= status < 300:
                 verdict = "moved" if first_permanent else "ok"

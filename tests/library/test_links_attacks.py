@@ -6,6 +6,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -106,3 +107,42 @@ def test_non_public_addresses_beyond_the_private_ranges_are_skipped(url: str) ->
     (row,) = check_urls([url], LinkOptions(timeout_s=0.5))
     assert row.link_status == "skipped", row
     assert row.status is None
+
+
+class _BadRedirect(BaseHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+    def do_HEAD(self) -> None:
+        self.send_response(301)
+        self.send_header("Location", "http://127.0.0.1:99999/")  # no such port number
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+
+def test_a_malformed_url_is_one_bad_row_not_a_crash_of_the_run() -> None:
+    # a port out of range or a broken IPv6 literal in one source (or in a Location header)
+    # raised ValueError, a control character or a 70,000-character URL httpx's InvalidURL,
+    # out of the whole run: no link was checked or stored
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _BadRedirect)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with LinkServer() as ok:
+            redirect = f"http://127.0.0.1:{server.server_address[1]}/r"
+            bad = [
+                "http://example.com:99999/",
+                "https://[abc/",
+                ok.url("/a\nb"),
+                ok.url("/" + "x" * 70_000),
+            ]
+            urls = [*bad, redirect, ok.url("/ok")]
+            rows = {r.url: r for r in check_urls(urls, LinkOptions(allow_private=True))}
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert rows[ok.url("/ok")].link_status == "ok"
+    for url in bad:
+        assert rows[url].link_status == "skipped"
+        assert "not a valid URL" in (rows[url].error or "")
+    assert rows[redirect].link_status == "unknown"
+    assert "not a valid URL" in (rows[redirect].error or "")
