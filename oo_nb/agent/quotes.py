@@ -8,7 +8,8 @@ Rules (issue 16):
 - Matching ignores case, runs of whitespace, the kind of quote mark (curly, guillemets, primes)
   and of dash (en, em, minus, hyphen variants), and invisible format characters (soft hyphens,
   zero-width spaces and joiners, bidi marks, BOM), which pages carry where readers see nothing;
-  nothing else. A quote shorter than
+  nothing else. Compatibility forms are folded (NFKC: ligatures, full-width letters) except
+  superscripts, which stay apart as ``^…``: "10⁶" is a million, not "106". A quote shorter than
   ``MIN_QUOTE`` characters proves nothing and is refused with a warning.
 - Everything here is bounded: a page keeps at most ``MAX_PAGE_CHARS`` characters, a run
   ``MAX_RUN_CHARS``; citations are capped too. Text past a cap is not searched, so a quote from
@@ -61,13 +62,15 @@ _INVISIBLE = re.compile(
     "[\u00ad\u034f\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f"
     "\ufeff\ufff9-\ufffb]"
 )
+_SUPERSCRIPT = re.compile("[\u00b2\u00b3\u00b9\u2070-\u207f]+")
 _TAGS = re.compile(r"<[^>]{0,2000}>")
 
 
 def normalise(text: str) -> str:
     """Text reduced for matching: invisible characters dropped, NFKC, quote marks and dashes
     unified, case folded, whitespace collapsed to single spaces."""
-    out = unicodedata.normalize("NFKC", _INVISIBLE.sub("", text))
+    out = _SUPERSCRIPT.sub(lambda m: "^" + m.group(0), _INVISIBLE.sub("", text))
+    out = unicodedata.normalize("NFKC", out)
     out = out.translate(_QUOTES).translate(_DASHES)
     return _WS.sub(" ", out.casefold()).strip()
 

@@ -90,3 +90,14 @@ def test_invisible_characters_neither_hide_nor_fake_a_quote() -> None:
     assert pages.found_in("the unicorn population halved\u200b in 2025") == []
     # nothing but invisible characters is no quote at all
     assert pages.found_in("\u200b" * 40) == []
+
+
+def test_a_superscript_is_not_read_as_a_digit() -> None:
+    # NFKC made "10⁶" (a million) into "106": a quote misreading the magnitude was "found"
+    pages = PageTexts()
+    page = "https://news.example/growth"
+    pages.add(page, "The network reached 10⁶ users in 2025 and 2⁻³ of them paid.")
+    assert pages.found_in("The network reached 106 users in 2025") == []
+    assert pages.found_in("and 2-3 of them paid") == []
+    assert pages.found_in("The network reached 10^6 users in 2025") == [url_key(page)]
+    assert pages.found_in("reached 10⁶ users") == [url_key(page)]
