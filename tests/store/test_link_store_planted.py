@@ -87,6 +87,10 @@ def test_rows_oo_links_writes_read_back_without_a_warning(tmp_path: Path) -> Non
                 "not an http(s) URL", NOW.isoformat()),
         LinkRow(URLS[1], 200, "https://new.example/a b", False, "ok", False, None, NOW.isoformat()),
         LinkRow(URLS[2], 200, "https://new.example/", False, "moved", True, None, NOW.isoformat()),
+        LinkRow("http://127.0.0.1/\x1b[2J", None, "http://127.0.0.1/\x1b[2J", False, "skipped",
+                False, "loopback address 127.0.0.1", NOW.isoformat()),
+        LinkRow("http://x.example/" + "y" * 5000, None, "http://x.example/" + "y" * 5000, True,
+                "dead", False, "DNS: no such name", NOW.isoformat()),
     ]  # fmt: skip
     write_links(tmp_path, rows)
     with warnings.catch_warnings():
