@@ -101,3 +101,29 @@ def test_a_superscript_is_not_read_as_a_digit() -> None:
     assert pages.found_in("and 2-3 of them paid") == []
     assert pages.found_in("The network reached 10^6 users in 2025") == [url_key(page)]
     assert pages.found_in("reached 10⁶ users") == [url_key(page)]
+
+
+def test_the_search_summary_is_not_the_last_links_page() -> None:
+    # Claude Code's WebSearch result is the query, a JSON list of links (title and URL), then a
+    # summary its search model wrote: that summary counted as the text of whichever link came
+    # last, so a quote from it "supported" a fact citing that page
+    links = [
+        {"title": "Zoo annual report 2025", "url": "https://zoo.example/report"},
+        {"title": "Unrelated blog", "url": "https://blog.example/post"},
+    ]
+    content = (
+        'Web search results for query: "unicorn census"\n\n'
+        f"Links: {json.dumps(links)}\n\n"
+        f"According to the zoo, {CLAIM} across the park."
+    )
+    events = [
+        {"type": "assistant", "message": {"content": [{"type": "tool_use", "id": "t1",
+            "name": "WebSearch", "input": {"query": "unicorn census"}}]}},
+        {"type": "user", "message": {"content": [
+            {"type": "tool_result", "tool_use_id": "t1", "content": content}]}},
+    ]  # fmt: skip
+    pages = PageTexts()
+    _result, urls = parse_output("\n".join(json.dumps(e) for e in events), pages)
+    assert pages.found_in(CLAIM) == []
+    assert pages.found_in("Zoo annual report 2025") == [url_key("https://zoo.example/report")]
+    assert {url_key(u) for u in urls} >= {url_key(x["url"]) for x in links}

@@ -201,9 +201,30 @@ def _without_query(value: Any, query: str) -> Any:
     return value
 
 
+def _links_list(text: str) -> list[Any] | None:
+    """The ``Links: [{"title", "url"}, …]`` list of Claude Code's WebSearch result, if any."""
+    start = text.find("Links: [")
+    if start < 0:
+        return None
+    try:
+        links, _end = json.JSONDecoder().raw_decode(text, start + len("Links: "))
+    except ValueError:
+        return None
+    return links if isinstance(links, list) else None
+
+
 def _search_texts(text: str, pages: PageTexts) -> None:
-    """A WebSearch result as text: each URL gets the text from it up to the next URL (its
-    title and snippet), never another hit's."""
+    """A WebSearch result as text. Claude Code's (the query, a JSON list of links, a summary
+    its search model wrote): each link's title is its page's text; the summary is nobody's
+    page, and counted as the last link's it let a model-written sentence "support" a fact.
+    Other shapes: each URL gets the text from it up to the next URL, never another hit's."""
+    links = _links_list(text)
+    if links is not None:
+        for link in links:
+            if isinstance(link, dict) and isinstance(link.get("url"), str):
+                title = link.get("title")
+                pages.add(link["url"], title if isinstance(title, str) else "")
+        return
     hits = list(_URL.finditer(text))
     for i, m in enumerate(hits):
         end = hits[i + 1].start() if i + 1 < len(hits) else len(text)
