@@ -11,7 +11,7 @@
 - Verdicts: ``dead`` for 404/410, a name that does not exist (a resolver that cannot answer,
   as when offline, is ``unknown``), or a connection that fails ``ATTEMPTS`` times;
   ``unknown`` for 401/403/429, 5xx, timeouts and odd answers (never dead on those); ``moved``
-  when the first answer is a permanent redirect (301/308) and the end answers 2xx; ``ok``.
+  when every redirect is permanent (301/308) and the end answers 2xx; ``ok``.
 
 Results are stored per URL (``store.link_store``) and reused for ``max_age``.
 
@@ -189,7 +189,7 @@ class _Checker:
                 self.progress(1)
 
     async def _check(self, url: str) -> LinkRow:
-        current, first_permanent, first = url, False, True
+        current, first_permanent, first, only_permanent = url, False, True, True
         for _hop in range(MAX_HOPS + 1):
             try:  # a port out of range or a broken [IPv6] literal: this URL only, not the run
                 parts = urlsplit(current)
@@ -217,6 +217,9 @@ class _Checker:
             status, location = outcome
             if status in _REDIRECT and location:
                 first_permanent = first_permanent or (first and status in _PERMANENT)
+                # a move is permanent hops only: a 302 after a 301 (a login or consent wall)
+                # leads somewhere that is not the page's new address
+                only_permanent = only_permanent and status in _PERMANENT
                 first = False
                 try:
                     current = urljoin(current, location)
@@ -224,7 +227,7 @@ class _Checker:
                     return self._row(url, None, None, "unknown", error=f"not a valid URL ({exc})")
                 continue
             if 200 <= status < 300:
-                verdict = "moved" if first_permanent else "ok"
+                verdict = "moved" if first_permanent and only_permanent else "ok"
             elif status in _DEAD:
                 verdict = "dead"
             else:

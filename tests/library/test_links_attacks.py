@@ -146,3 +146,46 @@ def test_a_malformed_url_is_one_bad_row_not_a_crash_of_the_run() -> None:
         assert "not a valid URL" in (rows[url].error or "")
     assert rows[redirect].link_status == "unknown"
     assert "not a valid URL" in (rows[redirect].error or "")
+
+
+class _Chain(BaseHTTPRequestHandler):
+    """/old 301 → /new 302 → /login?next=/new 200 (a login or consent wall after a move)."""
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+    def do_HEAD(self) -> None:
+        status, location = {
+            "/old": (301, "/new"),
+            "/new": (302, "/login?next=/new"),
+            "/p1": (308, "/p2"),
+            "/p2": (301, "/final"),
+        }.get(self.path, (200, ""))
+        self.send_response(status)
+        if location:
+            self.send_header("Location", location)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+
+def test_a_temporary_hop_after_a_move_is_not_proposed_as_the_new_url() -> None:
+    # the first answer was permanent, so the link was "moved" to wherever the chain ended:
+    # the update prompt told the model to cite the login page a later 302 led to
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Chain)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        rows = {
+            r.url: r
+            for r in check_urls([f"{base}/old", f"{base}/new"], LinkOptions(allow_private=True))
+        }
+        (only_permanent,) = check_urls([f"{base}/p1"], LinkOptions(allow_private=True))
+    finally:
+        server.shutdown()
+        server.server_close()
+    old = rows[f"{base}/old"]
+    assert old.link_status == "ok" and old.permanent
+    assert old.final_url == f"{base}/login?next=/new"
+    # a chain of permanent redirects only is a move, to where it ends
+    assert only_permanent.link_status == "moved"
+    assert only_permanent.final_url == f"{base}/final"
