@@ -1,12 +1,14 @@
 """What ``oo links`` found about a document's sources, as lines for the update prompt: a
 permanently moved source gets its new URL proposed, a dead one is named so it can be replaced.
-The results are read from the nearest ``.oo-cache/links.sqlite`` above the document. A new URL
+The results are read from the nearest ``.oo-cache/links.sqlite`` above the document, only when
+that file and its folder are the user's own. A new URL
 the contract forbids (http: under ``require_https``, a denied domain) is not proposed: the
 ledger would reject the source the prompt asked for; the old one is named as needing a
 replacement."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from oo_nb.agent.sources import is_denied
@@ -21,13 +23,26 @@ _MAX_LINES = 30
 _MAX_UP = 6  # folders above the document searched for a library's link results
 
 
+def _yours(path: Path) -> bool:
+    """``path`` and its folder belong to whoever runs this (POSIX): results above the
+    document may sit in a shared folder (``/tmp``), where another user could plant them."""
+    if not hasattr(os, "geteuid"):
+        return True
+    uid = os.geteuid()
+    try:
+        return path.stat().st_uid == uid and path.parent.stat().st_uid == uid
+    except OSError:
+        return False
+
+
 def _store_folder(doc: Document) -> Path | None:
     if not doc.file:
         return None
     folder = Path(doc.file).resolve().parent
     for candidate in [folder, *folder.parents][:_MAX_UP]:
-        if links_path(candidate).is_file():
-            return candidate
+        path = links_path(candidate)
+        if path.is_file():
+            return candidate if _yours(path) else None
     return None
 
 

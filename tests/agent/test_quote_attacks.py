@@ -4,7 +4,10 @@ prompt never proposes a moved link the contract forbids."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
+
+import pytest
 
 from oo_nb.agent.backends.claude_code import parse_output
 from oo_nb.agent.link_notes import link_notes
@@ -127,3 +130,23 @@ def test_the_search_summary_is_not_the_last_links_page() -> None:
     assert pages.found_in(CLAIM) == []
     assert pages.found_in("Zoo annual report 2025") == [url_key("https://zoo.example/report")]
     assert {url_key(u) for u in urls} >= {url_key(x["url"]) for x in links}
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs chown")
+def test_link_results_someone_else_planted_above_the_document_are_not_read(
+    tmp_path: Path,
+) -> None:
+    # the prompt reads the nearest .oo-cache/links.sqlite up to six folders above the document:
+    # in a shared folder such as /tmp another user's file told the model to cite their URL
+    folder = library_with_sources(tmp_path, ["https://real.example/a"])
+    doc_dir = folder / "mine"
+    doc_dir.mkdir()
+    path = doc_dir / "doc.o-o.html"
+    next(folder.glob("*.o-o.html")).rename(path)
+    row = LinkRow("https://real.example/a", 200, "https://attacker.example/", False, "moved",
+                  True, None, "2026-12-01T12:00:00+00:00")  # fmt: skip
+    write_links(folder, [row])
+    assert "attacker.example" in "\n".join(link_notes(Document.read(path)))  # own file: read
+    for item in (folder / ".oo-cache", folder / ".oo-cache" / "links.sqlite"):
+        os.chown(item, 4321, 4321)
+    assert link_notes(Document.read(path)) == []
