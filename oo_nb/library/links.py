@@ -15,9 +15,10 @@
 
 Results are stored per URL (``store.link_store``) and reused for ``max_age``.
 
-Limit: the address check resolves the name, then the HTTP client resolves it again to connect; a
-name whose answer changes between the two (DNS rebinding) could slip through. Only status lines
-and headers are read, so what it could reach is a status code.
+The connection itself is made to an address checked at that moment (``_CheckedBackend``): the
+name is resolved once more when connecting and every answer judged again, so a name that
+answers public for the check and loopback for the connection (DNS rebinding) is refused, not
+connected to. Only status lines and headers are read.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from oo_nb.store import clock
@@ -123,6 +125,52 @@ async def public_address_problem(host: str, port: int) -> str | None:
     return None
 
 
+class _NotPublic(Exception):
+    """Raised inside the HTTP client's connect: the address it would use is not public."""
+
+
+def _checked_backend(httpcore: Any) -> Any:
+    """A network backend that resolves the name itself, refuses it when any answer is not a
+    public address, and connects to the address it checked (TLS still names the host)."""
+
+    class _CheckedBackend(httpcore.AsyncNetworkBackend):  # type: ignore[misc]
+        def __init__(self) -> None:
+            self.inner = httpcore.AnyIOBackend()
+
+        async def connect_tcp(
+            self,
+            host: str,
+            port: int,
+            timeout: float | None = None,
+            local_address: str | None = None,
+            socket_options: Any = None,
+        ) -> Any:
+            infos = await asyncio.get_running_loop().getaddrinfo(
+                host, port, type=socket.SOCK_STREAM
+            )
+            for info in infos:
+                problem = _address_problem(str(info[4][0]))
+                if problem is not None:
+                    raise _NotPublic(f"{host} resolves to a {problem} when connecting")
+            failure: Exception | None = None
+            for address in dict.fromkeys(str(info[4][0]) for info in infos):
+                try:
+                    return await self.inner.connect_tcp(
+                        address, port, timeout, local_address, socket_options
+                    )
+                except httpcore.ConnectError as exc:  # the next address, as a resolver would
+                    failure = exc
+            raise failure or httpcore.ConnectError(f"{host} has no address")
+
+        async def connect_unix_socket(self, *args: Any, **kwargs: Any) -> Any:
+            raise _NotPublic("no unix sockets")
+
+        async def sleep(self, seconds: float) -> None:
+            await self.inner.sleep(seconds)
+
+    return _CheckedBackend()
+
+
 # The name does not exist: dead. A resolver that cannot answer now (offline, EAI_AGAIN) says
 # nothing about the page: unknown, or an offline run would call every link dead.
 _NO_SUCH_NAME = {socket.EAI_NONAME, getattr(socket, "EAI_NODATA", socket.EAI_NONAME)}
@@ -145,13 +193,25 @@ class _Checker:
             lambda: asyncio.Semaphore(opts.per_host)
         )
         self.all = asyncio.Semaphore(opts.concurrency)
+        limits = httpx2.Limits(max_connections=opts.concurrency, max_keepalive_connections=0)
+        transport = httpx2.AsyncHTTPTransport(limits=limits, trust_env=False)
+        if not opts.allow_private:  # connect only to an address checked when connecting
+            import httpcore2
+
+            transport._pool = httpcore2.AsyncConnectionPool(
+                ssl_context=httpx2.create_ssl_context(trust_env=False),
+                max_connections=limits.max_connections,
+                max_keepalive_connections=limits.max_keepalive_connections,
+                keepalive_expiry=limits.keepalive_expiry,
+                network_backend=_checked_backend(httpcore2),
+            )
         self.client = httpx2.AsyncClient(
             headers={"User-Agent": USER_AGENT, "Accept": "*/*"},
             cookies=http.cookiejar.CookieJar(policy=_NoCookies()),
             timeout=httpx2.Timeout(opts.timeout_s),
             follow_redirects=False,
             trust_env=False,
-            limits=httpx2.Limits(max_connections=opts.concurrency, max_keepalive_connections=0),
+            transport=transport,
         )
 
     def _row(
@@ -247,6 +307,8 @@ class _Checker:
                 return status, location
             except (httpx.TimeoutException, TimeoutError):
                 return self._row(url, None, url, "unknown", error="timed out")
+            except _NotPublic as exc:
+                return self._row(url, None, url, "skipped", error=str(exc))
             except httpx.ConnectError as exc:
                 cause = exc.__cause__ or exc.__context__
                 while cause is not None and not isinstance(cause, socket.gaierror):

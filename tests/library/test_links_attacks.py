@@ -189,3 +189,23 @@ def test_a_temporary_hop_after_a_move_is_not_proposed_as_the_new_url() -> None:
     # a chain of permanent redirects only is a move, to where it ends
     assert only_permanent.link_status == "moved"
     assert only_permanent.final_url == f"{base}/final"
+
+
+def test_a_name_that_answers_public_then_loopback_is_not_connected_to(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # DNS rebinding: the check resolved the name (public), then the HTTP client resolved it
+    # again to connect (loopback) and sent its request there. The stand-in says "public" for
+    # the first look-up; the connection itself must be made to a checked address.
+    from oo_nb.library import links
+
+    async def first_answer_public(host: str, port: int) -> None:
+        return None
+
+    monkeypatch.setattr(links, "public_address_problem", first_answer_public)
+    with LinkServer() as server:
+        url = f"http://localhost:{server.port}/ok"
+        (row,) = check_urls([url], LinkOptions(timeout_s=2))
+        assert server.requests == []
+    assert row.link_status == "skipped"
+    assert "loopback" in (row.error or "")
