@@ -6,7 +6,10 @@ Rules (issue 16):
 - A quote is found only in the text of one of the fact's OWN sources, matched by ``url_key`` as
   source verification is: a quote from page A backing a fact that cites page B is not found.
 - Matching ignores case, runs of whitespace, the kind of quote mark (curly, guillemets, primes)
-  and of dash (en, em, minus, hyphen variants); nothing else. A quote shorter than
+  and of dash (en, em, minus, hyphen variants), and invisible format characters (soft hyphens,
+  zero-width spaces and joiners, bidi marks, BOM), which pages carry where readers see nothing;
+  nothing else. Compatibility forms are folded (NFKC: ligatures, full-width letters) except
+  superscripts, which stay apart as ``^…``: "10⁶" is a million, not "106". A quote shorter than
   ``MIN_QUOTE`` characters proves nothing and is refused with a warning.
 - Everything here is bounded: a page keeps at most ``MAX_PAGE_CHARS`` characters, a run
   ``MAX_RUN_CHARS``; citations are capped too. Text past a cap is not searched, so a quote from
@@ -53,13 +56,22 @@ _DASHES = dict.fromkeys(
     map(ord, "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d"), "-"
 )
 _WS = re.compile(r"\s+")
+# Unicode format characters (category Cf) that show nothing: a quote copied as a page shows
+# must match the page's text with them, and they must not make a quote of their own
+_INVISIBLE = re.compile(
+    "[\u00ad\u034f\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f"
+    "\ufeff\ufff9-\ufffb]"
+)
+_SUPERSCRIPT = re.compile("[\u00b2\u00b3\u00b9\u2070-\u207f]+")
 _TAGS = re.compile(r"<[^>]{0,2000}>")
 
 
 def normalise(text: str) -> str:
-    """Text reduced for matching: NFKC, quote marks and dashes unified, case folded,
-    whitespace collapsed to single spaces."""
-    out = unicodedata.normalize("NFKC", text).translate(_QUOTES).translate(_DASHES)
+    """Text reduced for matching: invisible characters dropped, NFKC, quote marks and dashes
+    unified, case folded, whitespace collapsed to single spaces."""
+    out = _SUPERSCRIPT.sub(lambda m: "^" + m.group(0), _INVISIBLE.sub("", text))
+    out = unicodedata.normalize("NFKC", out)
+    out = out.translate(_QUOTES).translate(_DASHES)
     return _WS.sub(" ", out.casefold()).strip()
 
 

@@ -6,17 +6,19 @@
   private, loopback, link-local and other non-public addresses are skipped unless
   ``allow_private``; the host is resolved and EVERY address must be public, not just the name.
 - A per-host limit (``per_host``, default 2) and a global one bound the requests in flight; each
-  request has a timeout; a real User-Agent goes out and no cookie is kept or sent.
+  request has a timeout (on the whole request, not each read); a real User-Agent goes out and
+  no cookie is kept or sent.
 - Verdicts: ``dead`` for 404/410, a name that does not exist (a resolver that cannot answer,
   as when offline, is ``unknown``), or a connection that fails ``ATTEMPTS`` times;
   ``unknown`` for 401/403/429, 5xx, timeouts and odd answers (never dead on those); ``moved``
-  when the first answer is a permanent redirect (301/308) and the end answers 2xx; ``ok``.
+  when every redirect is permanent (301/308) and the end answers 2xx; ``ok``.
 
 Results are stored per URL (``store.link_store``) and reused for ``max_age``.
 
-Limit: the address check resolves the name, then the HTTP client resolves it again to connect; a
-name whose answer changes between the two (DNS rebinding) could slip through. Only status lines
-and headers are read, so what it could reach is a status code.
+The connection itself is made to an address checked at that moment (``_CheckedBackend``): the
+name is resolved once more when connecting and every answer judged again, so a name that
+answers public for the check and loopback for the connection (DNS rebinding) is refused, not
+connected to. Only status lines and headers are read.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from oo_nb.store import clock
@@ -85,8 +88,12 @@ class _NoCookies(http.cookiejar.DefaultCookiePolicy):
 
 def _address_problem(address: str) -> str | None:
     ip = ipaddress.ip_address(address.split("%", 1)[0])
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
+    if isinstance(ip, ipaddress.IPv6Address):
+        # an IPv4 address inside an IPv6 one (mapped, 6to4, Teredo's client) is judged as itself
+        inner = ip.ipv4_mapped or ip.sixtofour or (ip.teredo[1] if ip.teredo else None)
+        if inner is not None and (problem := _address_problem(str(inner))) is not None:
+            return problem if ip.ipv4_mapped else f"{problem} (inside {ip})"
+        ip = ip.ipv4_mapped or ip
     for what, flag in (
         ("loopback", ip.is_loopback),
         ("link-local", ip.is_link_local),
@@ -94,6 +101,9 @@ def _address_problem(address: str) -> str | None:
         ("multicast", ip.is_multicast),
         ("reserved", ip.is_reserved),
         ("unspecified", ip.is_unspecified),
+        # last: what the registries do not route on the internet, such as 100.64.0.0/10
+        # (carrier-grade NAT, where Alibaba Cloud's metadata service answers)
+        ("non-public", not ip.is_global),
     ):
         if flag:
             return f"{what} address {ip}"
@@ -113,6 +123,52 @@ async def public_address_problem(host: str, port: int) -> str | None:
         if problem is not None:
             return f"{host} resolves to a {problem}"
     return None
+
+
+class _NotPublic(Exception):
+    """Raised inside the HTTP client's connect: the address it would use is not public."""
+
+
+def _checked_backend(httpcore: Any) -> Any:
+    """A network backend that resolves the name itself, refuses it when any answer is not a
+    public address, and connects to the address it checked (TLS still names the host)."""
+
+    class _CheckedBackend(httpcore.AsyncNetworkBackend):  # type: ignore[misc]
+        def __init__(self) -> None:
+            self.inner = httpcore.AnyIOBackend()
+
+        async def connect_tcp(
+            self,
+            host: str,
+            port: int,
+            timeout: float | None = None,
+            local_address: str | None = None,
+            socket_options: Any = None,
+        ) -> Any:
+            infos = await asyncio.get_running_loop().getaddrinfo(
+                host, port, type=socket.SOCK_STREAM
+            )
+            for info in infos:
+                problem = _address_problem(str(info[4][0]))
+                if problem is not None:
+                    raise _NotPublic(f"{host} resolves to a {problem} when connecting")
+            failure: Exception | None = None
+            for address in dict.fromkeys(str(info[4][0]) for info in infos):
+                try:
+                    return await self.inner.connect_tcp(
+                        address, port, timeout, local_address, socket_options
+                    )
+                except httpcore.ConnectError as exc:  # the next address, as a resolver would
+                    failure = exc
+            raise failure or httpcore.ConnectError(f"{host} has no address")
+
+        async def connect_unix_socket(self, *args: Any, **kwargs: Any) -> Any:
+            raise _NotPublic("no unix sockets")
+
+        async def sleep(self, seconds: float) -> None:
+            await self.inner.sleep(seconds)
+
+    return _CheckedBackend()
 
 
 # The name does not exist: dead. A resolver that cannot answer now (offline, EAI_AGAIN) says
@@ -137,13 +193,25 @@ class _Checker:
             lambda: asyncio.Semaphore(opts.per_host)
         )
         self.all = asyncio.Semaphore(opts.concurrency)
+        limits = httpx2.Limits(max_connections=opts.concurrency, max_keepalive_connections=0)
+        transport = httpx2.AsyncHTTPTransport(limits=limits, trust_env=False)
+        if not opts.allow_private:  # connect only to an address checked when connecting
+            import httpcore2
+
+            transport._pool = httpcore2.AsyncConnectionPool(
+                ssl_context=httpx2.create_ssl_context(trust_env=False),
+                max_connections=limits.max_connections,
+                max_keepalive_connections=limits.max_keepalive_connections,
+                keepalive_expiry=limits.keepalive_expiry,
+                network_backend=_checked_backend(httpcore2),
+            )
         self.client = httpx2.AsyncClient(
             headers={"User-Agent": USER_AGENT, "Accept": "*/*"},
             cookies=http.cookiejar.CookieJar(policy=_NoCookies()),
             timeout=httpx2.Timeout(opts.timeout_s),
             follow_redirects=False,
             trust_env=False,
-            limits=httpx2.Limits(max_connections=opts.concurrency, max_keepalive_connections=0),
+            transport=transport,
         )
 
     def _row(
@@ -163,7 +231,10 @@ class _Checker:
     async def _once(self, method: str, url: str) -> tuple[int, str | None]:
         """One request: its status and, for a redirect, where it points."""
         host = (urlsplit(url).hostname or "").lower()
-        async with self.all, self.hosts[host]:
+        # the host's slot first: a global slot held while queueing for a busy host idles it
+        # (one host with many URLs held up every other host). The timeout bounds the whole
+        # request, not each read: a server dripping its headers never lets one read wait long.
+        async with self.hosts[host], self.all, asyncio.timeout(self.opts.timeout_s):
             if method == "HEAD":
                 r = await self.client.head(url)
                 return r.status_code, r.headers.get("location")
@@ -178,31 +249,45 @@ class _Checker:
                 self.progress(1)
 
     async def _check(self, url: str) -> LinkRow:
-        current, first_permanent, first = url, False, True
+        current, first_permanent, first, only_permanent = url, False, True, True
         for _hop in range(MAX_HOPS + 1):
-            parts = urlsplit(current)
+            try:  # a port out of range or a broken [IPv6] literal: this URL only, not the run
+                parts = urlsplit(current)
+                port = parts.port or (443 if parts.scheme == "https" else 80)
+            except ValueError as exc:
+                # the source's own URL cannot be checked; a redirect to one is the server's doing
+                verdict = "skipped" if current == url else "unknown"
+                return self._row(url, None, None, verdict, error=f"not a valid URL ({exc})")
             if parts.scheme not in ("http", "https") or not parts.hostname:
                 return self._row(url, None, current, "skipped", error="not an http(s) URL")
             if not self.opts.allow_private:
                 try:
-                    problem = await public_address_problem(
-                        parts.hostname, parts.port or (443 if parts.scheme == "https" else 80)
-                    )
+                    problem = await public_address_problem(parts.hostname, port)
                 except (socket.gaierror, UnicodeError) as exc:
                     return self._row(url, None, current, _dns_verdict(exc), error=f"DNS: {exc}")
                 if problem is not None:
                     return self._row(url, None, current, "skipped", error=problem)
-            outcome = await self._ask(current)
+            try:
+                outcome = await self._ask(current)
+            except self.httpx.InvalidURL as exc:  # not an HTTPError: a control character, too long
+                verdict = "skipped" if current == url else "unknown"
+                return self._row(url, None, None, verdict, error=f"not a valid URL ({exc})")
             if isinstance(outcome, LinkRow):
                 return LinkRow(url, *[getattr(outcome, f) for f in _ROW_TAIL])
             status, location = outcome
             if status in _REDIRECT and location:
                 first_permanent = first_permanent or (first and status in _PERMANENT)
+                # a move is permanent hops only: a 302 after a 301 (a login or consent wall)
+                # leads somewhere that is not the page's new address
+                only_permanent = only_permanent and status in _PERMANENT
                 first = False
-                current = urljoin(current, location)
+                try:
+                    current = urljoin(current, location)
+                except ValueError as exc:
+                    return self._row(url, None, None, "unknown", error=f"not a valid URL ({exc})")
                 continue
             if 200 <= status < 300:
-                verdict = "moved" if first_permanent else "ok"
+                verdict = "moved" if first_permanent and only_permanent else "ok"
             elif status in _DEAD:
                 verdict = "dead"
             else:
@@ -220,8 +305,10 @@ class _Checker:
                 if status >= 400:
                     status, location = await self._once("GET", url)
                 return status, location
-            except httpx.TimeoutException:
+            except (httpx.TimeoutException, TimeoutError):
                 return self._row(url, None, url, "unknown", error="timed out")
+            except _NotPublic as exc:
+                return self._row(url, None, url, "skipped", error=str(exc))
             except httpx.ConnectError as exc:
                 cause = exc.__cause__ or exc.__context__
                 while cause is not None and not isinstance(cause, socket.gaierror):

@@ -11,6 +11,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from oo_nb.format.article import CITATION
+from oo_nb.format.sanitize import sanitize_text
 from oo_nb.review.hunks import Hunk
 
 __all__ = ["QUOTE_FOUND", "QUOTE_MISSING", "add_quote_badges", "unsupported_ids"]
@@ -59,7 +60,8 @@ def _cited_by_url(run: dict[str, Any] | None) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for item in raw if isinstance(raw, list) else []:  # the saved run record: untrusted
         if isinstance(item, list) and len(item) == 2 and all(isinstance(x, str) for x in item):
-            text = _WS.sub(" ", item[1]).strip()[:600]
+            # page text shown in a terminal and a widget: no escapes, controls or bidi overrides
+            text = sanitize_text(item[1], max_len=600)
             if text and text not in out.setdefault(_host_path(item[0]), []):
                 out[_host_path(item[0])].append(text)
     return out

@@ -1,15 +1,26 @@
 """Link-check results, one row per URL, in their own SQLite file: ``DIR/.oo-cache/links.sqlite``
 (kept apart from the library cache so either can be deleted alone). Rows are reused for a TTL;
 readers (the sources frame, the audit, the update prompt) only read, and a missing or damaged
-file reads as "nothing checked yet"."""
+file reads as "nothing checked yet".
+
+The file is data from disk, not something this code wrote for sure (planted, edited, damaged):
+a row that is not what ``oo links`` writes (a status that is not a number, an unknown verdict, a
+new URL that is not a plain http(s) URL, a date that is not one or lies in the future) is
+dropped with a ``CacheWarning`` and so checked again; errors are read as plain text."""
 
 from __future__ import annotations
 
 import sqlite3
+import warnings
 from collections.abc import Iterable
 from dataclasses import astuple, dataclass, fields
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
+
+from oo_nb.format.sanitize import safe_http_url, sanitize_text
+from oo_nb.store import clock
+from oo_nb.store.scan_cache import CacheWarning
 
 __all__ = ["LINKS_FILE", "LinkRow", "links_path", "read_links", "write_links"]
 
@@ -42,6 +53,10 @@ class LinkRow:
     checked_at: str  # ISO 8601, UTC
 
 
+STATUSES = frozenset({"ok", "moved", "dead", "unknown", "skipped"})
+_FUTURE = timedelta(days=1)  # clocks differ a little; a row from further ahead never expires
+
+
 def links_path(folder: str | Path) -> Path:
     return Path(folder) / ".oo-cache" / LINKS_FILE
 
@@ -69,9 +84,56 @@ def read_links(
             ).fetchall()
         finally:
             db.close()
-    except sqlite3.Error:
-        return {}  # a damaged cache is a cache miss: the links get checked again
-    return {r[0]: LinkRow(r[0], r[1], r[2], bool(r[3]), r[4], bool(r[5]), r[6], r[7]) for r in rows}
+    except sqlite3.Error as exc:  # a damaged cache is a cache miss: the links get checked again
+        warnings.warn(f"link results {path} are unreadable ({exc}); checked again", CacheWarning, 2)
+        return {}
+    latest = max(now or clock.now(), datetime.now(UTC)) + _FUTURE  # OO_TODAY may lie behind
+    out: dict[str, LinkRow] = {}
+    bad = 0
+    for raw in rows:
+        row = _valid(raw, latest)
+        if row is None:
+            bad += 1
+        else:
+            out[row.url] = row
+    if bad:
+        warnings.warn(
+            f"link results {path}: {bad} row(s) not as oo links writes them were ignored "
+            "(checked again)",
+            CacheWarning,
+            2,
+        )
+    return out
+
+
+def _flag(value: Any) -> bool | None:
+    return bool(value) if type(value) is int and value in (0, 1) else None
+
+
+def _valid(raw: tuple[Any, ...], latest: datetime) -> LinkRow | None:
+    """The row as a ``LinkRow`` when every field is what ``write_links`` stores, else None."""
+    url, status, final, dead, verdict, permanent, error, checked = raw
+    if not isinstance(url, str) or verdict not in STATUSES:
+        return None
+    if status is not None and not (type(status) is int and 100 <= status <= 599):
+        return None
+    if final is not None and not isinstance(final, str):
+        return None  # as the source's own URL, any text: a skipped one may hold anything
+    if verdict == "moved" and (final is None or safe_http_url(final) != final):
+        return None  # its new URL goes into the update prompt
+    if error is not None and not isinstance(error, str):
+        return None
+    dead_flag, permanent_flag = _flag(dead), _flag(permanent)
+    if dead_flag is None or permanent_flag is None or not isinstance(checked, str):
+        return None
+    try:
+        when = datetime.fromisoformat(checked)
+    except ValueError:
+        return None
+    if when.tzinfo is None or when > latest:
+        return None
+    error = sanitize_text(error, max_len=500) if error is not None else None
+    return LinkRow(url, status, final, dead_flag, verdict, permanent_flag, error, checked)
 
 
 def write_links(folder: str | Path, rows: Iterable[LinkRow]) -> None:

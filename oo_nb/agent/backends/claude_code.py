@@ -184,9 +184,48 @@ def _tool_text(content: Any) -> str:
     return ""
 
 
+_MIN_ECHO = 8  # shorter queries hold neither a URL nor a quote (MIN_QUOTE is 12)
+
+
+def _without_query(value: Any, query: str) -> Any:
+    """A search result with the model's own query taken out wherever it is echoed (Claude Code's
+    result starts 'Web search results for query: "…"', its structured copy has a ``query``
+    field): the query is the model's words, so neither a URL nor a passage in it was read."""
+    if len(query.strip()) < _MIN_ECHO:
+        return value
+    if isinstance(value, str):
+        return value.replace(query, " ")
+    if isinstance(value, list):
+        return [_without_query(v, query) for v in value]
+    if isinstance(value, dict):
+        return {k: _without_query(v, query) for k, v in value.items() if k != "query"}
+    return value
+
+
+def _links_list(text: str) -> list[Any] | None:
+    """The ``Links: [{"title", "url"}, …]`` list of Claude Code's WebSearch result, if any."""
+    start = text.find("Links: [")
+    if start < 0:
+        return None
+    try:
+        links, _end = json.JSONDecoder().raw_decode(text, start + len("Links: "))
+    except ValueError:
+        return None
+    return links if isinstance(links, list) else None
+
+
 def _search_texts(text: str, pages: PageTexts) -> None:
-    """A WebSearch result as text: each URL gets the text from it up to the next URL (its
-    title and snippet), never another hit's."""
+    """A WebSearch result as text. Claude Code's (the query, a JSON list of links, a summary
+    its search model wrote): each link's title is its page's text; the summary is nobody's
+    page, and counted as the last link's it let a model-written sentence "support" a fact.
+    Other shapes: each URL gets the text from it up to the next URL, never another hit's."""
+    links = _links_list(text)
+    if links is not None:
+        for link in links:
+            if isinstance(link, dict) and isinstance(link.get("url"), str):
+                title = link.get("title")
+                pages.add(link["url"], title if isinstance(title, str) else "")
+        return
     hits = list(_URL.finditer(text))
     for i, m in enumerate(hits):
         end = hits[i + 1].start() if i + 1 < len(hits) else len(text)
@@ -203,6 +242,7 @@ def parse_output(
     result: dict[str, Any] | None = None
     urls: set[str] = set()
     web_calls: dict[str, str] = {}  # tool_use id -> fetched URL ("" for a search)
+    queries: dict[str, str] = {}  # tool_use id -> a search's query (echoed in its result)
     for line in stdout.splitlines():
         line = line.strip()
         if not line.startswith("{"):
@@ -237,6 +277,9 @@ def parse_output(
                         else None
                     )
                     web_calls[b["id"]] = fetched if isinstance(fetched, str) else ""
+                    query = args.get("query") if isinstance(args, dict) else None
+                    if b.get("name") == "WebSearch" and isinstance(query, str):
+                        queries[b["id"]] = query
         elif event.get("type") == "user":
             web = [
                 b
@@ -246,18 +289,21 @@ def parse_output(
                 and b.get("tool_use_id") in web_calls
             ]
             for b in web:
-                urls |= _web_urls(json.dumps(b.get("content")))
+                query = queries.get(str(b["tool_use_id"]), "")
+                content = _without_query(b.get("content"), query)
+                urls |= _web_urls(json.dumps(content))
                 fetched = web_calls[str(b["tool_use_id"])]
                 if fetched:
                     urls.add(fetched)
                 if pages is not None:  # the text it showed, for quote checks
                     if fetched:
-                        pages.add(fetched, _tool_text(b.get("content")))
+                        pages.add(fetched, _tool_text(content))
                     else:
-                        _search_texts(_tool_text(b.get("content")), pages)
+                        _search_texts(_tool_text(content), pages)
             # the structured copy of a lone tool result (search hits with their URLs)
             if web and len([b for b in blocks if b.get("type") == "tool_result"]) == 1:
-                urls |= _web_urls(json.dumps(event.get("tool_use_result")))
+                query = queries.get(str(web[0]["tool_use_id"]), "")
+                urls |= _web_urls(json.dumps(_without_query(event.get("tool_use_result"), query)))
     if result is None:
         try:
             whole = json.loads(stdout)
