@@ -1,0 +1,70 @@
+"""The library cache attacked from outside: planted or damaged rows, a cache that points out of
+the library, a full disk. Whatever the cache holds, the frames are those of a scan without it."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from oo_nb.library import digest_codec
+from oo_nb.library.library import Library
+from tests.conftest import CORPUS
+from tests.library.test_cache import db_of, same_frames
+
+DOC = "agi-declared.o-o.html"
+
+
+@pytest.fixture
+def lib(tmp_path: Path) -> Path:
+    root = tmp_path / "docs"
+    root.mkdir()
+    for name in (DOC, "yc-w26-batch.o-o.html"):
+        shutil.copy(CORPUS / name, root / name)
+    return root
+
+
+def plant(root: Path, field: str, value: object) -> None:
+    """Change one field of DOC's cached digest, keeping the row's stamp (so it still matches)."""
+    with contextlib.closing(sqlite3.connect(db_of(root))) as db:
+        (payload,) = db.execute(
+            "SELECT payload FROM files WHERE view = 'digest' AND rel = ?", (DOC,)
+        ).fetchone()
+        raw = json.loads(payload)
+        raw[field] = value
+        db.execute(
+            "UPDATE files SET payload = ? WHERE view = 'digest' AND rel = ?", (json.dumps(raw), DOC)
+        )
+        db.commit()
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("title", [1, 2]),
+        ("version", "x"),
+        ("cadence_days", "7"),
+        ("budget_usd", "abc"),
+        ("is_sentinel", "yes"),
+        ("figures", "x"),
+        ("n_paragraphs", 1.5),
+        ("cite_counts", {"s1": "many"}),
+        ("bad_pids", [1]),
+        ("crlf_line", True),
+    ],
+)
+def test_a_planted_row_of_the_wrong_type_is_read_again_from_the_file(
+    lib: Path, field: str, value: object
+) -> None:
+    Library(lib)  # fills the cache
+    plant(lib, field, value)
+    cached, plain = Library(lib), Library(lib, cache=False)
+    same_frames(cached, plain)  # crashed (int + str, int("x"), bool-like values) or showed it
+
+
+def test_every_plain_field_has_a_type() -> None:
+    assert set(digest_codec._PLAIN_TYPES) == set(digest_codec._PLAIN)
