@@ -136,6 +136,9 @@ class ScanCache:
             if _is_locked(exc):
                 _warn(f"library cache {self.path} is locked ({exc}); scanning without it")
                 return
+            if not _is_damaged(exc):  # a full disk, an I/O error: the file may be fine
+                _warn(f"library cache {self.path} cannot be used ({exc}); scanning without it")
+                return
             _warn(f"library cache {self.path} is unreadable ({exc}); rebuilding it")
             self._remove()
             try:
@@ -276,6 +279,16 @@ def _encodable(text: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
+
+
+def _is_damaged(exc: sqlite3.Error) -> bool:
+    """Whether the file itself is bad (not a database, or corrupt), so rebuilding it loses
+    nothing. A full disk or an I/O error is not that: a good cache of a large library was deleted
+    the moment the disk filled up."""
+    name = getattr(exc, "sqlite_errorname", None)
+    if name is not None:
+        return name in {"SQLITE_NOTADB", "SQLITE_CORRUPT"}
+    return not isinstance(exc, sqlite3.OperationalError)
 
 
 def _is_locked(exc: sqlite3.Error) -> bool:

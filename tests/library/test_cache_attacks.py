@@ -68,3 +68,34 @@ def test_a_planted_row_of_the_wrong_type_is_read_again_from_the_file(
 
 def test_every_plain_field_has_a_type() -> None:
     assert set(digest_codec._PLAIN_TYPES) == set(digest_codec._PLAIN)
+
+
+def test_a_cache_that_cannot_be_opened_for_a_full_disk_is_kept(
+    lib: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    Library(lib)
+    with contextlib.closing(sqlite3.connect(db_of(lib))) as db:
+        kept = db.execute("SELECT count(*) FROM files").fetchone()[0]
+    assert kept == 2
+    real = sqlite3.connect
+
+    def full(*args: object, **kw: object) -> sqlite3.Connection:
+        exc = sqlite3.OperationalError("database or disk is full")
+        exc.sqlite_errorname = "SQLITE_FULL"  # type: ignore[attr-defined]
+        raise exc
+
+    monkeypatch.setattr(sqlite3, "connect", full)
+    with pytest.warns(UserWarning, match="cannot be used .*disk is full"):
+        same_frames(Library(lib), Library(lib, cache=False))
+    monkeypatch.setattr(sqlite3, "connect", real)
+    with contextlib.closing(sqlite3.connect(db_of(lib))) as db:  # was deleted: no such table
+        assert db.execute("SELECT count(*) FROM files").fetchone()[0] == kept
+
+
+def test_a_damaged_cache_is_still_rebuilt(lib: Path) -> None:
+    db_of(lib).parent.mkdir()
+    db_of(lib).write_bytes(b"not a database " * 400)
+    with pytest.warns(UserWarning, match="unreadable .*rebuilding"):
+        same_frames(Library(lib), Library(lib, cache=False))
+    with contextlib.closing(sqlite3.connect(db_of(lib))) as db:
+        assert db.execute("SELECT count(*) FROM files").fetchone()[0] == 2
