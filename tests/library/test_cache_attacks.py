@@ -99,3 +99,29 @@ def test_a_damaged_cache_is_still_rebuilt(lib: Path) -> None:
         same_frames(Library(lib), Library(lib, cache=False))
     with contextlib.closing(sqlite3.connect(db_of(lib))) as db:
         assert db.execute("SELECT count(*) FROM files").fetchone()[0] == 2
+
+
+@pytest.mark.parametrize("link", ["database", "folder"])
+def test_a_cache_linked_out_of_the_library_is_never_written(
+    lib: Path, tmp_path: Path, link: str
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    victim = outside / "library.sqlite"
+    victim.write_bytes(b"")  # an empty file: sqlite takes it for an empty database
+    if link == "database":
+        db_of(lib).parent.mkdir()
+        db_of(lib).symlink_to(victim)
+    else:
+        db_of(lib).parent.symlink_to(outside, target_is_directory=True)
+    with pytest.warns(UserWarning, match="symbolic link"):
+        same_frames(Library(lib), Library(lib, cache=False))
+    assert victim.read_bytes() == b""  # was overwritten with the library's database
+    assert sorted(p.name for p in outside.iterdir()) == ["library.sqlite"]
+
+
+def test_a_cache_that_is_not_a_file_is_bypassed(lib: Path) -> None:
+    db_of(lib).mkdir(parents=True)
+    with pytest.warns(UserWarning, match="not a regular file"):
+        same_frames(Library(lib), Library(lib, cache=False))
+    assert db_of(lib).is_dir()
