@@ -113,7 +113,10 @@ class UsageFigures:
 
 
 def _int(value: Any) -> int:
-    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
+    """A count as reported, never negative (a negative count would lower the spend)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        return 0
+    return int(value) if value != float("inf") else 0
 
 
 def usage_figures(usage: Any) -> UsageFigures:
