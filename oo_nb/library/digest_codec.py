@@ -17,6 +17,8 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from lxml import etree
+
 from oo_nb.format.legacy_script import InjectionRisk
 from oo_nb.library.digest import Digest, Failure, Problem
 
@@ -27,13 +29,19 @@ Result = Digest | Failure | None
 
 
 def code_version(*modules: Path) -> str:
-    """A hash of the source of everything that decides what a file gives: the format package,
-    this codec and ``modules`` (any edit there, even an upgrade, starts the cache again)."""
+    """A hash of everything that decides what a file gives: the source of the format package,
+    of the error messages kept in failures (``errors``, ``redaction``), of this codec and of
+    ``modules``, and the versions of lxml and Python that parse (any edit there, even an
+    upgrade, starts the cache again: an upgraded lxml or error wording was served stale)."""
+    import oo_nb.errors as errors
     import oo_nb.format as fmt
+    import oo_nb.redaction as redaction
 
     h = hashlib.blake2b(str(_FORMAT).encode(), digest_size=12)
+    h.update(repr((etree.LXML_VERSION, etree.LIBXML_VERSION, sys.version_info[:2])).encode())
     files = sorted(Path(fmt.__file__).resolve().parent.glob("*.py"))
-    for f in [*files, Path(__file__).resolve(), *modules]:
+    shared = [Path(m.__file__).resolve() for m in (errors, redaction) if m.__file__]
+    for f in [*files, *shared, Path(__file__).resolve(), *modules]:
         h.update(f.name.encode())
         h.update(f.read_bytes())
     return h.hexdigest()

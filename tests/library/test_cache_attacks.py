@@ -125,3 +125,26 @@ def test_a_cache_that_is_not_a_file_is_bypassed(lib: Path) -> None:
     with pytest.warns(UserWarning, match="not a regular file"):
         same_frames(Library(lib), Library(lib, cache=False))
     assert db_of(lib).is_dir()
+
+
+def test_the_codec_version_follows_the_parser_and_the_error_wording(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from lxml import etree
+
+    import oo_nb.errors
+
+    before = digest_codec.code_version()
+    monkeypatch.setattr(etree, "LXML_VERSION", (0, 0, 1, 0))
+    assert digest_codec.code_version() != before  # an lxml upgrade may parse differently
+    monkeypatch.undo()
+    assert digest_codec.code_version() == before
+    errors_py = Path(oo_nb.errors.__file__)
+    real = Path.read_bytes
+
+    def edited(self: Path) -> bytes:
+        data = real(self)
+        return data + b"# reworded\n" if self.resolve() == errors_py.resolve() else data
+
+    monkeypatch.setattr(Path, "read_bytes", edited)
+    assert digest_codec.code_version() != before  # failures keep these messages
