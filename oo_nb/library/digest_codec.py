@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import sys
 from datetime import date
 from pathlib import Path
 from typing import Any
+
+from lxml import etree
 
 from oo_nb.format.legacy_script import InjectionRisk
 from oo_nb.library.digest import Digest, Failure, Problem
@@ -26,13 +29,19 @@ Result = Digest | Failure | None
 
 
 def code_version(*modules: Path) -> str:
-    """A hash of the source of everything that decides what a file gives: the format package,
-    this codec and ``modules`` (any edit there, even an upgrade, starts the cache again)."""
+    """A hash of everything that decides what a file gives: the source of the format package,
+    of the error messages kept in failures (``errors``, ``redaction``), of this codec and of
+    ``modules``, and the versions of lxml and Python that parse (any edit there, even an
+    upgrade, starts the cache again: an upgraded lxml or error wording was served stale)."""
+    import oo_nb.errors as errors
     import oo_nb.format as fmt
+    import oo_nb.redaction as redaction
 
     h = hashlib.blake2b(str(_FORMAT).encode(), digest_size=12)
+    h.update(repr((etree.LXML_VERSION, etree.LIBXML_VERSION, sys.version_info[:2])).encode())
     files = sorted(Path(fmt.__file__).resolve().parent.glob("*.py"))
-    for f in [*files, Path(__file__).resolve(), *modules]:
+    shared = [Path(m.__file__).resolve() for m in (errors, redaction) if m.__file__]
+    for f in [*files, *shared, Path(__file__).resolve(), *modules]:
         h.update(f.name.encode())
         h.update(f.read_bytes())
     return h.hexdigest()
@@ -171,7 +180,6 @@ _STR: frozenset[type] = frozenset({str})
 _STR_OR_NONE: frozenset[type] = frozenset({str, type(None)})
 _INT_OR_NONE: frozenset[type] = frozenset({int, type(None)})
 _BOOL_OR_NONE: frozenset[type] = frozenset({bool, type(None)})
-_JSON: frozenset[type] = frozenset({str, int, float, bool, type(None), dict, list})
 
 
 def _check(values: Any, allowed: frozenset[type]) -> list[Any]:
@@ -191,19 +199,52 @@ def _table(raw: Any, kinds: tuple[frozenset[type], ...]) -> list[list[Any]]:
     return columns
 
 
+_INT: frozenset[type] = frozenset({int})
+_BOOL: frozenset[type] = frozenset({bool})
+# The type of every plain field, as the reader makes it: a row with another type (planted or
+# damaged) is not served (a title that is a list, a version "x", a cadence "7" crashed the frames)
+_PLAIN_TYPES: dict[str, frozenset[type]] = {
+    "nbytes": _INT,
+    "layout": _STR,
+    "title": _STR_OR_NONE,
+    "version": _INT_OR_NONE,
+    "cadence_days": _INT_OR_NONE,
+    "is_sentinel": _BOOL_OR_NONE,
+    "sentinel_status": _STR_OR_NONE,
+    "budget_usd": frozenset({int, float, type(None)}),
+    "require_https": _BOOL,
+    "cache_read": _BOOL,
+    "changelog": frozenset({list}),
+    "has_article": _BOOL,
+    "original_script": _BOOL,
+    "is_stub": _BOOL,
+    "n_paragraphs": _INT,
+    "figures": _INT,
+    "cite_counts": frozenset({dict}),
+    "unpidded": frozenset({list}),
+    "bad_pids": frozenset({list}),
+    "dup_pids": frozenset({list}),
+    "crlf_line": _INT_OR_NONE,
+    "pid_leads": frozenset({dict}),
+    "unpidded_leads": frozenset({dict}),
+}
+
+
 def _digest(raw: dict[str, Any], path: str, slug: str) -> Digest:
     d = Digest(path=path, slug=slug, nbytes=0, layout="")
-    _check([raw[name] for name in _PLAIN], _JSON)
     for name in _PLAIN:
-        setattr(d, name, raw[name])
-    _check([d.nbytes], frozenset({int}))
-    _check([d.layout], _STR)
+        value = raw[name]
+        if type(value) not in _PLAIN_TYPES[name]:
+            raise ValueError(f"{name}: unexpected {type(value).__name__}")
+        setattr(d, name, value)
+    if d.budget_usd is not None and not math.isfinite(d.budget_usd):
+        raise ValueError("budget_usd: not a finite number")
     _check(d.changelog, frozenset({dict}))
-    if type(d.cite_counts) is not dict:
-        raise ValueError("cite_counts: not an object")
+    _check(list(d.cite_counts), _STR)
+    _check(list(d.cite_counts.values()), _INT)
+    for column in (d.unpidded, d.bad_pids, d.dup_pids):
+        _check(column, _STR)
     for leads in (d.pid_leads, d.unpidded_leads):
-        if type(leads) is not dict:
-            raise ValueError("leads: not an object")
         _check(list(leads.values()), _STR)
     d.deny, d.prefer = tuple(_check(raw["deny"], _STR)), tuple(_check(raw["prefer"], _STR))
     sections, pids, counts = _table(raw["cites"], (_STR, _STR_OR_NONE, frozenset({int})))

@@ -136,6 +136,9 @@ class ScanCache:
             if _is_locked(exc):
                 _warn(f"library cache {self.path} is locked ({exc}); scanning without it")
                 return
+            if not _is_damaged(exc):  # a full disk, an I/O error: the file may be fine
+                _warn(f"library cache {self.path} cannot be used ({exc}); scanning without it")
+                return
             _warn(f"library cache {self.path} is unreadable ({exc}); rebuilding it")
             self._remove()
             try:
@@ -148,6 +151,7 @@ class ScanCache:
             _warn(f"library cache {self.path} cannot be used ({exc}); scanning without it")
 
     def _connect(self) -> sqlite3.Connection:
+        _check_place(self.path)
         self.path.parent.mkdir(exist_ok=True)
         if not os.access(self.path.parent, os.W_OK) or (
             self.path.exists() and not os.access(self.path, os.W_OK)
@@ -278,6 +282,32 @@ def _encodable(text: str) -> bool:
     return True
 
 
+def _check_place(db_path: Path) -> None:
+    """Raise ``OSError`` unless the cache would be written inside the library: the cache folder
+    must not be a link, nor the database (or its WAL files) a link or anything but a plain file.
+    A library copied or cloned with ``.oo-cache/library.sqlite`` linked to a file elsewhere had
+    that file overwritten with a database (an empty one) or deleted as damaged."""
+    folder = db_path.parent
+    if folder.is_symlink():
+        raise OSError(f"{folder} is a symbolic link; the cache is kept only inside the library")
+    for suffix in ("", "-wal", "-shm"):
+        part = Path(f"{db_path}{suffix}")
+        if part.is_symlink():
+            raise OSError(f"{part} is a symbolic link; the cache is kept only inside the library")
+        if part.exists() and not part.is_file():
+            raise OSError(f"{part} is not a regular file")
+
+
+def _is_damaged(exc: sqlite3.Error) -> bool:
+    """Whether the file itself is bad (not a database, or corrupt), so rebuilding it loses
+    nothing. A full disk or an I/O error is not that: a good cache of a large library was deleted
+    the moment the disk filled up."""
+    name = getattr(exc, "sqlite_errorname", None)
+    if name is not None:
+        return name in {"SQLITE_NOTADB", "SQLITE_CORRUPT"}
+    return not isinstance(exc, sqlite3.OperationalError)
+
+
 def _is_locked(exc: sqlite3.Error) -> bool:
     return "locked" in str(exc) or "busy" in str(exc)
 
@@ -290,6 +320,10 @@ def forget(path: str | Path) -> None:
         db_path = cache_path(folder)
         if not db_path.is_file():
             continue
+        try:
+            _check_place(db_path)
+        except OSError:
+            continue  # a linked cache is never used, so never written either
         try:
             db = sqlite3.connect(db_path, timeout=0.5, isolation_level=None)
             try:

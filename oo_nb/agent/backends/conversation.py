@@ -76,14 +76,32 @@ class AgentSettings:
 
 
 # --------------------------------------------------------------------------- helpers
+_COUNTED = ("cache_creation_input_tokens", "cache_read_input_tokens")
+
+
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
 def usage_known(usage: Any) -> bool:
     """Does ``usage`` (a response's JSON) say what the request cost? Input and output token
-    counts must be whole numbers; a missing field elsewhere counts as zero."""
+    counts must be whole numbers; the cache and server-tool counts too when present (missing or
+    null they count as zero). A negative cache read made the run's cost negative and gave the
+    budget that much back; a count as a string was counted as zero. Such an answer is charged
+    its bound instead."""
     if not isinstance(usage, dict):
         return False
-    return all(
-        isinstance(usage.get(k), int) and not isinstance(usage.get(k), bool) and usage[k] >= 0
-        for k in ("input_tokens", "output_tokens")
+    if not all(_count(usage.get(k)) for k in ("input_tokens", "output_tokens")):
+        return False
+    if not all(usage.get(k) is None or _count(usage[k]) for k in _COUNTED):
+        return False
+    server = usage.get("server_tool_use")
+    if server is None:
+        return True
+    return isinstance(server, dict) and all(
+        v is None or _count(v)
+        for k, v in server.items()
+        if k in ("web_search_requests", "web_fetch_requests")
     )
 
 
@@ -413,19 +431,23 @@ class Conversation:
     def record_partial(self, usage: Any) -> None:
         """The usage of an answer that broke off after reporting it whole (billed, but no
         message to act on)."""
+        if not usage_known(usage):  # absurd figures (a negative cache read): not a usage
+            self.charge_unknown("the answer's usage could not be read", usage, count=False)
+            return
         figures = usage_figures(usage)
         self.budget.record(figures)
         self.run.usage += figures
         self.run.cost_usd = self.budget.spent_usd
 
-    def charge_unknown(self, what: str, reported: Any = None) -> str:
+    def charge_unknown(self, what: str, reported: Any = None, *, count: bool = True) -> str:
         """A request was answered but its usage is not known (``what`` happened): charge its
-        bound (``Budget.record_unknown``) and say so in the run's warnings. Returns the note."""
+        bound (``Budget.record_unknown``) and say so in the run's warnings. Returns the note.
+        ``count``: add the request to the run's count (false: the caller counts it)."""
         figures = usage_figures(reported) if reported is not None else None
         charge = self.budget.record_unknown(figures)
         self.unknown.append(charge)
         run = self.run
-        run.requests += 1
+        run.requests += 1 if count else 0
         if figures is not None:
             run.usage += figures
         run.cost_usd = self.budget.spent_usd

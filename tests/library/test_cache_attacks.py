@@ -1,0 +1,150 @@
+"""The library cache attacked from outside: planted or damaged rows, a cache that points out of
+the library, a full disk. Whatever the cache holds, the frames are those of a scan without it."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from oo_nb.library import digest_codec
+from oo_nb.library.library import Library
+from tests.conftest import CORPUS
+from tests.library.test_cache import db_of, same_frames
+
+DOC = "agi-declared.o-o.html"
+
+
+@pytest.fixture
+def lib(tmp_path: Path) -> Path:
+    root = tmp_path / "docs"
+    root.mkdir()
+    for name in (DOC, "yc-w26-batch.o-o.html"):
+        shutil.copy(CORPUS / name, root / name)
+    return root
+
+
+def plant(root: Path, field: str, value: object) -> None:
+    """Change one field of DOC's cached digest, keeping the row's stamp (so it still matches)."""
+    with contextlib.closing(sqlite3.connect(db_of(root))) as db:
+        (payload,) = db.execute(
+            "SELECT payload FROM files WHERE view = 'digest' AND rel = ?", (DOC,)
+        ).fetchone()
+        raw = json.loads(payload)
+        raw[field] = value
+        db.execute(
+            "UPDATE files SET payload = ? WHERE view = 'digest' AND rel = ?", (json.dumps(raw), DOC)
+        )
+        db.commit()
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("title", [1, 2]),
+        ("version", "x"),
+        ("cadence_days", "7"),
+        ("budget_usd", "abc"),
+        ("is_sentinel", "yes"),
+        ("figures", "x"),
+        ("n_paragraphs", 1.5),
+        ("cite_counts", {"s1": "many"}),
+        ("bad_pids", [1]),
+        ("crlf_line", True),
+    ],
+)
+def test_a_planted_row_of_the_wrong_type_is_read_again_from_the_file(
+    lib: Path, field: str, value: object
+) -> None:
+    Library(lib)  # fills the cache
+    plant(lib, field, value)
+    cached, plain = Library(lib), Library(lib, cache=False)
+    same_frames(cached, plain)  # crashed (int + str, int("x"), bool-like values) or showed it
+
+
+def test_every_plain_field_has_a_type() -> None:
+    assert set(digest_codec._PLAIN_TYPES) == set(digest_codec._PLAIN)
+
+
+def test_a_cache_that_cannot_be_opened_for_a_full_disk_is_kept(
+    lib: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    Library(lib)
+    with contextlib.closing(sqlite3.connect(db_of(lib))) as db:
+        kept = db.execute("SELECT count(*) FROM files").fetchone()[0]
+    assert kept == 2
+    real = sqlite3.connect
+
+    def full(*args: object, **kw: object) -> sqlite3.Connection:
+        exc = sqlite3.OperationalError("database or disk is full")
+        exc.sqlite_errorname = "SQLITE_FULL"  # type: ignore[attr-defined]
+        raise exc
+
+    monkeypatch.setattr(sqlite3, "connect", full)
+    with pytest.warns(UserWarning, match="cannot be used .*disk is full"):
+        same_frames(Library(lib), Library(lib, cache=False))
+    monkeypatch.setattr(sqlite3, "connect", real)
+    with contextlib.closing(sqlite3.connect(db_of(lib))) as db:  # was deleted: no such table
+        assert db.execute("SELECT count(*) FROM files").fetchone()[0] == kept
+
+
+def test_a_damaged_cache_is_still_rebuilt(lib: Path) -> None:
+    db_of(lib).parent.mkdir()
+    db_of(lib).write_bytes(b"not a database " * 400)
+    with pytest.warns(UserWarning, match="unreadable .*rebuilding"):
+        same_frames(Library(lib), Library(lib, cache=False))
+    with contextlib.closing(sqlite3.connect(db_of(lib))) as db:
+        assert db.execute("SELECT count(*) FROM files").fetchone()[0] == 2
+
+
+@pytest.mark.parametrize("link", ["database", "folder"])
+def test_a_cache_linked_out_of_the_library_is_never_written(
+    lib: Path, tmp_path: Path, link: str
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    victim = outside / "library.sqlite"
+    victim.write_bytes(b"")  # an empty file: sqlite takes it for an empty database
+    if link == "database":
+        db_of(lib).parent.mkdir()
+        db_of(lib).symlink_to(victim)
+    else:
+        db_of(lib).parent.symlink_to(outside, target_is_directory=True)
+    with pytest.warns(UserWarning, match="symbolic link"):
+        same_frames(Library(lib), Library(lib, cache=False))
+    assert victim.read_bytes() == b""  # was overwritten with the library's database
+    assert sorted(p.name for p in outside.iterdir()) == ["library.sqlite"]
+
+
+def test_a_cache_that_is_not_a_file_is_bypassed(lib: Path) -> None:
+    db_of(lib).mkdir(parents=True)
+    with pytest.warns(UserWarning, match="not a regular file"):
+        same_frames(Library(lib), Library(lib, cache=False))
+    assert db_of(lib).is_dir()
+
+
+def test_the_codec_version_follows_the_parser_and_the_error_wording(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from lxml import etree
+
+    import oo_nb.errors
+
+    before = digest_codec.code_version()
+    monkeypatch.setattr(etree, "LXML_VERSION", (0, 0, 1, 0))
+    assert digest_codec.code_version() != before  # an lxml upgrade may parse differently
+    monkeypatch.undo()
+    assert digest_codec.code_version() == before
+    errors_py = Path(oo_nb.errors.__file__)
+    real = Path.read_bytes
+
+    def edited(self: Path) -> bytes:
+        data = real(self)
+        return data + b"# reworded\n" if self.resolve() == errors_py.resolve() else data
+
+    monkeypatch.setattr(Path, "read_bytes", edited)
+    assert digest_codec.code_version() != before  # failures keep these messages
