@@ -64,8 +64,10 @@ def _item_id(body: str, k: int, by_url: Mapping[str, str]) -> tuple[str, str, bo
 def _parse(inner: str, by_url: Mapping[str, str]) -> tuple[list[RefItem], str]:
     items: list[RefItem] = []
     pos = 0
-    for k, m in enumerate(_ITEM.finditer(inner), start=1):
-        sid, url, labelled = _item_id(m.group(0), k, by_url)
+    # an <li> inside a comment is no entry (the browser does not count it): items are found in
+    # the text with comments blanked, and their bytes taken from the text as written
+    for k, m in enumerate(_ITEM.finditer(_blank_comments(inner)), start=1):
+        sid, url, labelled = _item_id(inner[m.start() : m.end()], k, by_url)
         items.append(RefItem(sid, inner[pos : m.end()], url, labelled))
         pos = m.end()
     return items, inner[pos:]
