@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import html as html_lib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from typing import Any
@@ -121,7 +121,7 @@ class _Builder:
         self.result = Candidate(doc, self.warnings, self.ledger.unverified, self.notes)
         self.result.unsupported = self.ledger.unsupported
         self.old_ids: set[str] = set()  # the cache's ids before the update
-        self.old_urls: dict[str, str] = {}  # url_key -> id, before the update
+        self.old_urls: dict[str, list[str]] = {}  # url_key -> ids, before the update
 
     # ------------------------------------------------------------------ orchestration
     def build(self, fetch_image: FetchImage | None) -> Candidate:
@@ -133,8 +133,9 @@ class _Builder:
             )
         book = self.ledger
         book.load(old)
-        self.old_ids = set(book.entries)
-        self.old_urls = _url_ids(book.entries)
+        # a duplicate merged on load was in the cache too: its entry is the one that leaves
+        self.old_ids = set(book.entries) | set(book.article_map)
+        self.old_urls = _url_ids(book.entries, book.article_map)
         book.merge(old, self.proposal.sources, self.proposal.drop_sources)
         self._splice_sections(chunks, old)
         self._drop_sections(chunks)
@@ -379,11 +380,17 @@ class _Builder:
             refs.changed = True
 
 
-def _url_ids(entries: dict[str, Any]) -> dict[str, str]:
-    out: dict[str, str] = {}
+def _url_ids(entries: dict[str, Any], merged: Mapping[str, str]) -> dict[str, list[str]]:
+    """url_key -> every id with that URL (real files hold duplicates): the cache's, then the
+    duplicates ``merged`` (id -> the id kept) into them."""
+    out: dict[str, list[str]] = {}
     for sid, item in entries.items():
         if isinstance(item, dict) and isinstance(item.get("url"), str):
-            out.setdefault(url_key(item["url"]), sid)
+            out.setdefault(url_key(item["url"]), []).append(sid)
+    for sid, kept in merged.items():
+        item = entries.get(kept)
+        if isinstance(item, dict) and isinstance(item.get("url"), str):
+            out.setdefault(url_key(item["url"]), []).append(sid)
     return out
 
 
