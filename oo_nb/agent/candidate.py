@@ -205,10 +205,12 @@ class _Builder:
 
     # ------------------------------------------------------------------ sections
     def _splice_sections(self, chunks: list[Chunk], old: Article) -> None:
-        wanted = [s for s in self.proposal.sections if s.id != "references"]
-        if len(wanted) < len(self.proposal.sections):
+        refs = _references_chunk(chunks)
+        listed = {"references", refs.id if refs is not None and refs.id else "references"}
+        wanted = [s for s in self.proposal.sections if s.id not in listed]
+        for sid in sorted({s.id for s in self.proposal.sections} & listed):
             self.warnings.append(
-                "the proposal rewrote 'references': ignored, the References list follows the sources"
+                f"the proposal rewrote {sid!r}: ignored, the References list follows the sources"
             )
         existing: dict[str, Chunk] = {}
         for c in chunks:
@@ -281,7 +283,7 @@ class _Builder:
                 new = Chunk(
                     section.id, heading(section.id, title, lead), "\n" + body.strip() + "\n\n", True
                 )
-                at = next((i for i, c in enumerate(chunks) if c.id == "references"), len(chunks))
+                at = next((i for i, c in enumerate(chunks) if c is refs), len(chunks))
                 if at == len(chunks) and chunks and not chunks[-1].text.endswith("\n"):
                     chunks[-1].body += "\n\n"
                 chunks.insert(at, new)
@@ -299,7 +301,7 @@ class _Builder:
                 f"{inline.reencoded} inline image(s) in the sections checked and re-encoded"
             )
         for chunk in chunks:
-            if chunk.changed or chunk.id == "references":
+            if chunk.changed or chunk is refs:
                 continue
             if self.ledger.article_map:
                 chunk.body, _ = remap_citations(chunk.body, dict(self.ledger.article_map))
@@ -312,12 +314,13 @@ class _Builder:
         in a container and one the contract still requires: those stay, with a warning."""
         required = self.contract.required_sections
         written = {*self.result.sections_replaced, *self.result.sections_added}
+        refs = _references_chunk(chunks)
         for sid in self.proposal.drop_sections:
             chunk = next((c for c in chunks if c.id == sid), None)
             title = _heading_text(chunk.head) if chunk is not None else ""
             why = (
                 "the References list follows the sources"
-                if sid == "references"
+                if sid == "references" or (chunk is not None and chunk is refs)
                 else "the article has no such section"
                 if chunk is None
                 else "the proposal also rewrites it"
@@ -344,10 +347,11 @@ class _Builder:
 
     # ------------------------------------------------------------------ facts, drops, references
     def _cited(self, chunks: list[Chunk]) -> set[str]:
+        refs = _references_chunk(chunks)
         return {
             sid
             for c in chunks
-            if c.id != "references"
+            if c.id != "references" and c is not refs
             for sid in CITATION.findall(_no_comments(c.text))
         }
 
@@ -355,9 +359,16 @@ class _Builder:
         ol, missing = references_html(self.ledger.entries, cited)
         if missing:
             self.warnings.append("cited without a source in the cache: " + ", ".join(missing))
-        refs = next((c for c in chunks if c.id == "references"), None)
+        refs = _references_chunk(chunks)
         if refs is not None and refs.nested:
             self.warnings.append("References sits inside a container element: not updated")
+            return
+        if refs is not None and refs.id != "references":
+            # the page finds this list by its heading's text: never a second References list
+            self.warnings.append(
+                f"References sits under a heading with id {refs.id!r}, not 'references': not "
+                'updated (new sources have no entry there; give the heading id="references")'
+            )
             return
         if refs is None:
             if not ol:
@@ -392,6 +403,17 @@ def _url_ids(entries: dict[str, Any], merged: Mapping[str, str]) -> dict[str, li
         if isinstance(item, dict) and isinstance(item.get("url"), str):
             out.setdefault(url_key(item["url"]), []).append(sid)
     return out
+
+
+def _references_chunk(chunks: list[Chunk]) -> Chunk | None:
+    """The References section as the page script finds it: the h2 with id "references", else
+    the first h2 reading "References"."""
+    by_id = next((c for c in chunks if c.id == "references"), None)
+    if by_id is not None:
+        return by_id
+    return next(
+        (c for c in chunks if c.head and _heading_text(c.head).lower() == "references"), None
+    )
 
 
 def _heading_text(head: str) -> str:
