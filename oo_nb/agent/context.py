@@ -399,6 +399,7 @@ def _removable_line(doc: Document) -> list[str]:
         for s in doc.article.sections
         if s.level == 2
         and s.id != "references"
+        and s.title.strip().lower() != "references"  # the page's list, whatever its id
         and DROPPABLE_ID.match(s.id)  # never offer what drop_sections cannot name
         and not is_required(required, s.id, s.title)
     ]

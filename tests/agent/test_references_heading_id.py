@@ -67,3 +67,16 @@ def test_drop_sections_and_a_rewrite_leave_it() -> None:
         assert "no usable section" in str(exc) or "references" in str(exc).lower()
     else:
         assert _refs(built.document.article_html) == _refs(before)
+
+
+def test_the_prompt_does_not_offer_it_for_removal() -> None:
+    from oo_nb.agent.context import build_context
+
+    doc = Document.read(FIXTURE)
+    doc = doc.edit_block(
+        "oo-contract",
+        lambda c: {**c, "research": {**c["research"], "required_sections": ["Overview"]}},
+    )
+    text = build_context(doc, today=date(2026, 12, 1)).user
+    line = next(x for x in text.splitlines() if x.startswith("Sections the contract no longer"))
+    assert "refs (" not in line and "recent-releases" in line
