@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import html as html_lib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from typing import Any
@@ -121,7 +121,7 @@ class _Builder:
         self.result = Candidate(doc, self.warnings, self.ledger.unverified, self.notes)
         self.result.unsupported = self.ledger.unsupported
         self.old_ids: set[str] = set()  # the cache's ids before the update
-        self.old_urls: dict[str, str] = {}  # url_key -> id, before the update
+        self.old_urls: dict[str, list[str]] = {}  # url_key -> ids, before the update
 
     # ------------------------------------------------------------------ orchestration
     def build(self, fetch_image: FetchImage | None) -> Candidate:
@@ -133,8 +133,9 @@ class _Builder:
             )
         book = self.ledger
         book.load(old)
-        self.old_ids = set(book.entries)
-        self.old_urls = _url_ids(book.entries)
+        # a duplicate merged on load was in the cache too: its entry is the one that leaves
+        self.old_ids = set(book.entries) | set(book.article_map)
+        self.old_urls = _url_ids(book.entries, book.article_map)
         book.merge(old, self.proposal.sources, self.proposal.drop_sources)
         self._splice_sections(chunks, old)
         self._drop_sections(chunks)
@@ -204,10 +205,12 @@ class _Builder:
 
     # ------------------------------------------------------------------ sections
     def _splice_sections(self, chunks: list[Chunk], old: Article) -> None:
-        wanted = [s for s in self.proposal.sections if s.id != "references"]
-        if len(wanted) < len(self.proposal.sections):
+        refs = _references_chunk(chunks)
+        listed = {"references", refs.id if refs is not None and refs.id else "references"}
+        wanted = [s for s in self.proposal.sections if s.id not in listed]
+        for sid in sorted({s.id for s in self.proposal.sections} & listed):
             self.warnings.append(
-                "the proposal rewrote 'references': ignored, the References list follows the sources"
+                f"the proposal rewrote {sid!r}: ignored, the References list follows the sources"
             )
         existing: dict[str, Chunk] = {}
         for c in chunks:
@@ -280,7 +283,7 @@ class _Builder:
                 new = Chunk(
                     section.id, heading(section.id, title, lead), "\n" + body.strip() + "\n\n", True
                 )
-                at = next((i for i, c in enumerate(chunks) if c.id == "references"), len(chunks))
+                at = next((i for i, c in enumerate(chunks) if c is refs), len(chunks))
                 if at == len(chunks) and chunks and not chunks[-1].text.endswith("\n"):
                     chunks[-1].body += "\n\n"
                 chunks.insert(at, new)
@@ -298,7 +301,7 @@ class _Builder:
                 f"{inline.reencoded} inline image(s) in the sections checked and re-encoded"
             )
         for chunk in chunks:
-            if chunk.changed or chunk.id == "references":
+            if chunk.changed or chunk is refs:
                 continue
             if self.ledger.article_map:
                 chunk.body, _ = remap_citations(chunk.body, dict(self.ledger.article_map))
@@ -311,12 +314,13 @@ class _Builder:
         in a container and one the contract still requires: those stay, with a warning."""
         required = self.contract.required_sections
         written = {*self.result.sections_replaced, *self.result.sections_added}
+        refs = _references_chunk(chunks)
         for sid in self.proposal.drop_sections:
             chunk = next((c for c in chunks if c.id == sid), None)
             title = _heading_text(chunk.head) if chunk is not None else ""
             why = (
                 "the References list follows the sources"
-                if sid == "references"
+                if sid == "references" or (chunk is not None and chunk is refs)
                 else "the article has no such section"
                 if chunk is None
                 else "the proposal also rewrites it"
@@ -343,10 +347,11 @@ class _Builder:
 
     # ------------------------------------------------------------------ facts, drops, references
     def _cited(self, chunks: list[Chunk]) -> set[str]:
+        refs = _references_chunk(chunks)
         return {
             sid
             for c in chunks
-            if c.id != "references"
+            if c.id != "references" and c is not refs
             for sid in CITATION.findall(_no_comments(c.text))
         }
 
@@ -354,9 +359,16 @@ class _Builder:
         ol, missing = references_html(self.ledger.entries, cited)
         if missing:
             self.warnings.append("cited without a source in the cache: " + ", ".join(missing))
-        refs = next((c for c in chunks if c.id == "references"), None)
+        refs = _references_chunk(chunks)
         if refs is not None and refs.nested:
             self.warnings.append("References sits inside a container element: not updated")
+            return
+        if refs is not None and refs.id != "references":
+            # the page finds this list by its heading's text: never a second References list
+            self.warnings.append(
+                f"References sits under a heading with id {refs.id!r}, not 'references': not "
+                'updated (new sources have no entry there; give the heading id="references")'
+            )
             return
         if refs is None:
             if not ol:
@@ -379,12 +391,29 @@ class _Builder:
             refs.changed = True
 
 
-def _url_ids(entries: dict[str, Any]) -> dict[str, str]:
-    out: dict[str, str] = {}
+def _url_ids(entries: dict[str, Any], merged: Mapping[str, str]) -> dict[str, list[str]]:
+    """url_key -> every id with that URL (real files hold duplicates): the cache's, then the
+    duplicates ``merged`` (id -> the id kept) into them."""
+    out: dict[str, list[str]] = {}
     for sid, item in entries.items():
         if isinstance(item, dict) and isinstance(item.get("url"), str):
-            out.setdefault(url_key(item["url"]), sid)
+            out.setdefault(url_key(item["url"]), []).append(sid)
+    for sid, kept in merged.items():
+        item = entries.get(kept)
+        if isinstance(item, dict) and isinstance(item.get("url"), str):
+            out.setdefault(url_key(item["url"]), []).append(sid)
     return out
+
+
+def _references_chunk(chunks: list[Chunk]) -> Chunk | None:
+    """The References section as the page script finds it: the h2 with id "references", else
+    the first h2 reading "References"."""
+    by_id = next((c for c in chunks if c.id == "references"), None)
+    if by_id is not None:
+        return by_id
+    return next(
+        (c for c in chunks if c.head and _heading_text(c.head).lower() == "references"), None
+    )
 
 
 def _heading_text(head: str) -> str:

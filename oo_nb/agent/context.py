@@ -20,6 +20,7 @@ from lxml import etree
 from lxml import html as lxml_html
 
 from oo_nb.agent.link_notes import link_notes
+from oo_nb.agent.proposal import DROPPABLE_ID
 from oo_nb.agent.sections import is_required
 from oo_nb.errors import AgentError, OOError
 from oo_nb.format.article import CITATION
@@ -396,7 +397,11 @@ def _removable_line(doc: Document) -> list[str]:
     loose = [
         f"{s.id} ({s.title})"
         for s in doc.article.sections
-        if s.level == 2 and s.id != "references" and not is_required(required, s.id, s.title)
+        if s.level == 2
+        and s.id != "references"
+        and s.title.strip().lower() != "references"  # the page's list, whatever its id
+        and DROPPABLE_ID.match(s.id)  # never offer what drop_sections cannot name
+        and not is_required(required, s.id, s.title)
     ]
     if not loose:
         return []

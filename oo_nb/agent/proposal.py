@@ -27,6 +27,7 @@ from oo_nb.format.sanitize import RESERVED_IDS, sanitize_text
 from oo_nb.format.surrogates import scrub
 
 __all__ = [
+    "DROPPABLE_ID",
     "LAYOUTS",
     "LIMITS",
     "MAX_DEPTH",
@@ -45,6 +46,9 @@ __all__ = [
 MAX_DEPTH = 32
 SOURCE_ID = re.compile(r"^s[1-9][0-9]{0,4}$")
 SECTION_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+# An existing section named for removal: the id its h2 has, which a hand-written page may write
+# with capitals, dots or colons (a new section's id is still a slug, SECTION_ID).
+DROPPABLE_ID = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,127}$")
 QUOTE_MIN = 12  # characters: shorter quotes match almost any page
 LAYOUTS = ("fig-right", "fig-left", "fig-full", "fig-center")
 SENTINEL_STATUSES = ("not_occurred", "occurred", "unknown")
@@ -279,7 +283,7 @@ def _drop_sections(r: _Reader, top: dict[str, Any]) -> tuple[str, ...]:
     out: list[str] = []
     for i, value in enumerate(r.items(top, "drop_sections", LIMITS["drop_sections"])):
         where = f"drop_sections[{i}]"
-        if not isinstance(value, str) or not SECTION_ID.match(value.strip()):
+        if not isinstance(value, str) or not DROPPABLE_ID.match(value.strip()):
             raise r.fail(where, f"must be a section id (the h2 id), found {_short(value)}")
         out.append(value.strip())
     return tuple(dict.fromkeys(out))

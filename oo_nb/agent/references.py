@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import html as html_lib
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
@@ -52,20 +52,26 @@ class RefItem:
     labelled: bool  # starts with "[sN]"
 
 
-def _item_id(body: str, k: int, by_url: Mapping[str, str]) -> tuple[str, str, bool]:
+def _item_id(body: str, k: int, by_url: Mapping[str, str | Sequence[str]]) -> tuple[str, str, bool]:
     lead = _LEAD_ID.match(html_lib.unescape(_TAGS.sub("", body)))
     href = _HREF.search(body)
     url = html_lib.unescape(next(g for g in href.groups() if g is not None)) if href else ""
     if lead:
         return lead.group(1), url, True
-    return by_url.get(url_key(url), f"s{k}") if url else f"s{k}", url, False
+    found = by_url.get(url_key(url)) if url else None
+    ids = (found,) if isinstance(found, str) else tuple(found or ())
+    # one URL under two ids (real files have them): the entry is the source of its position
+    # when that one has the URL, else the first id with it
+    return (f"s{k}" if f"s{k}" in ids or not ids else ids[0]), url, False
 
 
-def _parse(inner: str, by_url: Mapping[str, str]) -> tuple[list[RefItem], str]:
+def _parse(inner: str, by_url: Mapping[str, str | Sequence[str]]) -> tuple[list[RefItem], str]:
     items: list[RefItem] = []
     pos = 0
-    for k, m in enumerate(_ITEM.finditer(inner), start=1):
-        sid, url, labelled = _item_id(m.group(0), k, by_url)
+    # an <li> inside a comment is no entry (the browser does not count it): items are found in
+    # the text with comments blanked, and their bytes taken from the text as written
+    for k, m in enumerate(_ITEM.finditer(_blank_comments(inner)), start=1):
+        sid, url, labelled = _item_id(inner[m.start() : m.end()], k, by_url)
         items.append(RefItem(sid, inner[pos : m.end()], url, labelled))
         pos = m.end()
     return items, inner[pos:]
@@ -161,13 +167,13 @@ def update_references(
     body: str,
     entries: Mapping[str, Any],
     old_ids: Collection[str],
-    old_urls: Mapping[str, str],
+    old_urls: Mapping[str, str | Sequence[str]],
     cited: Collection[str],
     today: date,
 ) -> ReferencesUpdate:
     """The References section body with the list following ``entries`` (the new cache, id ->
-    source). ``old_ids``: the ids the cache had before the update; ``old_urls``: url_key -> id of
-    the old cache (to recognise unlabelled items); ``cited``: the ids the article cites."""
+    source). ``old_ids``: the ids the cache had before the update; ``old_urls``: url_key -> the id
+    (or every id, in order) of the old cache with that URL (to recognise unlabelled items); ``cited``: the ids the article cites."""
     plain = _blank_comments(body)
     m = _LIST.search(plain)
     close = re.compile(rf"</{m.group(1)}\s*>", re.I).search(plain, m.end()) if m else None

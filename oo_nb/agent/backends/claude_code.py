@@ -42,7 +42,7 @@ from oo_nb.agent.backends.conversation import collect_urls
 from oo_nb.agent.budget import Budget
 from oo_nb.agent.context import AgentContext
 from oo_nb.agent.pricing import count, usage_figures
-from oo_nb.agent.proposal import SECTION_ID
+from oo_nb.agent.proposal import DROPPABLE_ID
 from oo_nb.agent.quotes import PageTexts, api_texts
 from oo_nb.agent.types import RunInfo
 from oo_nb.errors import AgentError, BudgetExceeded, OOError
@@ -136,7 +136,9 @@ def proposal_from_copy(
     dropped = [sid for sid in old_sources if sid not in new_sources]
     # a section the copy no longer has is a removal the reviewer decides, never silently kept
     removed = [
-        sid for sid in before if sid not in after and sid != "references" and SECTION_ID.match(sid)
+        sid
+        for sid in before
+        if sid not in after and sid != "references" and DROPPABLE_ID.match(sid)
     ]
     old_facts = {text for text, _ in _facts(original)}
     quotes = _quotes(edited)
