@@ -38,6 +38,7 @@ from oo_nb.agent.backends.claude_images import (
     read_images_file,
     web_tool_counts,
 )
+from oo_nb.agent.backends.claude_stream import stream_events
 from oo_nb.agent.backends.conversation import collect_urls
 from oo_nb.agent.budget import Budget
 from oo_nb.agent.context import AgentContext
@@ -245,16 +246,7 @@ def parse_output(
     urls: set[str] = set()
     web_calls: dict[str, str] = {}  # tool_use id -> fetched URL ("" for a search)
     queries: dict[str, str] = {}  # tool_use id -> a search's query (echoed in its result)
-    for line in stdout.splitlines():
-        line = line.strip()
-        if not line.startswith("{"):
-            continue
-        try:
-            event = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if not isinstance(event, dict):
-            continue
+    for event in stream_events(stdout):
         if event.get("type") == "result":
             result = event
         message = event.get("message")

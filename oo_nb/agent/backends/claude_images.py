@@ -18,6 +18,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from oo_nb.agent.backends.claude_stream import stream_events
 from oo_nb.agent.proposal import LAYOUTS, LIMITS, SECTION_ID
 from oo_nb.errors import AgentError
 
@@ -151,15 +152,8 @@ def web_tool_counts(stdout: str) -> tuple[int, int]:
     """(searches, fetches): the distinct ``WebSearch`` and ``WebFetch`` tool uses in Claude
     Code's stream-json output (assistant turns only; a repeated tool-use id counts once)."""
     seen: dict[str, str] = {}
-    for line in stdout.splitlines():
-        line = line.strip()
-        if not line.startswith("{"):
-            continue
-        try:
-            event = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if not isinstance(event, dict) or event.get("type") != "assistant":
+    for event in stream_events(stdout):
+        if event.get("type") != "assistant":
             continue
         message = event.get("message")
         blocks = message.get("content") if isinstance(message, dict) else None
