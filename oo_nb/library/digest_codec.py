@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from oo_nb.format.legacy_script import InjectionRisk
-from oo_nb.library.digest import Digest, Failure, Problem
+from oo_nb.library.digest import Digest, Failure, Problem, digest_many
 
-__all__ = ["ENCODED_FIELDS", "VERSION", "code_version", "decode", "encode"]
+__all__ = ["ENCODED_FIELDS", "VERSION", "code_version", "decode", "encode", "encode_many"]
 
 _FORMAT = 1  # bump when the layout below changes
 Result = Digest | Failure | None
@@ -121,6 +121,12 @@ def encode(result: Result) -> str:
     out["problems"] = [[p.block, p.error_type, p.message, p.line, p.column] for p in d.problems]
     out["quotes"] = _columns(d.quotes, 3)
     return _dumps(out)
+
+
+def encode_many(items: list[tuple[str, str]]) -> list[str]:
+    """``digest_many`` as cache text: what a worker process sends back (a string pickles in
+    one copy, a digest in thousands of small objects)."""
+    return [encode(result) for result in digest_many(items)]
 
 
 def _runs(d: Digest) -> list[list[Any]]:
