@@ -49,6 +49,7 @@ _TOKEN = re.compile(r"<!--|<script\b|<style\b|<article\b|</article\s*>", re.IGNO
 _SCRIPT_END = re.compile(r"</script", re.IGNORECASE)
 _STYLE_END = re.compile(r"</style", re.IGNORECASE)
 _ID_ATTR = re.compile(r"""\bid\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.IGNORECASE)
+_COUNTED_LOOKUPS = 16  # line_of calls answered by counting before a table is built
 # A file laid out with the template's marker sections (the custom one is optional: no sign).
 _MARKERS = tuple(SECTION_MARKERS[s][0] for s in ("css", "js", "shell"))
 
@@ -82,6 +83,7 @@ class Document:
         self._data = data
         self._json_cache: dict[str, Any] = {}
         self._line_starts: list[int] | None = None
+        self._lookups = 0
         self._parse()
 
     # ----------------------------------------------------------------- construction
@@ -263,6 +265,10 @@ class Document:
 
     def line_of(self, offset: int) -> int:
         if self._line_starts is None:
+            # A few lookups (a scan asks for a handful) count newlines in C; many build a table.
+            self._lookups += 1
+            if self._lookups <= _COUNTED_LOOKUPS:
+                return 0 if offset < 0 else self.text.count("\n", 0, offset) + 1
             self._line_starts = [0] + [m.end() for m in re.finditer("\n", self.text)]
         return bisect.bisect_right(self._line_starts, offset)
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import Literal
 
 from oo_nb.format.document import Document, Span
@@ -78,12 +78,20 @@ class CodeRegion:
 
     @property
     def fingerprint(self) -> str:
-        return hashlib.sha256(f"{self.kind}\n{self.text}".encode()).hexdigest()
+        return _fingerprint(self.kind, self.text)
 
     def describe(self) -> str:
         return f"{_DESCRIBE[self.kind]} (line {self.line})"
 
 
+# A library repeats the same few scripts and stylesheets in every page: each is normalised and
+# hashed once per process (a hit costs one hash and one compare of the text, both in C).
+@lru_cache(maxsize=256)
+def _fingerprint(kind: str, text: str) -> str:
+    return hashlib.sha256(f"{kind}\n{text}".encode()).hexdigest()
+
+
+@lru_cache(maxsize=256)
 def _lines(text: str) -> str:
     """Line endings and trailing blanks do not count."""
     lines = [line.rstrip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
