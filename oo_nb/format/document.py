@@ -8,6 +8,7 @@ import bisect
 import copy
 import json
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -83,7 +84,7 @@ class Document:
         self._data = data
         self._json_cache: dict[str, Any] = {}
         self._line_starts: list[int] | None = None
-        self._lookups = 0
+        self._anchors: list[tuple[int, int]] = [(0, 1)]  # (offset, its line) looked up so far
         self._parse()
 
     # ----------------------------------------------------------------- construction
@@ -265,10 +266,18 @@ class Document:
 
     def line_of(self, offset: int) -> int:
         if self._line_starts is None:
-            # A few lookups (a scan asks for a handful) count newlines in C; many build a table.
-            self._lookups += 1
-            if self._lookups <= _COUNTED_LOOKUPS:
-                return 0 if offset < 0 else self.text.count("\n", 0, offset) + 1
+            # A few lookups (a scan asks for a handful) count newlines in C from the nearest
+            # offset already looked up; many build a table.
+            anchors = self._anchors
+            if len(anchors) <= _COUNTED_LOOKUPS:
+                if offset < 0:
+                    return 0
+                i = bisect.bisect_right(anchors, (offset, sys.maxsize)) - 1
+                base, line = anchors[i]
+                line += self.text.count("\n", base, offset)
+                if base != offset:
+                    bisect.insort(anchors, (offset, line))
+                return line
             self._line_starts = [0] + [m.end() for m in re.finditer("\n", self.text)]
         return bisect.bisect_right(self._line_starts, offset)
 

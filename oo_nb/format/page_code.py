@@ -130,6 +130,8 @@ def _tail(doc: Document) -> list[CodeRegion]:
 
 def _line_index(text: str, marker: str, pos: int = 0) -> tuple[int, int] | None:
     """(start, end) of the first whole line equal to ``marker`` (blanks aside) from ``pos``."""
+    if text.find(marker, pos) < 0:  # most pages: no such line, and no copy of the text made
+        return None
     for m in re.finditer(rf"(?m)^[ \t]*{re.escape(marker)}[ \t]*\r?$\n?", text[pos:]):
         return pos + m.start(), pos + m.end()
     return None
@@ -249,8 +251,13 @@ def template_fingerprints() -> frozenset[str]:
 
 def unknown_regions(doc: Document) -> list[CodeRegion]:
     """The regions of ``doc`` that no known original page and no template of this version has."""
-    known = KNOWN_PAGE_CODE | template_fingerprints()
+    known = _known()
     return [r for r in code_regions(doc) if r.fingerprint not in known]
+
+
+@cache
+def _known() -> frozenset[str]:
+    return KNOWN_PAGE_CODE | template_fingerprints()
 
 
 def unknown_code_message(region: CodeRegion) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
+import zlib
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,16 @@ from typing import Any
 from oo_nb.format.legacy_script import InjectionRisk
 from oo_nb.library.digest import Digest, Failure, Problem, digest_many
 
-__all__ = ["ENCODED_FIELDS", "VERSION", "code_version", "decode", "encode", "encode_many"]
+__all__ = [
+    "ENCODED_FIELDS",
+    "VERSION",
+    "code_version",
+    "decode",
+    "encode",
+    "pack_many",
+    "pack_result",
+    "unpack",
+]
 
 _FORMAT = 1  # bump when the layout below changes
 Result = Digest | Failure | None
@@ -123,10 +133,23 @@ def encode(result: Result) -> str:
     return _dumps(out)
 
 
-def encode_many(items: list[tuple[str, str]]) -> list[str]:
-    """``digest_many`` as cache text: what a worker process sends back (a string pickles in
-    one copy, a digest in thousands of small objects)."""
-    return [encode(result) for result in digest_many(items)]
+def pack_many(items: list[tuple[str, str]]) -> list[str | bytes]:
+    """``digest_many`` as cache text, a digest's ``pack``ed: what a scan keeps of a file it read
+    (and a worker process sends back: a string pickles in one copy, a digest in thousands of
+    small objects)."""
+    return [pack_result(result) for result in digest_many(items)]
+
+
+def pack_result(result: Result) -> str | bytes:
+    """A digest's text compressed (a fifth of the memory until it is decoded; level 1: cheap),
+    anything else (failure, index page: small) as text."""
+    text = encode(result)
+    return zlib.compress(text.encode(), 1) if isinstance(result, Digest) else text
+
+
+def unpack(payload: str | bytes) -> str:
+    """The text of what ``pack_result`` made."""
+    return payload if isinstance(payload, str) else zlib.decompress(payload).decode()
 
 
 def _runs(d: Digest) -> list[list[Any]]:

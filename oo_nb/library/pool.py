@@ -20,7 +20,7 @@ import threading
 from collections.abc import Callable
 from typing import IO, Any
 
-from oo_nb.library.digest_codec import encode_many
+from oo_nb.library.digest_codec import pack_many
 
 __all__ = ["CHUNK", "digest_parallel", "worker_main"]
 
@@ -28,7 +28,7 @@ CHUNK = 16  # files per message: small enough to balance, large enough to amorti
 WORKER_CODE = "import sys; from oo_nb.library.pool import worker_main; sys.exit(worker_main())"
 _STALL_S = 120.0  # a child silent this long after we finished our share is killed
 
-Result = str  # a digest as cache text (``digest_codec.encode``): compact to ship and to keep
+Result = str | bytes  # a digest as cache text, packed (``digest_codec.pack_result``)
 Items = list[tuple[str, str]]
 
 
@@ -45,7 +45,7 @@ class _Child:
 
 
 def digest_parallel(
-    items: Items, workers: int, *, work: Callable[[Items], list[Result]] = encode_many
+    items: Items, workers: int, *, work: Callable[[Items], list[Result]] = pack_many
 ) -> list[Result]:
     chunks = [items[i : i + CHUNK] for i in range(0, len(items), CHUNK)]
     todo: queue.SimpleQueue[int] = queue.SimpleQueue()
@@ -153,4 +153,4 @@ def worker_main() -> int:
             items: Any = pickle.loads(_receive(inp))
         except EOFError:
             return 0
-        _send(out, pickle.dumps(encode_many(items), protocol=pickle.HIGHEST_PROTOCOL))
+        _send(out, pickle.dumps(pack_many(items), protocol=pickle.HIGHEST_PROTOCOL))

@@ -35,8 +35,9 @@ class Codec:
     ``decode`` raises ``ValueError`` for text ``encode`` did not write. A cached payload that
     starts with ``lazy_prefix`` stays text until ``Known.resolve``. With ``read_many_encodes``,
     ``read_many`` returns that text already (``encode`` done where the file was read, maybe in a
-    worker process): a cold scan then keeps the compact text, as a rescan does, and never
-    ships or holds the rows as objects."""
+    worker process), or as bytes packed by ``digest_codec.pack_result`` for a row that would
+    be lazy: a cold scan then keeps compact text and never ships or holds the rows as
+    objects."""
 
     view: str
     version: str
@@ -57,7 +58,7 @@ class Known:
     stamp: Stamp | None  # None: not to be trusted again (the file moved under the read)
     hash: str | None
     result: Any
-    payload: str | None = None  # a cached row not decoded yet
+    payload: str | bytes | None = None  # a row not decoded yet (bytes: packed)
     codec: Codec | None = None  # what decodes it
 
     @property
@@ -69,7 +70,7 @@ class Known:
         text is not one (damaged or planted)."""
         if self.payload is not None and self.codec is not None:
             try:
-                self.result = self.codec.decode(self.payload, path, key)
+                self.result = self.codec.decode(digest_codec.unpack(self.payload), path, key)
             except ValueError:
                 self.result = self.codec.read_one(None, path, key)
                 self.stamp = None
@@ -154,7 +155,9 @@ def _rows(
     for p, _key, _stamp in todo:
         k = fresh[str(p)]
         if k.stamp is not None:
-            payload = k.payload if k.payload is not None else codec.encode(k.result)
+            payload = (
+                digest_codec.unpack(k.payload) if k.payload is not None else codec.encode(k.result)
+            )
             yield _rel(str(p), prefix), Row(k.stamp, k.hash, payload)
 
 
@@ -199,6 +202,9 @@ def _read(
     ]
     results = codec.read_many([(str(p), key) for p, key, _ in older], workers) if older else []
     for (p, key, old), result in zip(older, results, strict=True):
+        if isinstance(result, bytes):  # packed: a row that stays lazy
+            out[str(p)] = Known(old, None, None, result, codec)
+            continue
         if codec.read_many_encodes:
             assert old is not None
             found = _from_row(Row(old, None, result), str(p), key, codec)
@@ -225,11 +231,11 @@ def _read(
 
 
 # The library's digests. The readers are looked up when called (tests count them).
-def _digest_many(items: list[tuple[str, str]], workers: int) -> list[str]:
-    """Each file's digest as cache text (``digest_codec.encode``)."""
+def _digest_many(items: list[tuple[str, str]], workers: int) -> list[str | bytes]:
+    """Each file's digest as cache text, packed (``digest_codec.pack_result``)."""
     if workers > 1 and len(items) > 1:
         return digest_parallel(items, workers)
-    return [digest_codec.encode(result) for result in digest_many(items)]
+    return [digest_codec.pack_result(result) for result in digest_many(items)]
 
 
 DIGESTS = Codec(
