@@ -133,18 +133,19 @@ def encode(result: Result) -> str:
     return _dumps(out)
 
 
-def pack_many(items: list[tuple[str, str]]) -> list[str | bytes]:
+def pack_many(items: list[tuple[str, str]], pack: bool = True) -> list[str | bytes]:
     """``digest_many`` as cache text, a digest's ``pack``ed: what a scan keeps of a file it read
     (and a worker process sends back: a string pickles in one copy, a digest in thousands of
     small objects)."""
-    return [pack_result(result) for result in digest_many(items)]
+    return [pack_result(result, pack) for result in digest_many(items)]
 
 
-def pack_result(result: Result) -> str | bytes:
-    """A digest's text compressed (a fifth of the memory until it is decoded; level 1: cheap),
-    anything else (failure, index page: small) as text."""
+def pack_result(result: Result, pack: bool = True) -> str | bytes:
+    """A digest's text, compressed with ``pack`` (a third of the memory until it is decoded, for
+    a tenth more time: worth it for a large library), anything else (failure, index page: small)
+    as text."""
     text = encode(result)
-    return zlib.compress(text.encode(), 1) if isinstance(result, Digest) else text
+    return zlib.compress(text.encode(), 1) if pack and isinstance(result, Digest) else text
 
 
 def unpack(payload: str | bytes) -> str:

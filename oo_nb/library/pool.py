@@ -17,8 +17,7 @@ import struct
 import subprocess
 import sys
 import threading
-from collections.abc import Callable
-from typing import IO, Any
+from typing import IO
 
 from oo_nb.library.digest_codec import pack_many
 
@@ -44,17 +43,20 @@ class _Child:
             self.proc.kill()  # still starting or done: nothing to wait for
 
 
-def digest_parallel(
-    items: Items, workers: int, *, work: Callable[[Items], list[Result]] = pack_many
-) -> list[Result]:
+def digest_parallel(items: Items, workers: int, *, pack: bool = True) -> list[Result]:
+    """``digest_codec.pack_many(items, pack)``, shared with ``workers - 1`` child processes."""
     chunks = [items[i : i + CHUNK] for i in range(0, len(items), CHUNK)]
+
+    def work(chunk: Items) -> list[Result]:
+        return pack_many(chunk, pack)
+
     todo: queue.SimpleQueue[int] = queue.SimpleQueue()
     for i in range(len(chunks)):
         todo.put(i)
     results: list[list[Result] | None] = [None] * len(chunks)
     children = [_Child() for _ in range(workers - 1)]
     helpers = [
-        threading.Thread(target=_feed, args=(c, chunks, todo, results), daemon=True)
+        threading.Thread(target=_feed, args=(c, chunks, todo, results, pack), daemon=True)
         for c in children
     ]
     for h in helpers:
@@ -87,6 +89,7 @@ def _feed(
     chunks: list[Items],
     todo: queue.SimpleQueue[int],
     results: list[list[Result] | None],
+    pack: bool,
 ) -> None:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
     try:
@@ -109,7 +112,7 @@ def _feed(
             except queue.Empty:
                 return
             child.chunk = i
-            _send(proc.stdin, pickle.dumps(chunks[i], protocol=pickle.HIGHEST_PROTOCOL))
+            _send(proc.stdin, pickle.dumps((pack, chunks[i]), protocol=pickle.HIGHEST_PROTOCOL))
             results[i] = pickle.loads(_receive(proc.stdout))
             child.chunk = None
     except (OSError, EOFError, ValueError, pickle.UnpicklingError, AttributeError, ImportError):
@@ -150,7 +153,7 @@ def worker_main() -> int:
     out.flush()
     while True:
         try:
-            items: Any = pickle.loads(_receive(inp))
+            pack, items = pickle.loads(_receive(inp))
         except EOFError:
             return 0
-        _send(out, pickle.dumps(pack_many(items), protocol=pickle.HIGHEST_PROTOCOL))
+        _send(out, pickle.dumps(pack_many(items, pack), protocol=pickle.HIGHEST_PROTOCOL))
