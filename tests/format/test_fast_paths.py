@@ -9,7 +9,9 @@ import random
 import re
 from urllib.parse import urlsplit
 
-from oo_nb.format import page_code
+import pytest
+
+from oo_nb.format import document, page_code
 from oo_nb.format.article import new_pid, pid_is_wellformed, pid_problem
 from oo_nb.format.blocks import domain_of
 from oo_nb.format.document import Document
@@ -81,3 +83,37 @@ def test_page_code_memo_gives_what_a_first_reading_gives() -> None:
         for region in again:
             whole = f"{region.kind}\n{region.text}".encode()
             assert region.fingerprint == hashlib.sha256(whole).hexdigest()
+
+
+def spans(text: str) -> object:
+    try:
+        doc = Document(text)
+    except Exception as exc:
+        return type(exc).__name__, str(exc)
+    return doc.article_span, doc.blocks, doc.block_tags, doc.kind
+
+
+def test_plain_article_skip_finds_what_the_token_walk_finds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    page = (CORPUS / "agi-declared.o-o.html").read_text()
+    i = page.index('<article id="article">') + len('<article id="article">')
+    inserts = [
+        "<!-- </article> -->", "<!-- open", "<!-- a --> <!-- b </article> -->",
+        "<script>x</script>", "<STYLE>p{}</STYLE>", '<article id="x">inner</article>',
+        "</ARTICLE >", "</article foo>", "<!---->", "<!-- x <!-- y -->", "--> <!--",
+        "<scripts>", "<Article>",
+    ]  # fmt: skip
+    texts = [page, page.replace("</article>", "", 1)]
+    rng = random.Random(3)
+    for _ in range(300):
+        parts = rng.sample(inserts, rng.randint(1, 3))
+        at = rng.randint(i, page.index("</article>"))
+        texts.append(page[:at] + "".join(parts) + page[at:])
+    texts += [p.read_text() for p in sorted(CORPUS.glob("*.o-o.html"))]
+    for text in texts:
+        fast = spans(text)
+        monkeypatch.setattr(document, "SKIP_PLAIN_ARTICLE", False)
+        slow = spans(text)
+        monkeypatch.setattr(document, "SKIP_PLAIN_ARTICLE", True)
+        assert fast == slow
