@@ -138,9 +138,9 @@ class Document:
         self.block_tags: dict[str, Span] = {}
         self.article_span: Span | None = None
         self._scan_html()
-        html_text = text[self.html.start : self.html.end]
+        index_content = text.find(INDEX_CONTENT_START, self.html.start, self.html.end) >= 0
         self.kind: Literal["document", "index"] = (
-            "index" if INDEX_CONTENT_START in html_text and not self.blocks else "document"
+            "index" if index_content and not self.blocks else "document"
         )
         self.layout: Literal["early", "marker"] = (
             "marker" if any(m in text for m in _MARKERS) else "early"
