@@ -14,7 +14,8 @@ already loaded):
 - warm: ``Library(DIR)`` again, nothing changed: stat every file, read the cache.
 
 Figures are the median over ``--repeat`` rounds of each, and ratios to the floor of the same
-round (the machine is shared: a ratio measured side by side is what can be compared). Memory is
+round (the machine is shared: a ratio measured side by side is what can be compared; the CPU
+seconds of the scan and its worker processes are reported too, steadier under load). Memory is
 the peak resident set of the measuring process plus its largest worker child, after the scan and
 at the end.
 Targets (issue 15): cold <= 3x the floor at 1,000 and 10,000; warm <= 0.25x the floor at 10,000;
@@ -55,6 +56,18 @@ def ensure_library(root: Path, n: int, seed: int) -> Path:
     return folder
 
 
+def _cpu_s() -> float:
+    """CPU seconds so far of this process and its finished children (the scan's workers): on a
+    shared machine the wall-clock figures swing with the load, the CPU spent much less."""
+    return sum(
+        u.ru_utime + u.ru_stime
+        for u in (
+            resource.getrusage(resource.RUSAGE_SELF),
+            resource.getrusage(resource.RUSAGE_CHILDREN),
+        )
+    )
+
+
 def _rss_mb(who: int) -> float:
     return resource.getrusage(who).ru_maxrss / 1024  # Linux reports KiB
 
@@ -78,7 +91,7 @@ def measure_floor(folder: Path) -> dict[str, float]:
         r' type="application/json">(.*?)</script>',
         re.DOTALL,
     )
-    t = time.perf_counter()
+    t, cpu = time.perf_counter(), _cpu_s()
     n = blocks = 0
     for here, dirs, files in os.walk(folder):
         dirs[:] = [d for d in dirs if not d.startswith(".")]
@@ -92,7 +105,8 @@ def measure_floor(folder: Path) -> dict[str, float]:
                         blocks += 1
                     except ValueError:
                         pass
-    return {"scan_s": time.perf_counter() - t, "files": n, "blocks": blocks, **_memory()}
+    wall, cpu = time.perf_counter() - t, _cpu_s() - cpu
+    return {"scan_s": wall, "cpu_s": cpu, "files": n, "blocks": blocks, **_memory()}
 
 
 def measure_library(folder: Path, workers: int | None, frames: bool) -> dict[str, float]:
@@ -101,10 +115,10 @@ def measure_library(folder: Path, workers: int | None, frames: bool) -> dict[str
 
     from oo_nb.library.library import FRAMES, Library
 
-    t0 = time.perf_counter()
+    t0, cpu = time.perf_counter(), _cpu_s()
     lib = Library(folder, today=TODAY, workers=workers)
     t1 = time.perf_counter()
-    out = {"scan_s": t1 - t0, "imports_s": imports, **_memory("scan_mb")}
+    out = {"scan_s": t1 - t0, "cpu_s": _cpu_s() - cpu, "imports_s": imports, **_memory("scan_mb")}
     out["docs"] = len(lib)  # decodes cached digests: after the scan's figures
     lib.documents  # noqa: B018  (warm: decodes the cached digests)
     out["documents_s"] = time.perf_counter() - t0  # the scan and the documents frame
@@ -172,6 +186,12 @@ def main() -> None:
         warm_r = statistics.median(
             w["scan_s"] / f["scan_s"] for w, f in zip(warms, floors, strict=True)
         )
+        cold_cpu = statistics.median(
+            c["cpu_s"] / f["cpu_s"] for c, f in zip(colds, floors, strict=True)
+        )
+        warm_cpu = statistics.median(
+            w["cpu_s"] / f["cpu_s"] for w, f in zip(warms, floors, strict=True)
+        )
         cache_mb = (folder / ".oo-cache" / "library.sqlite").stat().st_size / 1e6
         print(
             f"{n:>6} docs ({median(colds, 'docs'):.0f} readable), median of {ns.repeat}, "
@@ -179,6 +199,10 @@ def main() -> None:
             f"  floor {median(floors, 'scan_s'):.2f} s | cold scan {median(colds, 'scan_s'):.2f} s "
             f"= {cold_r:.2f}x floor | warm scan {median(warms, 'scan_s'):.3f} s = {warm_r:.3f}x floor "
             f"(+ documents frame: {median(warms, 'documents_s'):.2f} s)\n"
+            f"  CPU seconds (this process and its workers): floor {median(floors, 'cpu_s'):.2f} | "
+            f"cold scan {median(colds, 'cpu_s'):.2f} = {cold_cpu:.2f}x | warm scan "
+            f"{median(warms, 'cpu_s'):.3f} = {warm_cpu:.3f}x; cold scan + documents frame "
+            f"{median(colds, 'documents_s'):.2f} s wall\n"
             f"  cold: frames {median(colds, 'frames_s'):.2f} s ({median(colds, 'rows'):.0f} rows), "
             f"audit {median(colds, 'audit_s'):.2f} s\n"
             f"  peak memory: cold scan {median(colds, 'scan_mb'):.0f} MB (then all frames and the "

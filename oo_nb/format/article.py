@@ -32,6 +32,7 @@ CITATION = re.compile(r"\[(s\d+)\]")
 # the next element, and the audit reports it as malformed rather than as a missing pid.
 PID = re.compile(r"^\s*pid:([^:\s]+)(?::(\S+))?\s*$")
 _HEX8 = re.compile(r"^[0-9a-f]{8}$")
+_WELLFORMED = re.compile(r"\s*pid:[^:\s]+:[0-9a-f]{8}\s*$")  # PID with an 8HEX id, in one match
 _CONTAINERS = {"div", "section", "blockquote"}
 _EXCERPT_CHARS = 120
 
@@ -82,7 +83,8 @@ def new_pid(section: str) -> str:
 
 
 def pid_is_wellformed(pid: str) -> bool:
-    return pid_problem(pid) is None
+    """``pid_problem(pid) is None``, in one regex match (called for every paragraph)."""
+    return _WELLFORMED.match(pid) is not None
 
 
 def pid_problem(pid: str) -> str | None:

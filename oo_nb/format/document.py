@@ -8,6 +8,7 @@ import bisect
 import copy
 import json
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,6 +50,10 @@ _TOKEN = re.compile(r"<!--|<script\b|<style\b|<article\b|</article\s*>", re.IGNO
 _SCRIPT_END = re.compile(r"</script", re.IGNORECASE)
 _STYLE_END = re.compile(r"</style", re.IGNORECASE)
 _ID_ATTR = re.compile(r"""\bid\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.IGNORECASE)
+_ARTICLE_CLOSE = re.compile(r"</article\s*>", re.IGNORECASE)  # as in _TOKEN
+_NESTED = re.compile(r"<script\b|<style\b|<article\b", re.IGNORECASE)  # the other tokens
+SKIP_PLAIN_ARTICLE = True  # tests compare with the token-by-token walk
+_COUNTED_LOOKUPS = 16  # line_of calls answered by counting before a table is built
 # A file laid out with the template's marker sections (the custom one is optional: no sign).
 _MARKERS = tuple(SECTION_MARKERS[s][0] for s in ("css", "js", "shell"))
 
@@ -82,6 +87,7 @@ class Document:
         self._data = data
         self._json_cache: dict[str, Any] = {}
         self._line_starts: list[int] | None = None
+        self._anchors: list[tuple[int, int]] = [(0, 1)]  # (offset, its line) looked up so far
         self._parse()
 
     # ----------------------------------------------------------------- construction
@@ -132,9 +138,9 @@ class Document:
         self.block_tags: dict[str, Span] = {}
         self.article_span: Span | None = None
         self._scan_html()
-        html_text = text[self.html.start : self.html.end]
+        index_content = text.find(INDEX_CONTENT_START, self.html.start, self.html.end) >= 0
         self.kind: Literal["document", "index"] = (
-            "index" if INDEX_CONTENT_START in html_text and not self.blocks else "document"
+            "index" if index_content and not self.blocks else "document"
         )
         self.layout: Literal["early", "marker"] = (
             "marker" if any(m in text for m in _MARKERS) else "early"
@@ -213,6 +219,9 @@ class Document:
                     and _tag_id(text[m.start() : tag_end + 1]) == "article"
                 ):
                     article_start = tag_end + 1
+                    if SKIP_PLAIN_ARTICLE:
+                        pos = _plain_article_end(text, article_start, end)
+                        continue
                 pos = tag_end + 1
             else:  # </article>
                 if article_start is not None:
@@ -263,6 +272,18 @@ class Document:
 
     def line_of(self, offset: int) -> int:
         if self._line_starts is None:
+            # A few lookups (a scan asks for a handful) count newlines in C from the nearest
+            # offset already looked up; many build a table.
+            anchors = self._anchors
+            if len(anchors) <= _COUNTED_LOOKUPS:
+                if offset < 0:
+                    return 0
+                i = bisect.bisect_right(anchors, (offset, sys.maxsize)) - 1
+                base, line = anchors[i]
+                line += self.text.count("\n", base, offset)
+                if base != offset:
+                    bisect.insort(anchors, (offset, line))
+                return line
             self._line_starts = [0] + [m.end() for m in re.finditer("\n", self.text)]
         return bisect.bisect_right(self._line_starts, offset)
 
@@ -480,6 +501,20 @@ class Document:
         if wants_html(include, exclude) and (page := render_html(self)) is not None:
             bundle["text/html"] = page
         return bundle
+
+
+def _plain_article_end(text: str, start: int, end: int) -> int:
+    """Where the token loop would next stop inside an article that starts at ``start``: at its
+    first ``</article>`` when nothing before it but comments (all closed) could be a token, as in
+    every article oo_nb writes; else at ``start``, for the loop to walk it token by token. Skips
+    the paragraphs' pid comments in C."""
+    close = _ARTICLE_CLOSE.search(text, start, end)
+    if close is None or _NESTED.search(text, start, close.start()):
+        return start
+    last = text.rfind("<!--", start, close.start())
+    if last >= 0 and text.find("-->", last + 4, close.start()) < 0:
+        return start  # a comment open across the </article>: it hides it
+    return close.start()
 
 
 def _tag_id(tag: str) -> str | None:

@@ -250,21 +250,14 @@ def article_risks(root: etree._Element) -> list[InjectionRisk]:
     """What the table of contents (sink 1) and the citation pass (sink 2) would turn into
     markup in a parsed article: h2/h3 text and ids, attributes inside paragraphs."""
     risks: list[InjectionRisk] = []
+    if not _MARK_IN_ATTRIBUTE(root):  # most articles: only the headings need reading
+        for node in root.iter(*_TOC_HEADINGS):
+            risks += _heading_risks(node)
+        return risks
     for node in root.iter(etree.Element):
         tag = node.tag.lower() if isinstance(node.tag, str) else ""
         if tag in _TOC_HEADINGS:
-            hid = node.get("id") or ""
-            text = "".join(node.itertext())  # textContent: entities decoded, comments left out
-            if carries_markup(text):
-                risks.append(InjectionRisk(f"heading #{hid}", " ".join(text.split())))
-            if '"' in hid:
-                risks.append(
-                    InjectionRisk(
-                        "heading id",
-                        hid,
-                        "holds '\"', which ends the table of contents link's attribute",
-                    )
-                )
+            risks += _heading_risks(node)
         elif tag == "p":
             for inner in node.iterdescendants(etree.Element):
                 risks += [
@@ -277,6 +270,26 @@ def article_risks(root: etree._Element) -> list[InjectionRisk]:
                     for name, value in inner.items()
                     if _CITATION_MARK.search(value)
                 ]
+    return risks
+
+
+# Whether any element inside a <p> has an attribute holding "[s": what a citation mark in an
+# attribute needs (the HTML parser gives lower-case tag names, as the walk below compares).
+_MARK_IN_ATTRIBUTE = etree.XPath("boolean(descendant-or-self::p//*[@*[contains(., '[s')]])")
+
+
+def _heading_risks(node: etree._Element) -> list[InjectionRisk]:
+    risks = []
+    hid = node.get("id") or ""
+    text = "".join(node.itertext())  # textContent: entities decoded, comments left out
+    if carries_markup(text):
+        risks.append(InjectionRisk(f"heading #{hid}", " ".join(text.split())))
+    if '"' in hid:
+        risks.append(
+            InjectionRisk(
+                "heading id", hid, "holds '\"', which ends the table of contents link's attribute"
+            )
+        )
     return risks
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import Literal
 
 from oo_nb.format.document import Document, Span
@@ -78,12 +78,20 @@ class CodeRegion:
 
     @property
     def fingerprint(self) -> str:
-        return hashlib.sha256(f"{self.kind}\n{self.text}".encode()).hexdigest()
+        return _fingerprint(self.kind, self.text)
 
     def describe(self) -> str:
         return f"{_DESCRIBE[self.kind]} (line {self.line})"
 
 
+# A library repeats the same few scripts and stylesheets in every page: each is normalised and
+# hashed once per process (a hit costs one hash and one compare of the text, both in C).
+@lru_cache(maxsize=256)
+def _fingerprint(kind: str, text: str) -> str:
+    return hashlib.sha256(f"{kind}\n{text}".encode()).hexdigest()
+
+
+@lru_cache(maxsize=256)
 def _lines(text: str) -> str:
     """Line endings and trailing blanks do not count."""
     lines = [line.rstrip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
@@ -122,6 +130,8 @@ def _tail(doc: Document) -> list[CodeRegion]:
 
 def _line_index(text: str, marker: str, pos: int = 0) -> tuple[int, int] | None:
     """(start, end) of the first whole line equal to ``marker`` (blanks aside) from ``pos``."""
+    if text.find(marker, pos) < 0:  # most pages: no such line, and no copy of the text made
+        return None
     for m in re.finditer(rf"(?m)^[ \t]*{re.escape(marker)}[ \t]*\r?$\n?", text[pos:]):
         return pos + m.start(), pos + m.end()
     return None
@@ -241,8 +251,13 @@ def template_fingerprints() -> frozenset[str]:
 
 def unknown_regions(doc: Document) -> list[CodeRegion]:
     """The regions of ``doc`` that no known original page and no template of this version has."""
-    known = KNOWN_PAGE_CODE | template_fingerprints()
+    known = _known()
     return [r for r in code_regions(doc) if r.fingerprint not in known]
+
+
+@cache
+def _known() -> frozenset[str]:
+    return KNOWN_PAGE_CODE | template_fingerprints()
 
 
 def unknown_code_message(region: CodeRegion) -> str:

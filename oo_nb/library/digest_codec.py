@@ -13,6 +13,7 @@ import hashlib
 import json
 import math
 import sys
+import zlib
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -20,9 +21,18 @@ from typing import Any
 from lxml import etree
 
 from oo_nb.format.legacy_script import InjectionRisk
-from oo_nb.library.digest import Digest, Failure, Problem
+from oo_nb.library.digest import Digest, Failure, Problem, digest_many
 
-__all__ = ["ENCODED_FIELDS", "VERSION", "code_version", "decode", "encode"]
+__all__ = [
+    "ENCODED_FIELDS",
+    "VERSION",
+    "code_version",
+    "decode",
+    "encode",
+    "pack_many",
+    "pack_result",
+    "unpack",
+]
 
 _FORMAT = 1  # bump when the layout below changes
 Result = Digest | Failure | None
@@ -130,6 +140,26 @@ def encode(result: Result) -> str:
     out["problems"] = [[p.block, p.error_type, p.message, p.line, p.column] for p in d.problems]
     out["quotes"] = _columns(d.quotes, 3)
     return _dumps(out)
+
+
+def pack_many(items: list[tuple[str, str]], pack: bool = True) -> list[str | bytes]:
+    """``digest_many`` as cache text, a digest's ``pack``ed: what a scan keeps of a file it read
+    (and a worker process sends back: a string pickles in one copy, a digest in thousands of
+    small objects)."""
+    return [pack_result(result, pack) for result in digest_many(items)]
+
+
+def pack_result(result: Result, pack: bool = True) -> str | bytes:
+    """A digest's text, compressed with ``pack`` (a third of the memory until it is decoded, for
+    a tenth more time: worth it for a large library), anything else (failure, index page: small)
+    as text."""
+    text = encode(result)
+    return zlib.compress(text.encode(), 1) if pack and isinstance(result, Digest) else text
+
+
+def unpack(payload: str | bytes) -> str:
+    """The text of what ``pack_result`` made."""
+    return payload if isinstance(payload, str) else zlib.decompress(payload).decode()
 
 
 def _runs(d: Digest) -> list[list[Any]]:

@@ -17,10 +17,9 @@ import struct
 import subprocess
 import sys
 import threading
-from collections.abc import Callable
-from typing import IO, Any
+from typing import IO
 
-from oo_nb.library.digest import Digest, Failure, digest_many
+from oo_nb.library.digest_codec import pack_many
 
 __all__ = ["CHUNK", "digest_parallel", "worker_main"]
 
@@ -28,7 +27,7 @@ CHUNK = 16  # files per message: small enough to balance, large enough to amorti
 WORKER_CODE = "import sys; from oo_nb.library.pool import worker_main; sys.exit(worker_main())"
 _STALL_S = 120.0  # a child silent this long after we finished our share is killed
 
-Result = Digest | Failure | None
+Result = str | bytes  # a digest as cache text, packed (``digest_codec.pack_result``)
 Items = list[tuple[str, str]]
 
 
@@ -44,17 +43,20 @@ class _Child:
             self.proc.kill()  # still starting or done: nothing to wait for
 
 
-def digest_parallel(
-    items: Items, workers: int, *, work: Callable[[Items], list[Result]] = digest_many
-) -> list[Result]:
+def digest_parallel(items: Items, workers: int, *, pack: bool = True) -> list[Result]:
+    """``digest_codec.pack_many(items, pack)``, shared with ``workers - 1`` child processes."""
     chunks = [items[i : i + CHUNK] for i in range(0, len(items), CHUNK)]
+
+    def work(chunk: Items) -> list[Result]:
+        return pack_many(chunk, pack)
+
     todo: queue.SimpleQueue[int] = queue.SimpleQueue()
     for i in range(len(chunks)):
         todo.put(i)
     results: list[list[Result] | None] = [None] * len(chunks)
     children = [_Child() for _ in range(workers - 1)]
     helpers = [
-        threading.Thread(target=_feed, args=(c, chunks, todo, results), daemon=True)
+        threading.Thread(target=_feed, args=(c, chunks, todo, results, pack), daemon=True)
         for c in children
     ]
     for h in helpers:
@@ -87,6 +89,7 @@ def _feed(
     chunks: list[Items],
     todo: queue.SimpleQueue[int],
     results: list[list[Result] | None],
+    pack: bool,
 ) -> None:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
     try:
@@ -109,7 +112,7 @@ def _feed(
             except queue.Empty:
                 return
             child.chunk = i
-            _send(proc.stdin, pickle.dumps(chunks[i], protocol=pickle.HIGHEST_PROTOCOL))
+            _send(proc.stdin, pickle.dumps((pack, chunks[i]), protocol=pickle.HIGHEST_PROTOCOL))
             results[i] = pickle.loads(_receive(proc.stdout))
             child.chunk = None
     except (OSError, EOFError, ValueError, pickle.UnpicklingError, AttributeError, ImportError):
@@ -141,7 +144,7 @@ def _receive(stream: IO[bytes]) -> bytes:
 
 
 def worker_main() -> int:
-    """Child side: say ready, then answer each pickled chunk with its pickled digests."""
+    """Child side: say ready, then answer each pickled chunk with its digests' cache text."""
     gc.disable()  # a short-lived process building acyclic rows: the collector only costs time
     out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # anything a library prints goes to stderr, never into the protocol stream
@@ -150,7 +153,7 @@ def worker_main() -> int:
     out.flush()
     while True:
         try:
-            items: Any = pickle.loads(_receive(inp))
+            pack, items = pickle.loads(_receive(inp))
         except EOFError:
             return 0
-        _send(out, pickle.dumps(digest_many(items), protocol=pickle.HIGHEST_PROTOCOL))
+        _send(out, pickle.dumps(pack_many(items, pack), protocol=pickle.HIGHEST_PROTOCOL))

@@ -33,7 +33,11 @@ class Codec:
     ``read_many(items, workers)`` reads (path, key) pairs, maybe in worker processes;
     ``read_one(data, path, key)`` makes the row from bytes already read (None: read them);
     ``decode`` raises ``ValueError`` for text ``encode`` did not write. A cached payload that
-    starts with ``lazy_prefix`` stays text until ``Known.resolve``."""
+    starts with ``lazy_prefix`` stays text until ``Known.resolve``. With ``read_many_encodes``,
+    ``read_many`` returns that text already (``encode`` done where the file was read, maybe in a
+    worker process), or as bytes packed by ``digest_codec.pack_result`` for a row that would
+    be lazy: a cold scan then keeps compact text and never ships or holds the rows as
+    objects."""
 
     view: str
     version: str
@@ -42,6 +46,7 @@ class Codec:
     read_one: Callable[[bytes | None, str, str], Any]
     read_many: Callable[[list[tuple[str, str]], int], list[Any]]
     lazy_prefix: str | None = None
+    read_many_encodes: bool = False
 
 
 @dataclass(slots=True)
@@ -53,7 +58,7 @@ class Known:
     stamp: Stamp | None  # None: not to be trusted again (the file moved under the read)
     hash: str | None
     result: Any
-    payload: str | None = None  # a cached row not decoded yet
+    payload: str | bytes | None = None  # a row not decoded yet (bytes: packed)
     codec: Codec | None = None  # what decodes it
 
     @property
@@ -65,7 +70,7 @@ class Known:
         text is not one (damaged or planted)."""
         if self.payload is not None and self.codec is not None:
             try:
-                self.result = self.codec.decode(self.payload, path, key)
+                self.result = self.codec.decode(digest_codec.unpack(self.payload), path, key)
             except ValueError:
                 self.result = self.codec.read_one(None, path, key)
                 self.stamp = None
@@ -150,7 +155,10 @@ def _rows(
     for p, _key, _stamp in todo:
         k = fresh[str(p)]
         if k.stamp is not None:
-            yield _rel(str(p), prefix), Row(k.stamp, k.hash, codec.encode(k.result))
+            payload = (
+                digest_codec.unpack(k.payload) if k.payload is not None else codec.encode(k.result)
+            )
+            yield _rel(str(p), prefix), Row(k.stamp, k.hash, payload)
 
 
 def _from_row(row: Row, path: str, key: str, codec: Codec) -> Known | None:
@@ -193,7 +201,17 @@ def _read(
         (p, key, stamp) for p, key, stamp in todo if stamp is not None and not stamp.recent(now)
     ]
     results = codec.read_many([(str(p), key) for p, key, _ in older], workers) if older else []
-    for (p, _key, old), result in zip(older, results, strict=True):
+    for (p, key, old), result in zip(older, results, strict=True):
+        if isinstance(result, bytes):  # packed: a row that stays lazy
+            out[str(p)] = Known(old, None, None, result, codec)
+            continue
+        if codec.read_many_encodes:
+            assert old is not None
+            found = _from_row(Row(old, None, result), str(p), key, codec)
+            if found is not None:
+                out[str(p)] = found  # a digest stays text (lazy), ready for the cache as it is
+                continue
+            result = codec.read_one(None, str(p), key)  # never: encode's own text
         out[str(p)] = Known(old, None, result)
     for p, key, stamp in todo:
         if str(p) in out:
@@ -213,10 +231,16 @@ def _read(
 
 
 # The library's digests. The readers are looked up when called (tests count them).
-def _digest_many(items: list[tuple[str, str]], workers: int) -> list[Result]:
+PACK_FROM = 2000  # files read in one scan from which their text is kept compressed (memory)
+
+
+def _digest_many(items: list[tuple[str, str]], workers: int) -> list[str | bytes]:
+    """Each file's digest as cache text; packed (``digest_codec.pack_result``) when there are
+    many: 10,000 digests' text is some 160 MB, packed 45."""
+    pack = len(items) >= PACK_FROM
     if workers > 1 and len(items) > 1:
-        return digest_parallel(items, workers)
-    return digest_many(items)
+        return digest_parallel(items, workers, pack=pack)
+    return [digest_codec.pack_result(result, pack) for result in digest_many(items)]
 
 
 DIGESTS = Codec(
@@ -227,4 +251,5 @@ DIGESTS = Codec(
     read_one=lambda data, path, slug: digest_bytes(data, path, slug),
     read_many=lambda items, workers: _digest_many(items, workers),
     lazy_prefix='{"kind":"digest"',  # how ``digest_codec.encode`` starts a digest
+    read_many_encodes=True,
 )

@@ -22,8 +22,8 @@ import pytest
 from oo_nb.format.document import Document
 from oo_nb.library import digest_codec
 from oo_nb.library import scan as scan_module
-from oo_nb.library.digest import Digest, digest_file
-from oo_nb.library.library import FRAMES, Library
+from oo_nb.library.digest import Digest, digest_file, relative_slug
+from oo_nb.library.library import FRAMES, Library, discover
 from oo_nb.store import scan_cache
 from oo_nb.store.discover import walk
 from oo_nb.store.store import write_document
@@ -455,3 +455,46 @@ def test_a_planted_index_row_is_never_trusted(folder: Path) -> None:
     with contextlib.closing(sqlite3.connect(db_of(folder))) as db, db:
         db.execute('UPDATE files SET payload = \'{"kind":"entry","title":7}\'')
     assert index_data.scan(folder, workers=1) == plain
+
+
+# --------------------------------------------------------------------------- the cold path
+def test_cold_scan_digests_are_what_a_full_read_gives(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cold scan keeps each digest as packed cache text (made in worker processes for a large
+    library) and decodes it later: the digests, frames and audit are those of reading every
+    file directly, on the corpus, the fixtures and a synthetic library with corrupt files."""
+    made = load_synth().make_library(folder / "synth", 40, seed=11, corrupt_rate=0.3)
+    assert made
+    monkeypatch.setattr(scan_cache, "RECENT_NS", 0)  # files just made go to workers too
+    direct = {}
+    for p in discover(folder):
+        rel = relative_slug(p, folder)
+        direct[rel] = digest_file(str(p), rel)
+    in_memory = Library(folder, today=TODAY, workers=1, cache=False)  # text kept as it is
+    monkeypatch.setattr(scan_module, "PACK_FROM", 1)  # as for a large library: text packed
+    packed = Library(folder, today=TODAY, workers=1, cache=False)
+    pooled = Library(folder, today=TODAY, workers=2)  # cold: the cache is written
+    warm = Library(folder, today=TODAY, workers=2)
+    assert any(isinstance(k.payload, bytes) for k in pooled._known.values())
+    for lib in (in_memory, packed, pooled, warm):
+        assert {d.slug: d for d in lib.digests} == {
+            slug: d for slug, d in direct.items() if isinstance(d, Digest)
+        }
+        assert sorted((f.slug, f.message) for f in lib.failures) == sorted(
+            (slug, f.message)
+            for slug, f in direct.items()
+            if f is not None and not isinstance(f, Digest)
+        )
+    same_frames(in_memory, packed)
+    same_frames(in_memory, pooled)
+    same_frames(pooled, warm)
+
+
+def test_packed_rows_round_trip(folder: Path) -> None:
+    for p in sorted(folder.glob("*.o-o.html")):
+        result = digest_file(str(p), p.stem)
+        packed = digest_codec.pack_result(result)
+        assert isinstance(packed, bytes) == isinstance(result, Digest)
+        assert len(packed) < len(digest_codec.encode(result)) or not isinstance(result, Digest)
+        assert digest_codec.decode(digest_codec.unpack(packed), str(p), p.stem) == result

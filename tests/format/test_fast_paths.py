@@ -1,0 +1,146 @@
+"""The shortcuts a library scan takes through the format package give what the long way does."""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import itertools
+import random
+import re
+from urllib.parse import urlsplit
+
+import pytest
+from lxml import html as lxml_html
+
+from oo_nb.format import document, legacy_script, page_code
+from oo_nb.format.article import new_pid, pid_is_wellformed, pid_problem
+from oo_nb.format.blocks import domain_of
+from oo_nb.format.document import Document
+from oo_nb.format.legacy_script import article_risks
+from oo_nb.format.page_code import code_regions
+from tests.conftest import CORPUS
+
+
+def by_urlsplit(url: str) -> str:
+    try:
+        host = urlsplit(url if "//" in url else "//" + url).hostname or ""
+    except ValueError:
+        return ""
+    return host.removeprefix("www.").lower()
+
+
+def test_domain_of_is_what_urlsplit_finds() -> None:
+    schemes = ["http", "https", "HTTPS", "hTtp", "ftp", ""]
+    seps = ["://", ":/", "//", ""]
+    hosts = [
+        "www.Example.com", "WWW.a.b", "a", "", "[::1]", "[::1", "user@h.com", "h.com:80",
+        "h.com:", "h.com:x", "ex ample.com", "é.com", "www.", "a\tb.com", "-.-", "a..b",
+        "ＥＸ.com", "h.com%2F",
+    ]  # fmt: skip
+    tails = ["", "/", "/p?q#f", "?q", "#f", "\n", "\r\n", " ", "\t/x", ":", "@x", "\\x", "/é"]
+    n = 0
+    for scheme, sep, host, tail in itertools.product(schemes, seps, hosts, tails):
+        for url in (scheme + sep + host + tail, " " + scheme + sep + host + tail):
+            assert domain_of(url) == by_urlsplit(url), repr(url)
+            n += 1
+    assert n > 5000
+    assert domain_of("https://www.Example.COM:8080/a") == "example.com"
+
+
+def test_pid_is_wellformed_agrees_with_pid_problem() -> None:
+    rng = random.Random(5)
+    alphabet = "pid:ab01f9 \t\nXg-_"
+    samples = [new_pid("s"), " pid:a:0123abcd ", "pid:a:0123abcd\n", "pid:a:0123ABCD",
+               "pid:a:0123abcd:x", "pid:a::0123abcd", "pid::0123abcd", "pid:a:0123abc",
+               "pid:a:0123abcde", "pid:a b:0123abcd", "pid:a"]  # fmt: skip
+    samples += [
+        "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 20))) for _ in range(3000)
+    ]
+    samples += [f"pid:{rng.choice(['a', 'x-y'])}:{rng.getrandbits(32):08x}" for _ in range(200)]
+    for pid in samples:
+        assert pid_is_wellformed(pid) == (pid_problem(pid) is None), repr(pid)
+
+
+def test_line_of_counts_as_the_table_does() -> None:
+    text = (CORPUS / "agi-declared.o-o.html").read_text()
+    starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    rng = random.Random(7)
+    for _ in range(50):
+        doc = Document(text)  # a fresh one: counted lookups first, then the table
+        for offset in [rng.randint(-3, len(text) + 3) for _ in range(40)]:
+            assert doc.line_of(offset) == bisect.bisect_right(starts, offset), offset
+
+
+def test_page_code_memo_gives_what_a_first_reading_gives() -> None:
+    """Scripts and stylesheets are normalised and hashed once per process: a page read with
+    the memo full gives the regions and fingerprints of a reading with it empty."""
+    paths = sorted(CORPUS.glob("*.o-o.html"))
+    page_code._lines.cache_clear()
+    page_code._fingerprint.cache_clear()
+    first = {p: code_regions(Document.read(p)) for p in paths}
+    assert page_code._lines.cache_info().currsize > 0
+    for path in paths:
+        again = code_regions(Document.read(path))
+        assert again == first[path]
+        for region in again:
+            whole = f"{region.kind}\n{region.text}".encode()
+            assert region.fingerprint == hashlib.sha256(whole).hexdigest()
+
+
+def spans(text: str) -> object:
+    try:
+        doc = Document(text)
+    except Exception as exc:
+        return type(exc).__name__, str(exc)
+    return doc.article_span, doc.blocks, doc.block_tags, doc.kind
+
+
+def test_plain_article_skip_finds_what_the_token_walk_finds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    page = (CORPUS / "agi-declared.o-o.html").read_text()
+    i = page.index('<article id="article">') + len('<article id="article">')
+    inserts = [
+        "<!-- </article> -->", "<!-- open", "<!-- a --> <!-- b </article> -->",
+        "<script>x</script>", "<STYLE>p{}</STYLE>", '<article id="x">inner</article>',
+        "</ARTICLE >", "</article foo>", "<!---->", "<!-- x <!-- y -->", "--> <!--",
+        "<scripts>", "<Article>",
+    ]  # fmt: skip
+    texts = [page, page.replace("</article>", "", 1)]
+    rng = random.Random(3)
+    for _ in range(300):
+        parts = rng.sample(inserts, rng.randint(1, 3))
+        at = rng.randint(i, page.index("</article>"))
+        texts.append(page[:at] + "".join(parts) + page[at:])
+    texts += [p.read_text() for p in sorted(CORPUS.glob("*.o-o.html"))]
+    for text in texts:
+        fast = spans(text)
+        monkeypatch.setattr(document, "SKIP_PLAIN_ARTICLE", False)
+        slow = spans(text)
+        monkeypatch.setattr(document, "SKIP_PLAIN_ARTICLE", True)
+        assert fast == slow
+
+
+def test_article_risks_shortcut_finds_what_the_full_walk_finds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Without an attribute holding "[s" inside a paragraph only headings are read: the same
+    risks, in the same order, as walking every element."""
+    fragments = [
+        "<h2 id='a'>&lt;b&gt;</h2><p>x [s1]</p><h3 id='q\"'>t</h3>",
+        "<p><a title='see [s2]'>x</a></p><h2>&lt;i&gt;</h2>",
+        "<h2>a</h2><div title='[s1]'>no p</div><p><span data-x='[s9] y'>z</span></p>",
+        "<p><p><i title='[s3]'>nested</i></p></p><h3>&#60;</h3>",
+        "<ul><li data-a='[s1]'>not in a p</li></ul><h2 id='x'>plain</h2>",
+    ]
+    for path in sorted(CORPUS.glob("*.o-o.html")):
+        fragments.append(Document.read(path).article_html)
+    for fragment in fragments:
+        for root in (
+            lxml_html.fragment_fromstring(fragment, create_parent="div"),
+            lxml_html.fragment_fromstring(fragment, create_parent="p"),
+        ):
+            fast = article_risks(root)
+            monkeypatch.setattr(legacy_script, "_MARK_IN_ATTRIBUTE", lambda _root: True)
+            assert article_risks(root) == fast
+            monkeypatch.undo()
