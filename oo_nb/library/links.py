@@ -56,10 +56,8 @@ def _version() -> str:
         return "dev"
 
 
-USER_AGENT = (
-    f"Mozilla/5.0 (compatible; oo_nb-linkcheck/{_version()}; "
-    "+https://github.com/oo-nb/oo_nb) python-httpx"
-)
+# says what is asking and why (no made-up contact URL: the project has no public home yet)
+USER_AGENT = f"Mozilla/5.0 (compatible; oo_nb-linkcheck/{_version()}; source link check)"
 MAX_HOPS = 10
 ATTEMPTS = 2  # connection failures in a row before a link counts as dead
 _DEAD = {404, 410}
