@@ -109,3 +109,7 @@ def test_removing_a_node_keeps_the_text_after_it() -> None:
     remove_keeping_tail(bold)
     assert lxml_html.tostring(root, encoding="unicode") == "<div>a  b  c</div>"
     remove_keeping_tail(root)  # no parent: nothing to do
+
+
+def test_a_processing_instruction_cannot_forge_a_paragraph_id() -> None:
+    assert sanitize_html("<p>a</p><?x pid:s:12345678?><p>b</p>") == "<p>a</p><p>b</p>"
