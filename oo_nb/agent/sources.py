@@ -55,9 +55,7 @@ def url_key(url: str) -> str:
         return url.strip().lower()
     if port and port not in (80, 443):
         host = f"{host}:{port}"
-    path = parts.path or "/"
-    if len(path) > 1:
-        path = path.rstrip("/")
+    path = parts.path.rstrip("/") or "/"  # "", "/" and "//" all name the root
     query = urlencode(
         [
             (k, v)

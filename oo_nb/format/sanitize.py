@@ -287,7 +287,8 @@ def sanitize_text(value: str, *, max_len: int = 300, multiline: bool = False) ->
     previous = None
     while previous != text:  # "<scr<b>ipt>" needs two passes; entities may have formed tags
         previous, text = text, _TAG_LIKE.sub("", text)
-    text = _BIDI_AND_CONTROL.sub(" ", text.replace("\r\n", "\n"))
+    # no "\r" is left: nh3's HTML parser turned "\r\n" and "\r" into "\n"
+    text = _BIDI_AND_CONTROL.sub(" ", text)
     if multiline:
         lines = [re.sub(r"[ \t]+", " ", line).strip() for line in text.split("\n")]
         text = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()

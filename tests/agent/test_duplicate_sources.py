@@ -10,6 +10,7 @@ from typing import Any
 
 from oo_nb.agent.candidate import Candidate, build_candidate
 from oo_nb.agent.proposal import validate_proposal
+from oo_nb.agent.sources import remap_citations
 from oo_nb.agent.types import RunInfo
 from oo_nb.format.document import Document
 
@@ -127,3 +128,8 @@ def test_a_source_only_a_fact_cites_is_not_dropped(corpus_dir: Path) -> None:
     assert "s10" in ids and "s11" not in ids
     assert cand.sources_dropped == ["s11"]
     assert any(w == "s10 not dropped: a fact still cites it" for w in cand.warnings)
+
+
+def test_renumbering_leaves_other_citations_as_they_are() -> None:
+    text, removed = remap_citations("A [s1] B [s2] C [s3].", {"s2": "s5", "s3": None})
+    assert (text, removed) == ("A [s1] B [s5] C.", ["s3"])

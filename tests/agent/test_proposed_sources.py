@@ -13,6 +13,7 @@ from oo_nb.agent.candidate import Candidate, build_candidate
 from oo_nb.agent.proposal import validate_proposal
 from oo_nb.agent.types import RunInfo
 from oo_nb.format.document import Document
+from tests.support.tiny_docs import NO_REFS, page
 
 TODAY = date(2026, 3, 1)
 NOW = datetime(2026, 3, 1, 12, 30, 5, tzinfo=UTC)
@@ -195,3 +196,44 @@ def test_a_long_new_fact_is_kept_whole(corpus_dir: Path) -> None:
     cand = _build(doc, facts=[{"text": text, "source_ids": ["s1"]}])
     facts = cand.document.block_json("oo-source-cache")["facts"]
     assert facts[-1] == {"text": text, "source_ids": ["s1"]}
+
+
+def test_text_that_normalising_lengthens_is_still_cut_to_the_limits(corpus_dir: Path) -> None:
+    """U+0958 becomes two characters under NFC: the proposal's caps hold for what is stored."""
+    doc = Document.read(corpus_dir / "yc-w26-batch.o-o.html")
+    grows = "\u0958"
+    cand = _build(
+        doc,
+        sections=_section("<p>New [s10].</p>"),
+        sources=[
+            {"id": "s10", "url": "https://a.example/x", "title": grows * 500, "tier": grows * 60}
+        ],
+        facts=[{"text": grows * 1000, "source_ids": ["s10"]}],
+    )
+    got = _sources(cand)["s10"]
+    assert (len(got["title"]), len(got["tier"])) == (500, 60)
+    assert len(cand.document.block_json("oo-source-cache")["facts"][-1]["text"]) == 1000
+
+
+def test_the_first_source_of_a_document_without_any_is_s1_titled_by_its_address() -> None:
+    doc = page([("0a0b0c0d", "Intro.")], refs=NO_REFS)
+    cand = _build(
+        doc,
+        sections=_section("<p>New [s4] [s5].</p>", "tides"),
+        sources=[
+            {"id": "s4", "url": "https://Fine.example/a/?utm_source=x", "title": "<b></b>"},
+            {"id": "s5", "url": "https://root.example", "title": "<i></i>"},
+        ],
+    )
+    assert cand.sources_added == ["s1", "s2"]
+    # an empty title falls back to the address without its tracking parameters
+    assert _sources(cand)["s1"]["title"] == "//fine.example/a"
+    assert _sources(cand)["s2"]["title"] == "//root.example/"
+
+
+def test_a_string_fact_cache_gets_string_facts_without_unknown_sources(corpus_dir: Path) -> None:
+    doc = Document.read(corpus_dir / "agi-declared.o-o.html")
+    cand = _build(doc, facts=[{"text": "A new fact.", "source_ids": ["s1", "s99", "s1"]}])
+    facts = cand.document.block_json("oo-source-cache")["facts"]
+    assert facts[-1] == "A new fact. [s1]"
+    assert "facts[0] names unknown or rejected source s99: link removed" in cand.warnings

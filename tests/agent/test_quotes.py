@@ -230,3 +230,71 @@ def test_claude_code_copy_facts_keep_their_quote_for_the_validator(corpus_dir: P
     by_text = {f.text: f.quote for f in p.facts}
     assert by_text["Quoted by Claude Code"] and by_text["Badly quoted"] == ""
     assert any("is object, not text" in q for q in p.quote_problems)
+
+
+def test_an_unfound_quote_is_stored_whole_and_the_warning_names_it_and_why(
+    corpus_dir: Path,
+) -> None:
+    quote = "so " + "the widget shipped in March, " * 5 + "and nowhere else"  # 164 characters
+    pages = PageTexts()
+    pages.add(A, "Page A is about something else.")
+    cand = build_candidate(
+        _doc(corpus_dir), _proposal(quote, ["s90", "s91"]), _run(pages, [quote], A, B),
+        today=TODAY, now=NOW,
+    )  # fmt: skip
+    fact = cand.document.block_json("oo-source-cache")["facts"][-1]
+    assert fact == {
+        "text": "A quoted claim",
+        "source_ids": ["s10", "s11"],
+        "quote": quote,
+        "quote_found": False,
+    }
+    shown = quote[:119].rstrip() + "…"
+    assert (
+        f'unsupported fact: facts[0] quote "{shown}" not found: '
+        "not in the text this run read from s10, s11"
+    ) in cand.warnings
+
+
+def test_a_quote_citing_nothing_or_never_checked_is_unsupported(corpus_dir: Path) -> None:
+    quote = "the widget shipped in March"
+    # a run without verdicts (a proposal saved before quotes were checked): not found
+    run = RunInfo(backend="anthropic", model="claude-sonnet-5-5", seen_urls={A, B})
+    cand = build_candidate(_doc(corpus_dir), _proposal(quote, []), run, today=TODAY, now=NOW)
+    assert cand.unsupported == ["A quoted claim"]
+    assert (
+        f'unsupported fact: facts[0] quote "{quote}" not found: '
+        "it cites no source to check it against"
+    ) in cand.warnings
+
+
+def test_the_quote_of_a_string_source_is_looked_up_at_its_address(corpus_dir: Path) -> None:
+    doc = _doc(corpus_dir).with_block(
+        "oo-source-cache",
+        {
+            "last_updated": None,
+            "sources": ["http://a.example/one First page", " https://b.example/two Second"],
+            "facts": [],
+        },
+    )
+    for sid, url in (("s1", "http://a.example/one"), ("s2", "https://b.example/two")):
+        quote = f"what page {sid} said"
+        pages = PageTexts()
+        pages.add(url, f"Here is {quote} in full.")
+        proposal = validate_proposal(
+            {
+                "summary": "update",
+                "sections": [],
+                "facts": [{"text": f"Claim {sid}", "source_ids": [sid], "quote": quote}],
+            }
+        )
+        cand = build_candidate(doc, proposal, _run(pages, [quote], url), today=TODAY, now=NOW)
+        fact = cand.document.block_json("oo-source-cache")["facts"][-1]
+        assert (fact["quote_found"], fact.get("quote_url")) == (True, url), sid
+
+
+def test_a_quote_that_normalising_lengthens_is_still_cut_to_1000(corpus_dir: Path) -> None:
+    quote = "\u0958" * 1000  # two characters each under NFC
+    run = _run(PageTexts(), [quote], A, B)
+    cand = build_candidate(_doc(corpus_dir), _proposal(quote, ["s90"]), run, today=TODAY, now=NOW)
+    assert len(cand.document.block_json("oo-source-cache")["facts"][-1]["quote"]) == 1000

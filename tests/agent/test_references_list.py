@@ -77,3 +77,22 @@ def test_long_titles_are_cut_to_500_characters() -> None:
     for text, _, _ in _items(ol):
         shown = text.removeprefix("[s1] ").removeprefix("[s2] ").removesuffix(", a.example")
         assert shown == long[:499] + "…", len(shown)
+
+
+def test_the_list_written_is_exactly_the_documented_html() -> None:
+    """Quotes in titles stay plain characters (as the original tool writes them); only the
+    ``href`` attribute escapes them."""
+    ol, _ = references_html(
+        {
+            "s1": {"url": "https://a.example/x?q=1&r=2", "title": 'Bob\'s "guide" & <b>notes</b>'},
+            "s2": 'The "plain" one\'s text',
+        },
+        ["s2"],
+    )
+    assert ol == (
+        "<ol>\n"
+        '<li>[s1] <a href="https://a.example/x?q=1&amp;r=2" rel="noopener noreferrer">'
+        'Bob\'s "guide" &amp; notes</a>, a.example</li>\n'
+        '<li>[s2] The "plain" one\'s text</li>\n'
+        "</ol>"
+    )

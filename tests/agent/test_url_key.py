@@ -50,3 +50,8 @@ def test_variants_of_one_address_have_one_key(a: str, b: str) -> None:
 @pytest.mark.parametrize(("a", "b"), OTHER)
 def test_addresses_that_can_serve_another_page_have_other_keys(a: str, b: str) -> None:
     assert url_key(a) != url_key(b)
+
+
+def test_trailing_slashes_never_make_another_page() -> None:
+    assert url_key("https://example.com//") == url_key("https://example.com")
+    assert url_key("https://example.com/a//") == url_key("https://example.com/a")

@@ -5,8 +5,9 @@ fragment lxml cannot read), and paragraph-id comments survive only when well for
 from __future__ import annotations
 
 import pytest
+from lxml import html as lxml_html
 
-from oo_nb.format.sanitize import sanitize_html
+from oo_nb.format.sanitize import remove_keeping_tail, sanitize_html
 
 HIDING = [
     "script", "style", "iframe", "object", "applet", "svg", "math", "template", "noscript",
@@ -58,6 +59,8 @@ def test_images_whose_source_was_refused_leave_nothing() -> None:
         ("<p>a</p><!--x--><!--<p>kept</p>", "<p>a</p>&lt;!--<p>kept</p>"),
         ("<!--x--><p>a</p><!--<p>kept</p>", "<p>a</p>&lt;!--<p>kept</p>"),
         ("<p>a</p><!----><p>b</p>", "<p>a</p><p>b</p>"),
+        # a stray "-->" just before an unclosed "<!--" does not close it
+        ("<p>a</p>--><!--<p>kept</p>", "<p>a</p>--&gt;&lt;!--<p>kept</p>"),
         ("<p>a</p><!-- --><!-- pid:s:p2 --><p>b</p>", "<p>a</p><!-- pid:s:p2 --><p>b</p>"),
     ],
 )
@@ -97,3 +100,16 @@ def test_page_level_tags_neither_crash_nor_lose_text(fragment: str, out: str) ->
 def test_whitespace_only_stays_as_is() -> None:
     assert sanitize_html("  \n ") == "  \n "
     assert sanitize_html("") == ""
+
+
+def test_removing_a_node_keeps_the_text_after_it() -> None:
+    root = lxml_html.fragment_fromstring("<div>a <b>x</b> b <i>y</i> c</div>")
+    bold, italic = root.find("b"), root.find("i")
+    remove_keeping_tail(italic)
+    remove_keeping_tail(bold)
+    assert lxml_html.tostring(root, encoding="unicode") == "<div>a  b  c</div>"
+    remove_keeping_tail(root)  # no parent: nothing to do
+
+
+def test_a_processing_instruction_cannot_forge_a_paragraph_id() -> None:
+    assert sanitize_html("<p>a</p><?x pid:s:12345678?><p>b</p>") == "<p>a</p><p>b</p>"
