@@ -14,7 +14,7 @@ from oo_nb.errors import OOError
 from oo_nb.format.names import DOC_SUFFIX
 from oo_nb.store.sigterm import cleanup_on_sigterm
 
-__all__ = ["atomic_write_bytes"]
+__all__ = ["atomic_write_bytes", "fsync_dir"]
 
 
 def atomic_write_bytes(
@@ -54,7 +54,7 @@ def _write(path: Path, data: bytes, mode: int | None, exclusive: bool) -> None:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    _fsync_dir(path.parent)
+    fsync_dir(path.parent)
 
 
 def _mode_of(path: Path) -> int:
@@ -64,7 +64,8 @@ def _mode_of(path: Path) -> int:
         return 0o644
 
 
-def _fsync_dir(folder: Path) -> None:
+def fsync_dir(folder: Path) -> None:
+    """Make a rename or a new file in ``folder`` durable (the folder's entry, not the file)."""
     fd = os.open(folder, os.O_RDONLY)
     try:
         os.fsync(fd)

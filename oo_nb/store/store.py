@@ -23,7 +23,7 @@ from oo_nb.errors import ConflictError, FormatError, LockedError, NotFound, OOEr
 from oo_nb.format.document import Document
 from oo_nb.format.names import DOC_SUFFIX, LOCK_NAME, PENDING_PROPOSAL
 from oo_nb.format.scrub import scrub_document, scrub_value
-from oo_nb.store.atomic import atomic_write_bytes
+from oo_nb.store.atomic import atomic_write_bytes, fsync_dir
 from oo_nb.store.history import (
     HISTORY_DIR,
     HistoryEntry,
@@ -361,17 +361,9 @@ def set_aside_current(folder: Path) -> Path | None:
         except FileExistsError:
             continue
         os.unlink(current)
-        _fsync_folder(folder)
+        fsync_dir(folder)
         return kept
     raise OOError("cannot find a free name to set the saved proposal aside", file=str(current))
-
-
-def _fsync_folder(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def load_pending(path: str | Path) -> Pending:
