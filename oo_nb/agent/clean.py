@@ -40,10 +40,11 @@ def unclean_reasons(result: UpdateResult) -> list[str]:
     run = result.run
     if run is not None and (run.overspent or run.cost_usd > result.budget_usd):
         reasons.append(f"over budget: ${run.cost_usd:.4f} of ${result.budget_usd:.2f}")
-    removed = _removed_sections(result.original, candidate, result.proposal_data or {})
+    before = Document.parse(result.original)  # parsed once for both comparisons
+    removed = _removed_sections(before, candidate, result.proposal_data or {})
     if removed:
         reasons.append("section(s) removed: " + ", ".join(removed))
-    unsupported = _unsupported_quotes(result.original, candidate)
+    unsupported = _unsupported_quotes(before, candidate)
     if unsupported:
         reasons.append(
             f"{len(unsupported)} quote(s) not found in their source: "
@@ -55,14 +56,14 @@ def unclean_reasons(result: UpdateResult) -> list[str]:
     return reasons
 
 
-def _removed_sections(original: bytes, candidate: Candidate, data: dict[str, Any]) -> list[str]:
+def _removed_sections(original: Document, candidate: Candidate, data: dict[str, Any]) -> list[str]:
     """Sections the proposal takes out: those it drops (the candidate's list, or
     ``drop_sections`` in the saved proposal data) and any top-level section of the document that
     the candidate lacks."""
     said = [str(s) for s in candidate.sections_removed]
     dropped = data.get("drop_sections")
     said += [str(s) for s in dropped] if isinstance(dropped, list) else []
-    before = _section_ids(Document.parse(original))
+    before = _section_ids(original)
     after = set(_section_ids(candidate.document))
     return list(dict.fromkeys([*said, *(s for s in before if s not in after)]))
 
@@ -71,11 +72,11 @@ def _section_ids(doc: Document) -> list[str]:
     return [s.id for s in doc.article.sections if s.level == 2 and s.id]
 
 
-def _unsupported_quotes(original: bytes, candidate: Candidate) -> list[str]:
+def _unsupported_quotes(original: Document, candidate: Candidate) -> list[str]:
     """Quotes of facts that the candidate holds and that were not found in their source, unless
     the document already held them so (only what this update brings counts)."""
     said = unsupported_quotes(candidate)
-    before = set(_bad_quotes(Document.parse(original)))
+    before = set(_bad_quotes(original))
     new = [q for q in _bad_quotes(candidate.document) if q not in before]
     return list(dict.fromkeys([*said, *new]))
 
