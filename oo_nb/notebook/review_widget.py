@@ -256,10 +256,15 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
             out.append(box)
         return out
 
-    def _group_name(self, hunk: Hunk) -> str:
+    def _section_titles(self) -> dict[str, str]:
+        """Section id -> title, the candidate's over the original's (each article parsed once)."""
+        titles = {s.id: s.title for s in self.session.original.article.sections}
+        titles.update({s.id: s.title for s in self.session.candidate.article.sections})
+        return titles
+
+    @staticmethod
+    def _group_name(hunk: Hunk, titles: dict[str, str]) -> str:
         if hunk.area == "article":
-            titles = {s.id: s.title for s in self.session.original.article.sections}
-            titles.update({s.id: s.title for s in self.session.candidate.article.sections})
             return titles.get(hunk.section) or hunk.section or "Article"
         return _AREA_GROUPS.get(hunk.area) or str(hunk.area).capitalize()
 
@@ -269,10 +274,12 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
         and a section may be titled like an area ("Sources")."""
         order: dict[tuple[str, str], list[str]] = {}
         names: dict[tuple[str, str], str] = {}
+        titles = self._section_titles()
         for h in hunks:
             key = (str(h.area), h.section if h.area == "article" else "")
             order.setdefault(key, []).append(h.id)
-            names.setdefault(key, self._group_name(h))
+            if key not in names:
+                names[key] = self._group_name(h, titles)
         taken = Counter(names.values())
         out = []
         for key, ids in order.items():
