@@ -142,6 +142,9 @@ def encode(result: Result) -> str:
     return _dumps(out)
 
 
+UNPACK_LIMIT = 64 << 20  # bytes of text: a digest is some 16 KB, of a 10 MB document a few MB
+
+
 def pack_many(items: list[tuple[str, str]], pack: bool = True) -> list[str | bytes]:
     """``digest_many`` as cache text, a digest's ``pack``ed: what a scan keeps of a file it read
     (and a worker process sends back: a string pickles in one copy, a digest in thousands of
@@ -158,8 +161,19 @@ def pack_result(result: Result, pack: bool = True) -> str | bytes:
 
 
 def unpack(payload: str | bytes) -> str:
-    """The text of what ``pack_result`` made."""
-    return payload if isinstance(payload, str) else zlib.decompress(payload).decode()
+    """The text of what ``pack_result`` made; ``ValueError`` for bytes it did not make (a row of
+    the library's cache is packed too, and the cache file could have been planted: a payload
+    that inflates past ``UNPACK_LIMIT`` is refused, the file is read again instead)."""
+    if isinstance(payload, str):
+        return payload
+    inflate = zlib.decompressobj()
+    try:
+        text = inflate.decompress(payload, UNPACK_LIMIT)
+    except zlib.error as exc:
+        raise ValueError(f"not a packed digest: {exc}") from None
+    if inflate.unconsumed_tail or not inflate.eof:
+        raise ValueError("not a packed digest: too large, or cut short")
+    return text.decode()  # UnicodeDecodeError is a ValueError
 
 
 def _runs(d: Digest) -> list[list[Any]]:

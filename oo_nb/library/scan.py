@@ -155,19 +155,23 @@ def _rows(
     for p, _key, _stamp in todo:
         k = fresh[str(p)]
         if k.stamp is not None:
-            payload = (
-                digest_codec.unpack(k.payload) if k.payload is not None else codec.encode(k.result)
-            )
+            # a packed payload is stored packed: a third of the bytes to write, none to unpack
+            payload = k.payload if k.payload is not None else codec.encode(k.result)
             yield _rel(str(p), prefix), Row(k.stamp, k.hash, payload)
 
 
 def _from_row(row: Row, path: str, key: str, codec: Codec) -> Known | None:
     """A cached row as a result: a lazy one stays text (see ``Known``), others are decoded now.
     None when the row is not something ``encode`` wrote."""
-    if codec.lazy_prefix is not None and row.payload.startswith(codec.lazy_prefix):
-        return Known(row.stamp, row.hash, None, row.payload, codec)
+    payload = row.payload
+    if codec.lazy_prefix is not None and (
+        isinstance(payload, bytes) or payload.startswith(codec.lazy_prefix)
+    ):
+        return Known(row.stamp, row.hash, None, payload, codec)  # bytes: packed
+    if isinstance(payload, bytes):
+        return None  # only a lazy row is ever stored packed
     try:
-        return Known(row.stamp, row.hash, codec.decode(row.payload, path, key))
+        return Known(row.stamp, row.hash, codec.decode(payload, path, key))
     except ValueError:
         return None  # planted or damaged: the file is read, and the row replaced
 

@@ -1,8 +1,8 @@
 """What a scan read from each file of a library, kept between runs: ``DIR/.oo-cache/library.sqlite``.
 
 One SQLite database per library (stdlib ``sqlite3``, WAL, so readers never wait for a writer).
-Each row holds one file's payload (JSON text made by the layer that reads documents; this
-module never interprets it) under the file's path relative to the library and its ``Stamp``:
+Each row holds one file's payload (JSON text made by the layer that reads documents, or that
+text compressed by it, as a BLOB; this module never interprets it) under the file's path relative to the library and its ``Stamp``:
 inode, size, mtime_ns and ctime_ns. An atomic replace changes the inode, an edit in place the
 mtime and ctime, and ``touch -d``/``cp -p`` cannot set ctime back; so a row whose stamp still
 matches holds what the file holds now. Two cases the stamp cannot tell apart are covered too:
@@ -83,7 +83,7 @@ class Stamp:
 class Row:
     stamp: Stamp
     hash: str | None  # of the bytes read, when the stamp was recent
-    payload: str
+    payload: str | bytes
 
 
 def content_hash(data: bytes) -> str:
@@ -227,7 +227,7 @@ class ScanCache:
             return {
                 rel: Row(Stamp(ino, size, mtime, ctime), digest, payload)
                 for rel, ino, size, mtime, ctime, digest, payload in cursor
-                if isinstance(payload, str)
+                if isinstance(payload, (str, bytes))
             }
         except sqlite3.Error as exc:  # damaged pages, or a lock held past the timeout
             self._give_up(f"cannot be read ({exc})")
@@ -272,9 +272,11 @@ class ScanCache:
         self.close()
 
 
-def _encodable(text: str) -> bool:
+def _encodable(text: str | bytes) -> bool:
     """Whether sqlite can store ``text``: a file name that is not UTF-8 (a lone surrogate after
-    decoding) cannot; such a file is simply read on every scan."""
+    decoding) cannot; such a file is simply read on every scan. Bytes go in as they are."""
+    if isinstance(text, bytes):
+        return True
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:

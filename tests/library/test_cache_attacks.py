@@ -7,12 +7,15 @@ import contextlib
 import json
 import shutil
 import sqlite3
+import zlib
 from pathlib import Path
 
 import pytest
 
 from oo_nb.library import digest_codec
+from oo_nb.library import scan as scan_module
 from oo_nb.library.library import Library
+from oo_nb.store import scan_cache
 from tests.conftest import CORPUS
 from tests.library.test_cache import db_of, same_frames
 
@@ -148,3 +151,37 @@ def test_the_codec_version_follows_the_parser_and_the_error_wording(
 
     monkeypatch.setattr(Path, "read_bytes", edited)
     assert digest_codec.code_version() != before  # failures keep these messages
+
+
+def _packed_planted() -> dict[str, bytes]:
+    good = json.dumps({"kind": "digest", "nbytes": "pwned"}).encode()
+    bomb = zlib.compressobj(9)
+    inflates = bomb.compress(b"\x00" * (digest_codec.UNPACK_LIMIT + 1)) + bomb.flush()
+    return {
+        "garbage": b"\x00\x01not zlib at all",
+        "bad-json": zlib.compress(good),
+        "not-utf8": zlib.compress(b"\xff\xfe" + good),
+        "cut-short": zlib.compress(good)[:-6],
+        "bomb": inflates,
+    }
+
+
+@pytest.mark.parametrize("kind", sorted(_packed_planted()))
+def test_a_planted_packed_row_is_read_again_from_the_file(
+    lib: Path, kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A large library stores its digests compressed (BLOB rows): a planted BLOB that is not
+    zlib, inflates past the limit, or inflates to something encode never wrote is not trusted."""
+    monkeypatch.setattr(scan_module, "PACK_FROM", 1)
+    monkeypatch.setattr(scan_cache, "RECENT_NS", 0)  # packed rows come from the worker path
+    Library(lib, workers=1)
+    with contextlib.closing(sqlite3.connect(db_of(lib))) as db:
+        (stored,) = db.execute("SELECT payload FROM files WHERE rel = ?", (DOC,)).fetchone()
+        assert isinstance(stored, bytes)  # stored packed, as the scan made it
+        db.execute("UPDATE files SET payload = ? WHERE rel = ?", (_packed_planted()[kind], DOC))
+        db.commit()
+    cached, plain = Library(lib, workers=1), Library(lib, cache=False)
+    same_frames(cached, plain)
+    assert (
+        cached.documents.loc[cached.documents.slug == DOC.removesuffix(".o-o.html")].shape[0] == 1
+    )
