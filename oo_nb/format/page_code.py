@@ -55,7 +55,8 @@ _DESCRIBE: dict[RegionKind, str] = {
     "shell": "the shell after the heredoc",
     "shell section": "the OO:SHELL section after the heredoc",
 }
-_TOKEN = re.compile(r"<!--|<script\b|<style\b|<[A-Za-z/!?][^<>]*>", re.IGNORECASE)
+_SPECIAL = re.compile(r"<!--|<script\b|<style\b", re.IGNORECASE)
+_MARKUP = re.compile(r"<[A-Za-z/!?][^<>]*>")
 _CLOSER = {
     "script": re.compile(r"</script\s*>", re.IGNORECASE),
     "style": re.compile(r"</style\s*>", re.IGNORECASE),
@@ -146,20 +147,26 @@ def _page(doc: Document) -> list[CodeRegion]:
     out: list[CodeRegion] = []
     markup: list[str] = []
     pos, end = doc.html.start, doc.html.end
+    k = 0  # the spans do not overlap and pos only grows: the first span not yet behind pos
     while True:
-        jump = next((s for s in skip if s.start <= pos < s.end), None)
-        if jump is not None:
-            pos = jump.end
+        while k < len(skip) and skip[k].end <= pos:
+            k += 1
+        if k < len(skip) and skip[k].start <= pos:
+            pos = skip[k].end
             continue
-        limit = next((s.start for s in skip if s.start > pos), end)
-        m = _TOKEN.search(text, pos, limit)
+        limit = skip[k].start if k < len(skip) else end
+        # the markup tags up to the next comment, script or stylesheet, in one C-level pass (a
+        # tag holds no "<", so none reaches past that token, nor past limit)
+        m = _SPECIAL.search(text, pos, limit)
+        markup += [
+            " ".join(t.split()) for t in _MARKUP.findall(text, pos, m.start() if m else limit)
+        ]
         if m is None:
             if limit >= end:
                 break
             pos = limit
             continue
-        token = m.group(0)
-        low = token.lower()
+        low = m.group(0).lower()
         if low == "<!--":
             close = text.find("-->", m.end(), end)
             close = end if close < 0 else close + 3
@@ -169,7 +176,7 @@ def _page(doc: Document) -> list[CodeRegion]:
                     pos = custom
                     continue
             pos = close
-        elif low in ("<script", "<style"):
+        else:  # <script or <style
             tag_end = text.find(">", m.end(), end)
             if tag_end < 0:
                 markup.append(text[m.start() : end])
@@ -188,9 +195,6 @@ def _page(doc: Document) -> list[CodeRegion]:
             kind: RegionKind = "page script" if low == "<script" else "stylesheet"
             out.append(CodeRegion(kind, doc.line_of(m.start()), _lines(text[m.start() : stop])))
             pos = stop
-        else:
-            markup.append(" ".join(token.split()))
-            pos = m.end()
     line = doc.line_of(doc.html.start)
     return [CodeRegion("page markup", line, "\n".join(markup)), *out]
 

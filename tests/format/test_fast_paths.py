@@ -144,3 +144,95 @@ def test_article_risks_shortcut_finds_what_the_full_walk_finds(
             monkeypatch.setattr(legacy_script, "_MARK_IN_ATTRIBUTE", lambda _root: True)
             assert article_risks(root) == fast
             monkeypatch.undo()
+
+
+_ONE_TOKEN = re.compile(r"<!--|<script\b|<style\b|<[A-Za-z/!?][^<>]*>", re.IGNORECASE)
+
+
+def regions_one_token_at_a_time(doc: Document) -> list[page_code.CodeRegion]:
+    """The markup, script and stylesheet regions as the walk read them before its markup tags
+    were taken in bulk: one token per search, the data spans looked up at every step."""
+    text, pc = doc.text, page_code
+    skip = sorted([*doc.blocks.values(), *([doc.article_span] if doc.article_span else [])],
+                  key=lambda s: s.start)  # fmt: skip
+    out: list[page_code.CodeRegion] = []
+    markup: list[str] = []
+    pos, end = doc.html.start, doc.html.end
+    while True:
+        jump = next((s for s in skip if s.start <= pos < s.end), None)
+        if jump is not None:
+            pos = jump.end
+            continue
+        limit = next((s.start for s in skip if s.start > pos), end)
+        m = _ONE_TOKEN.search(text, pos, limit)
+        if m is None:
+            if limit >= end:
+                break
+            pos = limit
+            continue
+        low = m.group(0).lower()
+        if low == "<!--":
+            close = text.find("-->", m.end(), end)
+            close = end if close < 0 else close + 3
+            custom = None
+            if text[m.start() : close].strip() == pc._CUSTOM_START:
+                custom = pc._custom_end(doc, close)
+            pos = custom if custom is not None else close
+        elif low in ("<script", "<style"):
+            tag_end = text.find(">", m.end(), end)
+            if tag_end < 0:
+                markup.append(text[m.start() : end])
+                break
+            block = next((s for s in doc.blocks.values() if s.start == tag_end + 1), None)
+            if block is not None:
+                tag = " ".join(text[m.start() : tag_end + 1].split())
+                if not pc._JSON_TAG.fullmatch(tag):
+                    markup.append(tag)
+                closer = pc._CLOSER["script"].search(text, block.end, end)
+                pos = closer.end() if closer else end
+                continue
+            closer = pc._CLOSER[low[1:]].search(text, tag_end + 1, end)
+            stop = closer.end() if closer else end
+            kind: page_code.RegionKind = "page script" if low == "<script" else "stylesheet"
+            out.append(
+                page_code.CodeRegion(
+                    kind, doc.line_of(m.start()), pc._lines(text[m.start() : stop])
+                )
+            )
+            pos = stop
+        else:
+            markup.append(" ".join(m.group(0).split()))
+            pos = m.end()
+    markup_region = page_code.CodeRegion(
+        "page markup", doc.line_of(doc.html.start), "\n".join(markup)
+    )
+    return [markup_region, *out]
+
+
+def test_markup_taken_in_bulk_is_what_one_token_at_a_time_gives() -> None:
+    """The page's markup, scripts and stylesheets are what the one-token walk finds, on real
+    pages and on pages with odd tags, comments, scripts and CUSTOM markers thrown in."""
+    pages = [p.read_text() for p in sorted(CORPUS.glob("*.o-o.html"))]
+    odd = ["<a <b>", "< p>", "<P\nclass=x>", "<!DOCTYPE x>", "<?xml?>", "</div >", "<a title='<'>",
+           "<scriptx>", "<Styles>", "<a>>", "<<b>", "<br/>", "<x-y:z>", "<!-- a -->", "<!--", "-->", "<script>x",
+           "</script>", "<style>p{}</style>", "<STYLE x>", "<!-- OO:CUSTOM:START -->",
+           "<!-- OO:CUSTOM:END -->", ">"]  # fmt: skip
+    rng = random.Random(11)
+    n = 0
+    for page in pages:
+        start = page.index("<html")
+        for _ in range(40):
+            text = page
+            for _ in range(rng.randint(1, 4)):
+                at = rng.randint(start, text.index("<article"))
+                text = text[:at] + rng.choice(odd) + text[at:]
+            try:
+                doc = Document(text)
+            except Exception:
+                continue
+            kinds = ("page markup", "page script", "stylesheet")
+            assert [r for r in code_regions(doc) if r.kind in kinds] == (
+                regions_one_token_at_a_time(doc)
+            )
+            n += 1
+    assert n > 100
