@@ -8,7 +8,7 @@ from datetime import date, timedelta
 
 from oo_nb.format.document import Document
 
-__all__ = ["Freshness", "freshness"]
+__all__ = ["Freshness", "freshness", "freshness_of"]
 
 
 @dataclass(frozen=True)
@@ -29,9 +29,14 @@ class Freshness:
 def freshness(doc: Document, today: date) -> Freshness:
     """Fresh while the age is below the cadence (``update_every_days`` or legacy ``freshness``)."""
     m = doc.manifest
-    if m.as_of is None:
-        return Freshness(False, None, m.cadence_days, None, None)
-    age = (today - m.as_of).days
+    return freshness_of(m.as_of, m.cadence_days, today)
+
+
+def freshness_of(as_of: date | None, cadence_days: int, today: date) -> Freshness:
+    """``freshness`` from the manifest's two values (as a library scan keeps them)."""
+    if as_of is None:
+        return Freshness(False, None, cadence_days, None, None)
+    age = (today - as_of).days
     return Freshness(
-        age < m.cadence_days, m.as_of, m.cadence_days, age, m.as_of + timedelta(days=m.cadence_days)
+        age < cadence_days, as_of, cadence_days, age, as_of + timedelta(days=cadence_days)
     )

@@ -12,16 +12,19 @@ import contextlib
 import importlib
 import threading
 import time
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
+from oo_nb.agent.freshness import Freshness
 from oo_nb.agent.run import (
     Prepared,
     UpdateOptions,
+    UpdateResult,
     aprepare_update,
     begin,
+    fresh_message,
     gate,
     make_backend,
     write_result,
@@ -107,6 +110,26 @@ def _prepare_one(p: Path, opts: UpdateOptions, out: LibraryUpdate) -> Prepared |
         out.results.append(early)
         return None
     return prep
+
+
+def _settle_known_fresh(
+    paths: list[Path], known: Mapping[Path, Freshness], opts: UpdateOptions, out: LibraryUpdate
+) -> list[Path]:
+    """Report the documents ``known`` to be fresh as ``gate`` would, unread; the others are left
+    to read. One with a proposal awaiting review is read: ``gate`` says so first."""
+    if opts.force or not known:
+        return paths
+    from oo_nb.store.proposals import awaiting_review
+
+    rest = []
+    for p in paths:
+        fresh = known.get(p)
+        if fresh is not None and fresh.fresh and awaiting_review(p) is None:
+            message = fresh_message(p, fresh)
+            out.results.append(UpdateResult(p, "skipped", message, b"", "", "", 0.0, fresh))
+        else:
+            rest.append(p)
+    return rest
 
 
 def _prepare_all(paths: list[Path], opts: UpdateOptions, out: LibraryUpdate) -> list[Prepared]:
@@ -227,16 +250,19 @@ def update_library(
     poll_interval: float = 10.0,
     max_wait_s: float = 24 * 3600.0,
     auto: bool | None = None,
+    known_fresh: Mapping[Path, Freshness] | None = None,
 ) -> LibraryUpdate:
     """Update every stale document under ``folder`` (all of them with ``opts.force``). ``auto``
     writes the clean proposals (None: as each contract's ``review`` says); a document whose
-    earlier proposal awaits review is not researched again (``run.gate``) unless ``opts.force``."""
+    earlier proposal awaits review is not researched again (``run.gate``) unless ``opts.force``.
+    ``known_fresh``: the freshness of documents a library scan already knows (its cache), so
+    a fresh one is reported without being read."""
     opts = opts or UpdateOptions()
     out = LibraryUpdate()
     started = time.perf_counter()
-    if not batch:
+    paths = _settle_known_fresh(find_documents(folder), known_fresh or {}, opts, out)
+    if not batch and paths:  # not when every document is known fresh: nothing will be sent
         _warm_sdk(opts)
-    paths = find_documents(folder)
     todo: list[Prepared] = []  # read up front only for a batch (concurrent runs read as they go)
     if batch:
         todo = _prepare_all(paths, opts, out)

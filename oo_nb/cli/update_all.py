@@ -7,13 +7,16 @@ from __future__ import annotations
 
 import argparse
 import html
+import time
 from pathlib import Path
 from typing import Any
 
+from oo_nb.agent.freshness import Freshness, freshness_of
 from oo_nb.agent.many import update_library
 from oo_nb.agent.run import UpdateOptions, UpdateResult
 from oo_nb.agent.types import LibraryUpdate
 from oo_nb.cli.update import add_timeout_argument
+from oo_nb.store import clock
 
 HELP = "update every stale document under DIR, concurrently with a progress bar (--batch: Message Batches)"
 
@@ -133,8 +136,12 @@ def run(ns: argparse.Namespace) -> UpdateAllOutcome:
         base_url=ns.base_url,
         timeout_s=ns.timeout,
     )
+    folder = Path(ns.dir)
+    started = time.perf_counter()
+    known = None if ns.force else known_freshness(folder)
+    scanned_s = time.perf_counter() - started
     outcome = update_library(
-        Path(ns.dir),
+        folder,
         opts,
         concurrency=ns.concurrency,
         yes=ns.yes,
@@ -142,5 +149,23 @@ def run(ns: argparse.Namespace) -> UpdateAllOutcome:
         batch=ns.batch,
         progress=not ns.no_progress,
         poll_interval=ns.poll,
+        known_fresh=known,
     )
+    outcome.elapsed_s += scanned_s
     return UpdateAllOutcome(outcome)
+
+
+def known_freshness(folder: Path) -> dict[Path, Freshness]:
+    """The freshness of each document the library's cache knows (the rows ``oo index`` keeps,
+    shared): update-all then reads only the documents that are due, not a whole library of
+    fresh ones. A document the scan could not read is left out (update-all reads it and says
+    why)."""
+    if not folder.is_dir():
+        return {}  # update_library says what is wrong with it
+    from oo_nb.library import index_data  # lxml and the scan: only this verb needs them
+
+    today = clock.today()
+    return {
+        e.path: freshness_of(e.as_of, e.cadence_days, today)
+        for e in index_data.scan(folder).entries
+    }

@@ -326,3 +326,68 @@ def test_mock_cancel_endpoint_ends_the_batch_with_canceled_results() -> None:
         )  # a no-op once ended
         with pytest.raises(anthropic.NotFoundError):
             client.messages.batches.cancel("msgbatch_nope")
+
+
+def _reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The documents update-all reads (``begin``) from here on."""
+    from oo_nb.agent import many
+
+    read: list[str] = []
+    real = many.begin
+
+    def counting(path: Path, opts: UpdateOptions) -> Any:
+        read.append(Path(path).name)
+        return real(path, opts)
+
+    monkeypatch.setattr(many, "begin", counting)
+    return read
+
+
+def _make_fresh(path: Path) -> None:
+    path.write_bytes(
+        Document.read(path)
+        .edit_block("oo-manifest", lambda m: m.update(as_of=clock.today().isoformat()))
+        .to_bytes()
+    )
+
+
+def test_fresh_documents_the_library_cache_knows_are_not_read(
+    env: MockAPI,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """update-all asks the library's cache (``oo index``'s rows) which documents are fresh and
+    reads only the others; its report is the one it gives reading every document."""
+    paths = library(tmp_path)
+    docs = [p for p in paths if p.name != "index.o-o.html"]
+    for p in docs[:3]:
+        _make_fresh(p)
+    read = _reads(monkeypatch)
+    unread = update_library(tmp_path, UpdateOptions(dry_run=True), progress=False)
+    assert len(read) == len(paths)  # without the cache: every document read
+    assert main(["index", str(tmp_path)]) == 0  # the cache now knows every document
+    read.clear()
+    capsys.readouterr()
+    assert main(["update-all", str(tmp_path), "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "0 written, 2 proposed, 0 awaiting review, 3 fresh, 0 failed" in out, out
+    assert sorted(read) == sorted([*(p.name for p in docs[3:]), "index.o-o.html"])
+    fresh_lines = sorted(line for line in out.splitlines() if line.startswith("fresh"))
+    assert len(fresh_lines) == 3 and all("next due" in line for line in fresh_lines)
+    skipped = sorted(r.message for r in unread.results if r.status == "skipped")
+    assert [line.split(": ", 1)[1] for line in fresh_lines] == [
+        m.split(": ", 1)[-1] for m in skipped
+    ]
+    # a cached fresh document with a proposal awaiting review is read: gate reports it first
+    assert main(["update-all", str(tmp_path), "--no-progress", "--force"]) == 0
+    _make_fresh(docs[3])
+    read.clear()
+    capsys.readouterr()
+    assert main(["update-all", str(tmp_path), "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "0 written, 0 proposed, 5 awaiting review, 0 fresh, 0 failed" in out, out
+    # --force asks nothing of the cache: every document is researched
+    read.clear()
+    assert main(["update-all", str(tmp_path), "--no-progress", "--force"]) == 0
+    assert len(read) == len(paths)
