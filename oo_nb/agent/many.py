@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib
+import resource
 import threading
 import time
 from collections.abc import Coroutine, Mapping
@@ -135,6 +136,39 @@ def _settle_known_fresh(
 def _prepare_all(paths: list[Path], opts: UpdateOptions, out: LibraryUpdate) -> list[Prepared]:
     """Read every document (a batch needs them all before it is sent)."""
     return [prep for p in paths if (prep := _prepare_one(p, opts, out)) is not None]
+
+
+def _claim_all(preps: list[Prepared], opts: UpdateOptions, out: LibraryUpdate) -> list[Prepared]:
+    """A batch researches all its documents at once: each is claimed (``gate``) before it is
+    sent, so that a run at the same time (a cron run, ``oo update DOC``) researches none of them
+    twice. A claim holds a file open until the document is settled: the open-file limit is
+    raised to fit, and a document past what the machine allows is not sent, saying why."""
+    _fit_open_files(len(preps))
+    todo = []
+    for prep in preps:
+        try:
+            early = gate(prep, opts)
+        except OSError as exc:
+            out.failures[prep.path] = (
+                f"not sent: its research could not be claimed ({exc.strerror or exc}); "
+                "raise the open-file limit (`ulimit -n`) or update fewer documents at once"
+            )
+            continue
+        if early is not None:
+            out.results.append(early)
+        else:
+            todo.append(prep)
+    return todo
+
+
+def _fit_open_files(claims: int) -> None:
+    want = claims + 256  # the claims, and room for the client, the results and the writes
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY or soft >= want:
+        return
+    new = want if hard == resource.RLIM_INFINITY else min(want, hard)
+    with contextlib.suppress(ValueError, OSError):
+        resource.setrlimit(resource.RLIMIT_NOFILE, (new, hard))
 
 
 def _warm_sdk(opts: UpdateOptions) -> None:
@@ -265,7 +299,7 @@ def update_library(
         _warm_sdk(opts)
     todo: list[Prepared] = []  # read up front only for a batch (concurrent runs read as they go)
     if batch:
-        todo = _prepare_all(paths, opts, out)
+        todo = _claim_all(_prepare_all(paths, opts, out), opts, out)
         bar = _progress(len(todo), progress)
     else:  # documents are read as they start: the bar counts every one, fresh ones included
         bar = _progress(len(paths), progress)

@@ -416,3 +416,42 @@ def test_a_fresh_documents_context_is_never_built(
     built.clear()
     out = update_library(tmp_path, UpdateOptions(dry_run=True, force=True), progress=False)
     assert len(built) == len(paths)  # --force: the fresh one is researched, so read in full
+
+
+def test_a_batch_claims_each_document_before_sending_it(
+    env: MockAPI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A document another run is researching is not sent in the batch; every claim the batch
+    took is let go once its document is settled; a claim the machine cannot give (no file
+    descriptor left) leaves that document out, saying why, and the others go on."""
+    import errno
+
+    from oo_nb.store import research_claim
+
+    paths = [p for p in library(tmp_path) if p.name != "index.o-o.html"]
+    held = research_claim.claim_research(paths[0])
+    assert not isinstance(held, str)
+    real = research_claim.claim_research
+    calls: list[Path] = []
+
+    def short_of_files(path: Path, action: str = "research") -> Any:
+        calls.append(path)
+        if path == paths[1]:
+            raise OSError(errno.EMFILE, "Too many open files")
+        return real(path, action)
+
+    monkeypatch.setattr(research_claim, "claim_research", short_of_files)
+    outcome = update_library(
+        tmp_path, UpdateOptions(), batch=True, progress=False, poll_interval=0.01
+    )
+    held.release()
+    (refused,) = [r for r in outcome.results if r.path == paths[0]]
+    assert refused.status == "awaiting" and "being researched by another run" in refused.message
+    assert "could not be claimed (Too many open files)" in outcome.failures[paths[1]]
+    assert sorted(r.path for r in outcome.results if r.status == "proposed") == sorted(paths[2:])
+    (create,) = [r for r in env.requests if r.path == "/v1/messages/batches"]
+    assert len(create.body["requests"]) == len(paths) - 2
+    for p in paths:  # every claim let go: a next run can claim each document
+        again = real(p)
+        assert not isinstance(again, str), again
+        again.release()
