@@ -39,7 +39,8 @@ def address_problem(address: str) -> str | None:
         # an IPv4 address inside an IPv6 one (mapped, 6to4, Teredo's client) is judged as itself
         inner = ip.ipv4_mapped or ip.sixtofour or (ip.teredo[1] if ip.teredo else None)
         if inner is not None and (problem := address_problem(str(inner))) is not None:
-            return problem if ip.ipv4_mapped else f"{problem} (inside {ip})"
+            # both: the address judged and the one the resolver gave, as it gave it
+            return f"{problem} (inside {address.split('%', 1)[0]})"
         ip = ip.ipv4_mapped or ip
     for what, flag in (
         ("loopback", ip.is_loopback),
