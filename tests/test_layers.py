@@ -20,6 +20,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "oo_nb"
 LAYERS: dict[str, int] = {
     "redaction": -1,  # what a secret is: errors redacts every message with it
     "errors": 0,
+    "netguard": 0,  # connecting to public addresses only: links and image downloads share it
     "format": 1,
     "store": 2,
     "library": 3,

@@ -1,15 +1,21 @@
 """Downloading an image the agent proposed: https only (redirects too), public hosts only, a
-byte limit enforced while streaming, one deadline for the whole download."""
+byte limit enforced while streaming, one deadline for the whole download.
+
+Public hosts only: the host is looked up first (a clear refusal before any request), and then
+every connection, each redirect hop's too, is made by ``netguard``'s checked transport, which
+resolves the name again, refuses it when any answer is not public and connects to the address
+it checked. The first look-up alone left a window: a name that answered public for it and
+loopback or a cloud metadata address for the client's own look-up (DNS rebinding)."""
 
 from __future__ import annotations
 
-import ipaddress
 import socket
 import time
 from typing import TYPE_CHECKING, Any
 
 from oo_nb.agent.images import MAX_DOWNLOAD_BYTES, ImageRejected
 from oo_nb.format.sanitize import safe_http_url
+from oo_nb.netguard import NotPublic, address_problem, checked_transport
 
 if TYPE_CHECKING:
     import httpx2
@@ -17,17 +23,25 @@ if TYPE_CHECKING:
 __all__ = ["FETCH_TIMEOUT_S", "fetch_image_https"]
 
 FETCH_TIMEOUT_S = 15.0
+_REFUSED = "not fetched from a non-public address"
 
 
 def _public_host(host: str) -> None:
     try:
+        problem = address_problem(host)  # a literal address
+        if problem is not None:
+            raise ImageRejected(f"{_REFUSED}: {host} is a {problem}")
+        return
+    except ValueError:
+        pass
+    try:
         infos = socket.getaddrinfo(host, 443, type=socket.SOCK_STREAM)
-    except OSError:
+    except (OSError, UnicodeError):
         raise ImageRejected(f"cannot resolve {host}") from None
     for info in infos:
-        addr = ipaddress.ip_address(info[4][0])
-        if not addr.is_global:
-            raise ImageRejected(f"{host} resolves to a non-public address ({addr})")
+        problem = address_problem(str(info[4][0]))
+        if problem is not None:
+            raise ImageRejected(f"{_REFUSED}: {host} resolves to a {problem}")
 
 
 def fetch_image_https(
@@ -41,7 +55,8 @@ def fetch_image_https(
 ) -> bytes:
     """Download an image: https only (redirects too), public hosts only (``check_host``), at
     most ``max_bytes`` (streamed, so a lying Content-Length does not matter) and ``timeout``
-    seconds in total. Raises ``ImageRejected``."""
+    seconds in total. Raises ``ImageRejected``. A ``transport`` given (tests) replaces the
+    checked one: only the look-up before each request then guards the host."""
     import httpx2
 
     deadline = time.monotonic() + timeout
@@ -49,8 +64,13 @@ def fetch_image_https(
         "Accept": "image/png,image/jpeg,image/gif,image/webp",
         "User-Agent": "oo_nb (image fetch)",
     }
+    if transport is None and check_host:
+        transport = checked_transport(httpx2.Limits(max_connections=4, max_keepalive_connections=1))
     with httpx2.Client(
-        transport=transport, timeout=httpx2.Timeout(timeout), follow_redirects=False
+        transport=transport,
+        timeout=httpx2.Timeout(timeout),
+        follow_redirects=False,
+        trust_env=not check_host,  # a proxy from the environment would resolve the name itself
     ) as client:
         for _ in range(max_redirects + 1):
             safe = safe_http_url(url)
@@ -67,6 +87,8 @@ def fetch_image_https(
                     if resp.status_code != 200:
                         raise ImageRejected(f"HTTP {resp.status_code}")
                     return _read_limited(resp, max_bytes, deadline)
+            except NotPublic as exc:  # raised in the connect, passed through by httpx2
+                raise ImageRejected(f"{_REFUSED}: {exc}") from None
             except httpx2.HTTPError as exc:
                 raise ImageRejected(f"download failed: {type(exc).__name__}") from None
         raise ImageRejected("too many redirects")

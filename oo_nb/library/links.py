@@ -15,7 +15,7 @@
 
 Results are stored per URL (``store.link_store``) and reused for ``max_age``.
 
-The connection itself is made to an address checked at that moment (``_CheckedBackend``): the
+The connection itself is made to an address checked at that moment (``oo_nb.netguard``): the
 name is resolved once more when connecting and every answer judged again, so a name that
 answers public for the check and loopback for the connection (DNS rebinding) is refused, not
 connected to. Only status lines and headers are read.
@@ -26,15 +26,14 @@ from __future__ import annotations
 import asyncio
 import http.cookiejar
 import importlib.metadata
-import ipaddress
 import socket
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
 from urllib.parse import urljoin, urlsplit
 
+from oo_nb.netguard import NotPublic, address_problem, checked_async_transport
 from oo_nb.store import clock
 from oo_nb.store.link_store import LinkRow, read_links, write_links
 
@@ -84,89 +83,19 @@ class _NoCookies(http.cookiejar.DefaultCookiePolicy):
         return False
 
 
-def _address_problem(address: str) -> str | None:
-    ip = ipaddress.ip_address(address.split("%", 1)[0])
-    if isinstance(ip, ipaddress.IPv6Address):
-        # an IPv4 address inside an IPv6 one (mapped, 6to4, Teredo's client) is judged as itself
-        inner = ip.ipv4_mapped or ip.sixtofour or (ip.teredo[1] if ip.teredo else None)
-        if inner is not None and (problem := _address_problem(str(inner))) is not None:
-            return problem if ip.ipv4_mapped else f"{problem} (inside {ip})"
-        ip = ip.ipv4_mapped or ip
-    for what, flag in (
-        ("loopback", ip.is_loopback),
-        ("link-local", ip.is_link_local),
-        ("private", ip.is_private),
-        ("multicast", ip.is_multicast),
-        ("reserved", ip.is_reserved),
-        ("unspecified", ip.is_unspecified),
-        # last: what the registries do not route on the internet, such as 100.64.0.0/10
-        # (carrier-grade NAT, where Alibaba Cloud's metadata service answers)
-        ("non-public", not ip.is_global),
-    ):
-        if flag:
-            return f"{what} address {ip}"
-    return None
-
-
 async def public_address_problem(host: str, port: int) -> str | None:
     """Why ``host`` may not be checked (one of its addresses is not public), or None. Raises
     ``socket.gaierror`` when the name does not resolve."""
     try:
-        return _address_problem(host.strip("[]"))  # a literal address
+        return address_problem(host.strip("[]"))  # a literal address
     except ValueError:
         pass
     infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
     for info in infos:
-        problem = _address_problem(str(info[4][0]))
+        problem = address_problem(str(info[4][0]))
         if problem is not None:
             return f"{host} resolves to a {problem}"
     return None
-
-
-class _NotPublic(Exception):
-    """Raised inside the HTTP client's connect: the address it would use is not public."""
-
-
-def _checked_backend(httpcore: Any) -> Any:
-    """A network backend that resolves the name itself, refuses it when any answer is not a
-    public address, and connects to the address it checked (TLS still names the host)."""
-
-    class _CheckedBackend(httpcore.AsyncNetworkBackend):  # type: ignore[misc]
-        def __init__(self) -> None:
-            self.inner = httpcore.AnyIOBackend()
-
-        async def connect_tcp(
-            self,
-            host: str,
-            port: int,
-            timeout: float | None = None,
-            local_address: str | None = None,
-            socket_options: Any = None,
-        ) -> Any:
-            infos = await asyncio.get_running_loop().getaddrinfo(
-                host, port, type=socket.SOCK_STREAM
-            )
-            for info in infos:
-                problem = _address_problem(str(info[4][0]))
-                if problem is not None:
-                    raise _NotPublic(f"{host} resolves to a {problem} when connecting")
-            failure: Exception | None = None
-            for address in dict.fromkeys(str(info[4][0]) for info in infos):
-                try:
-                    return await self.inner.connect_tcp(
-                        address, port, timeout, local_address, socket_options
-                    )
-                except httpcore.ConnectError as exc:  # the next address, as a resolver would
-                    failure = exc
-            raise failure or httpcore.ConnectError(f"{host} has no address")
-
-        async def connect_unix_socket(self, *args: Any, **kwargs: Any) -> Any:
-            raise _NotPublic("no unix sockets")
-
-        async def sleep(self, seconds: float) -> None:
-            await self.inner.sleep(seconds)
-
-    return _CheckedBackend()
 
 
 # The name does not exist: dead. A resolver that cannot answer now (offline, EAI_AGAIN) says
@@ -192,17 +121,11 @@ class _Checker:
         )
         self.all = asyncio.Semaphore(opts.concurrency)
         limits = httpx2.Limits(max_connections=opts.concurrency, max_keepalive_connections=0)
-        transport = httpx2.AsyncHTTPTransport(limits=limits, trust_env=False)
-        if not opts.allow_private:  # connect only to an address checked when connecting
-            import httpcore2
-
-            transport._pool = httpcore2.AsyncConnectionPool(
-                ssl_context=httpx2.create_ssl_context(trust_env=False),
-                max_connections=limits.max_connections,
-                max_keepalive_connections=limits.max_keepalive_connections,
-                keepalive_expiry=limits.keepalive_expiry,
-                network_backend=_checked_backend(httpcore2),
-            )
+        transport = (
+            httpx2.AsyncHTTPTransport(limits=limits, trust_env=False)
+            if opts.allow_private  # else connect only to an address checked when connecting
+            else checked_async_transport(limits)
+        )
         self.client = httpx2.AsyncClient(
             headers={"User-Agent": USER_AGENT, "Accept": "*/*"},
             cookies=http.cookiejar.CookieJar(policy=_NoCookies()),
@@ -305,7 +228,7 @@ class _Checker:
                 return status, location
             except (httpx.TimeoutException, TimeoutError):
                 return self._row(url, None, url, "unknown", error="timed out")
-            except _NotPublic as exc:
+            except NotPublic as exc:
                 return self._row(url, None, url, "skipped", error=str(exc))
             except httpx.ConnectError as exc:
                 cause = exc.__cause__ or exc.__context__

@@ -1,0 +1,67 @@
+"""netguard: which addresses count as public, and the checked backends' refusals."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from oo_nb.netguard import (
+    NotPublic,
+    address_problem,
+    checked_async_backend,
+    checked_sync_backend,
+    checked_transport,
+)
+
+
+@pytest.mark.parametrize(
+    ("address", "problem"),
+    [
+        ("127.0.0.1", "loopback address 127.0.0.1"),
+        ("::1", "loopback address ::1"),
+        ("169.254.169.254", "link-local address 169.254.169.254"),  # cloud metadata
+        ("fe80::1%eth0", "link-local address fe80::1"),
+        ("10.0.0.1", "private address 10.0.0.1"),
+        ("192.168.1.1", "private address 192.168.1.1"),
+        ("fd00::1", "private address fd00::1"),
+        ("224.0.0.1", "multicast address 224.0.0.1"),
+        ("0.0.0.0", "private address 0.0.0.0"),  # ipaddress counts 0.0.0.0/8 as private
+        ("100.64.0.1", "non-public address 100.64.0.1"),  # carrier-grade NAT
+        ("100.100.100.200", "non-public address 100.100.100.200"),  # Alibaba's metadata
+        ("::ffff:127.0.0.1", "loopback address 127.0.0.1 (inside ::ffff:127.0.0.1)"),
+        ("2002:a9fe:a9fe::1", "link-local address 169.254.169.254 (inside 2002:a9fe:a9fe::1)"),
+        (
+            "2001:0:4136:e378:8000:63bf:80ff:fffe",  # Teredo, its client 127.0.0.1
+            "loopback address 127.0.0.1 (inside 2001:0:4136:e378:8000:63bf:80ff:fffe)",
+        ),
+        ("93.184.216.34", None),
+        ("2606:4700:4700::1111", None),
+        ("::ffff:8.8.8.8", None),
+    ],
+)
+def test_address_problem(address: str, problem: str | None) -> None:
+    assert address_problem(address) == problem
+
+
+def test_a_name_is_not_an_address() -> None:
+    with pytest.raises(ValueError):
+        address_problem("localhost")
+
+
+def test_no_unix_sockets() -> None:
+    with pytest.raises(NotPublic):
+        checked_sync_backend().connect_unix_socket("/run/docker.sock")
+    with pytest.raises(NotPublic):
+        asyncio.run(checked_async_backend().connect_unix_socket("/run/docker.sock"))
+
+
+def test_a_loopback_name_is_refused_before_any_connection() -> None:
+    # localhost resolves without the network; the refusal comes from the connect itself
+    import httpx2
+
+    with (
+        httpx2.Client(transport=checked_transport(), trust_env=False) as client,
+        pytest.raises(NotPublic, match="localhost resolves to a loopback address"),
+    ):
+        client.get("https://localhost:9/")
