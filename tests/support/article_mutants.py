@@ -8,7 +8,9 @@ from __future__ import annotations
 import random
 import re
 
-__all__ = ["generate", "mutate"]
+from oo_nb.library.article_fast import _CHILDREN
+
+__all__ = ["generate", "mutate", "tangle"]
 
 _WORDS = [
     "alpha", "beta", "[s1]", "[s2]", "[s10]", "&amp;", "&lt;b&gt;", "&#91;s3]", "&#x5B;s4&#93;",
@@ -201,6 +203,52 @@ def generate(rng: random.Random) -> str:
         items = "".join("\n" + writer.item(0) for _ in range(rng.randint(0, 5)))
         blocks.append(f'\n<h2 id="references">References</h2>\n<ol>{items}\n</ol>')
     return "".join(blocks) + writer.space()
+
+
+_TANGLE_TAGS = [
+    "p", "p", "p", "div", "div", "section", "blockquote", "li", "li", "ol", "ul", "table", "tbody",
+    "tr", "td", "th", "h2", "h3", "h4", "h1", "a", "a", "strong", "em", "span", "figure",
+    "figcaption", "br", "img", "hr",
+]  # fmt: skip
+
+
+def tangle(rng: random.Random) -> str:
+    """Tags of the fast scan's own list, mostly nested as libxml2 leaves them and sometimes not
+    (a block in a paragraph, an item outside its list, a cell outside its row, a close tag out
+    of turn, text among blocks), with citations, pid comments and ids, so that a tree libxml2
+    repairs shows in the rows."""
+    out: list[str] = []
+    open_: list[str] = []
+    for _ in range(rng.randint(1, 50)):
+        top = open_[-1] if open_ else "body"
+        r = rng.random()
+        if r < 0.4:
+            fits = sorted(set(_TANGLE_TAGS) & _CHILDREN.get(top, frozenset()))
+            tag = rng.choice(fits if fits and rng.random() < 0.9 else _TANGLE_TAGS)
+            attrs = ""
+            if tag in ("h2", "h3") and rng.random() < 0.7:
+                attrs = f' id="{rng.choice(["references", "a", "b"])}"'
+            elif tag == "a":
+                attrs = f' href="https://x.org/{rng.randint(0, 9)}"'
+            elif tag == "div" and rng.random() < 0.3:
+                attrs = ' class="table-wrap"'
+            out.append(f"<{tag}{attrs}>")
+            if tag not in ("br", "img", "hr"):
+                open_.append(tag)
+        elif r < 0.65 and open_:
+            out.append(f"</{open_.pop() if rng.random() < 0.95 else rng.choice(_TANGLE_TAGS)}>")
+        elif r < 0.88:
+            if top in ("body", "div", "section", "blockquote") and rng.random() < 0.9:
+                out.append(rng.choice(["\n", " ", ""]))
+            else:
+                out.append(
+                    rng.choice(["x [s1] ", "[s2]", "word ", " ", "\n", "[s3] y", "a&amp;b "])
+                )
+        else:
+            out.append(f"<!-- pid:{rng.choice('ab')}:{rng.getrandbits(32):08x} -->")
+    while open_ and rng.random() < 0.97:
+        out.append(f"</{open_.pop()}>")
+    return "".join(out)
 
 
 def mutate(rng: random.Random, html: str, rounds: int = 1) -> str:
