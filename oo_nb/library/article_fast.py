@@ -22,6 +22,7 @@ import html as html_lib
 import re
 from collections import Counter
 from html.entities import html5
+from itertools import repeat
 
 from lxml import etree
 
@@ -270,7 +271,7 @@ class _Scan:
                             at = content.find("[s")
                             if at >= 0:
                                 scan.citations.extend(
-                                    [(section, pid, sid) for sid in CITATION.findall(content, at)]
+                                    zip(repeat(section), repeat(pid), CITATION.findall(content, at))
                                 )
                         continue
                 m = opening(html, i)
@@ -334,7 +335,7 @@ class _Scan:
                         text = _text_of(content)
                         if "[s" in text:
                             scan.citations.extend(
-                                [(section, pid, sid) for sid in CITATION.findall(text)]
+                                zip(repeat(section), repeat(pid), CITATION.findall(text))
                             )
                     continue
             m = match(html, pos)
@@ -506,7 +507,7 @@ class _Scan:
                 text = _text_of(inner)
                 if "[s" in text:
                     section, pid = extra
-                    scan.citations.extend([(section, pid, sid) for sid in CITATION.findall(text)])
+                    scan.citations.extend(zip(repeat(section), repeat(pid), CITATION.findall(text)))
         elif kind == _REFS:
             refs = scan.references
             for sid, url, _ in self.items:
