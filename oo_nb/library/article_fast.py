@@ -130,15 +130,20 @@ class _Unsure(Exception):
     """The article holds something this scan does not read exactly as libxml2 does."""
 
 
-def scan_fast(html: str, *, risks: bool = False) -> ArticleScan | None:
-    """``digest.scan_article(html, risks=risks)`` read without lxml, or None when unsure."""
-    if not ENABLED or len(html) > _MAX_CHARS or "\x00" in html or "\r" in html:
-        return None  # libxml2 reads NUL as U+FFFD and CR as LF: every other character as it is
-    if not html.isascii():
-        try:
-            html.encode()
-        except UnicodeEncodeError:  # a lone surrogate: lxml does not read it as a character
-            return None
+def scan_fast(html: str, *, risks: bool = False, valid_text: bool = False) -> ArticleScan | None:
+    """``digest.scan_article(html, risks=risks)`` read without lxml, or None when unsure.
+    ``valid_text``: ``html`` is known to hold no NUL and no lone surrogate (what a Document
+    decoded from a file's bytes guarantees), so they are not looked for again."""
+    if not ENABLED or len(html) > _MAX_CHARS or "\r" in html:
+        return None  # libxml2 reads CR as LF
+    if not valid_text:
+        if "\x00" in html:
+            return None  # libxml2 reads NUL as U+FFFD: every other character as it is
+        if not html.isascii():
+            try:
+                html.encode("utf-16-le")  # the quickest look for a lone surrogate
+            except UnicodeEncodeError:  # lxml stops reading the article there
+                return None
     if "&" in html and _LOOSE_AMP.search(html):
         return None
     try:

@@ -194,17 +194,20 @@ def first_words(text: str, n: int = 8, limit: int = 60) -> str:
 
 
 # --------------------------------------------------------------------------- article
-def scan_article(html: str, *, risks: bool = False, fast: bool = True) -> ArticleScan:
+def scan_article(
+    html: str, *, risks: bool = False, fast: bool = True, valid_text: bool = False
+) -> ArticleScan:
     """Sections, paragraphs (pid, section, tag), citations, references, pids and figures; with
     ``risks``, also what the original page script would turn into markup (same parse).
 
     Most articles are read without lxml (``article_fast``, the same rows); ``fast=False``, or an
-    article that scan is unsure of, takes the walk over lxml's tree below."""
+    article that scan is unsure of, takes the walk over lxml's tree below. ``valid_text``: the
+    article comes from a Document decoded from bytes (no NUL, no lone surrogate in it)."""
     scan = ArticleScan()
-    if not html.strip():
+    if not html or html.isspace():  # (strip() would copy the article)
         return scan
     if fast:
-        quick = scan_fast(html, risks=risks)
+        quick = scan_fast(html, risks=risks, valid_text=valid_text)
         if quick is not None:
             return quick
     try:
@@ -450,7 +453,9 @@ def digest_document(doc: Document, *, slug: str, nbytes: int) -> Digest:
         )
     else:
         try:
-            scan = scan_article(doc.article_html, risks=d.original_script)
+            scan = scan_article(
+                doc.article_html, risks=d.original_script, valid_text=doc.decoded_from_bytes
+            )
             d.take_article(scan)
             d.injection_risks += scan.injection_risks
         except OOError as exc:

@@ -31,9 +31,9 @@ needs_html5_libxml2 = pytest.mark.skipif(
 )
 
 
-def agree(html: str, risks: bool) -> bool:
+def agree(html: str, risks: bool, valid_text: bool = False) -> bool:
     """Assert the fast scan agrees with the lxml walk; True when it answered."""
-    fast = scan_fast(html, risks=risks)
+    fast = scan_fast(html, risks=risks, valid_text=valid_text)
     if fast is None:
         return False
     try:
@@ -66,8 +66,8 @@ def test_real_documents_and_fixtures_take_the_fast_path_and_agree() -> None:
     names = {name for name, _ in articles}
     assert {f"corpus/{n}" for n in DOC_NAMES} <= names and len(articles) >= 15
     for name, html in articles:
-        for risks in (True, False):
-            assert agree(html, risks), f"{name} did not take the fast path"
+        for risks, valid_text in ((True, True), (False, True), (True, False)):
+            assert agree(html, risks, valid_text), f"{name} did not take the fast path"
 
 
 @needs_html5_libxml2
@@ -79,7 +79,7 @@ def test_synthetic_documents_take_the_fast_path_and_agree() -> None:
         if doc.article_span is None:
             continue
         total += 1
-        taken += agree(doc.article_html, risks=i % 2 == 0)
+        taken += agree(doc.article_html, risks=i % 2 == 0, valid_text=i % 3 == 0)
     assert total >= 140 and taken >= 0.95 * total
 
 
@@ -158,12 +158,19 @@ def test_every_named_reference_decodes_as_libxml2_decodes_it() -> None:
 def test_scan_article_takes_the_fast_path_unless_told_not_to(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    html = (CORPUS / "agi-declared.o-o.html").read_text()
-    article = Document(html).article_html
-    calls: list[str] = []
+    calls: list[tuple[str, bool]] = []
     real = digest.scan_fast
-    monkeypatch.setattr(
-        digest, "scan_fast", lambda h, risks: calls.append(h) or real(h, risks=risks)
-    )
+
+    def spy(html: str, *, risks: bool, valid_text: bool) -> object:
+        calls.append((html, valid_text))
+        return real(html, risks=risks, valid_text=valid_text)
+
+    monkeypatch.setattr(digest, "scan_fast", spy)
+    article = Document((CORPUS / "agi-declared.o-o.html").read_text()).article_html
     assert scan_article(article, risks=True) == scan_article(article, risks=True, fast=False)
-    assert calls == [article]
+    assert calls == [(article, False)]
+    # the library's digest says the text came from the file's bytes (no NUL, no lone surrogate)
+    found = digest.digest_file(str(CORPUS / "agi-declared.o-o.html"), "agi-declared")
+    assert isinstance(found, digest.Digest) and found.n_paragraphs > 0
+    assert calls[1:] == [(article, True)]
+    assert not Document(Document.read(CORPUS / "agi-declared.o-o.html").text).decoded_from_bytes
