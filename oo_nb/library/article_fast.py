@@ -256,7 +256,10 @@ class _Scan:
                     if "pid:" in comment and PID.match(comment):
                         pending = comment.strip()
                         pids.append(pending)
-                    continue
+                    if startswith("\n<p>", pos):  # a pid comment's paragraph, read at once
+                        i = pos + 1
+                    else:
+                        continue
                 if startswith("<p>", i):  # the most common block: a paragraph of text only
                     k = i + 3
                     j = find("<", k)
@@ -310,7 +313,9 @@ class _Scan:
                     if "<" in content:
                         if tag not in _FLAT_PARENTS:
                             raise _Unsure
-                        if (risks and _MARKED_TAG.search(content)) or _maybe_stub(content):
+                        if (risks and "=" in content and _MARKED_TAG.search(content)) or (
+                            _maybe_stub(content)
+                        ):
                             for inner in _INNER_ATTRS.findall(content):
                                 stub = self.attributes(inner) or stub
                     pid, pending = pending, None
