@@ -1,16 +1,19 @@
 """The article scan without lxml, for the well-behaved articles nearly every document holds.
 
-``scan_fast`` reads an article with one regular expression over its tags and gives exactly the
-``ArticleScan`` of the lxml walk in ``digest`` (about a third of the cost), or None whenever the
-article holds anything whose tree libxml2's HTML parser could build differently from the plain
-nesting its tags spell, or whose text it could read differently: a tag outside a short list, a
-nesting the parser repairs (a block inside <p>, <li> outside a list, a start tag that closes the
-open element), a close tag that does not close the open element, an unclosed element, text
-directly between the blocks the walk reads, an unquoted or repeated attribute, a ``<`` that
-starts no tag, a character reference outside the set it decodes as libxml2 does, control
-characters, CR. The caller then takes the lxml walk, which stays the reference; differential
-tests (tests/library/test_article_fast.py) hold the two together on the corpus, on synthetic
-documents and on thousands of mutated articles.
+``scan_fast`` reads an article with ``str.find`` and a few regular expressions over its tags
+(comments and text-only paragraphs, the bulk of an article, without any) and gives exactly the
+``ArticleScan`` of the lxml walk in ``digest`` (about two thirds of its cost on the synthetic
+library: benchmarks/article_scan.py), or None whenever the article holds anything whose tree
+libxml2's HTML parser could build differently from the plain nesting its tags spell, or whose
+text it could read differently: a tag outside a short list, a nesting the parser repairs (a
+block inside <p>, a start tag that closes the open element: its htmlStartClose table), a close
+tag that does not close the open element, an unclosed element, text directly between the blocks
+the walk reads, an unquoted or repeated attribute, a ``<`` that starts no tag, a comment HTML5
+ends early, a character reference without ";" or outside what it decodes as libxml2 does, CR,
+NUL, a lone surrogate, a citation mark in an attribute (the walk reports those), a pid no element
+carries. The caller then takes the lxml walk, which stays the reference; differential tests
+(tests/library/test_article_fast.py) hold the two together on the corpus, synthetic documents
+and thousands of generated, tangled and mutated articles.
 
 Only libxml2 2.14 and later tokenise HTML as HTML5 does and keep every whitespace text node,
 which is what the text rules here assume; with an older libxml2 every article takes the lxml walk.
@@ -170,6 +173,12 @@ def _maybe_stub(markup: str) -> bool:
     return "stub-notice" in markup or ("&" in markup and "class" in markup)
 
 
+def _may_carry(hid: str, content: str) -> bool:
+    """Whether a heading with this id and content may be a risk (``heading_risks``): its text
+    holds "<", ">" or "&" only where the content does, and "&" or tags make it differ."""
+    return '"' in hid or "<" in content or ">" in content or "&" in content
+
+
 def _text_of(content: str) -> str:
     """The text content of an element holding ``content`` (comments left out, as libxml2's)."""
     return _decode(_MARKUP.sub("", content) if "<" in content else content)
@@ -228,7 +237,7 @@ class _Scan:
         count_figures = False
         in_list = False  # inside the references list
         match, opening, flat = _TOKEN.match, _OPENING.match, _FLAT_END.match
-        find, startswith = html.find, html.startswith
+        find, startswith, findall = html.find, html.startswith, CITATION.findall
         pos, end = 0, len(html)
         values: dict[str, str] | None
         extra: object
@@ -276,11 +285,9 @@ class _Scan:
                             content = html[k:j]
                             if "&" in content:
                                 content = _decode(content)
-                            at = content.find("[s")
-                            if at >= 0:
-                                scan.citations.extend(
-                                    zip(repeat(section), repeat(pid), CITATION.findall(content, at))
-                                )
+                            sids = findall(content)
+                            if sids:
+                                scan.citations.extend(zip(repeat(section), repeat(pid), sids))
                         continue
                 m = opening(html, i)
                 if m is None:
@@ -332,7 +339,7 @@ class _Scan:
                         if tag == "h2":
                             section = hid
                             in_refs = hid == "references"
-                        if risks and tag in _TOC_HEADINGS:
+                        if risks and tag in _TOC_HEADINGS and _may_carry(hid, content):
                             scan.injection_risks += heading_risks(hid, _text_of(content))
                         continue
                     if pid is not None:
