@@ -216,6 +216,7 @@ class _Scan:
         self.risks = risks
         self.scan = ArticleScan()
         self.items: list[list[str | bool | None]] = []  # the references list's: id, url, open
+        self.open_items: list[list[str | bool | None]] = []  # those of them not closed yet
 
     def text(self, span: list[int]) -> str:
         """The text content of the element whose content is html[start:end]."""
@@ -442,7 +443,7 @@ class _Scan:
                         in_refs = hid == "references"
                     kind, extra = _INNER, hid
                 elif in_refs and (tag == "ol" or tag == "ul"):
-                    kind, in_list, self.items = _REFS, True, []
+                    kind, in_list, self.open_items = _REFS, True, []
                     self.items = _list_items(content)
                 elif tag in _WALKED and not (values or {}).get("class", "").startswith(
                     "table-wrap"
@@ -471,6 +472,7 @@ class _Scan:
                     if tag == "li":
                         extra = [None, None, True]  # source id, url, open
                         self.items.append(extra)  # type: ignore[arg-type]
+                        self.open_items.append(extra)  # type: ignore[arg-type]
                     link = None
                     if tag == "a":
                         href = values.get("href", "") if values else ""
@@ -480,8 +482,8 @@ class _Scan:
                         if first is not None:
                             href, link = _attributes(first.group(1)).get("href", ""), True
                     if link:
-                        for item in self.items:  # the first link of each open item
-                            if item[2] and item[1] is None:
+                        for item in self.open_items:  # the first link of each open item
+                            if item[1] is None:
                                 item[1] = href
                     if ltag is not None:  # a whole list inside an item: its items count too
                         self.items += _list_items(content)
@@ -532,6 +534,7 @@ class _Scan:
         elif isinstance(extra, list):  # an item of the references list
             found = _REF_ID.match(self.text(span))
             extra[0], extra[2] = (found.group(1) if found else None), False
+            self.open_items.pop()  # the item opened last: elements nest strictly here
         if self.risks and tag in _TOC_HEADINGS and isinstance(extra, str):
             scan.injection_risks += heading_risks(extra, self.text(span))
 
