@@ -114,6 +114,12 @@ class Document:
             ) from None
         return cls(text, path=p, data=data)
 
+    @property
+    def decoded_from_bytes(self) -> bool:
+        """Whether the text was decoded (strict UTF-8) from the file's bytes: then it holds no
+        lone surrogate (and no Document holds a NUL: parsing refuses it)."""
+        return self._data is not None
+
     # ----------------------------------------------------------------- parsing
     def _parse(self) -> None:
         text = self.text

@@ -63,6 +63,7 @@ __all__ = [
     "carries_markup",
     "contract_risks",
     "has_our_script",
+    "heading_risks",
     "inert_fragment",
     "inert_heading_text",
     "injection_risks",
@@ -279,9 +280,13 @@ _MARK_IN_ATTRIBUTE = etree.XPath("boolean(descendant-or-self::p//*[@*[contains(.
 
 
 def _heading_risks(node: etree._Element) -> list[InjectionRisk]:
+    # textContent: entities decoded, comments left out
+    return heading_risks(node.get("id") or "", "".join(node.itertext()))
+
+
+def heading_risks(hid: str, text: str) -> list[InjectionRisk]:
+    """The risks of one h2/h3 heading (sink 1), from its id and its text content."""
     risks = []
-    hid = node.get("id") or ""
-    text = "".join(node.itertext())  # textContent: entities decoded, comments left out
     if carries_markup(text):
         risks.append(InjectionRisk(f"heading #{hid}", " ".join(text.split())))
     if '"' in hid:

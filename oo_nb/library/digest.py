@@ -39,6 +39,8 @@ from oo_nb.format.names import (
     SOURCE_CACHE_BLOCK,
 )
 from oo_nb.format.page_code import page_code_findings
+from oo_nb.library.article_fast import scan_fast
+from oo_nb.library.article_rows import LEAD_CHARS, ArticleScan
 
 __all__ = [
     "ArticleScan",
@@ -72,27 +74,6 @@ def _text(node: Any) -> str:
 SourceRow = tuple[str, str, str, str, str, str, date | None, bool | None, str]
 # Fact row: id, text, key, value, source ids, form
 FactRow = tuple[str, str, str | None, str | None, tuple[str, ...], str]
-
-
-@dataclass(slots=True)
-class ArticleScan:
-    sections: list[tuple[str, int]] = field(default_factory=list)  # (id, level)
-    paragraphs: list[tuple[str | None, str, str]] = field(
-        default_factory=list
-    )  # (pid, section, tag)
-    citations: list[tuple[str, str | None, str]] = field(
-        default_factory=list
-    )  # (section, pid, sid)
-    references: list[tuple[int, str | None, str]] = field(default_factory=list)  # (pos, sid, url)
-    pids: list[str] = field(default_factory=list)
-    # the start of the element of each malformed or duplicate pid and of each section's first
-    # <p> without a pid, so a pid finding can name the paragraph by its words
-    leads: dict[str, str] = field(default_factory=dict)
-    unpidded_leads: dict[str, str] = field(default_factory=dict)
-    figures: int = 0
-    is_stub: bool = True
-    # what the original page script would turn into markup (legacy_script), when asked for
-    injection_risks: list[InjectionRisk] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -202,9 +183,6 @@ class Digest:
             }
 
 
-_LEAD_CHARS = 120  # of an odd element's text: enough for its first words
-
-
 def first_words(text: str, n: int = 8, limit: int = 60) -> str:
     """The start of a paragraph, to name it: ``n`` words at most, cut at ``limit`` characters,
     with "…" when there is more."""
@@ -216,12 +194,22 @@ def first_words(text: str, n: int = 8, limit: int = 60) -> str:
 
 
 # --------------------------------------------------------------------------- article
-def scan_article(html: str, *, risks: bool = False) -> ArticleScan:
+def scan_article(
+    html: str, *, risks: bool = False, fast: bool = True, valid_text: bool = False
+) -> ArticleScan:
     """Sections, paragraphs (pid, section, tag), citations, references, pids and figures; with
-    ``risks``, also what the original page script would turn into markup (same parse)."""
+    ``risks``, also what the original page script would turn into markup (same parse).
+
+    Most articles are read without lxml (``article_fast``, the same rows); ``fast=False``, or an
+    article that scan is unsure of, takes the walk over lxml's tree below. ``valid_text``: the
+    article comes from a Document decoded from bytes (no NUL, no lone surrogate in it)."""
     scan = ArticleScan()
-    if not html.strip():
+    if not html or html.isspace():  # (strip() would copy the article)
         return scan
+    if fast:
+        quick = scan_fast(html, risks=risks, valid_text=valid_text)
+        if quick is not None:
+            return quick
     try:
         # The tree lxml.html.fragment_fromstring builds, minus its Python element-class lookup
         # (one Python call per element proxy, a quarter of the walk's time).
@@ -263,9 +251,9 @@ class _Lean:
         if len(self.nodes) != len(scan.pids):  # some pid is used more than once
             odd += [p for p, n in Counter(scan.pids).items() if n > 1]
         for pid in odd:
-            scan.leads[pid] = _text(self.nodes[pid])[:_LEAD_CHARS]
+            scan.leads[pid] = _text(self.nodes[pid])[:LEAD_CHARS]
         for section, node in self.unpidded.items():
-            scan.unpidded_leads[section] = _text(node)[:_LEAD_CHARS]
+            scan.unpidded_leads[section] = _text(node)[:LEAD_CHARS]
         self.nodes, self.unpidded = {}, {}
 
     def walk(self, parent: Any) -> None:
@@ -465,7 +453,9 @@ def digest_document(doc: Document, *, slug: str, nbytes: int) -> Digest:
         )
     else:
         try:
-            scan = scan_article(doc.article_html, risks=d.original_script)
+            scan = scan_article(
+                doc.article_html, risks=d.original_script, valid_text=doc.decoded_from_bytes
+            )
             d.take_article(scan)
             d.injection_risks += scan.injection_risks
         except OOError as exc:

@@ -1,0 +1,556 @@
+"""The article scan without lxml, for the well-behaved articles nearly every document holds.
+
+``scan_fast`` reads an article with ``str.find`` and a few regular expressions over its tags
+(comments and text-only paragraphs, the bulk of an article, without any) and gives exactly the
+``ArticleScan`` of the lxml walk in ``digest`` (about two thirds of its cost on the synthetic
+library: benchmarks/article_scan.py), or None whenever the article holds anything whose tree
+libxml2's HTML parser could build differently from the plain nesting its tags spell, or whose
+text it could read differently: a tag outside a short list, a nesting the parser repairs (a
+block inside <p>, a start tag that closes the open element: its htmlStartClose table), a close
+tag that does not close the open element, an unclosed element, text directly between the blocks
+the walk reads, an unquoted or repeated attribute, a ``<`` that starts no tag, a comment HTML5
+ends early, a character reference without ";" or outside what it decodes as libxml2 does, CR,
+NUL, a lone surrogate, a citation mark in an attribute (the walk reports those), a pid no element
+carries. The caller then takes the lxml walk, which stays the reference; differential tests
+(tests/library/test_article_fast.py) hold the two together on the corpus, synthetic documents
+and thousands of generated, tangled and mutated articles.
+
+Only libxml2 2.14 and later tokenise HTML as HTML5 does and keep every whitespace text node,
+which is what the text rules here assume; with an older libxml2 every article takes the lxml walk.
+"""
+
+from __future__ import annotations
+
+import html as html_lib
+import re
+from collections import Counter
+from html.entities import html5
+from itertools import repeat
+
+from lxml import etree
+
+from oo_nb.format.article import CITATION, PID, pid_is_wellformed
+from oo_nb.format.legacy_script import heading_risks
+from oo_nb.library.article_rows import LEAD_CHARS, ArticleScan
+
+__all__ = ["ENABLED", "scan_fast"]
+
+ENABLED = etree.LIBXML_VERSION >= (2, 14)
+_MAX_CHARS = 2_000_000  # libxml2 limits text nodes and nesting; far below them, nothing to mimic
+_MAX_DEPTH = 100
+
+_INLINE = frozenset(
+    {"a", "abbr", "b", "br", "cite", "code", "em", "i", "img", "mark", "q", "s", "small", "span"}
+    | {"strong", "sub", "sup", "u"}
+)
+_VOID = frozenset({"br", "img", "hr"})
+_WALKED = frozenset({"div", "section", "blockquote"})  # digest's containers
+_SECTION_HEADINGS = frozenset({"h2", "h3", "h4"})
+_TOC_HEADINGS = frozenset({"h2", "h3"})
+_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+# what may stand where the walk reads blocks (the article, and the containers it descends into)
+_BLOCKS = _HEADINGS | _WALKED | {"p", "ol", "ul", "table", "figure", "hr"}
+# the children each element may have: no pair in libxml2's table of start tags that close the
+# open element (htmlStartClose: a block inside <p> or a heading, <li> in <li>, <a> in <a>, a
+# cell in a cell...), nothing its tree builder would move or imply
+_CHILDREN: dict[str, frozenset[str]] = {
+    "body": _BLOCKS,
+    **dict.fromkeys(_WALKED, _BLOCKS | _INLINE),
+    **dict.fromkeys(_HEADINGS | {"p", "figcaption"}, _INLINE),
+    **dict.fromkeys(_INLINE, _INLINE),
+    "a": _INLINE - {"a"},
+    "li": _INLINE | {"p", "ul", "ol"},
+    "ol": frozenset({"li"}),
+    "ul": frozenset({"li"}),
+    "table": frozenset({"thead", "tbody", "tfoot", "tr"}),
+    **dict.fromkeys(("thead", "tbody", "tfoot"), frozenset({"tr"})),
+    "tr": frozenset({"td", "th"}),
+    **dict.fromkeys(("td", "th"), _INLINE | {"p"}),
+    "figure": _INLINE | {"figcaption", "p"},
+}
+
+_S = "[ \t\n]*+"  # the whitespace HTML allows inside tags (CR and FF never get here)
+_ATTRS = "(?:[ \t\n]++[a-z][a-z0-9-]*+=(?:\"[^\"<>]*+\"|'[^'<>]*+'))*+" + _S
+# The content of an element holding text, void inline elements and inline elements holding
+# text only: nothing in it the parser could restructure.
+_FLAT = (
+    "(?:[^<]++|<br"
+    + _ATTRS
+    + "/?>|"
+    + "|".join(f"<{t}{_ATTRS}>[^<]*+</{t}{_S}>" for t in sorted(_INLINE - _VOID))
+    + ")*+"
+)
+_ITEM = f"<li{_ATTRS}>{_FLAT}</li{_S}>"
+_ROWS = f"(?:{_S}<tr{_ATTRS}>(?:{_S}(?:<td{_ATTRS}>{_FLAT}</td{_S}>|<th{_ATTRS}>{_FLAT}</th{_S}>))*+{_S}</tr{_S}>)*+"
+_ROW_GROUPS = "|".join(f"<{t}{_ATTRS}>{_ROWS}{_S}</{t}{_S}>" for t in ("thead", "tbody", "tfoot"))
+# Text, then one of: a list of flat items, a table of flat cells, a flat element (each read
+# as one token: most of an article), a start tag, an end tag, a comment. Attribute values hold
+# no "<" or ">", so every "<" of a readable article outside comments starts a token, and
+# _MARKUP finds each tag again.
+_TOKEN = re.compile(
+    "([^<]*+)<(?:"
+    f"(ol|ul)({_ATTRS})>((?:{_S}{_ITEM})*+{_S})</\\2{_S}>"
+    f"|table({_ATTRS})>((?:{_S}(?:{_ROW_GROUPS}|{_ROWS}))*+{_S})</table{_S}>"
+    f"|(?!(?:br|img|hr)[ \t\n/>])([a-z][a-z0-9]*+)({_ATTRS})>({_FLAT})</\\7{_S}>"
+    f"|([a-z][a-z0-9]*+)({_ATTRS})(/?)>"
+    f"|/([a-z][a-z0-9]*+){_S}>"
+    "|!--(?!-?>)(.*?)-->"
+    ")",
+    re.DOTALL,
+)
+# at the level the walk reads: a paragraph's or heading's start tag, and the rest of one holding
+# flat content (the end tag's name is checked by the caller)
+_OPENING = re.compile(f"<(p|h[1-6])({_ATTRS})>")
+_FLAT_END = re.compile(f"({_FLAT})</([a-z0-9]++){_S}>")
+_CLOSE = {t: f"</{t}>" for t in ("p", "h1", "h2", "h3", "h4", "h5", "h6")}
+_ITEMS = re.compile(f"<li{_ATTRS}>({_FLAT})</li{_S}>")
+# the usual references item, in one match: text, a link, text (no references, no markup)
+_SIMPLE_ITEM = re.compile(
+    f'<li>([^<&]*+)(?:<a href="([^"<>&]*+)">([^<&]*+)</a>([^<&]*+))?</li{_S}>'
+)
+_ONLY_ID = re.compile(' id="([^"]*)"')
+_FIRST_LINK = re.compile(f"<a({_ATTRS})>")
+# a start tag inside flat content whose attributes hold "[" or "&" (risks: a citation mark)
+_MARKED_TAG = re.compile(r"<[a-z][a-z0-9]*[ \t\n][^>]*[\[&]")
+_INNER_ATTRS = re.compile(r"<[a-z][a-z0-9]*([^>]*)>")
+_MARKUP = re.compile(r"<!--.*?-->|<[^>]*>", re.DOTALL)
+_ATTRIBUTE = re.compile(r"([a-z][a-z0-9-]*)=(?:\"([^\"]*)\"|'([^']*)')")
+_REFERENCE = re.compile(r"&(?:([a-zA-Z][a-zA-Z0-9]{0,31})|#([0-9]{1,8})|#[xX]([0-9a-fA-F]{1,7}));")
+# an "&" that does not start a reference of that form (the parser reads those by rules that
+# differ between text and attributes)
+_LOOSE_AMP = re.compile(r"&(?!(?:[a-zA-Z][a-zA-Z0-9]{0,31}|#[0-9]{1,8}|#[xX][0-9a-fA-F]{1,7});)")
+_XML_SPACE = re.compile(r"[ \t\n\r]+")  # normalize-space() splits on these only
+_ALL_WELLFORMED = re.compile(r"pid:[^:\s]+:[0-9a-f]{8}(?:\npid:[^:\s]+:[0-9a-f]{8})*")
+_REF_ID = re.compile(r"\s*\[(s\d+)\]")
+
+# elements whose children may be any inline element (flat content)
+_FLAT_PARENTS = frozenset(t for t, children in _CHILDREN.items() if children >= _INLINE)
+# frame kinds
+_WALK, _LEAF, _REFS, _INNER = range(4)
+
+
+class _Unsure(Exception):
+    """The article holds something this scan does not read exactly as libxml2 does."""
+
+
+def scan_fast(html: str, *, risks: bool = False, valid_text: bool = False) -> ArticleScan | None:
+    """``digest.scan_article(html, risks=risks)`` read without lxml, or None when unsure.
+    ``valid_text``: ``html`` is known to hold no NUL and no lone surrogate (what a Document
+    decoded from a file's bytes guarantees), so they are not looked for again."""
+    if not ENABLED or len(html) > _MAX_CHARS or "\r" in html:
+        return None  # libxml2 reads CR as LF
+    if not valid_text:
+        if "\x00" in html:
+            return None  # libxml2 reads NUL as U+FFFD: every other character as it is
+        if not html.isascii():
+            try:
+                html.encode("utf-16-le")  # the quickest look for a lone surrogate
+            except UnicodeEncodeError:  # lxml stops reading the article there
+                return None
+    if "&" in html and _LOOSE_AMP.search(html):
+        return None
+    try:
+        return _Scan(html, risks).run()
+    except _Unsure:
+        return None
+
+
+def _reference(m: re.Match[str]) -> str:
+    name = m.group(1)
+    # a numeric one: libxml2 keeps the code points Python's decoder drops; leave those to it
+    value = html5.get(name + ";") if name is not None else html_lib.unescape(m.group(0)) or None
+    if value is None:
+        raise _Unsure
+    return value
+
+
+def _decode(text: str) -> str:
+    return _REFERENCE.sub(_reference, text) if "&" in text else text
+
+
+def _maybe_stub(markup: str) -> bool:
+    """Whether some class attribute in ``markup`` may hold "stub-notice" (perhaps encoded)."""
+    return "stub-notice" in markup or ("&" in markup and "class" in markup)
+
+
+def _may_carry(hid: str, content: str) -> bool:
+    """Whether a heading with this id and content may be a risk (``heading_risks``): its text
+    holds "<", ">" or "&" only where the content does, and "&" or tags make it differ."""
+    return '"' in hid or "<" in content or ">" in content or "&" in content
+
+
+def _text_of(content: str) -> str:
+    """The text content of an element holding ``content`` (comments left out, as libxml2's)."""
+    return _decode(_MARKUP.sub("", content) if "<" in content else content)
+
+
+def _list_items(content: str) -> list[list[str | bool | None]]:
+    """[source id, url, open] of each item of a list read whole (its content)."""
+    simple = _SIMPLE_ITEM.findall(content) if content else []
+    if len(simple) == content.count("<li"):  # every item: text and one link at most
+        return [
+            [found.group(1) if found else None, url, False]
+            for lead, url, title, rest in simple
+            for found in [_REF_ID.match(lead + title + rest)]
+        ]
+    items: list[list[str | bool | None]] = []
+    for item in _ITEMS.finditer(content):
+        found = _REF_ID.match(_text_of(item.group(1)))
+        link = _FIRST_LINK.search(item.group(1))
+        url = _attributes(link.group(1)).get("href", "") if link else ""
+        items.append([found.group(1) if found else None, url, False])
+    return items
+
+
+def _attributes(attrs: str) -> dict[str, str]:
+    found = _ATTRIBUTE.findall(attrs)
+    values = {name: _decode(dq or sq) for name, dq, sq in found}
+    if len(values) != len(found):  # a repeated attribute: the parser keeps one of them
+        raise _Unsure
+    return values
+
+
+class _Scan:
+    def __init__(self, html: str, risks: bool) -> None:
+        self.html = html
+        self.risks = risks
+        self.scan = ArticleScan()
+        self.items: list[list[str | bool | None]] = []  # the references list's: id, url, open
+        self.open_items: list[list[str | bool | None]] = []  # those of them not closed yet
+
+    def text(self, span: list[int]) -> str:
+        """The text content of the element whose content is html[start:end]."""
+        return _text_of(self.html[span[0] : span[1]])
+
+    def run(self) -> ArticleScan:  # one loop over the article: a call per token costs
+        html, risks, scan = self.html, self.risks, self.scan
+        pids, paragraphs, sections = scan.pids, scan.paragraphs, scan.sections
+        stub = False  # an element of class stub-notice seen
+        section = ""
+        pending: str | None = None
+        in_refs = False
+        # first element of each pid, first pid-less <p> of each section: [content start, end]
+        nodes: dict[str, list[int]] = {}
+        unpidded: dict[str, list[int]] = {}
+        # open elements: tag, kind, [content start, end], what closing it needs
+        stack: list[tuple[str, int, list[int], object]] = [("body", _WALK, [0, 0], None)]
+        top, allowed, walking = "body", _CHILDREN["body"], True
+        count_figures = False
+        in_list = False  # inside the references list
+        match, opening, flat = _TOKEN.match, _OPENING.match, _FLAT_END.match
+        find, startswith, findall = html.find, html.startswith, CITATION.findall
+        pos, end = 0, len(html)
+        values: dict[str, str] | None
+        extra: object
+        while pos < end:
+            if walking:  # ---------- the common case: comments and flat blocks, found with find()
+                i = find("<", pos)
+                if i < 0:
+                    break
+                if (
+                    i > pos
+                    and (i - pos > 1 or html[pos] not in " \t\n")
+                    and html[pos:i].strip(" \t\n")
+                ):
+                    raise _Unsure  # text among the blocks the walk reads
+                if startswith("<!--", i):
+                    j = find("-->", i + 4)
+                    comment = html[i + 4 : j]
+                    if (
+                        j < 0
+                        or "--!>" in comment
+                        or (comment[:1] in ">-" and (comment[:1] == ">" or comment[:2] == "->"))
+                    ):
+                        raise _Unsure  # HTML5 ends those elsewhere
+                    pos = j + 3
+                    if "pid:" in comment and PID.match(comment):
+                        pending = comment.strip()
+                        pids.append(pending)
+                    if startswith("\n<p>", pos):  # a pid comment's paragraph, read at once
+                        i = pos + 1
+                    else:
+                        continue
+                if startswith("<p>", i):  # the most common block: a paragraph of text only
+                    k = i + 3
+                    j = find("<", k)
+                    if startswith("</p>", j):
+                        pos = j + 4
+                        pid, pending = pending, None
+                        if pid is not None:
+                            if pid not in nodes:
+                                nodes[pid] = [k, j]
+                        elif section not in unpidded:
+                            unpidded[section] = [k, j]
+                        paragraphs.append((pid, section, "p"))
+                        if not in_refs:
+                            content = html[k:j]
+                            if "&" in content:
+                                content = _decode(content)
+                            sids = findall(content)
+                            if sids:
+                                scan.citations.extend(zip(repeat(section), repeat(pid), sids))
+                        continue
+                m = opening(html, i)
+                if m is None:
+                    pos = i
+                else:
+                    tag, attrs = m.groups()
+                    k = m.end()
+                    j = html.find("<", k)
+                    close = _CLOSE[tag]
+                    if html.startswith(close, j):  # text only
+                        content, start = html[k:j], k
+                        pos = j + len(close)
+                    else:
+                        m = flat(html, k)
+                        if m is None or m.group(2) != tag:
+                            pos = i
+                            m = None
+                        else:
+                            content, start = m.group(1), k
+                            pos = m.end()
+                if m is not None:
+                    values = None
+                    if attrs:
+                        only_id = _ONLY_ID.fullmatch(attrs)
+                        if only_id is not None and "&" not in attrs:
+                            values = {"id": only_id.group(1)}
+                        else:
+                            values = {}
+                            stub = self.attributes(attrs, values) or stub
+                    if "<" in content:
+                        if tag not in _FLAT_PARENTS:
+                            raise _Unsure
+                        if (risks and "=" in content and _MARKED_TAG.search(content)) or (
+                            _maybe_stub(content)
+                        ):
+                            for inner in _INNER_ATTRS.findall(content):
+                                stub = self.attributes(inner) or stub
+                    pid, pending = pending, None
+                    if pid is None and values:
+                        data_pid = values.get("data-pid")
+                        if data_pid:
+                            pid = data_pid
+                            pids.append(pid)
+                    if tag in _SECTION_HEADINGS:
+                        hid = (values.get("id") if values else None) or ""
+                        sections.append((hid, int(tag[1])))
+                        if pid is not None and pid not in nodes:
+                            nodes[pid] = [start, start + len(content)]
+                        if tag == "h2":
+                            section = hid
+                            in_refs = hid == "references"
+                        if risks and tag in _TOC_HEADINGS and _may_carry(hid, content):
+                            scan.injection_risks += heading_risks(hid, _text_of(content))
+                        continue
+                    if pid is not None:
+                        if pid not in nodes:
+                            nodes[pid] = [start, start + len(content)]
+                    elif tag == "p" and section not in unpidded:
+                        unpidded[section] = [start, start + len(content)]
+                    paragraphs.append((pid, section, tag))
+                    if not in_refs and ("[" in content or "&" in content):
+                        text = _text_of(content)
+                        if "[s" in text:
+                            scan.citations.extend(
+                                zip(repeat(section), repeat(pid), CITATION.findall(text))
+                            )
+                    continue
+            m = match(html, pos)
+            if m is None:
+                if "<" in html[pos:]:
+                    raise _Unsure
+                break
+            pos = m.end()
+            (gap, ltag, lattrs, _, tattrs, _, wtag, wattrs, _, tag, attrs, slash, etag, comment) = (
+                m.groups()
+            )
+            if walking and gap and gap.strip(" \t\n"):
+                raise _Unsure  # text among the blocks the walk reads
+            if comment is not None:
+                if "--!>" in comment:
+                    raise _Unsure  # HTML5 ends the comment there
+                if walking and "pid:" in comment and PID.match(comment):
+                    pending = comment.strip()
+                    pids.append(pending)
+                continue
+            if etag is not None:  # ---------------------------------------------- end tag
+                if etag != top or len(stack) == 1:
+                    raise _Unsure
+                tag, kind, span, extra = stack.pop()
+                span[1] = m.end(1)
+                self.close(tag, kind, span, extra)
+                if kind == _LEAF:
+                    count_figures = False
+                elif kind == _REFS:
+                    in_list = False
+                top, kind = stack[-1][0], stack[-1][1]
+                allowed, walking = _CHILDREN[top], kind == _WALK
+                continue
+            # --------------------------------------------------------------------- start tag
+            content = ""  # of an element read whole
+            whole = True
+            if ltag is not None:  # a list of flat items
+                tag, attrs, span = ltag, lattrs, list(m.span(4))
+            elif tattrs is not None:  # a table of flat cells
+                tag, attrs, span = "table", tattrs, list(m.span(6))
+            elif wtag is not None:  # a flat element
+                tag, attrs, span = wtag, wattrs, list(m.span(9))
+                if tag in _VOID:
+                    raise _Unsure
+            else:
+                whole = tag in _VOID
+                if slash and not whole:
+                    raise _Unsure  # <p/>: libxml2 reads an empty element, HTML5 an open one
+                span = [pos, pos if whole else 0]
+            if tag not in allowed:
+                raise _Unsure
+            if whole and span[0] != span[1]:
+                content = html[span[0] : span[1]]
+                if wtag is not None and "<" in content and tag not in _FLAT_PARENTS:
+                    raise _Unsure  # inline elements where the tag allows none (<a> in <a>)
+                if (risks and "<" in content and _MARKED_TAG.search(content)) or _maybe_stub(
+                    content
+                ):
+                    for inner in _INNER_ATTRS.findall(content):
+                        stub = self.attributes(inner) or stub
+            values = None
+            if attrs:
+                if (risks and ("[" in attrs or "&" in attrs)) or _maybe_stub(attrs):
+                    values = {}
+                    stub = self.attributes(attrs, values) or stub
+                if values is None and (
+                    walking or (in_list and tag == "a") or (risks and tag in _TOC_HEADINGS)
+                ):
+                    values = _attributes(attrs)
+            extra = None
+            if walking:  # -------------------------------------------- a block the walk reads
+                if tag not in _BLOCKS:
+                    raise _Unsure
+                pid, pending = pending, None
+                if pid is None and values:
+                    data_pid = values.get("data-pid")
+                    if data_pid:
+                        pid = data_pid
+                        pids.append(pid)
+                if tag in _SECTION_HEADINGS:
+                    hid = (values.get("id") if values else None) or ""
+                    sections.append((hid, int(tag[1])))
+                    if pid is not None and pid not in nodes:
+                        nodes[pid] = span
+                    if tag == "h2":
+                        section = hid
+                        in_refs = hid == "references"
+                    kind, extra = _INNER, hid
+                elif in_refs and (tag == "ol" or tag == "ul"):
+                    kind, in_list, self.open_items = _REFS, True, []
+                    self.items = _list_items(content)
+                elif tag in _WALKED and not (values or {}).get("class", "").startswith(
+                    "table-wrap"
+                ):
+                    if content.strip(" \t\n"):
+                        raise _Unsure  # text among the blocks the walk reads
+                    kind, pending = _WALK, pid
+                else:
+                    kind = _LEAF
+                    extra = None if in_refs else (section, pid)  # where its citations go
+                    if tag == "figure":
+                        scan.figures += 1
+                    else:  # the figures inside it
+                        count_figures = True
+                    if pid is not None:
+                        if pid not in nodes:
+                            nodes[pid] = span
+                    elif tag == "p" and section not in unpidded:
+                        unpidded[section] = span
+                    paragraphs.append((pid, section, tag))
+            else:  # ------------------------------------------------- inside such a block
+                kind = _INNER
+                if count_figures and tag == "figure":
+                    scan.figures += 1
+                if in_list:
+                    if tag == "li":
+                        extra = [None, None, True]  # source id, url, open
+                        self.items.append(extra)  # type: ignore[arg-type]
+                        self.open_items.append(extra)  # type: ignore[arg-type]
+                    link = None
+                    if tag == "a":
+                        href = values.get("href", "") if values else ""
+                        link = True
+                    elif "<a" in content:
+                        first = _FIRST_LINK.search(content)
+                        if first is not None:
+                            href, link = _attributes(first.group(1)).get("href", ""), True
+                    if link:
+                        for item in self.open_items:  # the first link of each open item
+                            if item[1] is None:
+                                item[1] = href
+                    if ltag is not None:  # a whole list inside an item: its items count too
+                        self.items += _list_items(content)
+                if risks and tag in _TOC_HEADINGS:
+                    extra = (values.get("id") if values else None) or ""
+            if whole:  # closed already
+                self.close(tag, kind, span, extra)
+                if kind == _LEAF:
+                    count_figures = False
+                elif kind == _REFS:
+                    in_list = False
+                continue
+            stack.append((tag, kind, span, extra))
+            if len(stack) > _MAX_DEPTH:
+                raise _Unsure
+            top, allowed, walking = tag, _CHILDREN[tag], kind == _WALK
+        if len(stack) != 1 or html[pos:].strip(" \t\n"):
+            raise _Unsure  # an unclosed element, or text after the last block
+        self.keep_leads(nodes, unpidded)
+        # the walk looks for the class only where the text "stub-notice" appears
+        scan.is_stub = (stub and "stub-notice" in html) or not paragraphs
+        return scan
+
+    def attributes(self, attrs: str, into: dict[str, str] | None = None) -> bool:
+        """Check one tag's attributes for what the walk would report or mark: a citation mark
+        (unsure: the lxml walk reports those) and the stub notice class (True)."""
+        values = _attributes(attrs)
+        if into is not None:
+            into.update(values)
+        if self.risks and any("[s" in v for v in values.values()):
+            raise _Unsure  # a citation mark in an attribute: the walk reports it
+        cls = values.get("class")
+        return cls is not None and "stub-notice" in _XML_SPACE.split(cls)
+
+    def close(self, tag: str, kind: int, span: list[int], extra: object) -> None:
+        scan = self.scan
+        if kind == _LEAF:
+            inner = self.html[span[0] : span[1]]
+            if isinstance(extra, tuple) and ("[" in inner or "&" in inner):  # not in references
+                text = _text_of(inner)
+                if "[s" in text:
+                    section, pid = extra
+                    scan.citations.extend(zip(repeat(section), repeat(pid), CITATION.findall(text)))
+        elif kind == _REFS:
+            refs = scan.references
+            for sid, url, _ in self.items:
+                refs.append((len(refs) + 1, sid, url or ""))  # type: ignore[arg-type]
+        elif isinstance(extra, list):  # an item of the references list
+            found = _REF_ID.match(self.text(span))
+            extra[0], extra[2] = (found.group(1) if found else None), False
+            self.open_items.pop()  # the item opened last: elements nest strictly here
+        if self.risks and tag in _TOC_HEADINGS and isinstance(extra, str):
+            scan.injection_risks += heading_risks(extra, self.text(span))
+
+    def keep_leads(self, nodes: dict[str, list[int]], unpidded: dict[str, list[int]]) -> None:
+        scan = self.scan
+        joined = "\n".join(nodes)  # all well formed, most often: one match says so
+        if joined.count("\n") == len(nodes) - 1 and _ALL_WELLFORMED.fullmatch(joined):
+            odd = []
+        else:
+            odd = [p for p in nodes if not pid_is_wellformed(p)]
+        if len(nodes) != len(scan.pids):  # some pid is used more than once
+            odd += [p for p, n in Counter(scan.pids).items() if n > 1]
+        for pid in odd:
+            span = nodes.get(pid)
+            if span is None:  # a pid no element carries: the lxml walk fails on it
+                raise _Unsure
+            scan.leads[pid] = self.text(span)[:LEAD_CHARS]
+        for section, span in unpidded.items():
+            scan.unpidded_leads[section] = self.text(span)[:LEAD_CHARS]
