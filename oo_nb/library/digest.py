@@ -166,7 +166,7 @@ class Digest:
         if scan.citations:
             sections, pids, ids = zip(*scan.citations, strict=True)
             self.cite_sections, self.cite_pids = sections, pids
-            self.cite_ids = tuple(sys.intern(i) for i in ids)  # "s1".."s40" shared library-wide
+            self.cite_ids = tuple(map(sys.intern, ids))  # "s1".."s40" shared library-wide
         self.cite_counts = dict(Counter(self.cite_ids))
         self.unpidded = [
             section for pid, section, tag in scan.paragraphs if pid is None and tag == "p"

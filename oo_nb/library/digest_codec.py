@@ -15,6 +15,7 @@ import math
 import sys
 import zlib
 from datetime import date
+from itertools import groupby
 from pathlib import Path
 from typing import Any
 
@@ -178,13 +179,8 @@ def unpack(payload: str | bytes) -> str:
 
 def _runs(d: Digest) -> list[list[Any]]:
     """Citations as runs of one (section, pid): [section, pid, count], most of the bytes saved."""
-    runs: list[list[Any]] = []
-    for section, pid in zip(d.cite_sections, d.cite_pids, strict=True):
-        if runs and runs[-1][0] == section and runs[-1][1] == pid:
-            runs[-1][2] += 1
-        else:
-            runs.append([section, pid, 1])
-    return runs
+    pairs = zip(d.cite_sections, d.cite_pids, strict=True)
+    return [[section, pid, len(list(run))] for (section, pid), run in groupby(pairs)]
 
 
 def _columns(rows: list[Any], width: int) -> list[list[Any]]:
