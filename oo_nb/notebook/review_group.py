@@ -64,7 +64,11 @@ class ReviewGroup:
             head.add_class("oo-group-head")
         # built when there are changes left to show
         self.more_button: widgets.Button | None = None
-        self.body = widgets.VBox([])
+        # the built changes, in a box of their own: a page more only appends to it, so the
+        # browser keeps the views it has (and the focus on "Show 50 more", below it)
+        self.rows = widgets.VBox([])
+        self.rows.add_class("oo-group-rows")
+        self.body = widgets.VBox([self.rows])
         self.body.add_class("oo-group-body")
         self.box = widgets.VBox([head, self.body])
         self.box.add_class("oo-group")
@@ -103,8 +107,9 @@ class ReviewGroup:
         further)."""
         end = min(len(self.ids), max(self.built + PAGE, upto + 1))
         self.views += [self._make_view(i) for i in self.ids[self.built : end]]
+        self.rows.children = tuple(self.views)
         left = len(self.ids) - self.built
-        children: list[widgets.Widget] = list(self.views)
+        children: list[widgets.Widget] = [self.rows]
         if left:
             if self.more_button is None:
                 self.more_button = widgets.Button()
@@ -114,7 +119,8 @@ class ReviewGroup:
             self.more_button.description = f"Show {step:,} more ({left:,} not shown)"
             self.more_button.tooltip = f"show the next {_n(step, 'change')} of {_n(len(self.ids), 'change')} in {self.name}"
             children.append(self.more_button)
-        self.body.children = children
+        if tuple(children) != self.body.children:
+            self.body.children = children
 
     def open_to(self, hunk_id: str) -> HunkView:
         """Open the group with the change ``hunk_id`` built, and return its view."""

@@ -14,11 +14,10 @@ Stable CSS classes for browser tests: ``oo-review`` (the widget), ``oo-head`` (t
 header), ``oo-summary``, ``oo-run-warnings`` (the saved run's warnings; hidden when there are
 none), ``oo-counts``, ``oo-toolbar``, ``oo-accept-all``, ``oo-reject-all``,
 ``oo-preview-button``, ``oo-write-back``, ``oo-status``, ``oo-error``, ``oo-preview``,
-``oo-hunks``; per group ``oo-group``, ``oo-group-toggle``, ``oo-group-body``, and for more than
-one change ``oo-group-head``, ``oo-accept-group``, ``oo-reject-group``, ``oo-show-more`` (while
-some of its changes are not built yet); per change
-``oo-hunk`` (+
-``oo-hunk-added|removed|changed``, ``oo-area-<area>``, ``oo-hunk-<index>``,
+``oo-hunks``; per group ``oo-group``, ``oo-group-toggle``, ``oo-group-body`` (holding
+``oo-group-rows``, then ``oo-show-more`` while some of its changes are not built yet), and for
+more than one change ``oo-group-head``, ``oo-accept-group``, ``oo-reject-group``; per change
+``oo-hunk`` (+ ``oo-hunk-added|removed|changed``, ``oo-area-<area>``, ``oo-hunk-<index>``,
 ``oo-decided-pending|accept|reject|edit``), ``oo-hunk-title``, ``oo-diff``, ``oo-hunk-preview``,
 ``oo-accept``, ``oo-reject``, ``oo-edit``, ``oo-editor``, ``oo-save-edit``, ``oo-cancel-edit``,
 ``oo-state``, ``oo-hunk-error``; ``oo-derived-all`` (the ``<details>`` of the changes that
@@ -313,7 +312,7 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
     def _refresh(self) -> None:
         c = self.session.counts()
         self.counts.value = html.escape(
-            f"{c['accept']} accepted · {c['edit']} edited · {c['reject']} rejected · {c['pending']} undecided"
+            f"{c['accept']:,} accepted · {c['edit']:,} edited · {c['reject']:,} rejected · {c['pending']:,} undecided"
             + (" (undecided changes are not written)" if c["pending"] else "")
         )
         for group in self.groups:

@@ -53,7 +53,7 @@ def test_a_thousand_sources_build_few_widgets_until_their_group_is_opened(
     # where building every change made about 35,000
     assert made < 400, made
     group = _sources_group(w)
-    assert not group.is_open and group.built == 0 and group.body.children == ()
+    assert not group.is_open and group.built == 0 and group.rows.children == ()
     assert group.toggle.description == "▸ Sources · 1,201 changes · 0 accepted · 1,201 undecided"
     assert repr(w).splitlines()[1].startswith(f"{len(decidable)} change(s): 0 accepted")
 
@@ -61,9 +61,11 @@ def test_a_thousand_sources_build_few_widgets_until_their_group_is_opened(
     assert group.is_open and group.built == PAGE
     more = group.more_button
     assert more is not None and more.description == f"Show {PAGE} more (1,151 not shown)"
-    assert list(group.body.children) == [*group.views, more]
+    assert list(group.rows.children) == group.views
+    assert list(group.body.children) == [group.rows, more]
     assert [v.hunk.id for v in group.views] == sources[:PAGE]
     more.click()
+    assert group.body.children[-1] is more  # the same button, below the rows
     assert group.built == 2 * PAGE and f"({MANY + 1 - 2 * PAGE:,} not shown)" in more.description
     group.toggle.click()  # folding keeps what was built
     assert not group.is_open and group.built == 2 * PAGE
