@@ -50,9 +50,10 @@ from oo_nb.review.images import ImageRef
 from oo_nb.review.session import ReviewSession
 from oo_nb.review.summary import run_notices
 
-__all__ = ["EAGER", "ReviewWidget", "review_css"]
+__all__ = ["EAGER", "SECTIONS_PAGE", "ReviewWidget", "review_css"]
 
 EAGER = 100  # at most this many changes are built before the reviewer opens a group
+SECTIONS_PAGE = 40  # sections' groups built at a time
 
 
 def review_css() -> str:
@@ -150,9 +151,12 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
         # the changes' views built so far, in the order they were built (see ``view``)
         self.hunk_views: dict[str, HunkView] = {}
         self._group_of: dict[str, ReviewGroup] = {}
-        self.groups = self._groups(list(diff.decidable))
-        hunks = widgets.VBox([g.box for g in self.groups])
-        hunks.add_class("oo-hunks")
+        self._section_groups: list[ReviewGroup] = []
+        self._area_groups: list[ReviewGroup] = []
+        self._more_sections: widgets.Button | None = None
+        self._sections_left: list[tuple[str, tuple[str, ...]]] = []  # groups not built yet
+        self._section_of: dict[str, int] = {}  # change id -> its section's place
+        hunks = self._groups(list(diff.decidable))
         children: list[widgets.Widget] = [
             widgets.HTML(f"<style>{review_css()}</style>"),
             head,
@@ -265,11 +269,19 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
             return titles.get(hunk.section) or hunk.section or "Article"
         return _AREA_GROUPS.get(hunk.area) or str(hunk.area).capitalize()
 
-    def _groups(self, hunks: list[Hunk]) -> list[ReviewGroup]:
+    @property
+    def groups(self) -> list[ReviewGroup]:
+        """The groups built so far, in document order (sections, then sources, facts, fields)."""
+        return [*self._section_groups, *self._area_groups]
+
+    def _groups(self, hunks: list[Hunk]) -> widgets.VBox:
         """One collapsible group per section (then sources, facts, fields), in document order.
         Keyed by the section's id (or the area), not its title: two sections may share a title,
         and a section may be titled like an area ("Sources"). Groups open while the changes
-        they show stay within ``EAGER``; the rest start folded, their changes not built."""
+        they show stay within ``EAGER``; the rest start folded, their changes not built. The
+        first ``SECTIONS_PAGE`` sections' groups are built, the rest on "Show more sections"
+        (each group is a dozen widget models, and a proposal may add a thousand sections); the
+        areas' groups (a handful) always are."""
         order: dict[tuple[str, str], list[str]] = {}
         names: dict[tuple[str, str], str] = {}
         titles = self._section_titles()
@@ -279,20 +291,70 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
             if key not in names:
                 names[key] = self._group_name(h, titles)
         taken = Counter(names.values())
-        out = []
-        shown = 0
+        sections: list[tuple[str, tuple[str, ...]]] = []
+        areas: list[tuple[str, tuple[str, ...]]] = []
         for key, ids in order.items():
             name = names[key]
             if taken[name] > 1 and key[1]:  # a title two groups share: the section's id tells
                 name = f"{name} (#{key[1]})"
-            opened = len(ids) <= PAGE and shown + len(ids) <= EAGER
-            shown += len(ids) if opened else 0
-            group = ReviewGroup(
-                name, tuple(ids), self.session, self._make_view, self._decide, opened=opened
-            )
-            self._group_of.update(dict.fromkeys(ids, group))
-            out.append(group)
-        return out
+            (sections if key[0] == "article" else areas).append((name, tuple(ids)))
+        self._sections_left = sections
+        self._section_of = {hid: n for n, (_, ids) in enumerate(sections) for hid in ids}
+        self._shown_changes = 0  # changes built in the groups opened at the start
+        self._section_rows = widgets.VBox([])
+        self._section_rows.add_class("oo-section-groups")
+        self._show_sections(SECTIONS_PAGE)
+        self._area_groups = [self._group(name, ids) for name, ids in areas]
+        parts: list[widgets.Widget] = [self._section_rows]
+        if self._sections_left:
+            self._more_sections = widgets.Button()
+            self._more_sections.add_class("oo-more-sections")
+            self._more_sections.on_click(lambda _: self.show_more_sections())
+            self._label_more_sections()
+            parts.append(self._more_sections)
+        box = widgets.VBox([*parts, *(g.box for g in self._area_groups)])
+        box.add_class("oo-hunks")
+        return box
+
+    def _group(self, name: str, ids: tuple[str, ...]) -> ReviewGroup:
+        opened = len(ids) <= PAGE and self._shown_changes + len(ids) <= EAGER
+        self._shown_changes += len(ids) if opened else 0
+        group = ReviewGroup(name, ids, self.session, self._make_view, self._decide, opened=opened)
+        if self.written is not None:
+            group.disable()
+        self._group_of.update(dict.fromkeys(ids, group))
+        return group
+
+    def _show_sections(self, count: int) -> None:
+        """Build the groups of the next ``count`` sections (they open within a fresh ``EAGER``
+        budget: a page of sections is like a new, smaller review)."""
+        self._shown_changes = 0
+        new = [self._group(name, ids) for name, ids in self._sections_left[:count]]
+        del self._sections_left[:count]
+        self._section_groups += new
+        self._section_rows.children = tuple(g.box for g in self._section_groups)
+
+    def show_more_sections(self) -> None:
+        self._show_sections(SECTIONS_PAGE)
+        self._label_more_sections()
+
+    def _label_more_sections(self) -> None:
+        if self._more_sections is None:
+            return
+        left = self._sections_left
+        if not left:
+            self._more_sections.layout.display = "none"
+            return
+        step = min(SECTIONS_PAGE, len(left))
+        changes = sum(len(ids) for _, ids in left)
+        sections = "section" if len(left) == 1 else "sections"
+        self._more_sections.description = (
+            f"Show {step} more {'section' if step == 1 else 'sections'} ({len(left):,} "
+            f"{sections} with {changes:,} change{'s' if changes != 1 else ''} not shown)"
+        )
+        self._more_sections.tooltip = (
+            f"show the changes of the next {step} {'section' if step == 1 else 'sections'}"
+        )
 
     def _make_view(self, hunk_id: str) -> HunkView:
         view = HunkView(self.session, self.session.hunk(hunk_id), self._refresh)
@@ -303,6 +365,10 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
 
     def view(self, hunk_id: str) -> HunkView:
         """The view of the change ``hunk_id``, its group opened and built up to it."""
+        if hunk_id not in self._group_of and hunk_id in self._section_of:
+            built = len(self._section_groups)
+            self._show_sections(self._section_of[hunk_id] + 1 - built)
+            self._label_more_sections()
         group = self._group_of.get(hunk_id)
         if group is None:
             raise OOError(f"no change {hunk_id!r} to decide in this review")

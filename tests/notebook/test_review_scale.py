@@ -13,10 +13,14 @@ from ipywidgets.widgets import widget as widget_module
 
 from oo_nb.format.document import Document
 from oo_nb.notebook.review_group import PAGE
-from oo_nb.notebook.review_widget import EAGER, ReviewWidget
+from oo_nb.notebook.review_widget import EAGER, SECTIONS_PAGE, ReviewWidget
 from oo_nb.review.session import ReviewSession
 from tests.conftest import corpus_file
-from tests.support.review_samples import many_sources_candidate, synthetic_candidate
+from tests.support.review_samples import (
+    many_sections_candidate,
+    many_sources_candidate,
+    synthetic_candidate,
+)
 
 NAME = "ai-model-landscape.o-o.html"
 MANY = 1200
@@ -150,3 +154,43 @@ def test_groups_open_within_the_budget_and_single_changes_have_no_group_buttons(
             assert isinstance(head, widgets.HBox) and g.toggle in head.children
     assert sum(g.built for g in w.groups) <= EAGER
     assert all(g.is_open == (g.built > 0) for g in w.groups)
+
+
+def test_a_hundred_new_sections_build_their_groups_a_page_at_a_time(tmp_path: Path) -> None:
+    """Each group is a dozen widget models: past ``SECTIONS_PAGE`` sections, the groups wait
+    behind "Show more sections"; the areas' groups (here the sources a bulk candidate adds)
+    are always there, and decisions reach the sections not shown."""
+    path = corpus_file(NAME, tmp_path)
+    doc = Document.read(path)
+    extra = many_sections_candidate(many_sources_candidate(doc, 3), 100)
+    w = ReviewWidget(path, extra)
+    decidable = w.session.diff.decidable
+    sections = {h.section for h in decidable if h.area == "article"}
+    assert len(sections) == 100 + 3  # the synthetic update's sections too
+    names = [g.name for g in w.groups]
+    assert len(names) == SECTIONS_PAGE + 1 and names[-1] == "Sources"
+    assert sum(g.built for g in w.groups) <= EAGER
+    more = w._more_sections
+    assert more is not None
+    hidden = [h for h in decidable if h.area == "article" and h.id not in w._group_of]
+    assert len({h.section for h in hidden}) == 63 and len(hidden) > 63
+    assert (
+        more.description
+        == f"Show 40 more sections (63 sections with {len(hidden)} changes not shown)"
+    )
+    more.click()
+    assert len(w.groups) == 2 * SECTIONS_PAGE + 1 and w.groups[-1].name == "Sources"
+    assert "(23 sections with" in more.description
+    w.accept_all_button.click()
+    article = [h for h in decidable if h.area == "article"]
+    last = [h.id for h in article if h.section == article[-1].section]
+    assert last and last[0] not in w.hunk_views
+    view = w.view(last[0])  # builds the sections' groups up to it
+    assert view.state.value == "accepted" and more.layout.display == "none"
+    assert len(w.groups) == len(sections) + 1
+    view.reject_button.click()
+    session = ReviewSession(doc, extra.with_path(path))
+    session.accept_all()
+    session.reject(last[0])
+    assert w.session.apply().to_bytes() == session.apply().to_bytes()
+    assert "Extra section 99" in w.session.apply().article_html

@@ -19,6 +19,7 @@ from oo_nb.review.units import Unit, split_units
 
 __all__ = [
     "Edits",
+    "many_sections_candidate",
     "many_sources_candidate",
     "png_data_uri",
     "synthetic_article_document",
@@ -216,3 +217,16 @@ def many_sources_candidate(doc: Document, n: int, *, date: str = "2026-03-01") -
             }
         )
     return cand.with_block("oo-source-cache", cache)
+
+
+def many_sections_candidate(doc: Document, n: int) -> Document:
+    """``doc`` with ``n`` new sections (a heading and a paragraph each, without pids) before its
+    References: what a runaway agent might write."""
+    html = doc.article_html
+    extra = "".join(
+        f'\n<h2 id="extra-{k}">Extra section {k}</h2>\n<p>Added text number {k} for it.</p>\n'
+        for k in range(1, n + 1)
+    )
+    at = html.find('<h2 id="references"')
+    at = len(html) if at < 0 else at
+    return doc.with_article(html[:at] + extra + html[at:])
