@@ -26,8 +26,11 @@ follow the decisions), each ``oo-derived``. Unknown change kinds and areas rende
 
 Scale: a change's widgets are built when its group is shown, 50 at a time (``review_group``).
 Groups start open while the changes shown stay few (``EAGER``, none bigger than a page); the
-rest start folded, their headers counting their changes and decisions. So a proposal adding a
-thousand sources opens as fast as a normal update, and every change is still reachable.
+rest start folded, their headers counting their changes and decisions. Past ``SECTIONS_PAGE``
+sections, the sections' groups themselves come a page at a time (``oo-more-sections``). So a
+proposal adding a thousand sources (or sections) opens about as fast as a normal update; every
+change is still reachable, and Accept all / Reject all / a group's buttons decide the changes
+not built yet too (``view(hunk_id)`` builds up to one).
 """
 
 from __future__ import annotations
