@@ -113,10 +113,13 @@ class HunkView(widgets.VBox):  # type: ignore[misc]
         self.editor: widgets.Textarea | None = None
         self.save_edit_button: widgets.Button | None = None
         self.cancel_edit_button: widgets.Button | None = None
-        self.edit_area = widgets.VBox([])
-        self.edit_area.add_class("oo-edit-area")
-        self.edit_area.layout.display = "none"
+        # only article text is editable, and only article text has before/after frames: a
+        # source or a field goes without those widgets (a proposal may add a thousand sources)
+        self.edit_area: widgets.VBox | None = None
         if hunk.editable:
+            self.edit_area = widgets.VBox([])
+            self.edit_area.add_class("oo-edit-area")
+            self.edit_area.layout.display = "none"
             self.edit_button = widgets.Button(description="Edit", tooltip="edit the proposed HTML")
             self.edit_button.add_class("oo-edit")
             self.edit_button.on_click(lambda _: self._show_editor(True))
@@ -125,11 +128,13 @@ class HunkView(widgets.VBox):  # type: ignore[misc]
         self.controls.add_class("oo-controls")
         self.error = widgets.HTML()
         self.error.add_class("oo-hunk-error")
-        self.after_pane = widgets.HTML()
-        self._panes = widgets.HBox([])
-        self._panes.add_class("oo-hunk-preview")
+        self.after_pane: widgets.HTML | None = None
+        self._panes: widgets.HBox | None = None
         children: list[widgets.Widget] = [self.title, self.diff]
         if hunk.area == "article":
+            self.after_pane = widgets.HTML()
+            self._panes = widgets.HBox([])
+            self._panes.add_class("oo-hunk-preview")
             panes = []
             if hunk.before_html:
                 wide = not hunk.after_html
@@ -139,7 +144,10 @@ class HunkView(widgets.VBox):  # type: ignore[misc]
                 panes.append(self.after_pane)
             self._panes.children = panes
             children.append(self._panes)
-        children += [self.controls, self.edit_area, self.error]
+        children.append(self.controls)
+        if self.edit_area is not None:
+            children.append(self.edit_area)
+        children.append(self.error)
         super().__init__(children)
         for cls in (
             "oo-hunk",
@@ -178,10 +186,13 @@ class HunkView(widgets.VBox):  # type: ignore[misc]
         cancel.add_class("oo-cancel-edit")
         cancel.on_click(lambda _: self._show_editor(False))
         self.editor, self.save_edit_button, self.cancel_edit_button = editor, save, cancel
+        assert self.edit_area is not None  # built for editable hunks, the only ones with "Edit"
         self.edit_area.children = [editor, widgets.HBox([save, cancel])]
         return editor
 
     def _show_editor(self, show: bool) -> None:
+        if self.edit_area is None:
+            return
         if show:
             editor = self.editor or self._build_editor()
             editor.value = self.session.editor_text(self.hunk.id)
@@ -221,7 +232,7 @@ class HunkView(widgets.VBox):  # type: ignore[misc]
 
     def _after_pane(self, edited: str | None) -> None:
         """The "after" frame shows the edit while there is one, else the proposal."""
-        if self.hunk.area != "article":
+        if self.after_pane is None or self._panes is None:  # not article text
             return
         if edited is not None:
             fragment, label = self.session.diff.images.shrink(edited)[0], "after (your edit)"

@@ -14,21 +14,29 @@ Stable CSS classes for browser tests: ``oo-review`` (the widget), ``oo-head`` (t
 header), ``oo-summary``, ``oo-run-warnings`` (the saved run's warnings; hidden when there are
 none), ``oo-counts``, ``oo-toolbar``, ``oo-accept-all``, ``oo-reject-all``,
 ``oo-preview-button``, ``oo-write-back``, ``oo-status``, ``oo-error``, ``oo-preview``,
-``oo-hunks``; per group ``oo-group``, ``oo-group-toggle``, ``oo-group-body``; per change
-``oo-hunk`` (+
-``oo-hunk-added|removed|changed``, ``oo-area-<area>``, ``oo-hunk-<index>``,
+``oo-hunks``; per group ``oo-group``, ``oo-group-toggle``, ``oo-group-body`` (holding
+``oo-group-rows``, then ``oo-show-more`` while some of its changes are not built yet), and for
+more than one change ``oo-group-head``, ``oo-accept-group``, ``oo-reject-group``; per change
+``oo-hunk`` (+ ``oo-hunk-added|removed|changed``, ``oo-area-<area>``, ``oo-hunk-<index>``,
 ``oo-decided-pending|accept|reject|edit``), ``oo-hunk-title``, ``oo-diff``, ``oo-hunk-preview``,
 ``oo-accept``, ``oo-reject``, ``oo-edit``, ``oo-editor``, ``oo-save-edit``, ``oo-cancel-edit``,
 ``oo-state``, ``oo-hunk-error``; ``oo-derived-all`` (the ``<details>`` of the changes that
 follow the decisions), each ``oo-derived``. Unknown change kinds and areas render generically
 (their kind as the label, a group of their own).
+
+Scale: a change's widgets are built when its group is shown, 50 at a time (``review_group``).
+Groups start open while the changes shown stay few (``EAGER``, none bigger than a page); the
+rest start folded, their headers counting their changes and decisions. Past ``SECTIONS_PAGE``
+sections, the sections' groups themselves come a page at a time (``oo-more-sections``). So a
+proposal adding a thousand sources (or sections) opens about as fast as a normal update; every
+change is still reachable, and Accept all / Reject all / a group's buttons decide the changes
+not built yet too (``view(hunk_id)`` builds up to one).
 """
 
 from __future__ import annotations
 
 import html
 from collections import Counter
-from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -38,13 +46,17 @@ import ipywidgets as widgets
 from oo_nb.errors import ConflictError, OOError
 from oo_nb.format.document import Document
 from oo_nb.notebook.review_derived import derived_html
+from oo_nb.notebook.review_group import PAGE, ReviewGroup
 from oo_nb.notebook.review_hunk import HunkView
 from oo_nb.review.hunks import Hunk
 from oo_nb.review.images import ImageRef
 from oo_nb.review.session import ReviewSession
 from oo_nb.review.summary import run_notices
 
-__all__ = ["ReviewWidget", "review_css"]
+__all__ = ["EAGER", "SECTIONS_PAGE", "ReviewWidget", "review_css"]
+
+EAGER = 100  # at most this many changes are built before the reviewer opens a group
+SECTIONS_PAGE = 40  # sections' groups built at a time
 
 
 def review_css() -> str:
@@ -56,17 +68,6 @@ def review_css() -> str:
         return source.read_text("utf-8")
     packaged = resources.files("oo_nb.notebook").joinpath("review.css")
     return packaged.read_text("utf-8") if packaged.is_file() else ""
-
-
-@dataclass(frozen=True)
-class _Group:
-    """The changes of one section (or area) under a button that folds them."""
-
-    name: str
-    ids: tuple[str, ...]
-    box: widgets.VBox
-    toggle: widgets.Button
-    body: widgets.VBox
 
 
 _AREA_GROUPS = {
@@ -150,12 +151,15 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
             [self.summary, self.warnings, toolbar, self.status, self.error, self.preview]
         )
         head.add_class("oo-head")
-        self.hunk_views: dict[str, HunkView] = {
-            h.id: HunkView(self.session, h, self._refresh) for h in diff.decidable
-        }
-        self.groups = self._groups(list(diff.decidable))
-        hunks = widgets.VBox([g.box for g in self.groups])
-        hunks.add_class("oo-hunks")
+        # the changes' views built so far, in the order they were built (see ``view``)
+        self.hunk_views: dict[str, HunkView] = {}
+        self._group_of: dict[str, ReviewGroup] = {}
+        self._section_groups: list[ReviewGroup] = []
+        self._area_groups: list[ReviewGroup] = []
+        self._more_sections: widgets.Button | None = None
+        self._sections_left: list[tuple[str, tuple[str, ...]]] = []  # groups not built yet
+        self._section_of: dict[str, int] = {}  # change id -> its section's place
+        hunks = self._groups(list(diff.decidable))
         children: list[widgets.Widget] = [
             widgets.HTML(f"<style>{review_css()}</style>"),
             head,
@@ -204,7 +208,7 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
         cost = "cost n/a" if s.cost_usd is None else f"cost ${s.cost_usd:.4f}"
         lines = [
             f"Review of {name}: version {s.version_before} → {s.version_after}, {cost}",
-            f"{len(self.hunk_views)} change(s): {c['accept']} accepted, {c['reject']} rejected, "
+            f"{len(self.session.diff.decidable)} change(s): {c['accept']} accepted, {c['reject']} rejected, "
             f"{c['edit']} edited, {c['pending']} undecided",
             s.text(),
         ]
@@ -268,10 +272,19 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
             return titles.get(hunk.section) or hunk.section or "Article"
         return _AREA_GROUPS.get(hunk.area) or str(hunk.area).capitalize()
 
-    def _groups(self, hunks: list[Hunk]) -> list[_Group]:
+    @property
+    def groups(self) -> list[ReviewGroup]:
+        """The groups built so far, in document order (sections, then sources, facts, fields)."""
+        return [*self._section_groups, *self._area_groups]
+
+    def _groups(self, hunks: list[Hunk]) -> widgets.VBox:
         """One collapsible group per section (then sources, facts, fields), in document order.
         Keyed by the section's id (or the area), not its title: two sections may share a title,
-        and a section may be titled like an area ("Sources")."""
+        and a section may be titled like an area ("Sources"). Groups open while the changes
+        they show stay within ``EAGER``; the rest start folded, their changes not built. The
+        first ``SECTIONS_PAGE`` sections' groups are built, the rest on "Show more sections"
+        (each group is a dozen widget models, and a proposal may add a thousand sections); the
+        areas' groups (a handful) always are."""
         order: dict[tuple[str, str], list[str]] = {}
         names: dict[tuple[str, str], str] = {}
         titles = self._section_titles()
@@ -281,43 +294,98 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
             if key not in names:
                 names[key] = self._group_name(h, titles)
         taken = Counter(names.values())
-        out = []
+        sections: list[tuple[str, tuple[str, ...]]] = []
+        areas: list[tuple[str, tuple[str, ...]]] = []
         for key, ids in order.items():
             name = names[key]
             if taken[name] > 1 and key[1]:  # a title two groups share: the section's id tells
                 name = f"{name} (#{key[1]})"
-            toggle = widgets.Button(tooltip=f"show or hide the changes in {name}")
-            toggle.add_class("oo-group-toggle")
-            body = widgets.VBox([self.hunk_views[i] for i in ids])
-            body.add_class("oo-group-body")
-            box = widgets.VBox([toggle, body])
-            box.add_class("oo-group")
-            group = _Group(name, tuple(ids), box, toggle, body)
-            toggle.on_click(lambda _, g=group: self._toggle(g))
-            out.append(group)
-        return out
+            (sections if key[0] == "article" else areas).append((name, tuple(ids)))
+        self._sections_left = sections
+        self._section_of = {hid: n for n, (_, ids) in enumerate(sections) for hid in ids}
+        self._shown_changes = 0  # changes built in the groups opened at the start
+        self._section_rows = widgets.VBox([])
+        self._section_rows.add_class("oo-section-groups")
+        self._show_sections(SECTIONS_PAGE)
+        self._area_groups = [self._group(name, ids) for name, ids in areas]
+        parts: list[widgets.Widget] = [self._section_rows]
+        if self._sections_left:
+            self._more_sections = widgets.Button()
+            self._more_sections.add_class("oo-more-sections")
+            self._more_sections.on_click(lambda _: self.show_more_sections())
+            self._label_more_sections()
+            parts.append(self._more_sections)
+        box = widgets.VBox([*parts, *(g.box for g in self._area_groups)])
+        box.add_class("oo-hunks")
+        return box
 
-    def _toggle(self, group: _Group) -> None:
-        group.body.layout.display = "none" if group.body.layout.display != "none" else "flex"
-        self._label_group(group)
+    def _group(self, name: str, ids: tuple[str, ...]) -> ReviewGroup:
+        opened = len(ids) <= PAGE and self._shown_changes + len(ids) <= EAGER
+        self._shown_changes += len(ids) if opened else 0
+        group = ReviewGroup(name, ids, self.session, self._make_view, self._decide, opened=opened)
+        if self.written is not None:
+            group.disable()
+        self._group_of.update(dict.fromkeys(ids, group))
+        return group
 
-    def _label_group(self, group: _Group) -> None:
-        n = len(group.ids)
-        undecided = sum(self.session.decision(i) == "pending" for i in group.ids)
-        arrow = "▸" if group.body.layout.display == "none" else "▾"
-        group.toggle.description = f"{arrow} {group.name} · {n} change{'s' if n != 1 else ''}" + (
-            f" · {undecided} undecided" if undecided else " · all decided"
+    def _show_sections(self, count: int) -> None:
+        """Build the groups of the next ``count`` sections (they open within a fresh ``EAGER``
+        budget: a page of sections is like a new, smaller review)."""
+        self._shown_changes = 0
+        new = [self._group(name, ids) for name, ids in self._sections_left[:count]]
+        del self._sections_left[:count]
+        self._section_groups += new
+        self._section_rows.children = tuple(g.box for g in self._section_groups)
+
+    def show_more_sections(self) -> None:
+        self._show_sections(SECTIONS_PAGE)
+        self._label_more_sections()
+
+    def _label_more_sections(self) -> None:
+        if self._more_sections is None:
+            return
+        left = self._sections_left
+        if not left:
+            self._more_sections.layout.display = "none"
+            return
+        step = min(SECTIONS_PAGE, len(left))
+        changes = sum(len(ids) for _, ids in left)
+        sections = "section" if len(left) == 1 else "sections"
+        self._more_sections.description = (
+            f"Show {step} more {'section' if step == 1 else 'sections'} ({len(left):,} "
+            f"{sections} with {changes:,} change{'s' if changes != 1 else ''} not shown)"
         )
+        self._more_sections.tooltip = (
+            f"show the changes of the next {step} {'section' if step == 1 else 'sections'}"
+        )
+
+    def _make_view(self, hunk_id: str) -> HunkView:
+        view = HunkView(self.session, self.session.hunk(hunk_id), self._refresh)
+        if self.written is not None:  # built after writing back: shown, not decidable
+            view.disable()
+        self.hunk_views[hunk_id] = view
+        return view
+
+    def view(self, hunk_id: str) -> HunkView:
+        """The view of the change ``hunk_id``, its group opened and built up to it."""
+        if hunk_id not in self._group_of and hunk_id in self._section_of:
+            built = len(self._section_groups)
+            self._show_sections(self._section_of[hunk_id] + 1 - built)
+            self._label_more_sections()
+        group = self._group_of.get(hunk_id)
+        if group is None:
+            raise OOError(f"no change {hunk_id!r} to decide in this review")
+        return group.open_to(hunk_id)
 
     # ----------------------------------------------------------------- actions
     def _refresh(self) -> None:
         c = self.session.counts()
         self.counts.value = html.escape(
-            f"{c['accept']} accepted · {c['edit']} edited · {c['reject']} rejected · {c['pending']} undecided"
+            f"{c['accept']:,} accepted · {c['edit']:,} edited · {c['reject']:,} rejected · {c['pending']:,} undecided"
             + (" (undecided changes are not written)" if c["pending"] else "")
         )
         for group in self.groups:
-            self._label_group(group)
+            group.label()
         self.error.value = ""
         if self.preview.value:  # an open preview follows the decisions
             self.show_preview()
@@ -328,11 +396,22 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
     def _reject_all(self) -> None:
         self._bulk(self.session.reject_all(), "rejected")
 
-    def _bulk(self, edits_kept: int, how: str) -> None:
+    def _decide(self, ids: tuple[str, ...], decision: str) -> None:
+        """Accept or reject the changes ``ids`` (a group's), built or not; edits are kept, as
+        Accept all keeps them."""
+        kept = 0
+        for hid in ids:
+            if self.session.decision(hid) == "edit":
+                kept += 1
+            else:
+                self.session.decide(hid, "accept" if decision == "accept" else "reject")
+        self._bulk(kept, "accepted" if decision == "accept" else "rejected", "in this group")
+
+    def _bulk(self, edits_kept: int, how: str, where: str = "") -> None:
         self._refresh_views()
         if edits_kept:
             self.status.value = html.escape(
-                f"All other changes {how}; your {edits_kept} edited change(s) are kept as edited "
+                f"All other changes{' ' + where if where else ''} {how}; your {edits_kept} edited change(s) are kept as edited "
                 "(use Accept or Reject on one to drop its edit)."
             )
 
@@ -411,6 +490,8 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
         self._wrote = written is not None
         for view in self.hunk_views.values():
             view.disable()
+        for group in self.groups:
+            group.disable()
         for button in (self.accept_all_button, self.reject_all_button, self.write_button):
             button.disabled = True
         return written

@@ -7,6 +7,7 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from lxml import etree
@@ -63,12 +64,18 @@ class DocumentDiff:
     summary: DiffSummary
 
     def hunk(self, hunk_id: str) -> Hunk:
-        for h in self.hunks:
-            if h.id == hunk_id:
-                return h
-        raise KeyError(hunk_id)
+        return self._by_id[hunk_id]
 
-    @property
+    @cached_property
+    def _by_id(self) -> dict[str, Hunk]:
+        # a review looks hunks up by id on every click: a thousand-source proposal must not
+        # make that a walk through the list
+        out: dict[str, Hunk] = {}
+        for h in self.hunks:
+            out.setdefault(h.id, h)  # ids are unique; the first one is what the walk found
+        return out
+
+    @cached_property
     def decidable(self) -> tuple[Hunk, ...]:
         return tuple(h for h in self.hunks if h.decidable)
 

@@ -17,7 +17,14 @@ from oo_nb.format.document import Document
 from oo_nb.review.blocks import changelog_entries, source_ids
 from oo_nb.review.units import Unit, split_units
 
-__all__ = ["Edits", "png_data_uri", "synthetic_article_document", "synthetic_candidate"]
+__all__ = [
+    "Edits",
+    "many_sections_candidate",
+    "many_sources_candidate",
+    "png_data_uri",
+    "synthetic_article_document",
+    "synthetic_candidate",
+]
 
 NEW_PID_HEX = "5eed0001"
 
@@ -189,3 +196,37 @@ def synthetic_article_document(
     out.extend(f'<li><a href="https://example.org/{i}">Source {i}</a></li>\n' for i in range(1, 10))
     out.append("</ol>\n")
     return doc.with_article("".join(out))
+
+
+def many_sources_candidate(doc: Document, n: int, *, date: str = "2026-03-01") -> Document:
+    """``synthetic_candidate(doc)`` with ``n`` more new sources in the source cache (unverified,
+    each a distinct URL): what a runaway or hostile agent might propose."""
+    cand, _ = synthetic_candidate(doc, Edits(date=date))
+    cache = cand.block_json("oo-source-cache")
+    sources = cache.setdefault("sources", [])
+    start = len(source_ids(cache)) + 1
+    for k in range(start, start + n):
+        sources.append(
+            {
+                "id": f"s{k}",
+                "url": f"https://example.org/bulk/{k}",
+                "title": f"Bulk report number {k} on the subject",
+                "tier": "secondary",
+                "accessed": date,
+                "verified": False,
+            }
+        )
+    return cand.with_block("oo-source-cache", cache)
+
+
+def many_sections_candidate(doc: Document, n: int) -> Document:
+    """``doc`` with ``n`` new sections (a heading and a paragraph each, without pids) before its
+    References: what a runaway agent might write."""
+    html = doc.article_html
+    extra = "".join(
+        f'\n<h2 id="extra-{k}">Extra section {k}</h2>\n<p>Added text number {k} for it.</p>\n'
+        for k in range(1, n + 1)
+    )
+    at = html.find('<h2 id="references"')
+    at = len(html) if at < 0 else at
+    return doc.with_article(html[:at] + extra + html[at:])
