@@ -43,13 +43,15 @@ class DiffSummary:
         parts = [
             cost,
             f"v{self.version_before} → v{self.version_after}",
-            f"{self.paragraphs_total} paragraph{'s' if self.paragraphs_total != 1 else ''} changed"
-            f" (+{self.paragraphs_added} −{self.paragraphs_removed} ~{self.paragraphs_changed})",
-            f"sources +{len(self.sources_added)} −{len(self.sources_dropped)} ~{len(self.sources_changed)}",
+            f"{self.paragraphs_total:,} paragraph{'s' if self.paragraphs_total != 1 else ''} "
+            f"changed (+{self.paragraphs_added:,} −{self.paragraphs_removed:,} "
+            f"~{self.paragraphs_changed:,})",
+            f"sources +{len(self.sources_added):,} −{len(self.sources_dropped):,} "
+            f"~{len(self.sources_changed):,}",
         ]
         n = len(self.unverified_sources)
         parts.append(
-            f"{n} unverified source{'s' if n != 1 else ''}" + _named(self.unverified_sources)
+            f"{n:,} unverified source{'s' if n != 1 else ''}" + _named(self.unverified_sources)
         )
         if self.sections_removed:
             parts.append("sections removed: " + ", ".join(self.sections_removed))
@@ -78,7 +80,7 @@ def _named(ids: Sequence[str]) -> str:
     if not ids:
         return ""
     shown = [i if len(i) <= _ID_CHARS else i[: _ID_CHARS - 1] + "…" for i in ids[:_NAMED]]
-    more = f", … and {len(ids) - _NAMED} more" if len(ids) > _NAMED else ""
+    more = f", … and {len(ids) - _NAMED:,} more" if len(ids) > _NAMED else ""
     return f" ({', '.join(shown)}{more})"
 
 
