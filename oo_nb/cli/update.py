@@ -43,7 +43,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--budget",
-        type=float,
+        type=positive_usd,
         metavar="USD",
         help="spend at most this much (default: the contract's budget)",
     )
@@ -98,6 +98,18 @@ def seconds(text: str) -> float:
         raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
     if not (math.isfinite(value) and value > 0):
         raise argparse.ArgumentTypeError(f"must be more than 0 seconds, got {text!r}")
+    return value
+
+
+def positive_usd(text: str) -> float:
+    """``--budget``: a positive, finite number of dollars (0 would let nothing be spent, for
+    every document alike: a mistake in the command, said before anything is read)."""
+    try:
+        value = float(text.strip().lstrip("$"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of dollars, got {text!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be more than $0, got {text!r}")
     return value
 
 

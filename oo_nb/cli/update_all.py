@@ -15,7 +15,7 @@ from oo_nb.agent.freshness import Freshness, freshness_of
 from oo_nb.agent.many import update_library
 from oo_nb.agent.run import UpdateOptions, UpdateResult
 from oo_nb.agent.types import LibraryUpdate
-from oo_nb.cli.update import add_timeout_argument
+from oo_nb.cli.update import add_timeout_argument, positive_usd
 from oo_nb.store import clock
 
 HELP = "update every stale document under DIR, concurrently with a progress bar (--batch: Message Batches)"
@@ -51,7 +51,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="model id or family (sonnet, opus…) for every document (default: each contract's, else $OO_MODEL, else claude-sonnet-5-5)",
     )
     p.add_argument(
-        "--budget", type=float, metavar="USD", help="budget per document (default: each contract's)"
+        "--budget",
+        type=positive_usd,
+        metavar="USD",
+        help="budget per document (default: each contract's)",
     )
     p.add_argument(
         "--agent",

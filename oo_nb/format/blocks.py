@@ -36,6 +36,7 @@ __all__ = [
 FRESHNESS_DAYS = {"daily": 1, "weekly": 7, "monthly": 30}
 DEFAULT_CADENCE_DAYS = 7
 MAX_CADENCE_DAYS = 36_500
+MAX_WHOLE = 2**53 - 1  # the largest whole number JavaScript holds exactly
 DEFAULT_BUDGET_USD = 0.50
 REVIEW_MODES = ("always", "auto")  # oo-contract.review
 _DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})")
@@ -107,8 +108,11 @@ class _Fields:
             return default
         if isinstance(value, bool) or not isinstance(value, int):
             if isinstance(value, float) and value.is_integer():
-                return int(value)
-            raise self._err(key, f"must be a whole number, found {value!r}")
+                value = int(value)
+            else:
+                raise self._err(key, f"must be a whole number, found {value!r}")
+        if abs(value) > MAX_WHOLE:  # the page's script reads it as a JavaScript number
+            raise self._err(key, f"must be a whole number of at most {MAX_WHOLE:,}, found {value}")
         return value
 
     def number(self, key: str, default: float) -> float:

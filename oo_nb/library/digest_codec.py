@@ -21,6 +21,7 @@ from typing import Any
 
 from lxml import etree
 
+from oo_nb.format.blocks import MAX_CADENCE_DAYS, MAX_WHOLE
 from oo_nb.format.legacy_script import InjectionRisk
 from oo_nb.library.digest import Digest, Failure, Problem, digest_many
 
@@ -161,20 +162,29 @@ def pack_result(result: Result, pack: bool = True) -> str | bytes:
     return zlib.compress(text.encode(), 1) if pack and isinstance(result, Digest) else text
 
 
-def unpack(payload: str | bytes) -> str:
+def unpack(payload: str | bytes, limit: int = UNPACK_LIMIT) -> str:
     """The text of what ``pack_result`` made; ``ValueError`` for bytes it did not make (a row of
     the library's cache is packed too, and the cache file could have been planted: a payload
-    that inflates past ``UNPACK_LIMIT`` is refused, the file is read again instead)."""
+    longer than ``limit`` once inflated is refused, and the file is read again instead)."""
     if isinstance(payload, str):
+        if len(payload) > limit:
+            raise ValueError("not a cached digest: too large")
         return payload
     inflate = zlib.decompressobj()
     try:
-        text = inflate.decompress(payload, UNPACK_LIMIT)
+        text = inflate.decompress(payload, limit)
     except zlib.error as exc:
         raise ValueError(f"not a packed digest: {exc}") from None
-    if inflate.unconsumed_tail or not inflate.eof:
-        raise ValueError("not a packed digest: too large, or cut short")
+    if inflate.unconsumed_tail or not inflate.eof or inflate.unused_data:
+        raise ValueError("not a packed digest: too large, cut short or followed by other bytes")
     return text.decode()  # UnicodeDecodeError is a ValueError
+
+
+def row_limit(file_size: int) -> int:
+    """The most text a digest of a file of ``file_size`` bytes can take: a digest holds parts of
+    the file and short rows about it (half its size at most in the corpus and the synthetic
+    libraries), so a cached row much longer than the file was not written by ``encode``."""
+    return min(4 * file_size + (1 << 20), UNPACK_LIMIT)
 
 
 def _runs(d: Digest) -> list[list[Any]]:
@@ -208,12 +218,15 @@ def decode(text: str, path: str, slug: str) -> Result:
             _check([error_type, message], _STR)
             _check([line, column], _INT_OR_NONE)
             _check([block], _STR_OR_NONE)
+            if not all(n is None or 0 <= n <= MAX_WHOLE for n in (line, column)):
+                raise ValueError("failure: line out of range")
             return Failure(path, slug, error_type, message, line, block, column)
         if kind != "digest":
             raise ValueError(f"unknown kind {kind!r}")
         return _digest(raw, path, slug)
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise ValueError(f"not a cached digest: {exc}") from None
+    except Exception as exc:  # anything: JSON nested past the recursion limit, a date past 9999
+        # (a row this module did not write is read again from the file)
+        raise ValueError(f"not a cached digest: {type(exc).__name__}: {exc}") from None
 
 
 _STR: frozenset[type] = frozenset({str})
@@ -276,25 +289,33 @@ def _digest(raw: dict[str, Any], path: str, slug: str) -> Digest:
         value = raw[name]
         if type(value) not in _PLAIN_TYPES[name]:
             raise ValueError(f"{name}: unexpected {type(value).__name__}")
+        if type(value) is int and abs(value) > MAX_WHOLE:  # counts, sizes, a version
+            raise ValueError(f"{name}: out of range")
         setattr(d, name, value)
+    if d.cadence_days is not None and not 1 <= d.cadence_days <= MAX_CADENCE_DAYS:
+        raise ValueError("cadence_days: out of range")
     if d.budget_usd is not None and not math.isfinite(d.budget_usd):
         raise ValueError("budget_usd: not a finite number")
     _check(d.changelog, frozenset({dict}))
     _check(list(d.cite_counts), _STR)
-    _check(list(d.cite_counts.values()), _INT)
+    if not all(0 < n <= MAX_WHOLE for n in _check(list(d.cite_counts.values()), _INT)):
+        raise ValueError("cite_counts: out of range")
     for column in (d.unpidded, d.bad_pids, d.dup_pids):
         _check(column, _STR)
     for leads in (d.pid_leads, d.unpidded_leads):
         _check(list(leads.values()), _STR)
     d.deny, d.prefer = tuple(_check(raw["deny"], _STR)), tuple(_check(raw["prefer"], _STR))
     sections, pids, counts = _table(raw["cites"], (_STR, _STR_OR_NONE, frozenset({int})))
+    d.cite_ids = tuple(map(sys.intern, _check(raw["cite_ids"], _STR)))
+    # checked before the runs are expanded: a planted count of 10**7 is not 10**7 tuples
+    if min(counts, default=1) < 1 or sum(counts) != len(d.cite_ids):
+        raise ValueError("citation runs do not cover the citations")
     d.cite_sections = tuple(s for s, n in zip(sections, counts, strict=True) for _ in range(n))
     d.cite_pids = tuple(p for p, n in zip(pids, counts, strict=True) for _ in range(n))
-    d.cite_ids = tuple(map(sys.intern, _check(raw["cite_ids"], _STR)))
-    if len(d.cite_ids) != len(d.cite_sections):
-        raise ValueError("citation columns differ in length")
     as_of = raw["as_of"]
     d.as_of = date.fromisoformat(as_of) if as_of is not None else None
+    if d.as_of is not None and d.as_of.toordinal() + (d.cadence_days or 0) > date.max.toordinal():
+        raise ValueError("as_of: its due date is past 9999-12-31")
     src = _table(raw["sources"], (*[_STR] * 6, _STR_OR_NONE, _BOOL_OR_NONE, _STR))
     src[6] = [date.fromisoformat(day) if day is not None else None for day in src[6]]
     d.sources = list(zip(*src, strict=True))
@@ -304,6 +325,8 @@ def _digest(raw: dict[str, Any], path: str, slug: str) -> Digest:
     d.injection_risks = [InjectionRisk(*_check(r, _STR)) for r in raw["injection_risks"]]
     d.unknown_code = list(zip(*_table(raw["unknown_code"], (_STR, _STR, _STR)), strict=True))
     refs = _table(raw["references"], (frozenset({int}), _STR_OR_NONE, _STR))
+    if not all(0 < pos <= MAX_WHOLE for pos in refs[0]):
+        raise ValueError("references: position out of range")
     d.references = list(zip(*refs, strict=True))
     d.problems = [Problem(*_problem(p)) for p in raw["problems"]]
     d.quotes = list(zip(*_table(raw["quotes"], (_STR, _STR, _BOOL_OR_NONE)), strict=True))
@@ -314,4 +337,6 @@ def _problem(row: Any) -> list[Any]:
     block, error_type, message, line, column = row
     _check([block, error_type, message], _STR)
     _check([line, column], _INT_OR_NONE)
+    if not all(n is None or 0 <= n <= MAX_WHOLE for n in (line, column)):
+        raise ValueError("problem: line out of range")
     return list(row)

@@ -4,6 +4,7 @@ grepping the file, which found template values after the terminator)."""
 from __future__ import annotations
 
 import json
+import math
 import multiprocessing
 import os
 import re
@@ -19,7 +20,7 @@ from lxml import html as lxml_html
 
 from oo_nb.errors import BlockError, OOError, ValidationError
 from oo_nb.format.article import excerpt_of
-from oo_nb.format.blocks import Contract, Manifest
+from oo_nb.format.blocks import MAX_CADENCE_DAYS, MAX_WHOLE, Contract, Manifest
 from oo_nb.format.document import Document
 from oo_nb.format.jsonblock import parse_block
 from oo_nb.format.names import CONTRACT_BLOCK, MANIFEST_BLOCK, SOURCE_CACHE_BLOCK
@@ -288,6 +289,15 @@ def decode_entry(text: str, path: str, rel: str) -> Entry:
             if type(raw[name]) not in types:
                 raise ValueError(f"{name}: unexpected {type(raw[name]).__name__}")
         as_of = date.fromisoformat(raw["as_of"]) if raw["as_of"] is not None else None
+        if not math.isfinite(raw["mtime"]):
+            raise ValueError("mtime: not a finite number")
+        for name in ("version", "bytes", "n_sources"):
+            if abs(raw[name]) > MAX_WHOLE:
+                raise ValueError(f"{name}: out of range")
+        if not 1 <= raw["cadence_days"] <= MAX_CADENCE_DAYS or (
+            as_of is not None and as_of.toordinal() + raw["cadence_days"] > date.max.toordinal()
+        ):  # as a manifest allows: every staleness sum adds the cadence to as_of
+            raise ValueError("cadence_days: out of range")
         return DocEntry(
             path=Path(path),
             rel=rel,
@@ -301,8 +311,8 @@ def decode_entry(text: str, path: str, rel: str) -> Entry:
             sentinel_status=raw["sentinel_status"],
             mtime=float(raw["mtime"]),
         )
-    except (KeyError, TypeError, ValueError) as exc:
-        raise ValueError(f"not a cached index entry: {exc}") from None
+    except Exception as exc:  # anything (JSON nested past the recursion limit): read the file
+        raise ValueError(f"not a cached index entry: {type(exc).__name__}: {exc}") from None
 
 
 def _codec(

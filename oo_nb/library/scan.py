@@ -70,7 +70,9 @@ class Known:
         text is not one (damaged or planted)."""
         if self.payload is not None and self.codec is not None:
             try:
-                self.result = self.codec.decode(digest_codec.unpack(self.payload), path, key)
+                limit = digest_codec.row_limit(self.stamp.size) if self.stamp else None
+                text = digest_codec.unpack(self.payload, limit or digest_codec.UNPACK_LIMIT)
+                self.result = self.codec.decode(text, path, key)
             except ValueError:
                 self.result = self.codec.read_one(None, path, key)
                 self.stamp = None

@@ -455,3 +455,32 @@ def test_a_batch_claims_each_document_before_sending_it(
         again = real(p)
         assert not isinstance(again, str), again
         again.release()
+
+
+def test_reading_and_the_cache_agree_on_a_fresh_document_with_no_budget(
+    env: MockAPI, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A fresh document is fresh whatever its budget, read or known from the cache (the cache
+    path said "fresh" where reading it said "failed: the budget is $0.00"); a due one with no
+    budget fails either way, and `--budget 0` is refused before anything is read."""
+    paths = [p for p in library(tmp_path) if p.name != "index.o-o.html"]
+    for p in paths[:2]:
+        p.write_bytes(
+            Document.read(p)
+            .edit_block("oo-contract", lambda c: c.setdefault("budget", {}).update(max_cost_usd=0))
+            .to_bytes()
+        )
+    _make_fresh(paths[0])
+    read = update_library(tmp_path, UpdateOptions(dry_run=True), progress=False)
+    assert main(["index", str(tmp_path)]) == 0
+    capsys.readouterr()
+    main(["update-all", str(tmp_path), "--no-progress"])
+    out = capsys.readouterr().out
+    (fresh,) = [r for r in read.results if r.status == "skipped"]
+    assert fresh.path == paths[0]
+    assert f"fresh     {paths[0].name}" in out
+    assert "the budget is $0.00" in read.failures[paths[1]]
+    assert f"failed    {paths[1].name}" in out and "the budget is $0.00" in out
+    with pytest.raises(SystemExit):
+        main(["update-all", str(tmp_path), "--budget", "0"])
+    assert "must be more than $0" in capsys.readouterr().err

@@ -193,3 +193,26 @@ def test_a_due_date_past_year_9999_is_an_error_naming_as_of() -> None:
         ).cadence_days
         == 30
     )
+
+
+@pytest.mark.parametrize("version", [10**40, -(2**53), 2.0**60])
+def test_a_whole_number_past_what_javascript_holds_is_refused(version: object) -> None:
+    """A manifest version of 10**40 crashed `oo library` (a frame's int64 column overflowed);
+    the page's script could not hold it either."""
+    with pytest.raises(ValidationError, match="at most 9,007,199,254,740,991") as info:
+        Manifest.from_json({"title": "T", "version": version})
+    assert info.value.key == "version"
+    assert Manifest.from_json({"title": "T", "version": 2**53 - 1}).version == 2**53 - 1
+
+
+def test_a_library_with_a_huge_version_lists_the_document_as_partly_read(tmp_path: Path) -> None:
+    from oo_nb.library.library import FRAMES, Library
+
+    doc = Document.read(CORPUS / "agi-declared.o-o.html")
+    (tmp_path / "big.o-o.html").write_bytes(
+        doc.edit_block("oo-manifest", lambda m: m.update(version=10**40)).to_bytes()
+    )
+    lib = Library(tmp_path, cache=False)
+    for name in FRAMES:
+        lib.frame(name)
+    assert "version" in " ".join(lib.frame("errors").astype(str).sum(axis=1))

@@ -185,3 +185,102 @@ def test_a_planted_packed_row_is_read_again_from_the_file(
     assert (
         cached.documents.loc[cached.documents.slug == DOC.removesuffix(".o-o.html")].shape[0] == 1
     )
+
+
+DEEP = "[" * 100_000 + "]" * 100_000  # JSON nested past the recursion limit
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("cadence_days", 10**9),  # its due date overflows every staleness sum
+        ("cadence_days", 0),
+        ("version", 10**40),  # past what a frame's int64 column holds
+        ("nbytes", -(10**30)),
+        ("cites", [["intro", None, 10**7]]),  # a few bytes that expand to 10**7 citations
+        ("cites", [["intro", None, -3]]),
+        ("references", [[10**40], [None], ["https://x"]]),
+        ("problems", [["oo-manifest", "BlockError", "m", 10**40, None]]),
+    ],
+)
+def test_a_planted_row_out_of_range_is_read_again_from_the_file(
+    lib: Path, field: str, value: object
+) -> None:
+    """Values of the right type that no document gives crashed the frames (OverflowError, a
+    date past 9999) or took 1.4 GB to decode; now they are refused like any other planted row."""
+    Library(lib)
+    plant(lib, field, value)
+    cached, plain = Library(lib), Library(lib, cache=False)
+    same_frames(cached, plain)
+
+
+def test_a_planted_as_of_at_the_end_of_time_is_read_again(lib: Path) -> None:
+    Library(lib)
+    plant(lib, "as_of", "9999-12-31")
+    same_frames(Library(lib), Library(lib, cache=False))
+
+
+def _set_payload(root: Path, view: str, payload: str | bytes) -> None:
+    with contextlib.closing(sqlite3.connect(db_of(root))) as db:
+        db.execute("UPDATE files SET payload = ? WHERE view = ? AND rel = ?", (payload, view, DOC))
+        db.commit()
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        DEEP,
+        zlib.compress(DEEP.encode()),
+        '{"kind":"digest"' + " " * (3 << 20) + "}",  # far longer than the file's digest can be
+    ],
+    ids=["deep-text", "deep-packed", "too-long"],
+)
+def test_a_planted_row_the_decoder_cannot_take_is_read_again(
+    lib: Path, payload: str | bytes
+) -> None:
+    """JSON nested past the recursion limit raised RecursionError (not a ValueError) and
+    crashed `oo library`, `oo audit` and Library(DIR)."""
+    Library(lib)
+    _set_payload(lib, "digest", payload)
+    same_frames(Library(lib), Library(lib, cache=False))
+
+
+def test_packed_bytes_followed_by_other_bytes_are_refused() -> None:
+    packed = zlib.compress(b'{"kind":"index"}')
+    assert digest_codec.unpack(packed) == '{"kind":"index"}'
+    with pytest.raises(ValueError, match="followed by other bytes"):
+        digest_codec.unpack(packed + b"junk")
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"cadence_days": 10**9},
+        {"cadence_days": -1},
+        {"as_of": "9999-12-31"},
+        {"version": 10**40},
+        {"mtime": 1e400},
+        "deep",
+    ],
+    ids=["cadence-huge", "cadence-negative", "as-of-max", "version-huge", "mtime-inf", "deep"],
+)
+def test_a_planted_index_row_out_of_range_is_read_again(
+    lib: Path, change: dict[str, object] | str
+) -> None:
+    """`oo index` and update-all (which asks the index rows which documents are fresh) crashed
+    on these rows."""
+    from oo_nb.library import index_data
+
+    plain = index_data.scan(lib, cache=False)
+    index_data.scan(lib)
+    with contextlib.closing(sqlite3.connect(db_of(lib))) as db:
+        (text,) = db.execute(
+            "SELECT payload FROM files WHERE view = 'index-entry' AND rel = ?", (DOC,)
+        ).fetchone()
+        raw = json.loads(text)
+        planted = DEEP if change == "deep" else json.dumps({**raw, **change})  # type: ignore[dict-item]
+        db.execute(
+            "UPDATE files SET payload = ? WHERE view = 'index-entry' AND rel = ?", (planted, DOC)
+        )
+        db.commit()
+    assert index_data.scan(lib) == plain
