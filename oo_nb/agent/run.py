@@ -54,8 +54,9 @@ __all__ = [
 ]
 
 AGENTS = ("anthropic", "claude-code", "replay")
-# "awaiting": not researched, because an earlier proposal still awaits review
-Status = Literal["proposed", "skipped", "awaiting", "planned"]
+# "awaiting": not researched, because an earlier proposal still awaits review; "busy": not
+# researched, because another run is researching it
+Status = Literal["proposed", "skipped", "awaiting", "busy", "planned"]
 
 
 @dataclass
@@ -368,7 +369,7 @@ def _claim(prep: Prepared) -> UpdateResult | None:
     claim = claim_research(prep.path)
     if isinstance(claim, str):
         return prep.result(
-            "awaiting",
+            "busy",
             f"{prep.path.name}: being researched by another run ({claim}); not researched again. "
             "Use --force to research anyway.",
         )

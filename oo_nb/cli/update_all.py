@@ -99,13 +99,15 @@ class UpdateAllOutcome:
             out += [f"          warning: {w}" for w in r.warnings]
         for path, message in sorted(o.failures.items()):
             out.append(f"failed    {path.name}: {message}")
-        counts = {k: 0 for k in ("written", "proposed", "awaiting", "fresh")}
+        counts = {k: 0 for k in ("written", "proposed", "awaiting", "busy", "fresh")}
         for r in o.results:
             label = _label(r)
             counts[label] = counts.get(label, 0) + 1
         out.append(
             f"{counts['written']} written, {counts['proposed']} proposed, "
-            f"{counts['awaiting']} awaiting review, {counts['fresh']} fresh, "
+            f"{counts['awaiting']} awaiting review, "
+            + (f"{counts['busy']} being researched by another run, " if counts["busy"] else "")
+            + f"{counts['fresh']} fresh, "
             f"{len(o.failures)} failed; total cost ${o.cost_usd:.4f}; {o.elapsed_s:.1f} s"
             + (f"; batch {o.batch_id}" if o.batch_id else "")
         )

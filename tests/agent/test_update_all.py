@@ -446,7 +446,7 @@ def test_a_batch_claims_each_document_before_sending_it(
     )
     held.release()
     (refused,) = [r for r in outcome.results if r.path == paths[0]]
-    assert refused.status == "awaiting" and "being researched by another run" in refused.message
+    assert refused.status == "busy" and "being researched by another run" in refused.message
     assert "could not be claimed (Too many open files)" in outcome.failures[paths[1]]
     assert sorted(r.path for r in outcome.results if r.status == "proposed") == sorted(paths[2:])
     (create,) = [r for r in env.requests if r.path == "/v1/messages/batches"]
