@@ -25,7 +25,7 @@ from oo_nb.agent.run import Prepared, UpdateOptions, _validator, finish, new_bud
 from oo_nb.agent.types import LibraryUpdate
 from oo_nb.errors import AgentError
 
-__all__ = ["run_batch"]
+__all__ = ["batchable", "run_batch"]
 
 
 def _error_text(result: Any) -> str:
@@ -34,6 +34,15 @@ def _error_text(result: Any) -> str:
     kind = getattr(inner, "type", None) or getattr(err, "type", None) or result.type
     message = getattr(inner, "message", None) or ""
     return f"{kind}: {message}".rstrip(": ")
+
+
+def batchable(todo: list[Prepared]) -> None:
+    """Raise ``AgentError`` unless every document of ``todo`` can go into a batch. Asked before
+    their research is claimed: a batch that cannot run must not hold (nor touch) any claim."""
+    if any(p.agent != "anthropic" for p in todo):
+        raise AgentError(
+            "--batch needs the anthropic agent (set ANTHROPIC_API_KEY; replay and claude-code cannot batch)"
+        )
 
 
 def run_batch(
@@ -49,10 +58,7 @@ def run_batch(
 ) -> str | None:
     """Run ``todo`` through batches; results and failures go into ``out``. Returns the first
     batch id (for the record)."""
-    if any(p.agent != "anthropic" for p in todo):
-        raise AgentError(
-            "--batch needs the anthropic agent (set ANTHROPIC_API_KEY; replay and claude-code cannot batch)"
-        )
+    batchable(todo)
     run = BatchRun(
         todo, opts, yes=yes, bar=bar, out=out, poll_interval=poll_interval, max_wait_s=max_wait_s
     )

@@ -76,7 +76,10 @@ def fetch_image_https(
             safe = safe_http_url(url)
             if safe is None or not safe.lower().startswith("https:"):
                 raise ImageRejected("only https image URLs are fetched")
-            host = httpx2.URL(safe).host
+            try:
+                host = httpx2.URL(safe).host
+            except httpx2.InvalidURL as exc:  # not an HTTPError: it escaped as a crash
+                raise ImageRejected(_unreadable(exc)) from None
             if check_host:
                 _public_host(host)
             try:
@@ -91,7 +94,15 @@ def fetch_image_https(
                 raise ImageRejected(f"{_REFUSED}: {exc}") from None
             except httpx2.HTTPError as exc:
                 raise ImageRejected(f"download failed: {type(exc).__name__}") from None
+            except httpx2.InvalidURL as exc:  # a redirect's Location the client cannot read
+                raise ImageRejected(_unreadable(exc)) from None
         raise ImageRejected("too many redirects")
+
+
+def _unreadable(exc: Exception) -> str:
+    """Why a URL was refused before any request: the client's own reason (``Invalid IPv4
+    address: '0177.0.0.1'``, ``Invalid IDNA hostname: ...``), kept short."""
+    return f"not a URL that can be fetched ({str(exc)[:200]})"
 
 
 def _read_limited(resp: Any, max_bytes: int, deadline: float) -> bytes:

@@ -154,6 +154,9 @@ def _claim_all(preps: list[Prepared], opts: UpdateOptions, out: LibraryUpdate) -
                 "raise the open-file limit (`ulimit -n`) or update fewer documents at once"
             )
             continue
+        except OOError as exc:  # its history folder or lock refused (a link): not sent
+            out.failures[prep.path] = str(exc)
+            continue
         if early is not None:
             out.results.append(early)
         else:
@@ -299,7 +302,12 @@ def update_library(
         _warm_sdk(opts)
     todo: list[Prepared] = []  # read up front only for a batch (concurrent runs read as they go)
     if batch:
-        todo = _claim_all(_prepare_all(paths, opts, out), opts, out)
+        ready = _prepare_all(paths, opts, out)
+        if ready:  # asked before any claim is taken: a batch that cannot run claims nothing
+            from oo_nb.agent.batch import batchable
+
+            batchable(ready)
+        todo = _claim_all(ready, opts, out)
         bar = _progress(len(todo), progress)
     else:  # documents are read as they start: the bar counts every one, fresh ones included
         bar = _progress(len(paths), progress)

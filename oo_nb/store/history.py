@@ -17,6 +17,7 @@ from oo_nb.errors import FormatError, NotFound, OOError
 from oo_nb.format.document import Document
 from oo_nb.format.names import HISTORY_DIR
 from oo_nb.store.atomic import atomic_write_bytes
+from oo_nb.store.history_place import history_folder, open_plain_file
 
 __all__ = [
     "HISTORY_DIR",
@@ -130,27 +131,52 @@ def _split_torn_tail(data: bytes) -> tuple[bytes, bytes]:
 
 def _append_log_row(path: Path, row: dict[str, Any]) -> int:
     """Append ``row``; returns the log's size before it (where ``Recorded.undo`` cuts). A row
-    that could not be written whole (disk full) is cut off again: no half row stays behind."""
-    log = _log_path(path)
-    if log.exists():
-        body, torn = _split_torn_tail(log.read_bytes())
+    that could not be written whole (disk full) is cut off again: no half row stays behind.
+    The log is opened without following a link (``history_place``): never appended to, or cut,
+    elsewhere."""
+    fd = open_plain_file(_log_path(path), os.O_RDWR | os.O_CREAT)
+    try:
+        data = _read_fd(fd)
+        body, torn = _split_torn_tail(data)
         if torn:  # we hold the lock: end a complete last row, drop a torn one
             if _torn_row(torn) is not None:
-                with open(log, "ab") as fh:
-                    fh.write(b"\n")
+                _write_at(fd, b"\n", len(data))
+                body = data + b"\n"
             else:
-                os.truncate(log, len(body))
-    size = log.stat().st_size if log.exists() else 0
-    try:
-        with open(log, "ab") as fh:
-            fh.write((json.dumps(row, ensure_ascii=False) + "\n").encode("utf-8"))
-            fh.flush()
-            os.fsync(fh.fileno())
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.truncate(log, size)
-        raise
+                os.ftruncate(fd, len(body))
+        size = len(body)
+        try:
+            _write_at(fd, (json.dumps(row, ensure_ascii=False) + "\n").encode("utf-8"), size)
+            os.fsync(fd)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, size)
+            raise
+    finally:
+        os.close(fd)
     return size
+
+
+def _read_fd(fd: int) -> bytes:
+    data = bytearray()
+    while chunk := os.pread(fd, 1 << 20, len(data)):
+        data += chunk
+    return bytes(data)
+
+
+def _write_at(fd: int, data: bytes, offset: int) -> None:
+    view = memoryview(data)
+    while view:
+        n = os.pwrite(fd, view, offset)
+        view, offset = view[n:], offset + n
+
+
+def _cut_log(path: Path, size: int) -> None:
+    fd = open_plain_file(_log_path(path), os.O_WRONLY)
+    try:
+        os.ftruncate(fd, size)
+    finally:
+        os.close(fd)
 
 
 _ROW_TEXT = ("as_of", "summary", "saved_at", "action")
@@ -191,8 +217,8 @@ class Recorded:
 
     def undo(self) -> None:
         # best effort: the write's own error is what the caller reports
-        with contextlib.suppress(OSError):
-            os.truncate(_log_path(self.path), self.log_size)
+        with contextlib.suppress(OSError, OOError):
+            _cut_log(self.path, self.log_size)
         with contextlib.suppress(OSError):
             self.snapshot.unlink(missing_ok=True)
 
@@ -201,8 +227,7 @@ def record_snapshot(path: Path, data: bytes, action: str) -> Recorded:
     """Keep ``data`` (the bytes about to be replaced) as the next history entry of ``path``.
     Either both the snapshot and its row are there afterwards, or neither (an error, e.g. a
     full disk, removes the snapshot again and cuts a half-written row)."""
-    folder = history_dir(path) / "snapshots"
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = history_folder(path, "snapshots")  # never a link: snapshots stay in the library
     rows = _read_log(path)
     seq = (rows[-1]["seq"] + 1) if rows else 1
     info = _describe(data)

@@ -18,7 +18,7 @@ import socket
 from pathlib import Path
 
 from oo_nb.store.history import utc_now
-from oo_nb.store.store import history_dir
+from oo_nb.store.history_place import history_folder, open_plain_file
 
 __all__ = ["RESEARCH_LOCK", "ResearchClaim", "claim_research"]
 
@@ -42,10 +42,9 @@ class ResearchClaim:
 
 
 def claim_research(path: Path, action: str = "research") -> ResearchClaim | str:
-    """The claim on ``path``'s research, or who holds it (a sentence) when another run does."""
-    folder = history_dir(path)
-    folder.mkdir(parents=True, exist_ok=True)
-    fd = os.open(folder / RESEARCH_LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+    """The claim on ``path``'s research, or who holds it (a sentence) when another run does.
+    Raises ``OOError`` when the lock or the history folder is a link (``history_place``)."""
+    fd = open_plain_file(history_folder(path) / RESEARCH_LOCK, os.O_RDWR | os.O_CREAT)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError as exc:

@@ -38,6 +38,7 @@ from oo_nb.store.history import (
     utc_now,
     version_bytes,
 )
+from oo_nb.store.history_place import history_folder, open_plain_file
 from oo_nb.store.sigterm import cleanup_on_sigterm
 from oo_nb.store.stale import sweep_temp_files
 
@@ -74,9 +75,8 @@ LOCK_TIMEOUT_S = 10.0
 def document_lock(path: Path, action: str, timeout: float = LOCK_TIMEOUT_S) -> Iterator[None]:
     """Exclusive advisory lock for one document. A second writer waits up to ``timeout``
     seconds, then fails naming the holder."""
-    folder = history_dir(path)
-    folder.mkdir(parents=True, exist_ok=True)
-    fd = os.open(folder / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+    # never through a link: a cloned library's lock linked to a file elsewhere was overwritten
+    fd = open_plain_file(history_folder(path) / LOCK_NAME, os.O_RDWR | os.O_CREAT)
     try:
         deadline = time.monotonic() + timeout
         while True:

@@ -221,6 +221,37 @@ def test_fetch_refuses_http_and_private_hosts() -> None:
     assert calls == []
 
 
+_OCTAL = "https://0177.0.0.1/x.png"  # octal: the client refuses to read it
+_WIDE = "https://\uff45\uff58\uff41\uff4d\uff50\uff4c\uff45.com/x.png"  # a full-width host
+
+
+@pytest.mark.parametrize(
+    ("url", "check_host"),
+    [
+        (_OCTAL, True),
+        (_WIDE, True),
+        (_OCTAL, False),
+        (_WIDE, False),
+        ("https://img.example/to-octal", False),  # a redirect to one (the host check resolves)
+        ("https://img.example/to-wide", False),
+    ],
+)
+def test_fetch_refuses_urls_the_client_cannot_read(url: str, check_host: bool) -> None:
+    """Regression: ``httpx2.InvalidURL`` (not an ``HTTPError``) escaped instead of a refusal."""
+    calls: list[str] = []
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        calls.append(str(request.url))
+        where = {"/to-octal": _OCTAL, "/to-wide": _WIDE}
+        location = where[request.url.path].encode()  # as a server sends it: UTF-8 bytes
+        return httpx2.Response(302, headers=[(b"location", location)])
+
+    t = client_for(handler)
+    with pytest.raises(ImageRejected, match=r"not a URL that can be fetched \(Invalid"):
+        fetch_image_https(url, transport=t, check_host=check_host)
+    assert all("img.example" in c for c in calls)
+
+
 # --------------------------------------------------------------------------- in the candidate
 def _doc(corpus_dir: Path, images: dict[str, Any] | None = None) -> Document:
     doc = Document.read(corpus_dir / "yc-w26-batch.o-o.html")
