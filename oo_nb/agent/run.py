@@ -325,7 +325,13 @@ def gate(prep: Prepared, opts: UpdateOptions, *, claim: bool = True) -> UpdateRe
     if fresh.fresh and not opts.force:
         return prep.result("skipped", fresh_message(prep.path, fresh))
     if not opts.dry_run:
-        return None if opts.force or not claim else _claim(prep)
+        if opts.force:  # no claim is taken: a history folder that is a link is refused now,
+            # before the research is paid for, not when its proposal is saved
+            from oo_nb.store.history_place import history_folder
+
+            history_folder(prep.path)
+            return None
+        return _claim(prep) if claim else None
     from oo_nb.agent.backends.conversation import AgentSettings
 
     result = prep.result("planned")

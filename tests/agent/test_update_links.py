@@ -96,3 +96,21 @@ def test_a_batch_that_cannot_run_claims_no_research(
         update_library(tmp_path, UpdateOptions(agent="replay"), batch=True, progress=False)
     assert claimed == []
     assert not (tmp_path / ".oo-history" / doc.name / RESEARCH_LOCK).exists()
+
+
+def test_a_forced_update_with_a_linked_history_folder_is_refused_before_research(
+    env: MockAPI, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--force takes no research claim, so the research was paid for and only the save was
+    refused; the history folder is now checked before the first request."""
+    lib = tmp_path / "lib"
+    doc = copy_doc(lib)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (lib / ".oo-history").symlink_to(elsewhere)
+    before = doc.read_bytes()
+    assert main(["update", str(doc), "--force"]) != 0
+    err = capsys.readouterr().err
+    assert f"{lib / '.oo-history'} is a symbolic link; " in err, err
+    assert env.requests == []
+    assert list(elsewhere.iterdir()) == [] and doc.read_bytes() == before
