@@ -327,9 +327,9 @@ def gate(prep: Prepared, opts: UpdateOptions, *, claim: bool = True) -> UpdateRe
     if not opts.dry_run:
         if opts.force:  # no claim is taken: a history folder that is a link is refused now,
             # before the research is paid for, not when its proposal is saved
-            from oo_nb.store.history_place import history_folder
+            from oo_nb.store.history_place import check_history_folder
 
-            history_folder(prep.path)
+            check_history_folder(prep.path)
             return None
         return _claim(prep) if claim else None
     from oo_nb.agent.backends.conversation import AgentSettings

@@ -18,7 +18,7 @@ from pathlib import Path
 from oo_nb.errors import OOError
 from oo_nb.format.names import HISTORY_DIR
 
-__all__ = ["history_folder", "open_plain_file"]
+__all__ = ["check_history_folder", "history_folder", "open_plain_file"]
 
 _WHY = "history is kept only inside the library, never through a link; nothing was written there"
 
@@ -33,12 +33,30 @@ def history_folder(path: Path, *sub: str) -> Path:
         here = here / name
         with contextlib.suppress(FileExistsError):  # a link, even a dangling one, is not followed
             os.mkdir(here, 0o755)
-        mode = os.lstat(here).st_mode
-        if stat.S_ISLNK(mode):
-            raise OOError(f"{here} is a symbolic link; the {_WHY}", file=str(path))
-        if not stat.S_ISDIR(mode):
-            raise OOError(f"{here} is not a folder; the {_WHY}", file=str(path))
+        _refuse_unless_folder(here, os.lstat(here).st_mode, path)
     return here
+
+
+def check_history_folder(path: Path) -> None:
+    """``history_folder`` without making anything: raises ``OOError`` when a folder of the
+    document's history that exists is a link or not a folder (a missing one is fine)."""
+    if path.is_symlink():
+        path = path.resolve()
+    here = path.parent
+    for name in (HISTORY_DIR, path.name):
+        here = here / name
+        try:
+            mode = os.lstat(here).st_mode
+        except FileNotFoundError:
+            return
+        _refuse_unless_folder(here, mode, path)
+
+
+def _refuse_unless_folder(here: Path, mode: int, doc: Path) -> None:
+    if stat.S_ISLNK(mode):
+        raise OOError(f"{here} is a symbolic link; the {_WHY}", file=str(doc))
+    if not stat.S_ISDIR(mode):
+        raise OOError(f"{here} is not a folder; the {_WHY}", file=str(doc))
 
 
 def open_plain_file(file: Path, flags: int) -> int:
