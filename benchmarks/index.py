@@ -378,7 +378,7 @@ def main(n: int = 1000, original: Path | None = None, repeat: int = 3, limit: bo
             causes = sorted({cause(p) for _, p, _ in runs if p.returncode != 0})
             died = [s for s, p, _ in runs if p.returncode != 0]
             failed = f"failed {len(died)}/{repeat}" + (
-                f" (after {statistics.median(died):.1f} s, median): {'; '.join(causes)}"
+                f" (after {statistics.median(died):.3f} s, median): {'; '.join(causes)}"
                 if died
                 else ""
             )
