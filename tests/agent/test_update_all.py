@@ -26,15 +26,6 @@ def library(folder: Path) -> list[Path]:
     return paths
 
 
-@pytest.fixture
-def env(monkeypatch: pytest.MonkeyPatch) -> Any:
-    monkeypatch.setenv("ANTHROPIC_API_KEY", MARKER)
-    mock = start_mock(research_scenario(with_image=False))
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", mock.base_url)
-    yield mock
-    mock.stop()
-
-
 def test_find_documents_recurses_and_skips_history(tmp_path: Path) -> None:
     library(tmp_path)
     copy_doc(tmp_path / ".oo-history" / "x", "agi-declared.o-o.html")

@@ -13,20 +13,10 @@ from oo_nb.agent.many import update_library
 from oo_nb.agent.run import UpdateOptions
 from oo_nb.cli.main import main
 from oo_nb.store.research_claim import RESEARCH_LOCK
-from tests.support.agent_helpers import DOCS, MARKER, copy_doc, start_mock
+from tests.support.agent_helpers import DOCS, copy_doc
 from tests.support.mock_api import MockAPI
-from tests.support.mock_scenarios import research_scenario
 
 VICTIM = b"my important notes\n"
-
-
-@pytest.fixture
-def env(monkeypatch: pytest.MonkeyPatch) -> Any:
-    monkeypatch.setenv("ANTHROPIC_API_KEY", MARKER)
-    mock = start_mock(research_scenario(with_image=False))
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", mock.base_url)
-    yield mock
-    mock.stop()
 
 
 def _plant(lib: Path, tmp_path: Path, name: str) -> tuple[Path, Path]:
