@@ -128,3 +128,77 @@ def test_a_history_folder_that_is_a_file_is_refused(lib: Path) -> None:
     (lib.parent / ".oo-history").write_text("not a folder")
     with pytest.raises(OOError, match=r"\.oo-history is not a folder"):
         _claim(lib)
+
+
+# ------------------------------------------------------------------ history_place itself
+def test_a_linked_document_keeps_its_history_next_to_the_real_file(
+    lib: Path, tmp_path: Path
+) -> None:
+    from oo_nb.store.history_place import check_history_folder, history_folder
+
+    alias = tmp_path / "alias.o-o.html"
+    alias.symlink_to(lib)
+    folder = history_folder(alias, "snapshots")
+    assert folder == lib.parent / ".oo-history" / NAME / "snapshots"
+    check_history_folder(alias)  # the real file's folders: fine
+    shutil.rmtree(lib.parent / ".oo-history")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (lib.parent / ".oo-history").symlink_to(elsewhere)
+    with pytest.raises(OOError, match="is a symbolic link") as info:
+        check_history_folder(alias)
+    assert info.value.file == str(lib)  # the document, as the error names it
+
+
+@pytest.mark.parametrize("kind", ["link", "file"])
+def test_a_refusal_names_the_document(lib: Path, tmp_path: Path, kind: str) -> None:
+    from oo_nb.store.history_place import check_history_folder, history_folder
+
+    history = lib.parent / ".oo-history"
+    if kind == "link":
+        history.symlink_to(tmp_path)
+    else:
+        history.write_text("not a folder")
+    for check in (history_folder, check_history_folder):
+        with pytest.raises(
+            OOError, match="is a symbolic link" if kind == "link" else "not a folder"
+        ) as info:
+            check(lib)
+        assert info.value.file == str(lib)
+
+
+def test_folders_and_lock_files_get_the_usual_modes_and_stay_out_of_child_processes(
+    lib: Path,
+) -> None:
+    import fcntl
+    import os
+    import stat
+
+    from oo_nb.store.history_place import history_folder, open_plain_file
+
+    umask = os.umask(0o022)
+    try:
+        folder = history_folder(lib, "snapshots")
+        fd = open_plain_file(folder.parent / "research.lock", os.O_RDWR | os.O_CREAT)
+    finally:
+        os.umask(umask)
+    try:
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o755
+        assert stat.S_IMODE(os.fstat(fd).st_mode) == 0o644
+        assert fcntl.fcntl(fd, fcntl.F_GETFD) & fcntl.FD_CLOEXEC
+        assert os.get_blocking(fd) is not False  # blocking again once opened
+    finally:
+        os.close(fd)
+
+
+def test_a_fifo_where_a_lock_should_be_is_refused_without_hanging_or_leaking(lib: Path) -> None:
+    import os
+
+    from oo_nb.store.history_place import history_folder, open_plain_file
+
+    lock = history_folder(lib) / "research.lock"
+    os.mkfifo(lock)
+    before = len(os.listdir("/proc/self/fd"))
+    with pytest.raises(OOError, match=re.escape(f"{lock} is not a regular file")):
+        open_plain_file(lock, os.O_RDWR | os.O_CREAT)
+    assert len(os.listdir("/proc/self/fd")) == before  # the fd opened to look at it is closed
