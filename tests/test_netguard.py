@@ -65,3 +65,44 @@ def test_a_loopback_name_is_refused_before_any_connection() -> None:
         pytest.raises(NotPublic, match="localhost resolves to a loopback address"),
     ):
         client.get("https://localhost:9/")
+
+
+def test_the_async_backend_connects_to_the_address_it_checked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The link checker's side: the name is resolved once, every answer judged, and the
+    connection made to a checked address with the caller's port and options; a connect error
+    on one address tries the next."""
+    import socket
+
+    import httpcore2
+
+    answers = [
+        (socket.AF_INET, socket.SOCK_STREAM, 6, "", ("93.184.216.34", 443)),
+        (socket.AF_INET, socket.SOCK_STREAM, 6, "", ("93.184.216.35", 443)),
+    ]
+    asked: list[str] = []
+    tried: list[tuple[str, int, float | None]] = []
+
+    async def getaddrinfo(self: object, host: str, port: int, **kw: object) -> list[object]:
+        asked.append(host)
+        return answers
+
+    async def connect_tcp(
+        self: object, host: str, port: int, timeout: float | None = None, *a: object
+    ) -> str:
+        tried.append((host, port, timeout))
+        if host == "93.184.216.34":
+            raise httpcore2.ConnectError("refused")
+        return "stream"
+
+    monkeypatch.setattr(asyncio.BaseEventLoop, "getaddrinfo", getaddrinfo)
+    monkeypatch.setattr(httpcore2.AnyIOBackend, "connect_tcp", connect_tcp)
+    stream = asyncio.run(checked_async_backend().connect_tcp("example.org", 443, 5.0))
+    assert stream == "stream" and asked == ["example.org"]
+    assert tried == [("93.184.216.34", 443, 5.0), ("93.184.216.35", 443, 5.0)]
+    answers.append((socket.AF_INET, socket.SOCK_STREAM, 6, "", ("10.0.0.1", 443)))
+    tried.clear()
+    with pytest.raises(NotPublic, match=r"example\.org resolves to a private address 10\.0\.0\.1"):
+        asyncio.run(checked_async_backend().connect_tcp("example.org", 443, 5.0))
+    assert tried == []
