@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from oo_nb.format.names import CACHE_DIR, CACHE_FILE
+from oo_nb.format.surrogates import encodable
 
 __all__ = [
     "BUSY_MS",
@@ -275,13 +276,7 @@ class ScanCache:
 def _encodable(text: str | bytes) -> bool:
     """Whether sqlite can store ``text``: a file name that is not UTF-8 (a lone surrogate after
     decoding) cannot; such a file is simply read on every scan. Bytes go in as they are."""
-    if isinstance(text, bytes):
-        return True
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
+    return isinstance(text, bytes) or encodable(text)
 
 
 def _check_place(db_path: Path) -> None:
