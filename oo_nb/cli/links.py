@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
@@ -21,7 +22,7 @@ def _positive(kind: type[float] | type[int]) -> Any:
             value = kind(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-        if value <= 0:
+        if not (math.isfinite(value) and value > 0):  # nan and inf are floats too
             raise argparse.ArgumentTypeError(f"must be above 0: {text!r}")
         return value
 

@@ -29,6 +29,7 @@ from oo_nb.store.discover import walk
 from oo_nb.store.store import write_document
 from tests.conftest import CORPUS
 from tests.library.test_library import FIXTURES, load_synth
+from tests.support.scan_reads import count_reads
 
 TODAY = date(2026, 3, 1)
 ROOT = Path(__file__).resolve().parents[2]
@@ -61,22 +62,7 @@ def same_frames(a: Library, b: Library) -> None:
     pd.testing.assert_frame_equal(a.audit(), b.audit())
 
 
-def counting(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The slugs the scan parses from here on."""
-    read: list[str] = []
-    many, one = scan_module.digest_many, scan_module.digest_bytes
-
-    def count_many(items: list[tuple[str, str]]) -> object:
-        read.extend(slug for _, slug in items)
-        return many(items)
-
-    def count_one(data: bytes | None, path: str, slug: str) -> object:
-        read.append(slug)
-        return one(data, path, slug)
-
-    monkeypatch.setattr(scan_module, "digest_many", count_many)
-    monkeypatch.setattr(scan_module, "digest_bytes", count_one)
-    return read
+counting = count_reads
 
 
 def age(root: Path) -> None:

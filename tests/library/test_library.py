@@ -18,12 +18,12 @@ from oo_nb.format.article import Article
 from oo_nb.format.document import Document
 from oo_nb.library import library as library_module
 from oo_nb.library import pool as library_pool
-from oo_nb.library import scan as scan_module
 from oo_nb.library.digest import scan_article
 from oo_nb.library.library import Library, discover
 from oo_nb.store import scan_cache
 from tests.conftest import CORPUS, DOC_NAMES
 from tests.support.bad_text import plant_lone_surrogate
+from tests.support.scan_reads import count_reads
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "library"
 TODAY = date(2026, 3, 1)
@@ -427,19 +427,7 @@ def test_notebook_conveniences(lib: Library, lib_dir: Path) -> None:
 
 def test_refresh_rereads_only_changed_files(lib_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     lib = Library(lib_dir, today=TODAY, workers=1)
-    read: list[str] = []
-    real_many, real_one = scan_module.digest_many, scan_module.digest_bytes
-
-    def counting(items: list[tuple[str, str]]) -> Any:
-        read.extend(slug for _, slug in items)
-        return real_many(items)
-
-    def counting_one(data: bytes | None, path: str, slug: str) -> Any:
-        read.append(slug)
-        return real_one(data, path, slug)
-
-    monkeypatch.setattr(scan_module, "digest_many", counting)
-    monkeypatch.setattr(scan_module, "digest_bytes", counting_one)
+    read = count_reads(monkeypatch)
     lib.refresh()
     assert read == []  # nothing changed: nothing read, not even the unreadable file
     path = lib_dir / "yc-w26-batch.o-o.html"

@@ -158,3 +158,12 @@ def test_the_reset_really_resets() -> None:
         with pytest.raises(ConnectionResetError):
             conn.recv(100) or conn.recv(100)
         conn.close()
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "0", "-1"])
+def test_a_limit_that_is_not_a_positive_finite_number_is_refused(
+    tmp_path: Path, value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["links", str(tmp_path), "--max-age", value])
+    assert exit_.value.code == 2 and "must be above 0" in capsys.readouterr().err
