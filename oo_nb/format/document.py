@@ -50,8 +50,8 @@ _TOKEN = re.compile(r"<!--|<script\b|<style\b|<article\b|</article\s*>", re.IGNO
 _SCRIPT_END = re.compile(r"</script", re.IGNORECASE)
 _STYLE_END = re.compile(r"</style", re.IGNORECASE)
 _ID_ATTR = re.compile(r"""\bid\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.IGNORECASE)
-_ARTICLE_CLOSE = re.compile(r"</article\s*>", re.IGNORECASE)  # as in _TOKEN
-_NESTED = re.compile(r"<script\b|<style\b|<article\b", re.IGNORECASE)  # the other tokens
+# _TOKEN but comments: in one pass, the first is </article> when no other token comes before it
+_ARTICLE_TOKEN = re.compile(r"<script\b|<style\b|<article\b|</article\s*>", re.IGNORECASE)
 SKIP_PLAIN_ARTICLE = True  # tests compare with the token-by-token walk
 _COUNTED_LOOKUPS = 16  # line_of calls answered by counting before a table is built
 # A file laid out with the template's marker sections (the custom one is optional: no sign).
@@ -123,7 +123,9 @@ class Document:
     # ----------------------------------------------------------------- parsing
     def _parse(self) -> None:
         text = self.text
-        if "\x00" in text:
+        # the bytes, when there are any, are searched in C by memchr: the text of a page with
+        # any non-Latin-1 character (most) only char by char
+        if b"\x00" in self._data if self._data is not None else "\x00" in text:
             raise FormatError(
                 "contains a NUL byte", file=self.file, line=self.line_of(text.index("\x00"))
             )
@@ -514,8 +516,8 @@ def _plain_article_end(text: str, start: int, end: int) -> int:
     first ``</article>`` when nothing before it but comments (all closed) could be a token, as in
     every article oo_nb writes; else at ``start``, for the loop to walk it token by token. Skips
     the paragraphs' pid comments in C."""
-    close = _ARTICLE_CLOSE.search(text, start, end)
-    if close is None or _NESTED.search(text, start, close.start()):
+    close = _ARTICLE_TOKEN.search(text, start, end)
+    if close is None or not close.group(0).startswith("</"):
         return start
     last = text.rfind("<!--", start, close.start())
     if last >= 0 and text.find("-->", last + 4, close.start()) < 0:

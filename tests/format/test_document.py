@@ -221,3 +221,15 @@ def test_every_lt_in_json_is_escaped_but_close_tags_read_as_written() -> None:
     text = new.block_text("oo-manifest")
     assert "<script" not in text and "<!--" not in text and "<\\/x>" in text
     assert new.manifest.title == "a<script>b<!--c</x>"
+
+
+@pytest.mark.parametrize("where", ["header", "article", "tail"])
+def test_a_nul_is_refused_with_its_line_from_bytes_and_from_text(where: str) -> None:
+    page = (CORPUS / "agi-declared.o-o.html").read_text()
+    at = {"header": 3, "article": page.index("</article>"), "tail": len(page) - 2}[where]
+    text = page[:at] + "x\x00y" + page[at:]
+    line = text.count("\n", 0, at) + 1
+    for make in (lambda: Document.parse(text.encode()), lambda: Document(text)):
+        with pytest.raises(FormatError, match="NUL byte") as caught:
+            make()
+        assert caught.value.line == line
