@@ -272,8 +272,9 @@ def unknown_code_message(region: CodeRegion) -> str:
     )
 
 
-def page_code_findings(doc: Document) -> list[tuple[str, str, str]]:
-    """``(severity, where, message)`` for the unknown regions of ``doc``.
+def page_code_findings(doc: Document, ours: bool | None = None) -> list[tuple[str, str, str]]:
+    """``(severity, where, message)`` for the unknown regions of ``doc``; ``ours``: whether it
+    carries oo_nb's script, when the caller knows (None: look).
 
     On a page with this version's page code every region is known, so each unknown one is a
     warning: someone changed it. On a page with the original o-o code oo_nb can only know the
@@ -284,7 +285,7 @@ def page_code_findings(doc: Document) -> list[tuple[str, str, str]]:
     regions = unknown_regions(doc)
     if not regions:
         return []
-    if has_our_script(doc):
+    if has_our_script(doc) if ours is None else ours:
         return [("warning", f"{r.kind} (line {r.line})", unknown_code_message(r)) for r in regions]
     listed = ", ".join(r.describe() for r in regions)
     message = (

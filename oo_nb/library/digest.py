@@ -171,7 +171,11 @@ class Digest:
         self.unpidded = [
             section for pid, section, tag in scan.paragraphs if pid is None and tag == "p"
         ]
-        self.bad_pids = [p for p in dict.fromkeys(scan.pids) if not pid_is_wellformed(p)]
+        self.bad_pids = (
+            []
+            if _all_plain_pids(scan.pids)
+            else [p for p in dict.fromkeys(scan.pids) if not pid_is_wellformed(p)]
+        )
         counts = Counter(scan.pids)
         self.dup_pids = [p for p, n in counts.items() if n > 1]
         self.pid_leads = {p: first_words(text) for p, text in scan.leads.items() if text.strip()}
@@ -181,6 +185,19 @@ class Digest:
                 for section, text in scan.unpidded_leads.items()
                 if text.strip()
             }
+
+
+# pid:SECTION:8HEX with nothing around it (stricter than ``pid_is_wellformed``), each followed
+# by a NUL: every pid of a page checked in one match
+_PLAIN_PIDS = re.compile(r"(?:pid:[^:\s\x00]+:[0-9a-f]{8}\x00)*")
+
+
+def _all_plain_pids(pids: list[str]) -> bool:
+    """Whether every pid is well-formed, known in one C-level match (most pages); False also
+    when unsure (a pid holding a NUL: none from a Document, which refuses it), for the caller to
+    check them one by one."""
+    joined = "\x00".join(pids) + "\x00"
+    return joined.count("\x00") == len(pids) and _PLAIN_PIDS.fullmatch(joined) is not None
 
 
 def first_words(text: str, n: int = 8, limit: int = 60) -> str:
@@ -442,7 +459,7 @@ def digest_document(doc: Document, *, slug: str, nbytes: int) -> Digest:
     d = Digest(path=str(doc.path), slug=slug, nbytes=nbytes, layout=doc.layout)
     d.crlf_line = shell_crlf_line(doc)
     d.original_script = not has_our_script(doc)
-    d.unknown_code = page_code_findings(doc)
+    d.unknown_code = page_code_findings(doc, ours=not d.original_script)
     _fill_manifest(doc, d)
     _fill_contract(doc, d)
     _fill_cache(doc, d)

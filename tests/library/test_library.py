@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import random
 import shutil
 import sys
 from datetime import date
@@ -14,11 +15,12 @@ import pandas as pd
 import pytest
 
 from oo_nb.errors import FormatError, NotFound
-from oo_nb.format.article import Article
+from oo_nb.format.article import Article, pid_is_wellformed
 from oo_nb.format.document import Document
 from oo_nb.library import library as library_module
 from oo_nb.library import pool as library_pool
-from oo_nb.library.digest import scan_article
+from oo_nb.library.article_rows import ArticleScan
+from oo_nb.library.digest import Digest, scan_article
 from oo_nb.library.library import Library, discover
 from oo_nb.store import scan_cache
 from tests.conftest import CORPUS, DOC_NAMES
@@ -481,6 +483,25 @@ def test_lean_article_scan_agrees_with_article(lib_dir: Path) -> None:
         assert s.citations == [(c.section, c.pid, c.source_id) for c in a.citations]
         assert s.references == [(r.position, r.source_id, r.url) for r in a.references]
         assert (s.pids, s.figures, s.is_stub) == (list(a.pids), len(a.figures), a.is_stub)
+
+
+def test_malformed_pids_are_found_by_the_one_match_check_as_one_by_one() -> None:
+    good = ["pid:intro:0123abcd", "pid:a-b_c:ffffffff"]
+    odd = [
+        "pid:a:0123ABCD", "pid:a:0123abc", "pid:a:0123abcde", " pid:a:0123abcd ", "pid:a:b:c",
+        "pid:a:0123abcd\n", "pid:a\x00b:0123abcd", "pid:a:0123abcd\x00pid:b:0123abcd",
+        "pid::0123abcd", "pid:a b:0123abcd", "x", "", "pid:a:0123abcd\x00",
+    ]  # fmt: skip
+    rng = random.Random(5)
+    cases = [[], good, *([p] for p in odd), *([*good, p] for p in odd)]
+    cases += [rng.sample(good + odd, rng.randint(1, 6)) for _ in range(200)]
+    for pids in cases:
+        scan = ArticleScan()
+        scan.pids = pids
+        digest = Digest(path="p", slug="s", nbytes=0, layout="marker")
+        digest.take_article(scan)
+        expected = [p for p in dict.fromkeys(pids) if not pid_is_wellformed(p)]
+        assert digest.bad_pids == expected, pids
 
 
 def test_parallel_scan_matches_serial_and_survives_a_dead_worker(
