@@ -47,6 +47,7 @@ __all__ = [
 
 RECENT_NS = 2_000_000_000  # coarser than any timestamp granularity we know (FAT: 2 s)
 BUSY_MS = 3000  # how long a writer waits for another process's write before giving up on saving
+PAGE_BYTES = 65536  # the largest page sqlite has
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS views (view TEXT PRIMARY KEY, version TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS files ("
@@ -161,6 +162,9 @@ class ScanCache:
         db = sqlite3.connect(self.path, timeout=BUSY_MS / 1000, isolation_level=None)
         self._db = db
         db.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
+        # rows are digests of 4-15 KB, all written by a cold scan and all read by every scan:
+        # large pages halve the time of both (a no-op on an existing database)
+        db.execute(f"PRAGMA page_size = {PAGE_BYTES}")
         if db.execute("PRAGMA journal_mode = WAL").fetchone()[0].lower() != "wal":
             raise sqlite3.OperationalError("cannot switch to WAL")
         db.execute("PRAGMA synchronous = NORMAL")  # WAL: a crash loses recent rows, never others

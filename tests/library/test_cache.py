@@ -148,6 +148,23 @@ def test_a_second_library_reads_only_what_changed(
     assert "stub.o-o.html" not in rows(folder)  # deleted files drop out
 
 
+def test_a_new_cache_has_large_pages_and_an_old_one_keeps_its_own(folder: Path) -> None:
+    age(folder)
+    first = Library(folder, today=TODAY, workers=1)
+    with contextlib.closing(sqlite3.connect(db_of(folder))) as db:
+        assert db.execute("PRAGMA page_size").fetchone()[0] == scan_cache.PAGE_BYTES == 65536
+    shutil.rmtree(folder / ".oo-cache")
+    (folder / ".oo-cache").mkdir()
+    with contextlib.closing(sqlite3.connect(db_of(folder))) as db:
+        db.execute("PRAGMA page_size = 4096")
+        db.execute("CREATE TABLE t (x)")  # a cache an earlier version made
+    Library(folder, today=TODAY, workers=1)
+    with contextlib.closing(sqlite3.connect(db_of(folder))) as db:
+        assert db.execute("PRAGMA page_size").fetchone()[0] == 4096
+    same_frames(first, Library(folder, today=TODAY, workers=1))
+    assert len(rows(folder)) == len(first) + len(first.failures)
+
+
 def test_a_library_of_the_top_folder_only_keeps_the_rows_below(folder: Path) -> None:
     Library(folder, today=TODAY, workers=1)
     Library(folder, recursive=False, today=TODAY, workers=1)
