@@ -3,13 +3,14 @@ told from documents by content."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
 import pytest
 
 from oo_nb.errors import NotFound
-from oo_nb.store.discover import documents, is_index_page, walk
+from oo_nb.store.discover import SKIP_DIRS, documents, is_index_page, walk
 
 
 @pytest.fixture
@@ -80,3 +81,40 @@ def test_a_dangling_link_is_listed_so_its_read_fails_loudly(folder: Path) -> Non
     (folder / "gone.o-o.html").symlink_to(folder / "nowhere.o-o.html")
     assert "gone.o-o.html" in names(walk(folder), folder)
     assert "gone.o-o.html" in names(documents(folder), folder)
+
+
+def _os_walk_reference(root: Path, recursive: bool) -> list[Path]:
+    """The walk as it was written on ``os.walk`` and ``Path`` sorting (the scandir walk must
+    list the same paths in the same order)."""
+    found: list[Path] = []
+    for here, dirs, files in os.walk(root):
+        dirs[:] = (
+            [d for d in dirs if not d.startswith(".") and d not in SKIP_DIRS] if recursive else []
+        )
+        for name in files:
+            if name.endswith(".o-o.html") and not name.startswith("."):
+                path = Path(here) / name
+                if path.is_file() or path.is_symlink():
+                    found.append(path)
+    return sorted(found)
+
+
+def test_the_walk_lists_what_os_walk_and_path_sorting_list(folder: Path) -> None:
+    doc = folder / "a.o-o.html"
+    for rel in [
+        "a-b/x.o-o.html", "a/b.o-o.html", "a.b/c.o-o.html", "A/z.o-o.html", "é/ü.o-o.html",
+        "a b/c.o-o.html", "a/b/c/d/e.o-o.html", "a/b-c.o-o.html", "a0/x.o-o.html",
+        "sub/node_modules/x.o-o.html", "sub/.cache/x.o-o.html",
+    ]:  # fmt: skip
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(doc, folder / rel)
+    (folder / "linked-dir").symlink_to(folder / "sub", target_is_directory=True)
+    (folder / "linked.o-o.html").symlink_to(doc)
+    (folder / "dangling.o-o.html").symlink_to(folder / "nowhere")
+    os.mkfifo(folder / "pipe.o-o.html")
+    for recursive in (True, False):
+        expected = _os_walk_reference(folder, recursive)
+        assert walk(folder, recursive=recursive) == expected
+        assert [str(p) for p in walk(folder, recursive=recursive)] == [str(p) for p in expected]
+    assert "linked-dir/deeper/b.o-o.html" not in names(walk(folder), folder)  # not followed
+    assert "pipe.o-o.html" not in names(walk(folder), folder)
