@@ -26,6 +26,7 @@ from oo_nb.format.jsonblock import parse_block
 from oo_nb.format.names import CONTRACT_BLOCK, MANIFEST_BLOCK, SOURCE_CACHE_BLOCK
 from oo_nb.library.digest_codec import code_version
 from oo_nb.library.library import discover
+from oo_nb.library.pool import Helpers
 from oo_nb.library.scan import Codec, read_cached
 
 __all__ = [
@@ -225,7 +226,9 @@ def scan(root: str | Path, *, workers: int | None = None, cache: bool = True) ->
     base = Path(root)
     paths = discover(base)
 
-    def read_many(items: list[tuple[str, str]], _workers: int) -> list[DocEntry | DocError]:
+    def read_many(
+        items: list[tuple[str, str]], _workers: int, _helpers: Helpers | None
+    ) -> list[DocEntry | DocError]:
         jobs = [(Path(path), base) for path, _rel in items]
         n = workers if workers is not None else _default_workers(len(jobs))
         if n > 1 and len(jobs) > 1:
@@ -317,6 +320,6 @@ def decode_entry(text: str, path: str, rel: str) -> Entry:
 
 def _codec(
     read_one: Callable[[bytes | None, str, str], Entry],
-    read_many: Callable[[list[tuple[str, str]], int], list[Entry]],
+    read_many: Callable[[list[tuple[str, str]], int, Helpers | None], list[Entry]],
 ) -> Codec:
     return Codec("index-entry", CACHE_VERSION, encode_entry, decode_entry, read_one, read_many)

@@ -18,7 +18,7 @@ from typing import Any
 
 from oo_nb.library import digest_codec
 from oo_nb.library.digest import Digest, Failure, digest_bytes, digest_many
-from oo_nb.library.pool import digest_parallel
+from oo_nb.library.pool import CHUNK, Helpers, digest_parallel
 from oo_nb.store.scan_cache import Row, ScanCache, Stamp, content_hash, still_holds
 
 __all__ = ["DIGESTS", "Codec", "Known", "Result", "read_cached", "read_digests"]
@@ -30,7 +30,8 @@ Result = Digest | Failure | None
 class Codec:
     """One kind of row the cache keeps (a ``view``), and how to make it from a file.
 
-    ``read_many(items, workers)`` reads (path, key) pairs, maybe in worker processes;
+    ``read_many(items, workers, helpers)`` reads (path, key) pairs, maybe in worker processes
+    (``helpers``: ones ``start_helpers(count)`` started while the library was being stat'ed);
     ``read_one(data, path, key)`` makes the row from bytes already read (None: read them);
     ``decode`` raises ``ValueError`` for text ``encode`` did not write. A cached payload that
     starts with ``lazy_prefix`` stays text until ``Known.resolve``. With ``read_many_encodes``,
@@ -44,9 +45,10 @@ class Codec:
     encode: Callable[[Any], str]
     decode: Callable[[str, str, str], Any]
     read_one: Callable[[bytes | None, str, str], Any]
-    read_many: Callable[[list[tuple[str, str]], int], list[Any]]
+    read_many: Callable[[list[tuple[str, str]], int, Helpers | None], list[Any]]
     lazy_prefix: str | None = None
     read_many_encodes: bool = False
+    start_helpers: Callable[[int], Helpers] | None = None
 
 
 @dataclass(slots=True)
@@ -107,6 +109,7 @@ def read_cached(
     now = time.time_ns()
     cache = ScanCache(root, codec.view, codec.version) if root is not None else None
     prefix = _root_prefix(root)
+    helpers: Helpers | None = None
     try:
         stored = cache.load() if cache is not None else {}
         out: dict[str, Known] = {}
@@ -132,7 +135,9 @@ def read_cached(
                     out[path] = found
                     continue
             todo.append((p, key, stamp))
-        fresh = _read(todo, now, workers, codec)
+            if len(todo) == PRESTART_AT and workers > 1 and codec.start_helpers is not None:
+                helpers = codec.start_helpers(workers - 1)
+        fresh = _read(todo, now, workers, codec, helpers)
         out.update(fresh)
         if cache is not None:
             seen = {_rel(str(p), prefix) for p, _ in items}
@@ -141,6 +146,8 @@ def read_cached(
                 cache.save(_rows(todo, fresh, prefix, codec, confirmed), gone)
         return out
     finally:
+        if helpers is not None:
+            helpers.close()  # the ones no read took
         if cache is not None:
             cache.close()
 
@@ -198,7 +205,11 @@ def _holds(stamp: Stamp, digest: str | None, path: Path, now: Stamp | None) -> b
 
 
 def _read(
-    todo: list[tuple[Path, str, Stamp | None]], now: int, workers: int, codec: Codec
+    todo: list[tuple[Path, str, Stamp | None]],
+    now: int,
+    workers: int,
+    codec: Codec,
+    helpers: Helpers | None,
 ) -> dict[str, Known]:
     """Read the changed files. A recent one is read here, its bytes hashed with the row; an
     older one may go to a worker process, since any later change gives it a new stamp."""
@@ -206,7 +217,8 @@ def _read(
     older = [
         (p, key, stamp) for p, key, stamp in todo if stamp is not None and not stamp.recent(now)
     ]
-    results = codec.read_many([(str(p), key) for p, key, _ in older], workers) if older else []
+    items = [(str(p), key) for p, key, _ in older]
+    results = codec.read_many(items, workers, helpers) if items else []
     for (p, key, old), result in zip(older, results, strict=True):
         if isinstance(result, bytes):  # packed: a row that stays lazy
             out[str(p)] = Known(old, None, None, result, codec)
@@ -238,14 +250,17 @@ def _read(
 
 # The library's digests. The readers are looked up when called (tests count them).
 PACK_FROM = 2000  # files read in one scan from which their text is kept compressed (memory)
+PRESTART_AT = 2 * CHUNK  # files to read from which worker processes are started during the stat
 
 
-def _digest_many(items: list[tuple[str, str]], workers: int) -> list[str | bytes]:
+def _digest_many(
+    items: list[tuple[str, str]], workers: int, helpers: Helpers | None
+) -> list[str | bytes]:
     """Each file's digest as cache text; packed (``digest_codec.pack_result``) when there are
     many: 10,000 digests' text is some 160 MB, packed 45."""
     pack = len(items) >= PACK_FROM
     if workers > 1 and len(items) > 1:
-        return digest_parallel(items, workers, pack=pack)
+        return digest_parallel(items, workers, pack=pack, helpers=helpers)
     return [digest_codec.pack_result(result, pack) for result in digest_many(items)]
 
 
@@ -255,7 +270,8 @@ DIGESTS = Codec(
     encode=digest_codec.encode,
     decode=digest_codec.decode,
     read_one=lambda data, path, slug: digest_bytes(data, path, slug),
-    read_many=lambda items, workers: _digest_many(items, workers),
+    read_many=lambda items, workers, helpers: _digest_many(items, workers, helpers),
     lazy_prefix='{"kind":"digest"',  # how ``digest_codec.encode`` starts a digest
     read_many_encodes=True,
+    start_helpers=Helpers,
 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import random
 import shutil
@@ -19,6 +20,7 @@ from oo_nb.format.article import Article, pid_is_wellformed
 from oo_nb.format.document import Document
 from oo_nb.library import library as library_module
 from oo_nb.library import pool as library_pool
+from oo_nb.library import scan as scan_module
 from oo_nb.library.article_rows import ArticleScan
 from oo_nb.library.digest import Digest, scan_article
 from oo_nb.library.library import Library, discover
@@ -535,6 +537,42 @@ def test_parallel_scan_matches_serial_and_survives_a_dead_worker(
     assert len(started) == 3
     pd.testing.assert_frame_equal(serial.documents, crippled.documents)
     pd.testing.assert_frame_equal(serial.errors, crippled.errors)
+
+
+def test_workers_started_during_the_stat_do_the_reading_or_are_stopped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    synth = load_synth()
+    synth.make_library(tmp_path, scan_module.PRESTART_AT + 4, seed=6)
+    procs: list[Any] = []
+    popen = library_pool.subprocess.Popen
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        procs.append(popen(*args, **kwargs))
+        return procs[-1]
+
+    monkeypatch.setattr(library_pool.subprocess, "Popen", spy)
+    monkeypatch.setattr(library_pool, "CHUNK", 2)
+    monkeypatch.setattr(scan_cache, "RECENT_NS", 0)  # every file may go to a worker
+    serial = Library(tmp_path, today=TODAY, workers=1, cache=False)
+    started_early: list[int] = []
+    helpers = scan_module.Helpers
+
+    def early(count: int) -> Any:
+        started_early.append(count)
+        return helpers(count)
+
+    digests = dataclasses.replace(scan_module.DIGESTS, start_helpers=early)
+    monkeypatch.setattr(scan_module, "DIGESTS", digests)
+    parallel = Library(tmp_path, today=TODAY, workers=2, cache=False)
+    assert started_early == [1] and len(procs) == 1  # the one started early did the reading
+    pd.testing.assert_frame_equal(serial.documents, parallel.documents)
+    pd.testing.assert_frame_equal(serial.citations, parallel.citations)
+    monkeypatch.setattr(scan_cache, "RECENT_NS", 10**18)  # every file is read here, hashed
+    again = Library(tmp_path, today=TODAY, workers=3, cache=False)
+    assert started_early == [1, 2] and len(procs) == 3
+    assert all(p.poll() is not None for p in procs)  # the unused ones were stopped
+    pd.testing.assert_frame_equal(serial.documents, again.documents)
 
 
 def test_synthetic_library_is_realistic(tmp_path: Path) -> None:
