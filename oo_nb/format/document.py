@@ -56,6 +56,7 @@ SKIP_PLAIN_ARTICLE = True  # tests compare with the token-by-token walk
 _COUNTED_LOOKUPS = 16  # line_of calls answered by counting before a table is built
 # A file laid out with the template's marker sections (the custom one is optional: no sign).
 _MARKERS = tuple(SECTION_MARKERS[s][0] for s in ("css", "js", "shell"))
+assert all("OO:" in marker for marker in _MARKERS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,12 +147,14 @@ class Document:
         self.block_tags: dict[str, Span] = {}
         self.article_span: Span | None = None
         self._scan_html()
-        index_content = text.find(INDEX_CONTENT_START, self.html.start, self.html.end) >= 0
-        self.kind: Literal["document", "index"] = (
-            "index" if index_content and not self.blocks else "document"
+        # (a page with blocks is a document: its text is not searched for the index marker)
+        index_content = (
+            not self.blocks and text.find(INDEX_CONTENT_START, self.html.start, self.html.end) >= 0
         )
+        self.kind: Literal["document", "index"] = "index" if index_content else "document"
         self.layout: Literal["early", "marker"] = (
-            "marker" if any(m in text for m in _MARKERS) else "early"
+            # one search settles most early pages (each marker holds "OO:"), not three
+            "marker" if "OO:" in text and any(m in text for m in _MARKERS) else "early"
         )
 
     def _find_opener(self) -> tuple[int, int, str]:
