@@ -10,7 +10,8 @@ import math
 import re
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any, Literal
+from itertools import repeat
+from typing import Any, Literal, TypeVar
 from urllib.parse import urlsplit
 
 from oo_nb.errors import ValidationError
@@ -44,6 +45,19 @@ _DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})")
 
 def parse_date(value: Any) -> date | None:
     """``YYYY-MM-DD`` or an ISO datetime starting with it; anything else is None."""
+    if type(value) is str and value[4:5] == "-" == value[7:8]:
+        # The common well-formed date, a third of the regex's cost. With "-" at 4 and 7 the C
+        # fromisoformat takes only ten ASCII digits and dashes, which the regex reads alike;
+        # anything it refuses (an odd or impossible date) takes the long way below.
+        try:
+            return date.fromisoformat(value[:10])
+        except ValueError:
+            pass
+    return _parse_date(value)
+
+
+def _parse_date(value: Any) -> date | None:
+    """parse_date the long way (the reference its fast path is tested against)."""
     if not isinstance(value, str):
         return None
     m = _DATE.match(value.strip())
@@ -56,12 +70,16 @@ def parse_date(value: Any) -> date | None:
 
 
 # An http(s) URL whose host is plain ASCII: the host is what urlsplit would find (tested on
-# many forms), a tenth of its cost, which a scan pays for every cached source.
-_PLAIN_HOST = re.compile(r"https?://([A-Za-z0-9.-]+)(?::[0-9]*)?(?=[/?#]|\Z)", re.IGNORECASE)
+# many forms), a tenth of its cost, which a scan pays for every cached source. Spelled out
+# rather than IGNORECASE, which also lets "ſ" stand for "s" (a scheme urlsplit refuses) and
+# makes every character class test twice as slow.
+_PLAIN_HOST = re.compile(r"[hH][tT][tT][pP][sS]?://([A-Za-z0-9.-]+)(?::[0-9]*)?(?=[/?#]|\Z)")
+# The same host with no scheme (a string source's "ft.com"), which urlsplit reads after "//".
+_BARE_HOST = re.compile(r"([A-Za-z0-9.-]+)(?::[0-9]*)?(?=[/?#]|\Z)")
 
 
 def domain_of(url: str) -> str:
-    plain = _PLAIN_HOST.match(url)
+    plain = (_PLAIN_HOST if "//" in url else _BARE_HOST).match(url)
     if plain is not None:
         return plain.group(1).lower().removeprefix("www.")
     try:
@@ -69,6 +87,18 @@ def domain_of(url: str) -> str:
     except ValueError:
         return ""
     return host.removeprefix("www.").lower()
+
+
+_View = TypeVar("_View")
+
+
+def _frozen(cls: type[_View], values: dict[str, Any]) -> _View:
+    """What ``cls(**values)`` gives for a frozen dataclass and ``values`` naming every field in
+    order, without its ``object.__setattr__`` per field: a third of the cost, which a scan pays
+    for every cached source and fact. No view here has a ``__post_init__``."""
+    view = cls.__new__(cls)
+    object.__setattr__(view, "__dict__", values)
+    return view
 
 
 class _Fields:
@@ -96,6 +126,8 @@ class _Fields:
 
     def text(self, key: str, default: str = "") -> str:
         value = self.raw.get(key, default)
+        if type(value) is str:  # the common case first
+            return value
         if value is None:
             return default
         if not isinstance(value, str):
@@ -141,7 +173,7 @@ class _Fields:
         value = self.raw.get(key)
         if value is None:
             return ()
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        if not isinstance(value, list) or not all(map(isinstance, value, repeat(str))):
             raise self._err(key, "must be a list of strings")
         return tuple(value)
 
@@ -199,14 +231,17 @@ class Manifest:
                 notes.append(item)
             elif isinstance(item, dict):
                 notes.append(str(item.get("summary", "")))
-        return cls(
-            title=f.text("title"),
-            version=f.whole("version", 0) or 0,
-            as_of=as_of,
-            cadence_days=days,
-            cadence_field=cadence_field,
-            changelog_notes=tuple(notes),
-            raw=f.raw,
+        return _frozen(
+            cls,
+            {
+                "title": f.text("title"),
+                "version": f.whole("version", 0) or 0,
+                "as_of": as_of,
+                "cadence_days": days,
+                "cadence_field": cadence_field,
+                "changelog_notes": tuple(notes),
+                "raw": f.raw,
+            },
         )
 
 
@@ -270,33 +305,41 @@ class Contract:
         form: Literal["procedure", "flags", "none"] = (
             "procedure" if "procedure" in instr.raw else "flags" if instr.raw else "none"
         )
-        return cls(
-            subject=ident.text("subject"),
-            scope=ident.text("scope"),
-            audience=ident.text("audience"),
-            tone=ident.text("tone"),
-            intents=research.texts("intents"),
-            required_sections=research.texts("required_sections"),
-            prefer_domains=policy.texts("prefer_domains"),
-            deny_domains=policy.texts("deny_domains"),
-            require_https=bool(policy.flag("require_https", False)),
-            max_cost_usd=budget,
-            model=f.text("model") or None,
-            images=ImagePolicy(
-                allow=bool(img.flag("allow", True)),
-                max_per_article=img.whole("max_per_article", 8) or 0,
-                max_file_kb=img.whole("max_file_kb", 150) or 150,
-                resize_max_px=img.whole("resize_max_px", 800) or 800,
-                preserve_format=bool(img.flag("preserve_format", True)),
-                caption_required=bool(img.flag("caption_required", True)),
-                source_attribution_required=bool(img.flag("source_attribution_required", True)),
-                layout_guidance=img.text("layout_guidance"),
-                prefer_sources=img.texts("prefer_sources"),
-            ),
-            instructions_form=form,
-            sentinel=_sentinel(f, instr),
-            raw=f.raw,
-            review=review,
+        return _frozen(
+            cls,
+            {
+                "subject": ident.text("subject"),
+                "scope": ident.text("scope"),
+                "audience": ident.text("audience"),
+                "tone": ident.text("tone"),
+                "intents": research.texts("intents"),
+                "required_sections": research.texts("required_sections"),
+                "prefer_domains": policy.texts("prefer_domains"),
+                "deny_domains": policy.texts("deny_domains"),
+                "require_https": bool(policy.flag("require_https", False)),
+                "max_cost_usd": budget,
+                "model": f.text("model") or None,
+                "images": _frozen(
+                    ImagePolicy,
+                    {
+                        "allow": bool(img.flag("allow", True)),
+                        "max_per_article": img.whole("max_per_article", 8) or 0,
+                        "max_file_kb": img.whole("max_file_kb", 150) or 150,
+                        "resize_max_px": img.whole("resize_max_px", 800) or 800,
+                        "preserve_format": bool(img.flag("preserve_format", True)),
+                        "caption_required": bool(img.flag("caption_required", True)),
+                        "source_attribution_required": bool(
+                            img.flag("source_attribution_required", True)
+                        ),
+                        "layout_guidance": img.text("layout_guidance"),
+                        "prefer_sources": img.texts("prefer_sources"),
+                    },
+                ),
+                "instructions_form": form,
+                "sentinel": _sentinel(f, instr),
+                "raw": f.raw,
+                "review": review,
+            },
         )
 
     @property
@@ -316,10 +359,7 @@ def _sentinel(f: _Fields, instr: _Fields) -> Sentinel | None:
             structured=True,
         )
     text = instr.raw.get("sentinel")
-    steps = instr.raw.get("procedure")
-    steps = steps if isinstance(steps, list) else []
-    has_check = any(isinstance(s, str) and "SENTINEL CHECK" in s for s in steps)
-    if not isinstance(text, str) and not has_check:
+    if not isinstance(text, str) and not _has_sentinel_check(instr.raw.get("procedure")):
         return None
     description = text if isinstance(text, str) else ""
     lowered = description.lower()
@@ -332,6 +372,18 @@ def _sentinel(f: _Fields, instr: _Fields) -> Sentinel | None:
         evidence="",
         structured=False,
     )
+
+
+def _has_sentinel_check(steps: Any) -> bool:
+    """Whether a string step of the procedure says SENTINEL CHECK. The steps joined by a
+    newline (which the phrase has not) are searched at once when all are strings."""
+    if not isinstance(steps, list):
+        return False
+    try:
+        joined = "\n".join(steps)
+    except TypeError:
+        joined = "\n".join(s for s in steps if isinstance(s, str))
+    return "SENTINEL CHECK" in joined
 
 
 # --------------------------------------------------------------------------- source cache
@@ -370,16 +422,19 @@ def _source_from_string(text: str, index: int) -> Source:
     rest = (m.group("rest") or "") if m else ""
     looks_like_domain = "." in head and " " not in head
     url = head if head.startswith(("http://", "https://")) else ""
-    return Source(
-        id=f"s{index + 1}",
-        url=url,
-        title=rest or text,
-        tier="",
-        accessed=None,
-        domain=domain_of(head) if looks_like_domain else "",
-        description=rest if looks_like_domain else text,
-        verified=None,
-        form="string",
+    return _frozen(
+        Source,
+        {
+            "id": f"s{index + 1}",
+            "url": url,
+            "title": rest or text,
+            "tier": "",
+            "accessed": None,
+            "domain": domain_of(head) if looks_like_domain else "",
+            "description": rest if looks_like_domain else text,
+            "verified": None,
+            "form": "string",
+        },
     )
 
 
@@ -411,6 +466,40 @@ def _list(f: _Fields, key: str) -> list[Any]:
 
 
 def _source(item: Any, index: int, f: _Fields) -> Source:
+    """The source ``item`` names; an object whose text fields are all strings or missing (the
+    common case) is read here, anything else the long way (``_source_checked``), which raises
+    the errors."""
+    if type(item) is dict:
+        get = item.get
+        url, sid, title = get("url", ""), get("id", ""), get("title", "")
+        description = get("description", "")
+        if (
+            type(url) is str
+            and type(sid) is str
+            and type(title) is str
+            and type(description) is str
+        ):
+            verified = get("verified")
+            return _frozen(
+                Source,
+                {
+                    "id": sid or f"s{index + 1}",
+                    "url": url,
+                    "title": title,
+                    "tier": str(get("tier") or ""),
+                    "accessed": parse_date(get("accessed")),
+                    "domain": domain_of(url),
+                    "description": description,
+                    "verified": verified if type(verified) is bool else None,
+                    "form": "object",
+                },
+            )
+    return _source_checked(item, index, f)
+
+
+def _source_checked(item: Any, index: int, f: _Fields) -> Source:
+    """``_source`` the long way, every field checked (the reference its fast path is tested
+    against)."""
     if isinstance(item, str):
         return _source_from_string(item, index)
     s = _Fields(item, f.block, f.file, f"sources[{index}].")
@@ -429,7 +518,11 @@ def _source(item: Any, index: int, f: _Fields) -> Source:
     )
 
 
-_FACT_MARKERS = re.compile(r"(?:\s*\[s\d+\])+\s*$")
+# The trailing run of "[sN]" markers (and the spaces around them) of a string fact, matched on
+# the reversed text: a search for r"(?:\s*\[s\d+\])+\s*$" (what this replaces) tries every
+# position of a long fact, this only the markers.
+_FACT_MARKERS_REVERSED = re.compile(r"\s*(?:\]\d+s\[\s*)+")
+_SOURCE_ID = re.compile(r"s\d+")
 
 
 def fact_source_ids(fact: Any) -> tuple[str, ...]:
@@ -438,19 +531,67 @@ def fact_source_ids(fact: Any) -> tuple[str, ...]:
     keys of an object fact. Unique, in order."""
     ids: list[str] = []
     if isinstance(fact, str):
-        markers = _FACT_MARKERS.search(fact)
-        ids = re.findall(r"s\d+", markers.group(0)) if markers else []
+        if not fact.rstrip().endswith("]"):  # \s is what str.isspace is: no marker at the end
+            return ()
+        markers = _FACT_MARKERS_REVERSED.match(fact[::-1])
+        ids = _SOURCE_ID.findall(fact[len(fact) - markers.end() :]) if markers else []
     elif isinstance(fact, dict):
+        get = fact.get
         for key in ("source", "source_id"):
-            if isinstance(fact.get(key), str) and fact[key]:
-                ids.append(fact[key])
+            value = get(key)
+            if isinstance(value, str) and value:
+                ids.append(value)
         for key in ("source_ids", "sources"):
-            if isinstance(fact.get(key), list):
-                ids.extend(str(x) for x in fact[key])
-    return tuple(dict.fromkeys(ids))
+            value = get(key)
+            if isinstance(value, list):
+                ids += map(str, value)
+    return tuple(dict.fromkeys(ids)) if len(ids) > 1 else tuple(ids)
 
 
 def _fact(item: Any, index: int, f: _Fields) -> Fact:
+    """The fact ``item`` states; a string, or an object whose text is a string or missing (the
+    common cases), is read here, anything else the long way (``_fact_checked``)."""
+    kind = type(item)
+    if kind is str:
+        return _frozen(
+            Fact,
+            {
+                "id": f"f{index + 1}",
+                "text": item,
+                "key": None,
+                "value": None,
+                "source_ids": fact_source_ids(item),
+                "form": "string",
+                "quote": None,
+                "quote_found": None,
+            },
+        )
+    if kind is dict:
+        get = item.get
+        text = get("text", "")
+        if type(text) is str:
+            key_, value = get("key"), get("value")
+            quote, found = get("quote"), get("quote_found")
+            if not text:
+                text = f"{key_}: {value}" if key_ is not None else str(value or "")
+            return _frozen(
+                Fact,
+                {
+                    "id": str(get("id") or f"f{index + 1}"),
+                    "text": text,
+                    "key": str(key_) if key_ is not None else None,
+                    "value": str(value) if value is not None else None,
+                    "source_ids": fact_source_ids(item),
+                    "form": "object",
+                    "quote": quote if isinstance(quote, str) else None,
+                    "quote_found": found if type(found) is bool else None,
+                },
+            )
+    return _fact_checked(item, index, f)
+
+
+def _fact_checked(item: Any, index: int, f: _Fields) -> Fact:
+    """``_fact`` the long way (the reference its fast path is tested against)."""
     fid = f"f{index + 1}"
     if isinstance(item, str):
         return Fact(fid, item, None, None, fact_source_ids(item), "string")
@@ -492,19 +633,47 @@ class Changelog:
         else:
             f = _Fields(raw, CHANGELOG_BLOCK, file)
             items, form = _list(f, "entries"), "entries"
-        entries = []
-        for i, item in enumerate(items):
-            if isinstance(item, str):
-                entries.append(ChangelogEntry(None, "", None, item, {}))
-                continue
-            e = _Fields(item, CHANGELOG_BLOCK, file, f"entries[{i}].")
-            ts = str(e.raw.get("timestamp") or e.raw.get("date") or "")
-            extra = {k: v for k, v in e.raw.items() if k not in ("version", "timestamp", "summary")}
-            entries.append(
-                ChangelogEntry(e.whole("version"), ts, parse_date(ts), e.text("summary"), extra)
-            )
-        return cls(tuple(entries), form, raw)  # type: ignore[arg-type]
+        entries = [_entry(item, i, file) for i, item in enumerate(items)]
+        return _frozen(cls, {"entries": tuple(entries), "form": form, "raw": raw})
 
     @property
     def latest(self) -> ChangelogEntry | None:
         return self.entries[-1] if self.entries else None
+
+
+def _entry(item: Any, index: int, file: str | None) -> ChangelogEntry:
+    """The changelog entry ``item`` records; an object with a whole version (or none) and a
+    string summary (or none), the common case, is read here, anything else the long way."""
+    if type(item) is dict:
+        get = item.get
+        version, summary = get("version"), get("summary", "")
+        if (
+            version is None or (type(version) is int and -MAX_WHOLE <= version <= MAX_WHOLE)
+        ) and type(summary) is str:
+            ts = str(get("timestamp") or get("date") or "")
+            extra = item.copy()  # every key but these three, in order
+            extra.pop("version", None)
+            extra.pop("timestamp", None)
+            extra.pop("summary", None)
+            return _frozen(
+                ChangelogEntry,
+                {
+                    "version": version,
+                    "timestamp": ts,
+                    "date": parse_date(ts),
+                    "summary": summary,
+                    "extra": extra,
+                },
+            )
+    return _entry_checked(item, index, file)
+
+
+def _entry_checked(item: Any, index: int, file: str | None) -> ChangelogEntry:
+    """``_entry`` the long way, every field checked (the reference its fast path is tested
+    against)."""
+    if isinstance(item, str):
+        return ChangelogEntry(None, "", None, item, {})
+    e = _Fields(item, CHANGELOG_BLOCK, file, f"entries[{index}].")
+    ts = str(e.raw.get("timestamp") or e.raw.get("date") or "")
+    extra = {k: v for k, v in e.raw.items() if k not in ("version", "timestamp", "summary")}
+    return ChangelogEntry(e.whole("version"), ts, parse_date(ts), e.text("summary"), extra)
