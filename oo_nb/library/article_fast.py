@@ -47,6 +47,7 @@ _INLINE = frozenset(
 _VOID = frozenset({"br", "img", "hr"})
 _WALKED = frozenset({"div", "section", "blockquote"})  # digest's containers
 _SECTION_HEADINGS = frozenset({"h2", "h3", "h4"})
+_LEVEL = {"h2": 2, "h3": 3, "h4": 4}
 _TOC_HEADINGS = frozenset({"h2", "h3"})
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 # what may stand where the walk reads blocks (the article, and the containers it descends into)
@@ -110,7 +111,7 @@ _TOKEN = re.compile(
 # caller makes sure it holds no "&"). Nothing in their attributes to decode, mark or report.
 _BLOCK = re.compile(
     _S
-    + r"(?:<!-- (pid:[^:\s<>]++:[0-9a-f]{8}) -->"
+    + r"(?:<!-- (pid:[!-9;=?-~]++:[0-9a-f]{8}) -->"
     + _S
     + r')?(?:<(p|h[1-6])(?: id="([^"<>&]*+)")?>|<(ol|ul)>((?:'
     + _S
@@ -118,8 +119,8 @@ _BLOCK = re.compile(
     + _S
     + r")</\4>)"
 )
-# the items of such a list: source id (when its text starts with one), the rest of the text
-# before the link, the link's address and text, the text after it
+# the items of such a list: the source id its text starts with (when it is right there), the
+# rest of the text before the link, the link's address and text, the text after it
 _PLAIN_ITEM = re.compile(
     r'<li>(?:\s*+\[(s\d+)\])?([^<]*+)(?:<a href="([^"]*+)">([^<]*+)</a>([^<]*+))?</li>'
 )
@@ -128,6 +129,7 @@ _PLAIN_ITEM = re.compile(
 _OPENING = re.compile(f"<(p|h[1-6])({_ATTRS})>")
 _FLAT_END = re.compile(f"({_FLAT})</([a-z0-9]++){_S}>")
 _CLOSE = {t: f"</{t}>" for t in ("p", "h1", "h2", "h3", "h4", "h5", "h6")}
+_CLOSE_LEN = {t: len(close) for t, close in _CLOSE.items()}
 _ITEMS = re.compile(f"<li{_ATTRS}>({_FLAT})</li{_S}>")
 # the usual references item, in one match: text, a link, text (no references, no markup)
 _SIMPLE_ITEM = re.compile(
@@ -281,14 +283,14 @@ class _Scan:
             if walking:  # ---------- the common case: the blocks most articles are made of
                 m = block(html, pos)
                 if m is not None:
-                    tag = m.group(2)
+                    cpid, tag, hid, _, items = m.groups()
                     if tag is not None:  # a paragraph or heading: where its content ends
                         start = m.end()
                         stop = find("<", start)
                         close = _CLOSE[tag]
                         inline = not startswith(close, stop)  # text only, most often
                         if not inline:
-                            after = stop + len(close)
+                            after = stop + _CLOSE_LEN[tag]
                         else:  # inline elements in it, or an end tag written otherwise
                             fm = flat(html, start)
                             if fm is None or fm.group(2) != tag:
@@ -298,7 +300,6 @@ class _Scan:
                     elif not in_refs or find("&", m.start(5), m.end(5)) >= 0:
                         m = None  # a list the walk reads as a block, or one to decode
                 if m is not None:
-                    cpid = m.group(1)
                     if cpid is not None:
                         pids.append(cpid)
                         plain += 1
@@ -306,8 +307,14 @@ class _Scan:
                     pid, pending = pending, None  # (a pid before a references list: no element's)
                     if tag is None:  # the references list
                         refs = scan.references
-                        for sid, lead, url, title, rest in _PLAIN_ITEM.findall(m.group(5)):
-                            refs.append((len(refs) + 1, sid or _ref_id(lead + title + rest), url))
+                        n = len(refs)
+                        for sid, lead, url, title, rest in _PLAIN_ITEM.findall(items):
+                            n += 1
+                            if not sid:  # an id after markup, or none (most often: a link first)
+                                first = (lead or title or rest)[:1]
+                                found = first == "[" or first.isspace()
+                                sid = _ref_id(lead + title + rest) if found else None
+                            refs.append((n, sid, url))
                         pos = m.end()
                         continue
                     pos = after
@@ -323,8 +330,8 @@ class _Scan:
                         for inner in _INNER_ATTRS.findall(content):
                             stub = self.attributes(inner) or stub
                     if tag in _SECTION_HEADINGS:
-                        hid = m.group(3) or ""
-                        sections.append((hid, int(tag[1])))
+                        hid = hid or ""
+                        sections.append((hid, _LEVEL[tag]))
                         if pid is not None and pid not in nodes:
                             nodes[pid] = [start, stop]
                         if tag == "h2":

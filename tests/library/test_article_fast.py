@@ -167,6 +167,10 @@ def test_what_the_fast_path_steps_aside_for(html: str) -> None:
         '<li>[s1] <a href="https://a.org/x">T</a> — a.org</li>\n<li>\u00a0[s2] no link</li>\n'
         '<li>[s<a href="u">3]</a></li><li><a href="v">[s4]</a> t</li><li>[S5] <a href="">x</a></li>'
         "<li></li>\n</ol>\n<p>after [s1]</p>",
+        '<h2 id="references">R</h2><ol><li> <a href="a">[s6]</a></li><li>\u00a0<a href="b"> [s7]</a>'
+        '</li><li>\u2003<a href="c">\u00a0</a>[s8]</li><li>text only</li><li><a href="d">t</a> [s9]'
+        '</li><li><a href="e"></a></li><li>[x] <a href="f">[s10]</a></li><li>[s<a href="g">x</a>]</li>'
+        "</ol>",
         '<h2 id="references">R</h2><ul><li>[s1] <a href="a?b=1&amp;c=2">T</a></li></ul>',
         '<h2 id="references">R</h2><ol><li>[s1] <a href="x[s2]">T</a></li></ol>',
         '<h2 id="references">R</h2><ol></ol><ul>\n</ul><ol><li>[s1]<b>x</b></li></ol>',
