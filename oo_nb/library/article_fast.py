@@ -4,7 +4,7 @@
 (the bulk of an article, a pid comment and its paragraph or a heading, in one short match and
 a find for the end of its text; the references list in one match; text is scanned by a regex
 only where a "[" starts a citation: find is many times quicker) and gives exactly the
-``ArticleScan`` of the lxml walk in ``digest`` (about two fifths of its cost on the synthetic
+``ArticleScan`` of the lxml walk in ``digest`` (about a third of its cost on the synthetic
 library: benchmarks/article_scan.py), or None whenever the article holds anything whose tree
 libxml2's HTML parser could build differently from the plain nesting its tags spell, or whose
 text it could read differently: a tag outside a short list, a nesting the parser repairs (a
