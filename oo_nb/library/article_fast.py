@@ -311,9 +311,9 @@ class _Scan:
                         for sid, lead, url, title, rest in _PLAIN_ITEM.findall(items):
                             n += 1
                             if not sid:  # an id after markup, or none (most often: a link first)
-                                first = (lead or title or rest)[:1]
-                                found = first == "[" or first.isspace()
-                                sid = _ref_id(lead + title + rest) if found else None
+                                first = (lead or title or rest)[:1]  # (\s, then "[": _REF_ID)
+                                maybe = first == "[" or first.isspace()
+                                sid = _ref_id(lead + title + rest) if maybe else None
                             refs.append((n, sid, url))
                         pos = m.end()
                         continue
