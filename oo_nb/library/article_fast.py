@@ -1,8 +1,10 @@
 """The article scan without lxml, for the well-behaved articles nearly every document holds.
 
 ``scan_fast`` reads an article with ``str.find`` and a few regular expressions over its tags
-(comments and text-only paragraphs, the bulk of an article, without any) and gives exactly the
-``ArticleScan`` of the lxml walk in ``digest`` (about two thirds of its cost on the synthetic
+(the bulk of an article, a pid comment and its paragraph or a heading, in one short match and
+a find for the end of its text; the references list in one match; text is scanned by a regex
+only where a "[" starts a citation: find is many times quicker) and gives exactly the
+``ArticleScan`` of the lxml walk in ``digest`` (about a third of its cost on the synthetic
 library: benchmarks/article_scan.py), or None whenever the article holds anything whose tree
 libxml2's HTML parser could build differently from the plain nesting its tags spell, or whose
 text it could read differently: a tag outside a short list, a nesting the parser repairs (a
@@ -25,7 +27,6 @@ import html as html_lib
 import re
 from collections import Counter
 from html.entities import html5
-from itertools import repeat
 
 from lxml import etree
 
@@ -46,6 +47,7 @@ _INLINE = frozenset(
 _VOID = frozenset({"br", "img", "hr"})
 _WALKED = frozenset({"div", "section", "blockquote"})  # digest's containers
 _SECTION_HEADINGS = frozenset({"h2", "h3", "h4"})
+_LEVEL = {"h2": 2, "h3": 3, "h4": 4}
 _TOC_HEADINGS = frozenset({"h2", "h3"})
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 # what may stand where the walk reads blocks (the article, and the containers it descends into)
@@ -71,15 +73,18 @@ _CHILDREN: dict[str, frozenset[str]] = {
 
 _S = "[ \t\n]*+"  # the whitespace HTML allows inside tags (CR and FF never get here)
 _ATTRS = "(?:[ \t\n]++[a-z][a-z0-9-]*+=(?:\"[^\"<>]*+\"|'[^'<>]*+'))*+" + _S
+# the same with values read up to their quote, many times quicker on a long one (an image's
+# data): the caller checks they hold no "<" or ">"
+_LOOSE_ATTRS = "(?:[ \t\n]++[a-z][a-z0-9-]*+=(?:\"[^\"]*+\"|'[^']*+'))*+" + _S
 # The content of an element holding text, void inline elements and inline elements holding
 # text only: nothing in it the parser could restructure.
 _FLAT = (
-    "(?:[^<]++|<br"
+    "[^<]*+(?:(?:<br"
     + _ATTRS
     + "/?>|"
     + "|".join(f"<{t}{_ATTRS}>[^<]*+</{t}{_S}>" for t in sorted(_INLINE - _VOID))
-    + ")*+"
-)
+    + ")[^<]*+)*+"
+)  # (text first: a regex tries the tags' branches only at a "<")
 _ITEM = f"<li{_ATTRS}>{_FLAT}</li{_S}>"
 _ROWS = f"(?:{_S}<tr{_ATTRS}>(?:{_S}(?:<td{_ATTRS}>{_FLAT}</td{_S}>|<th{_ATTRS}>{_FLAT}</th{_S}>))*+{_S}</tr{_S}>)*+"
 _ROW_GROUPS = "|".join(f"<{t}{_ATTRS}>{_ROWS}{_S}</{t}{_S}>" for t in ("thead", "tbody", "tfoot"))
@@ -92,23 +97,44 @@ _TOKEN = re.compile(
     f"(ol|ul)({_ATTRS})>((?:{_S}{_ITEM})*+{_S})</\\2{_S}>"
     f"|table({_ATTRS})>((?:{_S}(?:{_ROW_GROUPS}|{_ROWS}))*+{_S})</table{_S}>"
     f"|(?!(?:br|img|hr)[ \t\n/>])([a-z][a-z0-9]*+)({_ATTRS})>({_FLAT})</\\7{_S}>"
-    f"|([a-z][a-z0-9]*+)({_ATTRS})(/?)>"
+    f"|([a-z][a-z0-9]*+)({_LOOSE_ATTRS})(/?)>"
     f"|/([a-z][a-z0-9]*+){_S}>"
     "|!--(?!-?>)(.*?)-->"
     ")",
     re.DOTALL,
+)
+# The blocks nearly every article is made of, where the walk reads blocks (the token loop below
+# reads all else): whitespace, perhaps a pid comment of the usual form (group 1: a well formed
+# pid), then the start tag of a paragraph or heading with no attribute but perhaps an id (tag
+# and id: groups 2 and 3; its content is found with str.find, far quicker than a regex's scan)
+# or a list of plain items, as the references list is written (tag and content: 4 and 5; the
+# caller makes sure it holds no "&"). Nothing in their attributes to decode, mark or report.
+_BLOCK = re.compile(
+    _S
+    + r"(?:<!-- (pid:[!-9;=?-~]++:[0-9a-f]{8}) -->"
+    + _S
+    + r')?(?:<(p|h[1-6])(?: id="([^"<>&]*+)")?>|<(ol|ul)>((?:'
+    + _S
+    + r'<li>[^<]*+(?:<a href="[^"<>&\[]*+">[^<]*+</a>[^<]*+)?</li>)*+'
+    + _S
+    + r")</\4>)"
+)
+# the items of such a list: the source id its text starts with (when it is right there), the
+# rest of the text before the link, the link's address and text, the text after it
+_PLAIN_ITEM = re.compile(
+    r'<li>(?:\s*+\[(s\d+)\])?([^<]*+)(?:<a href="([^"]*+)">([^<]*+)</a>([^<]*+))?</li>'
 )
 # at the level the walk reads: a paragraph's or heading's start tag, and the rest of one holding
 # flat content (the end tag's name is checked by the caller)
 _OPENING = re.compile(f"<(p|h[1-6])({_ATTRS})>")
 _FLAT_END = re.compile(f"({_FLAT})</([a-z0-9]++){_S}>")
 _CLOSE = {t: f"</{t}>" for t in ("p", "h1", "h2", "h3", "h4", "h5", "h6")}
+_CLOSE_LEN = {t: len(close) for t, close in _CLOSE.items()}
 _ITEMS = re.compile(f"<li{_ATTRS}>({_FLAT})</li{_S}>")
 # the usual references item, in one match: text, a link, text (no references, no markup)
 _SIMPLE_ITEM = re.compile(
     f'<li>([^<&]*+)(?:<a href="([^"<>&]*+)">([^<&]*+)</a>([^<&]*+))?</li{_S}>'
 )
-_ONLY_ID = re.compile(' id="([^"]*)"')
 _FIRST_LINK = re.compile(f"<a({_ATTRS})>")
 # a start tag inside flat content whose attributes hold "[" or "&" (risks: a citation mark)
 _MARKED_TAG = re.compile(r"<[a-z][a-z0-9]*[ \t\n][^>]*[\[&]")
@@ -170,7 +196,7 @@ def _decode(text: str) -> str:
 
 def _maybe_stub(markup: str) -> bool:
     """Whether some class attribute in ``markup`` may hold "stub-notice" (perhaps encoded)."""
-    return "stub-notice" in markup or ("&" in markup and "class" in markup)
+    return ("-" in markup and "stub-notice" in markup) or ("&" in markup and "class" in markup)
 
 
 def _may_carry(hid: str, content: str) -> bool:
@@ -202,6 +228,12 @@ def _list_items(content: str) -> list[list[str | bool | None]]:
     return items
 
 
+def _ref_id(text: str) -> str | None:
+    """The source id a references item's text starts with, if any."""
+    found = _REF_ID.match(text)
+    return found.group(1) if found else None
+
+
 def _attributes(attrs: str) -> dict[str, str]:
     found = _ATTRIBUTE.findall(attrs)
     values = {name: _decode(dq or sq) for name, dq, sq in found}
@@ -217,6 +249,8 @@ class _Scan:
         self.scan = ArticleScan()
         self.items: list[list[str | bool | None]] = []  # the references list's: id, url, open
         self.open_items: list[list[str | bool | None]] = []  # those of them not closed yet
+        # (section, pid, source ids) of each element with citations, in order: the rows at the end
+        self.cited: list[tuple[str, str | None, list[str]]] = []
 
     def text(self, span: list[int]) -> str:
         """The text content of the element whose content is html[start:end]."""
@@ -237,13 +271,99 @@ class _Scan:
         top, allowed, walking = "body", _CHILDREN["body"], True
         count_figures = False
         in_list = False  # inside the references list
-        match, opening, flat = _TOKEN.match, _OPENING.match, _FLAT_END.match
+        match, opening, flat, block = _TOKEN.match, _OPENING.match, _FLAT_END.match, _BLOCK.match
+        plain = 0  # pids read in _BLOCK's pid comments: well formed
         find, startswith, findall = html.find, html.startswith, CITATION.findall
+        cite = self.cited.append
+        amp = "&" in html  # (most articles hold none: no look for one in each paragraph)
         pos, end = 0, len(html)
         values: dict[str, str] | None
         extra: object
         while pos < end:
-            if walking:  # ---------- the common case: comments and flat blocks, found with find()
+            if walking:  # ---------- the common case: the blocks most articles are made of
+                m = block(html, pos)
+                if m is not None:
+                    cpid, tag, hid, _, items = m.groups()
+                    if tag is not None:  # a paragraph or heading: where its content ends
+                        start = m.end()
+                        stop = find("<", start)
+                        close = _CLOSE[tag]
+                        inline = not startswith(close, stop)  # text only, most often
+                        if not inline:
+                            after = stop + _CLOSE_LEN[tag]
+                        else:  # inline elements in it, or an end tag written otherwise
+                            fm = flat(html, start)
+                            if fm is None or fm.group(2) != tag:
+                                m = None
+                            else:
+                                stop, after = fm.end(1), fm.end()
+                    elif not in_refs or find("&", m.start(5), m.end(5)) >= 0:
+                        m = None  # a list the walk reads as a block, or one to decode
+                if m is not None:
+                    if cpid is not None:
+                        pids.append(cpid)
+                        plain += 1
+                        pending = cpid
+                    pid, pending = pending, None  # (a pid before a references list: no element's)
+                    if tag is None:  # the references list
+                        refs = scan.references
+                        n = len(refs)
+                        for sid, lead, url, title, rest in _PLAIN_ITEM.findall(items):
+                            n += 1
+                            if not sid:  # an id after markup, or none (most often: a link first)
+                                first = (lead or title or rest)[:1]  # (\s, then "[": _REF_ID)
+                                maybe = first == "[" or first.isspace()
+                                sid = _ref_id(lead + title + rest) if maybe else None
+                            refs.append((n, sid, url))
+                        pos = m.end()
+                        continue
+                    pos = after
+                    content = html[start:stop] if inline else ""  # (text only: searched in place)
+                    if (  # inline elements (p and headings take any: _FLAT_PARENTS)
+                        inline
+                        and "<" in content
+                        and (
+                            (risks and "=" in content and _MARKED_TAG.search(content))
+                            or _maybe_stub(content)
+                        )
+                    ):
+                        for inner in _INNER_ATTRS.findall(content):
+                            stub = self.attributes(inner) or stub
+                    if tag in _SECTION_HEADINGS:
+                        hid = hid or ""
+                        sections.append((hid, _LEVEL[tag]))
+                        if pid is not None and pid not in nodes:
+                            nodes[pid] = [start, stop]
+                        if tag == "h2":
+                            section = hid
+                            in_refs = hid == "references"
+                        if risks and tag in _TOC_HEADINGS:
+                            content = content or html[start:stop]
+                            if _may_carry(hid, content):
+                                scan.injection_risks += heading_risks(hid, _text_of(content))
+                        continue
+                    if pid is not None:
+                        if pid not in nodes:
+                            nodes[pid] = [start, stop]
+                    elif tag == "p" and section not in unpidded:
+                        unpidded[section] = [start, stop]
+                    paragraphs.append((pid, section, tag))
+                    if in_refs:
+                        continue
+                    if inline or (amp and find("&", start, stop) >= 0):  # text content's citations
+                        content = content or html[start:stop]
+                        if "[" not in content and "&" not in content:
+                            continue
+                        sids = findall(_text_of(content))
+                    else:  # text only: from its first "[" on
+                        i = find("[", start, stop)
+                        if i < 0:
+                            continue
+                        sids = findall(html, i, stop)
+                    if sids:
+                        cite((section, pid, sids))
+                    continue
+                # ----------------------- anything else: comments and blocks found with find()
                 i = find("<", pos)
                 if i < 0:
                     break
@@ -270,7 +390,7 @@ class _Scan:
                         i = pos + 1
                     else:
                         continue
-                if startswith("<p>", i):  # the most common block: a paragraph of text only
+                if startswith("<p>", i):  # a paragraph of text only
                     k = i + 3
                     j = find("<", k)
                     if startswith("</p>", j):
@@ -288,7 +408,7 @@ class _Scan:
                                 content = _decode(content)
                             sids = findall(content)
                             if sids:
-                                scan.citations.extend(zip(repeat(section), repeat(pid), sids))
+                                cite((section, pid, sids))
                         continue
                 m = opening(html, i)
                 if m is None:
@@ -311,13 +431,9 @@ class _Scan:
                             pos = m.end()
                 if m is not None:
                     values = None
-                    if attrs:
-                        only_id = _ONLY_ID.fullmatch(attrs)
-                        if only_id is not None and "&" not in attrs:
-                            values = {"id": only_id.group(1)}
-                        else:
-                            values = {}
-                            stub = self.attributes(attrs, values) or stub
+                    if attrs:  # (a lone id without "&": _BLOCK's)
+                        values = {}
+                        stub = self.attributes(attrs, values) or stub
                     if "<" in content:
                         if tag not in _FLAT_PARENTS:
                             raise _Unsure
@@ -352,9 +468,7 @@ class _Scan:
                     if not in_refs and ("[" in content or "&" in content):
                         text = _text_of(content)
                         if "[s" in text:
-                            scan.citations.extend(
-                                zip(repeat(section), repeat(pid), CITATION.findall(text))
-                            )
+                            cite((section, pid, findall(text)))
                     continue
             m = match(html, pos)
             if m is None:
@@ -399,6 +513,8 @@ class _Scan:
                 if tag in _VOID:
                     raise _Unsure
             else:
+                if "<" in attrs or ">" in attrs:
+                    raise _Unsure  # (what _ATTRS would not have read)
                 whole = tag in _VOID
                 if slash and not whole:
                     raise _Unsure  # <p/>: libxml2 reads an empty element, HTML5 an open one
@@ -502,7 +618,8 @@ class _Scan:
             top, allowed, walking = tag, _CHILDREN[tag], kind == _WALK
         if len(stack) != 1 or html[pos:].strip(" \t\n"):
             raise _Unsure  # an unclosed element, or text after the last block
-        self.keep_leads(nodes, unpidded)
+        self.keep_leads(nodes, unpidded, plain == len(pids))
+        scan.citations = [(s, p, sid) for s, p, sids in self.cited for sid in sids]
         # the walk looks for the class only where the text "stub-notice" appears
         scan.is_stub = (stub and "stub-notice" in html) or not paragraphs
         return scan
@@ -521,12 +638,14 @@ class _Scan:
     def close(self, tag: str, kind: int, span: list[int], extra: object) -> None:
         scan = self.scan
         if kind == _LEAF:
-            inner = self.html[span[0] : span[1]]
-            if isinstance(extra, tuple) and ("[" in inner or "&" in inner):  # not in references
-                text = _text_of(inner)
+            html, (start, stop) = self.html, span  # (no copy of a figure's image data)
+            if isinstance(extra, tuple) and (  # not in references
+                html.find("[", start, stop) >= 0 or html.find("&", start, stop) >= 0
+            ):
+                text = _text_of(html[start:stop])
                 if "[s" in text:
                     section, pid = extra
-                    scan.citations.extend(zip(repeat(section), repeat(pid), CITATION.findall(text)))
+                    self.cited.append((section, pid, CITATION.findall(text)))
         elif kind == _REFS:
             refs = scan.references
             for sid, url, _ in self.items:
@@ -538,10 +657,14 @@ class _Scan:
         if self.risks and tag in _TOC_HEADINGS and isinstance(extra, str):
             scan.injection_risks += heading_risks(extra, self.text(span))
 
-    def keep_leads(self, nodes: dict[str, list[int]], unpidded: dict[str, list[int]]) -> None:
+    def keep_leads(
+        self, nodes: dict[str, list[int]], unpidded: dict[str, list[int]], plain: bool
+    ) -> None:
+        """The leads of odd pids' elements and of pid-less paragraphs; ``plain``: every pid is
+        known to be well formed."""
         scan = self.scan
-        joined = "\n".join(nodes)  # all well formed, most often: one match says so
-        if joined.count("\n") == len(nodes) - 1 and _ALL_WELLFORMED.fullmatch(joined):
+        joined = "" if plain else "\n".join(nodes)  # all well formed, most often: one match says so
+        if plain or (joined.count("\n") == len(nodes) - 1 and _ALL_WELLFORMED.fullmatch(joined)):
             odd = []
         else:
             odd = [p for p in nodes if not pid_is_wellformed(p)]
