@@ -4,13 +4,15 @@ Child interpreters are started with ``python -c`` (safe in a threaded Jupyter ke
 is not, and an unguarded user script is never run again, as multiprocessing's spawn would).
 The work is cut into small chunks on a queue: this process digests chunks itself while one
 helper thread per child feeds that child, so a child that is slow to start, or dies, costs at
-most one chunk, which is then done here. Results keep the input order. ``Helpers`` starts the
+most two chunks, which are then done here. Results keep the input order. ``Helpers`` starts the
 children before the files to read are known: their start-up (imports, 0.2 s) then overlaps the
 stat of the library instead of the first chunks."""
 
 from __future__ import annotations
 
+import collections
 import contextlib
+import fcntl
 import gc
 import os
 import pickle
@@ -19,6 +21,7 @@ import struct
 import subprocess
 import sys
 import threading
+from functools import partial
 from typing import IO
 
 from oo_nb.library.digest_codec import pack_many
@@ -28,6 +31,10 @@ __all__ = ["CHUNK", "Helpers", "digest_parallel", "worker_main"]
 CHUNK = 16  # files per message: small enough to balance, large enough to amortise pickling
 WORKER_CODE = "import sys; from oo_nb.library.pool import worker_main; sys.exit(worker_main())"
 _STALL_S = 120.0  # a child silent this long after we finished our share is killed
+# A child gets its next chunk before it answers the last (it never waits for this process's
+# helper thread, which waits for the GIL), but only while enough are left for this process too.
+_AHEAD_WHILE = 4  # chunks still to hand out
+_PIPE_BYTES = 1 << 20  # a chunk's answer (~250 KB unpacked) fits: the child never blocks on it
 
 Result = str | bytes  # a digest as cache text, packed (``digest_codec.pack_result``)
 Items = list[tuple[str, str]]
@@ -38,7 +45,7 @@ class _Child:
 
     def __init__(self) -> None:
         self.proc: subprocess.Popen[bytes] | None = None
-        self.chunk: int | None = None  # the chunk it holds right now
+        self.held: collections.deque[int] = collections.deque()  # chunks sent, not answered
 
     def start(self) -> _Child:
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
@@ -50,10 +57,13 @@ class _Child:
                 stderr=subprocess.DEVNULL,
                 env=env,
             )
+        if self.proc is not None and self.proc.stdout is not None:
+            with contextlib.suppress(OSError, AttributeError):  # Linux only, and capped
+                fcntl.fcntl(self.proc.stdout.fileno(), fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
         return self
 
     def stop_if_idle(self) -> None:
-        if self.chunk is None and self.proc is not None and self.proc.poll() is None:
+        if not self.held and self.proc is not None and self.proc.poll() is None:
             self.proc.kill()  # still starting or done: nothing to wait for
 
 
@@ -137,18 +147,24 @@ def _feed(
     if proc is None:
         return  # no processes here: this process does all the work
     assert proc.stdin is not None and proc.stdout is not None
+    answers = proc.stdout.fileno()  # read unbuffered: one system call (and GIL wait) per answer
+    held = child.held
     try:
-        if proc.stdout.read(1) != b"R":  # ready: imports done, so it holds no chunk while starting
+        if _read_exactly(answers, 1) != b"R":  # ready: imports done, it holds no chunk meanwhile
             return
         while True:
-            try:
-                i = todo.get_nowait()
-            except queue.Empty:
+            while len(held) < (2 if todo.qsize() > _AHEAD_WHILE else 1):
+                try:
+                    i = todo.get_nowait()
+                except queue.Empty:
+                    break
+                held.append(i)
+                message = pickle.dumps((pack, chunks[i]), protocol=pickle.HIGHEST_PROTOCOL)
+                _send(proc.stdin, message)
+            if not held:
                 return
-            child.chunk = i
-            _send(proc.stdin, pickle.dumps((pack, chunks[i]), protocol=pickle.HIGHEST_PROTOCOL))
-            results[i] = pickle.loads(_receive(proc.stdout))
-            child.chunk = None
+            results[held[0]] = pickle.loads(_receive(answers))
+            held.popleft()
     except (OSError, EOFError, ValueError, pickle.UnpicklingError, AttributeError, ImportError):
         return  # the child died: what it held is redone by the caller
     finally:
@@ -166,15 +182,30 @@ def _send(stream: IO[bytes], data: bytes) -> None:
     stream.flush()
 
 
-def _receive(stream: IO[bytes]) -> bytes:
-    head = stream.read(8)
+def _receive(stream: IO[bytes] | int) -> bytes:
+    """One message: from a buffered stream (the child's input), or a file descriptor read
+    unbuffered (this process reading a child's answers)."""
+    read = stream.read if not isinstance(stream, int) else partial(_read_exactly, stream)
+    head = read(8)
     if len(head) < 8:
         raise EOFError("worker closed its output")
     size = struct.unpack(">Q", head)[0]
-    data = stream.read(size)
+    data = read(size)
     if len(data) < size:
         raise EOFError("worker output cut short")
     return data
+
+
+def _read_exactly(fd: int, size: int) -> bytes:
+    """``size`` bytes from ``fd``, fewer only at its end."""
+    parts: list[bytes] = []
+    while size > 0:
+        part = os.read(fd, size)
+        if not part:
+            break
+        parts.append(part)
+        size -= len(part)
+    return b"".join(parts)
 
 
 def worker_main() -> int:

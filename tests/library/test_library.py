@@ -7,6 +7,7 @@ import importlib.util
 import random
 import shutil
 import sys
+import time
 from datetime import date
 from pathlib import Path
 from types import ModuleType
@@ -537,6 +538,44 @@ def test_parallel_scan_matches_serial_and_survives_a_dead_worker(
     assert len(started) == 3
     pd.testing.assert_frame_equal(serial.documents, crippled.documents)
     pd.testing.assert_frame_equal(serial.errors, crippled.errors)
+
+
+def test_a_worker_dying_with_chunks_sent_ahead_loses_none_of_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    synth = load_synth()
+    synth.make_library(tmp_path, 30, seed=7, corrupt_rate=0.1)
+    monkeypatch.setattr(library_pool, "CHUNK", 2)  # 15 chunks: two are sent ahead at first
+    monkeypatch.setattr(scan_cache, "RECENT_NS", 0)
+    answered: list[int] = []
+    receive = library_pool._receive
+
+    def counted(stream: Any) -> bytes:
+        answered.append(1)
+        return receive(stream)
+
+    monkeypatch.setattr(library_pool, "_receive", counted)
+    pack_many = library_pool.pack_many
+
+    def slow(*args: Any) -> Any:  # this process slow: the child gets chunks once it has started
+        time.sleep(0.05)
+        return pack_many(*args)
+
+    serial = Library(tmp_path, today=TODAY, workers=1, cache=False)
+    monkeypatch.setattr(library_pool, "pack_many", slow)
+    # the child answers its first chunk, then dies holding the one sent ahead
+    monkeypatch.setattr(
+        library_pool,
+        "WORKER_CODE",
+        "import os, sys; from oo_nb.library import pool; send = pool._send\n"
+        "def once(stream, data):\n    send(stream, data)\n    os._exit(3)\n"
+        "pool._send = once; sys.exit(pool.worker_main())",
+    )
+    dying = Library(tmp_path, today=TODAY, workers=2, cache=False)
+    assert len(answered) == 2  # one answer, then the end of its output
+    pd.testing.assert_frame_equal(serial.documents, dying.documents)
+    pd.testing.assert_frame_equal(serial.errors, dying.errors)
+    pd.testing.assert_frame_equal(serial.citations, dying.citations)
 
 
 def test_workers_started_during_the_stat_do_the_reading_or_are_stopped(
