@@ -110,10 +110,10 @@ def read_cached(
     cache = ScanCache(root, codec.view, codec.version) if root is not None else None
     prefix = _root_prefix(root)
     helpers: Helpers | None = None
+    todo: list[tuple[Path, str, Stamp | None]] = []
     try:
         stored = cache.load() if cache is not None else {}
         out: dict[str, Known] = {}
-        todo: list[tuple[Path, str, Stamp | None]] = []
         confirmed: dict[str, Row] = {}
         for p, key in items:
             path, stamp = str(p), Stamp.of(p)
@@ -149,7 +149,7 @@ def read_cached(
         if helpers is not None:
             helpers.close()  # the ones no read took
         if cache is not None:
-            cache.close()
+            cache.close(behind=len(todo) >= PRESTART_AT)  # a large save: its sync off the path
 
 
 def _rows(

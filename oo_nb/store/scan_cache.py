@@ -25,6 +25,7 @@ import contextlib
 import hashlib
 import os
 import sqlite3
+import threading
 import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -159,7 +160,12 @@ class ScanCache:
             self.path.exists() and not os.access(self.path, os.W_OK)
         ):
             raise PermissionError(f"not writable: {self.path}")
-        db = sqlite3.connect(self.path, timeout=BUSY_MS / 1000, isolation_level=None)
+        db = sqlite3.connect(
+            self.path,
+            timeout=BUSY_MS / 1000,
+            isolation_level=None,
+            check_same_thread=False,  # closed by another thread (close(behind=True))
+        )
         self._db = db
         db.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
         # rows are digests of 4-15 KB, all written by a cold scan and all read by every scan:
@@ -206,11 +212,18 @@ class ScanCache:
             raise
         db.execute("COMMIT")
 
-    def close(self) -> None:
-        if self._db is not None:
-            with contextlib.suppress(sqlite3.Error):
-                self._db.close()
-            self._db = None
+    def close(self, *, behind: bool = False) -> None:
+        """Close the database. The last connection to close copies the write-ahead log into
+        the database file and syncs it to disk (after a cold scan of 1,000 documents, 0.07 s
+        mostly waiting for the disk); with ``behind`` a thread does that while the caller goes on
+        (the rows are committed already; the interpreter waits for the thread before it exits)."""
+        db, self._db = self._db, None
+        if db is None:
+            return
+        if behind:
+            threading.Thread(target=_close, args=(db,), name="oo-cache-close").start()
+        else:
+            _close(db)
 
     def __enter__(self) -> ScanCache:
         return self
@@ -275,6 +288,11 @@ class ScanCache:
     def _give_up(self, why: str) -> None:
         _warn(f"library cache {self.path} {why}; scanning without it")
         self.close()
+
+
+def _close(db: sqlite3.Connection) -> None:
+    with contextlib.suppress(sqlite3.Error):
+        db.close()
 
 
 def _encodable(text: str | bytes) -> bool:

@@ -417,6 +417,39 @@ def test_processes_scanning_at_once_all_finish_right(tmp_path: Path) -> None:
     assert len(rows(root)) >= 60
 
 
+def test_a_large_save_is_closed_behind_and_finished_before_the_process_exits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    synth = load_synth()
+    root = tmp_path / "lib"
+    synth.make_library(root, scan_module.PRESTART_AT + 8, seed=8)
+    age(root)
+    code = (
+        "import sys, threading, time; from oo_nb.store import scan_cache\n"
+        "close = scan_cache._close\n"
+        "scan_cache._close = lambda db: (time.sleep(0.5), close(db))  # a slow disk\n"
+        "from oo_nb.library.library import Library\n"
+        "lib = Library(sys.argv[1], workers=1)\n"
+        "print([t.name for t in threading.enumerate() if t.name == 'oo-cache-close'])"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(root)],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        timeout=300,
+        check=True,
+    )
+    assert done.stdout.strip() == "['oo-cache-close']"  # still closing when the scan returned
+    # ... and closed before the interpreter exited: the log copied into the database, removed
+    assert not Path(f"{db_of(root)}-wal").exists()
+    plain = Library(root, today=TODAY, workers=1, cache=False)
+    assert len(rows(root)) == len(plain) + len(plain.failures)
+    read = counting(monkeypatch)
+    same_frames(plain, Library(root, today=TODAY, workers=1))
+    assert read == []
+
+
 # --------------------------------------------------------------------------- oo index
 def test_the_index_scan_shares_the_cache(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from oo_nb.library import index_data
