@@ -176,8 +176,10 @@ class Digest:
             if _all_plain_pids(scan.pids)
             else [p for p in dict.fromkeys(scan.pids) if not pid_is_wellformed(p)]
         )
-        counts = Counter(scan.pids)
-        self.dup_pids = [p for p, n in counts.items() if n > 1]
+        every = scan.pids
+        self.dup_pids = (
+            [] if len(set(every)) == len(every) else [p for p, n in Counter(every).items() if n > 1]
+        )
         self.pid_leads = {p: first_words(text) for p, text in scan.leads.items() if text.strip()}
         if self.unpidded:
             self.unpidded_leads = {
