@@ -540,6 +540,22 @@ def test_parallel_scan_matches_serial_and_survives_a_dead_worker(
     pd.testing.assert_frame_equal(serial.errors, crippled.errors)
 
 
+def test_chunks_hold_every_item_once_in_order_and_end_small() -> None:
+    for n in (0, 1, 5, 63, 64, 65, 100, 1000, 1001):
+        for workers in (2, 3):
+            items = [(f"d{i}.o-o.html", f"d{i}") for i in range(n)]
+            chunks = library_pool._chunks(items, workers)
+            assert [item for chunk in chunks for item in chunk] == items
+            assert all(chunks)
+            if n >= 1000:  # whole chunks, then at least 2 x CHUNK x workers items in quarters
+                whole, quarter = library_pool.CHUNK, library_pool.CHUNK // 4
+                head = [c for c in chunks if len(c) == whole]
+                assert chunks[: len(head)] == head and len(head) > 10
+                tail = sum(len(c) for c in chunks[len(head) :])
+                assert all(len(c) <= quarter for c in chunks[len(head) :])
+                assert 2 * whole * workers <= tail < 2 * whole * workers + whole
+
+
 def test_a_worker_dying_with_chunks_sent_ahead_loses_none_of_them(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
