@@ -80,15 +80,13 @@ class Helpers:
 
     def close(self) -> None:
         for child in self.take(len(self._children)):
-            if child.proc is not None:
-                child.proc.kill()
-                child.proc.wait()
-
-    def __enter__(self) -> Helpers:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+            proc = child.proc
+            if proc is not None:
+                proc.kill()
+                proc.wait()
+                for pipe in (proc.stdin, proc.stdout):
+                    if pipe is not None:
+                        pipe.close()
 
 
 def digest_parallel(
@@ -184,6 +182,7 @@ def _feed(
             proc.wait(5.0)
         except subprocess.TimeoutExpired:
             proc.kill()
+        proc.stdout.close()
 
 
 def _send(stream: IO[bytes], data: bytes) -> None:
