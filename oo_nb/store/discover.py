@@ -56,39 +56,39 @@ def walk(folder: str | Path, *, recursive: bool = True) -> list[Path]:
     if not root.is_dir():
         raise NotFound("no such folder", file=str(root))
     found: list[tuple[tuple[str, ...], str]] = []  # (parts below root, path): sorted as Paths
-    _visit(str(root), (), recursive, found)
+    folders: list[tuple[str, tuple[str, ...]]] = [(str(root), ())]
+    while folders:  # (a stack, not recursion: a hostile tree may be thousands of folders deep)
+        folder, parts = folders.pop()
+        for entry in _entries(folder):
+            name = entry.name
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            if is_dir:
+                if recursive and _searched(name) and not entry.is_symlink():
+                    folders.append((entry.path, (*parts, name)))
+            # a dangling link is listed, so reading it fails loudly; a fifo is not (a read
+            # would block)
+            elif (
+                name.endswith(DOC_SUFFIX)
+                and not name.startswith(".")
+                and (entry.is_file() or entry.is_symlink())
+            ):
+                found.append(((*parts, name), entry.path))
     found.sort()
     return [Path(path) for _, path in found]
 
 
-def _visit(
-    folder: str, parts: tuple[str, ...], recursive: bool, found: list[tuple[tuple[str, ...], str]]
-) -> None:
-    """What ``os.walk`` (links to folders not followed, an unreadable folder passed over) would
-    give, read from each ``scandir`` entry's type: no ``stat`` per file, and the sort compares
-    tuples of strings, as Paths compare but faster (10,000 files: 0.22 → 0.05 s)."""
+def _entries(folder: str) -> list[os.DirEntry[str]]:
+    """What ``os.walk`` reads of a folder (an unreadable one is passed over, as it does): each
+    entry's type comes from the listing, no ``stat`` per file, and the walk sorts tuples of
+    strings, as Paths compare but faster (10,000 files: 0.22 → 0.05 s)."""
     try:
         with os.scandir(folder) as listing:
-            entries = list(listing)
+            return list(listing)
     except OSError:
-        return
-    for entry in entries:
-        name = entry.name
-        try:
-            is_dir = entry.is_dir()
-        except OSError:
-            is_dir = False
-        if is_dir:
-            if recursive and _searched(name) and not entry.is_symlink():
-                _visit(entry.path, (*parts, name), recursive, found)
-        # a dangling link is listed, so reading it fails loudly; a fifo is not (a read would
-        # block)
-        elif (
-            name.endswith(DOC_SUFFIX)
-            and not name.startswith(".")
-            and (entry.is_file() or entry.is_symlink())
-        ):
-            found.append(((*parts, name), entry.path))
+        return []
 
 
 def documents(folder: str | Path, *, recursive: bool = True) -> list[Path]:

@@ -236,3 +236,8 @@ def test_markup_taken_in_bulk_is_what_one_token_at_a_time_gives() -> None:
             )
             n += 1
     assert n > 100
+
+
+def test_every_layout_marker_holds_the_text_searched_first() -> None:
+    """An early page is told by one search for "OO:" (``Document`` layout)."""
+    assert all("OO:" in marker for marker in document._MARKERS)
