@@ -8,8 +8,9 @@ error message.
 
 Left out of the walk: any folder whose name starts with ``.`` (``.oo-history``, ``.oo-cassettes``,
 ``.oo-cache``, ``.git``, ``.ipynb_checkpoints``, ...), the folders in ``SKIP_DIRS`` (``node_modules``), files
-whose name starts with ``.``, and special files such as fifos. A dangling link is listed, so the
-read that fails reports it: nothing is skipped silently. Links to folders are not followed.
+whose name starts with ``.``, and special files such as fifos or devices, and links to them (a
+read would block or never end). A dangling link is listed, so the read that fails reports it.
+Links to folders are not followed.
 """
 
 from __future__ import annotations
@@ -81,14 +82,26 @@ def _visit(
         if is_dir:
             if recursive and _searched(name) and not entry.is_symlink():
                 _visit(entry.path, (*parts, name), recursive, found)
-        # a dangling link is listed, so reading it fails loudly; a fifo is not (a read would
-        # block)
-        elif (
-            name.endswith(DOC_SUFFIX)
-            and not name.startswith(".")
-            and (entry.is_file() or entry.is_symlink())
-        ):
+        elif name.endswith(DOC_SUFFIX) and not name.startswith(".") and _readable_kind(entry):
             found.append(((*parts, name), entry.path))
+
+
+def _readable_kind(entry: os.DirEntry[str]) -> bool:
+    """A plain file, or a link that leads to none (dangling, or a loop): listed, so reading it
+    fails loudly. A fifo, a socket or a device is not, nor a link to one: a read of a fifo
+    blocks for ever and one of ``/dev/zero`` never ends (a cloned library can hold such links)."""
+    try:
+        if entry.is_file():
+            return True
+    except OSError:
+        pass
+    if not entry.is_symlink():
+        return False
+    try:
+        os.stat(entry.path)
+    except OSError:
+        return True  # dangling or a loop
+    return False
 
 
 def documents(folder: str | Path, *, recursive: bool = True) -> list[Path]:
