@@ -57,33 +57,36 @@ def walk(folder: str | Path, *, recursive: bool = True) -> list[Path]:
     if not root.is_dir():
         raise NotFound("no such folder", file=str(root))
     found: list[tuple[tuple[str, ...], str]] = []  # (parts below root, path): sorted as Paths
-    _visit(str(root), (), recursive, found)
+    _visit(str(root), recursive, found)
     found.sort()
     return [Path(path) for _, path in found]
 
 
-def _visit(
-    folder: str, parts: tuple[str, ...], recursive: bool, found: list[tuple[tuple[str, ...], str]]
-) -> None:
+def _visit(root: str, recursive: bool, found: list[tuple[tuple[str, ...], str]]) -> None:
     """What ``os.walk`` (links to folders not followed, an unreadable folder passed over) would
     give, read from each ``scandir`` entry's type: no ``stat`` per file, and the sort compares
-    tuples of strings, as Paths compare but faster (10,000 files: 0.22 → 0.05 s)."""
-    try:
-        with os.scandir(folder) as listing:
-            entries = list(listing)
-    except OSError:
-        return
-    for entry in entries:
-        name = entry.name
+    tuples of strings, as Paths compare but faster (10,000 files: 0.22 → 0.05 s). The folders
+    still to list are kept on a stack, not in Python's call stack: a tree a thousand folders
+    deep is walked, not a RecursionError."""
+    stack: list[tuple[str, tuple[str, ...]]] = [(root, ())]
+    while stack:
+        folder, parts = stack.pop()
         try:
-            is_dir = entry.is_dir()
+            with os.scandir(folder) as listing:
+                entries = list(listing)
         except OSError:
-            is_dir = False
-        if is_dir:
-            if recursive and _searched(name) and not entry.is_symlink():
-                _visit(entry.path, (*parts, name), recursive, found)
-        elif name.endswith(DOC_SUFFIX) and not name.startswith(".") and _readable_kind(entry):
-            found.append(((*parts, name), entry.path))
+            continue
+        for entry in entries:
+            name = entry.name
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            if is_dir:
+                if recursive and _searched(name) and not entry.is_symlink():
+                    stack.append((entry.path, (*parts, name)))
+            elif name.endswith(DOC_SUFFIX) and not name.startswith(".") and _readable_kind(entry):
+                found.append(((*parts, name), entry.path))
 
 
 def _readable_kind(entry: os.DirEntry[str]) -> bool:
