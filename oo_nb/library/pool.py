@@ -148,19 +148,32 @@ def _feed(
         return  # no processes here: this process does all the work
     assert proc.stdin is not None and proc.stdout is not None
     answers = proc.stdout.fileno()  # read unbuffered: one system call (and GIL wait) per answer
+    room = _pipe_room(proc.stdin)
     held = child.held
+    ready: tuple[int, bytes] | None = None  # a chunk taken, to send when the child can take it
     try:
         if _read_exactly(answers, 1) != b"R":  # ready: imports done, it holds no chunk meanwhile
             return
         while True:
             while len(held) < (2 if todo.qsize() > _AHEAD_WHILE else 1):
-                try:
-                    i = todo.get_nowait()
-                except queue.Empty:
+                if ready is None:
+                    try:
+                        i = todo.get_nowait()
+                    except queue.Empty:
+                        break
+                    message = pickle.dumps((pack, chunks[i]), protocol=pickle.HIGHEST_PROTOCOL)
+                    ready = (i, message)
+                i, message = ready
+                # Sent ahead, a message larger than the child's input pipe blocks this thread
+                # until the child reads it, while the child, busy with the chunk it holds, may
+                # be blocked writing an answer larger than its output pipe, which this thread
+                # reads only after sending: both would wait until the stall timeout. Such a
+                # message waits for the answer instead.
+                if held and len(message) + 8 > room:
                     break
                 held.append(i)
-                message = pickle.dumps((pack, chunks[i]), protocol=pickle.HIGHEST_PROTOCOL)
                 _send(proc.stdin, message)
+                ready = None
             if not held:
                 return
             results[held[0]] = pickle.loads(_receive(answers))
@@ -174,6 +187,15 @@ def _feed(
             proc.wait(5.0)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+def _pipe_room(stream: IO[bytes]) -> int:
+    """The bytes a pipe holds before a write to it blocks: its size on Linux (64 KB, less when
+    the user's pipes are over their soft limit), elsewhere the least we count on."""
+    try:
+        return int(fcntl.fcntl(stream.fileno(), fcntl.F_GETPIPE_SZ))
+    except (OSError, AttributeError, ValueError):
+        return 4096
 
 
 def _send(stream: IO[bytes], data: bytes) -> None:
