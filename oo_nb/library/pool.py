@@ -62,6 +62,15 @@ class _Child:
                 fcntl.fcntl(self.proc.stdout.fileno(), fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
         return self
 
+    def release(self) -> None:
+        """Close this process's ends of the child's pipes (an exited child's too: unclosed,
+        each is a ResourceWarning when collected)."""
+        if self.proc is not None:
+            for pipe in (self.proc.stdin, self.proc.stdout):
+                if pipe is not None:
+                    with contextlib.suppress(OSError):
+                        pipe.close()
+
     def stop_if_idle(self) -> None:
         if not self.held and self.proc is not None and self.proc.poll() is None:
             self.proc.kill()  # still starting or done: nothing to wait for
@@ -83,6 +92,7 @@ class Helpers:
             if child.proc is not None:
                 child.proc.kill()
                 child.proc.wait()
+                child.release()
 
     def __enter__(self) -> Helpers:
         return self
@@ -187,6 +197,7 @@ def _feed(
             proc.wait(5.0)
         except subprocess.TimeoutExpired:
             proc.kill()
+        child.release()
 
 
 def _pipe_room(stream: IO[bytes]) -> int:
