@@ -21,6 +21,7 @@ import struct
 import subprocess
 import sys
 import threading
+import time
 from functools import partial
 from typing import IO
 
@@ -30,7 +31,12 @@ __all__ = ["CHUNK", "Helpers", "digest_parallel", "worker_main"]
 
 CHUNK = 16  # files per message: small enough to balance, large enough to amortise pickling
 WORKER_CODE = "import sys; from oo_nb.library.pool import worker_main; sys.exit(worker_main())"
-_STALL_S = 120.0  # a child silent this long after we finished our share is killed
+# Once this process finished its share, a child that has not answered is killed (its chunks
+# are then done here) after 10 times the slowest chunk this process did (it holds two at most),
+# at least 5 s, at most 120 s: a stopped or stalled child delays a scan by seconds, not minutes.
+_STALL_S = 120.0
+_STALL_MIN_S = 5.0
+_STALL_CHUNKS = 10
 # A child gets its next chunk before it answers the last (it never waits for this process's
 # helper thread, which waits for the GIL), but only while enough are left for this process too.
 _AHEAD_WHILE = 4  # chunks still to hand out
@@ -123,17 +129,22 @@ def digest_parallel(
     ]
     for feeder in feeders:
         feeder.start()
+    slowest = 0.0
     try:
         while True:
             try:
                 i = todo.get_nowait()
             except queue.Empty:
                 break
+            started = time.monotonic()
             results[i] = work(chunks[i])
+            slowest = max(slowest, time.monotonic() - started)
         for child in children:
             child.stop_if_idle()
+        wait = min(_STALL_S, max(_STALL_MIN_S, _STALL_CHUNKS * slowest))
+        deadline = time.monotonic() + wait  # one for all children, not one each
         for feeder in feeders:
-            feeder.join(_STALL_S)
+            feeder.join(max(0.0, deadline - time.monotonic()))
     finally:
         for child in children:
             if child.proc is not None and child.proc.poll() is None:
