@@ -21,6 +21,7 @@ import struct
 import subprocess
 import sys
 import threading
+import time
 from functools import partial
 from typing import IO
 
@@ -30,7 +31,12 @@ __all__ = ["CHUNK", "Helpers", "digest_parallel", "worker_main"]
 
 CHUNK = 16  # files per message: small enough to balance, large enough to amortise pickling
 WORKER_CODE = "import sys; from oo_nb.library.pool import worker_main; sys.exit(worker_main())"
-_STALL_S = 120.0  # a child silent this long after we finished our share is killed
+# Once this process finished its share, a child that has not answered is killed (its chunks
+# are then done here) after 10 times the slowest chunk this process did (it holds two at most),
+# at least 5 s, at most 120 s: a stopped or stalled child delays a scan by seconds, not minutes.
+_STALL_S = 120.0
+_STALL_MIN_S = 5.0
+_STALL_CHUNKS = 10
 # A child gets its next chunk before it answers the last (it never waits for this process's
 # helper thread, which waits for the GIL), but only while enough are left for this process too.
 _AHEAD_WHILE = 4  # chunks still to hand out
@@ -62,6 +68,15 @@ class _Child:
                 fcntl.fcntl(self.proc.stdout.fileno(), fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
         return self
 
+    def release(self) -> None:
+        """Close this process's ends of the child's pipes (an exited child's too: unclosed,
+        each is a ResourceWarning when collected)."""
+        if self.proc is not None:
+            for pipe in (self.proc.stdin, self.proc.stdout):
+                if pipe is not None:
+                    with contextlib.suppress(OSError):
+                        pipe.close()
+
     def stop_if_idle(self) -> None:
         if not self.held and self.proc is not None and self.proc.poll() is None:
             self.proc.kill()  # still starting or done: nothing to wait for
@@ -80,13 +95,10 @@ class Helpers:
 
     def close(self) -> None:
         for child in self.take(len(self._children)):
-            proc = child.proc
-            if proc is not None:
-                proc.kill()
-                proc.wait()
-                for pipe in (proc.stdin, proc.stdout):
-                    if pipe is not None:
-                        pipe.close()
+            if child.proc is not None:
+                child.proc.kill()
+                child.proc.wait()
+                child.release()
 
 
 def digest_parallel(
@@ -111,17 +123,22 @@ def digest_parallel(
     ]
     for feeder in feeders:
         feeder.start()
+    slowest = 0.0
     try:
         while True:
             try:
                 i = todo.get_nowait()
             except queue.Empty:
                 break
+            started = time.monotonic()
             results[i] = work(chunks[i])
+            slowest = max(slowest, time.monotonic() - started)
         for child in children:
             child.stop_if_idle()
+        wait = min(_STALL_S, max(_STALL_MIN_S, _STALL_CHUNKS * slowest))
+        deadline = time.monotonic() + wait  # one for all children, not one each
         for feeder in feeders:
-            feeder.join(_STALL_S)
+            feeder.join(max(0.0, deadline - time.monotonic()))
     finally:
         for child in children:
             if child.proc is not None and child.proc.poll() is None:
@@ -156,19 +173,32 @@ def _feed(
         return  # no processes here: this process does all the work
     assert proc.stdin is not None and proc.stdout is not None
     answers = proc.stdout.fileno()  # read unbuffered: one system call (and GIL wait) per answer
+    room = _pipe_room(proc.stdin)
     held = child.held
+    ready: tuple[int, bytes] | None = None  # a chunk taken, to send when the child can take it
     try:
         if _read_exactly(answers, 1) != b"R":  # ready: imports done, it holds no chunk meanwhile
             return
         while True:
             while len(held) < (2 if todo.qsize() > _AHEAD_WHILE else 1):
-                try:
-                    i = todo.get_nowait()
-                except queue.Empty:
+                if ready is None:
+                    try:
+                        i = todo.get_nowait()
+                    except queue.Empty:
+                        break
+                    message = pickle.dumps((pack, chunks[i]), protocol=pickle.HIGHEST_PROTOCOL)
+                    ready = (i, message)
+                i, message = ready
+                # Sent ahead, a message larger than the child's input pipe blocks this thread
+                # until the child reads it, while the child, busy with the chunk it holds, may
+                # be blocked writing an answer larger than its output pipe, which this thread
+                # reads only after sending: both would wait until the stall timeout. Such a
+                # message waits for the answer instead.
+                if held and len(message) + 8 > room:
                     break
                 held.append(i)
-                message = pickle.dumps((pack, chunks[i]), protocol=pickle.HIGHEST_PROTOCOL)
                 _send(proc.stdin, message)
+                ready = None
             if not held:
                 return
             results[held[0]] = pickle.loads(_receive(answers))
@@ -182,7 +212,16 @@ def _feed(
             proc.wait(5.0)
         except subprocess.TimeoutExpired:
             proc.kill()
-        proc.stdout.close()
+        child.release()
+
+
+def _pipe_room(stream: IO[bytes]) -> int:
+    """The bytes a pipe holds before a write to it blocks: its size on Linux (64 KB, less when
+    the user's pipes are over their soft limit), elsewhere the least we count on."""
+    try:
+        return int(fcntl.fcntl(stream.fileno(), fcntl.F_GETPIPE_SZ))
+    except (OSError, AttributeError, ValueError):
+        return 4096
 
 
 def _send(stream: IO[bytes], data: bytes) -> None:

@@ -1,0 +1,31 @@
+"""A scan of a library holding a link, named like a document, to a fifo ends (it used to block
+for ever opening the fifo): the link is passed over as the fifo itself is."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+from oo_nb.library.library import Library
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs fifos")
+def test_a_scan_of_a_library_holding_a_link_to_a_fifo_ends(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    (tmp_path / "x.o-o.html").symlink_to("pipe")
+    found: list[list[Path]] = []
+    scan = threading.Thread(
+        target=lambda: found.append(Library(tmp_path, cache=False, workers=1).paths), daemon=True
+    )
+    scan.start()
+    scan.join(20)
+    blocked = scan.is_alive()
+    if blocked:  # let the blocked read go: a writer that opens and closes gives it an end
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        scan.join(20)
+    assert not blocked, "the scan blocked reading a fifo"
+    assert found == [[]]
