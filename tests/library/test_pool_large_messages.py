@@ -42,7 +42,9 @@ def test_large_answers_and_large_messages_do_not_stall(
     big = str(_many_sources(tmp_path / "big.o-o.html", 800))
     items = [(big, f"doc-{i}-" + "k" * 5000) for i in range(10 * pool.CHUNK)]
     assert len(pack_many(items[:1], False)[0]) * pool.CHUNK > 1 << 20  # an answer > 1 MB
+    # a deadlock would last until a stalled child is killed: 30 s here, whatever the chunks took
     monkeypatch.setattr(pool, "_STALL_S", 30.0)
+    monkeypatch.setattr(pool, "_STALL_MIN_S", 30.0)
     started = time.monotonic()
     results = pool.digest_parallel(items, 2, pack=False)
     took = time.monotonic() - started

@@ -36,6 +36,13 @@ def test_a_stopped_child_s_chunks_are_done_here_soon(monkeypatch: pytest.MonkeyP
             stopped.append(child.pid)
 
     monkeypatch.setattr(pool, "_send", send_then_stop)
+    real_work = pool.pack_many
+
+    def slow_work(chunk: list[tuple[str, str]], pack: bool) -> list[str | bytes]:
+        time.sleep(0.05)  # this process slow: the child gets a chunk even if it starts late
+        return real_work(chunk, pack)
+
+    monkeypatch.setattr(pool, "pack_many", slow_work)
     monkeypatch.setattr(pool, "_STALL_S", 60.0)
     started = time.monotonic()
     try:
