@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import bisect
 import copy
+import errno
 import json
+import os
 import re
+import stat
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -37,7 +40,7 @@ if TYPE_CHECKING:
     from oo_nb.format.article import Article
     from oo_nb.format.blocks import Changelog, Contract, Manifest, SourceCache
 
-__all__ = ["BLOCK_IDS", "Document", "Span", "neutralise_terminator"]
+__all__ = ["BLOCK_IDS", "Document", "Span", "neutralise_terminator", "read_regular"]
 
 # BLOCK_IDS (re-exported) and the block id type live in format.names
 BlockName = BlockId
@@ -64,6 +67,27 @@ class Span:
 
     start: int
     end: int
+
+
+def read_regular(path: str | Path) -> bytes:
+    """The bytes of the plain file at ``path``. A fifo, a socket or a device (or a link to one)
+    where a document was expected is refused with ``OSError``, never read: a fifo's read blocks
+    for ever, ``/dev/zero``'s never ends. The file is opened without blocking and checked once
+    open, so one swapped in after a folder was listed is refused too."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(errno.EINVAL, "not a plain file (a fifo, socket or device)", str(path))
+        parts = []
+        # one read takes it all; a file that grew meanwhile is read to its end
+        while chunk := os.read(fd, max(info.st_size + 1, 1 << 16)):
+            parts.append(chunk)
+        return b"".join(parts)
+    finally:
+        os.close(fd)
 
 
 def neutralise_terminator(html: str, marker: str = HEREDOC_TERMINATOR) -> str:
@@ -95,7 +119,7 @@ class Document:
     def read(cls, path: str | Path) -> Document:
         p = Path(path)
         try:
-            data = p.read_bytes()
+            data = read_regular(p)
         except FileNotFoundError:
             raise FormatError("no such file", file=str(p)) from None
         except OSError as exc:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from oo_nb.format.document import read_regular
 from oo_nb.library import digest_codec
 from oo_nb.library.digest import Digest, Failure, digest_bytes, digest_many
 from oo_nb.library.pool import CHUNK, Helpers, digest_parallel
@@ -235,7 +236,7 @@ def _read(
         if str(p) in out:
             continue
         try:
-            data: bytes | None = p.read_bytes()
+            data: bytes | None = read_regular(p)
         except OSError:
             data = None  # read_one reads again, and reports why it cannot
         result = codec.read_one(data, str(p), key)

@@ -21,7 +21,7 @@ import re
 from pathlib import Path
 
 from oo_nb.errors import NotFound, OOError
-from oo_nb.format.document import Document
+from oo_nb.format.document import Document, read_regular
 from oo_nb.format.names import (
     CACHE_DIR,
     CASSETTE_DIR,
@@ -123,7 +123,7 @@ def is_index_page(path: str | Path) -> bool:
     falls back to the same test on its raw text up to the first terminator line, so a damaged
     document is still listed (and reported) rather than silently dropped."""
     try:
-        data = Path(path).read_bytes()
+        data = read_regular(path)
     except OSError:
         return False  # listed, so the reading error is reported where documents are read
     try:

@@ -1,12 +1,13 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
 
 from oo_nb.errors import BlockError, FormatError, ValidationError
-from oo_nb.format.document import Document, neutralise_terminator
+from oo_nb.format.document import Document, neutralise_terminator, read_regular
 from tests.conftest import ALL_NAMES, CORPUS, DOC_NAMES
 
 
@@ -233,3 +234,19 @@ def test_a_nul_is_refused_with_its_line_from_bytes_and_from_text(where: str) -> 
         with pytest.raises(FormatError, match="NUL byte") as caught:
             make()
         assert caught.value.line == line
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs fifos")
+def test_a_fifo_or_device_where_a_document_was_is_refused_not_read(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe.o-o.html"
+    os.mkfifo(fifo)  # no writer: a blocking open or read would wait for ever
+    with pytest.raises(FormatError, match="cannot read: not a plain file") as refused:
+        Document.read(fifo)
+    assert refused.value.file == str(fifo)
+    if Path("/dev/zero").exists():
+        with pytest.raises(OSError, match="not a plain file"):
+            read_regular("/dev/zero")  # would never end
+    with pytest.raises(FormatError, match="cannot read: Is a directory"):
+        Document.read(tmp_path)
+    page = CORPUS / "agi-declared.o-o.html"
+    assert read_regular(page) == page.read_bytes()

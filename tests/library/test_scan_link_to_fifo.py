@@ -29,3 +29,27 @@ def test_a_scan_of_a_library_holding_a_link_to_a_fifo_ends(tmp_path: Path) -> No
         scan.join(20)
     assert not blocked, "the scan blocked reading a fifo"
     assert found == [[]]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs fifos")
+def test_a_file_swapped_for_a_fifo_after_the_walk_is_an_error_row_not_a_hang(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from oo_nb.library import library as library_module
+
+    fifo = tmp_path / "swapped.o-o.html"
+    os.mkfifo(fifo)  # listed as the plain file it was when the folder was walked
+    monkeypatch.setattr(library_module, "discover", lambda root, recursive=True: [fifo])
+    found: list[Library] = []
+    scan = threading.Thread(
+        target=lambda: found.append(Library(tmp_path, cache=False, workers=1)), daemon=True
+    )
+    scan.start()
+    scan.join(20)
+    blocked = scan.is_alive()
+    if blocked:  # let the blocked read go
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        scan.join(20)
+    assert not blocked, "the scan blocked reading a fifo"
+    (failure,) = found[0].failures
+    assert failure.slug == "swapped" and "not a plain file" in failure.message
