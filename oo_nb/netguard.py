@@ -24,10 +24,12 @@ if TYPE_CHECKING:
 __all__ = [
     "NotPublic",
     "address_problem",
+    "answers_problem",
     "checked_async_backend",
     "checked_async_transport",
     "checked_sync_backend",
     "checked_transport",
+    "is_address",
 ]
 
 
@@ -58,6 +60,25 @@ def address_problem(address: str) -> str | None:
     return None
 
 
+def is_address(host: str) -> bool:
+    """Whether ``host`` is an IP literal (``[...]`` and an IPv6 zone allowed), which
+    ``address_problem`` judges as it is; any other host is a name to resolve."""
+    try:
+        ipaddress.ip_address(host.strip("[]").split("%", 1)[0])
+    except ValueError:
+        return False
+    return True
+
+
+def answers_problem(infos: Iterable[Any]) -> str | None:
+    """Why the first resolver answer (``getaddrinfo``'s) that is not public is not, or None."""
+    for info in infos:
+        problem = address_problem(str(info[4][0]))
+        if problem is not None:
+            return problem
+    return None
+
+
 class NotPublic(Exception):
     """Raised inside the HTTP client's connect: the address it would use is not public."""
 
@@ -65,12 +86,11 @@ class NotPublic(Exception):
 def _checked_addresses(host: str, infos: Iterable[Any]) -> list[str]:
     """The addresses of ``host``'s answers, in order and once each; ``NotPublic`` when any of
     them is not public (one bad answer is enough: a resolver may pick it next time)."""
-    addresses = list(dict.fromkeys(str(info[4][0]) for info in infos))
-    for address in addresses:
-        problem = address_problem(address)
-        if problem is not None:
-            raise NotPublic(f"{host} resolves to a {problem} when connecting")
-    return addresses
+    infos = list(infos)
+    problem = answers_problem(infos)
+    if problem is not None:
+        raise NotPublic(f"{host} resolves to a {problem} when connecting")
+    return list(dict.fromkeys(str(info[4][0]) for info in infos))
 
 
 def checked_async_backend() -> httpcore2.AsyncNetworkBackend:

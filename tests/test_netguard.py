@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import socket
+from typing import Any
 
 import pytest
 
+from oo_nb import netguard
 from oo_nb.netguard import (
     NotPublic,
     address_problem,
@@ -106,3 +109,18 @@ def test_the_async_backend_connects_to_the_address_it_checked(
     with pytest.raises(NotPublic, match=r"example\.org resolves to a private address 10\.0\.0\.1"):
         asyncio.run(checked_async_backend().connect_tcp("example.org", 443, 5.0))
     assert tried == []
+
+
+def test_literals_are_told_from_names_and_the_first_bad_answer_is_named() -> None:
+    for literal in ("127.0.0.1", "::1", "[::1]", "fe80::1%eth0", "[fe80::1%25eth0]", "8.8.8.8"):
+        assert netguard.is_address(literal), literal
+    for name in ("localhost", "example.com", "127.0.0.1.nip.io", "", "[example.com]", "1.2.3"):
+        assert not netguard.is_address(name), name
+
+    def answer(address: str) -> tuple[Any, ...]:
+        return (socket.AF_INET, socket.SOCK_STREAM, 6, "", (address, 443))
+
+    assert netguard.answers_problem([answer("93.184.216.34"), answer("8.8.8.8")]) is None
+    assert netguard.answers_problem([answer("8.8.8.8"), answer("10.0.0.1"), answer("::1")]) == (
+        "private address 10.0.0.1"
+    )

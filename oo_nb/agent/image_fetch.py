@@ -15,7 +15,13 @@ from typing import TYPE_CHECKING, Any
 
 from oo_nb.agent.images import MAX_DOWNLOAD_BYTES, ImageRejected
 from oo_nb.format.sanitize import safe_http_url
-from oo_nb.netguard import NotPublic, address_problem, checked_transport
+from oo_nb.netguard import (
+    NotPublic,
+    address_problem,
+    answers_problem,
+    checked_transport,
+    is_address,
+)
 
 if TYPE_CHECKING:
     import httpx2
@@ -27,21 +33,18 @@ _REFUSED = "not fetched from a non-public address"
 
 
 def _public_host(host: str) -> None:
-    try:
-        problem = address_problem(host)  # a literal address
+    if is_address(host):
+        problem = address_problem(host)
         if problem is not None:
             raise ImageRejected(f"{_REFUSED}: {host} is a {problem}")
         return
-    except ValueError:
-        pass
     try:
         infos = socket.getaddrinfo(host, 443, type=socket.SOCK_STREAM)
     except (OSError, UnicodeError):
         raise ImageRejected(f"cannot resolve {host}") from None
-    for info in infos:
-        problem = address_problem(str(info[4][0]))
-        if problem is not None:
-            raise ImageRejected(f"{_REFUSED}: {host} resolves to a {problem}")
+    problem = answers_problem(infos)
+    if problem is not None:
+        raise ImageRejected(f"{_REFUSED}: {host} resolves to a {problem}")
 
 
 def fetch_image_https(

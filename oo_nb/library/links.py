@@ -33,7 +33,13 @@ from dataclasses import dataclass
 from datetime import timedelta
 from urllib.parse import urljoin, urlsplit
 
-from oo_nb.netguard import NotPublic, address_problem, checked_async_transport
+from oo_nb.netguard import (
+    NotPublic,
+    address_problem,
+    answers_problem,
+    checked_async_transport,
+    is_address,
+)
 from oo_nb.store import clock
 from oo_nb.store.link_store import LinkRow, read_links, write_links
 
@@ -86,16 +92,11 @@ class _NoCookies(http.cookiejar.DefaultCookiePolicy):
 async def public_address_problem(host: str, port: int) -> str | None:
     """Why ``host`` may not be checked (one of its addresses is not public), or None. Raises
     ``socket.gaierror`` when the name does not resolve."""
-    try:
-        return address_problem(host.strip("[]"))  # a literal address
-    except ValueError:
-        pass
+    if is_address(host):
+        return address_problem(host.strip("[]"))
     infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    for info in infos:
-        problem = address_problem(str(info[4][0]))
-        if problem is not None:
-            return f"{host} resolves to a {problem}"
-    return None
+    problem = answers_problem(infos)
+    return f"{host} resolves to a {problem}" if problem is not None else None
 
 
 # The name does not exist: dead. A resolver that cannot answer now (offline, EAI_AGAIN) says
