@@ -22,7 +22,6 @@ import subprocess
 import sys
 import threading
 import time
-from functools import partial
 from typing import IO
 
 from oo_nb.library.digest_codec import pack_many
@@ -230,15 +229,13 @@ def _send(stream: IO[bytes], data: bytes) -> None:
     stream.flush()
 
 
-def _receive(stream: IO[bytes] | int) -> bytes:
-    """One message: from a buffered stream (the child's input), or a file descriptor read
-    unbuffered (this process reading a child's answers)."""
-    read = stream.read if not isinstance(stream, int) else partial(_read_exactly, stream)
-    head = read(8)
+def _receive(fd: int) -> bytes:
+    """One message, read unbuffered from ``fd`` (a child's answers, or a child's input)."""
+    head = _read_exactly(fd, 8)
     if len(head) < 8:
         raise EOFError("worker closed its output")
     size = struct.unpack(">Q", head)[0]
-    data = read(size)
+    data = _read_exactly(fd, size)
     if len(data) < size:
         raise EOFError("worker output cut short")
     return data
@@ -261,7 +258,7 @@ def worker_main() -> int:
     gc.disable()  # a short-lived process building acyclic rows: the collector only costs time
     out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # anything a library prints goes to stderr, never into the protocol stream
-    inp = sys.stdin.buffer
+    inp = sys.stdin.fileno()
     out.write(b"R")
     out.flush()
     while True:
