@@ -143,14 +143,17 @@ def read_cached(
         if cache is not None:
             seen = {_rel(str(p), prefix) for p, _ in items}
             gone = [rel for rel in stored if rel not in seen and (recursive or "/" not in rel)]
-            if todo or confirmed or gone:  # else no write lock taken at all
-                cache.save(_rows(todo, fresh, prefix, codec, confirmed), gone)
+            rows = _rows(todo, fresh, prefix, codec, confirmed)
+            if len(todo) >= PRESTART_AT:  # a large save (its payloads made already): off the path
+                cache.save_behind(list(rows), gone)
+            elif todo or confirmed or gone:  # else no write lock taken at all
+                cache.save(rows, gone)
         return out
     finally:
         if helpers is not None:
             helpers.close()  # the ones no read took
         if cache is not None:
-            cache.close(behind=len(todo) >= PRESTART_AT)  # a large save: its sync off the path
+            cache.close()
 
 
 def _rows(

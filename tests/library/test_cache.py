@@ -11,10 +11,13 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import threading
+import time
 import warnings
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -417,8 +420,8 @@ def test_processes_scanning_at_once_all_finish_right(tmp_path: Path) -> None:
     assert len(rows(root)) >= 60
 
 
-def test_a_large_save_is_closed_behind_and_finished_before_the_process_exits(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_a_large_save_runs_behind_and_is_finished_before_the_process_exits(
+    tmp_path: Path,
 ) -> None:
     synth = load_synth()
     root = tmp_path / "lib"
@@ -430,7 +433,7 @@ def test_a_large_save_is_closed_behind_and_finished_before_the_process_exits(
         "scan_cache._close = lambda db: (time.sleep(0.5), close(db))  # a slow disk\n"
         "from oo_nb.library.library import Library\n"
         "lib = Library(sys.argv[1], workers=1)\n"
-        "print([t.name for t in threading.enumerate() if t.name == 'oo-cache-close'])"
+        "print([t.name for t in threading.enumerate() if t.name == 'oo-cache-save'])"
     )
     done = subprocess.run(
         [sys.executable, "-c", code, str(root)],
@@ -440,14 +443,46 @@ def test_a_large_save_is_closed_behind_and_finished_before_the_process_exits(
         timeout=300,
         check=True,
     )
-    assert done.stdout.strip() == "['oo-cache-close']"  # still closing when the scan returned
-    # ... and closed before the interpreter exited: the log copied into the database, removed
+    assert done.stdout.strip() == "['oo-cache-save']"  # still saving when the scan returned
+    # ... and done before the interpreter exited: every row in, the log copied and removed
     assert not Path(f"{db_of(root)}-wal").exists()
     plain = Library(root, today=TODAY, workers=1, cache=False)
     assert len(rows(root)) == len(plain) + len(plain.failures)
+
+
+def test_a_scan_in_the_same_process_waits_for_the_save_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    synth = load_synth()
+    root = tmp_path / "lib"
+    synth.make_library(root, scan_module.PRESTART_AT + 8, seed=9)
+    age(root)
+    write = scan_cache._write
+    started = threading.Event()
+
+    def slow_write(*args: Any) -> None:
+        started.set()
+        time.sleep(0.5)  # a slow disk: the next scan starts while this one still writes
+        write(*args)
+
+    monkeypatch.setattr(scan_cache, "_write", slow_write)
+    first = Library(root, today=TODAY, workers=1)
+    assert started.wait(5)
     read = counting(monkeypatch)
-    same_frames(plain, Library(root, today=TODAY, workers=1))
+    again = Library(root, today=TODAY, workers=1)  # waited: every row is there
     assert read == []
+    same_frames(first, again)
+    # and a write through the store waits for it too: the row it drops does not come back
+    monkeypatch.setattr(scan_cache, "_write", slow_write)
+    started.clear()
+    shutil.rmtree(root / ".oo-cache")
+    Library(root, today=TODAY, workers=1)
+    assert started.wait(5)
+    path = next(iter(sorted(root.glob("*.o-o.html"))))
+    scan_cache.forget(path)
+    scan_cache.ScanCache(root, "digest", digest_codec.VERSION).close()  # (waits for the save)
+    assert path.name not in rows(root)
+    assert len(rows(root)) == len(first) + len(first.failures) - 1
 
 
 # --------------------------------------------------------------------------- oo index
