@@ -21,7 +21,15 @@ from lxml import etree
 
 from oo_nb.errors import BlockError, OOError, ValidationError
 from oo_nb.format.article import CITATION, PID, pid_is_wellformed
-from oo_nb.format.blocks import Changelog, Contract, Manifest, SourceCache
+from oo_nb.format.blocks import (
+    Changelog,
+    Contract,
+    FactRow,
+    Manifest,
+    QuoteRow,
+    SourceRow,
+    cache_rows,
+)
 from oo_nb.format.document import Document
 from oo_nb.format.jsonblock import parse_block
 from oo_nb.format.legacy_script import (
@@ -70,12 +78,6 @@ def _text(node: Any) -> str:
     return str(etree.tostring(node, method="text", encoding="unicode", with_tail=False))
 
 
-# Source row: id, url, domain, title, description, tier, accessed, verified, form
-SourceRow = tuple[str, str, str, str, str, str, date | None, bool | None, str]
-# Fact row: id, text, key, value, source ids, form
-FactRow = tuple[str, str, str | None, str | None, tuple[str, ...], str]
-
-
 @dataclass(slots=True)
 class Problem:
     block: str
@@ -118,7 +120,7 @@ class Digest:
     sources: list[SourceRow] = field(default_factory=list)
     facts: list[FactRow] = field(default_factory=list)
     # facts carrying a quote: (fact id, quote, quote_found) — issue 16
-    quotes: list[tuple[str, str, bool | None]] = field(default_factory=list)
+    quotes: list[QuoteRow] = field(default_factory=list)
     changelog: list[dict[str, Any]] = field(default_factory=list)
     has_article: bool = False
     # values the original page script would turn into markup (see legacy_script); only for
@@ -416,17 +418,11 @@ def _fill_cache(doc: Document, d: Digest) -> None:
     if raw is None:
         return
     try:
-        cache = SourceCache.from_json(raw)
+        d.sources, d.facts, d.quotes = cache_rows(raw)
     except OOError as exc:
         _note(d, SOURCE_CACHE_BLOCK, exc, doc)
         return
     d.cache_read = True
-    d.sources = [
-        (s.id, s.url, s.domain, s.title, s.description, s.tier, s.accessed, s.verified, s.form)
-        for s in cache.sources
-    ]
-    d.facts = [(f.id, f.text, f.key, f.value, f.source_ids, f.form) for f in cache.facts]
-    d.quotes = [(f.id, f.quote, f.quote_found) for f in cache.facts if f.quote is not None]
 
 
 def _fill_changelog(doc: Document, d: Digest) -> None:
