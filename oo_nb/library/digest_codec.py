@@ -14,8 +14,10 @@ import json
 import math
 import sys
 import zlib
+from collections import Counter
 from datetime import date
-from itertools import groupby
+from itertools import chain, compress, repeat
+from operator import ne, sub
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +38,7 @@ __all__ = [
     "unpack",
 ]
 
-_FORMAT = 1  # bump when the layout below changes
+_FORMAT = 2  # bump when the layout below changes
 Result = Digest | Failure | None
 
 
@@ -79,7 +81,6 @@ _PLAIN = (
     "is_stub",
     "n_paragraphs",
     "figures",
-    "cite_counts",
     "unpidded",
     "bad_pids",
     "dup_pids",
@@ -100,6 +101,7 @@ _SPECIAL = (
     "injection_risks",
     "unknown_code",
     "cite_ids",
+    "cite_counts",  # not stored: Counter(cite_ids), as take_article counts them
     "references",
     "problems",
     "quotes",
@@ -127,8 +129,8 @@ def encode(result: Result) -> str:
         out[name] = getattr(d, name)
     for name in ("deny", "prefer"):
         out[name] = list(getattr(d, name))
-    out["cites"] = _columns(_runs(d), 3)
-    out["cite_ids"] = list(d.cite_ids)
+    out["cites"] = _runs(d.cite_sections, d.cite_pids)
+    out["cite_ids"] = _joined(d.cite_ids)
     out["as_of"] = _day(d.as_of)
     sources = _columns(d.sources, 9)
     sources[6] = [day and day.isoformat() for day in sources[6]]  # a date or None
@@ -138,7 +140,10 @@ def encode(result: Result) -> str:
     out["facts"] = facts
     out["injection_risks"] = [[r.where, r.text, r.reason] for r in d.injection_risks]
     out["unknown_code"] = _columns(d.unknown_code, 3)
-    out["references"] = _columns(d.references, 3)
+    refs = _columns(d.references, 3)
+    if refs[0] == list(range(1, len(refs[0]) + 1)):  # positions 1..n (always, as scanned)
+        del refs[0]
+    out["references"] = refs
     out["problems"] = [[p.block, p.error_type, p.message, p.line, p.column] for p in d.problems]
     out["quotes"] = _columns(d.quotes, 3)
     return _dumps(out)
@@ -187,10 +192,24 @@ def row_limit(file_size: int) -> int:
     return min(4 * file_size + (1 << 20), UNPACK_LIMIT)
 
 
-def _runs(d: Digest) -> list[list[Any]]:
-    """Citations as runs of one (section, pid): [section, pid, count], most of the bytes saved."""
-    pairs = zip(d.cite_sections, d.cite_pids, strict=True)
-    return [[*pair, len(list(run))] for pair, run in groupby(pairs)]  # (unpacked: 1.6x slower)
+def _runs(sections: tuple[str, ...], pids: tuple[str | None, ...]) -> list[list[Any]]:
+    """Citations as runs of one (section, pid), in columns: [sections, pids, counts] (most of
+    the bytes saved). Where a run starts is found by C-level passes, not a Python step per
+    citation (what groupby took)."""
+    n = len(sections)
+    if len(pids) != n:
+        raise ValueError("citation columns differ in length")
+    pairs = list(zip(sections, pids, strict=True))
+    starts = [0, *compress(range(1, n), map(ne, pairs[1:], pairs))] if n else []
+    counts = list(map(sub, [*starts[1:], n], starts))
+    return [list(map(sections.__getitem__, starts)), list(map(pids.__getitem__, starts)), counts]
+
+
+def _joined(ids: tuple[str, ...]) -> str | list[str]:
+    """Source ids ("s12": no space in them) as one string, a space between them: a tenth of the
+    cost of a list to write and to read; a list when some id is empty or holds a space."""
+    text = " ".join(ids)
+    return text if not ids or (all(ids) and text.count(" ") == len(ids) - 1) else list(ids)
 
 
 def _columns(rows: list[Any], width: int) -> list[list[Any]]:
@@ -273,7 +292,6 @@ _PLAIN_TYPES: dict[str, frozenset[type]] = {
     "is_stub": _BOOL,
     "n_paragraphs": _INT,
     "figures": _INT,
-    "cite_counts": frozenset({dict}),
     "unpidded": frozenset({list}),
     "bad_pids": frozenset({list}),
     "dup_pids": frozenset({list}),
@@ -297,21 +315,22 @@ def _digest(raw: dict[str, Any], path: str, slug: str) -> Digest:
     if d.budget_usd is not None and not math.isfinite(d.budget_usd):
         raise ValueError("budget_usd: not a finite number")
     _check(d.changelog, frozenset({dict}))
-    _check(list(d.cite_counts), _STR)
-    if not all(0 < n <= MAX_WHOLE for n in _check(list(d.cite_counts.values()), _INT)):
-        raise ValueError("cite_counts: out of range")
     for column in (d.unpidded, d.bad_pids, d.dup_pids):
         _check(column, _STR)
     for leads in (d.pid_leads, d.unpidded_leads):
         _check(list(leads.values()), _STR)
     d.deny, d.prefer = tuple(_check(raw["deny"], _STR)), tuple(_check(raw["prefer"], _STR))
     sections, pids, counts = _table(raw["cites"], (_STR, _STR_OR_NONE, frozenset({int})))
-    d.cite_ids = tuple(map(sys.intern, _check(raw["cite_ids"], _STR)))
+    ids = raw["cite_ids"]
+    if type(ids) is str:
+        ids = ids.split(" ") if ids else []
+    d.cite_ids = tuple(map(sys.intern, _check(ids, _STR)))
+    d.cite_counts = dict(Counter(d.cite_ids))
     # checked before the runs are expanded: a planted count of 10**7 is not 10**7 tuples
     if min(counts, default=1) < 1 or sum(counts) != len(d.cite_ids):
         raise ValueError("citation runs do not cover the citations")
-    d.cite_sections = tuple(s for s, n in zip(sections, counts, strict=True) for _ in range(n))
-    d.cite_pids = tuple(p for p, n in zip(pids, counts, strict=True) for _ in range(n))
+    d.cite_sections = tuple(chain.from_iterable(map(repeat, sections, counts)))
+    d.cite_pids = tuple(chain.from_iterable(map(repeat, pids, counts)))
     as_of = raw["as_of"]
     d.as_of = date.fromisoformat(as_of) if as_of is not None else None
     if d.as_of is not None and d.as_of.toordinal() + (d.cadence_days or 0) > date.max.toordinal():
@@ -324,10 +343,15 @@ def _digest(raw: dict[str, Any], path: str, slug: str) -> Digest:
     d.facts = list(zip(*facts, strict=True))
     d.injection_risks = [InjectionRisk(*_check(r, _STR)) for r in raw["injection_risks"]]
     d.unknown_code = list(zip(*_table(raw["unknown_code"], (_STR, _STR, _STR)), strict=True))
-    refs = _table(raw["references"], (frozenset({int}), _STR_OR_NONE, _STR))
-    if not all(0 < pos <= MAX_WHOLE for pos in refs[0]):
-        raise ValueError("references: position out of range")
-    d.references = list(zip(*refs, strict=True))
+    refs = raw["references"]
+    if type(refs) is list and len(refs) == 2:  # positions 1..n left out
+        sids, urls = _table(refs, (_STR_OR_NONE, _STR))
+        d.references = list(zip(range(1, len(sids) + 1), sids, urls, strict=True))
+    else:
+        refs = _table(refs, (frozenset({int}), _STR_OR_NONE, _STR))
+        if not all(0 < pos <= MAX_WHOLE for pos in refs[0]):
+            raise ValueError("references: position out of range")
+        d.references = list(zip(*refs, strict=True))
     d.problems = [Problem(*_problem(p)) for p in raw["problems"]]
     d.quotes = list(zip(*_table(raw["quotes"], (_STR, _STR, _BOOL_OR_NONE)), strict=True))
     return d

@@ -1,10 +1,16 @@
 """The digest's shortcuts give what the long way gives: ``blocks.cache_rows`` the rows of the
 ``SourceCache`` views, on the corpus, a synthetic library and random or hostile items (the same
-values of the same types, and the same errors)."""
+values of the same types, and the same errors); the codec's short forms (citation runs, ids as
+one string, references without their positions) read back as the digest, and planted ones are
+refused."""
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import random
+from collections import Counter
+from itertools import groupby
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +20,8 @@ from oo_nb.errors import OOError
 from oo_nb.format.blocks import SourceCache, cache_rows
 from oo_nb.format.document import Document
 from oo_nb.format.names import SOURCE_CACHE_BLOCK
+from oo_nb.library import digest_codec
+from oo_nb.library.digest import Digest, digest_file
 from tests.conftest import CORPUS
 from tests.format.test_blocks_fast import FACT_KEYS, SOURCE_KEYS, VALUES, Text, items, shape
 from tests.library.test_library import FIXTURES, load_synth
@@ -119,3 +127,84 @@ def test_cache_rows_are_the_views_on_random_and_hostile_items() -> None:
     ]  # fmt: skip
     for raw in odd:
         same_rows(raw)
+
+
+# --------------------------------------------------------------------------- codec
+def runs_by_groupby(sections: tuple[str, ...], pids: tuple[str | None, ...]) -> list[list[Any]]:
+    """What ``digest_codec._runs`` gave before it found the runs by C-level passes."""
+    found = [[*pair, len(list(run))] for pair, run in groupby(zip(sections, pids, strict=True))]
+    return [list(col) for col in zip(*found, strict=True)] if found else [[], [], []]
+
+
+def test_citation_runs_are_those_of_groupby() -> None:
+    rng = random.Random(3)
+    values: list[str | None] = ["a", "b", None, "pid:a:00000000", ""]
+    for n in [0, 1, 2, 3, *range(4, 300, 7)]:
+        sections = tuple(rng.choice(["a", "b", ""]) for _ in range(n))
+        pids = tuple(rng.choice(values) for _ in range(n))
+        assert digest_codec._runs(sections, pids) == runs_by_groupby(sections, pids)
+    with pytest.raises(ValueError):
+        digest_codec._runs(("a", "b"), ("p",))
+
+
+def digests(paths: list[Path]) -> list[Digest]:
+    found = [digest_file(str(p), p.stem) for p in paths]
+    return [d for d in found if isinstance(d, Digest)]
+
+
+def mutated(d: Digest, rng: random.Random) -> Digest:
+    """``d`` with the values a shortcut of the codec could get wrong: ids with a space or
+    empty, references out of order, no citations at all."""
+    d = dataclasses.replace(d)
+    choice = rng.randrange(5)
+    if choice == 0 and d.cite_ids:
+        ids = list(d.cite_ids)
+        ids[rng.randrange(len(ids))] = rng.choice(["", " ", "s1 s2", "s 1", "\u3000", "s1\n"])
+        d.cite_ids = tuple(ids)
+        d.cite_counts = dict(Counter(d.cite_ids))
+    elif choice == 1 and d.references:
+        d.references = [(pos + rng.choice([0, 1]), sid, url) for pos, sid, url in d.references]
+    elif choice == 2:
+        d.references = [(2, None, "u"), (1, "s1", "")]
+    elif choice == 3:
+        d.cite_sections = d.cite_pids = d.cite_ids = ()
+        d.cite_counts = {}
+    else:
+        d.references = []
+    return d
+
+
+def test_the_codec_round_trips_real_synthetic_and_mutated_digests(synthetic: list[Path]) -> None:
+    found = digests([*corpus_paths(), *synthetic])
+    assert len(found) > 100
+    rng = random.Random(5)
+    for d in [*found, *(mutated(d, rng) for d in found for _ in range(3))]:
+        text = digest_codec.encode(d)
+        assert digest_codec.decode(text, d.path, d.slug) == d, d.path
+        assert d.cite_counts == dict(Counter(d.cite_ids))  # what decode rebuilds
+        raw = json.loads(text)
+        assert isinstance(raw["cite_ids"], str) == all(" " not in i and i for i in d.cite_ids)
+        assert len(raw["references"]) == (
+            2 if [r[0] for r in d.references] == list(range(1, len(d.references) + 1)) else 3
+        )
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("cite_ids", 7),
+        ("cite_ids", ["s1", None]),
+        ("cite_ids", "s1 s2 s3 s4 s5 s6 s7 s8 s9 s10 s11"),  # more ids than the runs cover
+        ("references", [["s1"], []]),  # columns differ in length
+        ("references", [[3], ["s1"]]),
+        ("references", [[1], ["s1"], ["u"], ["x"]]),
+        ("references", [[0], [None], ["u"]]),  # a position that is not one
+        ("cites", [["a"], [None], [True]]),
+    ],
+)
+def test_the_codec_refuses_planted_short_forms(field: str, value: Any) -> None:
+    d = digests([CORPUS / "agi-declared.o-o.html"])[0]
+    raw = json.loads(digest_codec.encode(d))
+    raw[field] = value
+    with pytest.raises(ValueError):
+        digest_codec.decode(json.dumps(raw), "x", "x")
