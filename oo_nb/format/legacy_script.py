@@ -232,19 +232,18 @@ def contract_risks(contract: Contract | Mapping[str, Any]) -> list[InjectionRisk
     raw = contract.raw if isinstance(contract, Contract) else contract
     identity = _object(raw.get("identity"))
     research = _object(raw.get("research"))
-    risks = []
+    risks = []  # (a risk made only for a value that carries markup: most carry none)
     for key in _CONTRACT_TEXTS:
         value = identity.get(key)
-        if _js_truthy(value):
-            risks.append(InjectionRisk(f"contract {key}", _js_string(value)))
+        if _js_truthy(value) and carries_markup(text := _js_string(value)):
+            risks.append(InjectionRisk(f"contract {key}", text))
     for key in _CONTRACT_LISTS:
         items = research.get(key)
         if isinstance(items, list):
-            risks += [
-                InjectionRisk(f"contract {key}[{i}]", _js_string(item))
-                for i, item in enumerate(items)
-            ]
-    return [r for r in risks if carries_markup(r.text)]
+            for i, item in enumerate(items):
+                if carries_markup(text := _js_string(item)):
+                    risks.append(InjectionRisk(f"contract {key}[{i}]", text))
+    return risks
 
 
 def article_risks(root: etree._Element) -> list[InjectionRisk]:

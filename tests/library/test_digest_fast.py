@@ -6,6 +6,7 @@ refused."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import random
@@ -17,13 +18,23 @@ from typing import Any
 import pytest
 
 from oo_nb.errors import OOError
-from oo_nb.format.blocks import SourceCache, cache_rows
+from oo_nb.format import legacy_script
+from oo_nb.format.blocks import Changelog, SourceCache, cache_rows
 from oo_nb.format.document import Document
-from oo_nb.format.names import SOURCE_CACHE_BLOCK
-from oo_nb.library import digest_codec
+from oo_nb.format.legacy_script import InjectionRisk, contract_risks
+from oo_nb.format.names import CHANGELOG_BLOCK, CONTRACT_BLOCK, SOURCE_CACHE_BLOCK
+from oo_nb.library import digest, digest_codec
 from oo_nb.library.digest import Digest, digest_file
 from tests.conftest import CORPUS
-from tests.format.test_blocks_fast import FACT_KEYS, SOURCE_KEYS, VALUES, Text, items, shape
+from tests.format.test_blocks_fast import (
+    ENTRY_KEYS,
+    FACT_KEYS,
+    SOURCE_KEYS,
+    VALUES,
+    Text,
+    items,
+    shape,
+)
 from tests.library.test_library import FIXTURES, load_synth
 
 SHARED_CORPUS = Path("/work/shared/corpus")
@@ -208,3 +219,102 @@ def test_the_codec_refuses_planted_short_forms(field: str, value: Any) -> None:
     raw[field] = value
     with pytest.raises(ValueError):
         digest_codec.decode(json.dumps(raw), "x", "x")
+
+
+# --------------------------------------------------------------------------- changelog
+def changelog_by_view(raw: Any) -> Any:
+    """What ``_fill_changelog`` kept before its shortcut: the rows of the view's entries."""
+    try:
+        log = Changelog.from_json(raw)
+    except OOError as exc:
+        return ("error", type(exc).__name__, str(exc), exc.line, exc.column)
+    rows = []
+    for e in log.entries:
+        row: dict[str, Any] = {
+            "version": e.version,
+            "timestamp": e.timestamp or None,
+            "summary": e.summary,
+            "origin": CHANGELOG_BLOCK,
+        }
+        for key, value in e.extra.items():
+            if isinstance(value, dict):
+                row.update({f"{key}_{k}": v for k, v in value.items()})
+            else:
+                row[key] = value
+        rows.append(row)
+    return ("ok", shape(rows))
+
+
+def changelog_now(raw: Any) -> Any:
+    rows = digest._changelog_rows(raw)
+    if rows is not None:
+        return ("ok", shape(rows))
+    return changelog_by_view(raw)
+
+
+def test_changelog_rows_are_the_views(synthetic: list[Path]) -> None:
+    docs = documents([*corpus_paths(), *synthetic])
+    raws = []
+    for doc in docs:
+        with contextlib.suppress(OOError):
+            raws.append(doc.block_json(CHANGELOG_BLOCK))
+    assert len(raws) > 100
+    took = 0
+    for raw in raws:
+        assert changelog_now(raw) == changelog_by_view(raw), repr(raw)[:300]
+        took += digest._changelog_rows(raw) is not None
+    assert took > 100  # the shortcut read most of them
+    rng = random.Random(9)
+    entries = items(ENTRY_KEYS, 3000, 4)
+    entries += [{"version": True}, {"version": 2**53}, {"summary": Text("s")}, {"origin": "x"}]
+    entries += [{"tokens": {"input": 1, "output": 2}, "date": "2024-01-01", "version": -(2**53)}]
+    odd: list[Any] = [None, 3, "x", {}, {"entries": None}, {"entries": {}}, {"entries": "x"}, []]
+    for raw in odd + [[e] for e in entries] + [{"entries": [e]} for e in entries]:
+        assert changelog_now(raw) == changelog_by_view(raw), repr(raw)
+    for _ in range(300):
+        raw = rng.sample(entries, rng.randint(0, 8))
+        assert changelog_now(raw) == changelog_by_view(raw), repr(raw)
+
+
+# --------------------------------------------------------------------------- contract risks
+def contract_risks_before(raw: dict[str, Any]) -> list[InjectionRisk]:
+    """``contract_risks`` before it made a risk only for a value that carries markup."""
+    identity = legacy_script._object(raw.get("identity"))
+    research = legacy_script._object(raw.get("research"))
+    risks = []
+    for key in ("subject", "scope", "audience", "tone"):
+        value = identity.get(key)
+        if legacy_script._js_truthy(value):
+            risks.append(InjectionRisk(f"contract {key}", legacy_script._js_string(value)))
+    for key in ("intents", "required_sections"):
+        values = research.get(key)
+        if isinstance(values, list):
+            risks += [
+                InjectionRisk(f"contract {key}[{i}]", legacy_script._js_string(item))
+                for i, item in enumerate(values)
+            ]
+    return [r for r in risks if legacy_script.carries_markup(r.text)]
+
+
+def test_contract_risks_are_what_they_were(synthetic: list[Path]) -> None:
+    raws = []
+    for doc in documents([*corpus_paths(), *synthetic]):
+        with contextlib.suppress(OOError):
+            raws.append(doc.block_json(CONTRACT_BLOCK))
+    rng = random.Random(13)
+    marked: list[Any] = ["<b>", "a > b", "&lt;x", "&amp;", "&#60", "plain", ["<i>", None], {}, 0]
+    marked += [True, None, "", [], 1.5, [["<"]]]
+    for _ in range(500):
+        raws.append(
+            {
+                "identity": {k: rng.choice(marked) for k in ("subject", "scope", "tone")},
+                "research": {"intents": rng.sample(marked, 4), "required_sections": "<x>"},
+            }
+        )
+    raws += [{"identity": 3, "research": []}, {}]
+    found = 0
+    for raw in raws:
+        if isinstance(raw, dict):
+            assert contract_risks(raw) == contract_risks_before(raw), repr(raw)
+            found += bool(contract_risks(raw))
+    assert found > 100
