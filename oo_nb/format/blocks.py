@@ -43,17 +43,30 @@ REVIEW_MODES = ("always", "auto")  # oo-contract.review
 _DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})")
 
 
+# Dates already read, by their text: a library's sources were accessed on a few hundred days,
+# and a dict look-up is a fifth of reading one again (bounded: hostile text cannot fill it).
+_DAYS: dict[str, date] = {}
+_DAYS_KEPT = 4096
+
+
 def parse_date(value: Any) -> date | None:
     """``YYYY-MM-DD`` or an ISO datetime starting with it; anything else is None."""
-    if type(value) is str and value[4:5] == "-" == value[7:8]:
-        # The common well-formed date, a third of the regex's cost. With "-" at 4 and 7 the C
-        # fromisoformat takes only ten ASCII digits and dashes, which the regex reads alike;
-        # anything it refuses (an odd or impossible date) takes the long way below. (A try,
-        # not contextlib.suppress: that builds an object per call, half this path's cost.)
-        try:
-            return date.fromisoformat(value[:10])
-        except ValueError:
-            return _parse_date(value)
+    if type(value) is str:
+        day = _DAYS.get(value)
+        if day is not None:
+            return day
+        if value[4:5] == "-" == value[7:8]:
+            # The common well-formed date, a third of the regex's cost. With "-" at 4 and 7 the
+            # C fromisoformat takes only ten ASCII digits and dashes, which the regex reads
+            # alike; anything it refuses (an odd or impossible date) takes the long way below.
+            # (A try, not contextlib.suppress: that builds an object per call, half its cost.)
+            try:
+                day = date.fromisoformat(value[:10])
+            except ValueError:
+                return _parse_date(value)
+            if len(_DAYS) < _DAYS_KEPT:
+                _DAYS[value] = day
+            return day
     return _parse_date(value)
 
 

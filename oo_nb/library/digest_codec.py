@@ -38,7 +38,7 @@ __all__ = [
     "unpack",
 ]
 
-_FORMAT = 2  # bump when the layout below changes
+_FORMAT = 3  # bump when the layout below changes
 Result = Digest | Failure | None
 
 
@@ -129,7 +129,9 @@ def encode(result: Result) -> str:
         out[name] = getattr(d, name)
     for name in ("deny", "prefer"):
         out[name] = list(getattr(d, name))
-    out["cites"] = _runs(d.cite_sections, d.cite_pids)
+    if len(d.cite_sections) != len(d.cite_pids):
+        raise ValueError("citation columns differ in length")
+    out["cites"] = [*_runs(d.cite_sections), *_runs(d.cite_pids)]
     out["cite_ids"] = _joined(d.cite_ids)
     out["as_of"] = _day(d.as_of)
     sources = _columns(d.sources, 9)
@@ -141,8 +143,10 @@ def encode(result: Result) -> str:
     out["injection_risks"] = [[r.where, r.text, r.reason] for r in d.injection_risks]
     out["unknown_code"] = _columns(d.unknown_code, 3)
     refs = _columns(d.references, 3)
-    if refs[0] == list(range(1, len(refs[0]) + 1)):  # positions 1..n (always, as scanned)
+    if list(refs[0]) == list(range(1, len(refs[0]) + 1)):  # positions 1..n (always, as scanned)
         del refs[0]
+        if refs[1] == sources[1]:  # the sources' urls in their order (most documents)
+            refs[1] = None
     out["references"] = refs
     out["problems"] = [[p.block, p.error_type, p.message, p.line, p.column] for p in d.problems]
     out["quotes"] = _columns(d.quotes, 3)
@@ -192,17 +196,13 @@ def row_limit(file_size: int) -> int:
     return min(4 * file_size + (1 << 20), UNPACK_LIMIT)
 
 
-def _runs(sections: tuple[str, ...], pids: tuple[str | None, ...]) -> list[list[Any]]:
-    """Citations as runs of one (section, pid), in columns: [sections, pids, counts] (most of
-    the bytes saved). Where a run starts is found by C-level passes, not a Python step per
-    citation (what groupby took)."""
-    n = len(sections)
-    if len(pids) != n:
-        raise ValueError("citation columns differ in length")
-    pairs = list(zip(sections, pids, strict=True))
-    starts = [0, *compress(range(1, n), map(ne, pairs[1:], pairs))] if n else []
-    counts = list(map(sub, [*starts[1:], n], starts))
-    return [list(map(sections.__getitem__, starts)), list(map(pids.__getitem__, starts)), counts]
+def _runs(column: tuple[Any, ...]) -> tuple[list[Any], list[int]]:
+    """A citation column as runs of one value: (values, counts), most of the bytes saved (a
+    section has a few dozen citations, a paragraph a few). Where a run starts is found by
+    C-level passes, not a Python step per citation (what groupby took)."""
+    n = len(column)
+    starts = [0, *compress(range(1, n), map(ne, column[1:], column))] if n else []
+    return list(map(column.__getitem__, starts)), list(map(sub, [*starts[1:], n], starts))
 
 
 def _joined(ids: tuple[str, ...]) -> str | list[str]:
@@ -212,8 +212,9 @@ def _joined(ids: tuple[str, ...]) -> str | list[str]:
     return text if not ids or (all(ids) and text.count(" ") == len(ids) - 1) else list(ids)
 
 
-def _columns(rows: list[Any], width: int) -> list[list[Any]]:
-    return [list(col) for col in zip(*rows, strict=True)] if rows else [[] for _ in range(width)]
+def _columns(rows: list[Any], width: int) -> list[Any]:
+    """The rows' columns, tuples (json writes them as lists; not copied)."""
+    return list(zip(*rows, strict=True)) if rows else [() for _ in range(width)]
 
 
 def _dumps(value: Any) -> str:
@@ -320,17 +321,16 @@ def _digest(raw: dict[str, Any], path: str, slug: str) -> Digest:
     for leads in (d.pid_leads, d.unpidded_leads):
         _check(list(leads.values()), _STR)
     d.deny, d.prefer = tuple(_check(raw["deny"], _STR)), tuple(_check(raw["prefer"], _STR))
-    sections, pids, counts = _table(raw["cites"], (_STR, _STR_OR_NONE, frozenset({int})))
     ids = raw["cite_ids"]
     if type(ids) is str:
         ids = ids.split(" ") if ids else []
     d.cite_ids = tuple(map(sys.intern, _check(ids, _STR)))
     d.cite_counts = dict(Counter(d.cite_ids))
-    # checked before the runs are expanded: a planted count of 10**7 is not 10**7 tuples
-    if min(counts, default=1) < 1 or sum(counts) != len(d.cite_ids):
-        raise ValueError("citation runs do not cover the citations")
-    d.cite_sections = tuple(chain.from_iterable(map(repeat, sections, counts)))
-    d.cite_pids = tuple(chain.from_iterable(map(repeat, pids, counts)))
+    cites = raw["cites"]
+    if type(cites) is not list or len(cites) != 4:
+        raise ValueError("cites: not two columns of runs")
+    d.cite_sections = _expand(cites[0], cites[1], _STR, len(d.cite_ids))
+    d.cite_pids = _expand(cites[2], cites[3], _STR_OR_NONE, len(d.cite_ids))
     as_of = raw["as_of"]
     d.as_of = date.fromisoformat(as_of) if as_of is not None else None
     if d.as_of is not None and d.as_of.toordinal() + (d.cadence_days or 0) > date.max.toordinal():
@@ -345,6 +345,8 @@ def _digest(raw: dict[str, Any], path: str, slug: str) -> Digest:
     d.unknown_code = list(zip(*_table(raw["unknown_code"], (_STR, _STR, _STR)), strict=True))
     refs = raw["references"]
     if type(refs) is list and len(refs) == 2:  # positions 1..n left out
+        if refs[1] is None:  # the sources' urls
+            refs = [refs[0], list(src[1])]
         sids, urls = _table(refs, (_STR_OR_NONE, _STR))
         d.references = list(zip(range(1, len(sids) + 1), sids, urls, strict=True))
     else:
@@ -355,6 +357,15 @@ def _digest(raw: dict[str, Any], path: str, slug: str) -> Digest:
     d.problems = [Problem(*_problem(p)) for p in raw["problems"]]
     d.quotes = list(zip(*_table(raw["quotes"], (_STR, _STR, _BOOL_OR_NONE)), strict=True))
     return d
+
+
+def _expand(values: Any, counts: Any, kind: frozenset[type], n: int) -> tuple[Any, ...]:
+    """The column of ``n`` citations that runs of ``values`` repeated ``counts`` times make."""
+    _table([values, counts], (kind, _INT))
+    # checked before the runs are expanded: a planted count of 10**7 is not 10**7 tuples
+    if min(counts, default=1) < 1 or sum(counts) != n:
+        raise ValueError("citation runs do not cover the citations")
+    return tuple(chain.from_iterable(map(repeat, values, counts)))
 
 
 def _problem(row: Any) -> list[Any]:

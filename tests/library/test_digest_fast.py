@@ -141,21 +141,20 @@ def test_cache_rows_are_the_views_on_random_and_hostile_items() -> None:
 
 
 # --------------------------------------------------------------------------- codec
-def runs_by_groupby(sections: tuple[str, ...], pids: tuple[str | None, ...]) -> list[list[Any]]:
-    """What ``digest_codec._runs`` gave before it found the runs by C-level passes."""
-    found = [[*pair, len(list(run))] for pair, run in groupby(zip(sections, pids, strict=True))]
-    return [list(col) for col in zip(*found, strict=True)] if found else [[], [], []]
+def runs_by_groupby(column: tuple[Any, ...]) -> tuple[list[Any], list[int]]:
+    """What ``digest_codec._runs`` would give by groupby (a Python step per citation)."""
+    found = [(value, len(list(run))) for value, run in groupby(column)]
+    return [v for v, _ in found], [n for _, n in found]
 
 
 def test_citation_runs_are_those_of_groupby() -> None:
     rng = random.Random(3)
-    values: list[str | None] = ["a", "b", None, "pid:a:00000000", ""]
+    values: list[str | None] = ["a", "b", None, "pid:a:00000000", "", "a"[:0]]
     for n in [0, 1, 2, 3, *range(4, 300, 7)]:
-        sections = tuple(rng.choice(["a", "b", ""]) for _ in range(n))
-        pids = tuple(rng.choice(values) for _ in range(n))
-        assert digest_codec._runs(sections, pids) == runs_by_groupby(sections, pids)
-    with pytest.raises(ValueError):
-        digest_codec._runs(("a", "b"), ("p",))
+        column = tuple(rng.choice(values[: rng.randint(1, 6)]) for _ in range(n))
+        assert digest_codec._runs(column) == runs_by_groupby(column)
+    equal_not_same = ("pid:a:1", "".join(["pid:a:", "1"]), "pid:a:1")
+    assert digest_codec._runs(equal_not_same) == (["pid:a:1"], [3])
 
 
 def digests(paths: list[Path]) -> list[Digest]:
@@ -176,7 +175,14 @@ def mutated(d: Digest, rng: random.Random) -> Digest:
     elif choice == 1 and d.references:
         d.references = [(pos + rng.choice([0, 1]), sid, url) for pos, sid, url in d.references]
     elif choice == 2:
-        d.references = [(2, None, "u"), (1, "s1", "")]
+        d.references = rng.choice(
+            [
+                [(2, None, "u"), (1, "s1", "")],
+                [(i + 1, None, s[1]) for i, s in enumerate(d.sources[1:])],
+                [(i + 1, None, s[1] + "x") for i, s in enumerate(d.sources)],
+                [(i + 1, "s1", s[1]) for i, s in enumerate([*d.sources, *d.sources[:1]])],
+            ]
+        )
     elif choice == 3:
         d.cite_sections = d.cite_pids = d.cite_ids = ()
         d.cite_counts = {}
@@ -195,9 +201,10 @@ def test_the_codec_round_trips_real_synthetic_and_mutated_digests(synthetic: lis
         assert d.cite_counts == dict(Counter(d.cite_ids))  # what decode rebuilds
         raw = json.loads(text)
         assert isinstance(raw["cite_ids"], str) == all(" " not in i and i for i in d.cite_ids)
-        assert len(raw["references"]) == (
-            2 if [r[0] for r in d.references] == list(range(1, len(d.references) + 1)) else 3
-        )
+        positions = [r[0] for r in d.references] == list(range(1, len(d.references) + 1))
+        assert len(raw["references"]) == (2 if positions else 3)
+        sources_urls = [r[2] for r in d.references] == [s[1] for s in d.sources]
+        assert (raw["references"][-1] is None) == (positions and sources_urls)
 
 
 @pytest.mark.parametrize(
@@ -211,6 +218,10 @@ def test_the_codec_round_trips_real_synthetic_and_mutated_digests(synthetic: lis
         ("references", [[1], ["s1"], ["u"], ["x"]]),
         ("references", [[0], [None], ["u"]]),  # a position that is not one
         ("cites", [["a"], [None], [True]]),
+        ("cites", [["a"], [1], [None], [1]]),  # runs that cover one of the citations
+        ("cites", [["a", "b"], [10**7, -(10**7)], [None], [1]]),
+        ("cites", [[1], [1], [None], [1]]),
+        ("references", [[None], None]),  # the sources' urls, but not as many
     ],
 )
 def test_the_codec_refuses_planted_short_forms(field: str, value: Any) -> None:
