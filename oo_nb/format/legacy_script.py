@@ -232,7 +232,18 @@ def contract_risks(contract: Contract | Mapping[str, Any]) -> list[InjectionRisk
     raw = contract.raw if isinstance(contract, Contract) else contract
     identity = _object(raw.get("identity"))
     research = _object(raw.get("research"))
-    risks = []  # (a risk made only for a value that carries markup: most carry none)
+    values = [identity.get(key) for key in _CONTRACT_TEXTS]
+    for key in _CONTRACT_LISTS:
+        items = research.get(key)
+        if isinstance(items, list):
+            values += items
+    try:  # every value a string (or none): one look at them all, no markup in most contracts
+        joined = "".join([value for value in values if value is not None])
+    except TypeError:
+        joined = "<"  # some other value: read each below
+    if "<" not in joined and ">" not in joined and "&" not in joined:
+        return []
+    risks = []  # (a risk made only for a value that carries markup)
     for key in _CONTRACT_TEXTS:
         value = identity.get(key)
         if _js_truthy(value) and carries_markup(text := _js_string(value)):

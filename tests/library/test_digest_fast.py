@@ -322,6 +322,14 @@ def test_contract_risks_are_what_they_were(synthetic: list[Path]) -> None:
                 "research": {"intents": rng.sample(marked, 4), "required_sections": "<x>"},
             }
         )
+    texts = ["plain", "", "a > b", "x>", "<", "&", "&gt;", "&amp;lt;", "&#x3c", "a & b", "ok"]
+    for _ in range(500):  # strings only: the look at all of them at once
+        raws.append(
+            {
+                "identity": {k: rng.choice(texts) for k in ("subject", "audience")},
+                "research": {"intents": rng.sample(texts, 2), "required_sections": [None]},
+            }
+        )
     raws += [{"identity": 3, "research": []}, {}]
     found = 0
     for raw in raws:
