@@ -302,15 +302,22 @@ _PLAIN_TYPES: dict[str, frozenset[type]] = {
 }
 
 
+_PLAIN_KINDS = [_PLAIN_TYPES[name] for name in _PLAIN]
+
+
 def _digest(raw: dict[str, Any], path: str, slug: str) -> Digest:
-    d = Digest(path=path, slug=slug, nbytes=0, layout="")
-    for name in _PLAIN:
-        value = raw[name]
-        if type(value) not in _PLAIN_TYPES[name]:
-            raise ValueError(f"{name}: unexpected {type(value).__name__}")
-        if type(value) is int and abs(value) > MAX_WHOLE:  # counts, sizes, a version
-            raise ValueError(f"{name}: out of range")
-        setattr(d, name, value)
+    values = [raw[name] for name in _PLAIN]
+    if not all(map(frozenset.__contains__, _PLAIN_KINDS, map(type, values))):
+        name, value = next(
+            (n, v) for n, v in zip(_PLAIN, values, strict=True) if type(v) not in _PLAIN_TYPES[n]
+        )
+        raise ValueError(f"{name}: unexpected {type(value).__name__}")
+    if any(type(v) is int and abs(v) > MAX_WHOLE for v in values):  # counts, sizes, a version
+        name = next(
+            n for n, v in zip(_PLAIN, values, strict=True) if type(v) is int and abs(v) > MAX_WHOLE
+        )
+        raise ValueError(f"{name}: out of range")
+    d = Digest(path=path, slug=slug, **dict(zip(_PLAIN, values, strict=True)))
     if d.cadence_days is not None and not 1 <= d.cadence_days <= MAX_CADENCE_DAYS:
         raise ValueError("cadence_days: out of range")
     if d.budget_usd is not None and not math.isfinite(d.budget_usd):
@@ -339,7 +346,8 @@ def _digest(raw: dict[str, Any], path: str, slug: str) -> Digest:
     src[6] = [date.fromisoformat(day) if day is not None else None for day in src[6]]
     d.sources = list(zip(*src, strict=True))
     facts = _table(raw["facts"], (_STR, _STR, _STR_OR_NONE, _STR_OR_NONE, frozenset({list}), _STR))
-    facts[4] = [tuple(_check(ids, _STR)) for ids in facts[4]]
+    _check(list(chain.from_iterable(facts[4])), _STR)  # every fact's source ids, at once
+    facts[4] = list(map(tuple, facts[4]))
     d.facts = list(zip(*facts, strict=True))
     d.injection_risks = [InjectionRisk(*_check(r, _STR)) for r in raw["injection_risks"]]
     d.unknown_code = list(zip(*_table(raw["unknown_code"], (_STR, _STR, _STR)), strict=True))
