@@ -166,7 +166,12 @@ def mutated(d: Digest, rng: random.Random) -> Digest:
     """``d`` with the values a shortcut of the codec could get wrong: ids with a space or
     empty, references out of order, no citations at all."""
     d = dataclasses.replace(d)
-    choice = rng.randrange(5)
+    choice = rng.randrange(6)
+    if choice == 5:  # text far from ASCII, written as escapes
+        d.title = "Größe — “x” 😀 \u2028 \x00 \\ \""
+        d.sources = [(*s[:3], "標題 😀", *s[4:]) for s in d.sources]
+        d.cite_pids = tuple(p and p + "é" for p in d.cite_pids)
+        return d
     if choice == 0 and d.cite_ids:
         ids = list(d.cite_ids)
         ids[rng.randrange(len(ids))] = rng.choice(["", " ", "s1 s2", "s 1", "\u3000", "s1\n"])
