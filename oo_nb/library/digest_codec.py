@@ -38,7 +38,7 @@ __all__ = [
     "unpack",
 ]
 
-_FORMAT = 4  # bump when the layout below changes
+_FORMAT = 5  # bump when the layout below changes
 Result = Digest | Failure | None
 
 
@@ -154,6 +154,8 @@ def encode(result: Result) -> str:
     out["references"] = refs
     out["problems"] = [[p.block, p.error_type, p.message, p.line, p.column] for p in d.problems]
     out["quotes"] = _columns(d.quotes, 3)
+    _same(sources, (1, 2, 3, 4, 5, 6, 7, 8))  # after the references looked at the urls
+    _same(facts, (2, 3, 5))
     return _dumps(out)
 
 
@@ -214,6 +216,23 @@ def _joined(ids: tuple[str, ...]) -> str | list[str]:
     cost of a list to write and to read; a list when some id is empty or holds a space."""
     text = " ".join(ids)
     return text if not ids or (all(ids) and text.count(" ") == len(ids) - 1) else list(ids)
+
+
+def _same(table: list[Any], columns: tuple[int, ...]) -> None:
+    """Each of those columns that holds one string, null or bool in every row (the sources'
+    form, the string facts' key and value: a fifth of the values) as {"all": value}. Never the
+    first column, which says how many rows there are; never a list (a planted one would be
+    copied into every row)."""
+    if len(table[0]) < 2:
+        return
+    for j in columns:
+        column = table[j]
+        first = column[0]
+        if type(first) in _SCALARS and column.count(first) == len(column):
+            table[j] = {"all": first}
+
+
+_SCALARS = frozenset({str, bool, type(None)})
 
 
 def _columns(rows: list[Any], width: int) -> list[Any]:
@@ -352,10 +371,12 @@ def _digest(raw: dict[str, Any], path: str, slug: str) -> Digest:
     d.as_of = date.fromisoformat(as_of) if as_of is not None else None
     if d.as_of is not None and d.as_of.toordinal() + (d.cadence_days or 0) > date.max.toordinal():
         raise ValueError("as_of: its due date is past 9999-12-31")
-    src = _table(raw["sources"], (*[_STR] * 6, _STR_OR_NONE, _BOOL_OR_NONE, _STR))
+    src = _table(_every(raw["sources"]), (*[_STR] * 6, _STR_OR_NONE, _BOOL_OR_NONE, _STR))
     src[6] = [date.fromisoformat(day) if day is not None else None for day in src[6]]
     d.sources = list(zip(*src, strict=True))
-    facts = _table(raw["facts"], (_STR, _STR, _STR_OR_NONE, _STR_OR_NONE, frozenset({list}), _STR))
+    facts = _table(
+        _every(raw["facts"]), (_STR, _STR, _STR_OR_NONE, _STR_OR_NONE, frozenset({list}), _STR)
+    )
     _check(list(chain.from_iterable(facts[4])), _STR)  # every fact's source ids, at once
     facts[4] = list(map(tuple, facts[4]))
     d.facts = list(zip(*facts, strict=True))
@@ -375,6 +396,19 @@ def _digest(raw: dict[str, Any], path: str, slug: str) -> Digest:
     d.problems = [Problem(*_problem(p)) for p in raw["problems"]]
     d.quotes = list(zip(*_table(raw["quotes"], (_STR, _STR, _BOOL_OR_NONE)), strict=True))
     return d
+
+
+def _every(raw: Any) -> Any:
+    """A table with each {"all": value} column (``_same``) as that value in every row."""
+    if type(raw) is not list or not raw or type(raw[0]) is not list:
+        return raw
+    n = len(raw[0])
+    return [
+        [col["all"]] * n
+        if type(col) is dict and len(col) == 1 and type(col.get("all")) in _SCALARS
+        else col
+        for col in raw
+    ]
 
 
 def _expand(values: Any, counts: Any, kind: frozenset[type], n: int) -> tuple[Any, ...]:

@@ -168,7 +168,7 @@ def mutated(d: Digest, rng: random.Random) -> Digest:
     d = dataclasses.replace(d)
     choice = rng.randrange(6)
     if choice == 5:  # text far from ASCII, written as escapes
-        d.title = "Größe — “x” 😀 \u2028 \x00 \\ \""
+        d.title = 'Größe — “x” 😀 \u2028 \x00 \\ "'
         d.sources = [(*s[:3], "標題 😀", *s[4:]) for s in d.sources]
         d.cite_pids = tuple(p and p + "é" for p in d.cite_pids)
         return d
@@ -227,6 +227,10 @@ def test_the_codec_round_trips_real_synthetic_and_mutated_digests(synthetic: lis
         ("cites", [["a", "b"], [10**7, -(10**7)], [None], [1]]),
         ("cites", [[1], [1], [None], [1]]),
         ("references", [[None], None]),  # the sources' urls, but not as many
+        ("facts", [["f1"], ["t"], [None], [None], {"all": ["s1"] * 1000}, ["string"]]),
+        ("facts", [{"all": "f1"}, ["t"], [None], [None], [[]], ["string"]]),
+        ("facts", [["f1"], ["t"], {"all": 3}, [None], [[]], ["string"]]),
+        ("facts", [["f1"], ["t"], {"all": None, "n": 10**9}, [None], [[]], ["string"]]),
     ],
 )
 def test_the_codec_refuses_planted_short_forms(field: str, value: Any) -> None:
@@ -235,6 +239,18 @@ def test_the_codec_refuses_planted_short_forms(field: str, value: Any) -> None:
     raw[field] = value
     with pytest.raises(ValueError):
         digest_codec.decode(json.dumps(raw), "x", "x")
+
+
+def test_columns_of_one_value_are_written_once() -> None:
+    d = digests([CORPUS / "agi-declared.o-o.html"])[0]
+    d.sources = [("s1", "u", "d", "t", "", "", None, None, "string")] * 3
+    d.facts = [("f1", "t", None, None, (), "string"), ("f2", "t", None, None, (), "string")]
+    raw = json.loads(digest_codec.encode(d))
+    assert raw["sources"][8] == {"all": "string"} and raw["sources"][0] == ["s1"] * 3
+    assert raw["facts"][4] == [[], []]  # a list is never written once for every row
+    assert digest_codec.decode(json.dumps(raw), d.path, d.slug) == d
+    raw["facts"] = [[], [], {"all": None}, {"all": None}, [], {"all": "string"}]
+    assert digest_codec.decode(json.dumps(raw), d.path, d.slug).facts == []  # no rows
 
 
 # --------------------------------------------------------------------------- changelog
