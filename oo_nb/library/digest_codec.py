@@ -141,13 +141,11 @@ def encode(result: Result) -> str:
         else [day and day.isoformat() for day in days]
     )
     out["sources"] = sources
-    facts = _columns(d.facts, 6)
-    facts[4] = [list(ids) for ids in facts[4]]
-    out["facts"] = facts
+    out["facts"] = facts = _columns(d.facts, 6)  # (source ids: tuples, written as lists)
     out["injection_risks"] = [[r.where, r.text, r.reason] for r in d.injection_risks]
     out["unknown_code"] = _columns(d.unknown_code, 3)
     refs = _columns(d.references, 3)
-    if list(refs[0]) == list(range(1, len(refs[0]) + 1)):  # positions 1..n (always, as scanned)
+    if refs[0] == tuple(range(1, len(refs[0]) + 1)):  # positions 1..n (always, as scanned)
         del refs[0]
         if refs[1] == sources[1]:  # the sources' urls in their order (most documents)
             refs[1] = None
@@ -228,7 +226,7 @@ def _same(table: list[Any], columns: tuple[int, ...]) -> None:
     for j in columns:
         column = table[j]
         first = column[0]
-        if type(first) in _SCALARS and column.count(first) == len(column):
+        if column[-1] == first and type(first) in _SCALARS and column.count(first) == len(column):
             table[j] = {"all": first}
 
 
