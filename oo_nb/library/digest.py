@@ -13,6 +13,7 @@ import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +63,7 @@ __all__ = [
 ]
 
 _CONTAINERS = {"div", "section", "blockquote"}
+_FIRST = itemgetter(0)
 _REF_ID = re.compile(r"\s*\[(s\d+)\]")
 _LOCAL = threading.local()  # lxml parsers must not be shared between threads
 
@@ -171,9 +173,12 @@ class Digest:
             # ids, "s1".."s40", shared library-wide)
             self.cite_sections, self.cite_pids, self.cite_ids = zip(*scan.citations, strict=True)
         self.cite_counts = dict(Counter(self.cite_ids))
-        self.unpidded = [
-            section for pid, section, tag in scan.paragraphs if pid is None and tag == "p"
-        ]
+        paragraphs = scan.paragraphs
+        self.unpidded = (  # (most pages: every paragraph has a pid, known in one C-level pass)
+            [section for pid, section, tag in paragraphs if pid is None and tag == "p"]
+            if None in map(_FIRST, paragraphs)
+            else []
+        )
         self.bad_pids = (
             []
             if _all_plain_pids(scan.pids)

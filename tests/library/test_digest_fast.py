@@ -10,6 +10,7 @@ import contextlib
 import dataclasses
 import json
 import random
+import sys
 from collections import Counter
 from itertools import groupby
 from pathlib import Path
@@ -19,12 +20,14 @@ import pytest
 
 from oo_nb.errors import OOError
 from oo_nb.format import legacy_script
+from oo_nb.format.article import pid_is_wellformed
 from oo_nb.format.blocks import Changelog, SourceCache, cache_rows
 from oo_nb.format.document import Document
 from oo_nb.format.legacy_script import InjectionRisk, contract_risks
 from oo_nb.format.names import CHANGELOG_BLOCK, CONTRACT_BLOCK, SOURCE_CACHE_BLOCK
 from oo_nb.library import digest, digest_codec
-from oo_nb.library.digest import Digest, digest_file
+from oo_nb.library.article_rows import ArticleScan
+from oo_nb.library.digest import Digest, digest_file, first_words
 from tests.conftest import CORPUS
 from tests.format.test_blocks_fast import (
     ENTRY_KEYS,
@@ -358,3 +361,54 @@ def test_contract_risks_are_what_they_were(synthetic: list[Path]) -> None:
             assert contract_risks(raw) == contract_risks_before(raw), repr(raw)
             found += bool(contract_risks(raw))
     assert found > 100
+
+
+# --------------------------------------------------------------------------- take_article
+def take_article_before(d: Digest, scan: ArticleScan) -> None:
+    """``Digest.take_article`` before its shortcuts (the reference)."""
+    d.has_article = True
+    d.is_stub, d.n_paragraphs, d.figures = scan.is_stub, len(scan.paragraphs), scan.figures
+    d.references = scan.references
+    if scan.citations:
+        sections, pids, ids = zip(*scan.citations, strict=True)
+        d.cite_sections, d.cite_pids = sections, pids
+        d.cite_ids = tuple(map(sys.intern, ids))
+    d.cite_counts = dict(Counter(d.cite_ids))
+    d.unpidded = [section for pid, section, tag in scan.paragraphs if pid is None and tag == "p"]
+    d.bad_pids = [p for p in dict.fromkeys(scan.pids) if not pid_is_wellformed(p)]
+    d.dup_pids = [p for p, n in Counter(scan.pids).items() if n > 1]
+    d.pid_leads = {p: first_words(text) for p, text in scan.leads.items() if text.strip()}
+    if d.unpidded:
+        d.unpidded_leads = {
+            section: first_words(text)
+            for section, text in scan.unpidded_leads.items()
+            if text.strip()
+        }
+
+
+def test_take_article_is_what_it_was(synthetic: list[Path]) -> None:
+    scans = [
+        digest.scan_article(doc.article_html, valid_text=True)
+        for doc in documents([*corpus_paths(), *synthetic])
+        if doc.article_span is not None
+    ]
+    rng = random.Random(17)
+    odd = []
+    for scan in scans[:60]:
+        paragraphs = [
+            (rng.choice([pid, None, "pid:x:zz", "pid:a:0000000g"]), section, rng.choice([tag, "p"]))
+            for pid, section, tag in scan.paragraphs
+        ]
+        odd.append(
+            dataclasses.replace(
+                scan, paragraphs=paragraphs, pids=[p for p, _, _ in paragraphs if p]
+            )
+        )
+    unpidded = 0
+    for scan in [*scans, *odd, ArticleScan()]:
+        now, before = Digest("x", "x", 1, "x"), Digest("x", "x", 1, "x")
+        now.take_article(scan)
+        take_article_before(before, scan)
+        assert now == before
+        unpidded += bool(now.unpidded)
+    assert unpidded > 20
