@@ -43,14 +43,30 @@ REVIEW_MODES = ("always", "auto")  # oo-contract.review
 _DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})")
 
 
+# Dates already read, by their text: a library's sources were accessed on a few hundred days,
+# and a dict look-up is a fifth of reading one again (bounded: hostile text cannot fill it).
+_DAYS: dict[str, date] = {}
+_DAYS_KEPT = 4096
+
+
 def parse_date(value: Any) -> date | None:
     """``YYYY-MM-DD`` or an ISO datetime starting with it; anything else is None."""
-    if type(value) is str and value[4:5] == "-" == value[7:8]:
-        # The common well-formed date, a third of the regex's cost. With "-" at 4 and 7 the C
-        # fromisoformat takes only ten ASCII digits and dashes, which the regex reads alike;
-        # anything it refuses (an odd or impossible date) takes the long way below.
-        with contextlib.suppress(ValueError):
-            return date.fromisoformat(value[:10])
+    if type(value) is str:
+        day = _DAYS.get(value)
+        if day is not None:
+            return day
+        if value[4:5] == "-" == value[7:8]:
+            # The common well-formed date, a third of the regex's cost. With "-" at 4 and 7 the
+            # C fromisoformat takes only ten ASCII digits and dashes, which the regex reads
+            # alike; anything it refuses (an odd or impossible date) takes the long way below.
+            # (A try, not contextlib.suppress: that builds an object per call, half its cost.)
+            try:
+                day = date.fromisoformat(value[:10])
+            except ValueError:
+                return _parse_date(value)
+            if len(_DAYS) < _DAYS_KEPT:
+                _DAYS[value] = day
+            return day
     return _parse_date(value)
 
 
@@ -452,6 +468,92 @@ class SourceCache:
 
     def by_id(self) -> dict[str, Source]:
         return {s.id: s for s in self.sources}
+
+
+# What a library digest keeps of a source cache: per source (id, url, domain, title,
+# description, tier, accessed, verified, form), per fact (id, text, key, value, source_ids,
+# form), per fact with a quote (id, quote, quote_found).
+SourceRow = tuple[str, str, str, str, str, str, date | None, bool | None, str]
+FactRow = tuple[str, str, str | None, str | None, tuple[str, ...], str]
+QuoteRow = tuple[str, str, bool | None]
+
+
+def cache_rows(
+    raw: Any, *, file: str | None = None
+) -> tuple[list[SourceRow], list[FactRow], list[QuoteRow]]:
+    """The values of ``SourceCache.from_json(raw)``'s sources and facts as those rows, and the
+    same errors, without building a view per item (a scan reads every document's cache): the
+    common items (a source object with text fields, a string or object fact) are read here,
+    any other through the views."""
+    f = _Fields(raw, SOURCE_CACHE_BLOCK, file)
+    sources: list[SourceRow] = []
+    add_source = sources.append
+    for i, item in enumerate(_list(f, "sources")):
+        if type(item) is dict:
+            get = item.get
+            url, sid, title = get("url", ""), get("id", ""), get("title", "")
+            description = get("description", "")
+            if (
+                type(url) is str
+                and type(sid) is str
+                and type(title) is str
+                and type(description) is str
+            ):
+                verified = get("verified")
+                add_source(
+                    (
+                        sid or f"s{i + 1}",
+                        url,
+                        domain_of(url),
+                        title,
+                        description,
+                        str(get("tier") or ""),
+                        parse_date(get("accessed")),
+                        verified if type(verified) is bool else None,
+                        "object",
+                    )
+                )
+                continue
+        s = _source_checked(item, i, f)
+        add_source(
+            (s.id, s.url, s.domain, s.title, s.description, s.tier, s.accessed, s.verified, s.form)
+        )
+    facts: list[FactRow] = []
+    quotes: list[QuoteRow] = []
+    add_fact = facts.append
+    for i, item in enumerate(_list(f, "facts")):
+        kind = type(item)
+        if kind is str:
+            add_fact((f"f{i + 1}", item, None, None, fact_source_ids(item), "string"))
+            continue
+        if kind is dict:
+            get = item.get
+            text = get("text", "")
+            if type(text) is str:
+                key_, value = get("key"), get("value")
+                if not text:
+                    text = f"{key_}: {value}" if key_ is not None else str(value or "")
+                fid = str(get("id") or f"f{i + 1}")
+                add_fact(
+                    (
+                        fid,
+                        text,
+                        str(key_) if key_ is not None else None,
+                        str(value) if value is not None else None,
+                        fact_source_ids(item),
+                        "object",
+                    )
+                )
+                quote = get("quote")
+                if isinstance(quote, str):
+                    found = get("quote_found")
+                    quotes.append((fid, quote, found if type(found) is bool else None))
+                continue
+        fact = _fact_checked(item, i, f)
+        add_fact((fact.id, fact.text, fact.key, fact.value, fact.source_ids, fact.form))
+        if fact.quote is not None:
+            quotes.append((fact.id, fact.quote, fact.quote_found))
+    return sources, facts, quotes
 
 
 def _list(f: _Fields, key: str) -> list[Any]:

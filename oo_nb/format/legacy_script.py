@@ -232,19 +232,29 @@ def contract_risks(contract: Contract | Mapping[str, Any]) -> list[InjectionRisk
     raw = contract.raw if isinstance(contract, Contract) else contract
     identity = _object(raw.get("identity"))
     research = _object(raw.get("research"))
-    risks = []
-    for key in _CONTRACT_TEXTS:
-        value = identity.get(key)
-        if _js_truthy(value):
-            risks.append(InjectionRisk(f"contract {key}", _js_string(value)))
+    values = [identity.get(key) for key in _CONTRACT_TEXTS]
     for key in _CONTRACT_LISTS:
         items = research.get(key)
         if isinstance(items, list):
-            risks += [
-                InjectionRisk(f"contract {key}[{i}]", _js_string(item))
-                for i, item in enumerate(items)
-            ]
-    return [r for r in risks if carries_markup(r.text)]
+            values += items
+    try:  # every value a string (or none): one look at them all, no markup in most contracts
+        joined = "".join([value for value in values if value is not None])
+    except TypeError:
+        joined = "<"  # some other value: read each below
+    if "<" not in joined and ">" not in joined and "&" not in joined:
+        return []
+    risks = []  # (a risk made only for a value that carries markup)
+    for key in _CONTRACT_TEXTS:
+        value = identity.get(key)
+        if _js_truthy(value) and carries_markup(text := _js_string(value)):
+            risks.append(InjectionRisk(f"contract {key}", text))
+    for key in _CONTRACT_LISTS:
+        items = research.get(key)
+        if isinstance(items, list):
+            for i, item in enumerate(items):
+                if carries_markup(text := _js_string(item)):
+                    risks.append(InjectionRisk(f"contract {key}[{i}]", text))
+    return risks
 
 
 def article_risks(root: etree._Element) -> list[InjectionRisk]:

@@ -9,11 +9,11 @@ which is what made the full analysis several times slower than parsing."""
 from __future__ import annotations
 
 import re
-import sys
 import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,17 @@ from lxml import etree
 
 from oo_nb.errors import BlockError, OOError, ValidationError
 from oo_nb.format.article import CITATION, PID, pid_is_wellformed
-from oo_nb.format.blocks import Changelog, Contract, Manifest, SourceCache
+from oo_nb.format.blocks import (
+    MAX_WHOLE,
+    Changelog,
+    ChangelogEntry,
+    Contract,
+    FactRow,
+    Manifest,
+    QuoteRow,
+    SourceRow,
+    cache_rows,
+)
 from oo_nb.format.document import Document
 from oo_nb.format.jsonblock import parse_block
 from oo_nb.format.legacy_script import (
@@ -53,6 +63,7 @@ __all__ = [
 ]
 
 _CONTAINERS = {"div", "section", "blockquote"}
+_FIRST = itemgetter(0)
 _REF_ID = re.compile(r"\s*\[(s\d+)\]")
 _LOCAL = threading.local()  # lxml parsers must not be shared between threads
 
@@ -68,12 +79,6 @@ def _text(node: Any) -> str:
     """What HtmlElement.text_content() gives (the XPath string value), serialised by libxml2
     directly: half the cost of evaluating an XPath per element."""
     return str(etree.tostring(node, method="text", encoding="unicode", with_tail=False))
-
-
-# Source row: id, url, domain, title, description, tier, accessed, verified, form
-SourceRow = tuple[str, str, str, str, str, str, date | None, bool | None, str]
-# Fact row: id, text, key, value, source ids, form
-FactRow = tuple[str, str, str | None, str | None, tuple[str, ...], str]
 
 
 @dataclass(slots=True)
@@ -118,7 +123,7 @@ class Digest:
     sources: list[SourceRow] = field(default_factory=list)
     facts: list[FactRow] = field(default_factory=list)
     # facts carrying a quote: (fact id, quote, quote_found) — issue 16
-    quotes: list[tuple[str, str, bool | None]] = field(default_factory=list)
+    quotes: list[QuoteRow] = field(default_factory=list)
     changelog: list[dict[str, Any]] = field(default_factory=list)
     has_article: bool = False
     # values the original page script would turn into markup (see legacy_script); only for
@@ -164,13 +169,16 @@ class Digest:
         )
         self.references = scan.references
         if scan.citations:
-            sections, pids, ids = zip(*scan.citations, strict=True)
-            self.cite_sections, self.cite_pids = sections, pids
-            self.cite_ids = tuple(map(sys.intern, ids))  # "s1".."s40" shared library-wide
+            # (not interned here: a scan sends the digest as text, and decoding it interns the
+            # ids, "s1".."s40", shared library-wide)
+            self.cite_sections, self.cite_pids, self.cite_ids = zip(*scan.citations, strict=True)
         self.cite_counts = dict(Counter(self.cite_ids))
-        self.unpidded = [
-            section for pid, section, tag in scan.paragraphs if pid is None and tag == "p"
-        ]
+        paragraphs = scan.paragraphs
+        self.unpidded = (  # (most pages: every paragraph has a pid, known in one C-level pass)
+            [section for pid, section, tag in paragraphs if pid is None and tag == "p"]
+            if None in map(_FIRST, paragraphs)
+            else []
+        )
         self.bad_pids = (
             []
             if _all_plain_pids(scan.pids)
@@ -416,45 +424,80 @@ def _fill_cache(doc: Document, d: Digest) -> None:
     if raw is None:
         return
     try:
-        cache = SourceCache.from_json(raw)
+        d.sources, d.facts, d.quotes = cache_rows(raw)
     except OOError as exc:
         _note(d, SOURCE_CACHE_BLOCK, exc, doc)
         return
     d.cache_read = True
-    d.sources = [
-        (s.id, s.url, s.domain, s.title, s.description, s.tier, s.accessed, s.verified, s.form)
-        for s in cache.sources
-    ]
-    d.facts = [(f.id, f.text, f.key, f.value, f.source_ids, f.form) for f in cache.facts]
-    d.quotes = [(f.id, f.quote, f.quote_found) for f in cache.facts if f.quote is not None]
 
 
 def _fill_changelog(doc: Document, d: Digest) -> None:
     raw = _block(doc, CHANGELOG_BLOCK, d)
     if raw is None:
         return
-    try:
-        log = Changelog.from_json(raw)
-    except OOError as exc:
-        _note(d, CHANGELOG_BLOCK, exc, doc)
-        return
-    if not log.entries:
-        return  # keep the manifest's own changelog notes, if any
+    rows = _changelog_rows(raw)
+    if rows is None:  # some entry the shortcut does not read: the view, with its errors
+        try:
+            log = Changelog.from_json(raw)
+        except OOError as exc:
+            _note(d, CHANGELOG_BLOCK, exc, doc)
+            return
+        rows = [_changelog_row(e) for e in log.entries]
+    if rows:  # none: keep the manifest's own changelog notes, if any
+        d.changelog = rows
+
+
+def _changelog_row(e: ChangelogEntry) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "version": e.version,
+        "timestamp": e.timestamp or None,
+        "summary": e.summary,
+        "origin": CHANGELOG_BLOCK,
+    }
+    for key, value in e.extra.items():
+        if isinstance(value, dict):  # e.g. tokens: {input, output} -> tokens_input, ...
+            row.update({f"{key}_{k}": v for k, v in value.items()})
+        else:
+            row[key] = value
+    return row
+
+
+_ENTRY_KEYS = frozenset({"version", "timestamp", "summary"})  # what an entry's extra leaves out
+
+
+def _changelog_rows(raw: Any) -> list[dict[str, Any]] | None:
+    """``_changelog_row`` of each entry ``Changelog.from_json(raw)`` reads, straight from the
+    JSON when every entry is an object with a whole version (or none) and a string summary (or
+    none), as ``blocks._entry`` reads them without checks; None otherwise."""
+    items = raw if type(raw) is list else raw.get("entries") if type(raw) is dict else None
+    if type(items) is not list:
+        return [] if items is None and type(raw) is dict else None
     rows = []
-    for e in log.entries:
+    for item in items:
+        if type(item) is not dict:
+            return None
+        get = item.get
+        version, summary = get("version"), get("summary", "")
+        if not (
+            (version is None or (type(version) is int and -MAX_WHOLE <= version <= MAX_WHOLE))
+            and type(summary) is str
+        ):
+            return None
         row: dict[str, Any] = {
-            "version": e.version,
-            "timestamp": e.timestamp or None,
-            "summary": e.summary,
+            "version": version,
+            "timestamp": str(get("timestamp") or get("date") or "") or None,
+            "summary": summary,
             "origin": CHANGELOG_BLOCK,
         }
-        for key, value in e.extra.items():
-            if isinstance(value, dict):  # e.g. tokens: {input, output} -> tokens_input, ...
+        for key, value in item.items():
+            if key in _ENTRY_KEYS:
+                continue
+            if isinstance(value, dict):
                 row.update({f"{key}_{k}": v for k, v in value.items()})
             else:
                 row[key] = value
         rows.append(row)
-    d.changelog = rows
+    return rows
 
 
 def digest_document(doc: Document, *, slug: str, nbytes: int) -> Digest:

@@ -14,8 +14,10 @@ import json
 import math
 import sys
 import zlib
+from collections import Counter
 from datetime import date
-from itertools import groupby
+from itertools import chain, compress, repeat
+from operator import attrgetter, ne, sub
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +38,7 @@ __all__ = [
     "unpack",
 ]
 
-_FORMAT = 1  # bump when the layout below changes
+_FORMAT = 5  # bump when the layout below changes
 Result = Digest | Failure | None
 
 
@@ -79,7 +81,6 @@ _PLAIN = (
     "is_stub",
     "n_paragraphs",
     "figures",
-    "cite_counts",
     "unpidded",
     "bad_pids",
     "dup_pids",
@@ -100,11 +101,13 @@ _SPECIAL = (
     "injection_risks",
     "unknown_code",
     "cite_ids",
+    "cite_counts",  # not stored: Counter(cite_ids), as take_article counts them
     "references",
     "problems",
     "quotes",
 )
 ENCODED_FIELDS = frozenset((*_PLAIN, *_SPECIAL))
+_plain_values = attrgetter(*_PLAIN)
 
 
 # --------------------------------------------------------------------------- encoding
@@ -123,24 +126,34 @@ def encode(result: Result) -> str:
         )
     d = result
     out: dict[str, Any] = {"kind": "digest"}
-    for name in _PLAIN:
-        out[name] = getattr(d, name)
-    for name in ("deny", "prefer"):
-        out[name] = list(getattr(d, name))
-    out["cites"] = _columns(_runs(d), 3)
-    out["cite_ids"] = list(d.cite_ids)
+    out.update(zip(_PLAIN, _plain_values(d), strict=True))
+    out["deny"], out["prefer"] = d.deny, d.prefer
+    if len(d.cite_sections) != len(d.cite_pids):
+        raise ValueError("citation columns differ in length")
+    out["cites"] = [*_runs(d.cite_sections), *_runs(d.cite_pids)]
+    out["cite_ids"] = _joined(d.cite_ids)
     out["as_of"] = _day(d.as_of)
     sources = _columns(d.sources, 9)
-    sources[6] = [day and day.isoformat() for day in sources[6]]  # a date or None
+    days = sources[6]  # a date or None each
+    sources[6] = (
+        list(map(date.isoformat, days))
+        if None not in days
+        else [day and day.isoformat() for day in days]
+    )
     out["sources"] = sources
-    facts = _columns(d.facts, 6)
-    facts[4] = [list(ids) for ids in facts[4]]
-    out["facts"] = facts
+    out["facts"] = facts = _columns(d.facts, 6)  # (source ids: tuples, written as lists)
     out["injection_risks"] = [[r.where, r.text, r.reason] for r in d.injection_risks]
     out["unknown_code"] = _columns(d.unknown_code, 3)
-    out["references"] = _columns(d.references, 3)
+    refs = _columns(d.references, 3)
+    if refs[0] == tuple(range(1, len(refs[0]) + 1)):  # positions 1..n (always, as scanned)
+        del refs[0]
+        if refs[1] == sources[1]:  # the sources' urls in their order (most documents)
+            refs[1] = None
+    out["references"] = refs
     out["problems"] = [[p.block, p.error_type, p.message, p.line, p.column] for p in d.problems]
     out["quotes"] = _columns(d.quotes, 3)
+    _same(sources, (1, 2, 3, 4, 5, 6, 7, 8))  # after the references looked at the urls
+    _same(facts, (2, 3, 5))
     return _dumps(out)
 
 
@@ -187,18 +200,52 @@ def row_limit(file_size: int) -> int:
     return min(4 * file_size + (1 << 20), UNPACK_LIMIT)
 
 
-def _runs(d: Digest) -> list[list[Any]]:
-    """Citations as runs of one (section, pid): [section, pid, count], most of the bytes saved."""
-    pairs = zip(d.cite_sections, d.cite_pids, strict=True)
-    return [[*pair, len(list(run))] for pair, run in groupby(pairs)]  # (unpacked: 1.6x slower)
+def _runs(column: tuple[Any, ...]) -> tuple[list[Any], list[int]]:
+    """A citation column as runs of one value: (values, counts), most of the bytes saved (a
+    section has a few dozen citations, a paragraph a few). Where a run starts is found by
+    C-level passes, not a Python step per citation (what groupby took)."""
+    n = len(column)
+    starts = [0, *compress(range(1, n), map(ne, column[1:], column))] if n else []
+    return list(map(column.__getitem__, starts)), list(map(sub, [*starts[1:], n], starts))
 
 
-def _columns(rows: list[Any], width: int) -> list[list[Any]]:
-    return [list(col) for col in zip(*rows, strict=True)] if rows else [[] for _ in range(width)]
+def _joined(ids: tuple[str, ...]) -> str | list[str]:
+    """Source ids ("s12": no space in them) as one string, a space between them: a tenth of the
+    cost of a list to write and to read; a list when some id is empty or holds a space."""
+    text = " ".join(ids)
+    return text if not ids or (all(ids) and text.count(" ") == len(ids) - 1) else list(ids)
+
+
+def _same(table: list[Any], columns: tuple[int, ...]) -> None:
+    """Each of those columns that holds one string, null or bool in every row (the sources'
+    form, the string facts' key and value: a fifth of the values) as {"all": value}. Never the
+    first column, which says how many rows there are; never a list (a planted one would be
+    copied into every row)."""
+    if len(table[0]) < 2:
+        return
+    for j in columns:
+        column = table[j]
+        first = column[0]
+        if column[-1] == first and type(first) in _SCALARS and column.count(first) == len(column):
+            table[j] = {"all": first}
+
+
+_SCALARS = frozenset({str, bool, type(None)})
+
+
+def _columns(rows: list[Any], width: int) -> list[Any]:
+    """The rows' columns, tuples (json writes them as lists; not copied)."""
+    return list(zip(*rows, strict=True)) if rows else [() for _ in range(width)]
+
+
+# ASCII out (other characters as \u escapes): a sixth faster to write than UTF-8 text, and to
+# read back, even for documents full of typographic quotes and dashes; no check for cycles (a
+# digest's values come from JSON and the document: none)
+_ENCODER = json.JSONEncoder(separators=(",", ":"), allow_nan=False, check_circular=False)
 
 
 def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return _ENCODER.encode(value)
 
 
 def _day(value: date | None) -> str | None:
@@ -273,7 +320,6 @@ _PLAIN_TYPES: dict[str, frozenset[type]] = {
     "is_stub": _BOOL,
     "n_paragraphs": _INT,
     "figures": _INT,
-    "cite_counts": frozenset({dict}),
     "unpidded": frozenset({list}),
     "bad_pids": frozenset({list}),
     "dup_pids": frozenset({list}),
@@ -283,54 +329,93 @@ _PLAIN_TYPES: dict[str, frozenset[type]] = {
 }
 
 
+_PLAIN_KINDS = [_PLAIN_TYPES[name] for name in _PLAIN]
+
+
 def _digest(raw: dict[str, Any], path: str, slug: str) -> Digest:
-    d = Digest(path=path, slug=slug, nbytes=0, layout="")
-    for name in _PLAIN:
-        value = raw[name]
-        if type(value) not in _PLAIN_TYPES[name]:
-            raise ValueError(f"{name}: unexpected {type(value).__name__}")
-        if type(value) is int and abs(value) > MAX_WHOLE:  # counts, sizes, a version
-            raise ValueError(f"{name}: out of range")
-        setattr(d, name, value)
+    values = [raw[name] for name in _PLAIN]
+    if not all(map(frozenset.__contains__, _PLAIN_KINDS, map(type, values))):
+        name, value = next(
+            (n, v) for n, v in zip(_PLAIN, values, strict=True) if type(v) not in _PLAIN_TYPES[n]
+        )
+        raise ValueError(f"{name}: unexpected {type(value).__name__}")
+    if any(type(v) is int and abs(v) > MAX_WHOLE for v in values):  # counts, sizes, a version
+        name = next(
+            n for n, v in zip(_PLAIN, values, strict=True) if type(v) is int and abs(v) > MAX_WHOLE
+        )
+        raise ValueError(f"{name}: out of range")
+    d = Digest(path=path, slug=slug, **dict(zip(_PLAIN, values, strict=True)))
     if d.cadence_days is not None and not 1 <= d.cadence_days <= MAX_CADENCE_DAYS:
         raise ValueError("cadence_days: out of range")
     if d.budget_usd is not None and not math.isfinite(d.budget_usd):
         raise ValueError("budget_usd: not a finite number")
     _check(d.changelog, frozenset({dict}))
-    _check(list(d.cite_counts), _STR)
-    if not all(0 < n <= MAX_WHOLE for n in _check(list(d.cite_counts.values()), _INT)):
-        raise ValueError("cite_counts: out of range")
     for column in (d.unpidded, d.bad_pids, d.dup_pids):
         _check(column, _STR)
     for leads in (d.pid_leads, d.unpidded_leads):
         _check(list(leads.values()), _STR)
     d.deny, d.prefer = tuple(_check(raw["deny"], _STR)), tuple(_check(raw["prefer"], _STR))
-    sections, pids, counts = _table(raw["cites"], (_STR, _STR_OR_NONE, frozenset({int})))
-    d.cite_ids = tuple(map(sys.intern, _check(raw["cite_ids"], _STR)))
-    # checked before the runs are expanded: a planted count of 10**7 is not 10**7 tuples
-    if min(counts, default=1) < 1 or sum(counts) != len(d.cite_ids):
-        raise ValueError("citation runs do not cover the citations")
-    d.cite_sections = tuple(s for s, n in zip(sections, counts, strict=True) for _ in range(n))
-    d.cite_pids = tuple(p for p, n in zip(pids, counts, strict=True) for _ in range(n))
+    ids = raw["cite_ids"]
+    if type(ids) is str:
+        ids = ids.split(" ") if ids else []
+    d.cite_ids = tuple(map(sys.intern, _check(ids, _STR)))
+    d.cite_counts = dict(Counter(d.cite_ids))
+    cites = raw["cites"]
+    if type(cites) is not list or len(cites) != 4:
+        raise ValueError("cites: not two columns of runs")
+    d.cite_sections = _expand(cites[0], cites[1], _STR, len(d.cite_ids))
+    d.cite_pids = _expand(cites[2], cites[3], _STR_OR_NONE, len(d.cite_ids))
     as_of = raw["as_of"]
     d.as_of = date.fromisoformat(as_of) if as_of is not None else None
     if d.as_of is not None and d.as_of.toordinal() + (d.cadence_days or 0) > date.max.toordinal():
         raise ValueError("as_of: its due date is past 9999-12-31")
-    src = _table(raw["sources"], (*[_STR] * 6, _STR_OR_NONE, _BOOL_OR_NONE, _STR))
+    src = _table(_every(raw["sources"]), (*[_STR] * 6, _STR_OR_NONE, _BOOL_OR_NONE, _STR))
     src[6] = [date.fromisoformat(day) if day is not None else None for day in src[6]]
     d.sources = list(zip(*src, strict=True))
-    facts = _table(raw["facts"], (_STR, _STR, _STR_OR_NONE, _STR_OR_NONE, frozenset({list}), _STR))
-    facts[4] = [tuple(_check(ids, _STR)) for ids in facts[4]]
+    facts = _table(
+        _every(raw["facts"]), (_STR, _STR, _STR_OR_NONE, _STR_OR_NONE, frozenset({list}), _STR)
+    )
+    _check(list(chain.from_iterable(facts[4])), _STR)  # every fact's source ids, at once
+    facts[4] = list(map(tuple, facts[4]))
     d.facts = list(zip(*facts, strict=True))
     d.injection_risks = [InjectionRisk(*_check(r, _STR)) for r in raw["injection_risks"]]
     d.unknown_code = list(zip(*_table(raw["unknown_code"], (_STR, _STR, _STR)), strict=True))
-    refs = _table(raw["references"], (frozenset({int}), _STR_OR_NONE, _STR))
-    if not all(0 < pos <= MAX_WHOLE for pos in refs[0]):
-        raise ValueError("references: position out of range")
-    d.references = list(zip(*refs, strict=True))
+    refs = raw["references"]
+    if type(refs) is list and len(refs) == 2:  # positions 1..n left out
+        if refs[1] is None:  # the sources' urls
+            refs = [refs[0], list(src[1])]
+        sids, urls = _table(refs, (_STR_OR_NONE, _STR))
+        d.references = list(zip(range(1, len(sids) + 1), sids, urls, strict=True))
+    else:
+        refs = _table(refs, (frozenset({int}), _STR_OR_NONE, _STR))
+        if not all(0 < pos <= MAX_WHOLE for pos in refs[0]):
+            raise ValueError("references: position out of range")
+        d.references = list(zip(*refs, strict=True))
     d.problems = [Problem(*_problem(p)) for p in raw["problems"]]
     d.quotes = list(zip(*_table(raw["quotes"], (_STR, _STR, _BOOL_OR_NONE)), strict=True))
     return d
+
+
+def _every(raw: Any) -> Any:
+    """A table with each {"all": value} column (``_same``) as that value in every row."""
+    if type(raw) is not list or not raw or type(raw[0]) is not list:
+        return raw
+    n = len(raw[0])
+    return [
+        [col["all"]] * n
+        if type(col) is dict and len(col) == 1 and type(col.get("all")) in _SCALARS
+        else col
+        for col in raw
+    ]
+
+
+def _expand(values: Any, counts: Any, kind: frozenset[type], n: int) -> tuple[Any, ...]:
+    """The column of ``n`` citations that runs of ``values`` repeated ``counts`` times make."""
+    _table([values, counts], (kind, _INT))
+    # checked before the runs are expanded: a planted count of 10**7 is not 10**7 tuples
+    if min(counts, default=1) < 1 or sum(counts) != n:
+        raise ValueError("citation runs do not cover the citations")
+    return tuple(chain.from_iterable(map(repeat, values, counts)))
 
 
 def _problem(row: Any) -> list[Any]:
