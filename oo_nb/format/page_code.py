@@ -15,11 +15,14 @@ not page code: it is skipped while it holds one ``<style>`` element and nothing 
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import re
-from dataclasses import dataclass
+import sys
+from collections import OrderedDict
+from dataclasses import FrozenInstanceError, dataclass
 from functools import cache, lru_cache
-from typing import Literal
+from typing import Generic, Literal, TypeVar
 
 from oo_nb.format.document import Document, Span
 from oo_nb.format.known_page_code import KNOWN_PAGE_CODE
@@ -71,11 +74,45 @@ _ONLY_STYLE = re.compile(
 )
 
 
-@dataclass(frozen=True)
 class CodeRegion:
+    """One region of page code: its kind, the line where it starts in the file and its
+    normalised text. Immutable; equal, hashed and shown as the dataclass it was. A region cut from
+    a document counts its line only when asked: most regions are known and their line never shown,
+    and counting the newlines of a 100 KB page costs more than recognising all its regions."""
+
+    __slots__ = ("_line", "_where", "kind", "text")
     kind: RegionKind
-    line: int  # where it starts in the file
     text: str  # normalised
+    _line: int | None
+    _where: tuple[_Lines, int] | None  # where to count the line, and the offset
+
+    def __init__(self, kind: RegionKind, line: int, text: str) -> None:
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "text", text)
+        object.__setattr__(self, "_line", line)
+        object.__setattr__(self, "_where", None)
+
+    @classmethod
+    def at(cls, kind: RegionKind, lines: _Lines, offset: int, text: str) -> CodeRegion:
+        """The region that starts at ``offset`` of the document ``lines`` counts in; its line
+        is counted on first use."""
+        region = cls.__new__(cls)
+        object.__setattr__(region, "kind", kind)
+        object.__setattr__(region, "text", text)
+        object.__setattr__(region, "_line", None)
+        object.__setattr__(region, "_where", (lines, offset))
+        return region
+
+    @property
+    def line(self) -> int:
+        """Where it starts in the file (1-based)."""
+        if self._line is None:
+            assert self._where is not None
+            lines, offset = self._where
+            object.__setattr__(self, "_line", lines.of(offset))
+            object.__setattr__(self, "_where", None)  # the document is no longer needed
+            assert self._line is not None
+        return self._line
 
     @property
     def fingerprint(self) -> str:
@@ -83,6 +120,27 @@ class CodeRegion:
 
     def describe(self) -> str:
         return f"{_DESCRIBE[self.kind]} (line {self.line})"
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, CodeRegion)
+        return (self.kind, self.line, self.text) == (other.kind, other.line, other.text)
+
+    def __hash__(self) -> int:
+        return hash((self.kind, self.line, self.text))
+
+    def __repr__(self) -> str:
+        return f"CodeRegion(kind={self.kind!r}, line={self.line!r}, text={self.text!r})"
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def __reduce__(self) -> tuple[type[CodeRegion], tuple[RegionKind, int, str]]:
+        return (CodeRegion, (self.kind, self.line, self.text))
 
 
 # A library repeats the same few scripts and stylesheets in every page: each is normalised and
@@ -92,16 +150,141 @@ def _fingerprint(kind: str, text: str) -> str:
     return hashlib.sha256(f"{kind}\n{text}".encode()).hexdigest()
 
 
-@lru_cache(maxsize=256)
 def _lines(text: str) -> str:
     """Line endings and trailing blanks do not count."""
     lines = [line.rstrip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
     return "\n".join(lines).strip("\n")
 
 
+_T = TypeVar("_T")
+
+
+class _Seen(Generic[_T]):
+    """What was made of raw texts already met (regions, the gaps between the page's data),
+    found by their length and one compare.
+
+    The same 14 KB stylesheet comes in every page of a library: a dict or ``lru_cache`` keyed by
+    the text would hash all of it (each slice is a new string) before comparing it; here a text
+    costs one compare, in C, with the few texts of its length seen before. Exact: only an equal
+    text gives the stored result. The lengths least recently met go first."""
+
+    def __init__(self, per_length: int = 4, lengths: int = 64) -> None:
+        self._by_length: OrderedDict[int, list[tuple[str, _T]]] = OrderedDict()
+        self._per_length = per_length
+        self._lengths = lengths
+
+    def get(self, raw: str) -> _T | None:
+        same = self._by_length.get(len(raw))
+        if same is not None:
+            for seen, result in same:
+                if seen == raw:
+                    self._by_length.move_to_end(len(raw))
+                    return result
+        return None
+
+    def at(self, text: str, start: int, stop: int) -> _T | None:
+        """``get(text[start:stop])`` without the copy (a text of another length: no compare)."""
+        same = self._by_length.get(stop - start)
+        if same is not None:
+            for seen, result in same:
+                if text.startswith(seen, start):
+                    self._by_length.move_to_end(stop - start)
+                    return result
+        return None
+
+    def put(self, raw: str, result: _T) -> _T:
+        same = self._by_length.get(len(raw))
+        if same is None:
+            if len(self._by_length) >= self._lengths:
+                self._by_length.popitem(last=False)
+            self._by_length[len(raw)] = [(raw, result)]
+        else:  # the newest first; a few per length bound the compares a hostile page can cause
+            same.insert(0, (raw, result))
+            del same[self._per_length :]
+        return result
+
+    def clear(self) -> None:
+        self._by_length.clear()
+
+    def __len__(self) -> int:
+        return sum(len(same) for same in self._by_length.values())
+
+
+_SEEN_CODE: _Seen[str] = _Seen()  # scripts and stylesheets, normalised
+# the shell after the heredoc, and its OO:SHELL section (offset in the tail, normalised text)
+_SEEN_TAIL: _Seen[tuple[str, tuple[int, str] | None, _Newlines]] = _Seen()
+
+
+class _Newlines:
+    """How many newlines a text met before holds, counted when first asked."""
+
+    __slots__ = ("count",)
+
+    def __init__(self) -> None:
+        self.count: int | None = None
+
+    def of(self, text: str, start: int, stop: int) -> int:
+        if self.count is None:
+            self.count = text.count("\n", start, stop)
+        return self.count
+
+
+class _Lines:
+    """The line of an offset of one document, as ``Document.line_of`` counts it, for the
+    regions cut from it. A file read from disk has its newlines counted once in its bytes (a
+    newline byte is a newline character; bytes.replace finds them with memchr, 7x faster than
+    counting them in the text), and each line is counted from the nearer point already known,
+    before or after it: the regions after a 70 KB article are counted back from the end. A
+    stretch of text met before (the gaps between the data spans, the shell after the heredoc)
+    adds the newlines counted then."""
+
+    __slots__ = ("_doc", "_points", "_stretches")
+
+    def __init__(self, doc: Document) -> None:
+        self._doc = doc
+        self._points: list[tuple[int, int]] = []  # (offset, its line), by offset
+        self._stretches: list[tuple[int, int, _Newlines]] = []  # (start, stop, ...), in order
+
+    def know(self, start: int, stop: int, newlines: _Newlines) -> None:
+        """``text[start:stop]`` holds ``newlines`` (stretches come in the text's order)."""
+        self._stretches.append((start, stop, newlines))
+
+    def of(self, offset: int) -> int:
+        doc, points = self._doc, self._points
+        text = doc.text
+        if not (doc.decoded_from_bytes and 0 <= offset <= len(text)):
+            return doc.line_of(offset)
+        if not points:
+            data = doc.to_bytes()
+            points += [(0, 1), (len(text), 1 + len(data) - len(data.replace(b"\n", b"")))]
+        i = bisect.bisect_right(points, (offset, sys.maxsize))  # points[i - 1] <= offset
+        base, line = points[i - 1]
+        if base == offset:
+            return line
+        after, last = points[i]  # the end of the text is a point: there is one after
+        if offset - base <= after - offset:
+            line += self._count(base, offset)
+        else:
+            line = last - self._count(offset, after)
+        points.insert(i, (offset, line))
+        return line
+
+    def _count(self, start: int, stop: int) -> int:
+        """The newlines of ``text[start:stop]``."""
+        text, found = self._doc.text, 0
+        for first, last, newlines in self._stretches:
+            if first >= stop:
+                break
+            if first >= start and last <= stop:
+                found += text.count("\n", start, first) + newlines.of(text, first, last)
+                start = last
+        return found + text.count("\n", start, stop)
+
+
 def code_regions(doc: Document) -> list[CodeRegion]:
     """The page code of ``doc`` (a document or an index page), region by region."""
-    return [*_header(doc), *_page(doc), *_tail(doc)]
+    lines = _Lines(doc)
+    return [*_header(doc), *_page(doc, lines), *_tail(doc, lines)]
 
 
 def _header(doc: Document) -> list[CodeRegion]:
@@ -115,18 +298,30 @@ def _header(doc: Document) -> list[CodeRegion]:
     return [CodeRegion("shell header", 1, "\n".join(code))]
 
 
-def _tail(doc: Document) -> list[CodeRegion]:
-    text = doc.text[doc.tail.start :]
-    out: list[CodeRegion] = []
+def _tail(doc: Document, lines: _Lines) -> list[CodeRegion]:
+    start = doc.tail.start
+    raw = doc.text[start:]
+    seen = _SEEN_TAIL.get(raw)
+    if seen is None:
+        seen = _SEEN_TAIL.put(raw, (*_tail_texts(raw), _Newlines()))
+    shell, section, newlines = seen
+    lines.know(start, len(doc.text), newlines)
+    out = [CodeRegion.at("shell", lines, start, shell)]
+    if section is not None:
+        out.append(CodeRegion.at("shell section", lines, start + section[0], section[1]))
+    return out
+
+
+def _tail_texts(text: str) -> tuple[str, tuple[int, str] | None]:
+    """The shell after the heredoc, normalised, and its OO:SHELL section (where it starts in
+    ``text``, normalised) when it has one: the section is a region of its own."""
     start = _line_index(text, _SHELL_START)
     end = _line_index(text, _SHELL_END, start[1]) if start else None
-    if start and end:
-        section = text[start[0] : end[1]]
-        out.append(
-            CodeRegion("shell section", doc.line_of(doc.tail.start + start[0]), _lines(section))
-        )
-        text = text[: start[0]] + f"{_SHELL_START} … {_SHELL_END}\n" + text[end[1] :]
-    return [CodeRegion("shell", doc.line_of(doc.tail.start), _lines(text)), *out]
+    if not (start and end):
+        return _lines(text), None
+    section = (start[0], _lines(text[start[0] : end[1]]))
+    text = text[: start[0]] + f"{_SHELL_START} … {_SHELL_END}\n" + text[end[1] :]
+    return _lines(text), section
 
 
 def _line_index(text: str, marker: str, pos: int = 0) -> tuple[int, int] | None:
@@ -138,65 +333,168 @@ def _line_index(text: str, marker: str, pos: int = 0) -> tuple[int, int] | None:
     return None
 
 
-def _page(doc: Document) -> list[CodeRegion]:
+def _page(doc: Document, lines: _Lines) -> list[CodeRegion]:
+    """The page's markup outside its data (the article and the JSON blocks), and its scripts
+    and stylesheets. The walk goes from one data span to the next: a gap between two spans
+    that reads the same as one met before (in a library, all of them but the one holding the
+    page's title) gives what it gave then, with no walk."""
     text = doc.text
     skip = sorted(
         [*doc.blocks.values(), *([doc.article_span] if doc.article_span else [])],
         key=lambda s: s.start,
     )
+    blocks = {s.start: s for s in doc.blocks.values()}
     out: list[CodeRegion] = []
-    markup: list[str] = []
-    pos, end = doc.html.start, doc.html.end
+    markup: list[str] = []  # tags as found (normalised below), and JSON block tags normalised
+    unclosed = ""  # a last <script or <style that never ends its tag: shown as it is
+    pos: int | None = doc.html.start
+    end = doc.html.end
     k = 0  # the spans do not overlap and pos only grows: the first span not yet behind pos
-    while True:
+    while pos is not None:
         while k < len(skip) and skip[k].end <= pos:
             k += 1
         if k < len(skip) and skip[k].start <= pos:
             pos = skip[k].end
             continue
         limit = skip[k].start if k < len(skip) else end
+        seen = _SEEN_GAPS[limit >= end, limit in blocks]
+        first = pos == doc.html.start  # the head: it holds the page's title, met only once
+        gap = None if first else seen.at(text, pos, limit)
+        if gap is None:
+            gap, unclosed = _walk(doc, pos, limit, blocks)
+            if gap.local and not first:
+                seen.put(text[pos:limit], gap)
+        # (cut where each region starts: a region's line counts back over the rest of its gap)
+        cuts = [pos, *(pos + at for _, at, _ in gap.regions), limit]
+        for i, newlines in enumerate(gap.newlines):
+            lines.know(cuts[i], cuts[i + 1], newlines)
+        markup += gap.items
+        out += [CodeRegion.at(kind, lines, pos + at, found) for kind, at, found in gap.regions]
+        if gap.into_block:  # the gap ended with a JSON block's tag: go on after its closer
+            pos = _closed(text, "script", blocks[limit].end, end)
+        else:
+            pos = None if gap.resume is None else pos + gap.resume
+    # Each tag with its blanks made single spaces. Most pages have no other blank in a tag, so
+    # one look at them all settles it: every blank but " " is unprintable, and a tag starts with
+    # "<" and ends with ">", so no run of spaces forms where two meet.
+    flat = "".join(markup)
+    if not flat.isprintable() or "  " in flat:
+        markup = [" ".join(t.split()) for t in markup]
+    if unclosed:
+        markup.append(unclosed)
+    return [CodeRegion.at("page markup", lines, doc.html.start, "\n".join(markup)), *out]
+
+
+@dataclass(frozen=True, slots=True)
+class _Gap:
+    """The walk through the page from an offset ``start`` while it stays before ``limit`` (the
+    next data span, or the page's end)."""
+
+    items: list[str]  # the markup: tags as found, JSON block tags normalised
+    newlines: list[_Newlines]  # in the gap's text cut where each region starts
+    regions: list[tuple[RegionKind, int, str]]  # kind, offset from start, normalised text
+    resume: int | None  # offset from start where the walk goes on; None: the page is done
+    into_block: bool  # it ended with the start tag of the JSON block at limit
+    local: bool  # it read nothing from limit on: the same text there walks the same
+
+
+# gaps already walked, by (the last gap?, a JSON block after it?)
+_SEEN_GAPS: dict[tuple[bool, bool], _Seen[_Gap]] = {
+    (last, block): _Seen() for last in (False, True) for block in (False, True)
+}
+
+
+def _forget() -> None:
+    """Empty the memos of texts already met (the tests compare a first reading with a later one)."""
+    _SEEN_CODE.clear()
+    _SEEN_TAIL.clear()
+    for seen in _SEEN_GAPS.values():
+        seen.clear()
+    _fingerprint.cache_clear()
+
+
+def _newlines(regions: list[tuple[RegionKind, int, str]]) -> list[_Newlines]:
+    return [_Newlines() for _ in range(len(regions) + 1)]
+
+
+def _walk(doc: Document, start: int, limit: int, blocks: dict[int, Span]) -> tuple[_Gap, str]:
+    """The walk of the page from ``start`` until it reaches ``limit``, and the text of a last
+    ``<script`` or ``<style`` whose tag never ends ("" when none)."""
+    text, end = doc.text, doc.html.end
+    items: list[str] = []
+    regions: list[tuple[RegionKind, int, str]] = []
+    local = True
+    pos = start
+    while True:
         # the markup tags up to the next comment, script or stylesheet, in one C-level pass (a
         # tag holds no "<", so none reaches past that token, nor past limit)
         m = _SPECIAL.search(text, pos, limit)
-        markup += [
-            " ".join(t.split()) for t in _MARKUP.findall(text, pos, m.start() if m else limit)
-        ]
+        items += _MARKUP.findall(text, pos, m.start() if m else limit)
         if m is None:
-            if limit >= end:
-                break
-            pos = limit
-            continue
+            resume = None if limit >= end else limit - start
+            return _Gap(items, _newlines(regions), regions, resume, False, local), ""
         low = m.group(0).lower()
         if low == "<!--":
             close = text.find("-->", m.end(), end)
             close = end if close < 0 else close + 3
             if text[m.start() : close].strip() == _CUSTOM_START:
+                local = False  # the CUSTOM block's end is looked for up to the page's end
                 custom = _custom_end(doc, close)
                 if custom is not None:
-                    pos = custom
-                    continue
+                    close = custom
             pos = close
         else:  # <script or <style
             tag_end = text.find(">", m.end(), end)
             if tag_end < 0:
-                markup.append(text[m.start() : end])
-                break
-            body = Span(tag_end + 1, tag_end + 1)
-            block = next((s for s in doc.blocks.values() if s.start == tag_end + 1), None)
-            if block is not None:  # a JSON block is data; a tag that could run it is code
-                tag = " ".join(text[m.start() : tag_end + 1].split())
-                if not _JSON_TAG.fullmatch(tag):
-                    markup.append(tag)
-                closer = _CLOSER["script"].search(text, block.end, end)
-                pos = closer.end() if closer else end
-                continue
-            closer = _CLOSER[low[1:]].search(text, body.start, end)
-            stop = closer.end() if closer else end
+                unclosed = text[m.start() : end]
+                return _Gap(items, _newlines(regions), regions, None, False, False), unclosed
+            if tag_end + 1 in blocks:  # a JSON block is data; a tag that could run it is code
+                tag = _block_tag(text[m.start() : tag_end + 1])
+                if tag is not None:
+                    items.append(tag)
+                # (a data span starts right after a ">": this tag ends the gap)
+                return _Gap(items, _newlines(regions), regions, None, True, local), ""
+            pos = _closed(text, low[1:], tag_end + 1, end)
+            raw = text[m.start() : pos]
+            found = _SEEN_CODE.get(raw)
+            found = _SEEN_CODE.put(raw, _lines(raw)) if found is None else found
             kind: RegionKind = "page script" if low == "<script" else "stylesheet"
-            out.append(CodeRegion(kind, doc.line_of(m.start()), _lines(text[m.start() : stop])))
-            pos = stop
-    line = doc.line_of(doc.html.start)
-    return [CodeRegion("page markup", line, "\n".join(markup)), *out]
+            regions.append((kind, m.start() - start, found))
+        if pos > limit:
+            local = False
+        if pos >= limit:
+            return _Gap(items, _newlines(regions), regions, pos - start, False, local), ""
+
+
+def _closed(text: str, element: str, pos: int, end: int) -> int:
+    """Where the first ``</script>`` (``</style>``) from ``pos`` ends (``end`` if none): what
+    ``_CLOSER[element].search`` finds. A closer starts with "<", found with memchr; a stylesheet
+    or a script rarely holds another, and a regular expression reads character by character."""
+    closer = _CLOSER[element]
+    if text.startswith("</", pos):  # a JSON block's body ends where its closer starts
+        m = closer.match(text, pos, end)
+        if m:
+            return m.end()
+    for _ in range(_CLOSER_HOPS):
+        pos = text.find("<", pos, end)
+        if pos < 0:
+            return end
+        m = closer.match(text, pos, end)
+        if m:
+            return m.end()
+        pos += 1
+    m = closer.search(text, pos, end)  # a script full of "<": the search from here
+    return m.end() if m else end
+
+
+_CLOSER_HOPS = 8
+
+
+@lru_cache(maxsize=64)
+def _block_tag(tag: str) -> str | None:
+    """A JSON block's start tag as page markup: None for the plain tag (data, not code)."""
+    tag = " ".join(tag.split())
+    return None if _JSON_TAG.fullmatch(tag) else tag
 
 
 def _custom_end(doc: Document, pos: int) -> int | None:
