@@ -193,6 +193,10 @@ def test_signature_found_where_the_text_search_finds_it() -> None:
                 text = wide + text[:at] + OUR_SCRIPT_SIGNATURE + "\n" + text[at:]
             elif where == "tail":
                 text = text + "# " + wide + OUR_SCRIPT_SIGNATURE + "\n"
+                cases.append(text)  # right after the terminator, wide characters before it
+                at = odoc.tail.start  # or after it (the bytes' window then reaches past the page)
+                cases.append(wide + original[:at] + OUR_SCRIPT_SIGNATURE + "\n" + original[at:])
+                text = original[:at] + OUR_SCRIPT_SIGNATURE + "\n# " + wide + "\n" + original[at:]
             else:
                 at = text.index("</article>")
                 text = text[:at] + wide + OUR_SCRIPT_SIGNATURE + text[at:]
@@ -205,3 +209,20 @@ def test_signature_found_where_the_text_search_finds_it() -> None:
             assert has_our_script(d) == ref.has_our_script(d)
             found.add(has_our_script(d))
     assert found == {True, False}
+
+
+def test_a_walk_that_reads_past_its_gap_is_not_remembered(synthetic: list[bytes]) -> None:
+    """A script the walk cannot close inside its gap (``</scripty>`` ends it for the parse, not
+    for the walk) runs into the data after it: the same gap text then walks differently when
+    what follows differs, so such a gap is walked again every time."""
+    base = next(d for d in synthetic if b'<script id="oo-contract"' in d).decode()
+    tag = '<script id="oo-contract" type="application/json">'
+    at = base.index(tag)
+    pages = [
+        base[:at] + "<script>x</scripty>\n" + base[at:],
+        base[:at] + "<script>x</scripty>\n" + tag + "</script>" + base[at + len(tag) :],
+        base[:at] + "<!-- <script>x</scripty>\n" + tag + "-->" + base[at + len(tag) :],
+    ]
+    page_code._forget()
+    for page in pages * 2:
+        assert same_everywhere(page.encode()) == 2
