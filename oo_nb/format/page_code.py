@@ -15,10 +15,8 @@ not page code: it is skipped while it holds one ``<style>`` element and nothing 
 
 from __future__ import annotations
 
-import bisect
 import hashlib
 import re
-import sys
 from collections import OrderedDict
 from dataclasses import FrozenInstanceError, dataclass
 from functools import cache, lru_cache
@@ -96,6 +94,7 @@ class CodeRegion:
     def at(cls, kind: RegionKind, lines: _Lines, offset: int, text: str) -> CodeRegion:
         """The region that starts at ``offset`` of the document ``lines`` counts in; its line
         is counted on first use."""
+        lines.wanted.append(offset)
         region = cls.__new__(cls)
         object.__setattr__(region, "kind", kind)
         object.__setattr__(region, "text", text)
@@ -230,55 +229,67 @@ class _Newlines:
 
 
 class _Lines:
-    """The line of an offset of one document, as ``Document.line_of`` counts it, for the
-    regions cut from it. A file read from disk has its newlines counted once in its bytes (a
-    newline byte is a newline character; bytes.replace finds them with memchr, 7x faster than
-    counting them in the text), and each line is counted from the nearer point already known,
-    before or after it: the regions after a 70 KB article are counted back from the end. A
-    stretch of text met before (the gaps between the data spans, the shell after the heredoc)
-    adds the newlines counted then."""
+    """The lines of the regions cut from one document, as ``Document.line_of`` counts them,
+    all counted when the first is asked for (most pages' regions are all known: nobody asks).
 
-    __slots__ = ("_doc", "_points", "_stretches")
+    A file read from disk has its newlines counted once in its bytes (a newline byte is a
+    newline character, and bytes.replace finds them with memchr: 2x faster than counting them
+    in the text). The regions before the widest stretch between two of them (the article) are
+    counted from the start, the others back from the end (the shell after the heredoc with the
+    newlines counted when it was first met)."""
+
+    __slots__ = ("_doc", "_known", "_tail", "_total", "wanted")
 
     def __init__(self, doc: Document) -> None:
         self._doc = doc
-        self._points: list[tuple[int, int]] = []  # (offset, its line), by offset
-        self._stretches: list[tuple[int, int, _Newlines]] = []  # (start, stop, ...), in order
+        self.wanted: list[int] = []  # the regions' offsets
+        self._tail: tuple[int, _Newlines] | None = None
+        self._known: dict[int, int] = {}
+        self._total = 0  # lines in the text (one more than newlines); 0: not counted yet
 
-    def know(self, start: int, stop: int, newlines: _Newlines) -> None:
-        """``text[start:stop]`` holds ``newlines`` (stretches come in the text's order)."""
-        self._stretches.append((start, stop, newlines))
+    def tail(self, start: int, newlines: _Newlines) -> None:
+        self._tail = (start, newlines)
 
     def of(self, offset: int) -> int:
-        doc, points = self._doc, self._points
-        text = doc.text
-        if not (doc.decoded_from_bytes and 0 <= offset <= len(text)):
-            return doc.line_of(offset)
-        if not points:
-            data = doc.to_bytes()
-            points += [(0, 1), (len(text), 1 + len(data) - len(data.replace(b"\n", b"")))]
-        i = bisect.bisect_right(points, (offset, sys.maxsize))  # points[i - 1] <= offset
-        base, line = points[i - 1]
-        if base == offset:
-            return line
-        after, last = points[i]  # the end of the text is a point: there is one after
-        if offset - base <= after - offset:
-            line += self._count(base, offset)
-        else:
-            line = last - self._count(offset, after)
-        points.insert(i, (offset, line))
+        line = self._known.get(offset)
+        if line is None:
+            doc = self._doc
+            if not (doc.decoded_from_bytes and 0 <= offset <= len(doc.text)):
+                return doc.line_of(offset)
+            self._count_all(offset)
+            line = self._known[offset]
         return line
 
-    def _count(self, start: int, stop: int) -> int:
-        """The newlines of ``text[start:stop]``."""
-        text, found = self._doc.text, 0
-        for first, last, newlines in self._stretches:
-            if first >= stop:
-                break
-            if first >= start and last <= stop:
-                found += text.count("\n", start, first) + newlines.of(text, first, last)
-                start = last
-        return found + text.count("\n", start, stop)
+    def _count_all(self, extra: int) -> None:
+        doc = self._doc
+        text = doc.text
+        if not self._total:
+            data = doc.to_bytes()
+            self._total = 1 + len(data) - len(data.replace(b"\n", b""))
+        offsets = sorted({*self.wanted, extra})
+        # the widest stretch between two offsets (the article): those before it are counted
+        # from the start, the others back from the end
+        widest, size, last = 0, offsets[0], offsets[0]
+        for i, offset in enumerate(offsets[1:], 1):
+            if offset - last > size:
+                widest, size = i, offset - last
+            last = offset
+        if len(text) - last > size:
+            widest = len(offsets)
+        known, line, pos = self._known, 1, 0
+        count = text.count
+        for offset in offsets[:widest]:
+            line += count("\n", pos, offset)
+            known[offset] = line
+            pos = offset
+        line, pos = self._total, len(text)
+        for offset in reversed(offsets[widest:]):
+            if pos == len(text) and self._tail is not None and offset == self._tail[0]:
+                line -= self._tail[1].of(text, offset, pos)
+            else:
+                line -= count("\n", offset, pos)
+            known[offset] = line
+            pos = offset
 
 
 def code_regions(doc: Document) -> list[CodeRegion]:
@@ -305,7 +316,7 @@ def _tail(doc: Document, lines: _Lines) -> list[CodeRegion]:
     if seen is None:
         seen = _SEEN_TAIL.put(raw, (*_tail_texts(raw), _Newlines()))
     shell, section, newlines = seen
-    lines.know(start, len(doc.text), newlines)
+    lines.tail(start, newlines)
     out = [CodeRegion.at("shell", lines, start, shell)]
     if section is not None:
         out.append(CodeRegion.at("shell section", lines, start + section[0], section[1]))
@@ -364,14 +375,14 @@ def _page(doc: Document, lines: _Lines) -> list[CodeRegion]:
             gap, unclosed = _walk(doc, pos, limit, blocks)
             if gap.local and not first:
                 seen.put(text[pos:limit], gap)
-        # (cut where each region starts: a region's line counts back over the rest of its gap)
-        cuts = [pos, *(pos + at for _, at, _ in gap.regions), limit]
-        for i, newlines in enumerate(gap.newlines):
-            lines.know(cuts[i], cuts[i + 1], newlines)
         markup += gap.items
-        out += [CodeRegion.at(kind, lines, pos + at, found) for kind, at, found in gap.regions]
+        if gap.regions:
+            out += [CodeRegion.at(kind, lines, pos + at, found) for kind, at, found in gap.regions]
         if gap.into_block:  # the gap ended with a JSON block's tag: go on after its closer
-            pos = _closed(text, "script", blocks[limit].end, end)
+            after = blocks[limit].end
+            # (the closer a block's body ends at, written as oo_nb and o-o write it)
+            closed = text.startswith("</script>", after)
+            pos = after + 9 if closed else _closed(text, "script", after, end)
         else:
             pos = None if gap.resume is None else pos + gap.resume
     # Each tag with its blanks made single spaces. Most pages have no other blank in a tag, so
@@ -391,7 +402,6 @@ class _Gap:
     next data span, or the page's end)."""
 
     items: list[str]  # the markup: tags as found, JSON block tags normalised
-    newlines: list[_Newlines]  # in the gap's text cut where each region starts
     regions: list[tuple[RegionKind, int, str]]  # kind, offset from start, normalised text
     resume: int | None  # offset from start where the walk goes on; None: the page is done
     into_block: bool  # it ended with the start tag of the JSON block at limit
@@ -413,10 +423,6 @@ def _forget() -> None:
     _fingerprint.cache_clear()
 
 
-def _newlines(regions: list[tuple[RegionKind, int, str]]) -> list[_Newlines]:
-    return [_Newlines() for _ in range(len(regions) + 1)]
-
-
 def _walk(doc: Document, start: int, limit: int, blocks: dict[int, Span]) -> tuple[_Gap, str]:
     """The walk of the page from ``start`` until it reaches ``limit``, and the text of a last
     ``<script`` or ``<style`` whose tag never ends ("" when none)."""
@@ -432,7 +438,7 @@ def _walk(doc: Document, start: int, limit: int, blocks: dict[int, Span]) -> tup
         items += _MARKUP.findall(text, pos, m.start() if m else limit)
         if m is None:
             resume = None if limit >= end else limit - start
-            return _Gap(items, _newlines(regions), regions, resume, False, local), ""
+            return _Gap(items, regions, resume, False, local), ""
         low = m.group(0).lower()
         if low == "<!--":
             close = text.find("-->", m.end(), end)
@@ -447,13 +453,13 @@ def _walk(doc: Document, start: int, limit: int, blocks: dict[int, Span]) -> tup
             tag_end = text.find(">", m.end(), end)
             if tag_end < 0:
                 unclosed = text[m.start() : end]
-                return _Gap(items, _newlines(regions), regions, None, False, False), unclosed
+                return _Gap(items, regions, None, False, False), unclosed
             if tag_end + 1 in blocks:  # a JSON block is data; a tag that could run it is code
                 tag = _block_tag(text[m.start() : tag_end + 1])
                 if tag is not None:
                     items.append(tag)
                 # (a data span starts right after a ">": this tag ends the gap)
-                return _Gap(items, _newlines(regions), regions, None, True, local), ""
+                return _Gap(items, regions, None, True, local), ""
             pos = _closed(text, low[1:], tag_end + 1, end)
             raw = text[m.start() : pos]
             found = _SEEN_CODE.get(raw)
@@ -463,7 +469,7 @@ def _walk(doc: Document, start: int, limit: int, blocks: dict[int, Span]) -> tup
         if pos > limit:
             local = False
         if pos >= limit:
-            return _Gap(items, _newlines(regions), regions, pos - start, False, local), ""
+            return _Gap(items, regions, pos - start, False, local), ""
 
 
 def _closed(text: str, element: str, pos: int, end: int) -> int:
