@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import OrderedDict
-from dataclasses import FrozenInstanceError, dataclass
+from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Generic, Literal, TypeVar
 
@@ -74,21 +74,18 @@ _ONLY_STYLE = re.compile(
 
 class CodeRegion:
     """One region of page code: its kind, the line where it starts in the file and its
-    normalised text. Immutable; equal, hashed and shown as the dataclass it was. A region cut from
-    a document counts its line only when asked: most regions are known and their line never shown,
-    and counting the newlines of a 100 KB page costs more than recognising all its regions."""
+    normalised text. Read-only; equal, hashed and shown as the dataclass it was. A region cut
+    from a document counts its line only when asked: most regions are known and their line
+    never shown, and counting the newlines of a 100 KB page costs more than recognising all its
+    regions."""
 
-    __slots__ = ("_line", "_where", "kind", "text")
-    kind: RegionKind
-    text: str  # normalised
-    _line: int | None
-    _where: tuple[_Lines, int] | None  # where to count the line, and the offset
+    __slots__ = ("_kind", "_line", "_text", "_where")
 
     def __init__(self, kind: RegionKind, line: int, text: str) -> None:
-        object.__setattr__(self, "kind", kind)
-        object.__setattr__(self, "text", text)
-        object.__setattr__(self, "_line", line)
-        object.__setattr__(self, "_where", None)
+        self._kind = kind
+        self._text = text
+        self._line: int | None = line
+        self._where: tuple[_Lines, int] | None = None  # where to count the line, the offset
 
     @classmethod
     def at(cls, kind: RegionKind, lines: _Lines, offset: int, text: str) -> CodeRegion:
@@ -96,11 +93,20 @@ class CodeRegion:
         is counted on first use."""
         lines.wanted.append(offset)
         region = cls.__new__(cls)
-        object.__setattr__(region, "kind", kind)
-        object.__setattr__(region, "text", text)
-        object.__setattr__(region, "_line", None)
-        object.__setattr__(region, "_where", (lines, offset))
+        region._kind = kind
+        region._text = text
+        region._line = None
+        region._where = (lines, offset)
         return region
+
+    @property
+    def kind(self) -> RegionKind:
+        return self._kind
+
+    @property
+    def text(self) -> str:
+        """Normalised."""
+        return self._text
 
     @property
     def line(self) -> int:
@@ -108,9 +114,8 @@ class CodeRegion:
         if self._line is None:
             assert self._where is not None
             lines, offset = self._where
-            object.__setattr__(self, "_line", lines.of(offset))
-            object.__setattr__(self, "_where", None)  # the document is no longer needed
-            assert self._line is not None
+            self._line = lines.of(offset)
+            self._where = None  # the document is no longer needed
         return self._line
 
     @property
@@ -131,12 +136,6 @@ class CodeRegion:
 
     def __repr__(self) -> str:
         return f"CodeRegion(kind={self.kind!r}, line={self.line!r}, text={self.text!r})"
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise FrozenInstanceError(f"cannot assign to field {name!r}")
-
-    def __delattr__(self, name: str) -> None:
-        raise FrozenInstanceError(f"cannot delete field {name!r}")
 
     def __reduce__(self) -> tuple[type[CodeRegion], tuple[RegionKind, int, str]]:
         return (CodeRegion, (self.kind, self.line, self.text))
