@@ -15,6 +15,7 @@ not page code: it is skipped while it holds one ``<style>`` element and nothing 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import re
 from collections import OrderedDict
@@ -176,7 +177,7 @@ class _Seen(Generic[_T]):
         if same is not None:
             for seen, result in same:
                 if seen == raw:
-                    self._by_length.move_to_end(len(raw))
+                    self._touch(len(raw))
                     return result
         return None
 
@@ -186,7 +187,7 @@ class _Seen(Generic[_T]):
         if same is not None:
             for seen, result in same:
                 if text.startswith(seen, start):
-                    self._by_length.move_to_end(stop - start)
+                    self._touch(stop - start)
                     return result
         return None
 
@@ -194,12 +195,17 @@ class _Seen(Generic[_T]):
         same = self._by_length.get(len(raw))
         if same is None:
             if len(self._by_length) >= self._lengths:
-                self._by_length.popitem(last=False)
+                with contextlib.suppress(KeyError):  # (another thread emptied it meanwhile)
+                    self._by_length.popitem(last=False)
             self._by_length[len(raw)] = [(raw, result)]
         else:  # the newest first; a few per length bound the compares a hostile page can cause
             same.insert(0, (raw, result))
             del same[self._per_length :]
         return result
+
+    def _touch(self, length: int) -> None:
+        with contextlib.suppress(KeyError):  # (another thread let it go meanwhile)
+            self._by_length.move_to_end(length)
 
     def clear(self) -> None:
         self._by_length.clear()

@@ -226,3 +226,20 @@ def test_a_walk_that_reads_past_its_gap_is_not_remembered(synthetic: list[bytes]
     page_code._forget()
     for page in pages * 2:
         assert same_everywhere(page.encode()) == 2
+
+
+def test_the_memo_stays_small_and_exact() -> None:
+    """A page full of new texts cannot grow the memo: a few texts per length, a few lengths
+    (the least recently met go first), and only an equal text gives a stored result."""
+    seen: page_code._Seen[int] = page_code._Seen(per_length=2, lengths=3)
+    for i in range(50):
+        text = "x" * (i % 5 + 1) + str(i)  # lengths 2 to 7
+        assert seen.put(text, i) == i
+        assert seen.get(text) == i
+        assert len(seen) <= 6
+    # the last five went in with lengths 3, 4, 5, 6, 7: those of 5, 6 and 7 are kept
+    assert seen.get("xxx47") == 47 and seen.get("xxx42") == 42  # the newest two of length 5
+    assert seen.get("xxx37") is None  # pushed out by two newer of its length
+    assert seen.get("x45") is None  # its length pushed out
+    assert seen.get("xxx46") is None  # never stored
+    assert seen.at("ab" + "xxxx48" + "cd", 2, 8) == 48 and seen.at("abxxxx48cd", 2, 7) is None
