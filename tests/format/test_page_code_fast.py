@@ -245,3 +245,29 @@ def test_the_memo_stays_small_and_exact() -> None:
     for i in range(3):
         seen.put(f"ab{i}", i)
     assert seen.get("ab0") is None and seen.get("ab1") == 1 and seen.get("ab2") == 2
+
+
+def test_a_stylesheet_changed_in_place_is_not_taken_for_the_one_met_before(
+    synthetic: list[bytes],
+) -> None:
+    """A character of the head's stylesheet swapped for another (ASCII or wider: the same length
+    in characters, another in bytes, or the same in both) is a new stylesheet, and one with a
+    wide character before it in the head is still the one met before."""
+    rng = random.Random(21)
+    base = reals() + ours() + synthetic[:10]
+    page_code._forget()
+    for data in base:
+        same_everywhere(data)
+    for data in base:
+        text = data.decode()
+        start = text.find("<style")
+        if start < 0:
+            continue
+        stop = text.index("</style>", start)
+        for new in ("b", "é", "😀", "\u2014", " "):
+            at = rng.randint(start + 8, stop - 1)
+            assert same_everywhere((text[:at] + new + text[at + 1 :]).encode()) == 2
+        title = text.find("<title>")
+        if title >= 0:  # a wider title: the stylesheet's bytes start further on
+            wider = text[: title + 7] + "😀é" + text[title + 7 :]
+            assert same_everywhere(wider.encode()) == 2
