@@ -310,13 +310,25 @@ def code_regions(doc: Document) -> list[CodeRegion]:
 
 def _header(doc: Document) -> list[CodeRegion]:
     # Comment lines are inert in bash (the originals name the file in them): only code counts.
-    text = doc.text[: doc.opener.end].replace("\r\n", "\n")
+    comments = _COMMENT_LINES.match(doc.text, 0, doc.opener.start)
+    if comments is not None and comments.end() == doc.opener.start:  # most pages: one search
+        return [CodeRegion("shell header", 1, _code_lines(doc.span_text(doc.opener)))]
+    return [CodeRegion("shell header", 1, _code_lines(doc.text[: doc.opener.end]))]
+
+
+_COMMENT_LINES = re.compile(r"(?:#[^\n]*\n)*")  # lines that start with "#"
+
+
+@lru_cache(maxsize=16)
+def _code_lines(text: str) -> str:
+    """The lines of shell ``text`` that are code, each with its blanks made single spaces."""
+    text = text.replace("\r\n", "\n")
     code = [
         " ".join(line.split())
         for line in text.split("\n")
         if line.strip() and not line.lstrip().startswith("#")
     ]
-    return [CodeRegion("shell header", 1, "\n".join(code))]
+    return "\n".join(code)
 
 
 def _tail(doc: Document, lines: _Lines) -> list[CodeRegion]:

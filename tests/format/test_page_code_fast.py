@@ -271,3 +271,18 @@ def test_a_stylesheet_changed_in_place_is_not_taken_for_the_one_met_before(
         if title >= 0:  # a wider title: the stylesheet's bytes start further on
             wider = text[: title + 7] + "😀é" + text[title + 7 :]
             assert same_everywhere(wider.encode()) == 2
+
+
+def test_odd_headers_read_as_before() -> None:
+    """Lines put into the shell header: comments (indented or not, CR LF, a lone CR), blank
+    lines, code; only the header's code lines count, as before."""
+    rng = random.Random(33)
+    odd = ["# x\n", " # x\n", "\t#\n", "#\r\n", "# a\rb\n", "\n", "  \n", "x=1\n", ":  <<  x\n",
+           "#!/bin/sh\n", "\r\n", "echo  hi \r\n"]  # fmt: skip
+    for data in reals() + ours():
+        text = data.decode()
+        opener = Document(text).opener.start
+        starts = [0] + [i + 1 for i in range(opener) if text[i] == "\n"]
+        for _ in range(12):
+            at = rng.choice(starts)
+            assert same_everywhere((text[:at] + rng.choice(odd) + text[at:]).encode()) == 2
