@@ -220,8 +220,10 @@ class _Seen(Generic[_T]):
 
 # scripts and stylesheets: normalised, and their bytes in UTF-8
 _SEEN_CODE: _Seen[tuple[str, bytes]] = _Seen()
-# the shell after the heredoc, and its OO:SHELL section (offset in the tail, normalised text)
-_SEEN_TAIL: _Seen[tuple[str, tuple[int, str] | None, _Newlines]] = _Seen()
+# the shell after the heredoc: normalised, its OO:SHELL section (offset in the tail, normalised
+# text), its newlines, and its bytes in UTF-8 (bytes that end a file, decoded strictly, end its
+# text with this text: UTF-8 starts no character with a byte that can continue one)
+_SEEN_TAIL: _Seen[tuple[str, tuple[int, str] | None, _Newlines, bytes]] = _Seen()
 
 
 class _Newlines:
@@ -333,11 +335,20 @@ def _code_lines(text: str) -> str:
 
 def _tail(doc: Document, lines: _Lines) -> list[CodeRegion]:
     start = doc.tail.start
-    raw = doc.text[start:]
-    seen = _SEEN_TAIL.get(raw)
+    seen = None
+    if doc.decoded_from_bytes:  # the shell met before, found where the file's bytes end
+        data = doc.to_bytes()
+        for _, known in _SEEN_TAIL.of_length(len(doc.text) - start):
+            if data.endswith(known[3]):
+                seen = known
+                break
     if seen is None:
-        seen = _SEEN_TAIL.put(raw, (*_tail_texts(raw), _Newlines()))
-    shell, section, newlines = seen
+        raw = doc.text[start:]
+        seen = _SEEN_TAIL.get(raw)
+        if seen is None:
+            encoded = raw.encode("utf-8", "surrogatepass")
+            seen = _SEEN_TAIL.put(raw, (*_tail_texts(raw), _Newlines(), encoded))
+    shell, section, newlines, _ = seen
     lines.tail(start, newlines)
     out = [CodeRegion.at("shell", lines, start, shell)]
     if section is not None:

@@ -247,12 +247,12 @@ def test_the_memo_stays_small_and_exact() -> None:
     assert seen.get("ab0") is None and seen.get("ab1") == 1 and seen.get("ab2") == 2
 
 
-def test_a_stylesheet_changed_in_place_is_not_taken_for_the_one_met_before(
+def test_code_changed_in_place_is_not_taken_for_the_code_met_before(
     synthetic: list[bytes],
 ) -> None:
-    """A character of the head's stylesheet swapped for another (ASCII or wider: the same length
-    in characters, another in bytes, or the same in both) is a new stylesheet, and one with a
-    wide character before it in the head is still the one met before."""
+    """A character of the head's stylesheet or of the shell after the heredoc swapped for another
+    (ASCII or wider: the same length in characters, another in bytes, or the same in both) is
+    new code, and a stylesheet with a wide character before it is still the one met before."""
     rng = random.Random(21)
     base = reals() + ours() + synthetic[:10]
     page_code._forget()
@@ -266,6 +266,10 @@ def test_a_stylesheet_changed_in_place_is_not_taken_for_the_one_met_before(
         stop = text.index("</style>", start)
         for new in ("b", "é", "😀", "\u2014", " "):
             at = rng.randint(start + 8, stop - 1)
+            assert same_everywhere((text[:at] + new + text[at + 1 :]).encode()) == 2
+        tail = Document(text).tail.start  # and the shell after the heredoc
+        for new in ("b", "é", "😀", "\r"):
+            at = rng.randint(tail, len(text) - 1)
             assert same_everywhere((text[:at] + new + text[at + 1 :]).encode()) == 2
         title = text.find("<title>")
         if title >= 0:  # a wider title: the stylesheet's bytes start further on
