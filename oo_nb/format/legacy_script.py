@@ -73,6 +73,9 @@ __all__ = [
 # The first line of oo_nb's shared page script (template/common.js): every page we render or
 # migrate carries it, an original o-o page never does.
 OUR_SCRIPT_SIGNATURE = "/* oo_nb page script"
+_SIGNATURE_BYTES = OUR_SCRIPT_SIGNATURE.encode()
+_STAR = OUR_SCRIPT_SIGNATURE.index("*")
+_HOPS = 64  # "*" looked at in the bytes before one search of the text settles it
 LEGACY_SCRIPT_HINT = "it runs the original o-o page script; `oo sync DIR --migrate` replaces it"
 # Sink 3: the contract values the panel concatenates into HTML.
 _CONTRACT_TEXTS = ("subject", "scope", "audience", "tone")
@@ -124,7 +127,33 @@ def runs_original_script(doc: Document) -> bool:
 
 
 def has_our_script(doc: Document) -> bool:
-    """Whether the page part carries oo_nb's script (searched in place: no copy of the page)."""
+    """Whether the page part carries oo_nb's script (searched in place: no copy of the page).
+
+    A document read from a file is searched in its bytes, hopping from one "*" to the next
+    (memchr: an original page has a handful, ours a few dozen) where a search for the whole
+    signature in the text reads 1-4 characters a nanosecond. UTF-8 keeps ASCII text as it is
+    and never puts an ASCII byte inside another character, so the signature is in the bytes
+    where it is in the text."""
+    if not doc.decoded_from_bytes:
+        return _signature_in_page(doc)
+    data, text, html = doc.to_bytes(), doc.text, doc.html
+    first = len(text[: html.start].encode())  # the page's first byte (the header is short)
+    # the page ends at byte html.end at the earliest (a character is one byte or more) and at
+    # html.end + the bytes beyond one that every character of the file takes, at the latest
+    last = html.end + len(data) - len(text)
+    star = data.find(b"*", first + _STAR, last)
+    for _ in range(_HOPS):
+        if star < 0:
+            return False
+        at = star - _STAR
+        if data.startswith(_SIGNATURE_BYTES, at):
+            # surely inside the page, or near its end in a file with wider characters: ask the text
+            return at + len(_SIGNATURE_BYTES) <= html.end or _signature_in_page(doc)
+        star = data.find(b"*", star + 1, last)
+    return _signature_in_page(doc)  # a page full of "*": one search of the text
+
+
+def _signature_in_page(doc: Document) -> bool:
     return doc.text.find(OUR_SCRIPT_SIGNATURE, doc.html.start, doc.html.end) != -1
 
 

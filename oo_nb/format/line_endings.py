@@ -20,6 +20,8 @@ FIX_OPTION = "--fix-line-endings"
 
 def shell_crlf_line(doc: Document) -> int | None:
     """The first line of the shell part that ends in CR LF (1-based), or None."""
+    if doc.shell_newline == "\n":  # the parse found no CR LF in the shell part (most files)
+        return None
     text = doc.text
     head = text.find("\r\n", 0, doc.html.start)
     if head >= 0:

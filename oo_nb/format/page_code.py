@@ -15,11 +15,13 @@ not page code: it is skipped while it holds one ``<style>`` element and nothing 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import re
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from typing import Literal
+from typing import Generic, Literal, TypeVar
 
 from oo_nb.format.document import Document, Span
 from oo_nb.format.known_page_code import KNOWN_PAGE_CODE
@@ -71,11 +73,51 @@ _ONLY_STYLE = re.compile(
 )
 
 
-@dataclass(frozen=True)
 class CodeRegion:
-    kind: RegionKind
-    line: int  # where it starts in the file
-    text: str  # normalised
+    """One region of page code: its kind, the line where it starts in the file and its
+    normalised text. Read-only; equal, hashed and shown as the dataclass it was. A region cut
+    from a document counts its line only when asked: most regions are known and their line
+    never shown, and counting the newlines of a 100 KB page costs more than recognising all its
+    regions."""
+
+    __slots__ = ("_kind", "_line", "_text", "_where")
+
+    def __init__(self, kind: RegionKind, line: int, text: str) -> None:
+        self._kind = kind
+        self._text = text
+        self._line: int | None = line
+        self._where: tuple[_Lines, int] | None = None  # where to count the line, the offset
+
+    @classmethod
+    def at(cls, kind: RegionKind, lines: _Lines, offset: int, text: str) -> CodeRegion:
+        """The region that starts at ``offset`` of the document ``lines`` counts in; its line
+        is counted on first use."""
+        lines.wanted.append(offset)
+        region = cls.__new__(cls)
+        region._kind = kind
+        region._text = text
+        region._line = None
+        region._where = (lines, offset)
+        return region
+
+    @property
+    def kind(self) -> RegionKind:
+        return self._kind
+
+    @property
+    def text(self) -> str:
+        """Normalised."""
+        return self._text
+
+    @property
+    def line(self) -> int:
+        """Where it starts in the file (1-based)."""
+        if self._line is None:
+            assert self._where is not None
+            lines, offset = self._where
+            self._line = lines.of(offset)
+            self._where = None  # the document is no longer needed
+        return self._line
 
     @property
     def fingerprint(self) -> str:
@@ -83,6 +125,21 @@ class CodeRegion:
 
     def describe(self) -> str:
         return f"{_DESCRIBE[self.kind]} (line {self.line})"
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, CodeRegion)
+        return (self.kind, self.line, self.text) == (other.kind, other.line, other.text)
+
+    def __hash__(self) -> int:
+        return hash((self.kind, self.line, self.text))
+
+    def __repr__(self) -> str:
+        return f"CodeRegion(kind={self.kind!r}, line={self.line!r}, text={self.text!r})"
+
+    def __reduce__(self) -> tuple[type[CodeRegion], tuple[RegionKind, int, str]]:
+        return (CodeRegion, (self.kind, self.line, self.text))
 
 
 # A library repeats the same few scripts and stylesheets in every page: each is normalised and
@@ -92,41 +149,223 @@ def _fingerprint(kind: str, text: str) -> str:
     return hashlib.sha256(f"{kind}\n{text}".encode()).hexdigest()
 
 
-@lru_cache(maxsize=256)
 def _lines(text: str) -> str:
     """Line endings and trailing blanks do not count."""
     lines = [line.rstrip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
     return "\n".join(lines).strip("\n")
 
 
+_T = TypeVar("_T")
+
+
+class _Seen(Generic[_T]):
+    """What was made of raw texts already met (regions, the gaps between the page's data),
+    found by their length and one compare.
+
+    The same 14 KB stylesheet comes in every page of a library: a dict or ``lru_cache`` keyed by
+    the text would hash all of it (each slice is a new string) before comparing it; here a text
+    costs one compare, in C, with the few texts of its length seen before. Exact: only an equal
+    text gives the stored result. The lengths least recently met go first."""
+
+    def __init__(self, per_length: int = 4, lengths: int = 64) -> None:
+        self._by_length: OrderedDict[int, list[tuple[str, _T]]] = OrderedDict()
+        self._per_length = per_length
+        self._lengths = lengths
+
+    def get(self, raw: str) -> _T | None:
+        same = self._by_length.get(len(raw))
+        if same is not None:
+            for seen, result in same:
+                if seen == raw:
+                    self._touch(len(raw))
+                    return result
+        return None
+
+    def at(self, text: str, start: int, stop: int) -> _T | None:
+        """``get(text[start:stop])`` without the copy (a text of another length: no compare)."""
+        same = self._by_length.get(stop - start)
+        if same is not None:
+            for seen, result in same:
+                if text.startswith(seen, start):
+                    self._touch(stop - start)
+                    return result
+        return None
+
+    def put(self, raw: str, result: _T) -> _T:
+        same = self._by_length.get(len(raw))
+        if same is None:
+            if len(self._by_length) >= self._lengths:
+                with contextlib.suppress(KeyError):  # (another thread emptied it meanwhile)
+                    self._by_length.popitem(last=False)
+            self._by_length[len(raw)] = [(raw, result)]
+        else:  # the newest first; a few per length bound the compares a hostile page can cause
+            same.insert(0, (raw, result))
+            del same[self._per_length :]
+        return result
+
+    def _touch(self, length: int) -> None:
+        with contextlib.suppress(KeyError):  # (another thread let it go meanwhile)
+            self._by_length.move_to_end(length)
+
+    def of_length(self, length: int) -> list[tuple[str, _T]]:
+        """The texts of ``length`` met before, with what was made of them."""
+        return self._by_length.get(length, [])
+
+    def clear(self) -> None:
+        self._by_length.clear()
+
+    def __len__(self) -> int:
+        return sum(len(same) for same in self._by_length.values())
+
+
+# scripts and stylesheets: normalised, and their bytes in UTF-8
+_SEEN_CODE: _Seen[tuple[str, bytes]] = _Seen()
+# the shell after the heredoc: normalised, its OO:SHELL section (offset in the tail, normalised
+# text), its newlines, and its bytes in UTF-8 (bytes that end a file, decoded strictly, end its
+# text with this text: UTF-8 starts no character with a byte that can continue one)
+_SEEN_TAIL: _Seen[tuple[str, tuple[int, str] | None, _Newlines, bytes]] = _Seen()
+
+
+class _Newlines:
+    """How many newlines a text met before holds, counted when first asked."""
+
+    __slots__ = ("count",)
+
+    def __init__(self) -> None:
+        self.count: int | None = None
+
+    def of(self, text: str, start: int, stop: int) -> int:
+        if self.count is None:
+            self.count = text.count("\n", start, stop)
+        return self.count
+
+
+class _Lines:
+    """The lines of the regions cut from one document, as ``Document.line_of`` counts them,
+    all counted when the first is asked for (most pages' regions are all known: nobody asks).
+
+    A file read from disk has its newlines counted once in its bytes (a newline byte is a
+    newline character, and bytes.replace finds them with memchr: 2x faster than counting them
+    in the text). The regions before the widest stretch between two of them (the article) are
+    counted from the start, the others back from the end (the shell after the heredoc with the
+    newlines counted when it was first met)."""
+
+    __slots__ = ("_doc", "_known", "_tail", "_total", "wanted")
+
+    def __init__(self, doc: Document) -> None:
+        self._doc = doc
+        self.wanted: list[int] = []  # the regions' offsets
+        self._tail: tuple[int, _Newlines] | None = None
+        self._known: dict[int, int] = {}
+        self._total = 0  # lines in the text (one more than newlines); 0: not counted yet
+
+    def tail(self, start: int, newlines: _Newlines) -> None:
+        self._tail = (start, newlines)
+
+    def of(self, offset: int) -> int:
+        line = self._known.get(offset)
+        if line is None:
+            doc = self._doc
+            if not (doc.decoded_from_bytes and 0 <= offset <= len(doc.text)):
+                return doc.line_of(offset)
+            self._count_all(offset)
+            line = self._known[offset]
+        return line
+
+    def _count_all(self, extra: int) -> None:
+        doc = self._doc
+        text = doc.text
+        if not self._total:
+            data = doc.to_bytes()
+            self._total = 1 + len(data) - len(data.replace(b"\n", b""))
+        offsets = sorted({*self.wanted, extra})
+        # the widest stretch between two offsets (the article): those before it are counted
+        # from the start, the others back from the end
+        widest, size, last = 0, offsets[0], offsets[0]
+        for i, offset in enumerate(offsets[1:], 1):
+            if offset - last > size:
+                widest, size = i, offset - last
+            last = offset
+        if len(text) - last > size:
+            widest = len(offsets)
+        known, line, pos = self._known, 1, 0
+        count = text.count
+        for offset in offsets[:widest]:
+            line += count("\n", pos, offset)
+            known[offset] = line
+            pos = offset
+        line, pos = self._total, len(text)
+        for offset in reversed(offsets[widest:]):
+            if pos == len(text) and self._tail is not None and offset == self._tail[0]:
+                line -= self._tail[1].of(text, offset, pos)
+            else:
+                line -= count("\n", offset, pos)
+            known[offset] = line
+            pos = offset
+
+
 def code_regions(doc: Document) -> list[CodeRegion]:
     """The page code of ``doc`` (a document or an index page), region by region."""
-    return [*_header(doc), *_page(doc), *_tail(doc)]
+    lines = _Lines(doc)
+    return [*_header(doc), *_page(doc, lines), *_tail(doc, lines)]
 
 
 def _header(doc: Document) -> list[CodeRegion]:
     # Comment lines are inert in bash (the originals name the file in them): only code counts.
-    text = doc.text[: doc.opener.end].replace("\r\n", "\n")
+    comments = _COMMENT_LINES.match(doc.text, 0, doc.opener.start)
+    if comments is not None and comments.end() == doc.opener.start:  # most pages: one search
+        return [CodeRegion("shell header", 1, _code_lines(doc.span_text(doc.opener)))]
+    return [CodeRegion("shell header", 1, _code_lines(doc.text[: doc.opener.end]))]
+
+
+_COMMENT_LINES = re.compile(r"(?:#[^\n]*\n)*")  # lines that start with "#"
+
+
+@lru_cache(maxsize=16)
+def _code_lines(text: str) -> str:
+    """The lines of shell ``text`` that are code, each with its blanks made single spaces."""
+    text = text.replace("\r\n", "\n")
     code = [
         " ".join(line.split())
         for line in text.split("\n")
         if line.strip() and not line.lstrip().startswith("#")
     ]
-    return [CodeRegion("shell header", 1, "\n".join(code))]
+    return "\n".join(code)
 
 
-def _tail(doc: Document) -> list[CodeRegion]:
-    text = doc.text[doc.tail.start :]
-    out: list[CodeRegion] = []
+def _tail(doc: Document, lines: _Lines) -> list[CodeRegion]:
+    start = doc.tail.start
+    seen = None
+    if doc.decoded_from_bytes:  # the shell met before, found where the file's bytes end
+        data = doc.to_bytes()
+        for _, known in _SEEN_TAIL.of_length(len(doc.text) - start):
+            if data.endswith(known[3]):
+                seen = known
+                break
+    if seen is None:
+        raw = doc.text[start:]
+        seen = _SEEN_TAIL.get(raw)
+        if seen is None:
+            encoded = raw.encode("utf-8", "surrogatepass")
+            seen = _SEEN_TAIL.put(raw, (*_tail_texts(raw), _Newlines(), encoded))
+    shell, section, newlines, _ = seen
+    lines.tail(start, newlines)
+    out = [CodeRegion.at("shell", lines, start, shell)]
+    if section is not None:
+        out.append(CodeRegion.at("shell section", lines, start + section[0], section[1]))
+    return out
+
+
+def _tail_texts(text: str) -> tuple[str, tuple[int, str] | None]:
+    """The shell after the heredoc, normalised, and its OO:SHELL section (where it starts in
+    ``text``, normalised) when it has one: the section is a region of its own."""
     start = _line_index(text, _SHELL_START)
     end = _line_index(text, _SHELL_END, start[1]) if start else None
-    if start and end:
-        section = text[start[0] : end[1]]
-        out.append(
-            CodeRegion("shell section", doc.line_of(doc.tail.start + start[0]), _lines(section))
-        )
-        text = text[: start[0]] + f"{_SHELL_START} … {_SHELL_END}\n" + text[end[1] :]
-    return [CodeRegion("shell", doc.line_of(doc.tail.start), _lines(text)), *out]
+    if not (start and end):
+        return _lines(text), None
+    section = (start[0], _lines(text[start[0] : end[1]]))
+    text = text[: start[0]] + f"{_SHELL_START} … {_SHELL_END}\n" + text[end[1] :]
+    return _lines(text), section
 
 
 def _line_index(text: str, marker: str, pos: int = 0) -> tuple[int, int] | None:
@@ -138,65 +377,186 @@ def _line_index(text: str, marker: str, pos: int = 0) -> tuple[int, int] | None:
     return None
 
 
-def _page(doc: Document) -> list[CodeRegion]:
+def _page(doc: Document, lines: _Lines) -> list[CodeRegion]:
+    """The page's markup outside its data (the article and the JSON blocks), and its scripts
+    and stylesheets. The walk goes from one data span to the next: a gap between two spans
+    that reads the same as one met before (in a library, all of them but the one holding the
+    page's title) gives what it gave then, with no walk."""
     text = doc.text
     skip = sorted(
         [*doc.blocks.values(), *([doc.article_span] if doc.article_span else [])],
         key=lambda s: s.start,
     )
+    blocks = {s.start: s for s in doc.blocks.values()}
     out: list[CodeRegion] = []
-    markup: list[str] = []
-    pos, end = doc.html.start, doc.html.end
+    markup: list[str] = []  # tags as found (normalised below), and JSON block tags normalised
+    unclosed = ""  # a last <script or <style that never ends its tag: shown as it is
+    pos: int | None = doc.html.start
+    end = doc.html.end
     k = 0  # the spans do not overlap and pos only grows: the first span not yet behind pos
-    while True:
+    while pos is not None:
         while k < len(skip) and skip[k].end <= pos:
             k += 1
         if k < len(skip) and skip[k].start <= pos:
             pos = skip[k].end
             continue
         limit = skip[k].start if k < len(skip) else end
+        seen = _SEEN_GAPS[limit >= end, limit in blocks]
+        first = pos == doc.html.start  # the head: it holds the page's title, met only once
+        gap = None if first else seen.at(text, pos, limit)
+        if gap is None:
+            gap, unclosed = _walk(doc, pos, limit, blocks)
+            if gap.local and not first:
+                seen.put(text[pos:limit], gap)
+        markup += gap.items
+        if gap.regions:
+            out += [CodeRegion.at(kind, lines, pos + at, found) for kind, at, found in gap.regions]
+        if gap.into_block:  # the gap ended with a JSON block's tag: go on after its closer
+            after = blocks[limit].end
+            # (the closer a block's body ends at, written as oo_nb and o-o write it)
+            closed = text.startswith("</script>", after)
+            pos = after + 9 if closed else _closed(text, "script", after, end)
+        else:
+            pos = None if gap.resume is None else pos + gap.resume
+    # Each tag with its blanks made single spaces. Most pages have no other blank in a tag, so
+    # one look at them all settles it: every blank but " " is unprintable, and a tag starts with
+    # "<" and ends with ">", so no run of spaces forms where two meet.
+    flat = "".join(markup)
+    if not flat.isprintable() or "  " in flat:
+        markup = [" ".join(t.split()) for t in markup]
+    if unclosed:
+        markup.append(unclosed)
+    return [CodeRegion.at("page markup", lines, doc.html.start, "\n".join(markup)), *out]
+
+
+@dataclass(frozen=True, slots=True)
+class _Gap:
+    """The walk through the page from an offset ``start`` while it stays before ``limit`` (the
+    next data span, or the page's end)."""
+
+    items: list[str]  # the markup: tags as found, JSON block tags normalised
+    regions: list[tuple[RegionKind, int, str]]  # kind, offset from start, normalised text
+    resume: int | None  # offset from start where the walk goes on; None: the page is done
+    into_block: bool  # it ended with the start tag of the JSON block at limit
+    local: bool  # it read nothing from limit on: the same text there walks the same
+
+
+# gaps already walked, by (the last gap?, a JSON block after it?)
+_SEEN_GAPS: dict[tuple[bool, bool], _Seen[_Gap]] = {
+    (last, block): _Seen() for last in (False, True) for block in (False, True)
+}
+
+
+def _forget() -> None:
+    """Empty the memos of texts already met (the tests compare a first reading with a later one)."""
+    _SEEN_CODE.clear()
+    _SEEN_TAIL.clear()
+    for seen in _SEEN_GAPS.values():
+        seen.clear()
+    _fingerprint.cache_clear()
+
+
+def _walk(doc: Document, start: int, limit: int, blocks: dict[int, Span]) -> tuple[_Gap, str]:
+    """The walk of the page from ``start`` until it reaches ``limit``, and the text of a last
+    ``<script`` or ``<style`` whose tag never ends ("" when none)."""
+    text, end = doc.text, doc.html.end
+    items: list[str] = []
+    regions: list[tuple[RegionKind, int, str]] = []
+    local = True
+    pos = start
+    while True:
         # the markup tags up to the next comment, script or stylesheet, in one C-level pass (a
         # tag holds no "<", so none reaches past that token, nor past limit)
         m = _SPECIAL.search(text, pos, limit)
-        markup += [
-            " ".join(t.split()) for t in _MARKUP.findall(text, pos, m.start() if m else limit)
-        ]
+        items += _MARKUP.findall(text, pos, m.start() if m else limit)
         if m is None:
-            if limit >= end:
-                break
-            pos = limit
-            continue
+            resume = None if limit >= end else limit - start
+            return _Gap(items, regions, resume, False, local), ""
         low = m.group(0).lower()
         if low == "<!--":
             close = text.find("-->", m.end(), end)
             close = end if close < 0 else close + 3
             if text[m.start() : close].strip() == _CUSTOM_START:
+                local = False  # the CUSTOM block's end is looked for up to the page's end
                 custom = _custom_end(doc, close)
                 if custom is not None:
-                    pos = custom
-                    continue
+                    close = custom
             pos = close
         else:  # <script or <style
             tag_end = text.find(">", m.end(), end)
             if tag_end < 0:
-                markup.append(text[m.start() : end])
-                break
-            body = Span(tag_end + 1, tag_end + 1)
-            block = next((s for s in doc.blocks.values() if s.start == tag_end + 1), None)
-            if block is not None:  # a JSON block is data; a tag that could run it is code
-                tag = " ".join(text[m.start() : tag_end + 1].split())
-                if not _JSON_TAG.fullmatch(tag):
-                    markup.append(tag)
-                closer = _CLOSER["script"].search(text, block.end, end)
-                pos = closer.end() if closer else end
-                continue
-            closer = _CLOSER[low[1:]].search(text, body.start, end)
-            stop = closer.end() if closer else end
+                unclosed = text[m.start() : end]
+                return _Gap(items, regions, None, False, False), unclosed
+            if tag_end + 1 in blocks:  # a JSON block is data; a tag that could run it is code
+                tag = _block_tag(text[m.start() : tag_end + 1])
+                if tag is not None:
+                    items.append(tag)
+                # (a data span starts right after a ">": this tag ends the gap)
+                return _Gap(items, regions, None, True, local), ""
+            pos = _closed(text, low[1:], tag_end + 1, end)
+            found = _region_text(doc, m.start(), pos)
             kind: RegionKind = "page script" if low == "<script" else "stylesheet"
-            out.append(CodeRegion(kind, doc.line_of(m.start()), _lines(text[m.start() : stop])))
-            pos = stop
-    line = doc.line_of(doc.html.start)
-    return [CodeRegion("page markup", line, "\n".join(markup)), *out]
+            regions.append((kind, m.start() - start, found))
+        if pos > limit:
+            local = False
+        if pos >= limit:
+            return _Gap(items, regions, pos - start, False, local), ""
+
+
+def _region_text(doc: Document, start: int, stop: int) -> str:
+    """The normalised text of the script or stylesheet ``text[start:stop]``.
+
+    One in the page's head (the stylesheet, 14 KB in most pages) is compared with those met
+    before in the file's bytes, where it starts after the short head's bytes: one memcmp, where
+    a copy of a text holding wider characters (most pages) would narrow each of them. The bytes
+    hold the text where the text holds it (UTF-8, decoded strictly from these bytes)."""
+    text = doc.text
+    if start - doc.html.start < _HEAD and doc.decoded_from_bytes:
+        same = _SEEN_CODE.of_length(stop - start)
+        if same:
+            data, at = doc.to_bytes(), len(text[:start].encode())
+            for _, (found, raw_bytes) in same:
+                if data.startswith(raw_bytes, at):
+                    return found
+    raw = text[start:stop]
+    seen = _SEEN_CODE.get(raw)
+    if seen is None:
+        seen = _SEEN_CODE.put(raw, (_lines(raw), raw.encode("utf-8", "surrogatepass")))
+    return seen[0]
+
+
+_HEAD = 4096  # characters from the page's start: its head, short to encode
+
+
+def _closed(text: str, element: str, pos: int, end: int) -> int:
+    """Where the first ``</script>`` (``</style>``) from ``pos`` ends (``end`` if none): what
+    ``_CLOSER[element].search`` finds. A closer starts with "<", found with memchr; a stylesheet
+    or a script rarely holds another, and a regular expression reads character by character."""
+    closer = _CLOSER[element]
+    if text.startswith("</", pos):  # a JSON block's body ends where its closer starts
+        m = closer.match(text, pos, end)
+        if m:
+            return m.end()
+    for _ in range(_CLOSER_HOPS):
+        pos = text.find("<", pos, end)
+        if pos < 0:
+            return end
+        m = closer.match(text, pos, end)
+        if m:
+            return m.end()
+        pos += 1
+    m = closer.search(text, pos, end)  # a script full of "<": the search from here
+    return m.end() if m else end
+
+
+_CLOSER_HOPS = 8
+
+
+@lru_cache(maxsize=64)
+def _block_tag(tag: str) -> str | None:
+    """A JSON block's start tag as page markup: None for the plain tag (data, not code)."""
+    tag = " ".join(tag.split())
+    return None if _JSON_TAG.fullmatch(tag) else tag
 
 
 def _custom_end(doc: Document, pos: int) -> int | None:

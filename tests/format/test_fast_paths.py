@@ -75,10 +75,10 @@ def test_page_code_memo_gives_what_a_first_reading_gives() -> None:
     """Scripts and stylesheets are normalised and hashed once per process: a page read with
     the memo full gives the regions and fingerprints of a reading with it empty."""
     paths = sorted(CORPUS.glob("*.o-o.html"))
-    page_code._lines.cache_clear()
-    page_code._fingerprint.cache_clear()
+    page_code._forget()
     first = {p: code_regions(Document.read(p)) for p in paths}
-    assert page_code._lines.cache_info().currsize > 0
+    assert len(page_code._SEEN_CODE) > 0 and len(page_code._SEEN_TAIL) > 0
+    assert sum(len(seen) for seen in page_code._SEEN_GAPS.values()) > 0
     for path in paths:
         again = code_regions(Document.read(path))
         assert again == first[path]
