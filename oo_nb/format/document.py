@@ -56,6 +56,7 @@ _ID_ATTR = re.compile(r"""\bid\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.IG
 # _TOKEN but comments: in one pass, the first is </article> when no other token comes before it
 _ARTICLE_TOKEN = re.compile(r"<script\b|<style\b|<article\b|</article\s*>", re.IGNORECASE)
 SKIP_PLAIN_ARTICLE = True  # tests compare with the token-by-token walk
+_RARE_TRIES = 32  # false starts _find_rare and _search_tag try by memchr before a full search
 _COUNTED_LOOKUPS = 16  # line_of calls answered by counting before a table is built
 # A file laid out with the template's marker sections (the custom one is optional: no sign).
 _MARKERS = tuple(SECTION_MARKERS[s][0] for s in ("css", "js", "shell"))  # each holds "OO:"
@@ -160,11 +161,13 @@ class Document:
         self.terminator = self._find_terminator(opener[1])
         self.html = Span(opener[1], self.terminator.start)
         # the page's line ending (text spliced into it gets the same)
-        self.newline = "\r\n" if "\r\n" in text[self.html.start : self.html.start + 4096] else "\n"
+        self.newline = "\r\n" if _has_crlf(text, self.html.start, self.html.start + 4096) else "\n"
         self.tail = Span(self.terminator.end, len(text))
         # the bash lines (header, opener, terminator, tail) may end otherwise than the page's:
         # `oo sync --fix-line-endings` gives them LF and leaves the page's bytes alone
-        shell_crlf = "\r\n" in text[: self.html.start] or "\r\n" in text[self.terminator.start :]
+        shell_crlf = _has_crlf(text, 0, self.html.start) or _has_crlf(
+            text, self.terminator.start, len(text)
+        )
         self.shell_newline = "\r\n" if shell_crlf else "\n"
         self.blocks: dict[str, Span] = {}
         self.block_tags: dict[str, Span] = {}
@@ -175,10 +178,7 @@ class Document:
             not self.blocks and text.find(INDEX_CONTENT_START, self.html.start, self.html.end) >= 0
         )
         self.kind: Literal["document", "index"] = "index" if index_content else "document"
-        self.layout: Literal["early", "marker"] = (
-            # one search settles most early pages (each marker holds "OO:"), not three
-            "marker" if "OO:" in text and any(m in text for m in _MARKERS) else "early"
-        )
+        self.layout: Literal["early", "marker"] = "marker" if _has_marker(text) else "early"
 
     def _find_opener(self) -> tuple[int, int, str]:
         pos = 0
@@ -203,7 +203,7 @@ class Document:
         # instead of slicing every line keeps this linear in C (3-5x faster on 100 KB files).
         text, marker = self.text, self.marker
         pos = start
-        while (hit := text.find(marker, pos)) >= 0:
+        while (hit := _find_rare(text, marker, pos)) >= 0:
             end = text.find("\n", hit)
             line_end = len(text) if end < 0 else end + 1
             at_line_start = hit == start or text[hit - 1] == "\n"
@@ -233,8 +233,8 @@ class Document:
                 tag_end = text.find(">", m.end(), end)
                 if tag_end < 0:
                     break
-                closer = (_SCRIPT_END if tok == "<script" else _STYLE_END).search(
-                    text, tag_end + 1, end
+                closer = _search_tag(
+                    _SCRIPT_END if tok == "<script" else _STYLE_END, text, tag_end + 1, end
                 )
                 body_end = closer.start() if closer else end
                 if tok == "<script" and article_start is None:
@@ -549,6 +549,55 @@ def _plain_article_end(text: str, start: int, end: int) -> int:
     if last >= 0 and text.find("-->", last + 4, close.start()) < 0:
         return start  # a comment open across the </article>: it hides it
     return close.start()
+
+
+def _find_rare(text: str, needle: str, pos: int) -> int:
+    """``text.find(needle, pos)``, quicker where the needle's first character is rare: a search
+    for one character runs by memchr, many times quicker than str.find's for a word (a page is
+    mostly UCS-2 text), and few false starts are tried before the word is searched for."""
+    first, find, startswith = needle[0], text.find, text.startswith
+    for _ in range(_RARE_TRIES):
+        pos = find(first, pos)
+        if pos < 0 or startswith(needle, pos):
+            return pos
+        pos += 1
+    return find(needle, pos)
+
+
+def _has_marker(text: str) -> bool:
+    """Whether any of the template's marker sections' start lines is in ``text`` (each of them
+    holds "OO:", and ":START" after it)."""
+    find, pos = text.find, 0
+    for _ in range(_RARE_TRIES):  # the first "OO:", found as _find_rare does
+        pos = find("O", pos)
+        if pos < 0:
+            return False
+        if text.startswith("OO:", pos):
+            break
+        pos += 1
+    # No "OO:" before pos, so no ":START" of a marker either; a longer word is searched for
+    # quicker (base64 data is full of "O"), and a page without markers seldom holds it.
+    return find(":START", pos) >= 0 and any(m in text for m in _MARKERS)
+
+
+def _has_crlf(text: str, start: int, end: int) -> bool:
+    """``"\\r\\n" in text[start:end]``: a page without CR is answered by one memchr."""
+    return text.find("\r", start, end) >= 0 and "\r\n" in text[start:end]
+
+
+def _search_tag(pattern: re.Pattern[str], text: str, pos: int, end: int) -> re.Match[str] | None:
+    """``pattern.search(text, pos, end)`` for a pattern that starts with "<": the "<"s are found
+    by memchr and a few tried in place (a JSON block or a style sheet holds few) before the
+    pattern's own search takes over."""
+    find, match = text.find, pattern.match
+    for _ in range(_RARE_TRIES):
+        pos = find("<", pos, end)
+        if pos < 0:
+            return None
+        if m := match(text, pos, end):
+            return m
+        pos += 1
+    return pattern.search(text, pos, end)
 
 
 def _tag_id(tag: str) -> str | None:

@@ -1,0 +1,306 @@
+"""Document parsing's shortcuts (memchr searches for rare characters, CR, "<") give exactly what
+the plain searches they replace give: every attribute and every error, on the corpus, synthetic
+documents and pages built to hit each shortcut's edges (the reference below is the code they
+replaced, kept word for word)."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from pathlib import Path
+from typing import Any, Literal
+
+import pytest
+
+from oo_nb.errors import FormatError, OOError
+from oo_nb.format import document
+from oo_nb.format.document import (
+    _MARKERS,
+    _SCRIPT_END,
+    _STYLE_END,
+    _TOKEN,
+    SKIP_PLAIN_ARTICLE,
+    Document,
+    Span,
+    _find_rare,
+    _has_crlf,
+    _has_marker,
+    _plain_article_end,
+    _search_tag,
+    _tag_id,
+)
+from oo_nb.format.names import INDEX_CONTENT_START
+from tests.conftest import CORPUS
+from tests.library.test_library import load_synth
+
+SHARED_CORPUS = Path("/work/shared/corpus")
+
+
+class ReferenceDocument(Document):
+    """Document with the searches as they were before the shortcuts."""
+
+    @classmethod
+    def parse(cls, data: bytes, *, path: str | Path | None = None) -> Document:
+        p = Path(path) if path is not None else None
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = data.count(b"\n", 0, exc.start) + 1
+            raise FormatError(
+                f"not valid UTF-8 (byte {exc.start})", file=document._name(p), line=line
+            ) from None
+        return cls(text, path=p, data=data)
+
+    def _parse(self) -> None:
+        text = self.text
+        if b"\x00" in self._data if self._data is not None else "\x00" in text:
+            raise FormatError(
+                "contains a NUL byte", file=self.file, line=self.line_of(text.index("\x00"))
+            )
+        opener = self._find_opener()
+        self.marker = opener[2]
+        self.opener = Span(opener[0], opener[1])
+        self.header = Span(0, opener[0])
+        self.terminator = self._find_terminator(opener[1])
+        self.html = Span(opener[1], self.terminator.start)
+        self.newline = "\r\n" if "\r\n" in text[self.html.start : self.html.start + 4096] else "\n"
+        self.tail = Span(self.terminator.end, len(text))
+        shell_crlf = "\r\n" in text[: self.html.start] or "\r\n" in text[self.terminator.start :]
+        self.shell_newline = "\r\n" if shell_crlf else "\n"
+        self.blocks: dict[str, Span] = {}
+        self.block_tags: dict[str, Span] = {}
+        self.article_span: Span | None = None
+        self._scan_html()
+        index_content = (
+            not self.blocks and text.find(INDEX_CONTENT_START, self.html.start, self.html.end) >= 0
+        )
+        self.kind: Literal["document", "index"] = "index" if index_content else "document"
+        self.layout: Literal["early", "marker"] = (
+            "marker" if "OO:" in text and any(m in text for m in _MARKERS) else "early"
+        )
+
+    def _find_terminator(self, start: int) -> Span:
+        text, marker = self.text, self.marker
+        pos = start
+        while (hit := text.find(marker, pos)) >= 0:
+            end = text.find("\n", hit)
+            line_end = len(text) if end < 0 else end + 1
+            at_line_start = hit == start or text[hit - 1] == "\n"
+            if at_line_start and not text[hit + len(marker) : line_end].strip("\r\n"):
+                return Span(hit, line_end)
+            pos = hit + 1
+        raise FormatError(
+            f"no terminator line `{self.marker}` after the heredoc opener",
+            file=self.file,
+            line=self.line_of(start - 1),
+        )
+
+    def _scan_html(self) -> None:
+        text = self.text
+        pos, end = self.html.start, self.html.end
+        depth = 0
+        article_start: int | None = None
+        while True:
+            m = _TOKEN.search(text, pos, end)
+            if not m:
+                break
+            tok = m.group(0).lower()
+            if tok == "<!--":
+                close = text.find("-->", m.end(), end)
+                pos = end if close < 0 else close + 3
+            elif tok in ("<script", "<style"):
+                tag_end = text.find(">", m.end(), end)
+                if tag_end < 0:
+                    break
+                closer = (_SCRIPT_END if tok == "<script" else _STYLE_END).search(
+                    text, tag_end + 1, end
+                )
+                body_end = closer.start() if closer else end
+                if tok == "<script" and article_start is None:
+                    self._note_block(
+                        text[m.start() : tag_end + 1], Span(tag_end + 1, body_end), m.start()
+                    )
+                pos = body_end + 1
+            elif tok == "<article":
+                tag_end = text.find(">", m.end(), end)
+                if tag_end < 0:
+                    break
+                if article_start is not None:
+                    depth += 1
+                elif (
+                    self.article_span is None
+                    and _tag_id(text[m.start() : tag_end + 1]) == "article"
+                ):
+                    article_start = tag_end + 1
+                    if SKIP_PLAIN_ARTICLE:
+                        pos = _plain_article_end(text, article_start, end)
+                        continue
+                pos = tag_end + 1
+            else:
+                if article_start is not None:
+                    if depth == 0:
+                        self.article_span = Span(article_start, m.start())
+                        article_start = None
+                    else:
+                        depth -= 1
+                pos = m.end()
+        if article_start is not None:
+            raise FormatError(
+                '<article id="article"> is never closed',
+                file=self.file,
+                line=self.line_of(article_start),
+            )
+
+
+FIELDS = (
+    "text", "marker", "opener", "header", "terminator", "html", "newline", "tail",
+    "shell_newline", "blocks", "block_tags", "article_span", "kind", "layout",
+)  # fmt: skip
+
+
+def state(cls: type[Document], data: bytes | str) -> Any:
+    try:
+        doc = cls.parse(data, path="x.o-o.html") if isinstance(data, bytes) else cls(data)
+    except OOError as exc:
+        return ("error", type(exc).__name__, str(exc), exc.line, getattr(exc, "block", None))
+    values = [getattr(doc, name) for name in FIELDS]
+    return ("ok", values, list(doc.blocks), list(doc.block_tags), doc.decoded_from_bytes)
+
+
+def assert_same(data: bytes | str) -> Any:
+    new, old = state(Document, data), state(ReferenceDocument, data)
+    assert new == old, repr(data[:200])
+    return new
+
+
+def corpus_pages() -> list[bytes]:
+    paths = sorted(CORPUS.glob("*.o-o.html"))
+    if SHARED_CORPUS.is_dir():
+        paths += sorted(SHARED_CORPUS.glob("*.o-o.html"))
+    return [p.read_bytes() for p in paths]
+
+
+def test_the_reference_is_the_code_it_stands_for() -> None:
+    """The reference is not the class under test (a subclass that inherited the new methods
+    would compare the new code with itself)."""
+    for name in ("_parse", "_find_terminator", "_scan_html"):
+        assert getattr(ReferenceDocument, name) is not getattr(Document, name)
+
+
+def test_corpus_and_synthetic_documents_parse_alike(tmp_path: Path) -> None:
+    pages = corpus_pages()
+    assert len(pages) >= 5
+    synth = load_synth()
+    paths = synth.make_library(tmp_path / "lib", 150, seed=3, corrupt_rate=0.05)
+    pages += [p.read_bytes() for p in paths]
+    layouts = set()
+    for page in pages:
+        result = assert_same(page)
+        if result[0] == "ok":
+            layouts.add(result[1][-1])
+        assert_same(page.decode("utf-8", "replace"))  # a Document built from a str
+        assert_same(page.replace(b"\n", b"\r\n"))
+    assert layouts == {"early", "marker"}
+
+
+def page(
+    head: str = "", html: str = "", tail: str = "", marker: str = "OO_HTML", nl: str = "\n"
+) -> str:
+    opener = f": << '{marker}'"
+    return nl.join(["#!/usr/bin/env bash", "# a — page", head + opener, html, marker, tail])
+
+
+PIECES = [
+    "", "O", "OO", "OO:", "O" * 40, "OO:" * 40, "OO_HTML", " OO_HTML", "OO_HTMLx",
+    "\nOO_HTML\r\r\n", "OO_HTML\r", "\r", "\r\n", "\n\r", ":START", "OO:CSS:START",
+    "<!-- OO:CSS:START -->", "<!-- OO:JS:START -->", "# OO:SHELL:START", "# OO:SHELL:END",
+    "<!-- OO:CUSTOM:START -->", "LIKI_HTML", "<", "<" * 40, "</scrip", "</script", "</SCRIPT",
+    "</ſcript", "</scrİpt", "</style", "</ſtyle", "</STYLE >", "<!--", "-->", "é", "\u044f",
+    "\u014f", "\u013c", "ŏ" * 40, "<article", "</article>", "x" * 50,
+]  # fmt: skip
+
+
+def bodies(rng: random.Random, n: int) -> list[str]:
+    return ["".join(rng.choice(PIECES) for _ in range(rng.randint(0, 12))) for _ in range(n)]
+
+
+def test_built_pages_parse_alike() -> None:
+    """Markers, terminators, CRs and end tags where the shortcuts look: before and after the
+    memchr tries run out, at the edges of the searched ranges, in Unicode case variants."""
+    rng = random.Random(15)
+    outcomes = set()
+    for body in bodies(rng, 1500):
+        for text in (
+            page(html=f'<style>{body}</style><script id="oo-manifest">{body}</script>'),
+            page(html=f'<article id="article">{body}</article><script>{body}</script>'),
+            page(html=f"<p>{body}</p>", tail=body),
+            page(head=body.replace("\n", " ") + "\n", html=body),
+            page(html=body, nl="\r\n"),
+            page(html="x" * 4090 + body),
+            page(html=body, marker="LIKI_HTML"),
+            page(html=body).replace("\nOO_HTML\n", "\nOO_HTM\n"),  # a terminator in body?
+            page(html=f'<script id="oo-manifest">{body}</script><script id="oo-manifest">'),
+        ):
+            result = assert_same(text)
+            outcomes.add(result[0] if result[0] == "ok" else result[2][:30])
+            assert_same(text.encode("utf-8", "surrogatepass"))
+    assert "ok" in outcomes and len(outcomes) > 3
+
+
+@pytest.mark.parametrize("count", [0, 1, 31, 32, 33, 100])
+def test_many_false_starts_before_the_answer(count: int) -> None:
+    """The memchr tries end after a few false starts: the full search then finds the rest."""
+    falses = {
+        "O": "Ox OO_HTMLx O\n",
+        "<": "a < b ",
+        "\r": "\r",
+    }
+    for false in falses.values():
+        filler = false * count
+        for text in (
+            page(html=f"<style>{filler}</style><script>{filler}</script>{filler}", tail=filler),
+            page(html=f'<script id="oo-manifest">{filler}{{}}</script>', tail=filler + "OO:"),
+            page(html=filler + "<!-- OO:CSS:START -->"),
+            page(html=filler + "OO:x\n# OO:SHELL:START"),
+            page(html=filler + "OO:x:START"),
+            page(html=filler, tail="# OO:SHELL:START"),
+            page(html=filler + "\r\n", nl="\n"),
+            page(html=filler) + filler + "\nOO_HTML\n",
+        ):
+            assert_same(text)
+            assert_same(text.replace("OO_HTML\n", "OO_HTML"))
+
+
+def test_marker_and_crlf_helpers_are_the_plain_searches() -> None:
+    rng = random.Random(16)
+    texts = bodies(rng, 3000) + ["O" * k + m for k in (0, 31, 32, 33) for m in _MARKERS]
+    for text in texts:
+        assert _has_marker(text) == ("OO:" in text and any(m in text for m in _MARKERS))
+        for start, end in itertools.product((0, 1, 5), (0, 3, 1000)):
+            assert _has_crlf(text, start, end) == ("\r\n" in text[start:end])
+    for m in _MARKERS:  # _has_marker relies on this: each marker's ":START" after its "OO:"
+        assert m.index("OO:") < m.index(":START")
+
+
+def test_search_helpers_are_the_plain_searches() -> None:
+    rng = random.Random(17)
+    texts = bodies(rng, 400)
+    texts += ["O" * k + "OO_HTML" + "O" * j for k in (0, 31, 32, 33, 34) for j in (0, 40)]
+    texts += ["<" * k + "</script" + "<" * j for k in (0, 31, 32, 33, 34) for j in (0, 40)]
+    for text in texts:
+        for pos in range(len(text) + 2):
+            for needle in ("OO_HTML", "OO:", "LIKI_HTML"):
+                assert _find_rare(text, needle, pos) == text.find(needle, pos)
+            for pattern in (_SCRIPT_END, _STYLE_END):
+                for end in (len(text), len(text) - 3, pos + 9):
+                    new, old = _search_tag(pattern, text, pos, end), pattern.search(text, pos, end)
+                    assert (new and new.span()) == (old and old.span())
+
+
+def test_a_broken_shortcut_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The comparison above fails when a shortcut diverges."""
+    monkeypatch.setattr(document, "_RARE_TRIES", 0)  # fine: straight to the full search
+    assert_same(page(html="O" * 50 + "<!-- OO:CSS:START -->"))
+    monkeypatch.setattr(document, "_has_marker", lambda text: "OO:" in text)
+    with pytest.raises(AssertionError):
+        assert_same(page(html="OO: alone"))
