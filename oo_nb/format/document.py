@@ -56,6 +56,7 @@ _ID_ATTR = re.compile(r"""\bid\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.IG
 # _TOKEN but comments: in one pass, the first is </article> when no other token comes before it
 _ARTICLE_TOKEN = re.compile(r"<script\b|<style\b|<article\b|</article\s*>", re.IGNORECASE)
 SKIP_PLAIN_ARTICLE = True  # tests compare with the token-by-token walk
+_DECODE_PIECE = 8192  # bytes decoded at a time (_decode_utf8)
 _RARE_TRIES = 32  # false starts _find_rare and _search_tag try by memchr before a full search
 _COUNTED_LOOKUPS = 16  # line_of calls answered by counting before a table is built
 # A file laid out with the template's marker sections (the custom one is optional: no sign).
@@ -89,6 +90,32 @@ def read_regular(path: str | Path) -> bytes:
         return b"".join(parts)
     finally:
         os.close(fd)
+
+
+def _decode_utf8(data: bytes) -> str:
+    """``data.decode("utf-8")``, a piece at a time: once a piece holds a character beyond
+    Latin-1 the decoder writes two bytes a character for the rest of its input, many times
+    slower than it copies ASCII, and most pages' only such character is the em dash in their
+    first line. The pieces end before a character's first byte, so each is valid exactly when
+    the whole is; an invalid one is decoded whole again, for the error the whole gives."""
+    size = len(data)
+    if size <= _DECODE_PIECE:
+        return data.decode("utf-8")
+    pieces = []
+    start = 0
+    try:
+        while start < size:
+            stop = start + _DECODE_PIECE
+            if stop >= size:
+                stop = size
+            else:
+                while stop < size and 0x80 <= data[stop] < 0xC0:  # inside a character
+                    stop += 1
+            pieces.append(data[start:stop].decode("utf-8"))
+            start = stop
+    except UnicodeDecodeError:
+        return data.decode("utf-8")
+    return "".join(pieces)
 
 
 def neutralise_terminator(html: str, marker: str = HEREDOC_TERMINATOR) -> str:
@@ -131,7 +158,7 @@ class Document:
     def parse(cls, data: bytes, *, path: str | Path | None = None) -> Document:
         p = Path(path) if path is not None else None
         try:
-            text = data.decode("utf-8")
+            text = _decode_utf8(data)
         except UnicodeDecodeError as exc:
             line = data.count(b"\n", 0, exc.start) + 1
             raise FormatError(

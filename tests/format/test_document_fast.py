@@ -15,6 +15,7 @@ import pytest
 from oo_nb.errors import FormatError, OOError
 from oo_nb.format import document
 from oo_nb.format.document import (
+    _DECODE_PIECE,
     _MARKERS,
     _SCRIPT_END,
     _STYLE_END,
@@ -22,6 +23,7 @@ from oo_nb.format.document import (
     SKIP_PLAIN_ARTICLE,
     Document,
     Span,
+    _decode_utf8,
     _find_rare,
     _has_crlf,
     _has_marker,
@@ -295,6 +297,46 @@ def test_search_helpers_are_the_plain_searches() -> None:
                 for end in (len(text), len(text) - 3, pos + 9):
                     new, old = _search_tag(pattern, text, pos, end), pattern.search(text, pos, end)
                     assert (new and new.span()) == (old and old.span())
+
+
+def decoded(decode: Any, data: bytes) -> Any:
+    try:
+        return ("ok", decode(data))
+    except UnicodeDecodeError as exc:
+        return ("error", exc.start, exc.end, exc.reason)
+
+
+def test_decoding_by_pieces_is_decoding_whole() -> None:
+    """Characters of 1-4 bytes across the pieces' edges, invalid and truncated sequences,
+    encoded surrogates, continuation bytes where a piece would end."""
+    rng = random.Random(18)
+    chars = ["a", "\n", "é", "—", "\U0001f600", "\u044f"]
+    bad = [
+        b"\x80",
+        b"\xbf" * 5,
+        b"\xc3",
+        b"\xe2\x80",
+        b"\xed\xa0\x80",
+        b"\xf4\x90\x80\x80",
+        b"\xff",
+    ]
+    n = 0
+    for size in (_DECODE_PIECE - 3, _DECODE_PIECE, _DECODE_PIECE + 1, 3 * _DECODE_PIECE + 2):
+        for _ in range(60):
+            data = bytearray("".join(rng.choices(chars, k=size)).encode()[: size + 8])
+            for _ in range(rng.choice((0, 0, 1, 2))):  # damage, often near a piece's edge
+                at = rng.choice((rng.randrange(len(data)), _DECODE_PIECE + rng.randint(-4, 4)))
+                data[at:at] = rng.choice(bad)
+            if rng.random() < 0.2:
+                data = data[: rng.randrange(len(data))]  # perhaps inside a character
+            plain = decoded(bytes.decode, bytes(data))
+            assert decoded(_decode_utf8, bytes(data)) == plain
+            n += plain[0] == "error"
+    assert 50 < n < 200
+    ascii_tail = "# a — page\n".encode() + b"x" * 5 * _DECODE_PIECE
+    assert _decode_utf8(ascii_tail) == ascii_tail.decode()
+    for junk in (b"\x80" * 3 * _DECODE_PIECE, b"x" * _DECODE_PIECE + b"\x80" * _DECODE_PIECE):
+        assert decoded(_decode_utf8, junk) == decoded(bytes.decode, junk)  # (no IndexError)
 
 
 def test_a_broken_shortcut_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
