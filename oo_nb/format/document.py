@@ -578,33 +578,50 @@ def _plain_article_end(text: str, start: int, end: int) -> int:
     return close.start()
 
 
+def _walk_rare(text: str, needle: str, pos: int) -> tuple[int, bool]:
+    """Where ``needle`` first starts in ``text`` from ``pos`` on, found by memchr: a search for
+    one character runs by memchr, many times quicker than str.find's for a word (a page is
+    mostly UCS-2 text). First the needle's first character is looked for, then (base64 data is
+    full of letters) its first that base64 never holds, a few false starts each. Gives (the
+    position or -1, True), or (p, False) when the tries ran out: the needle starts nowhere in
+    ``text[pos:p]``."""
+    find, startswith = text.find, text.startswith
+    for offset in (0, -1):
+        if offset < 0:  # (worked out only when the first character's tries ran out)
+            offset = _rare_offset(needle)
+        char = needle[offset]
+        for _ in range(_RARE_TRIES):
+            # the needle starts nowhere in text[pos:at], where char is not at its offset
+            hit = find(char, pos + offset)
+            if hit < 0:
+                return -1, True
+            at = hit - offset
+            if startswith(needle, at):
+                return at, True
+            pos = at + 1
+    return pos, False
+
+
+def _rare_offset(needle: str) -> int:
+    """The offset of the needle's first character that base64 data never holds (else 0)."""
+    return next((i for i, c in enumerate(needle) if not (c.isascii() and c.isalnum())), 0)
+
+
 def _find_rare(text: str, needle: str, pos: int) -> int:
-    """``text.find(needle, pos)``, quicker where the needle's first character is rare: a search
-    for one character runs by memchr, many times quicker than str.find's for a word (a page is
-    mostly UCS-2 text), and few false starts are tried before the word is searched for."""
-    first, find, startswith = needle[0], text.find, text.startswith
-    for _ in range(_RARE_TRIES):
-        pos = find(first, pos)
-        if pos < 0 or startswith(needle, pos):
-            return pos
-        pos += 1
-    return find(needle, pos)
+    """``text.find(needle, pos)``, quicker where the needle's characters are rare (_walk_rare)."""
+    at, settled = _walk_rare(text, needle, pos)
+    return at if settled else text.find(needle, at)
 
 
 def _has_marker(text: str) -> bool:
     """Whether any of the template's marker sections' start lines is in ``text`` (each of them
     holds "OO:", and ":START" after it)."""
-    find, pos = text.find, 0
-    for _ in range(_RARE_TRIES):  # the first "OO:", found as _find_rare does
-        pos = find("O", pos)
-        if pos < 0:
-            return False
-        if text.startswith("OO:", pos):
-            break
-        pos += 1
-    # No "OO:" before pos, so no ":START" of a marker either; a longer word is searched for
-    # quicker (base64 data is full of "O"), and a page without markers seldom holds it.
-    return find(":START", pos) >= 0 and any(m in text for m in _MARKERS)
+    at = _walk_rare(text, "OO:", 0)[0]  # (-1: none; else no "OO:" before it)
+    if at < 0:
+        return False
+    # No "OO:" before at, so no marker's ":START" either: a longer word is searched for
+    # quicker than "OO:", and a page without markers seldom holds it.
+    return text.find(":START", at) >= 0 and any(m in text for m in _MARKERS)
 
 
 def _has_crlf(text: str, start: int, end: int) -> bool:

@@ -218,7 +218,8 @@ PIECES = [
     "<!-- OO:CSS:START -->", "<!-- OO:JS:START -->", "# OO:SHELL:START", "# OO:SHELL:END",
     "<!-- OO:CUSTOM:START -->", "LIKI_HTML", "<", "<" * 40, "</scrip", "</script", "</SCRIPT",
     "</ſcript", "</scrİpt", "</style", "</ſtyle", "</STYLE >", "<!--", "-->", "é", "\u044f",
-    "\u014f", "\u013c", "ŏ" * 40, "<article", "</article>", "x" * 50,
+    "\u014f", "\u013c", "ŏ" * 40, "<article", "</article>", "x" * 50, "_" * 40, ":" * 40,
+    "OO_" * 20, "O_:" * 20, "iVBORw0KGgOOHTML" * 8, "LIKI_" * 9, "LIKI_HTM", "\nLIKI_HTML\n",
 ]  # fmt: skip
 
 
@@ -254,6 +255,8 @@ def test_many_false_starts_before_the_answer(count: int) -> None:
     """The memchr tries end after a few false starts: the full search then finds the rest."""
     falses = {
         "O": "Ox OO_HTMLx O\n",
+        "base64": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+        "_": "O_x OO_HTMLx _x:O:\n",
         "<": "a < b ",
         "\r": "\r",
     }
@@ -287,7 +290,12 @@ def test_marker_and_crlf_helpers_are_the_plain_searches() -> None:
 def test_search_helpers_are_the_plain_searches() -> None:
     rng = random.Random(17)
     texts = bodies(rng, 400)
-    texts += ["O" * k + "OO_HTML" + "O" * j for k in (0, 31, 32, 33, 34) for j in (0, 40)]
+    texts += [
+        f + "OO_HTML" + g
+        for f in ("O" * k + "_" * j for k in (0, 31, 32, 33, 34) for j in (0, 31, 32, 33, 40))
+        for g in ("", "O" * 40, "_O" * 40)
+    ]
+    texts += ["O" * k + ":" * j + "OO:" for k in (0, 32, 33, 40) for j in (0, 31, 32, 33)]
     texts += ["<" * k + "</script" + "<" * j for k in (0, 31, 32, 33, 34) for j in (0, 40)]
     for text in texts:
         for pos in range(len(text) + 2):
