@@ -581,14 +581,12 @@ def _plain_article_end(text: str, start: int, end: int) -> int:
 def _walk_rare(text: str, needle: str, pos: int) -> tuple[int, bool]:
     """Where ``needle`` first starts in ``text`` from ``pos`` on, found by memchr: a search for
     one character runs by memchr, many times quicker than str.find's for a word (a page is
-    mostly UCS-2 text). First the needle's first character is looked for, then (base64 data is
-    full of letters) its first that base64 never holds, a few false starts each. Gives (the
-    position or -1, True), or (p, False) when the tries ran out: the needle starts nowhere in
-    ``text[pos:p]``."""
+    mostly UCS-2 text). The needle's characters are looked for in turn, a few false starts
+    each, the rarest on a page first (_RARE_OFFSETS): then one base64 never holds (an embedded
+    image is full of letters). Gives (the position or -1, True), or (p, False) when the tries
+    ran out: the needle starts nowhere in ``text[pos:p]``."""
     find, startswith = text.find, text.startswith
-    for offset in (0, -1):
-        if offset < 0:  # (worked out only when the first character's tries ran out)
-            offset = _rare_offset(needle)
+    for offset in _RARE_OFFSETS.get(needle) or _rare_offsets(needle):
         char = needle[offset]
         for _ in range(_RARE_TRIES):
             # the needle starts nowhere in text[pos:at], where char is not at its offset
@@ -602,9 +600,14 @@ def _walk_rare(text: str, needle: str, pos: int) -> tuple[int, bool]:
     return pos, False
 
 
-def _rare_offset(needle: str) -> int:
-    """The offset of the needle's first character that base64 data never holds (else 0)."""
-    return next((i for i, c in enumerate(needle) if not (c.isascii() and c.isalnum())), 0)
+def _rare_offsets(needle: str) -> tuple[int, ...]:
+    """The needle's first character, then its first that base64 data never holds."""
+    return 0, next((i for i, c in enumerate(needle) if not (c.isascii() and c.isalnum())), 0)
+
+
+# The characters _walk_rare looks for, by offset: "H" is rare on a page, "O" less so (twice
+# its tries), "_" and ":" are not in base64 data.
+_RARE_OFFSETS = {HEREDOC_TERMINATOR: (3, 2), LEGACY_HEREDOC_TERMINATOR: (5, 4), "OO:": (0, 0, 2)}
 
 
 def _find_rare(text: str, needle: str, pos: int) -> int:

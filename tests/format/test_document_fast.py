@@ -219,7 +219,7 @@ PIECES = [
     "<!-- OO:CUSTOM:START -->", "LIKI_HTML", "<", "<" * 40, "</scrip", "</script", "</SCRIPT",
     "</ſcript", "</scrİpt", "</style", "</ſtyle", "</STYLE >", "<!--", "-->", "é", "\u044f",
     "\u014f", "\u013c", "ŏ" * 40, "<article", "</article>", "x" * 50, "_" * 40, ":" * 40,
-    "OO_" * 20, "O_:" * 20, "iVBORw0KGgOOHTML" * 8, "LIKI_" * 9, "LIKI_HTM", "\nLIKI_HTML\n",
+    "OO_" * 20, "O_:" * 20, "H" * 40, "H_" * 40, "HTML_" * 20, "iVBORw0KGgOOHTML" * 8, "LIKI_" * 9, "LIKI_HTM", "\nLIKI_HTML\n",
 ]  # fmt: skip
 
 
@@ -257,6 +257,7 @@ def test_many_false_starts_before_the_answer(count: int) -> None:
         "O": "Ox OO_HTMLx O\n",
         "base64": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
         "_": "O_x OO_HTMLx _x:O:\n",
+        "H": "H_ HTML OO_HTM H_HTML LIKI_HTM\n",
         "<": "a < b ",
         "\r": "\r",
     }
@@ -292,7 +293,9 @@ def test_search_helpers_are_the_plain_searches() -> None:
     texts = bodies(rng, 400)
     texts += [
         f + "OO_HTML" + g
-        for f in ("O" * k + "_" * j for k in (0, 31, 32, 33, 34) for j in (0, 31, 32, 33, 40))
+        for f in (
+            c * k + "_" * j for k in (0, 31, 32, 33, 34) for j in (0, 31, 32, 33, 40) for c in "OH"
+        )
         for g in ("", "O" * 40, "_O" * 40)
     ]
     texts += ["O" * k + ":" * j + "OO:" for k in (0, 32, 33, 40) for j in (0, 31, 32, 33)]
