@@ -200,3 +200,15 @@ def test_tables_and_lists_with_renamed_elements_match_alike() -> None:
         lists = f"<{rng.choice(('ol', 'ul'))}>{items}</{rng.choice(('ol', 'ul'))}>"
         matched += assert_same_matches(renamed(rng, table + lists, names))
     assert matched > 6000
+
+
+def test_loose_amp_is_the_pattern_search() -> None:
+    rng = random.Random(25)
+    parts = ["&", "&amp;", "&amp", "&#1;", "&#x1f;", "&#;", "& ", "x", "&a", ";", "&" * 40]
+    parts += ["&lt;" * 40, "&#12345678;", "&#123456789;", "&" + "a" * 33 + ";"]
+    htmls = ["".join(rng.choice(parts) for _ in range(rng.randint(0, 12))) for _ in range(5000)]
+    htmls += ["&lt;" * k + tail for k in range(28, 36) for tail in ("", "& x", "&#;", "&lt;")]
+    for html in htmls:
+        assert article_fast._has_loose_amp(html) == (
+            article_fast._LOOSE_AMP.search(html) is not None
+        )
