@@ -651,7 +651,8 @@ def _tag_id(tag: str) -> str | None:
     m = _ID_ATTR.search(tag)
     if not m:
         return None
-    return next(g for g in m.groups() if g is not None)
+    double, single, bare = m.groups()  # (one of them matched)
+    return double if double is not None else single if single is not None else bare
 
 
 def _spliced(old_text: str, old: Any, new: Any, indent: str) -> str | None:

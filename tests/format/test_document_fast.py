@@ -357,3 +357,11 @@ def test_a_broken_shortcut_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(document, "_has_marker", lambda text: "OO:" in text)
     with pytest.raises(AssertionError):
         assert_same(page(html="OO: alone"))
+
+
+def test_tag_id_is_the_first_group_that_matched() -> None:
+    tags = ['<script id="">', "<script id=''>", "<script id=x>", "<script>", '<p ID = "a" id="b">']
+    tags += ['<script data-id="q" id="r">', "<script id='a\"b'>", '<script id="a\'b">', "<x id=>"]
+    for tag in tags:
+        m = document._ID_ATTR.search(tag)
+        assert _tag_id(tag) == (next(g for g in m.groups() if g is not None) if m else None)
