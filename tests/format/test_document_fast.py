@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -19,7 +20,6 @@ from oo_nb.format.document import (
     _MARKERS,
     _SCRIPT_END,
     _STYLE_END,
-    _TOKEN,
     SKIP_PLAIN_ARTICLE,
     Document,
     Span,
@@ -27,7 +27,6 @@ from oo_nb.format.document import (
     _find_rare,
     _has_crlf,
     _has_marker,
-    _plain_article_end,
     _search_tag,
     _tag_id,
 )
@@ -36,6 +35,19 @@ from tests.conftest import CORPUS
 from tests.library.test_library import load_synth
 
 SHARED_CORPUS = Path("/work/shared/corpus")
+# the patterns as they were written before (the same matches, found a little quicker now)
+_TOKEN = re.compile(r"<!--|<script\b|<style\b|<article\b|</article\s*>", re.IGNORECASE)
+_ARTICLE_TOKEN = re.compile(r"<script\b|<style\b|<article\b|</article\s*>", re.IGNORECASE)
+
+
+def _plain_article_end(text: str, start: int, end: int) -> int:
+    close = _ARTICLE_TOKEN.search(text, start, end)
+    if close is None or not close.group(0).startswith("</"):
+        return start
+    last = text.rfind("<!--", start, close.start())
+    if last >= 0 and text.find("-->", last + 4, close.start()) < 0:
+        return start
+    return close.start()
 
 
 class ReferenceDocument(Document):
@@ -365,3 +377,26 @@ def test_tag_id_is_the_first_group_that_matched() -> None:
     for tag in tags:
         m = document._ID_ATTR.search(tag)
         assert _tag_id(tag) == (next(g for g in m.groups() if g is not None) if m else None)
+
+
+def test_token_patterns_match_as_written_before() -> None:
+    """Case variants, the characters IGNORECASE folds onto s, i and k, word ends, spaces."""
+    rng = random.Random(19)
+    parts = ["<", "/", "!--", "script", "SCRIPT", "ſcript", "scrİpt", "scrıpt", "style", "STYLE",
+             "ſtyle", "article", "ARTICLE", "artıcle", "x", " ", "\n", ">", "-", "é", "_", "1"]  # fmt: skip
+    for _ in range(20000):
+        text = "".join(rng.choice(parts) for _ in range(rng.randint(1, 8)))
+        for new, old in ((document._TOKEN, _TOKEN), (document._ARTICLE_TOKEN, _ARTICLE_TOKEN)):
+            for pos in range(len(text)):
+                a, b = new.search(text, pos), old.search(text, pos)
+                assert (a and (a.span(), a.group(0))) == (b and (b.span(), b.group(0))), text
+
+
+def test_marker_search_in_bytes_is_the_search_in_text() -> None:
+    rng = random.Random(20)
+    texts = bodies(rng, 3000) + [
+        "O" * k + ":" * j + m for k in (0, 63, 64, 65) for j in (0, 33) for m in _MARKERS
+    ]
+    for text in texts:
+        data = text.encode("utf-8", "surrogatepass")
+        assert document._has_marker_bytes(data) == _has_marker(text), text
