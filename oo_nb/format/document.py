@@ -57,6 +57,7 @@ _ID_ATTR = re.compile(r"""\bid\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.IG
 # _TOKEN but comments: in one pass, the first is </article> when no other token comes before it
 _ARTICLE_TOKEN = re.compile(r"<(?:/article\s*>|s(?:cript|tyle)\b|article\b)", re.IGNORECASE)
 SKIP_PLAIN_ARTICLE = True  # tests compare with the token-by-token walk
+_ARTICLE_WINDOW = 16384  # characters _search_article_token searches at a time
 _DECODE_PIECE = 8192  # bytes decoded at a time (_decode_utf8)
 _RARE_TRIES = 32  # false starts _find_rare and _search_tag try by memchr before a full search
 _COUNTED_LOOKUPS = 16  # line_of calls answered by counting before a table is built
@@ -573,13 +574,36 @@ def _plain_article_end(text: str, start: int, end: int) -> int:
     first ``</article>`` when nothing before it but comments (all closed) could be a token, as in
     every article oo_nb writes; else at ``start``, for the loop to walk it token by token. Skips
     the paragraphs' pid comments in C."""
-    close = _ARTICLE_TOKEN.search(text, start, end)
+    close = _search_article_token(text, start, end)
     if close is None or not close.group(0).startswith("</"):
         return start
     last = text.rfind("<!--", start, close.start())
     if last >= 0 and text.find("-->", last + 4, close.start()) < 0:
         return start  # a comment open across the </article>: it hides it
     return close.start()
+
+
+def _search_article_token(text: str, start: int, end: int) -> re.Match[str] | None:
+    """``_ARTICLE_TOKEN.search(text, start, end)``, a window at a time from the next "<" on,
+    found by memchr: an embedded image's data (most of such an article) is passed over in C at
+    memory speed, not by the pattern's loop. A window ends at its last "<", so no token is cut
+    by it (a token holds no "<" but its first character); one with a single "<" is tried there
+    in full."""
+    find, rfind, search = text.find, text.rfind, _ARTICLE_TOKEN.search
+    pos = start
+    while (at := find("<", pos, end)) >= 0:
+        if end - at <= _ARTICLE_WINDOW:
+            return search(text, at, end)
+        stop = rfind("<", at + 1, at + _ARTICLE_WINDOW)
+        if stop < 0:
+            if m := _ARTICLE_TOKEN.match(text, at, end):
+                return m
+            pos = at + 1
+            continue
+        if m := search(text, at, stop):
+            return m
+        pos = stop
+    return None
 
 
 def _walk_rare(text: str, needle: str, pos: int) -> tuple[int, bool]:

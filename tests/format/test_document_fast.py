@@ -400,3 +400,23 @@ def test_marker_search_in_bytes_is_the_search_in_text() -> None:
     for text in texts:
         data = text.encode("utf-8", "surrogatepass")
         assert document._has_marker_bytes(data) == _has_marker(text), text
+
+
+@pytest.mark.parametrize("window", [2, 3, 5, 8, 13, 16384])
+def test_article_token_search_by_windows_is_the_plain_search(
+    monkeypatch: pytest.MonkeyPatch, window: int
+) -> None:
+    """Tokens and near misses across the windows' edges (small windows: every edge is hit),
+    long stretches without "<" (an image's data)."""
+    monkeypatch.setattr(document, "_ARTICLE_WINDOW", window)
+    rng = random.Random(window)
+    parts = ["<", "</article", "</ARTICLE >", "</article\n\n>", "<article", "<articles", "<script",
+             "<ſcript>", "<scripts", "<style>", "<stylé", "<p>", "</p>", "x", " ", ">", "\n",
+             "A" * 40, "<!--", "-->", "é", "</artic", "<s", "</a>"]  # fmt: skip
+    for _ in range(3000):
+        text = "".join(rng.choice(parts) for _ in range(rng.randint(0, 14)))
+        for start in range(0, len(text) + 1, max(1, len(text) // 7)):
+            for end in (len(text), max(start, len(text) - 4)):
+                new = document._search_article_token(text, start, end)
+                old = document._ARTICLE_TOKEN.search(text, start, end)
+                assert (new and new.span()) == (old and old.span()), (text, start, end)
