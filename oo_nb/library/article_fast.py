@@ -24,6 +24,7 @@ which is what the text rules here assume; with an older libxml2 every article ta
 from __future__ import annotations
 
 import html as html_lib
+import itertools
 import re
 from collections import Counter
 from html.entities import html5
@@ -76,33 +77,66 @@ _ATTRS = "(?:[ \t\n]++[a-z][a-z0-9-]*+=(?:\"[^\"<>]*+\"|'[^'<>]*+'))*+" + _S
 # the same with values read up to their quote, many times quicker on a long one (an image's
 # data): the caller checks they hold no "<" or ">"
 _LOOSE_ATTRS = "(?:[ \t\n]++[a-z][a-z0-9-]*+=(?:\"[^\"]*+\"|'[^']*+'))*+" + _S
-# The content of an element holding text, void inline elements and inline elements holding
-# text only: nothing in it the parser could restructure.
-_FLAT = (
-    "[^<]*+(?:(?:<br"
-    + _ATTRS
-    + "/?>|"
-    + "|".join(f"<{t}{_ATTRS}>[^<]*+</{t}{_S}>" for t in sorted(_INLINE - _VOID))
-    + ")[^<]*+)*+"
-)  # (text first: a regex tries the tags' branches only at a "<")
-_ITEM = f"<li{_ATTRS}>{_FLAT}</li{_S}>"
-_ROWS = f"(?:{_S}<tr{_ATTRS}>(?:{_S}(?:<td{_ATTRS}>{_FLAT}</td{_S}>|<th{_ATTRS}>{_FLAT}</th{_S}>))*+{_S}</tr{_S}>)*+"
-_ROW_GROUPS = "|".join(f"<{t}{_ATTRS}>{_ROWS}{_S}</{t}{_S}>" for t in ("thead", "tbody", "tfoot"))
+_NAMES = itertools.count()  # each copy of a pattern piece below names its groups anew
+
+
+def _many(piece: str) -> str:
+    """``(?:piece)*+``, written as the atomic group it means: Python 3.11's possessive repeat
+    raises SystemError on some matches when a group inside it captures."""
+    return f"(?>(?:{piece})*)"
+
+
+def _flat() -> str:
+    """The content of an element holding text, void inline elements and inline elements holding
+    text only: nothing in it the parser could restructure. (An inline element's end tag repeats
+    its start tag's name: a back-reference, so the piece is written once, not once a tag: a
+    pattern a tenth the size, compiled that much quicker when a worker process starts.)"""
+    name = f"f{next(_NAMES)}"
+    tags = "|".join(sorted(_INLINE - _VOID))
+    element = f"<br{_ATTRS}/?>|<(?P<{name}>{tags}){_ATTRS}>[^<]*+</(?P={name}){_S}>"
+    return "[^<]*+" + _many(f"(?:{element})[^<]*+")  # (text first: tags tried only at a "<")
+
+
+def _rows() -> str:
+    """Table rows of flat cells."""
+    cell = f"c{next(_NAMES)}"
+    cells = _many(f"{_S}<(?P<{cell}>td|th){_ATTRS}>{_flat()}</(?P={cell}){_S}>")
+    return _many(f"{_S}<tr{_ATTRS}>{cells}{_S}</tr{_S}>")
+
+
+def _row_group() -> str:
+    """A thead, tbody or tfoot of such rows."""
+    group = f"g{next(_NAMES)}"
+    return f"<(?P<{group}>thead|tbody|tfoot){_ATTRS}>{_rows()}{_S}</(?P={group}){_S}>"
+
+
 # Text, then one of: a list of flat items, a table of flat cells, a flat element (each read
 # as one token: most of an article), a start tag, an end tag, a comment. Attribute values hold
 # no "<" or ">", so every "<" of a readable article outside comments starts a token, and
 # _MARKUP finds each tag again.
 _TOKEN = re.compile(
-    "([^<]*+)<(?:"
-    f"(ol|ul)({_ATTRS})>((?:{_S}{_ITEM})*+{_S})</\\2{_S}>"
-    f"|table({_ATTRS})>((?:{_S}(?:{_ROW_GROUPS}|{_ROWS}))*+{_S})</table{_S}>"
-    f"|(?!(?:br|img|hr)[ \t\n/>])([a-z][a-z0-9]*+)({_ATTRS})>({_FLAT})</\\7{_S}>"
-    f"|([a-z][a-z0-9]*+)({_LOOSE_ATTRS})(/?)>"
-    f"|/([a-z][a-z0-9]*+){_S}>"
-    "|!--(?!-?>)(.*?)-->"
+    "(?P<gap>[^<]*+)<(?:"
+    f"(?P<ltag>ol|ul)(?P<lattrs>{_ATTRS})>(?P<items>{_many(f'{_S}<li{_ATTRS}>{_flat()}</li{_S}>')}{_S})"
+    f"</(?P=ltag){_S}>"
+    f"|table(?P<tattrs>{_ATTRS})>(?P<rows>{_many(f'{_S}(?:{_row_group()}|{_rows()})')}{_S})"
+    f"</table{_S}>"
+    f"|(?!(?:br|img|hr)[ \t\n/>])(?P<wtag>[a-z][a-z0-9]*+)(?P<wattrs>{_ATTRS})>"
+    f"(?P<whole>{_flat()})</(?P=wtag){_S}>"
+    f"|(?P<tag>[a-z][a-z0-9]*+)(?P<attrs>{_LOOSE_ATTRS})(?P<slash>/?)>"
+    f"|/(?P<etag>[a-z][a-z0-9]*+){_S}>"
+    "|!--(?!-?>)(?P<comment>.*?)-->"
     ")",
     re.DOTALL,
 )
+# the groups run() reads, in one call (m.group(*_TOKEN_GROUPS)), and the spans it takes
+_TOKEN_GROUPS = tuple(
+    _TOKEN.groupindex[name]
+    for name in (
+        "gap", "ltag", "lattrs", "tattrs", "wtag", "wattrs", "tag", "attrs", "slash", "etag",
+        "comment",
+    )
+)  # fmt: skip
+_ITEMS_AT, _ROWS_AT, _WHOLE_AT = (_TOKEN.groupindex[n] for n in ("items", "rows", "whole"))
 # The blocks nearly every article is made of, where the walk reads blocks (the token loop below
 # reads all else): whitespace, perhaps a pid comment of the usual form (group 1: a well formed
 # pid), then the start tag of a paragraph or heading with no attribute but perhaps an id (tag
@@ -127,10 +161,11 @@ _PLAIN_ITEM = re.compile(
 # at the level the walk reads: a paragraph's or heading's start tag, and the rest of one holding
 # flat content (the end tag's name is checked by the caller)
 _OPENING = re.compile(f"<(p|h[1-6])({_ATTRS})>")
-_FLAT_END = re.compile(f"({_FLAT})</([a-z0-9]++){_S}>")
+_FLAT_END = re.compile(f"(?P<content>{_flat()})</(?P<close>[a-z0-9]++){_S}>")
+_CONTENT_AT, _CLOSE_AT = _FLAT_END.groupindex["content"], _FLAT_END.groupindex["close"]
 _CLOSE = {t: f"</{t}>" for t in ("p", "h1", "h2", "h3", "h4", "h5", "h6")}
 _CLOSE_LEN = {t: len(close) for t, close in _CLOSE.items()}
-_ITEMS = re.compile(f"<li{_ATTRS}>({_FLAT})</li{_S}>")
+_ITEMS = re.compile(f"<li{_ATTRS}>({_flat()})</li{_S}>")  # (group 1: the item's content)
 # the usual references item, in one match: text, a link, text (no references, no markup)
 _SIMPLE_ITEM = re.compile(
     f'<li>([^<&]*+)(?:<a href="([^"<>&]*+)">([^<&]*+)</a>([^<&]*+))?</li{_S}>'
@@ -145,6 +180,7 @@ _REFERENCE = re.compile(r"&(?:([a-zA-Z][a-zA-Z0-9]{0,31})|#([0-9]{1,8})|#[xX]([0
 # an "&" that does not start a reference of that form (the parser reads those by rules that
 # differ between text and attributes)
 _LOOSE_AMP = re.compile(r"&(?!(?:[a-zA-Z][a-zA-Z0-9]{0,31}|#[0-9]{1,8}|#[xX][0-9a-fA-F]{1,7});)")
+_AMP_TRIES = 32  # the "&"s _has_loose_amp tries in place before the pattern's search
 _XML_SPACE = re.compile(r"[ \t\n\r]+")  # normalize-space() splits on these only
 _ALL_WELLFORMED = re.compile(r"pid:[^:\s]+:[0-9a-f]{8}(?:\npid:[^:\s]+:[0-9a-f]{8})*")
 _REF_ID = re.compile(r"\s*\[(s\d+)\]")
@@ -173,12 +209,27 @@ def scan_fast(html: str, *, risks: bool = False, valid_text: bool = False) -> Ar
                 html.encode("utf-16-le")  # the quickest look for a lone surrogate
             except UnicodeEncodeError:  # lxml stops reading the article there
                 return None
-    if "&" in html and _LOOSE_AMP.search(html):
+    amp = "&" in html  # (most articles hold none: no look for one in each paragraph)
+    if amp and _has_loose_amp(html):
         return None
     try:
-        return _Scan(html, risks).run()
+        return _Scan(html, risks, amp).run()
     except _Unsure:
         return None
+
+
+def _has_loose_amp(html: str) -> bool:
+    """``_LOOSE_AMP.search(html)``: the few "&" of an article found by memchr and tried in
+    place, many times quicker than the pattern's own scan for its "&"."""
+    find, loose = html.find, _LOOSE_AMP.match
+    pos = find("&")
+    for _ in range(_AMP_TRIES):
+        if pos < 0:
+            return False
+        if loose(html, pos):
+            return True
+        pos = find("&", pos + 1)
+    return pos >= 0 and _LOOSE_AMP.search(html, pos) is not None
 
 
 def _reference(m: re.Match[str]) -> str:
@@ -243,9 +294,10 @@ def _attributes(attrs: str) -> dict[str, str]:
 
 
 class _Scan:
-    def __init__(self, html: str, risks: bool) -> None:
+    def __init__(self, html: str, risks: bool, amp: bool = True) -> None:
         self.html = html
         self.risks = risks
+        self.amp = amp  # whether html holds an "&"
         self.scan = ArticleScan()
         self.items: list[list[str | bool | None]] = []  # the references list's: id, url, open
         self.open_items: list[list[str | bool | None]] = []  # those of them not closed yet
@@ -275,7 +327,7 @@ class _Scan:
         plain = 0  # pids read in _BLOCK's pid comments: well formed
         find, startswith, findall = html.find, html.startswith, CITATION.findall
         cite = self.cited.append
-        amp = "&" in html  # (most articles hold none: no look for one in each paragraph)
+        amp = self.amp
         pos, end = 0, len(html)
         values: dict[str, str] | None
         extra: object
@@ -293,10 +345,10 @@ class _Scan:
                             after = stop + _CLOSE_LEN[tag]
                         else:  # inline elements in it, or an end tag written otherwise
                             fm = flat(html, start)
-                            if fm is None or fm.group(2) != tag:
+                            if fm is None or fm.group(_CLOSE_AT) != tag:
                                 m = None
                             else:
-                                stop, after = fm.end(1), fm.end()
+                                stop, after = fm.end(_CONTENT_AT), fm.end()
                     elif not in_refs or find("&", m.start(5), m.end(5)) >= 0:
                         m = None  # a list the walk reads as a block, or one to decode
                 if m is not None:
@@ -423,11 +475,11 @@ class _Scan:
                         pos = j + len(close)
                     else:
                         m = flat(html, k)
-                        if m is None or m.group(2) != tag:
+                        if m is None or m.group(_CLOSE_AT) != tag:
                             pos = i
                             m = None
                         else:
-                            content, start = m.group(1), k
+                            content, start = m.group(_CONTENT_AT), k
                             pos = m.end()
                 if m is not None:
                     values = None
@@ -476,8 +528,8 @@ class _Scan:
                     raise _Unsure
                 break
             pos = m.end()
-            (gap, ltag, lattrs, _, tattrs, _, wtag, wattrs, _, tag, attrs, slash, etag, comment) = (
-                m.groups()
+            (gap, ltag, lattrs, tattrs, wtag, wattrs, tag, attrs, slash, etag, comment) = m.group(
+                *_TOKEN_GROUPS
             )
             if walking and gap and gap.strip(" \t\n"):
                 raise _Unsure  # text among the blocks the walk reads
@@ -505,11 +557,11 @@ class _Scan:
             content = ""  # of an element read whole
             whole = True
             if ltag is not None:  # a list of flat items
-                tag, attrs, span = ltag, lattrs, list(m.span(4))
+                tag, attrs, span = ltag, lattrs, list(m.span(_ITEMS_AT))
             elif tattrs is not None:  # a table of flat cells
-                tag, attrs, span = "table", tattrs, list(m.span(6))
+                tag, attrs, span = "table", tattrs, list(m.span(_ROWS_AT))
             elif wtag is not None:  # a flat element
-                tag, attrs, span = wtag, wattrs, list(m.span(9))
+                tag, attrs, span = wtag, wattrs, list(m.span(_WHOLE_AT))
                 if tag in _VOID:
                     raise _Unsure
             else:
