@@ -489,31 +489,10 @@ def cache_rows(
     sources: list[SourceRow] = []
     add_source = sources.append
     for i, item in enumerate(_list(f, "sources")):
-        if type(item) is dict:
-            get = item.get
-            url, sid, title = get("url", ""), get("id", ""), get("title", "")
-            description = get("description", "")
-            if (
-                type(url) is str
-                and type(sid) is str
-                and type(title) is str
-                and type(description) is str
-            ):
-                verified = get("verified")
-                add_source(
-                    (
-                        sid or f"s{i + 1}",
-                        url,
-                        domain_of(url),
-                        title,
-                        description,
-                        str(get("tier") or ""),
-                        parse_date(get("accessed")),
-                        verified if type(verified) is bool else None,
-                        "object",
-                    )
-                )
-                continue
+        row = _source_row(item, i)
+        if row is not None:
+            add_source(row)
+            continue
         s = _source_checked(item, i, f)
         add_source(
             (s.id, s.url, s.domain, s.title, s.description, s.tier, s.accessed, s.verified, s.form)
@@ -565,36 +544,53 @@ def _list(f: _Fields, key: str) -> list[Any]:
     return value
 
 
+def _source_row(item: Any, index: int) -> SourceRow | None:
+    """The row of the source ``item`` names when it is an object whose text fields are all
+    strings or missing (the common case); None for anything else (``_source_checked`` reads it,
+    or raises the errors)."""
+    if type(item) is not dict:
+        return None
+    get = item.get
+    url, sid, title = get("url", ""), get("id", ""), get("title", "")
+    description = get("description", "")
+    if not (
+        type(url) is str and type(sid) is str and type(title) is str and type(description) is str
+    ):
+        return None
+    verified = get("verified")
+    return (
+        sid or f"s{index + 1}",
+        url,
+        domain_of(url),
+        title,
+        description,
+        str(get("tier") or ""),
+        parse_date(get("accessed")),
+        verified if type(verified) is bool else None,
+        "object",
+    )
+
+
 def _source(item: Any, index: int, f: _Fields) -> Source:
-    """The source ``item`` names; an object whose text fields are all strings or missing (the
-    common case) is read here, anything else the long way (``_source_checked``), which raises
-    the errors."""
-    if type(item) is dict:
-        get = item.get
-        url, sid, title = get("url", ""), get("id", ""), get("title", "")
-        description = get("description", "")
-        if (
-            type(url) is str
-            and type(sid) is str
-            and type(title) is str
-            and type(description) is str
-        ):
-            verified = get("verified")
-            return _frozen(
-                Source,
-                {
-                    "id": sid or f"s{index + 1}",
-                    "url": url,
-                    "title": title,
-                    "tier": str(get("tier") or ""),
-                    "accessed": parse_date(get("accessed")),
-                    "domain": domain_of(url),
-                    "description": description,
-                    "verified": verified if type(verified) is bool else None,
-                    "form": "object",
-                },
-            )
-    return _source_checked(item, index, f)
+    """The source ``item`` names: the common object from its row, anything else the long way."""
+    row = _source_row(item, index)
+    if row is None:
+        return _source_checked(item, index, f)
+    sid, url, domain, title, description, tier, accessed, verified, form = row
+    return _frozen(
+        Source,
+        {
+            "id": sid,
+            "url": url,
+            "title": title,
+            "tier": tier,
+            "accessed": accessed,
+            "domain": domain,
+            "description": description,
+            "verified": verified,
+            "form": form,
+        },
+    )
 
 
 def _source_checked(item: Any, index: int, f: _Fields) -> Source:
