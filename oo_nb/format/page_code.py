@@ -413,9 +413,15 @@ def _page(doc: Document, lines: _Lines) -> list[CodeRegion]:
             out += [CodeRegion.at(kind, lines, pos + at, found) for kind, at, found in gap.regions]
         if gap.into_block:  # the gap ended with a JSON block's tag: go on after its closer
             after = blocks[limit].end
-            # (the closer a block's body ends at, written as oo_nb and o-o write it)
-            closed = text.startswith("</script>", after)
-            pos = after + 9 if closed else _closed(text, "script", after, end)
+            # The closer a block's body ends at, written as oo_nb and o-o write it, is passed
+            # over; any other is walked as markup. A browser ends the block at "</script x>" or
+            # "</script/>", and a search for the next "</script>" would pass over, unread, a
+            # script that follows it.
+            if text.startswith("</script>", after, end):
+                pos = after + 9
+            else:  # (and the odd closer itself is no known page's markup)
+                markup.append(" ".join(text[after : min(after + 9, end)].split()))
+                pos = after
         else:
             pos = None if gap.resume is None else pos + gap.resume
     # Each tag with its blanks made single spaces. Most pages have no other blank in a tag, so
@@ -474,8 +480,7 @@ def _walk(doc: Document, start: int, limit: int, blocks: dict[int, Span]) -> tup
             return _Gap(items, regions, resume, False, local), ""
         low = m.group(0).lower()
         if low == "<!--":
-            close = text.find("-->", m.end(), end)
-            close = end if close < 0 else close + 3
+            close = _comment_end(text, m.end(), end)
             if text[m.start() : close].strip() == _CUSTOM_START:
                 local = False  # the CUSTOM block's end is looked for up to the page's end
                 custom = _custom_end(doc, close)
@@ -501,6 +506,21 @@ def _walk(doc: Document, start: int, limit: int, blocks: dict[int, Span]) -> tup
             local = False
         if pos >= limit:
             return _Gap(items, regions, pos - start, False, local), ""
+
+
+def _comment_end(text: str, pos: int, end: int) -> int:
+    """Where the comment whose ``<!--`` ends at ``pos`` ends, as a browser reads it (``end`` if
+    never): ``<!-->`` and ``<!--->`` are whole comments, and ``--!>`` ends one as ``-->`` does.
+    A search for "-->" alone would pass over, unread, a script after ``<!-->``."""
+    if text.startswith(">", pos, end):
+        return pos + 1
+    if text.startswith("->", pos, end):
+        return pos + 2
+    close = text.find("-->", pos, end)
+    bang = text.find("--!>", pos, end if close < 0 else close)
+    if bang >= 0:
+        return bang + 4
+    return end if close < 0 else close + 3
 
 
 def _region_text(doc: Document, start: int, stop: int) -> str:

@@ -4,7 +4,8 @@ differential tests (test_page_code_fast.py) and benchmarks/page_code.py compare 
 ``code_regions`` walks the page as before, counting every region's line at once and normalising
 each script, stylesheet and shell through an ``lru_cache`` keyed by the text; ``has_our_script``
 searches the page's text; ``shell_crlf_line`` searches the shell's text. Regions come back as
-``(kind, line, text)``."""
+``(kind, line, text)``. Since then, comments and JSON blocks end where a browser ends them
+(``_COMMENT_END``; a block's odd closer is walked as markup), here as in ``page_code``."""
 
 from __future__ import annotations
 
@@ -34,6 +35,8 @@ _CLOSER = {
     "script": re.compile(r"</script\s*>", re.IGNORECASE),
     "style": re.compile(r"</style\s*>", re.IGNORECASE),
 }
+# a comment's end after its "<!--", as a browser reads it: "<!-->", "<!--->", "-->", "--!>"
+_COMMENT_END = re.compile(r">|->|.*?(?:-->|--!>)", re.DOTALL)
 _JSON_TAG = re.compile(
     r"""<script (?:id="[a-z-]+" type="application/json"|type="application/json" id="[a-z-]+")>"""
 )
@@ -117,8 +120,8 @@ def _page(doc: Document) -> list[Region]:
             continue
         low = m.group(0).lower()
         if low == "<!--":
-            close = text.find("-->", m.end(), end)
-            close = end if close < 0 else close + 3
+            found = _COMMENT_END.match(text, m.end(), end)
+            close = found.end() if found else end
             if text[m.start() : close].strip() == _CUSTOM_START:
                 custom = _custom_end(doc, close)
                 if custom is not None:
@@ -136,8 +139,11 @@ def _page(doc: Document) -> list[Region]:
                 tag = " ".join(text[m.start() : tag_end + 1].split())
                 if not _JSON_TAG.fullmatch(tag):
                     markup.append(tag)
-                closer = _CLOSER["script"].search(text, block.end, end)
-                pos = closer.end() if closer else end
+                if text.startswith("</script>", block.end, end):
+                    pos = block.end + len("</script>")
+                else:
+                    markup.append(" ".join(text[block.end : min(block.end + 9, end)].split()))
+                    pos = block.end
                 continue
             closer = _CLOSER[low[1:]].search(text, body.start, end)
             stop = closer.end() if closer else end

@@ -149,6 +149,10 @@ def test_article_risks_shortcut_finds_what_the_full_walk_finds(
 _ONE_TOKEN = re.compile(r"<!--|<script\b|<style\b|<[A-Za-z/!?][^<>]*>", re.IGNORECASE)
 
 
+# a comment's end after its "<!--", as a browser reads it: "<!-->", "<!--->", "-->", "--!>"
+_COMMENT_END = re.compile(r">|->|.*?(?:-->|--!>)", re.DOTALL)
+
+
 def regions_one_token_at_a_time(doc: Document) -> list[page_code.CodeRegion]:
     """The markup, script and stylesheet regions as the walk read them before its markup tags
     were taken in bulk: one token per search, the data spans looked up at every step."""
@@ -172,8 +176,8 @@ def regions_one_token_at_a_time(doc: Document) -> list[page_code.CodeRegion]:
             continue
         low = m.group(0).lower()
         if low == "<!--":
-            close = text.find("-->", m.end(), end)
-            close = end if close < 0 else close + 3
+            found = _COMMENT_END.match(text, m.end(), end)
+            close = found.end() if found else end
             custom = None
             if text[m.start() : close].strip() == pc._CUSTOM_START:
                 custom = pc._custom_end(doc, close)
@@ -188,8 +192,11 @@ def regions_one_token_at_a_time(doc: Document) -> list[page_code.CodeRegion]:
                 tag = " ".join(text[m.start() : tag_end + 1].split())
                 if not pc._JSON_TAG.fullmatch(tag):
                     markup.append(tag)
-                closer = pc._CLOSER["script"].search(text, block.end, end)
-                pos = closer.end() if closer else end
+                if text.startswith("</script>", block.end, end):
+                    pos = block.end + len("</script>")
+                else:  # an odd closer: walked as markup, as a browser may end the block there
+                    markup.append(" ".join(text[block.end : min(block.end + 9, end)].split()))
+                    pos = block.end
                 continue
             closer = pc._CLOSER[low[1:]].search(text, tag_end + 1, end)
             stop = closer.end() if closer else end

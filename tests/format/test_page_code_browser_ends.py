@@ -1,0 +1,70 @@
+"""A script a browser runs is never passed over as a comment's or a JSON block's tail.
+
+A browser ends a comment at ``<!-->``, ``<!--->`` and ``--!>`` as well as ``-->``, and a JSON
+block's script at ``</script x>`` or ``</script/>``: what follows is markup, and a script there
+runs. The page-code walk once searched for the next ``-->`` or ``</script>`` and never read what
+lay between (checked in Chromium: each page below sets the title)."""
+
+from __future__ import annotations
+
+import pytest
+
+from oo_nb.format.document import Document
+from oo_nb.format.page_code import unknown_regions
+from oo_nb.format.template.render import render_document
+
+EVIL = '<script>document.title="PWNED"</script>'
+
+
+def _page() -> str:
+    return render_document(
+        file_name="t.o-o.html",
+        manifest={"title": "T", "version": 0},
+        contract={},
+        source_cache={},
+        changelog={"entries": []},
+    )
+
+
+def test_the_template_page_is_known() -> None:
+    assert unknown_regions(Document.parse(_page().encode())) == []
+
+
+@pytest.mark.parametrize(
+    "comment",
+    [
+        f"<!-->{EVIL}<!-- -->",
+        f"<!--->{EVIL}<!-- -->",
+        f"<!-- a note --!>{EVIL}<!-- -->",
+    ],
+)
+def test_a_script_after_a_comment_a_browser_ends_early_is_unknown(comment: str) -> None:
+    page = _page()
+    at = page.index("<article")
+    doc = Document.parse((page[:at] + comment + page[at:]).encode())
+    kinds = [r.kind for r in unknown_regions(doc)]
+    assert "page script" in kinds
+
+
+@pytest.mark.parametrize("closer", ["</script x>", "</script/>", "</script\tdata-x>"])
+def test_a_script_after_a_json_block_closed_oddly_is_unknown(closer: str) -> None:
+    page = _page()
+    at = page.index("</script>", page.index('id="oo-manifest"'))
+    doc = Document.parse((page[:at] + closer + EVIL + page[at + len("</script>") :]).encode())
+    assert "oo-manifest" in doc.blocks
+    kinds = [r.kind for r in unknown_regions(doc)]
+    assert "page script" in kinds
+
+
+def test_an_odd_closer_with_nothing_after_it_is_unknown_markup() -> None:
+    page = _page()
+    at = page.index("</script>", page.index('id="oo-manifest"'))
+    doc = Document.parse((page[:at] + "</SCRIPT>" + page[at + len("</script>") :]).encode())
+    assert [r.kind for r in unknown_regions(doc)] == ["page markup"]
+
+
+def test_a_plain_comment_still_ends_at_its_closer() -> None:
+    page = _page()
+    at = page.index("<article")
+    doc = Document.parse((page[:at] + "<!-- a note -- with dashes -->" + page[at:]).encode())
+    assert unknown_regions(doc) == []
