@@ -58,7 +58,10 @@ _DESCRIBE: dict[RegionKind, str] = {
     "shell section": "the OO:SHELL section after the heredoc",
 }
 _SPECIAL = re.compile(r"<!--|<script\b|<style\b", re.IGNORECASE)
-_MARKUP = re.compile(r"<[A-Za-z/!?][^<>]*>")
+# A tag; or, where a "<" inside an attribute value (<img alt="<" onerror=...>) leaves none, the
+# start of one, up to that "<" (blanks at its end aside): a browser reads the whole tag, and a
+# pattern for tags alone passed it over, unread.
+_MARKUP = re.compile(r"<[A-Za-z/!?][^<>]*>|<[A-Za-z/!?](?:[^<>]*[^<>\s])?")
 _CLOSER = {
     "script": re.compile(r"</script\s*>", re.IGNORECASE),
     "style": re.compile(r"</style\s*>", re.IGNORECASE),

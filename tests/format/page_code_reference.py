@@ -30,7 +30,8 @@ __all__ = [
 Region = tuple[str, int, str]  # kind, line, normalised text
 
 _SPECIAL = re.compile(r"<!--|<script\b|<style\b", re.IGNORECASE)
-_MARKUP = re.compile(r"<[A-Za-z/!?][^<>]*>")
+# (since the reference was taken: a tag's start that a "<" in an attribute value cuts counts)
+_MARKUP = re.compile(r"<[A-Za-z/!?][^<>]*>|<[A-Za-z/!?](?:[^<>]*[^<>\s])?")
 _CLOSER = {
     "script": re.compile(r"</script\s*>", re.IGNORECASE),
     "style": re.compile(r"</style\s*>", re.IGNORECASE),

@@ -146,7 +146,9 @@ def test_article_risks_shortcut_finds_what_the_full_walk_finds(
             monkeypatch.undo()
 
 
-_ONE_TOKEN = re.compile(r"<!--|<script\b|<style\b|<[A-Za-z/!?][^<>]*>", re.IGNORECASE)
+_ONE_TOKEN = re.compile(
+    r"<!--|<script\b|<style\b|<[A-Za-z/!?][^<>]*>|<[A-Za-z/!?](?:[^<>]*[^<>\s])?", re.IGNORECASE
+)
 
 
 # a comment's end after its "<!--", as a browser reads it: "<!-->", "<!--->", "-->", "--!>"

@@ -3,7 +3,8 @@
 A browser ends a comment at ``<!-->``, ``<!--->`` and ``--!>`` as well as ``-->``, and a JSON
 block's script at ``</script x>`` or ``</script/>``: what follows is markup, and a script there
 runs. The page-code walk once searched for the next ``-->`` or ``</script>`` and never read what
-lay between (checked in Chromium: each page below sets the title)."""
+lay between; and a tag with a "<" in an attribute value was left out of the markup (checked in
+Chromium: each of those pages sets the title)."""
 
 from __future__ import annotations
 
@@ -68,3 +69,19 @@ def test_a_plain_comment_still_ends_at_its_closer() -> None:
     at = page.index("<article")
     doc = Document.parse((page[:at] + "<!-- a note -- with dashes -->" + page[at:]).encode())
     assert unknown_regions(doc) == []
+
+
+@pytest.mark.parametrize(
+    "tag",
+    [
+        '<img alt="<" src=x onerror="document.title=\'PWNED\'">',
+        "<svg/onload=\"document.title='PWNED'\" x='<'>",
+        '<p title="a<b"\tonclick="x()">',
+    ],
+)
+def test_a_tag_with_a_lt_in_an_attribute_is_unknown_markup(tag: str) -> None:
+    # (a "<" in an attribute value once hid the whole tag from the markup)
+    page = _page()
+    at = page.index("<article")
+    doc = Document.parse((page[:at] + tag + page[at:]).encode())
+    assert [r.kind for r in unknown_regions(doc)] == ["page markup"]
