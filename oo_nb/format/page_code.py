@@ -57,7 +57,15 @@ _DESCRIBE: dict[RegionKind, str] = {
     "shell": "the shell after the heredoc",
     "shell section": "the OO:SHELL section after the heredoc",
 }
-_SPECIAL = re.compile(r"<!--|<script\b|<style\b", re.IGNORECASE)
+# Elements whose content a browser reads as text, to their end tag (RCDATA and RAWTEXT): a
+# "<!--" inside one is text, and no comment hides its end tag or what follows it.
+_TEXT_ELEMENTS = ("iframe", "noembed", "noframes", "noscript", "textarea", "title", "xmp")
+_SPECIAL = re.compile(
+    rf"<!--|<script\b|<style\b|<(?:{'|'.join(_TEXT_ELEMENTS)})(?=[\t\n\f\r />])", re.IGNORECASE
+)
+_TEXT_END = {
+    name: re.compile(rf"</{name}(?=[\t\n\f\r />])", re.IGNORECASE) for name in _TEXT_ELEMENTS
+}
 # A tag; or, where a "<" inside an attribute value (<img alt="<" onerror=...>) leaves none, the
 # start of one, up to that "<" (blanks at its end aside): a browser reads the whole tag, and a
 # pattern for tags alone passed it over, unread.
@@ -490,11 +498,20 @@ def _walk(doc: Document, start: int, limit: int, blocks: dict[int, Span]) -> tup
                 if custom is not None:
                     close = custom
             pos = close
-        else:  # <script or <style
+        else:  # <script, <style or an element holding text
             tag_end = text.find(">", m.end(), end)
             if tag_end < 0:
                 unclosed = text[m.start() : end]
                 return _Gap(items, regions, None, False, False), unclosed
+            if low[1:] in _TEXT_END:  # its start tag; its text up to its end tag passed over
+                items.append(text[m.start() : tag_end + 1])
+                closer = _TEXT_END[low[1:]].search(text, tag_end + 1, end)
+                pos = closer.start() if closer else end
+                if closer is None or closer.end() >= limit:  # (it read the text from limit on)
+                    local = False
+                if pos >= limit:
+                    return _Gap(items, regions, pos - start, False, local), ""
+                continue
             if tag_end + 1 in blocks:  # a JSON block is data; a tag that could run it is code
                 tag = _block_tag(text[m.start() : tag_end + 1])
                 if tag is not None:

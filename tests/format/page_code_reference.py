@@ -29,7 +29,12 @@ __all__ = [
 
 Region = tuple[str, int, str]  # kind, line, normalised text
 
-_SPECIAL = re.compile(r"<!--|<script\b|<style\b", re.IGNORECASE)
+# (since the reference was taken: an element whose content a browser reads as text is passed
+# over to its end tag)
+_TEXT_ELEMENTS = ("iframe", "noembed", "noframes", "noscript", "textarea", "title", "xmp")
+_SPECIAL = re.compile(
+    rf"<!--|<script\b|<style\b|<(?:{'|'.join(_TEXT_ELEMENTS)})(?=[\t\n\f\r />])", re.IGNORECASE
+)
 # (since the reference was taken: a tag's start that a "<" in an attribute value cuts counts)
 _MARKUP = re.compile(r"<[A-Za-z/!?][^<>]*>|<[A-Za-z/!?](?:[^<>]*[^<>\s])?")
 _CLOSER = {
@@ -134,6 +139,13 @@ def _page(doc: Document) -> list[Region]:
             if tag_end < 0:
                 markup.append(text[m.start() : end])
                 break
+            if low[1:] in _TEXT_ELEMENTS:
+                markup.append(" ".join(text[m.start() : tag_end + 1].split()))
+                closer = re.compile(rf"</{low[1:]}[\t\n\f\r />]", re.IGNORECASE).search(
+                    text, tag_end + 1, end
+                )
+                pos = closer.start() if closer else end
+                continue
             body = Span(tag_end + 1, tag_end + 1)
             block = next((s for s in doc.blocks.values() if s.start == tag_end + 1), None)
             if block is not None:

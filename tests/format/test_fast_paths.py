@@ -147,8 +147,11 @@ def test_article_risks_shortcut_finds_what_the_full_walk_finds(
 
 
 _ONE_TOKEN = re.compile(
-    r"<!--|<script\b|<style\b|<[A-Za-z/!?][^<>]*>|<[A-Za-z/!?](?:[^<>]*[^<>\s])?", re.IGNORECASE
+    r"<!--|<script\b|<style\b|<(?:iframe|noembed|noframes|noscript|textarea|title|xmp)"
+    r"(?=[\t\n\f\r />])|<[A-Za-z/!?][^<>]*>|<[A-Za-z/!?](?:[^<>]*[^<>\s])?",
+    re.IGNORECASE,
 )
+_TEXT_ELEMENTS = ("iframe", "noembed", "noframes", "noscript", "textarea", "title", "xmp")
 
 
 # a comment's end after its "<!--", as a browser reads it: "<!-->", "<!--->", "-->", "--!>"
@@ -184,6 +187,16 @@ def regions_one_token_at_a_time(doc: Document) -> list[page_code.CodeRegion]:
             if text[m.start() : close].strip() == pc._CUSTOM_START:
                 custom = pc._custom_end(doc, close)
             pos = custom if custom is not None else close
+        elif low[1:] in _TEXT_ELEMENTS:  # (its text passed over to its end tag)
+            tag_end = text.find(">", m.end(), end)
+            if tag_end < 0:
+                markup.append(text[m.start() : end])
+                break
+            markup.append(" ".join(text[m.start() : tag_end + 1].split()))
+            closer = re.compile(rf"</{low[1:]}[\t\n\f\r />]", re.IGNORECASE).search(
+                text, tag_end + 1, end
+            )
+            pos = closer.start() if closer else end
         elif low in ("<script", "<style"):
             tag_end = text.find(">", m.end(), end)
             if tag_end < 0:

@@ -85,3 +85,32 @@ def test_a_tag_with_a_lt_in_an_attribute_is_unknown_markup(tag: str) -> None:
     at = page.index("<article")
     doc = Document.parse((page[:at] + tag + page[at:]).encode())
     assert [r.kind for r in unknown_regions(doc)] == ["page markup"]
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("<title>T</title>", f"<title>T<!--</title>{EVIL}--></title>"),
+        ("<title>T</title>", f"<TITLE>T<!--</title >{EVIL}--></title>"),
+    ],
+)
+def test_a_comment_opened_in_the_title_hides_nothing(old: str, new: str) -> None:
+    # A browser reads the title's content as text: "<!--" there opens no comment, and the
+    # script after </title> runs.
+    page = _page()
+    assert old in page
+    doc = Document.parse(page.replace(old, new, 1).encode())
+    assert "page script" in [r.kind for r in unknown_regions(doc)]
+
+
+def test_markup_inside_the_title_is_its_text() -> None:
+    page = _page().replace("<title>T</title>", "<title>T <b>&lt;!--</b></title>", 1)
+    assert unknown_regions(Document.parse(page.encode())) == []
+
+
+def test_an_element_named_like_the_title_is_markup() -> None:
+    # (<title-x> is no title: what it holds is walked as it is)
+    page = _page()
+    at = page.index("<article")
+    page = page[:at] + f"<title-x><!--</title>{EVIL}--></title-x>" + page[at:]
+    assert unknown_regions(Document.parse(page.encode())) != []
