@@ -166,6 +166,13 @@ def _lines(text: str) -> str:
     return "\n".join(lines).strip("\n")
 
 
+def _shell_lines(text: str) -> str:
+    """``_lines`` of shell: a CR alone ends no line for bash ("# note\rcode" is one comment
+    line), so it stays in its line, and only spaces and tabs end a line as blanks."""
+    lines = [line.rstrip(" \t") for line in text.replace("\r\n", "\n").split("\n")]
+    return "\n".join(lines).strip("\n")
+
+
 _T = TypeVar("_T")
 
 
@@ -373,10 +380,10 @@ def _tail_texts(text: str) -> tuple[str, tuple[int, str] | None]:
     start = _line_index(text, _SHELL_START)
     end = _line_index(text, _SHELL_END, start[1]) if start else None
     if not (start and end):
-        return _lines(text), None
-    section = (start[0], _lines(text[start[0] : end[1]]))
+        return _shell_lines(text), None
+    section = (start[0], _shell_lines(text[start[0] : end[1]]))
     text = text[: start[0]] + f"{_SHELL_START} … {_SHELL_END}\n" + text[end[1] :]
-    return _lines(text), section
+    return _shell_lines(text), section
 
 
 def _line_index(text: str, marker: str, pos: int = 0) -> tuple[int, int] | None:

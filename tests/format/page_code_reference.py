@@ -64,6 +64,12 @@ def _lines(text: str) -> str:
     return "\n".join(lines).strip("\n")
 
 
+# (since the reference was taken: a CR alone stays in its shell line, as bash reads it)
+def _shell_lines(text: str) -> str:
+    lines = [line.rstrip(" \t") for line in text.replace("\r\n", "\n").split("\n")]
+    return "\n".join(lines).strip("\n")
+
+
 def code_regions(doc: Document) -> list[Region]:
     return [*_header(doc), *_page(doc), *_tail(doc)]
 
@@ -85,9 +91,9 @@ def _tail(doc: Document) -> list[Region]:
     end = _line_index(text, _SHELL_END, start[1]) if start else None
     if start and end:
         section = text[start[0] : end[1]]
-        out.append(("shell section", doc.line_of(doc.tail.start + start[0]), _lines(section)))
+        out.append(("shell section", doc.line_of(doc.tail.start + start[0]), _shell_lines(section)))
         text = text[: start[0]] + f"{_SHELL_START} … {_SHELL_END}\n" + text[end[1] :]
-    return [("shell", doc.line_of(doc.tail.start), _lines(text)), *out]
+    return [("shell", doc.line_of(doc.tail.start), _shell_lines(text)), *out]
 
 
 def _line_index(text: str, marker: str, pos: int = 0) -> tuple[int, int] | None:

@@ -8,6 +8,8 @@ Chromium: each of those pages sets the title)."""
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from oo_nb.format.document import Document
@@ -114,3 +116,17 @@ def test_an_element_named_like_the_title_is_markup() -> None:
     at = page.index("<article")
     page = page[:at] + f"<title-x><!--</title>{EVIL}--></title-x>" + page[at:]
     assert unknown_regions(Document.parse(page.encode())) != []
+
+
+def test_a_cr_alone_in_the_shell_is_unknown_code() -> None:
+    # bash ends a line at LF only: "# note\rcode" is one comment line, and the code after the
+    # CR is commented out, though the text read CR as a line break looked the same
+    page = _page()
+    shell = page[page.index("\nOO_HTML\n") :].split("\n")
+    comment = next(  # a comment line (no marker) followed by code
+        line
+        for line, after in itertools.pairwise(shell)
+        if line.startswith("# ") and "OO:" not in line and after and not after.startswith("#")
+    )
+    doc = Document.parse(page.replace(comment + "\n", comment + "\r", 1).encode())
+    assert {r.kind for r in unknown_regions(doc)} & {"shell", "shell section"}
