@@ -602,8 +602,13 @@ _CLOSER_HOPS = 8
 @lru_cache(maxsize=64)
 def _block_tag(tag: str) -> str | None:
     """A JSON block's start tag as page markup: None for the plain tag (data, not code)."""
-    tag = " ".join(tag.split())
-    return None if _JSON_TAG.fullmatch(tag) else tag
+    # Only HTML's blanks part a tag's name from its attributes: with another (a vertical tab,
+    # a no-break space) the browser reads no script element, and the block's JSON as markup.
+    plain = _HTML_BLANKS.sub(" ", tag)
+    return None if _JSON_TAG.fullmatch(plain) else " ".join(tag.split())
+
+
+_HTML_BLANKS = re.compile(r"[\t\n\f\r ]+")
 
 
 def _custom_end(doc: Document, pos: int) -> int | None:

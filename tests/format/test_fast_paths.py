@@ -205,7 +205,10 @@ def regions_one_token_at_a_time(doc: Document) -> list[page_code.CodeRegion]:
             block = next((s for s in doc.blocks.values() if s.start == tag_end + 1), None)
             if block is not None:
                 tag = " ".join(text[m.start() : tag_end + 1].split())
-                if not pc._JSON_TAG.fullmatch(tag):
+                # (since the reference was taken: only HTML's blanks make the plain tag)
+                if not pc._JSON_TAG.fullmatch(
+                    re.sub(r"[\t\n\f\r ]+", " ", text[m.start() : tag_end + 1])
+                ):
                     markup.append(tag)
                 if text.startswith("</script>", block.end, end):
                     pos = block.end + len("</script>")

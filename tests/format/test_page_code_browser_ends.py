@@ -130,3 +130,15 @@ def test_a_cr_alone_in_the_shell_is_unknown_code() -> None:
     )
     doc = Document.parse(page.replace(comment + "\n", comment + "\r", 1).encode())
     assert {r.kind for r in unknown_regions(doc)} & {"shell", "shell section"}
+
+
+@pytest.mark.parametrize("blank", ["\x0b", "\u00a0", "\x1c"])
+def test_a_json_block_tag_parted_by_another_blank_is_unknown_markup(blank: str) -> None:
+    # A browser reads no script element there, and the block's JSON as markup: an event
+    # handler in a JSON string then runs
+    page = _page()
+    tag = '<script id="oo-manifest" type="application/json">'
+    page = page.replace(tag, tag.replace(" id=", blank + "id=", 1), 1)
+    doc = Document.parse(page.encode())
+    assert "oo-manifest" in doc.blocks
+    assert [r.kind for r in unknown_regions(doc)] == ["page markup"]
