@@ -438,7 +438,7 @@ def _page(doc: Document, lines: _Lines) -> list[CodeRegion]:
             if text.startswith("</script>", after, end):
                 pos = after + 9
             else:  # (and the odd closer itself is no known page's markup)
-                markup.append(" ".join(text[after : min(after + 9, end)].split()))
+                markup.append(_squeeze(text[after : min(after + 9, end)]))
                 pos = after
         else:
             pos = None if gap.resume is None else pos + gap.resume
@@ -447,7 +447,7 @@ def _page(doc: Document, lines: _Lines) -> list[CodeRegion]:
     # "<" and ends with ">", so no run of spaces forms where two meet.
     flat = "".join(markup)
     if not flat.isprintable() or "  " in flat:
-        markup = [" ".join(t.split()) for t in markup]
+        markup = [_squeeze(t) for t in markup]
     if unclosed:
         markup.append(unclosed)
     return [CodeRegion.at("page markup", lines, doc.html.start, "\n".join(markup)), *out]
@@ -604,11 +604,18 @@ def _block_tag(tag: str) -> str | None:
     """A JSON block's start tag as page markup: None for the plain tag (data, not code)."""
     # Only HTML's blanks part a tag's name from its attributes: with another (a vertical tab,
     # a no-break space) the browser reads no script element, and the block's JSON as markup.
-    plain = _HTML_BLANKS.sub(" ", tag)
-    return None if _JSON_TAG.fullmatch(plain) else " ".join(tag.split())
+    plain = _squeeze(tag)
+    return None if _JSON_TAG.fullmatch(plain) else plain
 
 
 _HTML_BLANKS = re.compile(r"[\t\n\f\r ]+")
+
+
+def _squeeze(tag: str) -> str:
+    """``tag`` with each run of HTML's blanks made one space (none at its ends). Not every
+    blank: <meta\vhttp-equiv=...> is no meta element for a browser (its policy is gone), and
+    must not read as the known <meta http-equiv=...>."""
+    return _HTML_BLANKS.sub(" ", tag).strip(" ")
 
 
 def _custom_end(doc: Document, pos: int) -> int | None:

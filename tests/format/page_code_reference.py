@@ -70,6 +70,11 @@ def _shell_lines(text: str) -> str:
     return "\n".join(lines).strip("\n")
 
 
+def _squeeze(tag: str) -> str:
+    """Each run of HTML's blanks one space (only those part a tag's name from its attributes)."""
+    return re.sub(r"[\t\n\f\r ]+", " ", tag).strip(" ")
+
+
 def code_regions(doc: Document) -> list[Region]:
     return [*_header(doc), *_page(doc), *_tail(doc)]
 
@@ -122,9 +127,7 @@ def _page(doc: Document) -> list[Region]:
             continue
         limit = skip[k].start if k < len(skip) else end
         m = _SPECIAL.search(text, pos, limit)
-        markup += [
-            " ".join(t.split()) for t in _MARKUP.findall(text, pos, m.start() if m else limit)
-        ]
+        markup += [_squeeze(t) for t in _MARKUP.findall(text, pos, m.start() if m else limit)]
         if m is None:
             if limit >= end:
                 break
@@ -146,7 +149,7 @@ def _page(doc: Document) -> list[Region]:
                 markup.append(text[m.start() : end])
                 break
             if low[1:] in _TEXT_ELEMENTS:
-                markup.append(" ".join(text[m.start() : tag_end + 1].split()))
+                markup.append(_squeeze(text[m.start() : tag_end + 1]))
                 closer = re.compile(rf"</{low[1:]}[\t\n\f\r />]", re.IGNORECASE).search(
                     text, tag_end + 1, end
                 )
@@ -155,8 +158,8 @@ def _page(doc: Document) -> list[Region]:
             body = Span(tag_end + 1, tag_end + 1)
             block = next((s for s in doc.blocks.values() if s.start == tag_end + 1), None)
             if block is not None:
-                tag = " ".join(text[m.start() : tag_end + 1].split())
-                # (since the reference was taken: only HTML's blanks make the plain tag)
+                tag = _squeeze(text[m.start() : tag_end + 1])
+                # (since the reference was taken: only HTML's blanks are squeezed, _squeeze)
                 if not _JSON_TAG.fullmatch(
                     re.sub(r"[\t\n\f\r ]+", " ", text[m.start() : tag_end + 1])
                 ):
@@ -164,7 +167,7 @@ def _page(doc: Document) -> list[Region]:
                 if text.startswith("</script>", block.end, end):
                     pos = block.end + len("</script>")
                 else:
-                    markup.append(" ".join(text[block.end : min(block.end + 9, end)].split()))
+                    markup.append(_squeeze(text[block.end : min(block.end + 9, end)]))
                     pos = block.end
                 continue
             closer = _CLOSER[low[1:]].search(text, body.start, end)

@@ -158,6 +158,11 @@ _TEXT_ELEMENTS = ("iframe", "noembed", "noframes", "noscript", "textarea", "titl
 _COMMENT_END = re.compile(r">|->|.*?(?:-->|--!>)", re.DOTALL)
 
 
+def _squeeze(tag: str) -> str:
+    """Each run of HTML's blanks one space (only those part a tag's name from its attributes)."""
+    return re.sub(r"[\t\n\f\r ]+", " ", tag).strip(" ")
+
+
 def regions_one_token_at_a_time(doc: Document) -> list[page_code.CodeRegion]:
     """The markup, script and stylesheet regions as the walk read them before its markup tags
     were taken in bulk: one token per search, the data spans looked up at every step."""
@@ -192,7 +197,7 @@ def regions_one_token_at_a_time(doc: Document) -> list[page_code.CodeRegion]:
             if tag_end < 0:
                 markup.append(text[m.start() : end])
                 break
-            markup.append(" ".join(text[m.start() : tag_end + 1].split()))
+            markup.append(_squeeze(text[m.start() : tag_end + 1]))
             closer = re.compile(rf"</{low[1:]}[\t\n\f\r />]", re.IGNORECASE).search(
                 text, tag_end + 1, end
             )
@@ -204,8 +209,8 @@ def regions_one_token_at_a_time(doc: Document) -> list[page_code.CodeRegion]:
                 break
             block = next((s for s in doc.blocks.values() if s.start == tag_end + 1), None)
             if block is not None:
-                tag = " ".join(text[m.start() : tag_end + 1].split())
-                # (since the reference was taken: only HTML's blanks make the plain tag)
+                tag = _squeeze(text[m.start() : tag_end + 1])
+                # (since the reference was taken: only HTML's blanks are squeezed, _squeeze)
                 if not pc._JSON_TAG.fullmatch(
                     re.sub(r"[\t\n\f\r ]+", " ", text[m.start() : tag_end + 1])
                 ):
@@ -213,7 +218,7 @@ def regions_one_token_at_a_time(doc: Document) -> list[page_code.CodeRegion]:
                 if text.startswith("</script>", block.end, end):
                     pos = block.end + len("</script>")
                 else:  # an odd closer: walked as markup, as a browser may end the block there
-                    markup.append(" ".join(text[block.end : min(block.end + 9, end)].split()))
+                    markup.append(_squeeze(text[block.end : min(block.end + 9, end)]))
                     pos = block.end
                 continue
             closer = pc._CLOSER[low[1:]].search(text, tag_end + 1, end)
@@ -226,7 +231,7 @@ def regions_one_token_at_a_time(doc: Document) -> list[page_code.CodeRegion]:
             )
             pos = stop
         else:
-            markup.append(" ".join(m.group(0).split()))
+            markup.append(_squeeze(m.group(0)))
             pos = m.end()
     markup_region = page_code.CodeRegion(
         "page markup", doc.line_of(doc.html.start), "\n".join(markup)

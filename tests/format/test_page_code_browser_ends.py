@@ -142,3 +142,12 @@ def test_a_json_block_tag_parted_by_another_blank_is_unknown_markup(blank: str) 
     doc = Document.parse(page.encode())
     assert "oo-manifest" in doc.blocks
     assert [r.kind for r in unknown_regions(doc)] == ["page markup"]
+
+
+@pytest.mark.parametrize("blank", ["\x0b", "\u00a0", "\u2003"])
+def test_a_tag_parted_by_another_blank_is_unknown_markup(blank: str) -> None:
+    # <meta\vhttp-equiv=...> is no meta element for a browser: the page's policy is gone
+    page = _page()
+    assert "<meta http-equiv=" in page
+    doc = Document.parse(page.replace("<meta http-equiv=", f"<meta{blank}http-equiv=", 1).encode())
+    assert [r.kind for r in unknown_regions(doc)] == ["page markup"]
