@@ -57,8 +57,19 @@ _DESCRIBE: dict[RegionKind, str] = {
     "shell": "the shell after the heredoc",
     "shell section": "the OO:SHELL section after the heredoc",
 }
-_SPECIAL = re.compile(r"<!--|<script\b|<style\b", re.IGNORECASE)
-_MARKUP = re.compile(r"<[A-Za-z/!?][^<>]*>")
+# Elements whose content a browser reads as text, to their end tag (RCDATA and RAWTEXT): a
+# "<!--" inside one is text, and no comment hides its end tag or what follows it.
+_TEXT_ELEMENTS = ("iframe", "noembed", "noframes", "noscript", "textarea", "title", "xmp")
+_SPECIAL = re.compile(
+    rf"<!--|<script\b|<style\b|<(?:{'|'.join(_TEXT_ELEMENTS)})(?=[\t\n\f\r />])", re.IGNORECASE
+)
+_TEXT_END = {
+    name: re.compile(rf"</{name}(?=[\t\n\f\r />])", re.IGNORECASE) for name in _TEXT_ELEMENTS
+}
+# A tag; or, where a "<" inside an attribute value (<img alt="<" onerror=...>) leaves none, the
+# start of one, up to that "<" (blanks at its end aside): a browser reads the whole tag, and a
+# pattern for tags alone passed it over, unread.
+_MARKUP = re.compile(r"<[A-Za-z/!?][^<>]*>|<[A-Za-z/!?](?:[^<>]*[^<>\s])?")
 _CLOSER = {
     "script": re.compile(r"</script\s*>", re.IGNORECASE),
     "style": re.compile(r"</style\s*>", re.IGNORECASE),
@@ -152,6 +163,13 @@ def _fingerprint(kind: str, text: str) -> str:
 def _lines(text: str) -> str:
     """Line endings and trailing blanks do not count."""
     lines = [line.rstrip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
+    return "\n".join(lines).strip("\n")
+
+
+def _shell_lines(text: str) -> str:
+    """``_lines`` of shell: a CR alone ends no line for bash ("# note\rcode" is one comment
+    line), so it stays in its line, and only spaces and tabs end a line as blanks."""
+    lines = [line.rstrip(" \t") for line in text.replace("\r\n", "\n").split("\n")]
     return "\n".join(lines).strip("\n")
 
 
@@ -362,10 +380,10 @@ def _tail_texts(text: str) -> tuple[str, tuple[int, str] | None]:
     start = _line_index(text, _SHELL_START)
     end = _line_index(text, _SHELL_END, start[1]) if start else None
     if not (start and end):
-        return _lines(text), None
-    section = (start[0], _lines(text[start[0] : end[1]]))
+        return _shell_lines(text), None
+    section = (start[0], _shell_lines(text[start[0] : end[1]]))
     text = text[: start[0]] + f"{_SHELL_START} … {_SHELL_END}\n" + text[end[1] :]
-    return _lines(text), section
+    return _shell_lines(text), section
 
 
 def _line_index(text: str, marker: str, pos: int = 0) -> tuple[int, int] | None:
@@ -413,9 +431,15 @@ def _page(doc: Document, lines: _Lines) -> list[CodeRegion]:
             out += [CodeRegion.at(kind, lines, pos + at, found) for kind, at, found in gap.regions]
         if gap.into_block:  # the gap ended with a JSON block's tag: go on after its closer
             after = blocks[limit].end
-            # (the closer a block's body ends at, written as oo_nb and o-o write it)
-            closed = text.startswith("</script>", after)
-            pos = after + 9 if closed else _closed(text, "script", after, end)
+            # The closer a block's body ends at, written as oo_nb and o-o write it, is passed
+            # over; any other is walked as markup. A browser ends the block at "</script x>" or
+            # "</script/>", and a search for the next "</script>" would pass over, unread, a
+            # script that follows it.
+            if text.startswith("</script>", after, end):
+                pos = after + 9
+            else:  # (and the odd closer itself is no known page's markup)
+                markup.append(_squeeze(text[after : min(after + 9, end)]))
+                pos = after
         else:
             pos = None if gap.resume is None else pos + gap.resume
     # Each tag with its blanks made single spaces. Most pages have no other blank in a tag, so
@@ -423,7 +447,7 @@ def _page(doc: Document, lines: _Lines) -> list[CodeRegion]:
     # "<" and ends with ">", so no run of spaces forms where two meet.
     flat = "".join(markup)
     if not flat.isprintable() or "  " in flat:
-        markup = [" ".join(t.split()) for t in markup]
+        markup = [_squeeze(t) for t in markup]
     if unclosed:
         markup.append(unclosed)
     return [CodeRegion.at("page markup", lines, doc.html.start, "\n".join(markup)), *out]
@@ -474,19 +498,27 @@ def _walk(doc: Document, start: int, limit: int, blocks: dict[int, Span]) -> tup
             return _Gap(items, regions, resume, False, local), ""
         low = m.group(0).lower()
         if low == "<!--":
-            close = text.find("-->", m.end(), end)
-            close = end if close < 0 else close + 3
+            close = _comment_end(text, m.end(), end)
             if text[m.start() : close].strip() == _CUSTOM_START:
                 local = False  # the CUSTOM block's end is looked for up to the page's end
                 custom = _custom_end(doc, close)
                 if custom is not None:
                     close = custom
             pos = close
-        else:  # <script or <style
+        else:  # <script, <style or an element holding text
             tag_end = text.find(">", m.end(), end)
             if tag_end < 0:
                 unclosed = text[m.start() : end]
                 return _Gap(items, regions, None, False, False), unclosed
+            if low[1:] in _TEXT_END:  # its start tag; its text up to its end tag passed over
+                items.append(text[m.start() : tag_end + 1])
+                closer = _TEXT_END[low[1:]].search(text, tag_end + 1, end)
+                pos = closer.start() if closer else end
+                if closer is None or closer.end() >= limit:  # (it read the text from limit on)
+                    local = False
+                if pos >= limit:
+                    return _Gap(items, regions, pos - start, False, local), ""
+                continue
             if tag_end + 1 in blocks:  # a JSON block is data; a tag that could run it is code
                 tag = _block_tag(text[m.start() : tag_end + 1])
                 if tag is not None:
@@ -501,6 +533,21 @@ def _walk(doc: Document, start: int, limit: int, blocks: dict[int, Span]) -> tup
             local = False
         if pos >= limit:
             return _Gap(items, regions, pos - start, False, local), ""
+
+
+def _comment_end(text: str, pos: int, end: int) -> int:
+    """Where the comment whose ``<!--`` ends at ``pos`` ends, as a browser reads it (``end`` if
+    never): ``<!-->`` and ``<!--->`` are whole comments, and ``--!>`` ends one as ``-->`` does.
+    A search for "-->" alone would pass over, unread, a script after ``<!-->``."""
+    if text.startswith(">", pos, end):
+        return pos + 1
+    if text.startswith("->", pos, end):
+        return pos + 2
+    close = text.find("-->", pos, end)
+    bang = text.find("--!>", pos, end if close < 0 else close)
+    if bang >= 0:
+        return bang + 4
+    return end if close < 0 else close + 3
 
 
 def _region_text(doc: Document, start: int, stop: int) -> str:
@@ -555,8 +602,20 @@ _CLOSER_HOPS = 8
 @lru_cache(maxsize=64)
 def _block_tag(tag: str) -> str | None:
     """A JSON block's start tag as page markup: None for the plain tag (data, not code)."""
-    tag = " ".join(tag.split())
-    return None if _JSON_TAG.fullmatch(tag) else tag
+    # Only HTML's blanks part a tag's name from its attributes: with another (a vertical tab,
+    # a no-break space) the browser reads no script element, and the block's JSON as markup.
+    plain = _squeeze(tag)
+    return None if _JSON_TAG.fullmatch(plain) else plain
+
+
+_HTML_BLANKS = re.compile(r"[\t\n\f\r ]+")
+
+
+def _squeeze(tag: str) -> str:
+    """``tag`` with each run of HTML's blanks made one space (none at its ends). Not every
+    blank: <meta\vhttp-equiv=...> is no meta element for a browser (its policy is gone), and
+    must not read as the known <meta http-equiv=...>."""
+    return _HTML_BLANKS.sub(" ", tag).strip(" ")
 
 
 def _custom_end(doc: Document, pos: int) -> int | None:

@@ -4,7 +4,8 @@ differential tests (test_page_code_fast.py) and benchmarks/page_code.py compare 
 ``code_regions`` walks the page as before, counting every region's line at once and normalising
 each script, stylesheet and shell through an ``lru_cache`` keyed by the text; ``has_our_script``
 searches the page's text; ``shell_crlf_line`` searches the shell's text. Regions come back as
-``(kind, line, text)``."""
+``(kind, line, text)``. Since then, comments and JSON blocks end where a browser ends them
+(``_COMMENT_END``; a block's odd closer is walked as markup), here as in ``page_code``."""
 
 from __future__ import annotations
 
@@ -28,12 +29,20 @@ __all__ = [
 
 Region = tuple[str, int, str]  # kind, line, normalised text
 
-_SPECIAL = re.compile(r"<!--|<script\b|<style\b", re.IGNORECASE)
-_MARKUP = re.compile(r"<[A-Za-z/!?][^<>]*>")
+# (since the reference was taken: an element whose content a browser reads as text is passed
+# over to its end tag)
+_TEXT_ELEMENTS = ("iframe", "noembed", "noframes", "noscript", "textarea", "title", "xmp")
+_SPECIAL = re.compile(
+    rf"<!--|<script\b|<style\b|<(?:{'|'.join(_TEXT_ELEMENTS)})(?=[\t\n\f\r />])", re.IGNORECASE
+)
+# (since the reference was taken: a tag's start that a "<" in an attribute value cuts counts)
+_MARKUP = re.compile(r"<[A-Za-z/!?][^<>]*>|<[A-Za-z/!?](?:[^<>]*[^<>\s])?")
 _CLOSER = {
     "script": re.compile(r"</script\s*>", re.IGNORECASE),
     "style": re.compile(r"</style\s*>", re.IGNORECASE),
 }
+# a comment's end after its "<!--", as a browser reads it: "<!-->", "<!--->", "-->", "--!>"
+_COMMENT_END = re.compile(r">|->|.*?(?:-->|--!>)", re.DOTALL)
 _JSON_TAG = re.compile(
     r"""<script (?:id="[a-z-]+" type="application/json"|type="application/json" id="[a-z-]+")>"""
 )
@@ -53,6 +62,17 @@ def fingerprint(kind: str, text: str) -> str:
 def _lines(text: str) -> str:
     lines = [line.rstrip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
     return "\n".join(lines).strip("\n")
+
+
+# (since the reference was taken: a CR alone stays in its shell line, as bash reads it)
+def _shell_lines(text: str) -> str:
+    lines = [line.rstrip(" \t") for line in text.replace("\r\n", "\n").split("\n")]
+    return "\n".join(lines).strip("\n")
+
+
+def _squeeze(tag: str) -> str:
+    """Each run of HTML's blanks one space (only those part a tag's name from its attributes)."""
+    return re.sub(r"[\t\n\f\r ]+", " ", tag).strip(" ")
 
 
 def code_regions(doc: Document) -> list[Region]:
@@ -76,9 +96,9 @@ def _tail(doc: Document) -> list[Region]:
     end = _line_index(text, _SHELL_END, start[1]) if start else None
     if start and end:
         section = text[start[0] : end[1]]
-        out.append(("shell section", doc.line_of(doc.tail.start + start[0]), _lines(section)))
+        out.append(("shell section", doc.line_of(doc.tail.start + start[0]), _shell_lines(section)))
         text = text[: start[0]] + f"{_SHELL_START} … {_SHELL_END}\n" + text[end[1] :]
-    return [("shell", doc.line_of(doc.tail.start), _lines(text)), *out]
+    return [("shell", doc.line_of(doc.tail.start), _shell_lines(text)), *out]
 
 
 def _line_index(text: str, marker: str, pos: int = 0) -> tuple[int, int] | None:
@@ -107,9 +127,7 @@ def _page(doc: Document) -> list[Region]:
             continue
         limit = skip[k].start if k < len(skip) else end
         m = _SPECIAL.search(text, pos, limit)
-        markup += [
-            " ".join(t.split()) for t in _MARKUP.findall(text, pos, m.start() if m else limit)
-        ]
+        markup += [_squeeze(t) for t in _MARKUP.findall(text, pos, m.start() if m else limit)]
         if m is None:
             if limit >= end:
                 break
@@ -117,8 +135,8 @@ def _page(doc: Document) -> list[Region]:
             continue
         low = m.group(0).lower()
         if low == "<!--":
-            close = text.find("-->", m.end(), end)
-            close = end if close < 0 else close + 3
+            found = _COMMENT_END.match(text, m.end(), end)
+            close = found.end() if found else end
             if text[m.start() : close].strip() == _CUSTOM_START:
                 custom = _custom_end(doc, close)
                 if custom is not None:
@@ -130,14 +148,27 @@ def _page(doc: Document) -> list[Region]:
             if tag_end < 0:
                 markup.append(text[m.start() : end])
                 break
+            if low[1:] in _TEXT_ELEMENTS:
+                markup.append(_squeeze(text[m.start() : tag_end + 1]))
+                closer = re.compile(rf"</{low[1:]}[\t\n\f\r />]", re.IGNORECASE).search(
+                    text, tag_end + 1, end
+                )
+                pos = closer.start() if closer else end
+                continue
             body = Span(tag_end + 1, tag_end + 1)
             block = next((s for s in doc.blocks.values() if s.start == tag_end + 1), None)
             if block is not None:
-                tag = " ".join(text[m.start() : tag_end + 1].split())
-                if not _JSON_TAG.fullmatch(tag):
+                tag = _squeeze(text[m.start() : tag_end + 1])
+                # (since the reference was taken: only HTML's blanks are squeezed, _squeeze)
+                if not _JSON_TAG.fullmatch(
+                    re.sub(r"[\t\n\f\r ]+", " ", text[m.start() : tag_end + 1])
+                ):
                     markup.append(tag)
-                closer = _CLOSER["script"].search(text, block.end, end)
-                pos = closer.end() if closer else end
+                if text.startswith("</script>", block.end, end):
+                    pos = block.end + len("</script>")
+                else:
+                    markup.append(_squeeze(text[block.end : min(block.end + 9, end)]))
+                    pos = block.end
                 continue
             closer = _CLOSER[low[1:]].search(text, body.start, end)
             stop = closer.end() if closer else end

@@ -146,7 +146,21 @@ def test_article_risks_shortcut_finds_what_the_full_walk_finds(
             monkeypatch.undo()
 
 
-_ONE_TOKEN = re.compile(r"<!--|<script\b|<style\b|<[A-Za-z/!?][^<>]*>", re.IGNORECASE)
+_ONE_TOKEN = re.compile(
+    r"<!--|<script\b|<style\b|<(?:iframe|noembed|noframes|noscript|textarea|title|xmp)"
+    r"(?=[\t\n\f\r />])|<[A-Za-z/!?][^<>]*>|<[A-Za-z/!?](?:[^<>]*[^<>\s])?",
+    re.IGNORECASE,
+)
+_TEXT_ELEMENTS = ("iframe", "noembed", "noframes", "noscript", "textarea", "title", "xmp")
+
+
+# a comment's end after its "<!--", as a browser reads it: "<!-->", "<!--->", "-->", "--!>"
+_COMMENT_END = re.compile(r">|->|.*?(?:-->|--!>)", re.DOTALL)
+
+
+def _squeeze(tag: str) -> str:
+    """Each run of HTML's blanks one space (only those part a tag's name from its attributes)."""
+    return re.sub(r"[\t\n\f\r ]+", " ", tag).strip(" ")
 
 
 def regions_one_token_at_a_time(doc: Document) -> list[page_code.CodeRegion]:
@@ -172,12 +186,22 @@ def regions_one_token_at_a_time(doc: Document) -> list[page_code.CodeRegion]:
             continue
         low = m.group(0).lower()
         if low == "<!--":
-            close = text.find("-->", m.end(), end)
-            close = end if close < 0 else close + 3
+            found = _COMMENT_END.match(text, m.end(), end)
+            close = found.end() if found else end
             custom = None
             if text[m.start() : close].strip() == pc._CUSTOM_START:
                 custom = pc._custom_end(doc, close)
             pos = custom if custom is not None else close
+        elif low[1:] in _TEXT_ELEMENTS:  # (its text passed over to its end tag)
+            tag_end = text.find(">", m.end(), end)
+            if tag_end < 0:
+                markup.append(text[m.start() : end])
+                break
+            markup.append(_squeeze(text[m.start() : tag_end + 1]))
+            closer = re.compile(rf"</{low[1:]}[\t\n\f\r />]", re.IGNORECASE).search(
+                text, tag_end + 1, end
+            )
+            pos = closer.start() if closer else end
         elif low in ("<script", "<style"):
             tag_end = text.find(">", m.end(), end)
             if tag_end < 0:
@@ -185,11 +209,17 @@ def regions_one_token_at_a_time(doc: Document) -> list[page_code.CodeRegion]:
                 break
             block = next((s for s in doc.blocks.values() if s.start == tag_end + 1), None)
             if block is not None:
-                tag = " ".join(text[m.start() : tag_end + 1].split())
-                if not pc._JSON_TAG.fullmatch(tag):
+                tag = _squeeze(text[m.start() : tag_end + 1])
+                # (since the reference was taken: only HTML's blanks are squeezed, _squeeze)
+                if not pc._JSON_TAG.fullmatch(
+                    re.sub(r"[\t\n\f\r ]+", " ", text[m.start() : tag_end + 1])
+                ):
                     markup.append(tag)
-                closer = pc._CLOSER["script"].search(text, block.end, end)
-                pos = closer.end() if closer else end
+                if text.startswith("</script>", block.end, end):
+                    pos = block.end + len("</script>")
+                else:  # an odd closer: walked as markup, as a browser may end the block there
+                    markup.append(_squeeze(text[block.end : min(block.end + 9, end)]))
+                    pos = block.end
                 continue
             closer = pc._CLOSER[low[1:]].search(text, tag_end + 1, end)
             stop = closer.end() if closer else end
@@ -201,7 +231,7 @@ def regions_one_token_at_a_time(doc: Document) -> list[page_code.CodeRegion]:
             )
             pos = stop
         else:
-            markup.append(" ".join(m.group(0).split()))
+            markup.append(_squeeze(m.group(0)))
             pos = m.end()
     markup_region = page_code.CodeRegion(
         "page markup", doc.line_of(doc.html.start), "\n".join(markup)
