@@ -403,7 +403,7 @@ def _every(raw: Any) -> Any:
     n = len(raw[0])
     return [
         [col["all"]] * n
-        if type(col) is dict and len(col) == 1 and type(col.get("all")) in _SCALARS
+        if type(col) is dict and len(col) == 1 and "all" in col and type(col["all"]) in _SCALARS
         else col
         for col in raw
     ]

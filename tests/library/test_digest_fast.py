@@ -234,6 +234,8 @@ def test_the_codec_round_trips_real_synthetic_and_mutated_digests(synthetic: lis
         ("facts", [{"all": "f1"}, ["t"], [None], [None], [[]], ["string"]]),
         ("facts", [["f1"], ["t"], {"all": 3}, [None], [[]], ["string"]]),
         ("facts", [["f1"], ["t"], {"all": None, "n": 10**9}, [None], [[]], ["string"]]),
+        ("facts", [["f1"], ["t"], {"x": None}, [None], [[]], ["string"]]),
+        ("facts", [["f1"], ["t"], {"x": 1}, [None], [[]], ["string"]]),
     ],
 )
 def test_the_codec_refuses_planted_short_forms(field: str, value: Any) -> None:
