@@ -151,3 +151,15 @@ def test_a_tag_parted_by_another_blank_is_unknown_markup(blank: str) -> None:
     assert "<meta http-equiv=" in page
     doc = Document.parse(page.replace("<meta http-equiv=", f"<meta{blank}http-equiv=", 1).encode())
     assert [r.kind for r in unknown_regions(doc)] == ["page markup"]
+
+
+@pytest.mark.parametrize("blanks", ["  ", "\t", "\n  ", " \r\n\t", "\f"])
+def test_a_tag_parted_by_html_blanks_is_still_the_known_tag(blanks: str) -> None:
+    # HTML's own blanks (space, tab, LF, FF, CR) part attributes alike: the same element for a
+    # browser, so the same markup (the page's line numbers aside)
+    page = _page()
+    assert "<meta http-equiv=" in page
+    edited = page.replace("<meta http-equiv=", f"<meta{blanks}http-equiv=", 1)
+    edited = edited.replace('<meta charset="utf-8">', f'<meta{blanks}charset="utf-8">', 1)
+    assert edited.count(blanks) > page.count(blanks)
+    assert unknown_regions(Document.parse(edited.encode())) == []
