@@ -246,6 +246,35 @@ def test_a_planted_row_the_decoder_cannot_take_is_read_again(
     same_frames(Library(lib), Library(lib, cache=False))
 
 
+def test_unpack_stops_at_its_limit_and_refuses_a_cut_payload() -> None:
+    """Called directly (a scan would read the file again either way): a payload that inflates
+    past the limit is refused without being inflated whole, one cut short is refused, not
+    returned as the part that inflated, and text over the limit is refused."""
+    bomb = zlib.compressobj(9)
+    inflates = bomb.compress(b"x" * (1 << 20)) + bomb.flush()
+    with pytest.raises(ValueError, match="too large"):
+        digest_codec.unpack(inflates, 1 << 16)
+    assert len(digest_codec.unpack(inflates, 1 << 20)) == 1 << 20  # exactly the limit: kept
+    cut = zlib.compress(b'{"kind":"index"}' * 50)[:-8]
+    with pytest.raises(ValueError, match="cut short"):
+        digest_codec.unpack(cut)
+    assert digest_codec.unpack("x" * 10, 10) == "x" * 10
+    with pytest.raises(ValueError, match="too large"):
+        digest_codec.unpack("x" * 11, 10)
+
+
+def test_problems_without_a_line_and_at_line_zero_round_trip() -> None:
+    from oo_nb.library.digest import Digest, Problem
+
+    d = Digest(path="x", slug="x", nbytes=1, layout="early")
+    d.problems = [Problem("article", "FormatError", "none", None), Problem("b", "E", "m", 0, 0)]
+    assert digest_codec.decode(digest_codec.encode(d), "x", "x") == d
+    raw = json.loads(digest_codec.encode(d))
+    raw["problems"][1][3] = -1  # a planted line
+    with pytest.raises(ValueError):
+        digest_codec.decode(json.dumps(raw), "x", "x")
+
+
 def test_packed_bytes_followed_by_other_bytes_are_refused() -> None:
     packed = zlib.compress(b'{"kind":"index"}')
     assert digest_codec.unpack(packed) == '{"kind":"index"}'
