@@ -19,6 +19,7 @@ from oo_nb.format.document import Document
 from oo_nb.format.legacy_script import article_risks
 from oo_nb.format.page_code import code_regions
 from tests.conftest import CORPUS
+from tests.format import page_code_reference as ref
 
 
 def by_urlsplit(url: str) -> str:
@@ -146,101 +147,9 @@ def test_article_risks_shortcut_finds_what_the_full_walk_finds(
             monkeypatch.undo()
 
 
-_ONE_TOKEN = re.compile(
-    r"<!--|<script\b|<style\b|<(?:iframe|noembed|noframes|noscript|textarea|title|xmp)"
-    r"(?=[\t\n\f\r />])|<[A-Za-z/!?][^<>]*>|<[A-Za-z/!?](?:[^<>]*[^<>\s])?",
-    re.IGNORECASE,
-)
-_TEXT_ELEMENTS = ("iframe", "noembed", "noframes", "noscript", "textarea", "title", "xmp")
-
-
-# a comment's end after its "<!--", as a browser reads it: "<!-->", "<!--->", "-->", "--!>"
-_COMMENT_END = re.compile(r">|->|.*?(?:-->|--!>)", re.DOTALL)
-
-
-def _squeeze(tag: str) -> str:
-    """Each run of HTML's blanks one space (only those part a tag's name from its attributes)."""
-    return re.sub(r"[\t\n\f\r ]+", " ", tag).strip(" ")
-
-
-def regions_one_token_at_a_time(doc: Document) -> list[page_code.CodeRegion]:
-    """The markup, script and stylesheet regions as the walk read them before its markup tags
-    were taken in bulk: one token per search, the data spans looked up at every step."""
-    text, pc = doc.text, page_code
-    skip = sorted([*doc.blocks.values(), *([doc.article_span] if doc.article_span else [])],
-                  key=lambda s: s.start)  # fmt: skip
-    out: list[page_code.CodeRegion] = []
-    markup: list[str] = []
-    pos, end = doc.html.start, doc.html.end
-    while True:
-        jump = next((s for s in skip if s.start <= pos < s.end), None)
-        if jump is not None:
-            pos = jump.end
-            continue
-        limit = next((s.start for s in skip if s.start > pos), end)
-        m = _ONE_TOKEN.search(text, pos, limit)
-        if m is None:
-            if limit >= end:
-                break
-            pos = limit
-            continue
-        low = m.group(0).lower()
-        if low == "<!--":
-            found = _COMMENT_END.match(text, m.end(), end)
-            close = found.end() if found else end
-            custom = None
-            if text[m.start() : close].strip() == pc._CUSTOM_START:
-                custom = pc._custom_end(doc, close)
-            pos = custom if custom is not None else close
-        elif low[1:] in _TEXT_ELEMENTS:  # (its text passed over to its end tag)
-            tag_end = text.find(">", m.end(), end)
-            if tag_end < 0:
-                markup.append(text[m.start() : end])
-                break
-            markup.append(_squeeze(text[m.start() : tag_end + 1]))
-            closer = re.compile(rf"</{low[1:]}[\t\n\f\r />]", re.IGNORECASE).search(
-                text, tag_end + 1, end
-            )
-            pos = closer.start() if closer else end
-        elif low in ("<script", "<style"):
-            tag_end = text.find(">", m.end(), end)
-            if tag_end < 0:
-                markup.append(text[m.start() : end])
-                break
-            block = next((s for s in doc.blocks.values() if s.start == tag_end + 1), None)
-            if block is not None:
-                tag = _squeeze(text[m.start() : tag_end + 1])
-                # (since the reference was taken: only HTML's blanks are squeezed, _squeeze)
-                if not pc._JSON_TAG.fullmatch(
-                    re.sub(r"[\t\n\f\r ]+", " ", text[m.start() : tag_end + 1])
-                ):
-                    markup.append(tag)
-                if text.startswith("</script>", block.end, end):
-                    pos = block.end + len("</script>")
-                else:  # an odd closer: walked as markup, as a browser may end the block there
-                    markup.append(_squeeze(text[block.end : min(block.end + 9, end)]))
-                    pos = block.end
-                continue
-            closer = pc._CLOSER[low[1:]].search(text, tag_end + 1, end)
-            stop = closer.end() if closer else end
-            kind: page_code.RegionKind = "page script" if low == "<script" else "stylesheet"
-            out.append(
-                page_code.CodeRegion(
-                    kind, doc.line_of(m.start()), pc._lines(text[m.start() : stop])
-                )
-            )
-            pos = stop
-        else:
-            markup.append(_squeeze(m.group(0)))
-            pos = m.end()
-    markup_region = page_code.CodeRegion(
-        "page markup", doc.line_of(doc.html.start), "\n".join(markup)
-    )
-    return [markup_region, *out]
-
-
-def test_markup_taken_in_bulk_is_what_one_token_at_a_time_gives() -> None:
-    """The page's markup, scripts and stylesheets are what the one-token walk finds, on real
+def test_markup_taken_in_bulk_is_what_the_reference_walk_gives() -> None:
+    """The page's markup, scripts and stylesheets are what the reference walk finds
+    (tests/format/page_code_reference.py, one tag at a time), on real
     pages and on pages with odd tags, comments, scripts and CUSTOM markers thrown in."""
     pages = [p.read_text() for p in sorted(CORPUS.glob("*.o-o.html"))]
     odd = ["<a <b>", "< p>", "<P\nclass=x>", "<!DOCTYPE x>", "<?xml?>", "</div >", "<a title='<'>",
@@ -261,9 +170,9 @@ def test_markup_taken_in_bulk_is_what_one_token_at_a_time_gives() -> None:
             except Exception:
                 continue
             kinds = ("page markup", "page script", "stylesheet")
-            assert [r for r in code_regions(doc) if r.kind in kinds] == (
-                regions_one_token_at_a_time(doc)
-            )
+            assert [(r.kind, r.line, r.text) for r in code_regions(doc) if r.kind in kinds] == [
+                r for r in ref.code_regions(doc) if r[0] in kinds
+            ]
             n += 1
     assert n > 100
 
