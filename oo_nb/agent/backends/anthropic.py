@@ -60,7 +60,8 @@ _KEY_ENV = API_KEY_ENV
 # The count only sharpens the budget: a proxy that hangs on it or rate-limits it must not hold
 # up the run, so one try with a short timeout, then the estimate.
 COUNT_OPTIONS: dict[str, Any] = {"max_retries": 0, "timeout": 10.0}
-_STREAM_LOST = "the API stream broke off: the connection was lost ({}); nothing was proposed"
+_STREAM_LOST = "the API stream broke off: the connection was lost after the answer began ({})"
+_BODY_LOST = "the API answer broke off: the connection was lost after the answer began ({})"
 
 
 def api_failure(exc: BaseException, conv: Conversation, *, retries: int, where: str) -> AgentError:
@@ -160,13 +161,14 @@ class _StreamUsage:
 
     def lost(self, exc: BaseException | None, *, retries: int, where: str) -> _Lost:
         """What a stream that broke off with ``exc`` (None: it just ended) tells the user."""
-        if isinstance(exc, httpx2.TransportError):  # the SDK does not wrap these mid-stream
+        exc = _unwrapped(exc)
+        if _cut(exc):
             message, what, retry = _STREAM_LOST.format(type(exc).__name__), "stream cut", True
         elif isinstance(exc, anthropic.AnthropicError):  # an `error` event: not retried
             message = api_failure_text(exc, retries=retries, where=where)
             what, retry = "stream ended by an error event", False
         elif exc is None:
-            message = "the API stream ended before the message did; nothing was proposed"
+            message = "the API stream ended before the message did"
             what, retry = "stream cut", True
         elif isinstance(exc, (ValueError, RecursionError)):  # the SDK cannot parse the answer
             message, what, retry = unreadable_answer(exc), "stream unreadable", False
@@ -176,11 +178,33 @@ class _StreamUsage:
         return _Lost(message, what, self.usage, known=self.final, retry=retry)
 
 
+def _unwrapped(exc: BaseException | None) -> BaseException | None:
+    """The failure behind ``exc`` as the SDK's oldest supported version raised it. From 2.17 the
+    SDK reads a body through ``iter_response_bytes``, which wraps what stopped the read in an
+    ``APIConnectionError`` (``APITimeoutError`` for a timeout) with the original as
+    ``__cause__``; up to 2.16 the httpx2 error itself came out. A wrapper without a cause is
+    kept: raised while an answer is read, it too means the connection was lost."""
+    seen: set[int] = set()
+    while (
+        isinstance(exc, anthropic.APIConnectionError)
+        and exc.__cause__ is not None
+        and id(exc) not in seen
+    ):
+        seen.add(id(exc))
+        exc = exc.__cause__
+    return exc
+
+
+def _cut(exc: BaseException | None) -> bool:
+    """Whether ``exc`` (unwrapped) is a connection lost while an answer was being read."""
+    return isinstance(exc, (httpx2.TransportError, anthropic.APIConnectionError))
+
+
 def _body_lost(exc: BaseException) -> _Lost:
-    """A 200 whose body was cut (``TransportError``) or is not a message."""
-    if isinstance(exc, httpx2.TransportError):
-        message = f"the API answer broke off: the connection was lost ({type(exc).__name__}); nothing was proposed"
-        return _Lost(message, "answer cut", retry=True)
+    """A 200 whose body was cut (a transport error, wrapped or not) or is not a message."""
+    exc = _unwrapped(exc) or exc
+    if _cut(exc):
+        return _Lost(_BODY_LOST.format(type(exc).__name__), "answer cut", retry=True)
     if isinstance(exc, RecursionError):  # nested past the JSON parser's limit: one line
         return _Lost(unreadable_answer(exc), "answer unreadable", retry=False)
     message = (
@@ -372,16 +396,24 @@ class AnthropicBackend:
     def _lost(self, conv: Conversation, lost: _Lost, tries: int) -> None:
         """Account for an answer that was lost; raise unless another try is allowed (a lost
         connection, retries left: the next request is planned within what is left, so the
-        budget, not the SDK, decides whether it is sent)."""
+        budget, not the SDK, decides whether it is sent). ``tries``: how many times a lost
+        answer was already tried again in this run."""
+        said = lost.message
+        if lost.retry:  # the real count, whichever way the run goes on
+            said = f"{said}; tried again {tries} of {self.max_retries} times"
+            if tries >= self.max_retries:
+                said = f"{said}; nothing was proposed"
         if lost.known:
             conv.record_partial(lost.usage)
             conv.run.requests += 1
-            message = lost.message
+            message = said
         else:
-            message = f"{lost.message}; {conv.charge_unknown(lost.what, lost.usage)}"
+            message = f"{said}; {conv.charge_unknown(lost.what, lost.usage)}"
         if not (lost.retry and tries < self.max_retries):
             raise conv.fail(message)
-        conv.run.warnings.append(f"{lost.message}: trying again")
+        conv.run.warnings.append(
+            f"{lost.message}: trying again ({tries + 1} of {self.max_retries})"
+        )
 
     def run(
         self, ctx: AgentContext, *, budget: Budget, run: RunInfo, validate: Callable[[Any], Any]
