@@ -6,21 +6,49 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with notebooks/nbval_sanitize.cfg
 
-.PHONY: venv lab test test-fast lint browser bench reliability mutate clean
+# One lock (uv.lock) is the source of every version that `make test`, `make lab`, CI and Binder
+# install; pyproject.toml keeps ranges for people who `pip install oo_nb`. uv itself is pinned
+# here and lives in its own small venv, so that syncing .venv to the lock never removes it.
+UV_VERSION := 0.13.9
+UV_HOME := .tools/uv-$(UV_VERSION)
+UV := $(UV_HOME)/bin/uv
+export UV_PYTHON_DOWNLOADS := never
+export OO_UV := $(abspath $(UV))  # tests/test_lock.py exports the lock with the same uv
+# The environment `make test` and `make lab` share: both extras, nothing else.
+SYNC := sync --locked --python $(PYTHON) --extra test --extra lab
+BINDER_EXPORT := export --frozen --no-hashes --no-dev --extra lab --extra nbval
 
-$(STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip uv
-	$(VENV)/bin/uv pip install -q --python $(PY) -e '.[test]'
+.PHONY: venv lab test test-fast lint browser bench reliability mutate clean lock-upgrade \
+	test-bounds binder-requirements
+
+$(UV):
+	$(PYTHON) -m venv $(UV_HOME)
+	$(UV_HOME)/bin/python -m pip install -q 'uv==$(UV_VERSION)'
+
+$(STAMP): pyproject.toml uv.lock | $(UV)
+	$(UV) $(SYNC) -q
 	touch $(STAMP)
 
 venv: $(STAMP)
+
+# Binder installs binder/requirements.txt, written from the lock (a test checks they agree).
+binder-requirements: | $(UV)
+	$(UV) $(BINDER_EXPORT) -q -o binder/requirements.txt
+
+# Moves every locked version forward as one commit, made only when the whole suite passes.
+lock-upgrade: | $(UV)
+	@bash scripts/lock-upgrade.sh "$(UV)"
+
+# The unit suite at the lowest versions pyproject allows and at the newest releases, each in a
+# scratch environment (not in CI: landing must not depend on the day's releases).
+test-bounds: | $(UV)
+	@bash scripts/test-bounds.sh "$(UV)" "$(PYTHON)"
 
 # Chromium from Debian's packages for the browser tests (never `playwright install`).
 browser:
 	@bash scripts/ensure-chromium.sh
 
-LINTED := oo_nb tests benchmarks tools
+LINTED := oo_nb tests benchmarks tools conftest.py
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check $(LINTED)
@@ -55,9 +83,9 @@ reliability: $(STAMP)
 # pyproject.toml); not in CI. `make mutate MUTANTS='oo_nb.store.*'` runs a subset.
 MUTANTS ?=
 mutate: $(STAMP)
-	$(VENV)/bin/uv pip install -q --python $(PY) 'mutmut>=3.8,<4'
+	$(UV) $(SYNC) -q --group mutate
 	$(VENV)/bin/mutmut run $(MUTANTS) || true
 	$(PY) tools/mutation_report.py --mutmut $(VENV)/bin/mutmut --survivors
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache mutants
+	rm -rf $(VENV) .tools .pytest_cache .mypy_cache .ruff_cache mutants
