@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from tests.support.isolation import AMBIENT
+
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
 
@@ -25,21 +27,10 @@ DOC_NAMES = [
 ALL_NAMES = [*DOC_NAMES, "index.o-o.html"]
 
 
-# Settings a developer's shell may hold that would change what a test does; a real key would
-# even send a test's request to the real API. Tests that need one set it themselves.
-_AMBIENT = (
-    "ANTHROPIC_API_KEY",
-    "ANTHROPIC_AUTH_TOKEN",
-    "ANTHROPIC_BASE_URL",
-    "OO_MODEL",
-    "OO_AGENT",
-    "OO_TODAY",
-)
-
-
 @pytest.fixture(autouse=True)
 def _no_ambient_settings(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in _AMBIENT:
+    # dropped for the whole run by the root conftest; again here in case a test leaks one
+    for name in AMBIENT:
         monkeypatch.delenv(name, raising=False)
 
 
