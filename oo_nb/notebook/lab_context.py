@@ -12,9 +12,10 @@ import json
 import os
 import re
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
-__all__ = ["lab_theme_is_dark", "served_url"]
+__all__ = ["lab_theme_is_dark", "running_servers", "served_url"]
 
 _THEMES = Path("@jupyterlab") / "apputils-extension" / "themes.jupyterlab-settings"
 _LINE_COMMENT = re.compile(r"^\s*//.*$", re.M)
@@ -63,18 +64,44 @@ def lab_theme_is_dark() -> bool | None:
     return "dark" in theme.lower() if isinstance(theme, str) else None
 
 
+def running_servers() -> list[dict[str, Any]]:
+    """The info files of the Jupyter servers running on this machine, read as
+    ``jupyter_server.serverapp.list_running_servers`` reads them (``jpserver-*.json`` in the
+    runtime folder, kept when their process is alive) without importing it: that import took
+    6-10 s and made ``%oo index`` wait for it. Nothing is deleted here (a reader's job is not to
+    tidy a server's files); a file being written or damaged is passed over."""
+    try:
+        from jupyter_core.paths import jupyter_runtime_dir
+    except ImportError:  # pragma: no cover - ipykernel brings jupyter_core
+        return []
+    servers = []
+    for file in sorted(Path(jupyter_runtime_dir()).glob("jpserver-*.json")):
+        try:
+            info = json.loads(file.read_text("utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(info, dict) and _alive(info.get("pid")):
+            servers.append(info)
+    return servers
+
+
+def _alive(pid: object) -> bool:
+    if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except PermissionError:  # another user's process: alive
+        return True
+    except OSError:
+        return False
+    return True
+
+
 def served_url(path: Path) -> str | None:
     """The server-absolute URL (``/files/...``) of ``path`` on a running Jupyter server whose
     root holds it, or None (no server, or the file is outside every server's root)."""
-    try:
-        from jupyter_server.serverapp import list_running_servers
-    except ImportError:
-        return None
     target = path.resolve()
-    try:
-        servers = list(list_running_servers())
-    except Exception:  # a damaged runtime file must not break a preview
-        return None
+    servers = running_servers()
     for info in servers:
         root = info.get("root_dir") or info.get("notebook_dir")
         if not isinstance(root, str):

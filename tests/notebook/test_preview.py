@@ -247,16 +247,38 @@ def test_index_cards_open_the_file_through_the_jupyter_server(
 def test_served_url_finds_the_server_whose_root_holds_the_file(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    import jupyter_server.serverapp as serverapp
+    import json
+    import os
 
     from oo_nb.notebook.lab_context import served_url
 
     (tmp_path / "root" / "sub dir").mkdir(parents=True)
     doc = tmp_path / "root" / "sub dir" / "a.o-o.html"
-    servers = [
-        {"root_dir": str(tmp_path / "elsewhere"), "base_url": "/x/"},
-        {"root_dir": str(tmp_path / "root"), "base_url": "/user/me/"},
-    ]
-    monkeypatch.setattr(serverapp, "list_running_servers", lambda: iter(servers))
+    runtime = tmp_path / "runtime"
+    runtime.mkdir()
+    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(runtime))
+    servers = {
+        "jpserver-1.json": {"root_dir": str(tmp_path / "elsewhere"), "base_url": "/x/"},
+        "jpserver-2.json": {"root_dir": str(tmp_path / "root"), "base_url": "/user/me/"},
+    }
+    for name, info in servers.items():
+        (runtime / name).write_text(json.dumps({**info, "pid": os.getpid()}))
+    dead = {"root_dir": str(tmp_path / "root"), "base_url": "/dead/", "pid": 2**22 + 1}
+    (runtime / "jpserver-0.json").write_text(json.dumps(dead))  # its process is gone
+    (runtime / "jpserver-00.json").write_text("{half")  # being written
     assert served_url(doc) == "/user/me/files/sub%20dir/a.o-o.html"
     assert served_url(tmp_path / "outside.html") is None
+    assert (runtime / "jpserver-0.json").exists()  # a reader deletes nothing
+
+
+def test_finding_the_server_does_not_import_jupyter_server(tmp_path: Path) -> None:
+    """Importing jupyter_server.serverapp took 6-10 s of `%oo index`'s 8-11 s."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from pathlib import Path; from oo_nb.notebook.lab_context import served_url;"
+        f"served_url(Path({str(tmp_path)!r})); print('jupyter_server' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
