@@ -76,6 +76,9 @@ class UpdateOptions:
     claude_command: str = "claude"
     record: Path | None = None  # write this run's API exchanges to a cassette (never the key)
     progress: Callable[[str], None] | None = None  # told each research step as it happens
+    # told the agent's name once research begins (after every gate and the agent's choice), so
+    # "researching…" is never said before "fresh: not researched again" or "no API key"
+    on_start: Callable[[str], None] | None = None
     # the research's deadline in seconds (every request and retry); None: the backend's default
     # (600 s for the API, 3600 s for claude-code, whose runs are longer)
     timeout_s: float | None = None
@@ -501,6 +504,7 @@ def prepare_update(
         run = backend.new_run(prep.budget_usd)
         run.on_progress = opts.progress
         budget = new_budget(prep, backend, run)
+        _started(backend, opts)
         outcome = "proposal"
         try:
             proposal = backend.run(prep.ctx, budget=budget, run=run, validate=_validator())
@@ -512,6 +516,16 @@ def prepare_update(
         return finish(prep, opts, backend.name, run, proposal)
     finally:
         prep.release_claim()  # a failed run; a finished one's claim went to its result
+
+
+def _started(backend: Any, opts: UpdateOptions) -> None:
+    """Tell ``opts.on_start`` that research begins, once the backend can run: one that needs a
+    key says it has none here, before anything is said to be researched."""
+    ready = getattr(backend, "ready", None)
+    if ready is not None:
+        ready()
+    if opts.on_start is not None:
+        opts.on_start(backend.name)
 
 
 def _save_recording(

@@ -185,6 +185,7 @@ def options(ns: argparse.Namespace) -> UpdateOptions:
         record=getattr(ns, "record", None),
         # the %oo magic sets its own; the CLI prints steps and waits on stderr
         progress=getattr(ns, "progress", None) or print_progress,
+        on_start=getattr(ns, "on_start", None),
         timeout_s=getattr(ns, "timeout", None),
     )
 

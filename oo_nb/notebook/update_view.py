@@ -18,16 +18,8 @@ from IPython.core.error import UsageError
 __all__ = ["run_update"]
 
 
-def _agent_label(ns: argparse.Namespace) -> str:
-    """The agent the update will choose (``choose_agent``: key, cassette, then Claude Code)."""
-    from oo_nb.agent.run import choose_agent
-    from oo_nb.errors import OOError
-
-    try:
-        agent = choose_agent(ns.agent, Path(ns.doc), cassette=getattr(ns, "cassette", None))
-    except OOError:  # an unknown OO_AGENT: the update itself says so
-        return str(ns.agent or os.environ.get("OO_AGENT", "")).strip() or "default"
-    return "replay (recorded)" if agent == "replay" else agent
+def _agent_label(name: str) -> str:
+    return "replay (recorded)" if name == "replay" else name
 
 
 def _step(line: str) -> None:
@@ -75,12 +67,20 @@ def run_update(ns: argparse.Namespace) -> Any:
         )
     path = Path(ns.doc)
     _readable(path)  # a typo fails here, not after "Researching…"
-    print(f"Researching {path.name} with the {_agent_label(ns)} agent…", flush=True)
+
+    def researching(agent: str) -> None:
+        print(f"Researching {path.name} with the {_agent_label(agent)} agent…", flush=True)
+
+    ns.on_start = researching  # said when research begins, never before a gate's answer
     ns.progress = _step  # research steps print as they happen (the agent's on_progress)
     outcome = update.run(ns)
+    result = outcome.result
+    if result.status == "awaiting":
+        waiting = _awaiting_widget(path)
+        if waiting is not None:
+            return waiting
     for line in outcome.lines():
         print(line)
-    result = outcome.result
     if result.status != "proposed":
         return None  # skipped (fresh) or dry run: the lines above say why
     if result.written is not None:
@@ -91,3 +91,21 @@ def run_update(ns: argparse.Namespace) -> Any:
     from oo_nb.notebook.review_widget import ReviewWidget
 
     return ReviewWidget.from_pending(path)
+
+
+def _awaiting_widget(path: Path) -> Any:
+    """The review widget of the proposal that stopped this update (an earlier run's, not yet
+    reviewed), with one line saying so; None when it cannot be reviewed as it is (damaged, or
+    made before the document changed), where the update's own message says what to do."""
+    from oo_nb.notebook.review_widget import ReviewWidget
+    from oo_nb.store.proposals import awaiting_review
+
+    waiting = awaiting_review(path)
+    if waiting is None or waiting.damaged or waiting.stale:
+        return None
+    widget = ReviewWidget.from_pending(path)
+    print(
+        f"{path.name}: the proposal made {waiting.made} awaits your review below; not researched "
+        f"again (`%oo update {path} --force` researches anyway, setting it aside)."
+    )
+    return widget

@@ -1,28 +1,86 @@
-"""`%oo update` names the agent the update will choose, Claude Code included (o-o's default)."""
+"""`%oo update` says "Researching … with the X agent" when research begins, naming the agent
+that runs (Claude Code included, o-o's default), and never before a gate's answer: a fresh
+document, a missing agent, or a proposal still awaiting review (whose widget a re-run returns)."""
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 import pytest
+from IPython.core.error import UsageError
+from IPython.core.interactiveshell import InteractiveShell
 
-from oo_nb.notebook.update_view import _agent_label
-from tests.support.agent_helpers import copy_doc
+from oo_nb.notebook.review_widget import ReviewWidget
 from tests.support.fake_claude import research_claude_env
+from tests.support.magic_helpers import oo
 
 
-def test_the_label_follows_the_agent_choice(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.fixture
+def demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    from oo_nb.demo import install_demo
+
+    monkeypatch.setenv("OO_TODAY", "2026-12-01")
+    install_demo(tmp_path / "lib", index=False)
+    monkeypatch.chdir(tmp_path)
+    return Path("lib")
+
+
+HEAT = "lib/heat-pumps-in-europe.o-o.html"
+
+
+def test_the_recorded_agent_is_named_once_research_begins(
+    shell: InteractiveShell, demo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    doc = copy_doc(tmp_path / "lib")
-    ns = argparse.Namespace(doc=str(doc), agent=None, cassette=None)
-    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
-    assert _agent_label(ns) == "replay (recorded)"
+    assert isinstance(oo(shell, f"update {HEAT}"), ReviewWidget)
+    out = capsys.readouterr().out
+    assert out.count("Researching") == 1
+    assert out.startswith("Researching heat-pumps-in-europe.o-o.html with the replay (recorded)")
+
+
+def test_claude_code_is_named_when_it_runs(
+    shell: InteractiveShell,
+    demo: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     for name, value in research_claude_env(tmp_path / "fake").items():
         monkeypatch.setenv(name, value)
-    assert _agent_label(ns) == "claude-code"
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-NOT-REAL")
-    assert _agent_label(ns) == "anthropic"
-    monkeypatch.setenv("OO_AGENT", "nonsense")
-    assert _agent_label(ns) == "nonsense"
+    oo(shell, f"update {HEAT} --agent claude-code")
+    assert "Researching heat-pumps-in-europe.o-o.html with the claude-code agent" in (
+        capsys.readouterr().out
+    )
+
+
+def test_no_agent_is_said_before_research_when_none_can_run(
+    shell: InteractiveShell,
+    demo: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # the API asked for, no key: refused before any research
+    with pytest.raises(UsageError, match="ANTHROPIC_API_KEY"):
+        oo(shell, f"update {HEAT} --agent anthropic")
+    assert "Researching" not in capsys.readouterr().out
+
+
+def test_a_fresh_document_is_not_said_to_be_researched(
+    shell: InteractiveShell, demo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert oo(shell, "update lib/perovskite-solar-cells.o-o.html") is None
+    out = capsys.readouterr().out
+    assert "Researching" not in out and "Use --force to update anyway" in out
+
+
+def test_a_rerun_shows_the_proposal_awaiting_review(
+    shell: InteractiveShell, demo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Re-running `review = %oo update DOC` returned None and advised a shell command."""
+    first = oo(shell, f"update {HEAT}")
+    assert isinstance(first, ReviewWidget)
+    capsys.readouterr()
+    again = oo(shell, f"update {HEAT}")
+    out = capsys.readouterr().out
+    assert isinstance(again, ReviewWidget)
+    assert again.summary_text() == first.summary_text()
+    assert "Researching" not in out and "oo review" not in out
+    assert "awaits your review below" in out and f"%oo update {HEAT} --force" in out

@@ -272,6 +272,10 @@ class AnthropicBackend:
         self.counted_ahead: asyncio.Future[Any] | None = None
 
     # ------------------------------------------------------------------ clients
+    def ready(self) -> None:
+        """Raise ``AgentError`` when a run could not start (no usable API key)."""
+        self._key()
+
     def _key(self) -> str:
         source = "the api_key given"
         key = self._api_key
