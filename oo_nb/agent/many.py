@@ -77,9 +77,13 @@ def _run_coroutine(coro: Coroutine[Any, Any, T]) -> T:
 def _progress(total: int, enabled: bool) -> Any:
     from tqdm.auto import tqdm
 
-    return tqdm(
+    bar = tqdm(
         total=total, desc="update-all", unit="doc", disable=not enabled or total == 0, leave=True
     )
+    widgets = getattr(bar, "container", None)  # the notebook's bar: label, bar, figures
+    if widgets is not None:  # its label must not shrink and wrap ("update-/all")
+        widgets.children[0].layout.flex = "0 0 auto"
+    return bar
 
 
 def _step_reporter(path: Path, opts: UpdateOptions, bar: Any) -> UpdateOptions:

@@ -8,9 +8,11 @@ only the first ``ROW_LIMIT`` rows, so the output stays a page or two at 10,000 d
 from __future__ import annotations
 
 import argparse
+import html
 from typing import TYPE_CHECKING, Any
 
 from oo_nb.cli.library import add_common, open_library, render
+from oo_nb.format.display import no_typesetting
 from oo_nb.format.findings import SEVERITIES
 
 if TYPE_CHECKING:
@@ -87,8 +89,9 @@ class AuditResult:
         return "\n".join(parts)
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None, **kwargs: Any) -> Any:
-        html = f"<p>{self.summary()}</p>" + self.rows.to_html(max_rows=60, escape=True, index=False)
-        return {"text/plain": f"{self.summary()}\n{self.rows!r}", "text/html": html}
+        table = self.rows.to_html(max_rows=60, escape=True, index=False)
+        markup = no_typesetting(f"<p>{html.escape(self.summary())}</p>{table}")
+        return {"text/plain": f"{self.summary()}\n{self.rows!r}", "text/html": markup}
 
 
 def run(ns: argparse.Namespace) -> AuditResult:

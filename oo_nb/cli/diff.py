@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from oo_nb.format.display import no_typesetting
 from oo_nb.format.document import Document
 from oo_nb.store.store import Pick, pick_entry
 
@@ -67,7 +68,7 @@ class DiffResult:
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
         from oo_nb.review.render_html import diff_html
 
-        return {"text/plain": self.to_text(), "text/html": diff_html(self.value)}
+        return {"text/plain": self.to_text(), "text/html": no_typesetting(diff_html(self.value))}
 
     def __repr__(self) -> str:
         return self.to_text()

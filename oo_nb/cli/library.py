@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from oo_nb.errors import ValidationError
+from oo_nb.format.display import no_typesetting
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -195,7 +196,8 @@ class LibraryResult:
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None, **kwargs: Any) -> Any:
         if self.named:
             frame = self.frame
-            return {"text/plain": repr(frame), "text/html": frame.to_html(max_rows=60, escape=True)}
+            table = frame.to_html(max_rows=60, escape=True)
+            return {"text/plain": repr(frame), "text/html": no_typesetting(table)}
         return self.library._repr_mimebundle_(include, exclude)
 
 

@@ -28,6 +28,7 @@ from oo_nb.agent.run import (
     write_result,
 )
 from oo_nb.errors import AgentError, ConflictError, LockedError
+from oo_nb.format.display import no_typesetting
 
 HELP = "research what changed and propose an update (saved for review; --yes writes it)"
 
@@ -166,7 +167,8 @@ class UpdateOutcome:
         body = f"<p><b>{html.escape(self.result.message)}</b></p>" + (
             f"<ul>{items}</ul>" if items else ""
         )
-        return {"text/plain": self.to_text(), "text/html": f'<div class="oo-update">{body}</div>'}
+        markup = no_typesetting(f'<div class="oo-update">{body}</div>')
+        return {"text/plain": self.to_text(), "text/html": markup}
 
     def __repr__(self) -> str:
         return self.to_text()

@@ -16,6 +16,7 @@ from oo_nb.agent.many import update_library
 from oo_nb.agent.run import UpdateOptions, UpdateResult
 from oo_nb.agent.types import LibraryUpdate
 from oo_nb.cli.update import add_timeout_argument, positive_usd
+from oo_nb.format.display import no_typesetting
 from oo_nb.store import clock
 
 HELP = "update every stale document under DIR, concurrently with a progress bar (--batch: Message Batches)"
@@ -118,7 +119,8 @@ class UpdateAllOutcome:
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
         rows = "".join(f"<li>{html.escape(line)}</li>" for line in self.lines())
-        return {"text/plain": self.to_text(), "text/html": f'<ul class="oo-update-all">{rows}</ul>'}
+        markup = no_typesetting(f'<ul class="oo-update-all">{rows}</ul>')
+        return {"text/plain": self.to_text(), "text/html": markup}
 
     def __repr__(self) -> str:
         return self.to_text()

@@ -340,10 +340,12 @@ class Library:
     ) -> dict[str, str]:
         import html
 
+        from oo_nb.format.display import no_typesetting
+
         shown = self.documents[self._SHOWN]
         table = shown.to_html(max_rows=30, index=False, na_rep="—", border=0, escape=True)
         markup = (
             f"<div class='oo-library'><p><strong>{html.escape(self._headline())}</strong></p>"
             f"<p>{html.escape(self.finding_counts())}</p>{table}</div>"
         )
-        return {"text/plain": repr(self), "text/html": markup}
+        return {"text/plain": repr(self), "text/html": no_typesetting(markup)}
