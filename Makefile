@@ -19,7 +19,7 @@ SYNC := sync --locked --python $(PYTHON) --extra test --extra lab
 BINDER_EXPORT := export --frozen --no-hashes --no-dev --extra lab --extra nbval
 
 .PHONY: venv lab test test-fast lint browser bench reliability mutate clean lock-upgrade \
-	test-bounds binder-requirements
+	test-bounds binder-requirements notebooks
 
 $(UV):
 	$(PYTHON) -m venv $(UV_HOME)
@@ -71,6 +71,10 @@ lab: $(STAMP)
 	@# Made fresh, or kept as it is when it holds your work (the demo refuses and says why).
 	$(PY) -m oo_nb demo notebooks/demo-library --quiet || echo "make lab: notebooks/demo-library kept as it is" >&2
 	cd notebooks && ../$(VENV)/bin/jupyter lab $(LAB_FLAGS) 01-quickstart.ipynb
+
+# Saved notebook outputs made again (nbval compares them), on the suite's own settings folders.
+notebooks: $(STAMP)
+	PYTHONPATH=. $(PY) tools/execute_notebooks.py
 
 # Benchmarks and tools import the test helpers (tests/support) from the repository root.
 bench: $(STAMP)

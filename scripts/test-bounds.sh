@@ -2,8 +2,8 @@
 # `make test-bounds`: the unit suite (no browser, no notebooks) in two scratch environments, at
 # the lowest versions pyproject.toml's ranges allow for our direct dependencies and at the newest
 # releases. The locked set is what CI tests; this says whether the ranges users install from
-# are true. Prints each environment's key versions and the suite's closing line; exit 1 if any
-# end fails.
+# are true. Prints each environment's key versions and the suite's closing line (the whole
+# output in test-artifacts/bounds-*.log); exit 1 if any end fails.
 set -uo pipefail
 uv="$1"
 python="$2"
@@ -20,11 +20,13 @@ for resolution in lowest-direct highest; do
   fi
   "$uv" pip list -q --python "$scratch/venv/bin/python" 2>/dev/null |
     grep -iE '^(anthropic|httpx2|lxml|nh3|pillow|pandas|numpy|ipython|ipywidgets|matplotlib|tqdm|pytest|nbval|hypothesis|jupyterlab) ' || true
+  log="test-artifacts/bounds-$resolution.log"  # kept: the failures' tracebacks
+  mkdir -p test-artifacts
   "$scratch/venv/bin/python" -m pytest -q -p no:cacheprovider tests --ignore=tests/browser \
-    >"$scratch/pytest.log" 2>&1
+    >"$log" 2>&1
   status=$?
-  grep -E '^(FAILED|ERROR) ' "$scratch/pytest.log" | head -n 40
-  tail -n 1 "$scratch/pytest.log"
+  grep -E '^(FAILED|ERROR) ' "$log" | head -n 40
+  tail -n 1 "$log"
   [ "$status" = 0 ] || failed=1
   rm -rf "$scratch"
 done

@@ -211,12 +211,19 @@ def page(body: str, *, title: str = "", dark: bool | None = None) -> str:
     )
 
 
-def iframe(page_html: str, *, height: int, title: str = "preview") -> str:
-    """``page_html`` escaped into the ``srcdoc`` of a fully sandboxed iframe."""
+_UNTRUSTED = "The preview shows once this notebook is trusted: run the cell to see it."
+
+
+def iframe(page_html: str, *, height: int, title: str = "preview", fallback: str = "") -> str:
+    """``page_html`` escaped into the ``srcdoc`` of a fully sandboxed iframe. ``fallback`` is
+    plain text for where the frame is dropped: a saved notebook opened untrusted (yours after a
+    restart, a colleague's) removes the iframe and keeps its text, so the output reads as this
+    text instead of a blank; a browser that shows the frame never shows its text."""
+    note = f"{fallback} ({_UNTRUSTED})" if fallback else _UNTRUSTED
     return (
         f'<iframe sandbox="{FRAME_SANDBOX}" class="oo-frame" title="{html.escape(title)}" '
         f'style="width:100%;height:{int(height)}px;border:1px solid #d1d9e0;border-radius:6px" '
-        f'srcdoc="{html.escape(page_html, quote=True)}"></iframe>'
+        f'srcdoc="{html.escape(page_html, quote=True)}">{html.escape(note)}</iframe>'
     )
 
 
@@ -259,8 +266,12 @@ class ArticlePreview:
         )
 
     def to_html(self) -> str:
+        m = self.document.manifest
+        as_of = f", as of {m.as_of.isoformat()}" if m.as_of else ""
+        excerpt = self.document.article.excerpt  # the index card's: first paragraph, 120 chars
+        fallback = f"{m.title or '(untitled)'}, version {m.version}{as_of}: {excerpt}"
         return iframe(
-            self.page(), height=self.height(), title=f"preview of {self.document.manifest.title}"
+            self.page(), height=self.height(), title=f"preview of {m.title}", fallback=fallback
         )
 
     def to_text(self) -> str:
@@ -311,7 +322,12 @@ class IndexPreview:
         return self._height if self._height is not None else estimate_height(self.content())
 
     def to_html(self) -> str:
-        return iframe(self.page(), height=self.height(), title=f"preview of {self.path.name}")
+        return iframe(
+            self.page(),
+            height=self.height(),
+            title=f"preview of {self.path.name}",
+            fallback=self.to_text(),
+        )
 
     def to_text(self) -> str:
         if self._text is not None:
