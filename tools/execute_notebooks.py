@@ -26,7 +26,7 @@ def main(argv: list[str] | None = None) -> int:
 
     paths = args.notebooks or sorted((ROOT / "notebooks").glob("*.ipynb"))
     for path in paths:
-        notebook = nbformat.read(path, as_version=4)
+        notebook = nbformat.read(path, as_version=4)  # type: ignore[no-untyped-call]
         client = NotebookClient(
             notebook,
             timeout=args.timeout,
@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
             resources={"metadata": {"path": str(path.parent)}},
         )
         client.execute()
-        nbformat.write(notebook, path)
+        nbformat.write(notebook, path)  # type: ignore[no-untyped-call]
         print(f"executed {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
     return 0
 
