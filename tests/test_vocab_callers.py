@@ -13,11 +13,14 @@ import pytest
 
 from oo_nb.agent.ledger import SourceLedger
 from oo_nb.agent.proposal import ProposedSource
+from oo_nb.agent.quotes import normalise
 from oo_nb.format.document import Document
+from oo_nb.format.sanitize import sanitize_text
 from oo_nb.library.library import Library
 from oo_nb.review.hunks import Hunk
 from oo_nb.review.quotes import add_quote_badges
-from tests.format.test_vocab import DOMAIN_CASES, OTHER_PAGE, SAME_PAGE
+from oo_nb.review.summary import run_notices
+from tests.format.test_vocab import DOMAIN_CASES, OTHER_PAGE, SAME_PAGE, UNSAFE
 from tests.support.tiny_docs import page
 
 PAIRS = [(a, b, True) for a, b in SAME_PAGE] + [(a, b, False) for a, b in OTHER_PAGE]
@@ -109,3 +112,13 @@ def test_the_agent_rejects_a_source_as_the_table_does(i: int, case: tuple[str, s
     ledger.merge(doc.article, [ProposedSource("s1", url, "Page")], [])
     assert (ledger.target("s1") is None) is covered
     assert any("deny list" in w for w in warnings) is covered
+
+
+@pytest.mark.parametrize("char", UNSAFE)
+def test_text_kept_or_shown_never_carries_an_unsafe_character(char: str) -> None:
+    text = f"tide{char}rose"
+    # a title or a caption, stored in the document; a run's warning, reviewed later
+    for shown in (sanitize_text(text), *run_notices({"warnings": [text]})):
+        assert shown in ("tide rose", "tiderose")  # (nh3 drops NUL before sanitize_text looks)
+    if not char.isspace() and ord(char) > 0x9F:  # bidi and zero-width: invisible in a quote too
+        assert normalise(text) == "tiderose"
