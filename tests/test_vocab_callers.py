@@ -14,13 +14,14 @@ import pytest
 from oo_nb.agent.ledger import SourceLedger
 from oo_nb.agent.proposal import ProposedSource
 from oo_nb.agent.quotes import normalise
+from oo_nb.edit.contract import Edit, plan_edits
 from oo_nb.format.document import Document
 from oo_nb.format.sanitize import sanitize_text
 from oo_nb.library.library import Library
 from oo_nb.review.hunks import Hunk
 from oo_nb.review.quotes import add_quote_badges
 from oo_nb.review.summary import run_notices
-from tests.format.test_vocab import DOMAIN_CASES, OTHER_PAGE, SAME_PAGE, UNSAFE
+from tests.format.test_vocab import DOMAIN_CASES, ENTRIES, OTHER_PAGE, SAME_PAGE, UNSAFE
 from tests.support.tiny_docs import page
 
 PAIRS = [(a, b, True) for a, b in SAME_PAGE] + [(a, b, False) for a, b in OTHER_PAGE]
@@ -122,3 +123,11 @@ def test_text_kept_or_shown_never_carries_an_unsafe_character(char: str) -> None
         assert shown in ("tide rose", "tiderose")  # (nh3 drops NUL before sanitize_text looks)
     if not char.isspace() and ord(char) > 0x9F:  # bidi and zero-width: invisible in a quote too
         assert normalise(text) == "tiderose"
+
+
+@pytest.mark.parametrize("entry", ENTRIES)
+def test_oo_contract_stores_an_entry_as_the_domain_the_others_match(entry: str) -> None:
+    # ".reddit.com" was refused here while the agent honoured it and the audit never matched it
+    doc = _denying("quora.com", page([("00000001", "Tides.")]))
+    doc, _changes, _notes = plan_edits(doc, [Edit("add", "deny", entry)])
+    assert doc.contract.deny_domains == ("quora.com", "reddit.com")
