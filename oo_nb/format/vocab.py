@@ -132,6 +132,7 @@ def domain_of(url: str) -> str:
     return normal_host(host)
 
 
+@functools.lru_cache(maxsize=65536)  # the audit keys every cached source at each run: ~17 µs each
 def url_key(url: str) -> str:
     """What identifies the page a URL names: ``http://www.X.com:80/a/?utm_source=y#top`` and
     ``https://x.com/a`` give the same key. Scheme, ``www.``, default ports, a trailing slash, the
