@@ -31,7 +31,7 @@ from oo_nb.agent.sections import (
     remove_stub_notices,
     split_article,
 )
-from oo_nb.agent.sources import references_html, remap_citations, url_key
+from oo_nb.agent.sources import references_html, remap_citations
 from oo_nb.agent.types import RunInfo
 from oo_nb.errors import AgentError
 from oo_nb.format.article import CITATION, Article
@@ -44,6 +44,7 @@ from oo_nb.format.legacy_script import (
 )
 from oo_nb.format.names import SOURCE_CACHE_BLOCK
 from oo_nb.format.sanitize import sanitize_html, sanitize_text
+from oo_nb.format.vocab import ids_in, url_key
 from oo_nb.store import clock
 
 __all__ = ["Candidate", "build_candidate", "unsupported_quotes"]
@@ -218,7 +219,7 @@ class _Builder:
                 existing.setdefault(c.id, c)  # a repeated h2 id: the first one is the section
         replacing = {id(existing[s.id]) for s in wanted if s.id in existing}
         kept_text = "".join(c.text for c in chunks if id(c) not in replacing)
-        element_ids = set(_ids_in(kept_text))
+        element_ids = set(ids_in(kept_text))
         keeper = PidKeeper(
             ((p.pid, p.tag, p.text) for p in old.paragraphs), pids_in(kept_text), self.pid_seed
         )
@@ -435,10 +436,6 @@ def _free_id(base: str, taken: set[str]) -> str:
     while f"{base}-{n}" in taken:
         n += 1
     return f"{base}-{n}"
-
-
-def _ids_in(text: str) -> list[str]:
-    return re.findall(r"""\bid\s*=\s*["']?([A-Za-z][A-Za-z0-9_-]*)""", text)
 
 
 def _no_comments(text: str) -> str:

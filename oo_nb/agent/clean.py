@@ -16,6 +16,7 @@ from oo_nb.agent.candidate import Candidate, unsupported_quotes
 from oo_nb.errors import OOError
 from oo_nb.format.document import Document
 from oo_nb.format.names import SOURCE_CACHE_BLOCK
+from oo_nb.format.vocab import truncate
 
 if TYPE_CHECKING:
     from oo_nb.agent.run import UpdateResult
@@ -97,4 +98,4 @@ def _bad_quotes(doc: Document) -> list[str]:
 
 
 def _short(text: str, width: int = 160) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
+    return truncate(text, width)

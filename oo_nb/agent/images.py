@@ -23,10 +23,10 @@ from lxml import etree
 from lxml import html as lxml_html
 from PIL import Image, ImageFile, UnidentifiedImageError
 
-from oo_nb.agent.sources import is_denied
 from oo_nb.errors import ValidationError
 from oo_nb.format.blocks import Contract, ImagePolicy, domain_of
 from oo_nb.format.sanitize import remove_keeping_tail, safe_http_url, sanitize_html, sanitize_text
+from oo_nb.format.vocab import listed_domain
 
 if TYPE_CHECKING:
     from oo_nb.agent.proposal import ProposedImage
@@ -251,7 +251,9 @@ def add_images(
             warnings_out.append(f"images[{i}] skipped: only https image URLs are fetched")
             continue
         page = safe_http_url(item.page_url) or url
-        denied = is_denied(url, contract.deny_domains) or is_denied(page, contract.deny_domains)
+        denied = listed_domain(url, contract.deny_domains) or listed_domain(
+            page, contract.deny_domains
+        )
         if denied:
             warnings_out.append(f"images[{i}] skipped: {denied} is on the contract's deny list")
             continue

@@ -13,10 +13,11 @@ from typing import Any
 
 from oo_nb.agent.proposal import ProposedFact, ProposedSource
 from oo_nb.agent.quotes import normalise
-from oo_nb.agent.sources import fact_ids, id_number, is_denied, remap_fact, url_key
+from oo_nb.agent.sources import fact_ids, id_number, remap_fact
 from oo_nb.format.article import CITATION, Article
 from oo_nb.format.blocks import Contract, SourceCache
 from oo_nb.format.sanitize import safe_http_url, sanitize_text
+from oo_nb.format.vocab import listed_domain, url_key
 
 __all__ = ["SourceLedger"]
 
@@ -142,7 +143,7 @@ class SourceLedger:
                 reason = "its URL is not an absolute http(s) URL"
             elif policy.require_https and not url.lower().startswith("https:"):
                 reason = "the contract requires https"
-            elif (denied := is_denied(url, policy.deny_domains)) is not None:
+            elif (denied := listed_domain(url, policy.deny_domains)) is not None:
                 reason = f"{denied} is on the contract's deny list"
             if url is None or reason is not None:
                 self.id_map[ps.id] = None

@@ -11,10 +11,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from oo_nb.agent.sources import is_denied
 from oo_nb.format.blocks import Contract
 from oo_nb.format.document import Document
 from oo_nb.format.sanitize import safe_http_url
+from oo_nb.format.vocab import listed_domain
 from oo_nb.store.link_store import links_path, read_links
 
 __all__ = ["link_notes"]
@@ -49,7 +49,7 @@ def _store_folder(doc: Document) -> Path | None:
 def _forbidden(url: str, contract: Contract) -> str | None:
     if contract.require_https and not url.lower().startswith("https:"):
         return "not https, which the contract requires"
-    denied = is_denied(url, contract.deny_domains)
+    denied = listed_domain(url, contract.deny_domains)
     return f"on the contract's deny list ({denied})" if denied else None
 
 

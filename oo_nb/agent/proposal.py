@@ -25,6 +25,7 @@ from oo_nb.format.jsonblock import too_deep
 from oo_nb.format.names import RESERVED_ID_PREFIXES
 from oo_nb.format.sanitize import RESERVED_IDS, sanitize_text
 from oo_nb.format.surrogates import scrub
+from oo_nb.format.vocab import truncate
 
 __all__ = [
     "DROPPABLE_ID",
@@ -220,7 +221,7 @@ def _kind(value: Any) -> str:
 
 def _short(value: Any) -> str:
     text = json.dumps(value, ensure_ascii=True) if not isinstance(value, str) else repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
+    return truncate(text, 40)
 
 
 def validate_proposal(raw: Any) -> Proposal:

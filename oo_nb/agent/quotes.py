@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from oo_nb.agent.proposal import LIMITS, QUOTE_MIN
-from oo_nb.agent.sources import url_key
+from oo_nb.format.vocab import url_key
 
 __all__ = [
     "MAX_CITATIONS",

@@ -22,63 +22,26 @@ from __future__ import annotations
 
 import html as html_lib
 import re
-from collections.abc import Collection, Iterable
+from collections.abc import Collection
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from oo_nb.format.article import CITATION
 from oo_nb.format.blocks import domain_of, fact_source_ids
 from oo_nb.format.sanitize import safe_http_url, sanitize_text
+from oo_nb.format.vocab import CITATION_WITH_SPACE, trailing_citations, url_key
 
 __all__ = [
     "fact_ids",
     "id_number",
-    "is_denied",
     "references_html",
     "remap_citations",
     "remap_fact",
-    "url_key",
+    "url_key",  # vocab's, still imported from here by agent/references
 ]
-
-_TRACKING = re.compile(r"^(utm_[a-z]+|fbclid|gclid|mc_cid|mc_eid|ref_src)$", re.IGNORECASE)
-_TRAILING_MARKERS = re.compile(r"(?:\s*\[s\d+\])+\s*$")
-
-
-def url_key(url: str) -> str:
-    """A URL reduced to what identifies the page: ``http://www.X.com/a/?utm_source=y#top`` and
-    ``https://x.com/a`` give the same key."""
-    try:
-        parts = urlsplit(url.strip())
-        host = (parts.hostname or "").lower().removeprefix("www.")
-        port = parts.port
-    except ValueError:
-        return url.strip().lower()
-    if port and port not in (80, 443):
-        host = f"{host}:{port}"
-    path = parts.path.rstrip("/") or "/"  # "", "/" and "//" all name the root
-    query = urlencode(
-        [
-            (k, v)
-            for k, v in parse_qsl(parts.query, keep_blank_values=True)
-            if not _TRACKING.match(k)
-        ]
-    )
-    return urlunsplit(("", host, path, query, ""))
 
 
 def id_number(source_id: str) -> int | None:
-    m = re.fullmatch(r"s(\d{1,6})", source_id)
+    m = re.fullmatch(r"s([0-9]{1,6})", source_id)
     return int(m.group(1)) if m else None
-
-
-def is_denied(url: str, deny_domains: Iterable[str]) -> str | None:
-    """The deny-listed domain ``url`` belongs to (the domain itself or a subdomain), if any."""
-    host = domain_of(url)
-    for raw in deny_domains:
-        d = raw.strip().lower().removeprefix("www.").lstrip(".")
-        if d and (host == d or host.endswith("." + d)):
-            return d
-    return None
 
 
 def remap_citations(text: str, mapping: dict[str, str | None]) -> tuple[str, list[str]]:
@@ -96,7 +59,7 @@ def remap_citations(text: str, mapping: dict[str, str | None]) -> tuple[str, lis
             return ""
         return f"{m.group(1)}[{new}]"
 
-    out = re.sub(r"(\s?)\[(s\d+)\]", swap, text)
+    out = CITATION_WITH_SPACE.sub(swap, text)
     return out, removed
 
 
@@ -108,11 +71,11 @@ def fact_ids(fact: Any) -> list[str]:
 def remap_fact(fact: Any, mapping: dict[str, str]) -> Any:
     """A raw fact with its source ids renamed (duplicates collapsed), in its own shape."""
     if isinstance(fact, str):
-        m = _TRAILING_MARKERS.search(fact)
-        if not m:
+        start, marked = trailing_citations(fact)
+        if not marked:
             return fact
-        ids = list(dict.fromkeys(mapping.get(i, i) for i in CITATION.findall(m.group(0))))
-        return fact[: m.start()] + " " + " ".join(f"[{i}]" for i in ids)
+        ids = list(dict.fromkeys(mapping.get(i, i) for i in marked))
+        return fact[:start] + " " + " ".join(f"[{i}]" for i in ids)
     if not isinstance(fact, dict):
         return fact
     out = dict(fact)

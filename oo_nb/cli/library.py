@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import re
 import shlex
 import shutil
 from datetime import date
@@ -12,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from oo_nb.errors import ValidationError
 from oo_nb.format.display import no_typesetting
+from oo_nb.format.vocab import terminal_safe, truncate
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -122,17 +122,12 @@ def _clipped(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-
-
 def _visible(value: Any) -> Any:
-    return _UNPRINTABLE.sub("\ufffd", value) if isinstance(value, str) else value
+    return terminal_safe(value) if isinstance(value, str) else value
 
 
 def _clip(value: Any) -> Any:
-    if isinstance(value, str) and len(value) > CLIP_AT:
-        return value[: CLIP_AT - 3] + "..."
-    return value
+    return truncate(value, CLIP_AT) if isinstance(value, str) else value
 
 
 def open_library(ns: argparse.Namespace) -> Library:

@@ -24,6 +24,7 @@ from oo_nb.format.blocks import FRESHNESS_DAYS, REVIEW_MODES, Contract
 from oo_nb.format.document import Document
 from oo_nb.format.legacy_script import contract_risks, runs_original_script
 from oo_nb.format.names import CONTRACT_BLOCK, MANIFEST_BLOCK
+from oo_nb.format.vocab import domain_pattern, truncate
 from oo_nb.store import store
 
 __all__ = [
@@ -146,7 +147,7 @@ def _text(key: str, value: str) -> str:
 def _list_item(key: str, value: str) -> str:
     item = _text(key, value)
     if key in ("prefer", "deny"):
-        item = re.sub(r"^[a-z]+://", "", item.lower()).split("/", 1)[0].removeprefix("www.")
+        item = domain_pattern(item)
         if not _DOMAIN.match(item):
             raise ValidationError(f"{value!r} is not a domain name like example.com", key=key)
     return item
@@ -313,7 +314,7 @@ def _restate_event(
 
 def _short(value: Any, width: int = 60) -> str:
     text = "(none)" if value is None else str(value)
-    return repr(text if len(text) <= width else text[: width - 1] + "…")
+    return repr(truncate(text, width))
 
 
 def _edit_list(contract: dict[str, Any], edit: Edit, changes: list[str], notes: list[str]) -> None:
@@ -537,7 +538,7 @@ def summary(doc: Document) -> str:
         lines += [f"  {'':<9} {item}" for item in items[1:]]
     if c.sentinel is not None:
         s = c.sentinel
-        event = s.event if len(s.event) <= 120 else s.event[:117] + "..."
+        event = truncate(s.event, 120)
         lines.append(f"  sentinel  {event or '(no event named)'}")
         lines.append(
             f"  {'':<9} status {s.status.replace('_', ' ')}"

@@ -11,6 +11,7 @@ from lxml import etree
 from lxml import html as lxml_html
 
 from oo_nb.errors import FormatError
+from oo_nb.format.vocab import CITATION
 
 __all__ = [
     "CITATION",
@@ -26,7 +27,6 @@ __all__ = [
     "pid_problem",
 ]
 
-CITATION = re.compile(r"\[(s\d+)\]")
 # A pid comment: ``pid:SECTION:8HEX`` when well formed. Any ``pid:`` comment without spaces
 # counts as one (``pid:overview`` in some files, non-hex ids in others, FORMAT.md §3): it names
 # the next element, and the audit reports it as malformed rather than as a missing pid.

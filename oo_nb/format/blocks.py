@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from datetime import date
 from itertools import repeat
 from typing import Any, Literal, TypeVar
-from urllib.parse import urlsplit
 
 from oo_nb.errors import ValidationError
 from oo_nb.format.names import CHANGELOG_BLOCK, CONTRACT_BLOCK, MANIFEST_BLOCK, SOURCE_CACHE_BLOCK
+from oo_nb.format.vocab import domain_of, trailing_citations
 
 __all__ = [
     "FRESHNESS_DAYS",
@@ -81,26 +81,6 @@ def _parse_date(value: Any) -> date | None:
         return date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
     except ValueError:
         return None
-
-
-# An http(s) URL whose host is plain ASCII: the host is what urlsplit would find (tested on
-# many forms), a tenth of its cost, which a scan pays for every cached source. Spelled out
-# rather than IGNORECASE, which also lets "ſ" stand for "s" (a scheme urlsplit refuses) and
-# makes every character class test twice as slow.
-_PLAIN_HOST = re.compile(r"[hH][tT][tT][pP][sS]?://([A-Za-z0-9.-]+)(?::[0-9]*)?(?=[/?#]|\Z)")
-# The same host with no scheme (a string source's "ft.com"), which urlsplit reads after "//".
-_BARE_HOST = re.compile(r"([A-Za-z0-9.-]+)(?::[0-9]*)?(?=[/?#]|\Z)")
-
-
-def domain_of(url: str) -> str:
-    plain = (_PLAIN_HOST if "//" in url else _BARE_HOST).match(url)
-    if plain is not None:
-        return plain.group(1).lower().removeprefix("www.")
-    try:
-        host = urlsplit(url if "//" in url else "//" + url).hostname or ""
-    except ValueError:
-        return ""
-    return host.removeprefix("www.").lower()
 
 
 _View = TypeVar("_View")
@@ -614,23 +594,13 @@ def _source_checked(item: Any, index: int, f: _Fields) -> Source:
     )
 
 
-# The trailing run of "[sN]" markers (and the spaces around them) of a string fact, matched on
-# the reversed text: a search for r"(?:\s*\[s\d+\])+\s*$" (what this replaces) tries every
-# position of a long fact, this only the markers.
-_FACT_MARKERS_REVERSED = re.compile(r"\s*(?:\]\d+s\[\s*)+")
-_SOURCE_ID = re.compile(r"s\d+")
-
-
 def fact_source_ids(fact: Any) -> tuple[str, ...]:
     """The source ids a raw fact names: trailing ``[sN]`` markers of a string fact (how oo_nb
     writes them: "text [s17] [s18]") or the ``source``/``source_id``/``source_ids``/``sources``
     keys of an object fact. Unique, in order."""
     ids: list[str] = []
     if isinstance(fact, str):
-        if not fact.rstrip().endswith("]"):  # \s is what str.isspace is: no marker at the end
-            return ()
-        markers = _FACT_MARKERS_REVERSED.match(fact[::-1])
-        ids = _SOURCE_ID.findall(fact[len(fact) - markers.end() :]) if markers else []
+        ids = trailing_citations(fact)[1]
     elif isinstance(fact, dict):
         get = fact.get
         for key in ("source", "source_id"):

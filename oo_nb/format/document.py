@@ -35,6 +35,7 @@ from oo_nb.format.names import (
     SOURCE_CACHE_BLOCK,
     BlockId,
 )
+from oo_nb.format.vocab import tag_id
 
 if TYPE_CHECKING:
     from oo_nb.format.article import Article
@@ -53,7 +54,6 @@ _OPENER = re.compile(
 _TOKEN = re.compile(r"<(?:!--|/article\s*>|s(?:cript|tyle)\b|article\b)", re.IGNORECASE)
 _SCRIPT_END = re.compile(r"</script", re.IGNORECASE)
 _STYLE_END = re.compile(r"</style", re.IGNORECASE)
-_ID_ATTR = re.compile(r"""\bid\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.IGNORECASE)
 # _TOKEN but comments: in one pass, the first is </article> when no other token comes before it
 _ARTICLE_TOKEN = re.compile(r"<(?:/article\s*>|s(?:cript|tyle)\b|article\b)", re.IGNORECASE)
 SKIP_PLAIN_ARTICLE = True  # tests compare with the token-by-token walk
@@ -281,8 +281,7 @@ class Document:
                 if article_start is not None:
                     depth += 1
                 elif (
-                    self.article_span is None
-                    and _tag_id(text[m.start() : tag_end + 1]) == "article"
+                    self.article_span is None and tag_id(text[m.start() : tag_end + 1]) == "article"
                 ):
                     article_start = tag_end + 1
                     if SKIP_PLAIN_ARTICLE:
@@ -305,7 +304,7 @@ class Document:
             )
 
     def _note_block(self, tag: str, body: Span, tag_start: int) -> None:
-        block_id = _tag_id(tag)
+        block_id = tag_id(tag)
         if block_id is None:
             return
         name = (
@@ -692,14 +691,6 @@ def _search_tag(pattern: re.Pattern[str], text: str, pos: int, end: int) -> re.M
             return m
         pos += 1
     return pattern.search(text, pos, end)
-
-
-def _tag_id(tag: str) -> str | None:
-    m = _ID_ATTR.search(tag)
-    if not m:
-        return None
-    double, single, bare = m.groups()  # (one of them matched)
-    return double if double is not None else single if single is not None else bare
 
 
 def _spliced(old_text: str, old: Any, new: Any, indent: str) -> str | None:

@@ -54,6 +54,7 @@ from oo_nb.errors import OOError
 from oo_nb.format.blocks import Contract
 from oo_nb.format.document import Document
 from oo_nb.format.names import CONTRACT_BLOCK
+from oo_nb.format.vocab import truncate
 
 __all__ = [
     "LEGACY_SCRIPT_HINT",
@@ -115,7 +116,7 @@ class InjectionRisk:
 
     @property
     def shown(self) -> str:
-        return repr(self.text if len(self.text) <= 60 else self.text[:57] + "...")
+        return repr(truncate(self.text, 60))
 
     def describe(self) -> str:
         return f"{self.where} {self.cause} ({self.shown}), which the original page script writes as HTML"

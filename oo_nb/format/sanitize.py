@@ -33,6 +33,7 @@ from lxml import etree
 from lxml import html as lxml_html
 
 from oo_nb.format.names import RESERVED_ID_PREFIXES
+from oo_nb.format.vocab import strip_unsafe, truncate
 
 __all__ = [
     "ALLOWED_ATTRIBUTES",
@@ -100,9 +101,6 @@ _PID_VALUE = re.compile(r"^pid:[A-Za-z0-9_-]{1,80}:[A-Za-z0-9_-]{1,40}$")
 _PID_COMMENT = re.compile(r"^\s*(pid:[A-Za-z0-9_-]{1,80}:[A-Za-z0-9_-]{1,40})\s*$")
 _IMAGE_SRC = re.compile(r"^data:image/(?:png|jpeg|gif|webp);base64,[A-Za-z0-9+/]+={0,2}$")
 MAX_IMAGE_SRC_CHARS = 4_000_000
-_BIDI_AND_CONTROL = re.compile(
-    "[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\ufeff]"
-)
 _TAG_LIKE = re.compile(r"<[A-Za-z/!?][^<>]*>")
 # Page-level tags mean nothing inside one section (nh3 drops them), and lxml's pre-parse trips on
 # them: a fragment starting with <html> but holding no body fails an lxml assertion, and text
@@ -278,7 +276,7 @@ def sanitize_html(fragment: str, *, reserved_ids: Collection[str] = ()) -> str:
 
 def sanitize_text(value: str, *, max_len: int = 300, multiline: bool = False) -> str:
     """Plain text from an untrusted string (a title, caption, summary): tags and their script or
-    style content removed, control and bidi-override characters removed, whitespace collapsed,
+    style content removed, unsafe characters (``vocab.UNSAFE_CHARS``) removed, whitespace collapsed,
     at most ``max_len`` characters. The result is TEXT: escape it when putting it in HTML."""
     if not isinstance(value, str):
         return ""
@@ -288,12 +286,10 @@ def sanitize_text(value: str, *, max_len: int = 300, multiline: bool = False) ->
     while previous != text:  # "<scr<b>ipt>" needs two passes; entities may have formed tags
         previous, text = text, _TAG_LIKE.sub("", text)
     # no "\r" is left: nh3's HTML parser turned "\r\n" and "\r" into "\n"
-    text = _BIDI_AND_CONTROL.sub(" ", text)
+    text = strip_unsafe(text)
     if multiline:
         lines = [re.sub(r"[ \t]+", " ", line).strip() for line in text.split("\n")]
         text = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
     else:
         text = re.sub(r"\s+", " ", text).strip()
-    if len(text) > max_len:
-        text = text[: max(max_len - 1, 0)].rstrip() + "…"
-    return text
+    return truncate(text, max_len)

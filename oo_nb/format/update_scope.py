@@ -41,6 +41,7 @@ from oo_nb.format.sanitize import (
     is_safe_image_src,
     safe_http_url,
 )
+from oo_nb.format.vocab import truncate
 
 __all__ = ["outside_changes", "scope_problems", "unsafe_article_parts"]
 
@@ -308,11 +309,11 @@ def _brief(value: Any) -> str:
     if value is _GONE:
         return "(none)"
     text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= _SHOWN else text[: _SHOWN - 3] + "..."
+    return truncate(text, _SHOWN)
 
 
 def _quote(text: str) -> str:
-    return repr(text if len(text) <= _SHOWN else text[: _SHOWN - 3] + "...")
+    return repr(truncate(text, _SHOWN))
 
 
 # --------------------------------------------------------------------------- the article

@@ -33,6 +33,7 @@ from lxml import etree
 
 from oo_nb.format.article import CITATION, PID, pid_is_wellformed
 from oo_nb.format.legacy_script import heading_risks
+from oo_nb.format.vocab import LEADING_CITATION, SOURCE_ID
 from oo_nb.library.article_rows import LEAD_CHARS, ArticleScan
 
 __all__ = ["ENABLED", "scan_fast"]
@@ -156,7 +157,7 @@ _BLOCK = re.compile(
 # the items of such a list: the source id its text starts with (when it is right there), the
 # rest of the text before the link, the link's address and text, the text after it
 _PLAIN_ITEM = re.compile(
-    r'<li>(?:\s*+\[(s\d+)\])?([^<]*+)(?:<a href="([^"]*+)">([^<]*+)</a>([^<]*+))?</li>'
+    rf'<li>(?:\s*+\[({SOURCE_ID.pattern})\])?([^<]*+)(?:<a href="([^"]*+)">([^<]*+)</a>([^<]*+))?</li>'
 )
 # at the level the walk reads: a paragraph's or heading's start tag, and the rest of one holding
 # flat content (the end tag's name is checked by the caller)
@@ -183,7 +184,6 @@ _LOOSE_AMP = re.compile(r"&(?!(?:[a-zA-Z][a-zA-Z0-9]{0,31}|#[0-9]{1,8}|#[xX][0-9
 _AMP_TRIES = 32  # the "&"s _has_loose_amp tries in place before the pattern's search
 _XML_SPACE = re.compile(r"[ \t\n\r]+")  # normalize-space() splits on these only
 _ALL_WELLFORMED = re.compile(r"pid:[^:\s]+:[0-9a-f]{8}(?:\npid:[^:\s]+:[0-9a-f]{8})*")
-_REF_ID = re.compile(r"\s*\[(s\d+)\]")
 
 # elements whose children may be any inline element (flat content)
 _FLAT_PARENTS = frozenset(t for t, children in _CHILDREN.items() if children >= _INLINE)
@@ -268,11 +268,11 @@ def _list_items(content: str) -> list[list[str | bool | None]]:
         return [
             [found.group(1) if found else None, url, False]
             for lead, url, title, rest in simple
-            for found in [_REF_ID.match(lead + title + rest)]
+            for found in [LEADING_CITATION.match(lead + title + rest)]
         ]
     items: list[list[str | bool | None]] = []
     for item in _ITEMS.finditer(content):
-        found = _REF_ID.match(_text_of(item.group(1)))
+        found = LEADING_CITATION.match(_text_of(item.group(1)))
         link = _FIRST_LINK.search(item.group(1))
         url = _attributes(link.group(1)).get("href", "") if link else ""
         items.append([found.group(1) if found else None, url, False])
@@ -281,7 +281,7 @@ def _list_items(content: str) -> list[list[str | bool | None]]:
 
 def _ref_id(text: str) -> str | None:
     """The source id a references item's text starts with, if any."""
-    found = _REF_ID.match(text)
+    found = LEADING_CITATION.match(text)
     return found.group(1) if found else None
 
 
@@ -363,7 +363,9 @@ class _Scan:
                         for sid, lead, url, title, rest in _PLAIN_ITEM.findall(items):
                             n += 1
                             if not sid:  # an id after markup, or none (most often: a link first)
-                                first = (lead or title or rest)[:1]  # (\s, then "[": _REF_ID)
+                                first = (lead or title or rest)[
+                                    :1
+                                ]  # (\s, then "[": LEADING_CITATION)
                                 maybe = first == "[" or first.isspace()
                                 sid = _ref_id(lead + title + rest) if maybe else None
                             refs.append((n, sid, url))
@@ -703,7 +705,7 @@ class _Scan:
             for sid, url, _ in self.items:
                 refs.append((len(refs) + 1, sid, url or ""))  # type: ignore[arg-type]
         elif isinstance(extra, list):  # an item of the references list
-            found = _REF_ID.match(self.text(span))
+            found = LEADING_CITATION.match(self.text(span))
             extra[0], extra[2] = (found.group(1) if found else None), False
             self.open_items.pop()  # the item opened last: elements nest strictly here
         if self.risks and tag in _TOC_HEADINGS and isinstance(extra, str):

@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from oo_nb.format.article import pid_problem
-from oo_nb.format.blocks import domain_of
 from oo_nb.format.findings import CHECKS, SEVERITIES
 from oo_nb.format.legacy_script import LEGACY_SCRIPT_HINT
 from oo_nb.format.line_endings import crlf_message
 from oo_nb.format.names import MANIFEST_BLOCK, SOURCE_CACHE_BLOCK
+from oo_nb.format.vocab import domain_of, domain_patterns, matched_pattern, truncate, url_key
 from oo_nb.library.digest import Digest
 
 if TYPE_CHECKING:
@@ -54,10 +54,6 @@ BY_CODE_COLUMNS = ["severity", "code", "findings", "documents", "doc", "where", 
 Finding = tuple[str, str, str, str, str]
 
 
-def _url_key(url: str) -> str:
-    return url.strip().split("#", 1)[0].rstrip("/").lower().replace("://www.", "://")
-
-
 def _f(doc: str, code: str, where: str, message: str, severity: str | None = None) -> Finding:
     return (doc, severity or CHECKS[code][0], code, where, message)
 
@@ -75,16 +71,14 @@ def _block_findings(d: Digest) -> Iterator[Finding]:
 
 
 def _source_findings(d: Digest, today: date, stale_after_days: int) -> Iterator[Finding]:
-    from oo_nb.library.frames import domain_matches, domain_patterns
-
     cited = d.cite_counts
     deny = domain_patterns(d.deny)
-    by_url: dict[str, list[str]] = {}
+    by_url: dict[str, list[tuple[str, str]]] = {}  # url_key -> (id, url as cached)
     populated = d.has_article and not d.is_stub
     for sid, url, domain, _title, _desc, _tier, accessed, _verified, _form in d.sources:
         if url:
-            by_url.setdefault(_url_key(url), []).append(sid)
-        if domain and domain_matches(domain, deny):
+            by_url.setdefault(url_key(url), []).append((sid, url))
+        if domain and matched_pattern(domain, deny) is not None:
             yield _f(
                 d.slug,
                 "denied-domain",
@@ -105,13 +99,14 @@ def _source_findings(d: Digest, today: date, stale_after_days: int) -> Iterator[
             )
         if populated and sid not in cited:
             yield _f(d.slug, "uncited-source", sid, f"[{sid}] is never cited in the article")
-    for url_key, ids in by_url.items():
-        if len(ids) > 1:
+    for same_page in by_url.values():
+        if len(same_page) > 1:
+            ids = [sid for sid, _url in same_page]
             yield _f(
                 d.slug,
                 "duplicate-url",
                 ", ".join(ids),
-                f"{url_key} is cached under {len(ids)} ids: {', '.join(ids)}",
+                f"{same_page[0][1]} is cached under {len(ids)} ids: {', '.join(ids)}",
             )
 
 
@@ -121,7 +116,7 @@ def _fact_findings(d: Digest) -> Iterator[Finding]:
     known = {s[0] for s in d.sources}
     strings: list[str] = []
     for fid, text, _key, _value, sids, form in d.facts:
-        short = text if len(text) <= 60 else text[:57] + "..."
+        short = truncate(text, 60)
         if not sids and form == "string":  # the original format: no field to name a source
             strings.append(fid)
         elif not sids:
@@ -144,7 +139,7 @@ def _fact_findings(d: Digest) -> Iterator[Finding]:
         )
     for fid, quote, found in d.quotes:
         if found is False:
-            short = quote if len(quote) <= 60 else quote[:57] + "..."
+            short = truncate(quote, 60)
             yield _f(
                 d.slug,
                 "unsupported-fact",
@@ -169,13 +164,13 @@ def _article_findings(d: Digest) -> Iterator[Finding]:
                 where,
                 f"[{sid}] in section {section!r} is not in the source cache",
             )
-    urls = {_url_key(s[1]) for s in d.sources if s[1]}
+    urls = {url_key(s[1]) for s in d.sources if s[1]}
     domains = {s[2] for s in d.sources if s[2]}
     for position, ref_id, url in d.references:
         if ref_id is not None:
             ok = ref_id in known
         else:
-            ok = bool(url) and (_url_key(url) in urls or domain_of(url) in domains)
+            ok = bool(url) and (url_key(url) in urls or domain_of(url) in domains)
         if not ok:
             label = f"[{ref_id}] " if ref_id else ""
             yield _f(

@@ -49,6 +49,7 @@ from oo_nb.format.names import (
     SOURCE_CACHE_BLOCK,
 )
 from oo_nb.format.page_code import page_code_findings
+from oo_nb.format.vocab import LEADING_CITATION
 from oo_nb.library.article_fast import scan_fast
 from oo_nb.library.article_rows import LEAD_CHARS, ArticleScan
 
@@ -64,7 +65,6 @@ __all__ = [
 
 _CONTAINERS = {"div", "section", "blockquote"}
 _FIRST = itemgetter(0)
-_REF_ID = re.compile(r"\s*\[(s\d+)\]")
 _LOCAL = threading.local()  # lxml parsers must not be shared between threads
 
 
@@ -336,7 +336,7 @@ class _Lean:
     def references(self, node: Any) -> None:
         refs = self.scan.references
         for li in node.iterfind(".//li"):
-            m = _REF_ID.match(_text(li))
+            m = LEADING_CITATION.match(_text(li))
             link = li.find(".//a")
             url = link.get("href", "") if link is not None else ""
             refs.append((len(refs) + 1, m.group(1) if m else None, url))

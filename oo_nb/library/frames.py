@@ -5,7 +5,6 @@ library gives empty frames with the same columns and dtypes."""
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable, Sequence
 from datetime import date
 from typing import Any
@@ -13,9 +12,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from oo_nb.format.blocks import domain_of
 from oo_nb.format.names import DOC_SUFFIX
 from oo_nb.format.tiers import GROUPS, tier_group
+from oo_nb.format.vocab import domain_patterns, matched_pattern
 from oo_nb.library.digest import Digest, Failure
 
 __all__ = [
@@ -141,22 +140,6 @@ def from_columns(data: dict[str, Sequence[Any]], columns: dict[str, str]) -> pd.
     return pd.DataFrame(out, columns=list(columns))
 
 
-@functools.lru_cache(maxsize=65536)  # few distinct (domain, policy) pairs in a library
-def domain_matches(domain: str, patterns: tuple[str, ...]) -> bool:
-    """``domain`` is one of ``patterns`` or a sub-domain of one."""
-    return any(domain == p or domain.endswith("." + p) for p in patterns)
-
-
-@functools.lru_cache(maxsize=4096)
-def domain_patterns(patterns: tuple[str, ...]) -> tuple[str, ...]:
-    """Policy entries as bare domains: lower case, no ``www.``, no scheme or path."""
-    out = []
-    for p in patterns:
-        p = p.strip().lower()
-        out.append(domain_of(p) if "/" in p else p.removeprefix("www."))
-    return tuple(x for x in out if x)
-
-
 def _spent(d: Digest) -> float | None:
     costs = [e["cost_usd"] for e in d.changelog if _number(e.get("cost_usd")) is not None]
     return float(sum(costs)) if costs else None
@@ -247,8 +230,8 @@ def sources_frame(digests: Sequence[Digest], today: date) -> pd.DataFrame:
                     ordinal - accessed.toordinal() if accessed else None,
                     n > 0,
                     n,
-                    bool(domain) and domain_matches(domain, deny),
-                    bool(domain) and domain_matches(domain, prefer),
+                    bool(domain) and matched_pattern(domain, deny) is not None,
+                    bool(domain) and matched_pattern(domain, prefer) is not None,
                     verified,
                 )
             )

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from oo_nb.format.names import INDEX_CONTENT_END, INDEX_CONTENT_START, INDEX_NAME
 from oo_nb.format.sanitize import ALLOWED_ATTRIBUTES, ALLOWED_TAGS
+from oo_nb.format.vocab import CITATION
 
 if TYPE_CHECKING:
     from oo_nb.format.document import Document
@@ -108,7 +109,6 @@ def clean_fragment(fragment: str) -> str:
 # nh3's output: attributes double-quoted, "<" and ">" escaped everywhere but in tags.
 _PARTS = re.compile(r"(<[^>]*>)")
 _HREF_FRAGMENT = re.compile(r'(<a\b[^>]*?\bhref=")#([^"]*)"')
-_CITE = re.compile(r"\[(s\d+)\]")
 _REFS_H2 = re.compile(r'<h2\b[^>]*\bid="references"', re.I)
 
 
@@ -138,7 +138,7 @@ def _in_page_links(body: str) -> str:
                 li_at = None
             continue
         if in_refs and li_at is not None:
-            m = _CITE.search(part)
+            m = CITATION.search(part)
             if m is not None:
                 sid = m.group(1)
                 refs.add(sid)
@@ -160,7 +160,7 @@ def _in_page_links(body: str) -> str:
                 in_link = max(0, in_link - 1)
             continue
         if not in_refs and not in_link:
-            parts[i] = _CITE.sub(
+            parts[i] = CITATION.sub(
                 lambda m: (
                     f'<a class="oo-cite" href="about:srcdoc#oo-ref-{m.group(1)}" '
                     f'target="_self">[{m.group(1)}]</a>'

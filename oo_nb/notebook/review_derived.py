@@ -10,6 +10,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from oo_nb.format.vocab import truncate
 from oo_nb.review.hunks import Hunk
 from oo_nb.review.render_html import hunk_diff_html
 
@@ -33,7 +34,7 @@ def _cell(value: Any) -> str:
         text = " · ".join(f"{k}: {v}" for k, v in value.items())
     else:
         text = json.dumps(value, ensure_ascii=False)
-    return _e(text if len(text) <= _MAX_CELL else text[:_MAX_CELL] + "…")
+    return _e(truncate(text, _MAX_CELL))
 
 
 def entry_table(entry: Any) -> str:

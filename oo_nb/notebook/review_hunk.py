@@ -12,6 +12,7 @@ from collections.abc import Callable
 import ipywidgets as widgets
 
 from oo_nb.errors import OOError
+from oo_nb.format.vocab import truncate
 from oo_nb.review.hunks import Hunk
 from oo_nb.review.render_html import hunk_diff_html
 from oo_nb.review.session import ReviewSession
@@ -58,7 +59,7 @@ def change_html(hunk: Hunk) -> str:
 
 def _plain(value: object) -> str:
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= 400 else text[:400] + "…"
+    return truncate(text, 400)
 
 
 def edited_diff_html(hunk: Hunk, clean: str) -> str:

@@ -17,6 +17,7 @@ from oo_nb.format.article import CITATION
 from oo_nb.format.blocks import fact_source_ids
 from oo_nb.format.document import Document
 from oo_nb.format.names import CHANGELOG_BLOCK, CONTRACT_BLOCK, MANIFEST_BLOCK, SOURCE_CACHE_BLOCK
+from oo_nb.format.vocab import CITATION_WITH_SPACE, is_source_id, truncate
 from oo_nb.review.blocks import MISSING, changelog_entries, get_path, source_ids
 from oo_nb.review.diff import DocumentDiff
 from oo_nb.review.hunks import Choice, Hunk
@@ -365,7 +366,7 @@ class _Merge:
             gone.append(m.group(2))
             return ""
 
-        out = _CITE_TOKEN.sub(drop, text)
+        out = CITATION_WITH_SPACE.sub(drop, text)
         for sid in dict.fromkeys(gone):
             msg = f"changelog: citation [{sid}] removed, that source is not kept"
             if msg not in self.notes:
@@ -428,10 +429,7 @@ def _named(facts: Iterable[Any]) -> set[str]:
 def _fact_sources_kept(fact: Any, sides: dict[str, Side]) -> bool:
     if not isinstance(fact, (str, dict)):  # the format only allows these: never taken
         return True  # pragma: no mutate
-    return all(sides.get(i) is not None for i in fact_source_ids(fact) if re.fullmatch(r"s\d+", i))
-
-
-_CITE_TOKEN = re.compile(r"(\s?)\[(s\d+)\]")  # a citation with the space before it
+    return all(sides.get(i) is not None for i in fact_source_ids(fact) if is_source_id(i))
 
 
 def _review_note(accepted: int, rejected: int, edited: int) -> str:
@@ -444,7 +442,7 @@ def _review_note(accepted: int, rejected: int, edited: int) -> str:
 
 def _short(value: Any) -> str:
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    return text[:60] + ("…" if len(text) > 60 else "")
+    return truncate(text, 60)
 
 
 def _id_order(sid: str) -> tuple[int, str]:

@@ -8,10 +8,10 @@ import re
 from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
-from urllib.parse import urlsplit
 
 from oo_nb.format.article import CITATION
 from oo_nb.format.sanitize import sanitize_text
+from oo_nb.format.vocab import url_key
 from oo_nb.review.hunks import Hunk
 
 __all__ = ["QUOTE_FOUND", "QUOTE_MISSING", "add_quote_badges", "unsupported_ids"]
@@ -46,15 +46,6 @@ def unsupported_ids(cache_before: Any, cache_after: Any) -> set[str]:
     return out
 
 
-def _host_path(url: str) -> str:
-    try:
-        parts = urlsplit(url.strip())
-    except ValueError:
-        return url
-    host = (parts.hostname or "").lower().removeprefix("www.")
-    return host + (parts.path.rstrip("/") or "/")
-
-
 def _cited_by_url(run: dict[str, Any] | None) -> dict[str, list[str]]:
     raw = run.get("citations") if isinstance(run, dict) else None
     out: dict[str, list[str]] = {}
@@ -62,8 +53,8 @@ def _cited_by_url(run: dict[str, Any] | None) -> dict[str, list[str]]:
         if isinstance(item, list) and len(item) == 2 and all(isinstance(x, str) for x in item):
             # page text shown in a terminal and a widget: no escapes, controls or bidi overrides
             text = sanitize_text(item[1], max_len=600)
-            if text and text not in out.setdefault(_host_path(item[0]), []):
-                out[_host_path(item[0])].append(text)
+            if text and text not in out.setdefault(url_key(item[0]), []):
+                out[url_key(item[0])].append(text)
     return out
 
 
@@ -98,7 +89,7 @@ def add_quote_badges(
             if bad:
                 badges.append(f"{QUOTE_MISSING} for a fact citing {', '.join(bad)}")
             for sid in ids:
-                for text in cited.get(_host_path(urls.get(sid, "")), []):
+                for text in cited.get(url_key(urls.get(sid, "")), []):
                     if len(passages) < _MAX_CITED and f"[{sid}] {text}" not in passages:
                         passages.append(f"[{sid}] {text}")
         out.append(

@@ -10,13 +10,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Literal
 
+from oo_nb.format.vocab import LEADING_CITATION
 from oo_nb.review.units import split_units, strip_tags
 
 __all__ = ["RefList", "Side", "entry_lines", "merge_refs", "out_of_order", "parse_refs"]
 
 Side = Literal["before", "after"] | None
 _OPEN = re.compile(r"\s*<(ol|ul)\b[^>]*>", re.I)
-_LEAD_ID = re.compile(r"^\s*\[(s\d+)\]")
 _HREF = re.compile(r"""\bhref\s*=\s*(?:"([^"]*)"|'([^']*)')""", re.I)
 
 
@@ -44,7 +44,7 @@ def parse_refs(body: str, urls: Iterable[tuple[str, str]] = ()) -> RefList:
     items: list[tuple[str, str]] = []
     seen: set[str] = set()
     for k, u in enumerate(units):
-        lead = _LEAD_ID.match(strip_tags(u.body))
+        lead = LEADING_CITATION.match(strip_tags(u.body))
         href = _HREF.search(u.body)
         url = html_lib.unescape(next(g for g in href.groups() if g is not None)) if href else ""
         sid = lead.group(1) if lead else by_url.get(url) or f"s{k + 1}"
@@ -76,7 +76,7 @@ def merge_refs(
 
 def _line(sid: str, raw: str) -> str:
     text = " ".join(html_lib.unescape(strip_tags(raw)).split())
-    return text if _LEAD_ID.match(text) else f"[{sid}] {text}"
+    return text if LEADING_CITATION.match(text) else f"[{sid}] {text}"
 
 
 def entry_lines(before: RefList, after: RefList) -> tuple[list[str], list[str]]:

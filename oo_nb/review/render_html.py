@@ -8,6 +8,7 @@ import html
 import json
 from typing import Any
 
+from oo_nb.format.vocab import truncate
 from oo_nb.review.diff import DocumentDiff
 from oo_nb.review.hunks import Hunk
 
@@ -20,7 +21,7 @@ def _e(text: str) -> str:
 
 def _value(value: Any) -> str:
     text = json.dumps(value, ensure_ascii=False)
-    return _e(text if len(text) <= 400 else text[:400] + "…")
+    return _e(truncate(text, 400))
 
 
 def hunk_diff_html(hunk: Hunk) -> str:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from oo_nb.errors import OOError
 from oo_nb.format.document import Document
+from oo_nb.format.vocab import strip_unsafe, truncate
 from oo_nb.redaction import scrub, secrets_now
 from oo_nb.review.hunks import Hunk
 
@@ -79,7 +79,7 @@ def _named(ids: Sequence[str]) -> str:
     """`` (s3, s4, … and 12 more)``: the first ids, each cut short, or nothing."""
     if not ids:
         return ""
-    shown = [i if len(i) <= _ID_CHARS else i[: _ID_CHARS - 1] + "…" for i in ids[:_NAMED]]
+    shown = [truncate(i, _ID_CHARS) for i in ids[:_NAMED]]
     more = f", … and {len(ids) - _NAMED:,} more" if len(ids) > _NAMED else ""
     return f" ({', '.join(shown)}{more})"
 
@@ -128,7 +128,6 @@ def _version(doc: Document) -> int:
         return 0
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # no terminal escapes from a saved file
 _MAX_NOTICES = 40
 _MAX_CHARS = 600
 
@@ -157,8 +156,8 @@ def run_notices(run: Mapping[str, Any] | None) -> tuple[str, ...]:
     # a warning may quote what the agent or the API said, key included: the notices are shown
     # in the widget and its text repr, which notebooks save
     secrets = secrets_now()
-    clean = [_CONTROL.sub(" ", scrub(w, secrets=secrets)[0]).strip() for w in dict.fromkeys(out)]
-    clean = [w if len(w) <= _MAX_CHARS else w[:_MAX_CHARS] + "…" for w in clean]
+    clean = [strip_unsafe(scrub(w, secrets=secrets)[0]).strip() for w in dict.fromkeys(out)]
+    clean = [truncate(w, _MAX_CHARS) for w in clean]
     if len(clean) > _MAX_NOTICES:
         clean = [*clean[:_MAX_NOTICES], f"… and {len(clean) - _MAX_NOTICES} more warning(s)"]
     return tuple(clean)

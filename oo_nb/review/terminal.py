@@ -14,6 +14,7 @@ from typing import Any, TextIO
 
 from oo_nb.errors import OOError
 from oo_nb.format.document import Document
+from oo_nb.format.vocab import truncate
 from oo_nb.review.diff import DocumentDiff
 from oo_nb.review.hunks import Hunk
 from oo_nb.review.session import ReviewSession
@@ -114,7 +115,7 @@ def _short(value: Any, limit: int = 300) -> str:
     import json
 
     text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= limit else text[:limit] + "…"
+    return truncate(text, limit)
 
 
 def render_diff(diff: DocumentDiff, *, color: bool = False) -> str:

@@ -124,9 +124,10 @@ def test_domain_of_agrees_with_urlsplit_on_tricky_hosts() -> None:
 
 # --------------------------------------------------------------------------- fact markers
 def markers_by_search(fact: str) -> tuple[str, ...]:
-    """What fact_source_ids gave for a string fact before it read the markers from the end."""
-    markers = re.search(r"(?:\s*\[s\d+\])+\s*$", fact)
-    return tuple(dict.fromkeys(re.findall(r"s\d+", markers.group(0)) if markers else []))
+    """What fact_source_ids gave for a string fact before it read the markers from the end
+    (ASCII digits only since the vocabulary: "[s١]" is no citation)."""
+    markers = re.search(r"(?:\s*\[s[0-9]+\])+\s*$", fact)
+    return tuple(dict.fromkeys(re.findall(r"s[0-9]+", markers.group(0)) if markers else []))
 
 
 def spaces() -> list[str]:

@@ -28,9 +28,9 @@ from oo_nb.format.document import (
     _has_crlf,
     _has_marker,
     _search_tag,
-    _tag_id,
 )
 from oo_nb.format.names import INDEX_CONTENT_START
+from oo_nb.format.vocab import tag_id
 from tests.conftest import CORPUS
 from tests.library.test_library import load_synth
 
@@ -142,8 +142,7 @@ class ReferenceDocument(Document):
                 if article_start is not None:
                     depth += 1
                 elif (
-                    self.article_span is None
-                    and _tag_id(text[m.start() : tag_end + 1]) == "article"
+                    self.article_span is None and tag_id(text[m.start() : tag_end + 1]) == "article"
                 ):
                     article_start = tag_end + 1
                     if SKIP_PLAIN_ARTICLE:
@@ -369,14 +368,6 @@ def test_a_broken_shortcut_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(document, "_has_marker", lambda text: "OO:" in text)
     with pytest.raises(AssertionError):
         assert_same(page(html="OO: alone"))
-
-
-def test_tag_id_is_the_first_group_that_matched() -> None:
-    tags = ['<script id="">', "<script id=''>", "<script id=x>", "<script>", '<p ID = "a" id="b">']
-    tags += ['<script data-id="q" id="r">', "<script id='a\"b'>", '<script id="a\'b">', "<x id=>"]
-    for tag in tags:
-        m = document._ID_ATTR.search(tag)
-        assert _tag_id(tag) == (next(g for g in m.groups() if g is not None) if m else None)
 
 
 def test_token_patterns_match_as_written_before() -> None:

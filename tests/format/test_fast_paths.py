@@ -18,6 +18,7 @@ from oo_nb.format.blocks import domain_of
 from oo_nb.format.document import Document
 from oo_nb.format.legacy_script import article_risks
 from oo_nb.format.page_code import code_regions
+from oo_nb.format.vocab import normal_host
 from tests.conftest import CORPUS
 from tests.format import page_code_reference as ref
 
@@ -27,7 +28,7 @@ def by_urlsplit(url: str) -> str:
         host = urlsplit(url if "//" in url else "//" + url).hostname or ""
     except ValueError:
         return ""
-    return host.removeprefix("www.").lower()
+    return normal_host(host)
 
 
 def test_domain_of_is_what_urlsplit_finds() -> None:

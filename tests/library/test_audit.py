@@ -321,7 +321,7 @@ def test_table_output_never_cuts_a_message(
     code, out = run_cli(
         ["library", str(CORPUS), "--today", "2026-03-01", "--frame", "sources"], capsys
     )
-    assert "..." in out  # other long text (titles, URLs) is still cut to keep the table readable
+    assert "…" in out  # other long text (titles, URLs) is still cut to keep the table readable
 
 
 def test_a_pid_without_an_id_is_malformed_not_missing(tmp_path: Path) -> None:

@@ -121,10 +121,11 @@ def test_a_new_fact_needs_its_source_and_the_review_names_the_one_it_leaves_out(
     assert len(facts) == 4 and (len(short_fact), len(longer_fact)) == (60, 61)
     result = _decide(session, set(facts))  # the facts taken, s3 and its paragraph not
     assert result.document.block_json("oo-source-cache")["facts"] == [OLD, kept]
+    # each fact cut to 60 characters, "…" included (vocab.truncate)
     assert [n for n in result.notes if "fact" in n] == [
-        'new fact not kept: its source is not kept ({"text": "Die Flut über den Kai erreichte zweimal in einer W…)',
+        'new fact not kept: its source is not kept ({"text": "Die Flut über den Kai erreichte zweimal in einer…)',
         f"new fact not kept: its source is not kept ({short_fact})",
-        f"new fact not kept: its source is not kept ({longer_fact[:60]}…)",
+        f"new fact not kept: its source is not kept ({longer_fact[:59]}…)",
     ]
     # with s3 taken, every fact stays
     result = _decide(session, {*facts, "src:s3", "a3"})

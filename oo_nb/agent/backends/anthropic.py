@@ -42,6 +42,7 @@ from oo_nb.agent.deadline import (
 from oo_nb.agent.models import API_KEY_ENV, DEFAULT_MODEL, MODEL_ALIASES, has_api_key, resolve_model
 from oo_nb.agent.types import RunInfo
 from oo_nb.errors import AgentError, register_secret
+from oo_nb.format.vocab import truncate
 from oo_nb.redaction import register_base_url, split_credentials
 
 __all__ = [
@@ -106,7 +107,7 @@ def unreadable_answer(exc: BaseException) -> str:
     reason = reason.rstrip(". ")
     if "tool parameter JSON" in text:
         reason = f"its tool input: {reason}"
-    reason = reason if len(reason) <= 160 else reason[:157] + "..."
+    reason = truncate(reason, 160)
     return f"the API's answer could not be read ({reason}); nothing was proposed"
 
 

@@ -28,9 +28,9 @@ from oo_nb.agent.proposal import MAX_DEPTH
 from oo_nb.agent.quotes import api_texts
 from oo_nb.agent.types import PROPOSAL_SCHEMA, RunInfo
 from oo_nb.errors import AgentError, BudgetExceeded
-from oo_nb.format.blocks import domain_of
 from oo_nb.format.jsonblock import too_deep
 from oo_nb.format.surrogates import scrub
+from oo_nb.format.vocab import domain_patterns
 
 __all__ = [
     "SUBMIT_TOOL",
@@ -268,7 +268,7 @@ class Conversation:
         self.done = False
         self.result: Any = None
         self.last_plan: RequestPlan | None = None
-        blocked = sorted({domain_of(d) or d for d in ctx.blocked_domains if d.strip()})
+        blocked = sorted(domain_patterns(tuple(ctx.blocked_domains)))
         self.blocked = blocked
         # exact - estimate of the first prompt (system + first message), once the API counted it
         self.calibration = 0

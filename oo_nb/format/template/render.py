@@ -32,6 +32,7 @@ from oo_nb.format.names import (
     SOURCE_CACHE_BLOCK,
 )
 from oo_nb.format.template import asset
+from oo_nb.format.vocab import UNSAFE_CHARS
 
 __all__ = [
     "CSP",
@@ -61,7 +62,7 @@ CSP_BOOTSTRAP = (
 # section name -> (start line, end line); whole lines in the file (kept under its old name)
 MARKERS = SECTION_MARKERS
 _STYLE_END = re.compile(r"</style", re.IGNORECASE)
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
+_CONTROL = re.compile(rf"(?:{UNSAFE_CHARS.pattern}|[\t\n])+")  # and line breaks: one line
 
 
 def _esc(text: str) -> str:

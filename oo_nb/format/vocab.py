@@ -1,0 +1,214 @@
+"""The words every package shares, each defined once: the citation token, the id attribute,
+which URLs name the same page, which domain a deny or prefer entry covers, the characters text
+shown to a reader must not carry, and how long text is cut.
+
+It lives in ``format`` (not beside ``netguard``/``redaction``): only format and the packages above
+it use these rules. The table of cases all callers must answer alike is tests/format/test_vocab.py.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import re
+from collections.abc import Iterable
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+__all__ = [
+    "CITATION",
+    "CITATION_WITH_SPACE",
+    "ID_ATTRIBUTE",
+    "LEADING_CITATION",
+    "SOURCE_ID",
+    "UNSAFE_CHARS",
+    "citation_ids",
+    "domain_matches",
+    "domain_of",
+    "domain_pattern",
+    "domain_patterns",
+    "ids_in",
+    "is_source_id",
+    "listed_domain",
+    "matched_pattern",
+    "normal_host",
+    "strip_unsafe",
+    "tag_id",
+    "terminal_safe",
+    "trailing_citations",
+    "truncate",
+    "url_key",
+]
+
+# --------------------------------------------------------------------------- citations
+# ASCII digits only, as the page's own script reads them (JavaScript's \d): "[s١]" is no citation.
+SOURCE_ID = re.compile(r"s[0-9]+")
+CITATION = re.compile(r"\[(s[0-9]+)\]")
+CITATION_WITH_SPACE = re.compile(r"(\s?)\[(s[0-9]+)\]")  # removing one takes its space too
+LEADING_CITATION = re.compile(r"\s*\[(s[0-9]+)\]")  # a References entry's own label, by .match
+# The trailing run of markers of a string fact ("text [s17] [s18]"), matched on the reversed
+# text: a search for (?:\s*\[s\d+\])+\s*$ tries every position of a long fact, this only the end.
+_TRAILING_REVERSED = re.compile(r"\s*(?:\][0-9]+s\[\s*)+")
+
+
+def is_source_id(text: str) -> bool:
+    return SOURCE_ID.fullmatch(text) is not None
+
+
+def citation_ids(text: str) -> list[str]:
+    """The ids ``text`` cites, each once, in order of first citation."""
+    return list(dict.fromkeys(CITATION.findall(text)))
+
+
+def trailing_citations(text: str) -> tuple[int, list[str]]:
+    """Where the trailing run of ``[sN]`` markers (with the spaces around them) starts, and the
+    ids it names in order; ``(len(text), [])`` when ``text`` does not end with one."""
+    if not text.rstrip().endswith("]"):  # \s is what str.isspace is: no marker at the end
+        return len(text), []
+    run = _TRAILING_REVERSED.match(text[::-1])
+    if run is None:
+        return len(text), []
+    start = len(text) - run.end()
+    return start, SOURCE_ID.findall(text, start)
+
+
+# --------------------------------------------------------------------------- id attribute
+# Inside one start tag already cut out; the article model reads attributes as a browser does.
+# The name starts after a space, quote or "/": "data-id=" is another attribute (\b allowed it).
+ID_ATTRIBUTE = re.compile(
+    r"""(?<=[\s"'/])id\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.IGNORECASE
+)
+
+
+def _id_value(m: re.Match[str]) -> str:
+    double, single, bare = m.groups()  # (one of them matched)
+    return double if double is not None else single if single is not None else bare
+
+
+def tag_id(tag: str) -> str | None:
+    """The id of one start tag (its text), or None."""
+    m = ID_ATTRIBUTE.search(tag)
+    return _id_value(m) if m else None
+
+
+def ids_in(markup: str) -> list[str]:
+    """Every id attribute's value in ``markup``, in order."""
+    return [_id_value(m) for m in ID_ATTRIBUTE.finditer(markup)]
+
+
+# --------------------------------------------------------------------------- URLs and domains
+# Parameters that say who sent the reader, not which page: dropped from the key.
+_TRACKING = re.compile(r"utm_\w+|fbclid|gclid|dclid|msclkid|mc_cid|mc_eid|ref_src", re.IGNORECASE)
+# An http(s) URL whose host is plain ASCII: the host is what urlsplit would find, a tenth of its
+# cost, which a scan pays for every cached source. Spelled out rather than IGNORECASE, which also
+# lets "ſ" stand for "s" (a scheme urlsplit refuses).
+_PLAIN_HOST = re.compile(r"[hH][tT][tT][pP][sS]?://([A-Za-z0-9.-]+)(?::[0-9]*)?(?=[/?#]|\Z)")
+# The same host with no scheme (a string source's "ft.com"), which urlsplit reads after "//".
+_BARE_HOST = re.compile(r"([A-Za-z0-9.-]+)(?::[0-9]*)?(?=[/?#]|\Z)")
+
+
+def _with_authority(url: str) -> str:
+    """``url`` as urlsplit finds its host: a bare ``host/path`` (a string source's) gets "//"."""
+    return url if "//" in url else "//" + url
+
+
+def normal_host(host: str) -> str:
+    """A host as compared: lower case, no trailing dot, no ``www.``, IDNA in its ASCII form."""
+    host = host.lower().removeprefix("www.").rstrip(".")
+    if not host.isascii():
+        with contextlib.suppress(UnicodeError):  # not a valid IDNA name: compared as written
+            host = host.encode("idna").decode("ascii")
+    return host
+
+
+def domain_of(url: str) -> str:
+    """The domain a URL (or a bare ``host/path``) is on, as compared (see ``_host``)."""
+    plain = (_PLAIN_HOST if "//" in url else _BARE_HOST).match(url)
+    if plain is not None:
+        return normal_host(plain.group(1))
+    try:
+        host = urlsplit(_with_authority(url)).hostname or ""
+    except ValueError:
+        return ""
+    return normal_host(host)
+
+
+@functools.lru_cache(maxsize=65536)  # the audit keys every cached source at each run: ~17 µs each
+def url_key(url: str) -> str:
+    """What identifies the page a URL names: ``http://www.X.com:80/a/?utm_source=y#top`` and
+    ``https://x.com/a`` give the same key. Scheme, ``www.``, default ports, a trailing slash, the
+    fragment and tracking parameters do not count; the path's case and every other query
+    parameter do (``?id=1`` and ``?id=2`` are two pages)."""
+    text = url.strip()
+    try:
+        parts = urlsplit(_with_authority(text))
+        host = normal_host(parts.hostname or "")
+        port = parts.port
+    except ValueError:
+        return text.lower()
+    if port and port not in (80, 443):
+        host = f"{host}:{port}"
+    path = parts.path.rstrip("/") or "/"  # "", "/" and "//" all name the root
+    pairs = parse_qsl(parts.query, keep_blank_values=True)
+    query = urlencode([(k, v) for k, v in pairs if not _TRACKING.fullmatch(k)])
+    return urlunsplit(("", host, path, query, ""))
+
+
+def domain_pattern(entry: str) -> str:
+    """A deny or prefer entry as the domain it covers: ``example.com``, ``.example.com``,
+    ``*.example.com``, ``https://www.Example.com/x`` and ``example.com.`` all give
+    ``example.com`` (which covers its subdomains too); "" when it names none."""
+    return domain_of(entry.strip().lstrip("*.")).lstrip(".")
+
+
+@functools.lru_cache(maxsize=4096)  # few distinct policies in a library
+def domain_patterns(entries: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(p for p in map(domain_pattern, entries) if p))
+
+
+@functools.lru_cache(maxsize=65536)  # few distinct (domain, policy) pairs in a library
+def matched_pattern(host: str, patterns: tuple[str, ...]) -> str | None:
+    """The first of ``patterns`` (from ``domain_patterns``) that ``host`` is, or is under."""
+    for p in patterns:
+        if host == p or host.endswith("." + p):
+            return p
+    return None
+
+
+def domain_matches(host: str, entry: str) -> bool:
+    """``host`` (or a URL) is the domain a deny/prefer ``entry`` covers, or a subdomain of it."""
+    pattern = domain_pattern(entry)
+    return bool(pattern) and matched_pattern(domain_of(host), (pattern,)) is not None
+
+
+def listed_domain(url: str, entries: Iterable[str]) -> str | None:
+    """The domain of a deny/prefer list that ``url`` is on, if any."""
+    return matched_pattern(domain_of(url), domain_patterns(tuple(entries)))
+
+
+# --------------------------------------------------------------------------- unsafe text
+# C0 controls but tab and newline (a lone "\r" rewrites the line), DEL and C1 (ESC and CSI start
+# terminal escapes); bidi controls, which reorder what a reader sees; zero-width characters that
+# hide text. The joiners U+200C/U+200D stay: Persian, Indic scripts and emoji need them.
+_CONTROLS = r"\x00-\x08\x0b-\x1f\x7f-\x9f"
+_BIDI = r"\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+_INVISIBLE = r"\u200b\u2060-\u2064\ufeff"
+UNSAFE_CHARS = re.compile(f"[{_CONTROLS}{_BIDI}{_INVISIBLE}]")
+
+
+def strip_unsafe(text: str, replacement: str = " ") -> str:
+    """``text`` with every unsafe character replaced (text kept: a title, a warning)."""
+    return UNSAFE_CHARS.sub(replacement, text)
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` for a terminal or a table: unsafe characters shown as U+FFFD, so a reader sees
+    that something was there and nothing moves the cursor or reorders the line."""
+    return UNSAFE_CHARS.sub("\ufffd", text)
+
+
+def truncate(text: str, limit: int) -> str:
+    """At most ``limit`` characters: when cut, ends in "…" (one character, counted), without the
+    spaces before it."""
+    if len(text) <= limit:
+        return text
+    return text[: limit - 1].rstrip() + "…" if limit > 0 else ""
