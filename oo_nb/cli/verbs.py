@@ -34,6 +34,7 @@ VERBS: dict[str, str] = {
     "review": "review",
     "diff": "diff",
     "demo": "demo",
+    "changes": "changes",
 }
 
 

@@ -247,6 +247,18 @@ class Library:
         document keeps its rows, with NA where that part was needed)."""
         return self.frame("errors")
 
+    def changes(self, since: date | str | None = None) -> pd.DataFrame:
+        """What changed in the library's documents, one row per fact, source, section or
+        sentinel status, read from their history (``library.changes``, which lists the columns
+        and dtypes); ``since``: only changes dated on or after that day (``YYYY-MM-DD``)."""
+        from oo_nb.library.changes import changes_frame
+
+        base = self.root if self.root.is_dir() else self.root.parent
+        return changes_frame(
+            ((p, relative_slug(p, base)) for p in discover(self.root, self.recursive)),
+            since=since,
+        )
+
     def audit(
         self,
         stale_after_days: int = 365,
