@@ -28,6 +28,7 @@ LAYERS: dict[str, int] = {
     "agent": 3,
     "review": 3,
     "demo": 4,
+    "alerts": 4,  # reads library changes, agent outcomes and store records; the CLI calls it
     "cli": 5,
     "notebook": 6,
     "": 7,  # the package root: __init__ and __main__

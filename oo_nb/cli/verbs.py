@@ -35,6 +35,7 @@ VERBS: dict[str, str] = {
     "diff": "diff",
     "demo": "demo",
     "changes": "changes",
+    "alerts": "alerts",
 }
 
 
