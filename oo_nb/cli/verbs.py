@@ -36,6 +36,7 @@ VERBS: dict[str, str] = {
     "demo": "demo",
     "changes": "changes",
     "alerts": "alerts",
+    "schedule": "schedule",
 }
 
 
