@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 import pytest
@@ -12,7 +13,11 @@ from oo_nb.cli.main import main
 from oo_nb.library.changes import COLUMNS
 from oo_nb.library.library import Library
 from oo_nb.store.history import read_history
+from tests.support.magic_helpers import oo
 from tests.support.watched import watched_library
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
 
 
 @pytest.fixture
@@ -86,3 +91,8 @@ def test_cli_bad_date_is_a_usage_error(lib_dir: Path, capsys: pytest.CaptureFixt
     with pytest.raises(SystemExit):
         main(["changes", str(lib_dir), "--since", "yesterday"])
     assert "not a date" in capsys.readouterr().err
+
+
+def test_magic_returns_the_frame(lib_dir: Path, shell: InteractiveShell) -> None:
+    frame = oo(shell, f'changes "{lib_dir}" --since 2026-12-01 --kind sentinel')
+    assert isinstance(frame, pd.DataFrame) and list(frame["after"]) == ["occurred"]

@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -17,6 +18,10 @@ from oo_nb.cli.main import main
 from oo_nb.errors import ValidationError
 from oo_nb.schedule import cron, systemd
 from oo_nb.schedule.job import job_for, parse_cadence
+from tests.support.magic_helpers import oo
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
 
 FAKE_CRONTAB = """#!/bin/sh
 f="$HOME/crontab.txt"
@@ -190,3 +195,8 @@ def test_the_real_crontab(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
     finally:
         cron.remove_cron(job.id)
     assert cron.read_crontab() == before
+
+
+def test_magic_schedule_dry_run(tmp_path: Path, shell: InteractiveShell) -> None:
+    out = oo(shell, f'schedule "{tmp_path}" --every 6h --dry-run --via cron')
+    assert "-P -m oo_nb schedule . --run" in out.text and out.exit_code == 0
