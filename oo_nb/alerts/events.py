@@ -13,6 +13,7 @@ of what was sent holds keys, so a rerun finds the same event and does not send i
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from oo_nb.library.changes import document_changes
 from oo_nb.library.digest import relative_slug
 from oo_nb.store.discover import documents
+from oo_nb.store.history import history_dir
 from oo_nb.store.link_store import read_links
 from oo_nb.store.proposals import list_proposals
 
@@ -82,6 +84,18 @@ def sentinel_events(items: Iterable[tuple[Path, str]]) -> list[Event]:
     return out
 
 
+def _reported_event(file: Path) -> str | None:
+    """The evidence when the saved proposal's sentinel says "occurred" (None otherwise)."""
+    try:
+        record = json.loads(file.read_bytes().decode("utf-8"))
+        sentinel = record["proposal"]["proposal"]["sentinel"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if not isinstance(sentinel, dict) or sentinel.get("status") != "occurred":
+        return None
+    return str(sentinel.get("evidence") or "")
+
+
 def proposal_events(items: Iterable[tuple[Path, str]]) -> list[Event]:
     out = []
     for path, name in items:
@@ -90,13 +104,21 @@ def proposal_events(items: Iterable[tuple[Path, str]]) -> list[Event]:
                 continue
             cost = f", cost ${p.cost_usd:.4f}" if p.cost_usd is not None else ""
             version = f"v{p.version} " if p.version is not None else ""
+            waiting = f"proposal {version}awaits review since {p.made}{cost}"
+            details = [f"review it: oo review {path}"]
+            evidence = _reported_event(history_dir(path) / p.name)
+            if evidence is not None:  # the news itself, not only "something to review"
+                title = f"{name}: the sentinel reports the event occurred; {waiting}"
+                details.insert(0, f"evidence: {evidence}")
+            else:
+                title = f"{name}: {waiting}"
             out.append(
                 Event(
                     key=f"proposal:{name}:{p.name}:{p.created}",
-                    kind="proposal",
+                    kind="sentinel" if evidence is not None else "proposal",
                     document=name,
-                    title=f"{name}: proposal {version}awaits review since {p.made}{cost}",
-                    details=(f"review it: oo review {path}",),
+                    title=title,
+                    details=tuple(details),
                     data={"since": p.created, "cost_usd": p.cost_usd, "version": p.version},
                 )
             )

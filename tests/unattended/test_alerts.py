@@ -243,3 +243,27 @@ def test_cli_init_show_test(
     assert main(["alerts", str(lib), "--test"]) == 1
     assert "'gone'" in capsys.readouterr().out
     assert os.environ["OO_TEST_HOOK"]
+
+
+def test_a_proposal_that_reports_the_event_says_so(lib: Path) -> None:
+    from oo_nb.alerts.events import proposal_events
+    from oo_nb.store.history import history_dir
+
+    path = lib / "lighthouse.o-o.html"
+    record = {
+        "created": "2026-12-03T08:00:00+00:00",
+        "base_sha256": "",
+        "run": {"version": 3, "cost_usd": 0.12},
+        "proposal": {
+            "proposal": {"sentinel": {"status": "occurred", "evidence": "Seen lit [s1]."}}
+        },
+    }
+    (history_dir(path) / "pending.json").write_text(json.dumps(record))
+    (event,) = proposal_events([(path, "lighthouse")])
+    assert event.kind == "sentinel"
+    assert "reports the event occurred" in event.title and "v3 awaits review" in event.title
+    assert "cost $0.1200" in event.title and event.details[0] == "evidence: Seen lit [s1]."
+    record["proposal"] = {"proposal": {"sentinel": {"status": "not_occurred"}}}
+    (history_dir(path) / "pending.json").write_text(json.dumps(record))
+    (event,) = proposal_events([(path, "lighthouse")])
+    assert event.kind == "proposal" and "reports" not in event.title
