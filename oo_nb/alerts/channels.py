@@ -4,6 +4,7 @@ the channel and says why, with every secret redacted (``OOError`` redacts its me
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import shutil
@@ -18,6 +19,7 @@ from pathlib import Path
 from oo_nb.alerts.config import Channel
 from oo_nb.alerts.message import Message, webhook_body
 from oo_nb.errors import OOError
+from oo_nb.redaction import REDACTED
 
 __all__ = ["NOTIFY_ENV", "ChannelError", "send"]
 
@@ -38,10 +40,23 @@ def send(channel: Channel, message: Message, settings_dir: Path) -> None:
             _email(channel, message, settings_dir)
         else:
             _desktop(channel, message)
-    except ChannelError:
-        raise
-    except (OSError, smtplib.SMTPException, subprocess.SubprocessError, ValueError) as exc:
-        raise ChannelError(f"channel {channel.name!r} ({channel.type}): {_reason(exc)}") from None
+    except ChannelError as exc:
+        raise ChannelError(_hide(str(exc), channel)) from None
+    except (
+        OSError,
+        http.client.HTTPException,
+        smtplib.SMTPException,
+        subprocess.SubprocessError,
+        ValueError,
+    ) as exc:
+        reason = _hide(_reason(exc), channel)
+        raise ChannelError(f"channel {channel.name!r} ({channel.type}): {reason}") from None
+
+
+def _hide(text: str, channel: Channel) -> str:
+    for value in channel.hidden:
+        text = text.replace(value, REDACTED)
+    return text
 
 
 def _reason(exc: BaseException) -> str:

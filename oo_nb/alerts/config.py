@@ -16,8 +16,10 @@
 
 Secrets (an SMTP password, a webhook URL that carries a token) are read from an environment
 variable (``*_env``) or from a file under ``DIR/.oo/`` (``*_file``) that only its owner may read
-(0600); a ``password`` written into the settings is refused. Every secret read is registered with
-``redaction`` so no error or log line shows it. Bad settings raise a ``ValidationError`` naming
+(0600); a ``password`` written into the settings is refused. ``Channel.hidden`` lists what a
+channel's errors must never show (``channels`` replaces it). They are not registered with
+``redaction`` for the whole process: its echo rule would then also cut every run of 12 characters
+of a webhook URL (``https://hooks.``) out of documents and messages. Bad settings raise a ``ValidationError`` naming
 the file and the field.
 """
 
@@ -29,9 +31,9 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from oo_nb.errors import ValidationError
-from oo_nb.redaction import register_secret
 
 __all__ = [
     "CHANNEL_TYPES",
@@ -60,11 +62,22 @@ class Channel:
     options: dict[str, Any] = field(default_factory=dict, repr=False)
     secret: str | None = field(default=None, repr=False)
 
+    @property
+    def hidden(self) -> tuple[str, ...]:
+        """The secret, and a webhook URL's path (often its token), longest first."""
+        values = [self.secret or ""]
+        url = self.secret if self.type == "webhook" else None
+        url = url or (str(self.options.get("url")) if self.type == "webhook" else None)
+        if url:
+            values += [url, urlsplit(url).path]
+        return tuple(sorted({v for v in values if len(v) >= 4}, key=len, reverse=True))
+
     def describe(self) -> str:
         """The channel for people, without its secret."""
         o = self.options
         if self.type == "webhook":
-            where = o.get("url") or ("a URL from " + _secret_origin(o, "url"))
+            # the host only: a webhook URL's path is often its token
+            where = _host(o["url"]) if o.get("url") else "a URL from " + _secret_origin(o, "url")
             return f"{self.name}: webhook ({o.get('format', 'json')}) to {where}"
         if self.type == "email":
             to = ", ".join(o.get("to", []))
@@ -194,6 +207,11 @@ def _webhook_url(path: Path, where: str, options: dict[str, Any]) -> str:
     return url
 
 
+def _host(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}/…"
+
+
 def _secret_origin(options: dict[str, Any], key: str) -> str:
     if options.get(f"{key}_env"):
         return f"${options[f'{key}_env']}"
@@ -212,10 +230,7 @@ def _secret(path: Path, where: str, options: dict[str, Any], key: str) -> str | 
             )
     elif isinstance(file, str) and file:
         value = _private_file(path, where, key, file)
-    if value is not None:
-        value = value.strip()
-        register_secret(value)
-    return value
+    return value.strip() if value is not None else None
 
 
 def _private_file(path: Path, where: str, key: str, name: str) -> str:

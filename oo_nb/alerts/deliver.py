@@ -16,7 +16,6 @@ from oo_nb.alerts.channels import ChannelError, send
 from oo_nb.alerts.config import AlertConfig, load_config, private_dir
 from oo_nb.alerts.events import Event, collect_events
 from oo_nb.alerts.message import Message, compose
-from oo_nb.errors import OOError
 from oo_nb.redaction import redact
 from oo_nb.store import clock
 
@@ -140,8 +139,9 @@ def alert_after_update(root: str | Path, outcome: LibraryUpdate | None = None) -
         if config is None:
             return AlertReport(configured=False)
         return deliver(folder, collect_events(folder, outcome, config.events), config)
-    except (OOError, OSError, ValueError) as exc:
-        return AlertReport(errors=[redact(f"alerts were not sent: {exc}")])
+    # the update is done: no problem of the alerts may change its outcome
+    except Exception as exc:
+        return AlertReport(errors=[redact(f"alerts were not sent: {type(exc).__name__}: {exc}")])
 
 
 def test_alert(root: str | Path) -> AlertReport:

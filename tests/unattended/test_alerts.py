@@ -230,7 +230,10 @@ def test_cli_init_show_test(
         configure(lib, {"type": "webhook", "name": "team", "url": hook.url})
         assert main(["alerts", str(lib), "--show"]) == 0
         out = capsys.readouterr().out
-        assert "team: webhook (json)" in out and "1 event(s) not sent yet" in out
+        assert (
+            "team: webhook (json) to http://127.0.0.1:" in out and "1 event(s) not sent yet" in out
+        )
+        assert "T0K3N" not in out  # the path of a webhook URL may be its token
         assert not hook.bodies  # --show sends nothing
         assert main(["alerts", str(lib), "--test"]) == 0
         assert "test alert" in hook.bodies[0]["text"]
@@ -267,3 +270,17 @@ def test_a_proposal_that_reports_the_event_says_so(lib: Path) -> None:
     (history_dir(path) / "pending.json").write_text(json.dumps(record))
     (event,) = proposal_events([(path, "lighthouse")])
     assert event.kind == "proposal" and "reports" not in event.title
+
+
+def test_an_error_that_quotes_the_url_hides_its_token(
+    lib: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OO_TEST_HOOK", "http://127.0.0.1:9/hook/SECRET-TOKEN-123 x")
+    configure(lib, {"type": "webhook", "name": "pager", "url_env": "OO_TEST_HOOK"})
+    report = alert_after_update(lib)
+    assert report.errors and "'pager'" in report.errors[0]
+    assert "SECRET-TOKEN" not in report.errors[0] and "[redacted]" in report.errors[0]
+    # nothing was registered process-wide: other text keeps its URLs
+    from oo_nb.redaction import redact
+
+    assert redact("see http://127.0.0.1:9/hook/ for") == "see http://127.0.0.1:9/hook/ for"
