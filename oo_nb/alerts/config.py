@@ -105,7 +105,24 @@ def config_path(root: str | Path) -> Path:
 
 
 def load_config(root: str | Path) -> AlertConfig | None:
-    """The settings of the library at ``root``, or None when it has none."""
+    """The alert settings of a library.
+
+    Parameters
+    ----------
+    root : str or Path
+        The library folder; the settings are ``root/.oo/alerts.json``.
+
+    Returns
+    -------
+    AlertConfig or None
+        None when the library has no settings.
+
+    Raises
+    ------
+    ValidationError
+        A bad field, a password in the file, a secret variable not set or a secret file others
+        may read: the message names the file and the field.
+    """
     path = config_path(root)
     if not path.is_file():
         return None

@@ -104,7 +104,23 @@ def _messages(root: Path, events: list[Event], digest_after: int) -> list[Messag
 
 
 def deliver(root: str | Path, events: list[Event], config: AlertConfig) -> AlertReport:
-    """Send the events of ``config.events`` kinds not sent before; record what went out."""
+    """Send the events not sent before, and record what went out.
+
+    Parameters
+    ----------
+    root : str or Path
+        The library folder (its record: ``.oo/alerts-sent.jsonl``).
+    events : list of Event
+        What the library shows now; those already sent are left out.
+    config : AlertConfig
+        The channels, the kinds wanted and the digest threshold.
+
+    Returns
+    -------
+    AlertReport
+        New and already-sent counts, messages per channel, and one error line per failing
+        channel (a channel that fails never stops the others).
+    """
     folder = Path(root)
     sent = read_sent(folder)
     wanted = [e for e in events if e.kind in config.events]
@@ -131,8 +147,21 @@ def deliver(root: str | Path, events: list[Event], config: AlertConfig) -> Alert
 
 
 def alert_after_update(root: str | Path, outcome: LibraryUpdate | None = None) -> AlertReport:
-    """The alerts of a library after an update-all run. Never raises for a bad setting, an
-    unreadable history or a failing channel: each is a line of the report."""
+    """The alerts of a library after an update-all run.
+
+    Parameters
+    ----------
+    root : str or Path
+        The library folder.
+    outcome : LibraryUpdate, optional
+        The run just finished.
+
+    Returns
+    -------
+    AlertReport
+        ``configured`` is False without ``.oo/alerts.json``. Never raises: a bad setting, an
+        unreadable history or a failing channel is a line in ``errors``.
+    """
     folder = Path(root)
     try:
         config = load_config(folder)

@@ -201,8 +201,22 @@ def run_events(root: Path, outcome: LibraryUpdate) -> list[Event]:
 def collect_events(
     root: str | Path, outcome: LibraryUpdate | None = None, kinds: Iterable[str] | None = None
 ) -> list[Event]:
-    """Every event the library shows now (and those of ``outcome``, an update-all run), of
-    ``kinds`` (default: all)."""
+    """Every event the library shows now.
+
+    Parameters
+    ----------
+    root : str or Path
+        The library folder (or one document).
+    outcome : LibraryUpdate, optional
+        An update-all run: its failures and overspent runs become events too.
+    kinds : iterable of str, optional
+        Only these kinds (``config.EVENT_KINDS``; default: all).
+
+    Returns
+    -------
+    list of Event
+        Each with a ``key`` that names it for good.
+    """
     folder = Path(root)
     wanted = (
         set(kinds) if kinds is not None else {"sentinel", "proposal", "links", "failed", "budget"}

@@ -181,7 +181,20 @@ def _when(text: str) -> datetime | None:
 
 
 def document_changes(path: str | Path, name: str | None = None) -> list[Change]:
-    """Every change across the kept states of the document at ``path``, oldest first."""
+    """Every change across the kept states of one document.
+
+    Parameters
+    ----------
+    path : str or Path
+        The document; its history is read from ``.oo-history/NAME/`` beside it.
+    name : str, optional
+        What the rows call it (default: the file name).
+
+    Returns
+    -------
+    list of Change
+        Oldest first; states whose snapshot is missing, damaged or unreadable are stepped over.
+    """
     p = Path(path)
     label = name or p.name
     rows: list[Change] = []
@@ -219,8 +232,25 @@ def document_changes(path: str | Path, name: str | None = None) -> list[Change]:
 def changes_frame(
     documents: Iterable[tuple[Path, str]], *, since: date | str | None = None
 ) -> pd.DataFrame:
-    """The changes of ``documents`` ((path, name) pairs) as a frame with ``COLUMNS``, ordered
-    by date, document and seq; ``since`` keeps the rows dated on or after that day."""
+    """The changes of many documents as one frame.
+
+    Parameters
+    ----------
+    documents : iterable of (Path, str)
+        Each document's path and the name its rows carry.
+    since : date or str, optional
+        Keep the rows dated on or after this day.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``COLUMNS`` with their dtypes, ordered by date, document and seq.
+
+    Raises
+    ------
+    OOError
+        ``since`` is not a date.
+    """
     import pandas as pd
 
     day = _since(since)

@@ -248,9 +248,19 @@ class Library:
         return self.frame("errors")
 
     def changes(self, since: date | str | None = None) -> pd.DataFrame:
-        """What changed in the library's documents, one row per fact, source, section or
-        sentinel status, read from their history (``library.changes``, which lists the columns
-        and dtypes); ``since``: only changes dated on or after that day (``YYYY-MM-DD``)."""
+        """What changed in the library's documents, read from their history.
+
+        Parameters
+        ----------
+        since : date or str, optional
+            Keep only the changes dated on or after this day (``YYYY-MM-DD``).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per change to a fact, a source, a section or a sentinel's status; the
+            columns and dtypes are ``library.changes.COLUMNS``.
+        """
         from oo_nb.library.changes import changes_frame
 
         base = self.root if self.root.is_dir() else self.root.parent

@@ -35,8 +35,24 @@ class Cadence:
 
 
 def parse_cadence(every: str, at: str = "06:00") -> Cadence:
-    """``daily``, ``weekly`` (Mondays), ``hourly`` or ``Nh`` (every N hours, 1-23); ``at``
-    (HH:MM) places daily and weekly runs, its minute the hourly ones."""
+    """A cadence as cron and systemd write it.
+
+    Parameters
+    ----------
+    every : str
+        ``daily``, ``weekly`` (Mondays), ``hourly`` or ``Nh`` (every N hours, 1 to 23).
+    at : str
+        ``HH:MM``: the time of daily and weekly runs; its minute places the hourly ones.
+
+    Returns
+    -------
+    Cadence
+
+    Raises
+    ------
+    ValidationError
+        Either value is not one of those forms.
+    """
     m = _AT.match(at)
     if m is None:
         raise ValidationError(f"--at must be HH:MM (24 h), not {at!r}", key="at")
@@ -95,7 +111,27 @@ def _checked(path: str, what: str) -> str:
 
 
 def job_for(library: str | Path, cadence: Cadence, python: str | None = None) -> Job:
-    """The job for ``library`` (made absolute) run by ``python`` (default: this interpreter)."""
+    """The update job of a library.
+
+    Parameters
+    ----------
+    library : str or Path
+        The library folder (made absolute).
+    cadence : Cadence
+        When it runs.
+    python : str, optional
+        The interpreter's absolute path (default: this one, ``sys.executable``).
+
+    Returns
+    -------
+    Job
+
+    Raises
+    ------
+    ValidationError
+        Not a folder, a relative interpreter, or a path holding a line break or control
+        character.
+    """
     folder = Path(library).expanduser().absolute()
     if not folder.is_dir():
         raise ValidationError("is not a folder", file=str(folder))
