@@ -284,3 +284,20 @@ def test_an_error_that_quotes_the_url_hides_its_token(
     from oo_nb.redaction import redact
 
     assert redact("see http://127.0.0.1:9/hook/ for") == "see http://127.0.0.1:9/hook/ for"
+
+
+def test_failed_and_budget_events_from_a_run(lib: Path) -> None:
+    from oo_nb.agent.types import LibraryUpdate
+    from oo_nb.alerts.events import run_events
+
+    path = lib / "lighthouse.o-o.html"
+    outcome = LibraryUpdate(failures={path: "the budget of $0.50 is spent (cost so far $0.4900)"})
+    (event,) = run_events(lib, outcome)
+    assert event.kind == "budget" and event.title == "lighthouse: ran out of budget"
+    again = LibraryUpdate(failures={path: "the budget of $0.50 is spent (cost so far $0.5100)"})
+    assert run_events(lib, again)[0].key == event.key  # the same failure, other amounts: once
+    other = LibraryUpdate(failures={path: "the model declined to continue"})
+    (failed,) = run_events(lib, other)
+    assert failed.kind == "failed" and failed.key != event.key
+    path.write_bytes(path.read_bytes() + b"\n")  # the document changed: a new failure
+    assert run_events(lib, other)[0].key != failed.key
