@@ -27,7 +27,9 @@ LAYERS: dict[str, int] = {
     "edit": 3,
     "agent": 3,
     "review": 3,
+    "schedule": 3,  # the update job as cron or systemd sees it: errors and the stdlib only
     "demo": 4,
+    "alerts": 4,  # reads library changes, agent outcomes and store records; the CLI calls it
     "cli": 5,
     "notebook": 6,
     "": 7,  # the package root: __init__ and __main__

@@ -71,6 +71,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="seconds between batch polls (default 10)",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--no-alerts",
+        dest="alerts",
+        action="store_false",
+        help="do not send the library's alerts at the end (DIR/.oo/alerts.json; see `oo alerts`)",
+    )
     add_timeout_argument(p, per="a document's research (concurrent mode; --batch polls instead)")
 
 
@@ -79,6 +85,7 @@ class UpdateAllOutcome:
         self.value = outcome
         lost = any(r.not_saved for r in outcome.results)  # research paid for and not kept
         self.exit_code = 1 if outcome.failures or lost else 0
+        self.alert_lines: list[str] = []  # what the alerts did (never changes the exit code)
 
     def lines(self) -> list[str]:
         o = self.value
@@ -112,7 +119,7 @@ class UpdateAllOutcome:
             f"{len(o.failures)} failed; total cost ${o.cost_usd:.4f}; {o.elapsed_s:.1f} s"
             + (f"; batch {o.batch_id}" if o.batch_id else "")
         )
-        return out
+        return out + self.alert_lines
 
     def to_text(self) -> str:
         return "\n".join(self.lines())
@@ -159,7 +166,13 @@ def run(ns: argparse.Namespace) -> UpdateAllOutcome:
         known_fresh=known,
     )
     outcome.elapsed_s += scanned_s
-    return UpdateAllOutcome(outcome)
+    result = UpdateAllOutcome(outcome)
+    if getattr(ns, "alerts", True) and folder.is_dir():
+        from oo_nb.alerts.deliver import alert_after_update  # never raises: a line per problem
+
+        report = alert_after_update(folder, outcome)
+        result.alert_lines = report.lines() if report.configured else []
+    return result
 
 
 def known_freshness(folder: Path) -> dict[Path, Freshness]:

@@ -34,6 +34,9 @@ VERBS: dict[str, str] = {
     "review": "review",
     "diff": "diff",
     "demo": "demo",
+    "changes": "changes",
+    "alerts": "alerts",
+    "schedule": "schedule",
 }
 
 

@@ -247,6 +247,28 @@ class Library:
         document keeps its rows, with NA where that part was needed)."""
         return self.frame("errors")
 
+    def changes(self, since: date | str | None = None) -> pd.DataFrame:
+        """What changed in the library's documents, read from their history.
+
+        Parameters
+        ----------
+        since : date or str, optional
+            Keep only the changes dated on or after this day (``YYYY-MM-DD``).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per change to a fact, a source, a section or a sentinel's status; the
+            columns and dtypes are ``library.changes.COLUMNS``.
+        """
+        from oo_nb.library.changes import changes_frame
+
+        base = self.root if self.root.is_dir() else self.root.parent
+        return changes_frame(
+            ((p, relative_slug(p, base)) for p in discover(self.root, self.recursive)),
+            since=since,
+        )
+
     def audit(
         self,
         stale_after_days: int = 365,

@@ -21,7 +21,17 @@ if TYPE_CHECKING:
 __all__ = ["TextOutput", "adapt_parser", "history_frame", "run_verb"]
 
 # Verbs whose first positional is a folder that the magic lets you leave out (then: ".").
-_DIR_VERBS = {"library", "audit", "links", "index", "sync", "update-all"}
+_DIR_VERBS = {
+    "library",
+    "audit",
+    "links",
+    "index",
+    "sync",
+    "update-all",
+    "changes",
+    "alerts",
+    "schedule",
+}
 
 
 class TextOutput:
@@ -217,6 +227,10 @@ def _sync(ns: argparse.Namespace) -> Any:
     return _plain(_run("sync", ns))
 
 
+def _changes(ns: argparse.Namespace) -> Any:
+    return _run("changes", ns).value  # the changes frame
+
+
 def _update(ns: argparse.Namespace) -> Any:
     from oo_nb.notebook.update_view import run_update
 
@@ -234,4 +248,5 @@ _SPECIAL: dict[str, Callable[[argparse.Namespace], Any]] = {
     "review": _review,
     "update": _update,
     "sync": _sync,
+    "changes": _changes,
 }

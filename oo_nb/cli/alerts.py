@@ -1,0 +1,98 @@
+"""``oo alerts DIR``: send the library's new alerts now; ``--show`` the settings and what is
+waiting without sending; ``--test`` one test message through every channel; ``--init`` a
+starting ``DIR/.oo/alerts.json`` (see ``oo_nb.alerts.config`` for its fields)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+
+from oo_nb.alerts.config import config_path, load_config, private_dir
+from oo_nb.alerts.deliver import AlertReport, deliver, read_sent, test_alert
+from oo_nb.alerts.events import collect_events
+from oo_nb.cli.verbs import TextResult
+from oo_nb.errors import ValidationError
+
+__all__ = ["HELP", "add_arguments", "run"]
+
+HELP = "send a library's alerts (sentinel occurred, review waiting, failures, dead links); --show, --test, --init"
+
+TEMPLATE = {
+    "channels": [
+        {"type": "webhook", "name": "webhook", "format": "slack", "url_env": "OO_ALERT_WEBHOOK"},
+        {"type": "desktop", "name": "desktop"},
+    ],
+    "events": ["sentinel", "proposal", "failed", "links", "budget"],
+    "digest_after": 3,
+}
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("dir", help="the library folder (its settings: DIR/.oo/alerts.json)")
+    what = p.add_mutually_exclusive_group()
+    what.add_argument(
+        "--show", action="store_true", help="the channels and the unsent events; sends nothing"
+    )
+    what.add_argument(
+        "--test", action="store_true", help="send one test message through every channel"
+    )
+    what.add_argument(
+        "--init", action="store_true", help="write a starting DIR/.oo/alerts.json (0600)"
+    )
+
+
+def _init(folder: Path) -> TextResult:
+    path = config_path(folder)
+    if path.exists():
+        raise ValidationError("already exists; edit it instead", file=str(path))
+    private_dir(folder)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        json.dump(TEMPLATE, out, indent=2)
+        out.write("\n")
+    return TextResult(
+        f"wrote {path}: set OO_ALERT_WEBHOOK to your webhook URL (or edit the channels), "
+        f"then `oo alerts {folder} --test`"
+    )
+
+
+def _show(folder: Path) -> TextResult:
+    config = load_config(folder)
+    if config is None:
+        return TextResult(
+            f"no alerts configured: `oo alerts {folder} --init` writes {config_path(folder)}", 1
+        )
+    lines = [f"settings {config.path}"]
+    lines += [f"  channel {c.describe()}" for c in config.channels] or ["  (no channels)"]
+    lines.append(
+        f"  events  {', '.join(sorted(config.events))}; a digest above {config.digest_after} at once"
+    )
+    sent = read_sent(folder)
+    waiting = [e for e in collect_events(folder, kinds=config.events) if e.key not in sent]
+    lines.append(f"{len(waiting)} event(s) not sent yet" + (":" if waiting else ""))
+    lines += [f"  [{e.kind}] {e.title}" for e in waiting]
+    return TextResult("\n".join(lines), value=waiting)
+
+
+def _report(report: AlertReport) -> TextResult:
+    return TextResult(
+        "\n".join(report.lines()), 1 if report.errors or not report.configured else 0, report
+    )
+
+
+def run(ns: argparse.Namespace) -> TextResult:
+    folder = Path(ns.dir)
+    if not folder.is_dir():
+        raise ValidationError("is not a folder", file=str(folder))
+    if ns.init:
+        return _init(folder)
+    if ns.show:
+        return _show(folder)
+    if ns.test:
+        return _report(test_alert(folder))
+    config = load_config(folder)
+    if config is None:
+        return _report(AlertReport(configured=False))
+    return _report(deliver(folder, collect_events(folder, kinds=config.events), config))

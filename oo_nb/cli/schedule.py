@@ -1,0 +1,176 @@
+"""``oo schedule DIR``: install (``--every daily|weekly|hourly|Nh``), show (no option) or remove
+(``--remove``) the library's update job: a crontab entry between marker comments, or a systemd
+user timer where systemd runs. ``--dry-run`` prints what would be installed. The job itself is
+``oo schedule DIR --run``: one run at a time (the library's ``.oo/schedule.lock``), then
+``update-all --auto``, logged to ``DIR/.oo/schedule.log``."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import fcntl
+import os
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+
+from oo_nb.cli.verbs import TextResult, build_parser, load
+from oo_nb.errors import OOError, ValidationError
+from oo_nb.schedule import cron, systemd
+from oo_nb.schedule.job import Job, job_for, parse_cadence
+from oo_nb.store import clock
+
+__all__ = ["HELP", "add_arguments", "run"]
+
+HELP = "install, show or remove the library's scheduled `update-all --auto` (cron or a systemd user timer)"
+
+ENV_FILE = "env"  # DIR/.oo/env: KEY=VALUE lines the job needs (an API key), 0600
+_LOG_TAIL = 8
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("dir", help="the library folder")
+    what = p.add_mutually_exclusive_group()
+    what.add_argument(
+        "--every", metavar="CADENCE", help="install: daily, weekly, hourly or Nh (e.g. 6h)"
+    )
+    what.add_argument("--remove", action="store_true", help="remove the library's job")
+    what.add_argument("--run", action="store_true", help="run the job now, as the schedule does")
+    p.add_argument(
+        "--at",
+        default="06:00",
+        metavar="HH:MM",
+        help="time of day for daily and weekly runs (default 06:00)",
+    )
+    p.add_argument(
+        "--via",
+        choices=("auto", "cron", "systemd"),
+        default="auto",
+        help="cron, a systemd user timer, or auto: systemd where it runs, else cron",
+    )
+    p.add_argument(
+        "--dry-run", action="store_true", help="print what would be installed or removed"
+    )
+
+
+def _via(choice: str) -> str:
+    if choice != "auto":
+        return choice
+    return "systemd" if systemd.systemd_runs() else "cron"
+
+
+def _install(job: Job, via: str, dry_run: bool) -> TextResult:
+    if via == "cron":
+        block = cron.cron_block(job)
+        if not dry_run:
+            cron.install_cron(job)
+        head = "would add to the crontab" if dry_run else "installed in the crontab"
+        return TextResult("\n".join([f"{head}:", *block, f"log: {job.log}"]), value=block)
+    files = systemd.units(job)
+    folder = systemd.unit_dir()
+    if not dry_run:
+        systemd.install_systemd(job)
+    head = "would write" if dry_run else "installed and enabled"
+    lines = [f"{head} systemd user units in {folder}:"]
+    for name, text in files.items():
+        lines += [f"--- {name}", text.rstrip()]
+    return TextResult("\n".join([*lines, f"log: {job.log}"]), value=files)
+
+
+def _remove(job: Job, via: str, dry_run: bool) -> TextResult:
+    if dry_run:
+        where = "the crontab" if via == "cron" else str(systemd.unit_dir())
+        return TextResult(f"would remove job {job.id} ({job.library}) from {where}")
+    gone = cron.remove_cron(job.id) if via == "cron" else systemd.remove_systemd(job.id)
+    if not gone:
+        return TextResult(f"no scheduled job for {job.library}", exit_code=1)
+    return TextResult(f"removed the scheduled job for {job.library}")
+
+
+def _show(job: Job, via: str) -> TextResult:
+    lines: list[str] = []
+    if via == "cron":
+        block = cron.installed_block(job.id)
+        lines += (
+            ["in the crontab:", *block] if block else [f"no job for {job.library} in the crontab"]
+        )
+    else:
+        timer = systemd.unit_names(job.id)[1]
+        found = (systemd.unit_dir() / timer).is_file()
+        lines.append(f"systemd timer {timer}" + ("" if found else ": not installed"))
+    if job.log.is_file():
+        tail = job.log.read_text("utf-8", errors="replace").splitlines()[-_LOG_TAIL:]
+        lines += [f"last lines of {job.log}:", *("  " + line for line in tail)]
+    return TextResult(
+        "\n".join(lines), exit_code=0 if len(lines) > 1 or "no job" not in lines[0] else 1
+    )
+
+
+def _load_env(folder: Path) -> None:
+    """KEY=VALUE lines of ``DIR/.oo/env`` into the environment (cron gives the job almost none):
+    only from a file no one else may read."""
+    path = folder / ".oo" / ENV_FILE
+    if not path.is_file():
+        return
+    if path.stat().st_mode & (stat.S_IRWXG | stat.S_IRWXO):
+        raise ValidationError(f"may be read by others: `chmod 600 {path}`", file=str(path))
+    for n, line in enumerate(path.read_text("utf-8").splitlines(), 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        key, sep, value = line.partition("=")
+        if not sep or not key.strip().isidentifier():
+            raise ValidationError("not a KEY=VALUE line", file=str(path), line=n)
+        os.environ[key.strip()] = value.strip()
+
+
+@contextlib.contextmanager
+def _one_at_a_time(folder: Path) -> Iterator[bool]:
+    """Hold the library's schedule lock for the run; yields False when another run holds it."""
+    settings = folder / ".oo"
+    settings.mkdir(mode=0o700, exist_ok=True)
+    fd = os.open(settings / "schedule.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        yield True
+    finally:
+        os.close(fd)  # closing lets the lock go
+
+
+def _run_now(folder: Path) -> TextResult:
+    stamp = clock.now().isoformat(timespec="seconds")
+    with _one_at_a_time(folder) as mine:
+        if not mine:
+            return TextResult(
+                f"[{stamp}] another scheduled run of {folder} is still going: this one skipped"
+            )
+        _load_env(folder)
+        ns = build_parser(verbs=["update-all"]).parse_args(
+            ["update-all", str(folder), "--auto", "--no-progress"]
+        )
+        try:
+            result = load("update-all").run(ns)
+        except OOError as exc:
+            return TextResult(f"[{stamp}] update-all --auto: error: {exc}", exit_code=2)
+        return TextResult(
+            f"[{stamp}] update-all --auto\n{result.to_text()}", exit_code=result.exit_code
+        )
+
+
+def run(ns: argparse.Namespace) -> TextResult:
+    folder = Path(ns.dir)
+    if ns.run:
+        if not folder.is_dir():
+            raise ValidationError("is not a folder", file=str(folder))
+        return _run_now(folder)
+    cadence = parse_cadence(ns.every or "daily", ns.at)
+    job = job_for(folder, cadence)
+    via = _via(ns.via)
+    if ns.every:
+        return _install(job, via, ns.dry_run)
+    if ns.remove:
+        return _remove(job, via, ns.dry_run)
+    return _show(job, via)

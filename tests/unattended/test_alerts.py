@@ -1,0 +1,303 @@
+"""Alerts sent through real channels on loopback: a webhook receiver (http.server), an SMTP
+server with STARTTLS and a login (aiosmtpd), and a stand-in notify-send."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from oo_nb.alerts.config import load_config
+from oo_nb.alerts.deliver import alert_after_update, read_sent
+from oo_nb.cli.main import main
+from oo_nb.errors import ValidationError
+from oo_nb.store.link_store import LinkRow, write_links
+from tests.support.alert_receivers import smtp_server, webhook_receiver
+from tests.support.watched import watched_library
+
+
+def configure(folder: Path, *channels: dict[str, Any], **extra: Any) -> Path:
+    settings = folder / ".oo"
+    settings.mkdir(mode=0o700, exist_ok=True)
+    path = settings / "alerts.json"
+    path.write_text(json.dumps({"channels": list(channels), **extra}))
+    return path
+
+
+@pytest.fixture
+def lib(tmp_path: Path) -> Path:
+    watched_library(tmp_path / "lib")
+    return tmp_path / "lib"
+
+
+def test_sentinel_flip_sent_once_with_evidence_and_sources(lib: Path) -> None:
+    with webhook_receiver() as hook:
+        configure(lib, {"type": "webhook", "name": "team", "format": "json", "url": hook.url})
+        first = alert_after_update(lib)
+        assert not first.errors and first.delivered == {"team": 1}
+        assert len(hook.bodies) == 1
+        event = hook.bodies[0]["events"][0]
+        assert event["kind"] == "sentinel" and event["document"] == "lighthouse"
+        assert "Relit on 1 December [s2]" in hook.bodies[0]["text"]
+        assert event["sources"] == ["https://example.org/2"]
+        # a rerun finds the same event and sends nothing
+        again = alert_after_update(lib)
+        assert again.already_sent == 1 and not again.new and len(hook.bodies) == 1
+    sent = (lib / ".oo" / "alerts-sent.jsonl").read_text()
+    assert "sentinel:lighthouse:v2" in sent
+    assert stat.S_IMODE((lib / ".oo" / "alerts-sent.jsonl").stat().st_mode) == 0o600
+
+
+@pytest.mark.parametrize(
+    ("fmt", "field"), [("slack", "text"), ("discord", "content"), ("ntfy", "message")]
+)
+def test_service_bodies(lib: Path, fmt: str, field: str) -> None:
+    with webhook_receiver() as hook:
+        configure(lib, {"type": "webhook", "format": fmt, "url": hook.url, "topic": "lib-watch"})
+        assert not alert_after_update(lib).errors
+    body = hook.bodies[0]
+    assert "has occurred" in body[field] or "has occurred" in body.get("title", "")
+    if fmt == "ntfy":
+        assert body["topic"] == "lib-watch" and body["priority"] == 4
+    assert set(body) <= {"text", "content", "topic", "title", "message", "tags", "priority"}
+
+
+def test_many_events_at_once_make_one_digest(lib: Path) -> None:
+    for n in range(2, 6):  # four more sentinels that flipped, and a dead link
+        watched_library(lib, f"beacon-{n}.o-o.html")
+    write_links(
+        lib,
+        [
+            LinkRow(
+                "https://example.org/1",
+                404,
+                None,
+                True,
+                "dead",
+                True,
+                None,
+                "2026-12-03T10:00:00+00:00",
+            )
+        ],
+    )
+    with webhook_receiver() as hook:
+        configure(lib, {"type": "webhook", "format": "json", "url": hook.url}, digest_after=3)
+        report = alert_after_update(lib)
+    assert len(report.new) == 6 and len(hook.bodies) == 1
+    body = hook.bodies[0]
+    assert body["subject"].startswith("[oo lib] 6 events")
+    assert {e["kind"] for e in body["events"]} == {"sentinel", "links"}
+    link = next(e for e in body["events"] if e["kind"] == "links")
+    assert "is dead (404)" in link["title"] and "lighthouse" in link["document"]
+
+
+def test_failing_channel_is_named_secret_redacted_and_retried(
+    lib: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with webhook_receiver(status=500) as broken, webhook_receiver() as good:
+        monkeypatch.setenv("OO_TEST_HOOK", broken.url)
+        configure(
+            lib,
+            {"type": "webhook", "name": "pager", "url_env": "OO_TEST_HOOK"},
+            {"type": "webhook", "name": "backup", "url": good.url},
+        )
+        report = alert_after_update(lib)
+        assert report.delivered == {"backup": 1}
+        assert len(report.errors) == 1 and "'pager'" in report.errors[0]
+        assert "HTTP 500" in report.errors[0] and "T0K3N" not in report.errors[0]
+        assert len(broken.bodies) == 1  # it was tried
+    # a channel that took nothing: the event stays unsent for it to be tried again
+    with webhook_receiver(status=500) as broken:
+        monkeypatch.setenv("OO_TEST_HOOK", broken.url)
+        configure(lib, {"type": "webhook", "name": "pager", "url_env": "OO_TEST_HOOK"})
+        watched_library(lib, "beacon.o-o.html")
+        first = alert_after_update(lib)
+        assert first.errors and not first.delivered
+        assert not any(k.startswith("sentinel:beacon") for k in read_sent(lib))
+
+
+def test_unreachable_channel_never_raises(lib: Path) -> None:
+    configure(lib, {"type": "webhook", "name": "gone", "url": "http://127.0.0.1:9/hook"})
+    report = alert_after_update(lib)
+    assert report.errors and "'gone'" in report.errors[0] and "cannot connect" in report.errors[0]
+
+
+def test_email_over_starttls_with_login_from_a_private_file(lib: Path, tmp_path: Path) -> None:
+    with smtp_server(tmp_path, "oo-bot", "s3cret-Passw0rd") as box:
+        settings = lib / ".oo"
+        settings.mkdir(mode=0o700)
+        (settings / "ca.pem").write_bytes(box.cert.read_bytes())
+        secret = settings / "smtp-password"
+        secret.write_text("s3cret-Passw0rd\n")
+        secret.chmod(0o600)
+        channel = {
+            "type": "email",
+            "name": "me",
+            "host": "127.0.0.1",
+            "port": box.port,
+            "from": "oo@example.org",
+            "to": "me@example.org",
+            "username": "oo-bot",
+            "password_file": "smtp-password",
+            "ca_file": "ca.pem",
+        }
+        configure(lib, channel)
+        report = alert_after_update(lib)
+        assert not report.errors, report.errors
+        assert box.tls_at_login == [True]  # the password only went over STARTTLS
+        (mail,) = box.messages
+        assert "has occurred" in mail["Subject"] and mail["To"] == "me@example.org"
+        assert "Relit on 1 December" in mail.get_payload()
+        # a wrong password: the channel is named, the password is not shown
+        secret.write_text("wrong-password-1")
+        watched_library(lib, "beacon.o-o.html")
+        bad = alert_after_update(lib)
+        assert bad.errors and "'me' (email)" in bad.errors[0] and "login refused" in bad.errors[0]
+        assert "wrong-password-1" not in " ".join(bad.errors)
+
+
+def test_email_refused_without_starttls(lib: Path, tmp_path: Path) -> None:
+    from aiosmtpd.controller import Controller
+
+    class Sink:
+        async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+            return "250 OK"
+
+    from tests.support.alert_receivers import _free_port
+
+    port = _free_port()
+    controller = Controller(Sink(), hostname="127.0.0.1", port=port)
+    controller.start()
+    try:
+        configure(
+            lib,
+            {"type": "email", "host": "127.0.0.1", "port": port, "from": "a@b.c", "to": "d@e.f"},
+        )
+        report = alert_after_update(lib)
+    finally:
+        controller.stop()
+    assert report.errors and "does not offer STARTTLS" in report.errors[0]
+
+
+def test_desktop_through_notify_send(
+    lib: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    record = tmp_path / "notified.txt"
+    fake = tmp_path / "notify-send"
+    fake.write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" > "{record}"\n')
+    fake.chmod(0o755)
+    monkeypatch.setenv("OO_NOTIFY_SEND", str(fake))
+    configure(lib, {"type": "desktop"})
+    assert not alert_after_update(lib).errors
+    args = record.read_text().splitlines()
+    assert args[0] == "--app-name=oo" and "has occurred" in args[1]
+    monkeypatch.setenv("OO_NOTIFY_SEND", str(tmp_path / "missing"))
+    watched_library(lib, "beacon.o-o.html")
+    report = alert_after_update(lib)
+    assert report.errors and "'desktop' (desktop)" in report.errors[0]
+
+
+def test_bad_settings_name_the_file_and_field(lib: Path) -> None:
+    path = configure(lib, {"type": "email", "host": "h", "from": "f", "to": "t", "password": "x"})
+    with pytest.raises(ValidationError, match=r"alerts\.json: key 'channels\[0\]\.password'"):
+        load_config(lib)
+    configure(lib, {"type": "webhook", "url_env": "OO_NOT_SET_ANYWHERE"})
+    with pytest.raises(ValidationError, match="OO_NOT_SET_ANYWHERE is not set"):
+        load_config(lib)
+    secret = lib / ".oo" / "hook-url"
+    secret.write_text("https://example.org/hook/abc")
+    secret.chmod(0o644)
+    configure(lib, {"type": "webhook", "url_file": "hook-url"})
+    with pytest.raises(ValidationError, match="chmod 600"):
+        load_config(lib)
+    path.write_text("{not json")
+    report = alert_after_update(lib)  # the update's hook reports it, never raises
+    assert report.errors and "alerts.json" in report.errors[0]
+
+
+def test_cli_init_show_test(
+    lib: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert main(["alerts", str(lib), "--init"]) == 0
+    path = lib / ".oo" / "alerts.json"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    capsys.readouterr()
+    with webhook_receiver() as hook:
+        configure(lib, {"type": "webhook", "name": "team", "url": hook.url})
+        assert main(["alerts", str(lib), "--show"]) == 0
+        out = capsys.readouterr().out
+        assert (
+            "team: webhook (json) to http://127.0.0.1:" in out and "1 event(s) not sent yet" in out
+        )
+        assert "T0K3N" not in out  # the path of a webhook URL may be its token
+        assert not hook.bodies  # --show sends nothing
+        assert main(["alerts", str(lib), "--test"]) == 0
+        assert "test alert" in hook.bodies[0]["text"]
+        assert main(["alerts", str(lib)]) == 0
+        assert "1 new event(s)" in capsys.readouterr().out and len(hook.bodies) == 2
+        assert main(["alerts", str(lib), "--show"]) == 0
+        assert "0 event(s) not sent yet" in capsys.readouterr().out
+    monkeypatch.setenv("OO_TEST_HOOK", "http://127.0.0.1:9/x")
+    configure(lib, {"type": "webhook", "name": "gone", "url_env": "OO_TEST_HOOK"})
+    assert main(["alerts", str(lib), "--test"]) == 1
+    assert "'gone'" in capsys.readouterr().out
+    assert os.environ["OO_TEST_HOOK"]
+
+
+def test_a_proposal_that_reports_the_event_says_so(lib: Path) -> None:
+    from oo_nb.alerts.events import proposal_events
+    from oo_nb.store.history import history_dir
+
+    path = lib / "lighthouse.o-o.html"
+    record = {
+        "created": "2026-12-03T08:00:00+00:00",
+        "base_sha256": "",
+        "run": {"version": 3, "cost_usd": 0.12},
+        "proposal": {
+            "proposal": {"sentinel": {"status": "occurred", "evidence": "Seen lit [s1]."}}
+        },
+    }
+    (history_dir(path) / "pending.json").write_text(json.dumps(record))
+    (event,) = proposal_events([(path, "lighthouse")])
+    assert event.kind == "sentinel"
+    assert "reports the event occurred" in event.title and "v3 awaits review" in event.title
+    assert "cost $0.1200" in event.title and event.details[0] == "evidence: Seen lit [s1]."
+    record["proposal"] = {"proposal": {"sentinel": {"status": "not_occurred"}}}
+    (history_dir(path) / "pending.json").write_text(json.dumps(record))
+    (event,) = proposal_events([(path, "lighthouse")])
+    assert event.kind == "proposal" and "reports" not in event.title
+
+
+def test_an_error_that_quotes_the_url_hides_its_token(
+    lib: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OO_TEST_HOOK", "http://127.0.0.1:9/hook/SECRET-TOKEN-123 x")
+    configure(lib, {"type": "webhook", "name": "pager", "url_env": "OO_TEST_HOOK"})
+    report = alert_after_update(lib)
+    assert report.errors and "'pager'" in report.errors[0]
+    assert "SECRET-TOKEN" not in report.errors[0] and "[redacted]" in report.errors[0]
+    # nothing was registered process-wide: other text keeps its URLs
+    from oo_nb.redaction import redact
+
+    assert redact("see http://127.0.0.1:9/hook/ for") == "see http://127.0.0.1:9/hook/ for"
+
+
+def test_failed_and_budget_events_from_a_run(lib: Path) -> None:
+    from oo_nb.agent.types import LibraryUpdate
+    from oo_nb.alerts.events import run_events
+
+    path = lib / "lighthouse.o-o.html"
+    outcome = LibraryUpdate(failures={path: "the budget of $0.50 is spent (cost so far $0.4900)"})
+    (event,) = run_events(lib, outcome)
+    assert event.kind == "budget" and event.title == "lighthouse: ran out of budget"
+    again = LibraryUpdate(failures={path: "the budget of $0.50 is spent (cost so far $0.5100)"})
+    assert run_events(lib, again)[0].key == event.key  # the same failure, other amounts: once
+    other = LibraryUpdate(failures={path: "the model declined to continue"})
+    (failed,) = run_events(lib, other)
+    assert failed.kind == "failed" and failed.key != event.key
+    path.write_bytes(path.read_bytes() + b"\n")  # the document changed: a new failure
+    assert run_events(lib, other)[0].key != failed.key

@@ -1,0 +1,202 @@
+"""``oo schedule``: a crontab entry between markers (through a stand-in ``crontab`` that keeps a
+real crontab file in a temporary HOME, and the real one where installed), systemd units checked
+by ``systemd-analyze verify``, and the job itself run through ``sh`` as cron would run it."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from oo_nb.cli.main import main
+from oo_nb.errors import ValidationError
+from oo_nb.schedule import cron, systemd
+from oo_nb.schedule.job import job_for, parse_cadence
+from tests.support.magic_helpers import oo
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
+
+FAKE_CRONTAB = """#!/bin/sh
+f="$HOME/crontab.txt"
+case "$1" in
+  -l) [ -f "$f" ] || { echo "no crontab for tester" >&2; exit 1; }; cat "$f" ;;
+  -) cat > "$f" ;;
+  *) exit 2 ;;
+esac
+"""
+USER_LINES = "MAILTO=me@example.org\n# my backups\n30 2 * * * /usr/bin/backup --all\n\n"
+HOSTILE = "lib $(touch INJECTED) `touch INJECTED2` 'quoted' \"dq\" 100%"
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "home"
+    home.mkdir()
+    fake = tmp_path / "crontab"
+    fake.write_text(FAKE_CRONTAB)
+    fake.chmod(0o755)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("OO_CRONTAB", str(fake))
+    (home / "crontab.txt").write_text(USER_LINES)
+    return home
+
+
+def test_cadences() -> None:
+    assert parse_cadence("daily").cron == "0 6 * * *"
+    assert parse_cadence("weekly", "21:30").cron == "30 21 * * 1"
+    assert parse_cadence("6h").cron == "0 */6 * * *"
+    assert parse_cadence("6h").calendar == "*-*-* 00/6:00:00"
+    assert parse_cadence("hourly").cron == "0 * * * *"
+    for bad in ("monthly", "0h", "24h", "6"):
+        with pytest.raises(ValidationError, match="--every"):
+            parse_cadence(bad)
+    with pytest.raises(ValidationError, match="--at"):
+        parse_cadence("daily", "25:00")
+
+
+def test_install_replace_remove_leave_user_lines_alone(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lib, other = tmp_path / "lib", tmp_path / "other"
+    lib.mkdir()
+    other.mkdir()
+    assert main(["schedule", str(other), "--every", "daily", "--via", "cron"]) == 0
+    assert main(["schedule", str(lib), "--every", "daily", "--via", "cron"]) == 0
+    assert main(["schedule", str(lib), "--every", "6h", "--via", "cron"]) == 0
+    text = (home / "crontab.txt").read_text()
+    assert text.startswith(USER_LINES)
+    assert text.count("# BEGIN oo-nb schedule") == 2  # one per library, replaced not added
+    assert "0 */6 * * * cd " + str(lib) in text and "0 6 * * * cd " + str(other) in text
+    line = next(x for x in text.splitlines() if str(lib) in x and not x.startswith("#"))
+    assert f"{sys.executable} -P -m oo_nb schedule . --run" in line
+    capsys.readouterr()
+    assert main(["schedule", str(lib), "--via", "cron"]) == 0
+    assert "0 */6 * * *" in capsys.readouterr().out
+    assert main(["schedule", str(lib), "--remove", "--via", "cron"]) == 0
+    assert main(["schedule", str(other), "--remove", "--via", "cron"]) == 0
+    assert (home / "crontab.txt").read_text() == USER_LINES  # as the user left it
+    assert main(["schedule", str(lib), "--remove", "--via", "cron"]) == 1
+
+
+def test_dry_run_writes_nothing(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["schedule", str(tmp_path), "--every", "weekly", "--dry-run", "--via", "cron"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("would add to the crontab:") and "0 6 * * 1 cd " in out
+    assert (home / "crontab.txt").read_text() == USER_LINES
+
+
+def test_a_hostile_path_is_quoted_not_run(home: Path, tmp_path: Path) -> None:
+    lib = tmp_path / HOSTILE
+    lib.mkdir()
+    assert main(["schedule", str(lib), "--every", "daily", "--via", "cron"]) == 0
+    line = next(
+        x for x in (home / "crontab.txt").read_text().splitlines() if x.startswith("0 6 * * * ")
+    )
+    # what cron hands to sh: the time fields off, \% back to % (an unescaped % would end it)
+    command = line.removeprefix("0 6 * * * ")
+    assert "%" not in command.replace("\\%", "")
+    command = command.replace("\\%", "%")
+    done = subprocess.run(
+        ["/bin/sh", "-c", command], cwd=tmp_path, capture_output=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    log = (lib / ".oo" / "schedule.log").read_text()
+    assert "update-all --auto" in log and "0 written" in log
+    assert not list(tmp_path.rglob("INJECTED*"))
+
+
+def test_a_line_break_in_the_path_is_refused(tmp_path: Path) -> None:
+    lib = tmp_path / "two\nlines"
+    lib.mkdir()
+    with pytest.raises(ValidationError, match="line break"):
+        job_for(lib, parse_cadence("daily"))
+
+
+def test_never_two_runs_at_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / ".oo").mkdir()
+    fd = os.open(tmp_path / ".oo" / "schedule.lock", os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        assert main(["schedule", str(tmp_path), "--run"]) == 0
+        assert "still going: this one skipped" in capsys.readouterr().out
+    finally:
+        os.close(fd)
+    assert main(["schedule", str(tmp_path), "--run"]) == 0
+    assert "update-all --auto" in capsys.readouterr().out
+
+
+def test_the_env_file_must_be_private(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / ".oo").mkdir()
+    env = tmp_path / ".oo" / "env"
+    env.write_text("OO_TEST_FROM_ENV_FILE=yes\n")
+    env.chmod(0o644)
+    monkeypatch.delenv("OO_TEST_FROM_ENV_FILE", raising=False)
+    assert main(["schedule", str(tmp_path), "--run"]) == 2
+    env.chmod(0o600)
+    assert main(["schedule", str(tmp_path), "--run"]) == 0
+    assert os.environ.get("OO_TEST_FROM_ENV_FILE") == "yes"
+
+
+def test_systemd_units_pass_systemd_analyze(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tool = shutil.which("systemd-analyze")
+    if tool is None:
+        pytest.skip("systemd-analyze is not installed")
+    lib = tmp_path / HOSTILE
+    lib.mkdir()
+    job = job_for(lib, parse_cadence("6h"))
+    units = tmp_path / "units"
+    monkeypatch.setenv("OO_SYSTEMD_USER_DIR", str(units))
+    written = systemd.install_systemd(job, enable=False)
+    service = next(p for p in written if p.suffix == ".service").read_text()
+    assert 'ExecStart="' + sys.executable + '" "-P" "-m" "oo_nb"' in service
+    assert "100%%" in service  # a % is a specifier to systemd: doubled
+    done = subprocess.run(
+        [tool, "verify", *map(str, written)], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    # the check can fail: a relative ExecStart is refused
+    bad = units / "bad.service"
+    bad.write_text(service.replace(f'"{sys.executable}"', "python"))
+    assert (
+        subprocess.run([tool, "verify", str(bad)], capture_output=True, timeout=60).returncode != 0
+    )
+    assert systemd.remove_systemd(job.id, disable=False) and not any(units.glob("oo-nb-*"))
+
+
+def test_dry_run_via_systemd_prints_units(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert (
+        main(["schedule", str(tmp_path), "--every", "daily", "--via", "systemd", "--dry-run"]) == 0
+    )
+    out = capsys.readouterr().out
+    assert "OnCalendar=*-*-* 06:00:00" in out and "Persistent=true" in out
+
+
+@pytest.mark.skipif(shutil.which("crontab") is None, reason="no crontab program on this machine")
+def test_the_real_crontab(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OO_CRONTAB", raising=False)
+    before = cron.read_crontab()
+    job = job_for(tmp_path, parse_cadence("daily"))
+    try:
+        cron.install_cron(job)
+        assert cron.installed_block(job.id)[1] == cron.cron_line(job)
+    finally:
+        cron.remove_cron(job.id)
+    assert cron.read_crontab() == before
+
+
+def test_magic_schedule_dry_run(tmp_path: Path, shell: InteractiveShell) -> None:
+    out = oo(shell, f'schedule "{tmp_path}" --every 6h --dry-run --via cron')
+    assert "-P -m oo_nb schedule . --run" in out.text and out.exit_code == 0
