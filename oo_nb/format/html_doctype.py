@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["Doctype", "read_doctype"]
+__all__ = ["DoctypeFields", "read_doctype"]
 
 _BLANKS = re.compile(r"[\t\n\f\r ]*")
 _NAME = re.compile(r"[^\t\n\f\r >]+")
@@ -18,7 +18,7 @@ _UPPER_TO_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopq
 
 
 @dataclass(frozen=True, slots=True)
-class Doctype:
+class DoctypeFields:
     end: int
     name: str | None = None
     public_id: str | None = None
@@ -47,10 +47,10 @@ class _Reader:
         self.at = match.end()
         return self.char()
 
-    def done(self, *, quirks: bool = False, step: int = 0) -> Doctype:
-        return Doctype(self.at + step, self.name, self.public_id, self.system_id, quirks)
+    def done(self, *, quirks: bool = False, step: int = 0) -> DoctypeFields:
+        return DoctypeFields(self.at + step, self.name, self.public_id, self.system_id, quirks)
 
-    def bogus(self, *, quirks: bool) -> Doctype:
+    def bogus(self, *, quirks: bool) -> DoctypeFields:
         close = self.text.find(">", self.at)
         self.at = len(self.text) if close < 0 else close + 1
         return self.done(quirks=quirks)
@@ -66,7 +66,7 @@ class _Reader:
         return _clean(self.text[begin : stop.start()]), stop.group() == quote
 
 
-def read_doctype(text: str, at: int) -> Doctype:
+def read_doctype(text: str, at: int) -> DoctypeFields:
     """The DOCTYPE whose ``<!DOCTYPE`` keyword ends at ``at``."""
     reader = _Reader(text, at)
     char = reader.skip_blanks()  # DOCTYPE state, then before DOCTYPE name
@@ -108,7 +108,7 @@ def read_doctype(text: str, at: int) -> Doctype:
     return reader.bogus(quirks=False)
 
 
-def _missing_identifier(reader: _Reader, char: str) -> Doctype:
+def _missing_identifier(reader: _Reader, char: str) -> DoctypeFields:
     if char in ("", ">"):
         return reader.done(quirks=True, step=len(char))
     return reader.bogus(quirks=True)

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from oo_nb.format.html_tokens import tokenize
+from oo_nb.format.html_tokens import DoctypeToken, tokenize
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 _RELATIVE = Path("shared", "conformance", "html5lib-tests")
@@ -102,7 +102,7 @@ def produced(case: Case) -> list[list[Any]]:
             stream.append(["Comment", token.data])
         elif token.kind == "end":
             stream.append(["EndTag", token.name])
-        elif token.kind == "doctype":
+        elif isinstance(token, DoctypeToken):
             name = token.name or None
             stream.append(
                 ["DOCTYPE", name, token.public_id, token.system_id, not token.force_quirks]
