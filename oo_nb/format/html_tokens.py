@@ -25,7 +25,7 @@ from functools import lru_cache
 from typing import Literal
 
 from oo_nb.format.html_charrefs import resolve
-from oo_nb.format.html_doctype import read_doctype
+from oo_nb.format.html_doctype import ascii_lower, read_doctype
 
 __all__ = ["STATES", "Attr", "DoctypeToken", "Kind", "Token", "spans", "tokenize"]
 
@@ -48,6 +48,16 @@ _CONTENT_STATE = {
 
 _BLANKS = re.compile(r"[\t\n\f\r ]*")  # CR is read as the LF the input stream turns it into
 _PLAIN_TAG = re.compile(r"<(/?)([A-Za-z][^\t\n\f\r />]*)>")
+# A tag whose attributes each follow a blank and are bare or quoted right after "=" (most tags):
+# read in one match, with what the states would read from it.
+_QUOTED_TAG = re.compile(
+    r"""<(/?)([A-Za-z][^\t\n\f\r />]*)"""
+    r"""((?:[\t\n\f\r ]+[^\t\n\f\r />="'<][^\t\n\f\r />="'<]*(?:="[^"]*"|='[^']*')?)*)"""
+    r"""[\t\n\f\r ]*(/?)>"""
+)
+_QUOTED_ATTR = re.compile(
+    r"""[\t\n\f\r ]+([^\t\n\f\r />="'<][^\t\n\f\r />="'<]*)(?:="([^"]*)"|='([^']*)')?"""
+)
 _TAG_NAME = re.compile(r"[^\t\n\f\r />]*")
 _ATTR_NAME = re.compile(r"[^\t\n\f\r />][^\t\n\f\r />=]*")
 _UNQUOTED = re.compile(r"[^\t\n\f\r >]+")
@@ -55,7 +65,6 @@ _COMMENT_CLOSE = re.compile(r"--!?>")
 _DASH_OR_LT = re.compile(r"[-<]")
 _DASHES = re.compile(r"-+")
 _LETTERS = re.compile(r"[A-Za-z]*")
-_UPPER_TO_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
 Kind = Literal["start", "end", "text", "comment", "doctype"]
@@ -112,8 +121,7 @@ def _nulls(raw: str) -> str:
 
 def _name(raw: str) -> str:
     """A tag or attribute name: ASCII letters lowered (only those), NULL replaced."""
-    lowered = raw.lower() if raw.isascii() else raw.translate(_UPPER_TO_LOWER)
-    return _nulls(lowered)
+    return _nulls(ascii_lower(raw))
 
 
 def _after_blanks(text: str, at: int) -> int:
@@ -207,6 +215,14 @@ class _Reader:
             end = plain.end()
             name = _name(plain.group(2))
             return (kind, self.base + lt, self.base + end, name, (), False, ""), end
+        quoted = _QUOTED_TAG.match(text, lt)
+        if quoted:
+            end, name = quoted.end(), _name(quoted.group(2))
+            if quoted.group(1):
+                return ("end", self.base + lt, self.base + end, name, (), False, ""), end
+            attrs = () if self.lean else self.quoted_attrs(quoted.group(3), quoted.start(3))
+            self_closing = bool(quoted.group(4))
+            return ("start", self.base + lt, self.base + end, name, attrs, self_closing, ""), end
         char = text[lt + 1 : lt + 2]
         if char.isascii() and char.isalpha():
             return self.tag(lt, lt + 1, "start")
@@ -224,6 +240,27 @@ class _Reader:
         if char == "?":
             return self.bogus_comment(lt, lt + 1)
         return "<", lt + 1
+
+    def quoted_attrs(self, raw: str, at: int) -> tuple[Attr, ...]:
+        """The attributes of a tag ``_QUOTED_TAG`` matched, ``raw`` from offset ``at``."""
+        attrs: list[Attr] = []
+        seen: set[str] = set()
+        base = self.base + at
+        for found in _QUOTED_ATTR.finditer(raw):
+            key = _name(found.group(1))
+            if key in seen:  # a repeated attribute: the first one wins
+                continue
+            seen.add(key)
+            group = 2 if found.group(2) is not None else 3
+            value = found.group(group)
+            if value is None:
+                value, value_start, value_end = "", found.end(1), found.end(1)
+            else:
+                value = resolve(_nulls(_newlines(value)), in_attribute=True)
+                value_start, value_end = found.start(group), found.end(group)
+            start, end = base + found.start(1), base + found.end()
+            attrs.append(Attr(key, value, start, end, base + value_start, base + value_end))
+        return tuple(attrs)
 
     def tag(self, lt: int, name_at: int, kind: Literal["start", "end"]) -> tuple[_Raw | str, int]:
         text, base, size, lean = self.text, self.base, len(self.text), self.lean
@@ -288,7 +325,7 @@ class _Reader:
         text = self.text
         if text.startswith("<!--", lt):
             return self.comment(lt)
-        if text[lt + 2 : lt + 9].translate(_UPPER_TO_LOWER) == "doctype":
+        if ascii_lower(text[lt + 2 : lt + 9]) == "doctype":
             doctype = read_doctype(text, lt + 9)
             token = DoctypeToken(
                 "doctype",

@@ -3,12 +3,16 @@ it read them (the html5lib suite, in test_html_conformance, drives the states by
 
 from __future__ import annotations
 
+import re
+from unittest.mock import patch
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from oo_nb.format import html_tokens
 from oo_nb.format.html_charrefs import resolve
-from oo_nb.format.html_tokens import Token, tokenize
+from oo_nb.format.html_tokens import Token, spans, tokenize
 
 # Pieces that steer the tokenizer's states, so random documents reach every one of them.
 _PIECES = [
@@ -155,3 +159,30 @@ def test_a_bare_attribute_has_an_empty_value_at_its_name_end() -> None:
 def test_carriage_returns_read_as_line_feeds_in_data_but_not_from_references() -> None:
     (text,) = tokenize("a\r\nb\rc&#13;")
     assert text.data == "a\nb\nc\r"
+
+
+@settings(max_examples=300, deadline=None)
+@given(_DOCUMENTS)
+def test_spans_are_the_tokens_kinds_offsets_and_names(text: str) -> None:
+    assert list(spans(text)) == [(t.kind, t.start, t.end, t.name) for t in tokenize(text)]
+
+
+# Tags and pieces of tags: whole attributes (the one-match path) and the characters that make a
+# tag leave it (the states).
+_TAG_PIECES = [" x", ' x="v"', " Y='w'", ' x="a&amp;b"', ' b=""', "\n", "\r", "x", "=", '"',
+               "'", "/", ">", "<", "&amp", "\0"]  # fmt: skip
+_TAGS = st.tuples(
+    st.sampled_from(["<a", "<A", "</b"]), st.lists(st.sampled_from(_TAG_PIECES), max_size=8)
+).map(lambda tag: tag[0] + "".join(tag[1]) + ">")
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_TAGS, max_size=4).map("".join))
+def test_a_tag_read_in_one_match_is_the_tag_the_states_read(text: str) -> None:
+    fast = list(tokenize(text))
+    never = re.compile(r"(?!)")
+    with (
+        patch.object(html_tokens, "_QUOTED_TAG", never),
+        patch.object(html_tokens, "_PLAIN_TAG", never),
+    ):
+        assert list(tokenize(text)) == fast
