@@ -27,7 +27,17 @@ from typing import Literal
 from oo_nb.format.html_charrefs import resolve
 from oo_nb.format.html_doctype import ascii_lower, read_doctype
 
-__all__ = ["STATES", "Attr", "DoctypeToken", "Kind", "Token", "spans", "tokenize"]
+__all__ = [
+    "STATES",
+    "Attr",
+    "DoctypeToken",
+    "Kind",
+    "Token",
+    "content_end",
+    "markup_at",
+    "plain_tags",
+    "tokenize",
+]
 
 STATES = ("data", "rcdata", "rawtext", "script data", "plaintext", "cdata section")
 
@@ -54,6 +64,17 @@ _QUOTED_TAG = re.compile(
     r"""<(/?)([A-Za-z][^\t\n\f\r />]*)"""
     r"""((?:[\t\n\f\r ]+[^\t\n\f\r />="'<][^\t\n\f\r />="'<]*(?:="[^"]*"|='[^']*')?)*)"""
     r"""[\t\n\f\r ]*(/?)>"""
+)
+# A run of text and such tags, none of them the start tag of an element whose content is text
+# (``_CONTENT_STATE``): what ``plain_tags`` takes in bulk.
+_TAG_BODY = (
+    r"""/?[A-Za-z][^\t\n\f\r />]*"""
+    r"""(?:[\t\n\f\r ]+[^\t\n\f\r />="'<][^\t\n\f\r />="'<]*(?:="[^"]*"|='[^']*')?)*"""
+    r"""[\t\n\f\r ]*/?>"""
+)
+_WHOLE_TAG = re.compile("<" + _TAG_BODY)
+_PLAIN_RUN = re.compile(
+    rf"[^<]*(?:<(?!(?ai:{'|'.join(_CONTENT_STATE)})[\t\n\f\r />])" + _TAG_BODY + r"[^<]*)*"
 )
 _QUOTED_ATTR = re.compile(
     r"""[\t\n\f\r ]+([^\t\n\f\r />="'<][^\t\n\f\r />="'<]*)(?:="([^"]*)"|='([^']*)')?"""
@@ -141,8 +162,15 @@ def _end_tag(name: str) -> re.Pattern[str] | None:
 def _raw_text_end(text: str, at: int, last_start_tag: str) -> int:
     """Where RCDATA or RAWTEXT content starting at ``at`` ends: its end tag or the input's end."""
     end_tag = _end_tag(last_start_tag)
-    found = end_tag.search(text, at) if end_tag else None
-    return found.start() if found else len(text)
+    if end_tag is None:
+        return len(text)
+    while True:  # from one "<" to the next (memchr), not a pattern read character by character
+        at = text.find("<", at)
+        if at < 0:
+            return len(text)
+        if end_tag.match(text, at):
+            return at
+        at += 1
 
 
 def _script_end(text: str, at: int, last_start_tag: str) -> int:
@@ -192,18 +220,16 @@ def _script_end(text: str, at: int, last_start_tag: str) -> int:
         at = max(after, at + 1 + slash)
 
 
-# A token before it is made a Token: (kind, start, end, name, attrs, self_closing, data). Building
-# a frozen dataclass costs more than reading the token; ``spans`` hands these out as they are.
+# A token before it is made a Token: (kind, start, end, name, attrs, self_closing, data).
 _Raw = tuple[Kind, int, int, str, tuple["Attr", ...], bool, str]
 
 
 class _Reader:
-    """One pass over ``text``; offsets in tokens are shifted by ``base``. A ``lean`` reader reads
-    the same tokens but decodes no text and builds no attributes."""
+    """One pass over ``text`` (ended where the tokens must end). A ``lean`` reader reads the same
+    tokens but decodes no text and builds no attributes."""
 
-    def __init__(self, text: str, base: int, lean: bool) -> None:
+    def __init__(self, text: str, lean: bool) -> None:
         self.text = text
-        self.base = base
         self.lean = lean
 
     def markup(self, lt: int) -> tuple[_Raw | DoctypeToken | str, int]:
@@ -214,15 +240,15 @@ class _Reader:
             kind: Literal["start", "end"] = "end" if plain.group(1) else "start"
             end = plain.end()
             name = _name(plain.group(2))
-            return (kind, self.base + lt, self.base + end, name, (), False, ""), end
+            return (kind, lt, end, name, (), False, ""), end
         quoted = _QUOTED_TAG.match(text, lt)
         if quoted:
             end, name = quoted.end(), _name(quoted.group(2))
             if quoted.group(1):
-                return ("end", self.base + lt, self.base + end, name, (), False, ""), end
+                return ("end", lt, end, name, (), False, ""), end
             attrs = () if self.lean else self.quoted_attrs(quoted.group(3), quoted.start(3))
             self_closing = bool(quoted.group(4))
-            return ("start", self.base + lt, self.base + end, name, attrs, self_closing, ""), end
+            return ("start", lt, end, name, attrs, self_closing, ""), end
         char = text[lt + 1 : lt + 2]
         if char.isascii() and char.isalpha():
             return self.tag(lt, lt + 1, "start")
@@ -245,7 +271,6 @@ class _Reader:
         """The attributes of a tag ``_QUOTED_TAG`` matched, ``raw`` from offset ``at``."""
         attrs: list[Attr] = []
         seen: set[str] = set()
-        base = self.base + at
         for found in _QUOTED_ATTR.finditer(raw):
             key = _name(found.group(1))
             if key in seen:  # a repeated attribute: the first one wins
@@ -258,12 +283,12 @@ class _Reader:
             else:
                 value = resolve(_nulls(_newlines(value)), in_attribute=True)
                 value_start, value_end = found.start(group), found.end(group)
-            start, end = base + found.start(1), base + found.end()
-            attrs.append(Attr(key, value, start, end, base + value_start, base + value_end))
+            start, end = at + found.start(1), at + found.end()
+            attrs.append(Attr(key, value, start, end, at + value_start, at + value_end))
         return tuple(attrs)
 
     def tag(self, lt: int, name_at: int, kind: Literal["start", "end"]) -> tuple[_Raw | str, int]:
-        text, base, size, lean = self.text, self.base, len(self.text), self.lean
+        text, size, lean = self.text, len(self.text), self.lean
         name = _TAG_NAME.match(text, name_at)
         assert name is not None
         at = name.end()
@@ -314,12 +339,11 @@ class _Reader:
                 seen.add(key)
                 raw = _nulls(_newlines(text[value_start:value_end]))
                 value = resolve(raw, in_attribute=True)
-                spans = (base + attr_start, base + at, base + value_start, base + value_end)
-                attrs.append(Attr(key, value, *spans))
+                attrs.append(Attr(key, value, attr_start, at, value_start, value_end))
         if kind == "end":  # (its attributes are read, and dropped)
-            return ("end", base + lt, base + at, _name(name.group()), (), False, ""), at
+            return ("end", lt, at, _name(name.group()), (), False, ""), at
         tag_name = _name(name.group())
-        return ("start", base + lt, base + at, tag_name, tuple(attrs), self_closing, ""), at
+        return ("start", lt, at, tag_name, tuple(attrs), self_closing, ""), at
 
     def declaration(self, lt: int) -> tuple[_Raw | DoctypeToken, int]:
         text = self.text
@@ -329,8 +353,8 @@ class _Reader:
             doctype = read_doctype(text, lt + 9)
             token = DoctypeToken(
                 "doctype",
-                self.base + lt,
-                self.base + doctype.end,
+                lt,
+                doctype.end,
                 doctype.name or "",
                 public_id=doctype.public_id,
                 system_id=doctype.system_id,
@@ -344,7 +368,7 @@ class _Reader:
         text, body = self.text, lt + 4
         if text.startswith(">", body) or text.startswith("->", body):  # ``<!-->``, ``<!--->``
             end = text.index(">", body) + 1
-            return ("comment", self.base + lt, self.base + end, "", (), False, ""), end
+            return ("comment", lt, end, "", (), False, ""), end
         close = _COMMENT_CLOSE.search(text, body)
         if close:
             raw, end = text[body : close.start()], close.end()
@@ -355,29 +379,28 @@ class _Reader:
                     raw = raw[: -len(tail)]
                     break
         data = "" if self.lean else _nulls(_newlines(raw))
-        return ("comment", self.base + lt, self.base + end, "", (), False, data), end
+        return ("comment", lt, end, "", (), False, data), end
 
     def bogus_comment(self, lt: int, body: int) -> tuple[_Raw, int]:
         close = self.text.find(">", body)
         stop = len(self.text) if close < 0 else close
         end = stop if close < 0 else stop + 1
         data = "" if self.lean else _nulls(_newlines(self.text[body:stop]))
-        return ("comment", self.base + lt, self.base + end, "", (), False, data), end
+        return ("comment", lt, end, "", (), False, data), end
 
 
-def _content(text: str, at: int, state: str, last_start_tag: str) -> tuple[str, int]:
-    """The raw text read in a raw-text ``state`` from ``at``, and where that state ends."""
+def _content(text: str, at: int, state: str, last_start_tag: str) -> tuple[int, int]:
+    """Where the text read in a raw-text ``state`` from ``at`` ends, and where that state ends."""
     if state == "plaintext":
-        return text[at:], len(text)
+        return len(text), len(text)
     if state == "cdata section":  # its ``]]>`` is dropped, so it joins the text token
         close = text.find("]]>", at)
-        stop = len(text) if close < 0 else close
-        return text[at:stop], stop if close < 0 else stop + 3
+        return (len(text), len(text)) if close < 0 else (close, close + 3)
     if state == "script data":
         stop = _script_end(text, at, last_start_tag)
     else:
         stop = _raw_text_end(text, at, last_start_tag)
-    return text[at:stop], stop
+    return stop, stop
 
 
 def _decoded(raw: str, state: str) -> str:
@@ -397,31 +420,28 @@ def _scan(
     state: str,
     last_start_tag: str,
     follow_tree_builder: bool,
-    lean: bool,
 ) -> Iterator[_Raw | DoctypeToken]:
     if state not in STATES:
         raise ValueError(f"unknown tokenizer state {state!r}; one of {', '.join(STATES)}")
-    source = text[start:end]
-    reader = _Reader(source, start, lean)
-    size = len(source)
-    at = 0
+    size = len(text) if end is None else max(start, min(end, len(text)))
+    source = text if size == len(text) else text[:size]  # (offsets stay the text's)
+    reader = _Reader(source, lean=False)
+    at = start
     text_from = -1  # where the pending text token starts, -1 when none is pending
     pieces: list[str] = []
     while at < size:
         if state != "data":
-            raw, next_at = _content(source, at, state, last_start_tag)
+            stop, next_at = _content(source, at, state, last_start_tag)
             if next_at > at:
                 text_from = at if text_from < 0 else text_from
-                if not lean:
-                    pieces.append(_decoded(raw, state))
+                pieces.append(_decoded(source[at:stop], state))
             at, state = next_at, "data"
             continue
         lt = source.find("<", at)
         stop = size if lt < 0 else lt
         if stop > at:
             text_from = at if text_from < 0 else text_from
-            if not lean:
-                pieces.append(_decoded(source[at:stop], "data"))
+            pieces.append(_decoded(source[at:stop], "data"))
         if lt < 0:
             break
         found, at = reader.markup(lt)
@@ -430,7 +450,7 @@ def _scan(
             pieces.append(found)
             continue
         if text_from >= 0:
-            yield ("text", start + text_from, start + lt, "", (), False, "".join(pieces))
+            yield ("text", text_from, lt, "", (), False, "".join(pieces))
             text_from, pieces = -1, []
         yield found
         if not isinstance(found, DoctypeToken) and found[0] == "start":
@@ -438,7 +458,7 @@ def _scan(
             if follow_tree_builder:
                 state = _CONTENT_STATE.get(last_start_tag, "data")
     if text_from >= 0:
-        yield ("text", start + text_from, start + size, "", (), False, "".join(pieces))
+        yield ("text", text_from, size, "", (), False, "".join(pieces))
 
 
 def tokenize(
@@ -457,18 +477,37 @@ def tokenize(
     ``style``, ``title``, ``textarea``, ``plaintext`` … switches to the state a browser's tree
     builder gives their content; without it the tokenizer stays in the data state.
     """
-    scan = _scan(text, start, end, state, last_start_tag, follow_tree_builder, lean=False)
+    scan = _scan(text, start, end, state, last_start_tag, follow_tree_builder)
     for found in scan:
         yield found if isinstance(found, DoctypeToken) else Token(*found)
 
 
-def spans(
-    text: str, start: int = 0, end: int | None = None
-) -> Iterator[tuple[Kind, int, int, str]]:
-    """``(kind, start, end, name)`` of each token ``tokenize`` gives, and no more: for a walk
-    that needs only where tags, comments and text are (the page code's), several times faster."""
-    for found in _scan(text, start, end, "data", "", follow_tree_builder=True, lean=True):
-        if isinstance(found, DoctypeToken):
-            yield found.kind, found.start, found.end, found.name
-        else:
-            yield found[0], found[1], found[2], found[3]
+def markup_at(text: str, lt: int) -> tuple[tuple[Kind, int, int, str] | None, int]:
+    """The token the ``<`` at ``lt`` starts in the data state, as ``(kind, start, end, name)``
+    (what ``tokenize`` gives, without attributes or decoded text), or None where a browser reads
+    text (a lone "<") or drops what is there (``</>``, a tag cut by the end of ``text``); and
+    where reading goes on. For a walk that takes the plain runs between in bulk (``plain_tags``)."""
+    found, end = _Reader(text, lean=True).markup(lt)
+    if isinstance(found, str):
+        return None, end
+    if isinstance(found, DoctypeToken):
+        return (found.kind, found.start, found.end, found.name), end
+    return found[:4], end
+
+
+def content_end(text: str, at: int, name: str) -> int:
+    """Where the content of a ``name`` element whose start tag ends at ``at`` ends when a browser
+    reads it as text (title, textarea, script, style …): at its end tag, or the end of ``text``;
+    ``at`` for any other element."""
+    state = _CONTENT_STATE.get(name)
+    return at if state is None else _content(text, at, state, name)[0]
+
+
+def plain_tags(text: str, start: int, stop: int) -> tuple[int, list[str]]:
+    """The tags from ``start`` on while ``text`` holds only text and tags read in one match (no
+    comment, no DOCTYPE, no element whose content is text), before ``stop``: where that run ends
+    and the source of each tag, as ``tokenize`` reads them there. For a walk that wants only the
+    tags (the page code's), in two passes of C."""
+    run = _PLAIN_RUN.match(text, start, stop)
+    assert run is not None  # a ``*`` pattern always matches
+    return run.end(), _WHOLE_TAG.findall(text, start, run.end())

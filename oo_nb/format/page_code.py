@@ -19,13 +19,12 @@ import contextlib
 import hashlib
 import re
 from collections import OrderedDict
-from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Generic, Literal, TypeVar
 
 from oo_nb.format.document import Document, Span
-from oo_nb.format.html_tokens import Kind, spans, tokenize
+from oo_nb.format.html_tokens import content_end, markup_at, plain_tags, tokenize
 from oo_nb.format.known_page_code import KNOWN_PAGE_CODE
 from oo_nb.format.names import SECTION_MARKERS
 
@@ -61,11 +60,6 @@ _DESCRIBE: dict[RegionKind, str] = {
 }
 # Elements that are regions of their own, from their start tag to the end of their end tag.
 _CODE_ELEMENTS = ("script", "style")
-# Elements whose tags are page markup and whose content, text to their end tag as a browser reads
-# it (RCDATA, RAWTEXT, PLAINTEXT), is not.
-_CONTENT_ELEMENTS = frozenset(
-    ("iframe", "noembed", "noframes", "noscript", "plaintext", "textarea", "title", "xmp")
-)
 # In a run of text a browser drops what starts like a tag but never ends (``</>``, a tag cut by
 # the page's end): not markup for a browser, but code someone wrote, so it stays in the markup.
 _DROPPED_TAG = re.compile(r"<[A-Za-z/!?]")
@@ -397,6 +391,7 @@ def _page(doc: Document, lines: _Lines) -> list[CodeRegion]:
     that reads the same as one met before (in a library, all of them but the one holding the
     page's title) gives what it gave then, with no walk."""
     text = doc.text
+    page = text[: doc.html.end]  # where the page's tokens end
     skip = sorted(
         [*doc.blocks.values(), *([doc.article_span] if doc.article_span else [])],
         key=lambda s: s.start,
@@ -418,7 +413,7 @@ def _page(doc: Document, lines: _Lines) -> list[CodeRegion]:
         first = pos == doc.html.start  # the head: it holds the page's title, met only once
         gap = None if first or not lines.memo else seen.at(text, pos, limit)
         if gap is None:
-            gap = _walk(doc, pos, limit, blocks, lines.memo)
+            gap = _walk(page, doc, pos, limit, blocks, lines.memo)
             if gap.local and not first and lines.memo:
                 seen.put(text[pos:limit], gap)
         markup += gap.items
@@ -473,12 +468,20 @@ def _forget() -> None:
     _fingerprint.cache_clear()
 
 
-def _walk(doc: Document, start: int, limit: int, blocks: dict[int, Span], memo: bool) -> _Gap:
-    """The walk of the page's tokens from ``start`` until it reaches ``limit``."""
-    walk = _Walk(doc, start, limit, memo)
+def _walk(
+    page: str, doc: Document, start: int, limit: int, blocks: dict[int, Span], memo: bool
+) -> _Gap:
+    """The walk of the page's tokens from ``start`` until it reaches ``limit``; ``page`` is the
+    document's text up to the page's end (where its tokens end)."""
+    walk = _Walk(page, doc, start, limit, memo)
     pos: int | None = start
-    while pos is not None:  # one run of the tokenizer; another after a CUSTOM block passed over
-        pos = walk.run(pos, blocks)
+    while pos is not None:
+        pos, tags = plain_tags(page, pos, limit)  # text and plain tags, in bulk
+        walk.items += tags
+        if pos >= limit:
+            walk.done(limit)
+            break
+        pos = walk.token(pos, blocks)
     return walk.gap
 
 
@@ -486,8 +489,8 @@ class _Walk:
     """What the tokens from ``start`` give until the walk reaches ``limit`` (the next data span,
     or the page's end): tags, scripts and stylesheets as a browser reads them."""
 
-    def __init__(self, doc: Document, start: int, limit: int, memo: bool) -> None:
-        self.doc, self.start, self.limit, self.memo = doc, start, limit, memo
+    def __init__(self, page: str, doc: Document, start: int, limit: int, memo: bool) -> None:
+        self.page, self.doc, self.start, self.limit, self.memo = page, doc, start, limit, memo
         self.items: list[str] = []
         self.regions: list[tuple[RegionKind, int, str]] = []
         self.local = True  # nothing read from limit on
@@ -497,76 +500,56 @@ class _Walk:
         """The walk stops at ``pos`` (past limit when a token ran over it)."""
         if pos > self.limit:
             self.local = False
-        resume = None if into_block or pos >= self.doc.html.end else pos - self.start
+        resume = None if into_block or pos >= len(self.page) else pos - self.start
         self.gap = _Gap(self.items, self.regions, resume, into_block, self.local)
 
-    def run(self, pos: int, blocks: dict[int, Span]) -> int | None:
-        """Walk from ``pos``; where to go on with a new run of the tokenizer (None: done)."""
-        text, limit = self.doc.text, self.limit
-        tokens = spans(text, pos, self.doc.html.end)
-        content = False  # the next text token is an element's content (title, textarea …)
-        for kind, start, end, name in tokens:
-            if start >= limit:
+    def token(self, pos: int, blocks: dict[int, Span]) -> int | None:
+        """Read the token at ``pos`` (with the content of its element, for an element whose
+        content is text); where the walk goes on, or None when it is done."""
+        page, limit = self.page, self.limit
+        found, end = markup_at(page, pos)
+        if found is None:  # text: a "<" that starts no token, or markup a browser drops
+            if _DROPPED_TAG.match(page, pos):
+                self.items.append(page[pos : min(end, limit)])
+            if end > limit:  # (the span after limit is passed over anyway)
                 self.done(limit)
                 return None
-            raw = text[start:end]
-            if kind == "text":
-                if content:
-                    content = False
-                    if end > limit:
-                        self.done(end)
-                        return None
-                    continue
-                if end > limit:  # (text alone: the span is passed over anyway)
-                    raw = text[start:limit]
-                dropped = _DROPPED_TAG.search(raw)
-                if dropped:
-                    self.items.append(raw[dropped.start() :])
-                if end > limit:
-                    self.done(limit)
-                    return None
-                continue
-            if kind == "comment" and raw.startswith("<!--"):
-                if raw.strip() == _CUSTOM_START:
+        else:
+            kind, start, end, name = found
+            if kind == "comment" and page.startswith("<!--", start):
+                if page[start:end] == _CUSTOM_START:
                     self.local = False  # the CUSTOM block's end is looked for up to the page's end
                     custom = _custom_end(self.doc, end)
-                    if custom is not None:
-                        if custom >= limit:
-                            self.done(custom)
-                            return None
-                        return custom
+                    end = end if custom is None else custom
             elif kind == "start" and name in _CODE_ELEMENTS:
                 if end == limit and limit in blocks:  # a JSON block is data
-                    tag = _block_tag(raw)
+                    tag = _block_tag(page[start:end])
                     if tag is not None:  # a tag that could run it is code
                         self.items.append(tag)
                     self.done(limit, into_block=True)
                     return None
-                stop = _element_end(tokens, self.doc.html.end)
+                end = _element_end(page, end, name)
                 kind_of: RegionKind = "page script" if name == "script" else "stylesheet"
-                found = _region_text(self.doc, start, stop, self.memo)
-                self.regions.append((kind_of, start - self.start, found))
-                if stop >= limit:
-                    self.done(stop)
-                    return None
-                continue
-            else:  # a tag, a DOCTYPE, a bogus comment (``<!x>``, ``<?x>``, ``</1>``)
-                self.items.append(raw)
-                content = kind == "start" and name in _CONTENT_ELEMENTS
-            if end >= limit:
-                self.done(end)
-                return None
-        self.done(self.doc.html.end)
-        return None
+                found_text = _region_text(self.doc, start, end, self.memo)
+                self.regions.append((kind_of, start - self.start, found_text))
+            else:  # a tag (its content to its end tag, for a title …), a DOCTYPE, a bogus comment
+                self.items.append(page[start:end])
+                if kind == "start":
+                    end = content_end(page, end, name)
+        if end >= limit:
+            self.done(end)
+            return None
+        return end
 
 
-def _element_end(tokens: Iterator[tuple[Kind, int, int, str]], end: int) -> int:
-    """Where the script or stylesheet whose start tag ``tokens`` just gave ends: the end of its
-    end tag (its content is one text token), or ``end`` when it has none."""
-    for kind, _, stop, _ in tokens:
-        if kind != "text":
-            return stop
-    return end
+def _element_end(page: str, at: int, name: str) -> int:
+    """Where the script or stylesheet whose start tag ends at ``at`` ends: after its end tag,
+    or at the page's end."""
+    stop = content_end(page, at, name)
+    if stop >= len(page):
+        return stop
+    _, after = markup_at(page, stop)
+    return after
 
 
 def _region_text(doc: Document, start: int, stop: int, memo: bool) -> str:

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from oo_nb.format import html_tokens
 from oo_nb.format.html_charrefs import resolve
-from oo_nb.format.html_tokens import Token, spans, tokenize
+from oo_nb.format.html_tokens import Token, content_end, markup_at, plain_tags, tokenize
 
 # Pieces that steer the tokenizer's states, so random documents reach every one of them.
 _PIECES = [
@@ -163,8 +163,21 @@ def test_carriage_returns_read_as_line_feeds_in_data_but_not_from_references() -
 
 @settings(max_examples=300, deadline=None)
 @given(_DOCUMENTS)
-def test_spans_are_the_tokens_kinds_offsets_and_names(text: str) -> None:
-    assert list(spans(text)) == [(t.kind, t.start, t.end, t.name) for t in tokenize(text)]
+def test_markup_at_and_content_end_read_what_tokenize_reads(text: str) -> None:
+    tokens = list(tokenize(text))
+    for i, token in enumerate(tokens):
+        if token.kind == "text" or text[token.start] != "<":
+            continue  # (raw text: read by content_end below)
+        found, after = markup_at(text, token.start)
+        assert found == (token.kind, token.start, token.end, token.name)
+        assert after == token.end
+        if token.kind == "start" and after < len(text):
+            following = tokens[i + 1] if i + 1 < len(tokens) else None
+            stop = content_end(text, after, token.name)
+            if stop > after:  # its text, to its end tag (or the end, when a cut tag is dropped)
+                assert following is not None and following.kind == "text"
+                assert following.start == after
+                assert following.end in (stop, len(text))
 
 
 # Tags and pieces of tags: whole attributes (the one-match path) and the characters that make a
@@ -186,3 +199,29 @@ def test_a_tag_read_in_one_match_is_the_tag_the_states_read(text: str) -> None:
         patch.object(html_tokens, "_PLAIN_TAG", never),
     ):
         assert list(tokenize(text)) == fast
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.one_of(_TAGS, st.sampled_from(_PIECES)), max_size=12).map("".join))
+def test_plain_tags_are_the_tags_tokenize_reads_there(text: str) -> None:
+    stop, tags = plain_tags(text, 0, len(text))
+    before = [t for t in tokenize(text) if t.start < stop]
+    assert all(t.kind in ("start", "end", "text") for t in before)
+    assert tags == [text[t.start : t.end] for t in before if t.kind != "text"]
+    assert all(t.end <= stop for t in before if t.kind != "text")
+    assert stop == len(text) or text[stop] == "<"
+
+
+@pytest.mark.parametrize(
+    ("html", "stop", "tags"),
+    [
+        ("<p class='x'>a</p><br/>b", 24, ["<p class='x'>", "</p>", "<br/>"]),
+        ('<p title="<b>">x<title>y</title>', 16, ['<p title="<b>">']),
+        ("a<b><!-- c --><i>", 4, ["<b>"]),
+        ("<b>< p>", 3, ["<b>"]),
+        ("<b x=y>", 0, []),
+        ("<b></ScRiPt><SCRIPT>", 12, ["<b>", "</ScRiPt>"]),
+    ],
+)
+def test_plain_tags_stop_at_other_markup(html: str, stop: int, tags: list[str]) -> None:
+    assert plain_tags(html, 0, len(html)) == (stop, tags)
