@@ -482,25 +482,41 @@ def tokenize(
         yield found if isinstance(found, DoctypeToken) else Token(*found)
 
 
-def markup_at(text: str, lt: int) -> tuple[tuple[Kind, int, int, str] | None, int]:
-    """The token the ``<`` at ``lt`` starts in the data state, as ``(kind, start, end, name)``
-    (what ``tokenize`` gives, without attributes or decoded text), or None where a browser reads
-    text (a lone "<") or drops what is there (``</>``, a tag cut by the end of ``text``); and
-    where reading goes on. For a walk that takes the plain runs between in bulk (``plain_tags``)."""
-    found, end = _Reader(text, lean=True).markup(lt)
+# How far past what it returns a reading may have looked (a tag's closing ">", the blank after
+# an end tag's name): a reading that ends nearer than this to where the input is cut is read
+# again in the cut copy (markup_at, content_end).
+_LOOKAHEAD = 2
+
+
+def markup_at(
+    text: str, lt: int, end: int | None = None
+) -> tuple[tuple[Kind, int, int, str] | None, int]:
+    """The token the ``<`` at ``lt`` starts in the data state of ``text[:end]``, as ``(kind,
+    start, end, name)`` (what ``tokenize`` gives, without attributes or decoded text), or None
+    where a browser reads text (a lone "<") or drops what is there (``</>``, a tag cut by the
+    end); and where reading goes on. For a walk that takes the plain runs between in bulk
+    (``plain_tags``); ``text`` is copied only when the token comes near ``end``."""
+    found, after = _Reader(text, lean=True).markup(lt)
+    if end is not None and end < len(text) and after + _LOOKAHEAD > end:
+        found, after = _Reader(text[:end], lean=True).markup(lt)
     if isinstance(found, str):
-        return None, end
+        return None, after
     if isinstance(found, DoctypeToken):
-        return (found.kind, found.start, found.end, found.name), end
-    return found[:4], end
+        return (found.kind, found.start, found.end, found.name), after
+    return found[:4], after
 
 
-def content_end(text: str, at: int, name: str) -> int:
+def content_end(text: str, at: int, name: str, end: int | None = None) -> int:
     """Where the content of a ``name`` element whose start tag ends at ``at`` ends when a browser
-    reads it as text (title, textarea, script, style …): at its end tag, or the end of ``text``;
-    ``at`` for any other element."""
+    reads it as text (title, textarea, script, style …): at its end tag, or the end of
+    ``text[:end]``; ``at`` for any other element."""
     state = _CONTENT_STATE.get(name)
-    return at if state is None else _content(text, at, state, name)[0]
+    if state is None:
+        return at
+    stop = _content(text, at, state, name)[0]
+    if end is not None and end < len(text) and stop + len(name) + 2 + _LOOKAHEAD > end:
+        stop = _content(text[:end], at, state, name)[0]
+    return stop
 
 
 def plain_tags(text: str, start: int, stop: int) -> tuple[int, list[str]]:

@@ -391,7 +391,6 @@ def _page(doc: Document, lines: _Lines) -> list[CodeRegion]:
     that reads the same as one met before (in a library, all of them but the one holding the
     page's title) gives what it gave then, with no walk."""
     text = doc.text
-    page = text[: doc.html.end]  # where the page's tokens end
     skip = sorted(
         [*doc.blocks.values(), *([doc.article_span] if doc.article_span else [])],
         key=lambda s: s.start,
@@ -413,7 +412,7 @@ def _page(doc: Document, lines: _Lines) -> list[CodeRegion]:
         first = pos == doc.html.start  # the head: it holds the page's title, met only once
         gap = None if first or not lines.memo else seen.at(text, pos, limit)
         if gap is None:
-            gap = _walk(page, doc, pos, limit, blocks, lines.memo)
+            gap = _walk(doc, pos, limit, blocks, lines.memo)
             if gap.local and not first and lines.memo:
                 seen.put(text[pos:limit], gap)
         markup += gap.items
@@ -468,15 +467,12 @@ def _forget() -> None:
     _fingerprint.cache_clear()
 
 
-def _walk(
-    page: str, doc: Document, start: int, limit: int, blocks: dict[int, Span], memo: bool
-) -> _Gap:
-    """The walk of the page's tokens from ``start`` until it reaches ``limit``; ``page`` is the
-    document's text up to the page's end (where its tokens end)."""
-    walk = _Walk(page, doc, start, limit, memo)
+def _walk(doc: Document, start: int, limit: int, blocks: dict[int, Span], memo: bool) -> _Gap:
+    """The walk of the page's tokens from ``start`` until it reaches ``limit``."""
+    walk = _Walk(doc, start, limit, memo)
     pos: int | None = start
     while pos is not None:
-        pos, tags = plain_tags(page, pos, limit)  # text and plain tags, in bulk
+        pos, tags = plain_tags(doc.text, pos, limit)  # text and plain tags, in bulk
         walk.items += tags
         if pos >= limit:
             walk.done(limit)
@@ -489,8 +485,9 @@ class _Walk:
     """What the tokens from ``start`` give until the walk reaches ``limit`` (the next data span,
     or the page's end): tags, scripts and stylesheets as a browser reads them."""
 
-    def __init__(self, page: str, doc: Document, start: int, limit: int, memo: bool) -> None:
-        self.page, self.doc, self.start, self.limit, self.memo = page, doc, start, limit, memo
+    def __init__(self, doc: Document, start: int, limit: int, memo: bool) -> None:
+        self.doc, self.start, self.limit, self.memo = doc, start, limit, memo
+        self.page, self.end = doc.text, doc.html.end  # (the page's tokens end at its end)
         self.items: list[str] = []
         self.regions: list[tuple[RegionKind, int, str]] = []
         self.local = True  # nothing read from limit on
@@ -500,14 +497,14 @@ class _Walk:
         """The walk stops at ``pos`` (past limit when a token ran over it)."""
         if pos > self.limit:
             self.local = False
-        resume = None if into_block or pos >= len(self.page) else pos - self.start
+        resume = None if into_block or pos >= self.end else pos - self.start
         self.gap = _Gap(self.items, self.regions, resume, into_block, self.local)
 
     def token(self, pos: int, blocks: dict[int, Span]) -> int | None:
         """Read the token at ``pos`` (with the content of its element, for an element whose
         content is text); where the walk goes on, or None when it is done."""
         page, limit = self.page, self.limit
-        found, end = markup_at(page, pos)
+        found, end = markup_at(page, pos, self.end)
         if found is None:  # text: a "<" that starts no token, or markup a browser drops
             if _DROPPED_TAG.match(page, pos):
                 self.items.append(page[pos : min(end, limit)])
@@ -528,27 +525,27 @@ class _Walk:
                         self.items.append(tag)
                     self.done(limit, into_block=True)
                     return None
-                end = _element_end(page, end, name)
+                end = _element_end(page, end, name, self.end)
                 kind_of: RegionKind = "page script" if name == "script" else "stylesheet"
                 found_text = _region_text(self.doc, start, end, self.memo)
                 self.regions.append((kind_of, start - self.start, found_text))
             else:  # a tag (its content to its end tag, for a title …), a DOCTYPE, a bogus comment
                 self.items.append(page[start:end])
                 if kind == "start":
-                    end = content_end(page, end, name)
+                    end = content_end(page, end, name, self.end)
         if end >= limit:
             self.done(end)
             return None
         return end
 
 
-def _element_end(page: str, at: int, name: str) -> int:
+def _element_end(text: str, at: int, name: str, end: int) -> int:
     """Where the script or stylesheet whose start tag ends at ``at`` ends: after its end tag,
-    or at the page's end."""
-    stop = content_end(page, at, name)
-    if stop >= len(page):
-        return stop
-    _, after = markup_at(page, stop)
+    or at the page's ``end``."""
+    stop = content_end(text, at, name, end)
+    if stop >= end:
+        return end
+    _, after = markup_at(text, stop, end)
     return after
 
 

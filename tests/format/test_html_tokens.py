@@ -225,3 +225,18 @@ def test_plain_tags_are_the_tags_tokenize_reads_there(text: str) -> None:
 )
 def test_plain_tags_stop_at_other_markup(html: str, stop: int, tags: list[str]) -> None:
     assert plain_tags(html, 0, len(html)) == (stop, tags)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_DOCUMENTS, st.integers(0, 80))
+def test_reading_at_a_place_stops_where_the_input_is_cut(text: str, cut: int) -> None:
+    """``markup_at`` and ``content_end`` with ``end`` read what they read in ``text[:end]``."""
+    end = min(cut, len(text))
+    for lt in [i for i in range(end) if text[i] == "<"]:
+        found = markup_at(text, lt, end)
+        assert found == markup_at(text[:end], lt)
+        token, after = found
+        if token is not None and token[0] == "start" and after <= end:
+            assert content_end(text, after, token[3], end) == content_end(
+                text[:end], after, token[3]
+            )
