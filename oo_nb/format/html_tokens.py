@@ -60,23 +60,16 @@ _BLANKS = re.compile(r"[\t\n\f\r ]*")  # CR is read as the LF the input stream t
 _PLAIN_TAG = re.compile(r"<(/?)([A-Za-z][^\t\n\f\r />]*)>")
 # A tag whose attributes each follow a blank and are bare or quoted right after "=" (most tags):
 # read in one match, with what the states would read from it.
-_QUOTED_TAG = re.compile(
-    r"""<(/?)([A-Za-z][^\t\n\f\r />]*)"""
-    r"""((?:[\t\n\f\r ]+[^\t\n\f\r />="'<][^\t\n\f\r />="'<]*(?:="[^"]*"|='[^']*')?)*)"""
-    r"""[\t\n\f\r ]*(/?)>"""
-)
+_ATTR = r"""[\t\n\f\r ]+[^\t\n\f\r />="'<][^\t\n\f\r />="'<]*(?:="[^"]*"|='[^']*')?"""
+_QUOTED_TAG = re.compile(rf"<(/?)([A-Za-z][^\t\n\f\r />]*)((?:{_ATTR})*)[\t\n\f\r ]*(/?)>")
 # A run of text and such tags, none of them the start tag of an element whose content is text
 # (``_CONTENT_STATE``): what ``plain_tags`` takes in bulk.
-_TAG_BODY = (
-    r"""/?[A-Za-z][^\t\n\f\r />]*"""
-    r"""(?:[\t\n\f\r ]+[^\t\n\f\r />="'<][^\t\n\f\r />="'<]*(?:="[^"]*"|='[^']*')?)*"""
-    r"""[\t\n\f\r ]*/?>"""
-)
+_TAG_BODY = rf"/?[A-Za-z][^\t\n\f\r />]*(?:{_ATTR})*[\t\n\f\r ]*/?>"
 _WHOLE_TAG = re.compile("<" + _TAG_BODY)
 _PLAIN_RUN = re.compile(
     rf"[^<]*(?:<(?!(?ai:{'|'.join(_CONTENT_STATE)})[\t\n\f\r />])" + _TAG_BODY + r"[^<]*)*"
 )
-_QUOTED_ATTR = re.compile(
+_QUOTED_ATTR = re.compile(  # ``_ATTR``, its name and value in groups
     r"""[\t\n\f\r ]+([^\t\n\f\r />="'<][^\t\n\f\r />="'<]*)(?:="([^"]*)"|='([^']*)')?"""
 )
 _TAG_NAME = re.compile(r"[^\t\n\f\r />]*")
