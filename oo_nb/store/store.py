@@ -22,6 +22,7 @@ from typing import Any
 from oo_nb.errors import ConflictError, FormatError, LockedError, NotFound, OOError
 from oo_nb.format.document import Document
 from oo_nb.format.names import DOC_SUFFIX, LOCK_NAME, PENDING_PROPOSAL
+from oo_nb.format.page_code import CodeRegion, region_fingerprints, unknown_regions
 from oo_nb.format.scrub import scrub_document, scrub_value
 from oo_nb.store.atomic import atomic_write_bytes, fsync_dir
 from oo_nb.store.history import (
@@ -223,16 +224,29 @@ class Restored:
     current_seq: int  # the seq the file had before the rollback (it keeps it in history)
 
 
+def _new_unknown_code(restored: Document, current: bytes | None) -> list[CodeRegion]:
+    """The page code of ``restored`` that ``oo check`` would call unknown and the file now does
+    not already hold: what a rollback would bring in (a snapshot is as untrusted as the file)."""
+    have: set[str] = set()
+    if current is not None:
+        with contextlib.suppress(OOError):
+            have = region_fingerprints(Document.parse(current))
+    return [r for r in unknown_regions(restored) if r.fingerprint not in have]
+
+
 def restore(
     path: str | Path,
     version: int | None = None,
     *,
     seq: int | None = None,
     timeout: float = LOCK_TIMEOUT_S,
+    allow_unknown_code: bool = False,
 ) -> Restored:
     """Restore history entry ``seq``, or version ``version`` (the newest state of it that differs
     from the file now), byte for byte. The replaced file goes to history, so a rollback can itself
-    be undone. When the file already holds those bytes, nothing is written."""
+    be undone. When the file already holds those bytes, nothing is written. A state whose page
+    code oo_nb does not know (and the file now does not hold) is refused unless
+    ``allow_unknown_code``."""
     p = Path(path)
     current = (
         p.read_bytes() if p.exists() else None
@@ -246,13 +260,22 @@ def restore(
         return Restored(p, pick, False, current_seq)
     target = pick.entry
     label = "-" if target.version is None else str(target.version)
+    restored = Document.parse(pick.data, path=p)
+    unknown = [] if allow_unknown_code else _new_unknown_code(restored, current)
+    if unknown:
+        listed = ", ".join(r.describe() for r in unknown)
+        raise OOError(
+            f"not restored: seq {target.seq} (version {label}) holds page code oo_nb does not know "
+            f"and the file now does not have: {listed}. Someone may have planted it in the "
+            f"history; read it first ({target.snapshot}) and run the rollback again with "
+            "--allow-unknown-code to restore it anyway",
+            file=str(p),
+        )
     # The seq is named when the version alone would not say which state came back.
     action = f"rollback to v{label}" + (
         f" (seq {target.seq})" if seq is not None or pick.others else ""
     )
-    written = write_document(
-        Document.parse(pick.data, path=p), expected=current, action=action, timeout=timeout
-    )
+    written = write_document(restored, expected=current, action=action, timeout=timeout)
     return Restored(written, pick, True, current_seq)
 
 

