@@ -12,7 +12,6 @@ import errno
 import fcntl
 import json
 import os
-import socket
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -39,7 +38,7 @@ from oo_nb.store.history import (
     utc_now,
     version_bytes,
 )
-from oo_nb.store.history_place import history_folder, open_plain_file
+from oo_nb.store.history_place import history_folder, open_plain_file, write_holder_note
 from oo_nb.store.sigterm import cleanup_on_sigterm
 from oo_nb.store.stale import sweep_temp_files
 
@@ -77,7 +76,8 @@ def document_lock(path: Path, action: str, timeout: float = LOCK_TIMEOUT_S) -> I
     """Exclusive advisory lock for one document. A second writer waits up to ``timeout``
     seconds, then fails naming the holder."""
     # never through a link: a cloned library's lock linked to a file elsewhere was overwritten
-    fd = open_plain_file(history_folder(path) / LOCK_NAME, os.O_RDWR | os.O_CREAT)
+    lock = history_folder(path) / LOCK_NAME
+    fd = open_plain_file(lock, os.O_RDWR | os.O_CREAT)
     try:
         deadline = time.monotonic() + timeout
         while True:
@@ -96,12 +96,7 @@ def document_lock(path: Path, action: str, timeout: float = LOCK_TIMEOUT_S) -> I
                         file=str(path),
                     ) from None
                 time.sleep(0.05)
-        os.ftruncate(fd, 0)
-        os.pwrite(
-            fd,
-            f"pid {os.getpid()} on {socket.gethostname()} ({action}) since {utc_now()}".encode(),
-            0,
-        )
+        write_holder_note(fd, lock, action, utc_now())
         try:
             yield
         finally:

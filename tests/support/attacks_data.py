@@ -1,0 +1,138 @@
+"""Reliability part 8 (attacks, round three): data lost or written outside the library. Each row
+re-runs one attack of issue 28 from outside (the CLI's ``main`` or the public functions) and
+counts the breaks found.
+
+- Hard links (tar, ``cp -a`` and ``rsync -H`` keep them): a file oo writes in place (the history
+  lock, ``research.lock``, ``log.jsonl``, the library and link caches) sharing its bytes with
+  another document; a break is that document changed, or the refusal not naming the file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import tempfile
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.support.figures import Figure
+
+__all__ = ["HARD_LINKED", "attacks", "hard_link_attack"]
+
+PART = "8 attack"
+
+
+def _row(measure: str, trials: int, breaks: int) -> Figure:
+    return Figure(PART, measure, trials, breaks, "0", breaks == 0)
+
+
+def _cli(*argv: str) -> tuple[int, str]:
+    """``oo ARGV`` in this process: (exit status, stdout and stderr)."""
+    from oo_nb.cli.main import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+        code = main(list(argv))
+    return code, out.getvalue()
+
+
+def _two_documents(folder: Path) -> tuple[Path, Path]:
+    """``mine`` and ``other`` (the document the attack aims at), each with one contract edit kept
+    in history."""
+    from oo_nb.edit.new import NewSpec, create_document
+
+    folder.mkdir(parents=True)
+    create_document(NewSpec("Mine", "a"), folder)
+    create_document(NewSpec("Other", "b"), folder)
+    mine, other = folder / "mine.o-o.html", folder / "other.o-o.html"
+    for path in (mine, other):
+        assert _cli("contract", str(path), "--set", "budget", "2")[0] == 0
+    return mine, other
+
+
+# --------------------------------------------------------------------------- hard links
+def _contract_edit(mine: Path) -> tuple[bool, str]:
+    code, said = _cli("contract", str(mine), "--set", "budget", "3")
+    return code == 0, said
+
+
+def _research_claim(mine: Path) -> tuple[bool, str]:
+    from oo_nb.errors import OOError
+    from oo_nb.store.research_claim import ResearchClaim, claim_research
+
+    try:
+        claim = claim_research(mine)
+    except OOError as exc:
+        return False, str(exc)
+    if isinstance(claim, ResearchClaim):
+        claim.release()
+    return True, ""
+
+
+def _library_scan(mine: Path) -> tuple[bool, str]:
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        code, out = _cli("library", str(mine.parent), "--format", "json")
+    return code == 0 and not said, out + "".join(str(w.message) for w in said)
+
+
+def _links_kept(mine: Path) -> tuple[bool, str]:
+    from oo_nb.store.link_store import LinkRow, write_links
+
+    row = LinkRow(
+        "https://example.org/", 200, None, False, "ok", False, None, "2026-12-01T00:00:00+00:00"
+    )
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        write_links(mine.parent, [row])
+    return not said, "".join(str(w.message) for w in said)
+
+
+# file (from the library folder) -> (what writes it in place, the file it is linked to)
+HARD_LINKED: dict[str, tuple[Callable[[Path], tuple[bool, str]], str]] = {
+    ".oo-history/mine.o-o.html/lock": (_contract_edit, "other.o-o.html"),
+    ".oo-history/mine.o-o.html/log.jsonl": (_contract_edit, ".oo-history/other.o-o.html/log.jsonl"),
+    ".oo-history/mine.o-o.html/research.lock": (_research_claim, "other.o-o.html"),
+    ".oo-cache/library.sqlite": (_library_scan, "other.o-o.html"),
+    ".oo-cache/links.sqlite": (_links_kept, "other.o-o.html"),
+}
+
+
+def hard_link_attack(workdir: Path, name: str) -> tuple[bool, bytes, bytes, str]:
+    """Replace the library's file ``name`` with a hard link to another document's file and run
+    what writes it: (whether that reported success, the other file's bytes before and after,
+    what was said)."""
+    mine, _ = _two_documents(workdir / "lib")
+    write, victim_name = HARD_LINKED[name]
+    target, victim = mine.parent / name, mine.parent / victim_name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.unlink(missing_ok=True)
+    os.link(victim, target)
+    before = victim.read_bytes()
+    ok, said = write(mine)
+    return ok, before, victim.read_bytes(), said
+
+
+def _hard_links(workdir: Path) -> Figure:
+    breaks = 0
+    for n, name in enumerate(HARD_LINKED):
+        ok, before, after, said = hard_link_attack(workdir / str(n), name)
+        breaks += ok or after != before or Path(name).name not in said
+    return _row(
+        "hard-linked file oo writes in place changed or not named", len(HARD_LINKED), breaks
+    )
+
+
+def attacks(workdir: Path) -> list[Figure]:
+    workdir.mkdir(parents=True, exist_ok=True)
+    steps: list[Callable[[Path], Figure]] = [_hard_links]
+    return [step(workdir / step.__name__.strip("_")) for step in steps]
+
+
+if __name__ == "__main__":  # quick look: python -m tests.support.attacks_data
+    from tests.support.figures import render_table
+
+    with tempfile.TemporaryDirectory() as tmp:
+        print(render_table(attacks(Path(tmp))))
