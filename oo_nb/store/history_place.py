@@ -28,6 +28,7 @@ __all__ = [
     "check_history_folder",
     "history_folder",
     "in_place_problem",
+    "library_file",
     "open_plain_file",
     "write_holder_note",
 ]
@@ -35,11 +36,28 @@ __all__ = [
 _WHY = "history is kept only inside the library, never through a link; nothing was written there"
 
 
+def library_file(path: Path) -> Path:
+    """The file the document ``path`` names: itself, or where its symbolic link leads when that
+    lies inside the folder holding the link (history belongs to the file, whichever link names
+    it). A link leading out of that folder is refused (``OOError``): an update followed one,
+    rewrote the file it led to and made a ``.oo-history`` beside it."""
+    if not path.is_symlink():
+        return path
+    target, folder = path.resolve(), path.parent.resolve()
+    if not target.is_relative_to(folder):
+        raise OOError(
+            f"is a symbolic link to {target}, outside the folder that holds it; oo writes a "
+            "document only inside its library: copy the file in instead. Nothing was written",
+            file=str(path),
+        )
+    return target
+
+
 def history_folder(path: Path, *sub: str) -> Path:
     """``.oo-history/<file name>/<sub...>`` of the document ``path`` (``history.history_dir``),
-    each folder made when missing. Raises ``OOError`` when one is a link or not a folder."""
-    if path.is_symlink():  # history belongs to the file, whichever link names it
-        path = path.resolve()
+    each folder made when missing. Raises ``OOError`` when one is a link or not a folder, or
+    the document a link out of its folder (``library_file``)."""
+    path = library_file(path)
     here = path.parent
     for name in (HISTORY_DIR, path.name, *sub):
         here = here / name
@@ -51,9 +69,9 @@ def history_folder(path: Path, *sub: str) -> Path:
 
 def check_history_folder(path: Path) -> None:
     """``history_folder`` without making anything: raises ``OOError`` when a folder of the
-    document's history that exists is a link or not a folder (a missing one is fine)."""
-    if path.is_symlink():
-        path = path.resolve()
+    document's history that exists is a link or not a folder (a missing one is fine), or the
+    document a link out of its folder."""
+    path = library_file(path)
     here = path.parent
     for name in (HISTORY_DIR, path.name):
         here = here / name

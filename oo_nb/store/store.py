@@ -38,7 +38,12 @@ from oo_nb.store.history import (
     utc_now,
     version_bytes,
 )
-from oo_nb.store.history_place import history_folder, open_plain_file, write_holder_note
+from oo_nb.store.history_place import (
+    history_folder,
+    library_file,
+    open_plain_file,
+    write_holder_note,
+)
 from oo_nb.store.sigterm import cleanup_on_sigterm
 from oo_nb.store.stale import sweep_temp_files
 
@@ -123,8 +128,7 @@ def write_document(
     target = path or doc.path
     if target is None:
         raise OOError("document has no path to write to")
-    if target.is_symlink():  # replace the file the link points to, and keep the link
-        target = target.resolve()
+    target = library_file(target)  # replace the file a link points to, and keep the link
     if scrub_secrets:
         doc = scrub_document(doc)[0]
     data = doc.to_bytes()
@@ -202,7 +206,10 @@ def check_writable(doc: Document) -> None:
     """Raise the error ``write_document`` would refuse ``doc`` with (a block that is not JSON,
     a value of the wrong type), with the line and column in ``doc`` itself. Callers that derive
     a new version (``oo sync``) ask this of the file as read, so the error names the file's line,
-    as ``oo check`` does, not a line of the version they would have written."""
+    as ``oo check`` does, not a line of the version they would have written. A document that
+    is a link out of its folder is refused too (``library_file``)."""
+    if doc.path is not None:
+        library_file(doc.path)
     if doc.kind == "document":
         for name in doc.blocks:
             doc.block_json(name)

@@ -5,6 +5,10 @@ counts the breaks found.
 - Hard links (tar, ``cp -a`` and ``rsync -H`` keep them): a file oo writes in place (the history
   lock, ``research.lock``, ``log.jsonl``, the library and link caches) sharing its bytes with
   another document; a break is that document changed, or the refusal not naming the file.
+- A document that is a symbolic link to a file outside the library: ``oo update --force`` (the
+  loopback mock API), ``oo contract --set``, ``oo sync`` and ``oo update-all``; a break is the
+  file outside written, a ``.oo-history`` made beside it, a request paid for, or the link not
+  reported as an error.
 """
 
 from __future__ import annotations
@@ -14,12 +18,13 @@ import io
 import os
 import tempfile
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 from tests.support.figures import Figure
 
-__all__ = ["HARD_LINKED", "attacks", "hard_link_attack"]
+__all__ = ["HARD_LINKED", "LINK_OUT_COMMANDS", "attacks", "hard_link_attack", "link_out_attack"]
 
 PART = "8 attack"
 
@@ -125,9 +130,71 @@ def _hard_links(workdir: Path) -> Figure:
     )
 
 
+# --------------------------------------------------------------------------- links out
+LINK_OUT_COMMANDS: dict[str, list[str]] = {
+    "update": ["update", "{link}", "--force", "--yes"],
+    "contract": ["contract", "{link}", "--set", "budget", "3"],
+    "sync": ["sync", "{lib}"],
+    "update-all": ["update-all", "{lib}", "--force", "--yes"],
+}
+
+
+@contextlib.contextmanager
+def _mock_api() -> Iterator[Any]:
+    """The loopback mock API answering a research scenario, with a fake key set."""
+    from tests.support.agent_helpers import MARKER, start_mock
+    from tests.support.mock_scenarios import research_scenario
+
+    mock = start_mock(research_scenario(with_image=False))
+    saved = {k: os.environ.get(k) for k in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL")}
+    os.environ.update(ANTHROPIC_API_KEY=MARKER, ANTHROPIC_BASE_URL=mock.base_url)
+    try:
+        yield mock
+    finally:
+        mock.stop()
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+def link_out_attack(workdir: Path, command: str) -> tuple[int, str, bool, int]:
+    """``lib/linked.o-o.html`` is a link to a document outside ``lib``; run ``oo COMMAND`` on it
+    (or on ``lib``): (exit status, what was said, whether anything outside changed, requests
+    sent to the API)."""
+    from oo_nb.edit.new import NewSpec, create_document
+
+    outside, lib = workdir / "outside", workdir / "lib"
+    create_document(NewSpec("Linked", "x"), outside)
+    create_document(NewSpec("Mine", "y"), lib)
+    real = outside / "linked.o-o.html"
+    (lib / "linked.o-o.html").symlink_to(real)
+    before = sorted(p.name for p in outside.iterdir()), real.read_bytes()
+    argv = [a.format(link=lib / "linked.o-o.html", lib=lib) for a in LINK_OUT_COMMANDS[command]]
+    with _mock_api() as mock:
+        code, said = _cli(*argv)
+        requests = len(mock.message_requests)
+    after = sorted(p.name for p in outside.iterdir()), real.read_bytes()
+    return code, said, after != before, requests
+
+
+def _links_out(workdir: Path) -> Figure:
+    breaks = 0
+    for command in LINK_OUT_COMMANDS:
+        code, said, changed, requests = link_out_attack(workdir / command, command)
+        paid = requests > (1 if command == "update-all" else 0)  # update-all: mine only
+        breaks += changed or paid or code == 0 or "outside the folder" not in said
+    return _row(
+        "document linked outside the library written, researched or not refused",
+        len(LINK_OUT_COMMANDS),
+        breaks,
+    )
+
+
 def attacks(workdir: Path) -> list[Figure]:
     workdir.mkdir(parents=True, exist_ok=True)
-    steps: list[Callable[[Path], Figure]] = [_hard_links]
+    steps: list[Callable[[Path], Figure]] = [_hard_links, _links_out]
     return [step(workdir / step.__name__.strip("_")) for step in steps]
 
 
