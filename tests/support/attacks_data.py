@@ -9,6 +9,9 @@ counts the breaks found.
   loopback mock API), ``oo contract --set``, ``oo sync`` and ``oo update-all``; a break is the
   file outside written, a ``.oo-history`` made beside it, a request paid for, or the link not
   reported as an error.
+- The Claude Code backend's sweep of killed runs' scratch folders, with the user's own
+  ``oo-claude-*`` folders in the temp folder (named like ours, old, with a dead PID, a marker of
+  another PID or a linked marker): a break is one of them removed.
 """
 
 from __future__ import annotations
@@ -16,7 +19,10 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import subprocess
+import sys
 import tempfile
+import time
 import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -24,7 +30,14 @@ from typing import Any
 
 from tests.support.figures import Figure
 
-__all__ = ["HARD_LINKED", "LINK_OUT_COMMANDS", "attacks", "hard_link_attack", "link_out_attack"]
+__all__ = [
+    "HARD_LINKED",
+    "LINK_OUT_COMMANDS",
+    "attacks",
+    "hard_link_attack",
+    "link_out_attack",
+    "users_scratch_lookalikes",
+]
 
 PART = "8 attack"
 
@@ -192,9 +205,58 @@ def _links_out(workdir: Path) -> Figure:
     )
 
 
+# --------------------------------------------------------------------------- scratch sweep
+def _dead_pid() -> int:
+    done = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return int(done.stdout)
+
+
+def users_scratch_lookalikes(parent: Path) -> list[str]:
+    """Folders of the user's own in the temp folder ``parent`` that look like the Claude Code
+    backend's scratch folders (each holds ``mine.txt``); their names."""
+    from oo_nb.agent.backends.claude_code import SCRATCH_PREFIX
+    from oo_nb.store.stale import SCRATCH_MARKER
+
+    dead, old = _dead_pid(), time.time() - 3 * 86400
+    names = {
+        "notes": f"{SCRATCH_PREFIX}notes",
+        "drafts": f"{SCRATCH_PREFIX}{dead}-drafts",
+        "other pid": f"{SCRATCH_PREFIX}{dead}-other",
+        "linked marker": f"{SCRATCH_PREFIX}{dead}-linked",
+    }
+    for name in names.values():
+        (parent / name).mkdir(parents=True)
+        (parent / name / "mine.txt").write_text("my notes")
+    (parent / names["other pid"] / SCRATCH_MARKER).write_text(f"{dead + 1}\n")
+    (parent / "elsewhere").write_text(f"{dead}\n")
+    (parent / names["linked marker"] / SCRATCH_MARKER).symlink_to(parent / "elsewhere")
+    for name in names.values():
+        os.utime(parent / name, (old, old))
+    return [*names.values(), "elsewhere"]
+
+
+def _scratch_sweep(workdir: Path) -> Figure:
+    from oo_nb.agent.backends.claude_code import SCRATCH_PREFIX
+    from oo_nb.store.stale import mark_scratch, sweep_scratch_folders
+
+    kept = users_scratch_lookalikes(workdir)
+    ours = workdir / f"{SCRATCH_PREFIX}{_dead_pid()}-abc"  # a killed run's: it goes
+    ours.mkdir()
+    mark_scratch(ours, int(ours.name.split("-")[2]))
+    sweep_scratch_folders(workdir, SCRATCH_PREFIX)
+    left = {p.name for p in workdir.iterdir()}
+    breaks = len(set(kept) - left) + ours.exists()
+    return _row("the user's own oo-claude-* folders swept from the temp folder", len(kept), breaks)
+
+
 def attacks(workdir: Path) -> list[Figure]:
     workdir.mkdir(parents=True, exist_ok=True)
-    steps: list[Callable[[Path], Figure]] = [_hard_links, _links_out]
+    steps: list[Callable[[Path], Figure]] = [_hard_links, _links_out, _scratch_sweep]
     return [step(workdir / step.__name__.strip("_")) for step in steps]
 
 

@@ -12,9 +12,10 @@ the budget is marked ``overspent`` (kept for review, never written automatically
 
 The scratch folder (``oo-claude-PID-XXXX`` in the temp folder) is removed when the run ends, on
 SIGTERM too (``store.sigterm``: the CLI is killed, then the folder goes); folders left by a
-killed process are removed at the start of the next run. What Claude Code leaves in place of the
-copy is read only when it is a regular file: a FIFO would block the read forever, a device
-(``/dev/zero``) never ends, a link could point anywhere.
+killed process are removed at the start of the next run (only those holding the marker the run
+wrote in them, ``store.stale.mark_scratch``: the temp folder is the user's too). What Claude Code
+leaves in place of the copy is read only when it is a regular file: a FIFO would block the read
+forever, a device (``/dev/zero``) never ends, a link could point anywhere.
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ from oo_nb.format.blocks import ImagePolicy
 from oo_nb.format.document import Document
 from oo_nb.format.names import SOURCE_CACHE_BLOCK
 from oo_nb.store.sigterm import cleanup_on_sigterm
-from oo_nb.store.stale import sweep_scratch_folders
+from oo_nb.store.stale import mark_scratch, sweep_scratch_folders
 
 __all__ = [
     "SCRATCH_PREFIX",
@@ -443,6 +444,7 @@ class ClaudeCodeBackend:
                 prefix=f"{SCRATCH_PREFIX}{os.getpid()}-", dir=scratch_parent
             ) as tmp,
         ):
+            mark_scratch(Path(tmp))  # the sweep removes only folders marked so
             copy = Path(tmp) / self.doc_path.name
             copy.write_bytes(original.to_bytes())
             (Path(tmp) / IMAGES_FILE).write_text("[]\n")  # Edit changes files, never creates them
