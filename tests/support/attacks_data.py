@@ -12,6 +12,9 @@ counts the breaks found.
 - The Claude Code backend's sweep of killed runs' scratch folders, with the user's own
   ``oo-claude-*`` folders in the temp folder (named like ours, old, with a dead PID, a marker of
   another PID or a linked marker): a break is one of them removed.
+- A paid Claude Code run that edits a section whose id is not a slug (``Recent_Releases.2026``,
+  valid by ``oo check``): a break is the run refused; and a run whose proposal the validator
+  refuses: a break is an error without the cost, or the proposal not kept.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ __all__ = [
     "HARD_LINKED",
     "LINK_OUT_COMMANDS",
     "attacks",
+    "claude_code_edit",
     "hard_link_attack",
     "link_out_attack",
     "users_scratch_lookalikes",
@@ -254,9 +258,98 @@ def _scratch_sweep(workdir: Path) -> Figure:
     return _row("the user's own oo-claude-* folders swept from the temp folder", len(kept), breaks)
 
 
+# --------------------------------------------------------------------------- paid runs kept
+NOT_SLUG_FIXTURE = (
+    Path(__file__).resolve().parents[1] / "fixtures" / "issue12" / "section-id-not-slug.o-o.html"
+)
+NOT_SLUG_ID = "Recent_Releases.2026"
+
+
+@contextlib.contextmanager
+def _environment(env: dict[str, str], tmp: Path) -> Iterator[None]:
+    """``env`` set and ``tmp`` as the temp folder, for an in-process backend run."""
+    saved = {k: os.environ.get(k) for k in env}
+    saved_tmp = tempfile.tempdir
+    os.environ.update(env)
+    tempfile.tempdir = str(tmp)
+    try:
+        yield
+    finally:
+        tempfile.tempdir = saved_tmp
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+def claude_code_edit(
+    workdir: Path, validate: Callable[[Any], Any] | None = None
+) -> tuple[Any, str, Path]:
+    """Run the Claude Code backend (a fake ``claude`` that adds a paragraph to the section
+    ``Recent_Releases.2026``) on a copy of a page with that id, validating with ``validate``
+    (the real validator by default): (what the run returned or None, the error, the document)."""
+    from datetime import date
+    from types import SimpleNamespace
+
+    from oo_nb.agent.backends.claude_code import ClaudeCodeBackend
+    from oo_nb.agent.budget import Budget
+    from oo_nb.agent.pricing import price_for
+    from oo_nb.agent.proposal import validate_proposal
+    from oo_nb.errors import OOError
+    from tests.support.fake_claude import fake_claude_env
+
+    lib, tmp = workdir / "lib", workdir / "tmp"
+    lib.mkdir(parents=True)
+    tmp.mkdir()
+    doc = lib / NOT_SLUG_FIXTURE.name
+    doc.write_bytes(NOT_SLUG_FIXTURE.read_bytes())
+    env = {
+        **fake_claude_env(workdir / "fake"),
+        "FAKE_CLAUDE_MODE": "edit-section",
+        "FAKE_CLAUDE_DROP": NOT_SLUG_ID,
+        "FAKE_CLAUDE_TEXT": "Newly released this week [s1].",
+    }
+    backend = ClaudeCodeBackend(model="claude-sonnet-5-5", doc_path=doc)
+    ctx = SimpleNamespace(
+        as_of=None, today=date(2026, 12, 4), next_source_id="s1", blocked_domains=(), sentinel=None
+    )
+    budget = Budget(limit_usd=1.0, price=price_for("claude-sonnet-5-5"))
+    with _environment(env, tmp):
+        try:
+            got = backend.run(
+                ctx,  # type: ignore[arg-type]
+                budget=budget,
+                run=backend.new_run(1.0),
+                validate=validate or validate_proposal,
+            )
+        except OOError as exc:
+            return None, str(exc), doc
+    return got, "", doc
+
+
+def _refuse(proposal: Any) -> Any:
+    from oo_nb.errors import AgentError
+
+    raise AgentError("invalid submit_proposal input: key 'sections[0].html': too long")
+
+
+def _paid_runs(workdir: Path) -> Figure:
+    from oo_nb.store.history import history_dir
+
+    got, said, _ = claude_code_edit(workdir / "not-slug")
+    breaks = int(got is None or NOT_SLUG_ID not in [s.id for s in got.sections])
+    got, said, doc = claude_code_edit(workdir / "refused", _refuse)
+    kept = sorted(history_dir(doc).glob("refused-*.json")) if history_dir(doc).is_dir() else []
+    breaks += got is not None or "(cost $0.0500)" not in said or len(kept) != 1
+    return _row(
+        "paid Claude Code run lost (id as written refused, or proposal not kept)", 2, breaks
+    )
+
+
 def attacks(workdir: Path) -> list[Figure]:
     workdir.mkdir(parents=True, exist_ok=True)
-    steps: list[Callable[[Path], Figure]] = [_hard_links, _links_out, _scratch_sweep]
+    steps: list[Callable[[Path], Figure]] = [_hard_links, _links_out, _scratch_sweep, _paid_runs]
     return [step(workdir / step.__name__.strip("_")) for step in steps]
 
 

@@ -51,6 +51,7 @@ from oo_nb.errors import AgentError, BudgetExceeded, OOError
 from oo_nb.format.blocks import ImagePolicy
 from oo_nb.format.document import Document
 from oo_nb.format.names import SOURCE_CACHE_BLOCK
+from oo_nb.store.refused import keep_refused
 from oo_nb.store.sigterm import cleanup_on_sigterm
 from oo_nb.store.stale import mark_scratch, sweep_scratch_folders
 
@@ -512,7 +513,15 @@ class ClaudeCodeBackend:
                 f"Claude Code changed no article section (cost ${run.cost_usd:.4f})",
                 cost_usd=run.cost_usd,
             )
-        return validate(proposal)
+        try:
+            return validate(proposal)
+        except AgentError as exc:  # paid for: say what it cost, and keep what it found
+            kept = keep_refused(self.doc_path, proposal, reason=exc.message, cost_usd=run.cost_usd)
+            raise AgentError(
+                f"Claude Code's edits were refused: {exc.message} (cost ${run.cost_usd:.4f}); "
+                f"what it proposed is kept in {kept}",
+                cost_usd=run.cost_usd,
+            ) from None
 
     def _account(
         self, result: dict[str, Any] | None, urls: set[str], budget: Budget, run: RunInfo
