@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from oo_nb.errors import ConflictError, FormatError, LockedError, NotFound, OOError
-from oo_nb.format.document import Document
+from oo_nb.format.document import Document, read_regular
 from oo_nb.format.names import DOC_SUFFIX, LOCK_NAME, PENDING_PROPOSAL
 from oo_nb.format.page_code import CodeRegion, region_fingerprints, unknown_regions
 from oo_nb.format.scrub import scrub_document, scrub_value
@@ -394,10 +394,18 @@ def set_aside_current(folder: Path) -> Path | None:
 def load_pending(path: str | Path) -> Pending:
     p = Path(path)
     source = history_dir(p) / PENDING_PROPOSAL
-    if not source.exists():
+    if not os.path.lexists(source):
         raise NotFound("no saved proposal to review (run `oo update` first)", file=str(p))
     try:
-        record = json.loads(source.read_bytes().decode("utf-8"))  # ValueError when not UTF-8 / JSON
+        # never a FIFO's blocking read: anything but a plain file is a damaged proposal
+        data = read_regular(source)
+    except OSError as exc:
+        raise FormatError(
+            f"saved proposal is damaged: not a regular file ({exc.strerror or exc})",
+            file=str(source),
+        ) from None
+    try:
+        record = json.loads(data.decode("utf-8"))  # ValueError when not UTF-8 / JSON
         if not isinstance(record, dict) or not isinstance(record.get("base_sha256"), str):
             raise ValueError("'base_sha256' must be a string")
         proposal = record.get("proposal")

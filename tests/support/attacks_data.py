@@ -12,6 +12,8 @@ counts the breaks found.
 - The Claude Code backend's sweep of killed runs' scratch folders, with the user's own
   ``oo-claude-*`` folders in the temp folder (named like ours, old, with a dead PID, a marker of
   another PID or a linked marker): a break is one of them removed.
+- A FIFO, a folder or a dangling link at ``pending.json``: a break is a paid run started, or
+  ``oo update`` and ``oo review --list`` not both calling it damaged.
 - A paid Claude Code run that edits a section whose id is not a slug (``Recent_Releases.2026``,
   valid by ``oo check``): a break is the run refused; and a run whose proposal the validator
   refuses: a break is an error without the cost, or the proposal not kept.
@@ -40,6 +42,7 @@ __all__ = [
     "claude_code_edit",
     "hard_link_attack",
     "link_out_attack",
+    "plant_pending",
     "users_scratch_lookalikes",
 ]
 
@@ -347,9 +350,57 @@ def _paid_runs(workdir: Path) -> Figure:
     )
 
 
+# --------------------------------------------------------------------------- pending.json
+PENDING_KINDS = ("fifo", "folder", "dangling link")
+
+
+def plant_pending(doc: Path, kind: str) -> Path:
+    """Put something that is no proposal at ``doc``'s ``pending.json``: damaged ``text``, a
+    ``fifo``, a ``folder`` or a ``dangling link``."""
+    from oo_nb.store.history import history_dir
+
+    folder = history_dir(doc)
+    folder.mkdir(parents=True, exist_ok=True)
+    pending = folder / "pending.json"
+    if kind == "text":
+        pending.write_text("{damaged")
+    elif kind == "fifo":
+        os.mkfifo(pending)
+    elif kind == "folder":
+        pending.mkdir()
+    else:
+        pending.symlink_to(folder / "no-such-file")
+    return pending
+
+
+def _pending_not_a_file(workdir: Path) -> Figure:
+    """A FIFO (a folder, a dangling link) at ``pending.json``: ``oo update`` must not start a
+    paid run, and ``oo update`` and ``oo review --list`` must both call it damaged."""
+    from oo_nb.edit.new import NewSpec, create_document
+
+    breaks = 0
+    for kind in PENDING_KINDS:
+        folder = workdir / kind.replace(" ", "-")
+        create_document(NewSpec("Solar storms", "grid"), folder)
+        doc = folder / "solar-storms.o-o.html"
+        plant_pending(doc, kind)
+        with _mock_api() as mock:
+            said = _cli("update", str(doc))[1]
+            paid = len(mock.message_requests)
+        listed = _cli("review", str(doc), "--list")[1]
+        breaks += paid > 0 or "damaged" not in said or "pending.json: damaged" not in listed
+    return _row("pending.json not a file: a paid run started or not called damaged", 3, breaks)
+
+
 def attacks(workdir: Path) -> list[Figure]:
     workdir.mkdir(parents=True, exist_ok=True)
-    steps: list[Callable[[Path], Figure]] = [_hard_links, _links_out, _scratch_sweep, _paid_runs]
+    steps: list[Callable[[Path], Figure]] = [
+        _hard_links,
+        _links_out,
+        _scratch_sweep,
+        _paid_runs,
+        _pending_not_a_file,
+    ]
     return [step(workdir / step.__name__.strip("_")) for step in steps]
 
 
