@@ -8,6 +8,7 @@ from typing import Any
 
 from oo_nb.format.blocks import Source
 from oo_nb.format.document import Document
+from oo_nb.format.sentinel_state import current_sentinel
 
 __all__ = ["summary_json", "summary_text"]
 
@@ -36,11 +37,12 @@ def summary_json(doc: Document) -> dict[str, Any]:
     """The normalised views of ``oo show --json`` (one JSON object)."""
     m, c, cache, log, art = doc.manifest, doc.contract, doc.source_cache, doc.changelog, doc.article
     sentinel = None
-    if c.sentinel is not None:
+    now = current_sentinel(c.sentinel, log)
+    if now is not None:
         sentinel = {
-            **asdict(c.sentinel),
-            "criteria": list(c.sentinel.criteria),
-            "last_checked": _iso(c.sentinel.last_checked),
+            **asdict(now),
+            "criteria": list(now.criteria),
+            "last_checked": _iso(now.last_checked),
         }
     return {
         "path": doc.file,
@@ -120,8 +122,9 @@ def summary_text(doc: Document) -> str:
         f"sections  {', '.join(c.required_sections) or '-'}",
         f"intents   {len(c.intents)}; prefer {', '.join(c.prefer_domains) or '-'}; deny {', '.join(c.deny_domains) or '-'}",
     ]
-    if c.sentinel is not None:
-        lines.append(f"sentinel  status {c.sentinel.status}: {c.sentinel.event[:100]}")
+    now = current_sentinel(c.sentinel, log)
+    if now is not None:
+        lines.append(f"sentinel  status {now.status}: {now.event[:100]}")
     lines += [
         f"article   {len([s for s in art.sections if s.level == 2])} sections, {len(art.paragraphs)} blocks,"
         f" {len(art.citations)} citations, {len(art.references)} references, {len(art.figures)} figures",

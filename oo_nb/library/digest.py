@@ -49,6 +49,7 @@ from oo_nb.format.names import (
     SOURCE_CACHE_BLOCK,
 )
 from oo_nb.format.page_code import page_code_findings
+from oo_nb.format.sentinel_state import latest_status
 from oo_nb.library.article_fast import scan_fast
 from oo_nb.library.article_rows import LEAD_CHARS, ArticleScan
 
@@ -402,21 +403,24 @@ def _manifest_note(item: str | dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _fill_contract(doc: Document, d: Digest) -> None:
+def _fill_contract(doc: Document, d: Digest) -> bool:
+    """Fill the contract's fields; whether the document is an original sentinel document (its
+    status then comes from the changelog, ``_reported_sentinel``)."""
     raw = _block(doc, CONTRACT_BLOCK, d)
     if raw is None:
-        return
+        return False
     if d.original_script and isinstance(raw, dict):  # shown by the page even when invalid here
         d.injection_risks += contract_risks(raw)
     try:
         c = Contract.from_json(raw)
     except OOError as exc:
         _note(d, CONTRACT_BLOCK, exc, doc)
-        return
+        return False
     d.is_sentinel = c.is_sentinel
     d.sentinel_status = c.sentinel.status if c.sentinel else None
     d.budget_usd = c.max_cost_usd
     d.deny, d.prefer, d.require_https = c.deny_domains, c.prefer_domains, c.require_https
+    return c.sentinel is not None and not c.sentinel.structured
 
 
 def _fill_cache(doc: Document, d: Digest) -> None:
@@ -445,6 +449,15 @@ def _fill_changelog(doc: Document, d: Digest) -> None:
         rows = [_changelog_row(e) for e in log.entries]
     if rows:  # none: keep the manifest's own changelog notes, if any
         d.changelog = rows
+
+
+def _reported_sentinel(d: Digest) -> None:
+    """An original sentinel document's status is the newest one its changelog reports
+    (``sentinel_state``): the rows hold each report as ``sentinel_status``."""
+    statuses = [row.get("sentinel_status") for row in d.changelog or ()]
+    found = latest_status(statuses)
+    if found is not None:
+        d.sentinel_status = str(statuses[found])
 
 
 def _changelog_row(e: ChangelogEntry) -> dict[str, Any]:
@@ -506,9 +519,11 @@ def digest_document(doc: Document, *, slug: str, nbytes: int) -> Digest:
     d.original_script = not has_our_script(doc)
     d.unknown_code = page_code_findings(doc, ours=not d.original_script)
     _fill_manifest(doc, d)
-    _fill_contract(doc, d)
+    original_sentinel = _fill_contract(doc, d)
     _fill_cache(doc, d)
     _fill_changelog(doc, d)
+    if original_sentinel:
+        _reported_sentinel(d)
     if doc.article_span is None:
         d.problems.append(
             Problem("article", "FormatError", 'no <article id="article"> element', None)
