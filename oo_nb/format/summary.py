@@ -8,6 +8,7 @@ from typing import Any
 
 from oo_nb.format.blocks import Source
 from oo_nb.format.document import Document
+from oo_nb.format.manifest_log import ManifestNote, earlier_notes, manifest_notes
 from oo_nb.format.sentinel_state import current_sentinel
 
 __all__ = ["summary_json", "summary_text"]
@@ -88,6 +89,8 @@ def summary_json(doc: Document) -> dict[str, Any]:
                 {"version": e.version, "timestamp": e.timestamp, "summary": e.summary, **e.extra}
                 for e in log.entries
             ],
+            # the manifest's notes of versions the block lacks (older documents), oldest first
+            "earlier": [asdict(n) for n in _earlier(doc)],
         },
         "article": {
             "sections": [{"id": s.id, "title": s.title, "level": s.level} for s in art.sections],
@@ -104,6 +107,16 @@ def summary_json(doc: Document) -> dict[str, Any]:
         "layout": doc.layout,
         "sentinel": sentinel,
     }
+
+
+def _earlier(doc: Document) -> list[ManifestNote]:
+    notes = manifest_notes(doc.manifest.raw)
+    return earlier_notes(notes, (e.version for e in doc.changelog.entries)) if notes else []
+
+
+def _note_line(note: ManifestNote) -> str:
+    head = f"v{note.version}" if note.version is not None else "-"
+    return f"{head}{f' ({note.date})' if note.date else ''}: {note.summary[:200]}"
 
 
 def summary_text(doc: Document) -> str:
@@ -133,6 +146,10 @@ def summary_text(doc: Document) -> str:
         f"changelog {len(log.entries)} entries"
         + (f"; latest: {log.latest.summary[:100]}" if log.latest else ""),
     ]
+    earlier = _earlier(doc)
+    if earlier:
+        lines.append(f"          {len(earlier)} earlier, kept in the manifest:")
+        lines += [f"          {_note_line(n)}" for n in earlier]
     if art.excerpt:
         lines += ["", art.excerpt]
     return "\n".join(lines)

@@ -41,6 +41,7 @@ from oo_nb.format.legacy_script import (
     has_our_script,
 )
 from oo_nb.format.line_endings import shell_crlf_line
+from oo_nb.format.manifest_log import ManifestNote, manifest_notes
 from oo_nb.format.names import (
     CHANGELOG_BLOCK,
     CONTRACT_BLOCK,
@@ -384,21 +385,14 @@ def _fill_manifest(doc: Document, d: Digest) -> None:
         _note(d, MANIFEST_BLOCK, exc, doc)
         return
     d.title, d.version, d.as_of, d.cadence_days = m.title, m.version, m.as_of, m.cadence_days
-    notes = raw.get("changelog")
-    d.changelog = (
-        [_manifest_note(item) for item in notes if isinstance(item, (str, dict))]
-        if isinstance(notes, list)
-        else []
-    )
+    d.changelog = [_manifest_row(n) for n in manifest_notes(raw)]
 
 
-def _manifest_note(item: str | dict[str, Any]) -> dict[str, Any]:
-    if isinstance(item, str):
-        return {"version": None, "timestamp": None, "summary": item, "origin": MANIFEST_BLOCK}
+def _manifest_row(note: ManifestNote) -> dict[str, Any]:
     return {
-        "version": item.get("version"),
-        "timestamp": item.get("date") or item.get("timestamp"),
-        "summary": str(item.get("summary", "")),
+        "version": note.version,
+        "timestamp": note.date,
+        "summary": note.summary,
         "origin": MANIFEST_BLOCK,
     }
 
@@ -447,8 +441,10 @@ def _fill_changelog(doc: Document, d: Digest) -> None:
             _note(d, CHANGELOG_BLOCK, exc, doc)
             return
         rows = [_changelog_row(e) for e in log.entries]
-    if rows:  # none: keep the manifest's own changelog notes, if any
-        d.changelog = rows
+    if rows:  # the manifest's notes of versions the block lacks come first: they are older
+        held = {row["version"] for row in rows}
+        d.changelog = [r for r in d.changelog if r["version"] is None or r["version"] not in held]
+        d.changelog += rows
 
 
 def _reported_sentinel(d: Digest) -> None:
