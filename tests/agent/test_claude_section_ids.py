@@ -14,7 +14,7 @@ from oo_nb.agent.run import UpdateOptions, prepare_update
 from oo_nb.errors import AgentError
 from oo_nb.store.history import history_dir
 from tests.support.agent_helpers import TODAY
-from tests.support.attacks_data import NOT_SLUG_ID, _refuse, claude_code_edit
+from tests.support.attacks_data import NOT_SLUG_ID, claude_code_edit, refuse_proposal
 from tests.support.fake_claude import fake_claude_env
 
 
@@ -53,7 +53,7 @@ def test_ids_that_no_page_writes_are_still_refused() -> None:
 
 
 def test_a_refusal_after_paying_states_the_cost_and_keeps_the_proposal(tmp_path: Path) -> None:
-    got, said, doc = claude_code_edit(tmp_path, _refuse)
+    got, said, doc = claude_code_edit(tmp_path, refuse_proposal)
     assert got is None
     assert "too long (cost $0.0500)" in said
     (kept,) = history_dir(doc).glob("refused-*.json")

@@ -25,13 +25,13 @@ def test_a_hard_linked_file_is_refused_and_the_other_document_kept(
 
 @pytest.mark.parametrize("lock", ["lock", "research.lock"])
 def test_a_lock_holding_what_oo_did_not_write_is_not_cut(tmp_path: Path, lock: str) -> None:
-    from tests.support.attacks_data import _cli, _two_documents
+    from tests.support.attacks_data import run_oo, two_documents
 
-    mine, _ = _two_documents(tmp_path / "lib")
+    mine, _ = two_documents(tmp_path / "lib")
     planted = mine.parent / ".oo-history" / mine.name / lock
     planted.write_text("my notes, not a lock\n")
     if lock == "lock":
-        code, said = _cli("contract", str(mine), "--set", "budget", "3")
+        code, said = run_oo("contract", str(mine), "--set", "budget", "3")
         assert code != 0 and "did not write" in said
     else:
         with pytest.raises(OOError, match="did not write"):
@@ -41,10 +41,10 @@ def test_a_lock_holding_what_oo_did_not_write_is_not_cut(tmp_path: Path, lock: s
 
 def test_a_stale_holders_note_is_written_over(tmp_path: Path) -> None:
     """A crashed holder leaves its note: the next writer takes the lock as before."""
-    from tests.support.attacks_data import _cli, _two_documents
+    from tests.support.attacks_data import run_oo, two_documents
 
-    mine, _ = _two_documents(tmp_path / "lib")
+    mine, _ = two_documents(tmp_path / "lib")
     lock = mine.parent / ".oo-history" / mine.name / "lock"
     lock.write_text("pid 99999 on host-1 (contract edit) since 2026-12-01T10:00:00+00:00")
-    assert _cli("contract", str(mine), "--set", "budget", "3")[0] == 0
+    assert run_oo("contract", str(mine), "--set", "budget", "3")[0] == 0
     assert lock.read_text() == ""

@@ -43,6 +43,9 @@ __all__ = [
     "hard_link_attack",
     "link_out_attack",
     "plant_pending",
+    "refuse_proposal",
+    "run_oo",
+    "two_documents",
     "users_scratch_lookalikes",
 ]
 
@@ -53,7 +56,7 @@ def _row(measure: str, trials: int, breaks: int) -> Figure:
     return Figure(PART, measure, trials, breaks, "0", breaks == 0)
 
 
-def _cli(*argv: str) -> tuple[int, str]:
+def run_oo(*argv: str) -> tuple[int, str]:
     """``oo ARGV`` in this process: (exit status, stdout and stderr)."""
     from oo_nb.cli.main import main
 
@@ -63,7 +66,7 @@ def _cli(*argv: str) -> tuple[int, str]:
     return code, out.getvalue()
 
 
-def _two_documents(folder: Path) -> tuple[Path, Path]:
+def two_documents(folder: Path) -> tuple[Path, Path]:
     """``mine`` and ``other`` (the document the attack aims at), each with one contract edit kept
     in history."""
     from oo_nb.edit.new import NewSpec, create_document
@@ -73,13 +76,13 @@ def _two_documents(folder: Path) -> tuple[Path, Path]:
     create_document(NewSpec("Other", "b"), folder)
     mine, other = folder / "mine.o-o.html", folder / "other.o-o.html"
     for path in (mine, other):
-        assert _cli("contract", str(path), "--set", "budget", "2")[0] == 0
+        assert run_oo("contract", str(path), "--set", "budget", "2")[0] == 0
     return mine, other
 
 
 # --------------------------------------------------------------------------- hard links
 def _contract_edit(mine: Path) -> tuple[bool, str]:
-    code, said = _cli("contract", str(mine), "--set", "budget", "3")
+    code, said = run_oo("contract", str(mine), "--set", "budget", "3")
     return code == 0, said
 
 
@@ -99,7 +102,7 @@ def _research_claim(mine: Path) -> tuple[bool, str]:
 def _library_scan(mine: Path) -> tuple[bool, str]:
     with warnings.catch_warnings(record=True) as said:
         warnings.simplefilter("always")
-        code, out = _cli("library", str(mine.parent), "--format", "json")
+        code, out = run_oo("library", str(mine.parent), "--format", "json")
     return code == 0 and not said, out + "".join(str(w.message) for w in said)
 
 
@@ -129,7 +132,7 @@ def hard_link_attack(workdir: Path, name: str) -> tuple[bool, bytes, bytes, str]
     """Replace the library's file ``name`` with a hard link to another document's file and run
     what writes it: (whether that reported success, the other file's bytes before and after,
     what was said)."""
-    mine, _ = _two_documents(workdir / "lib")
+    mine, _ = two_documents(workdir / "lib")
     write, victim_name = HARD_LINKED[name]
     target, victim = mine.parent / name, mine.parent / victim_name
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -193,7 +196,7 @@ def link_out_attack(workdir: Path, command: str) -> tuple[int, str, bool, int]:
     before = sorted(p.name for p in outside.iterdir()), real.read_bytes()
     argv = [a.format(link=lib / "linked.o-o.html", lib=lib) for a in LINK_OUT_COMMANDS[command]]
     with _mock_api() as mock:
-        code, said = _cli(*argv)
+        code, said = run_oo(*argv)
         requests = len(mock.message_requests)
     after = sorted(p.name for p in outside.iterdir()), real.read_bytes()
     return code, said, after != before, requests
@@ -331,7 +334,7 @@ def claude_code_edit(
     return got, "", doc
 
 
-def _refuse(proposal: Any) -> Any:
+def refuse_proposal(proposal: Any) -> Any:
     from oo_nb.errors import AgentError
 
     raise AgentError("invalid submit_proposal input: key 'sections[0].html': too long")
@@ -342,7 +345,7 @@ def _paid_runs(workdir: Path) -> Figure:
 
     got, said, _ = claude_code_edit(workdir / "not-slug")
     breaks = int(got is None or NOT_SLUG_ID not in [s.id for s in got.sections])
-    got, said, doc = claude_code_edit(workdir / "refused", _refuse)
+    got, said, doc = claude_code_edit(workdir / "refused", refuse_proposal)
     kept = sorted(history_dir(doc).glob("refused-*.json")) if history_dir(doc).is_dir() else []
     breaks += got is not None or "(cost $0.0500)" not in said or len(kept) != 1
     return _row(
@@ -385,9 +388,9 @@ def _pending_not_a_file(workdir: Path) -> Figure:
         doc = folder / "solar-storms.o-o.html"
         plant_pending(doc, kind)
         with _mock_api() as mock:
-            said = _cli("update", str(doc))[1]
+            said = run_oo("update", str(doc))[1]
             paid = len(mock.message_requests)
-        listed = _cli("review", str(doc), "--list")[1]
+        listed = run_oo("review", str(doc), "--list")[1]
         breaks += paid > 0 or "damaged" not in said or "pending.json: damaged" not in listed
     return _row("pending.json not a file: a paid run started or not called damaged", 3, breaks)
 
