@@ -5,20 +5,25 @@ templates (see ``oo_nb/format/page_code.py``).
 
 Each original page counts as it is and as ``oo sync --migrate`` leaves it (its markup with the
 widened policy; the stylesheet, script and shell are then this version's). Fingerprints already
-in the file are kept, so pages fingerprinted once stay known; ``--fresh`` starts from none.
+in the file are kept with their notes, so pages fingerprinted once stay known; ``--fresh`` starts
+from none. ``--shipped REV`` adds the shell oo_nb wrote at git revision REV: run it with the last
+release's revision before changing the shell templates, so the pages it wrote stay known.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
+import subprocess
 from pathlib import Path
 
 from oo_nb.edit.sync import migrate_early
 from oo_nb.format.document import Document
 from oo_nb.format.known_page_code import KNOWN_PAGE_CODE
+from oo_nb.format.names import SECTION_MARKERS
 from oo_nb.format.page_code import code_regions, template_fingerprints
 
-__all__ = ["fingerprints", "main", "render_module"]
+__all__ = ["fingerprints", "main", "render_module", "shipped_shells"]
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET = ROOT / "oo_nb" / "format" / "known_page_code.py"
@@ -39,6 +44,38 @@ def fingerprints(paths: list[Path]) -> dict[str, str]:
                 if region.fingerprint not in ours:
                     found.setdefault(region.fingerprint, f"{region.kind} of {path.name}{label}")
     return found
+
+
+def shipped_shells(rev: str) -> dict[str, str]:
+    """fingerprint -> note, for the shell of the document and index pages oo_nb wrote at git
+    revision ``rev`` (as ``oo new`` and ``oo sync`` put it in, and after ``--migrate``)."""
+    ours = template_fingerprints()
+    start, end = SECTION_MARKERS["shell"]
+
+    def asset(name: str) -> str:
+        where = f"{rev}:oo_nb/format/template/{name}"
+        done = subprocess.run(["git", "show", where], cwd=ROOT, capture_output=True, check=True)
+        return done.stdout.decode("utf-8")
+
+    found: dict[str, str] = {}
+    for kind in ("document", "index"):
+        shell = (
+            f": << 'OO_HTML'\nOO_HTML\n{start}\n{asset('common.sh')}{asset(kind + '.sh')}{end}\n"
+        )
+        for sample in (shell, shell + "exit 0\n"):
+            for region in code_regions(Document(sample)):
+                if region.kind in ("shell", "shell section") and region.fingerprint not in ours:
+                    found.setdefault(
+                        region.fingerprint, f"{region.kind} of oo_nb's {kind} at {rev}"
+                    )
+    return found
+
+
+def _notes() -> dict[str, str]:
+    """The fingerprints in the file now, with their notes."""
+    line = re.compile(r'^\s*"([0-9a-f]{64})",  # (.*)$', re.MULTILINE)
+    notes = dict(line.findall(TARGET.read_text("utf-8")))
+    return {d: notes.get(d, "kept from an earlier run") for d in KNOWN_PAGE_CODE}
 
 
 def render_module(found: dict[str, str]) -> str:
@@ -64,10 +101,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("files", nargs="*", type=Path, help="original o-o pages (default: corpus)")
     parser.add_argument("--fresh", action="store_true", help="drop the fingerprints in the file")
+    parser.add_argument(
+        "--shipped", action="append", default=[], metavar="REV", help="add the shell of REV"
+    )
     ns = parser.parse_args(argv)
     paths = ns.files or sorted(CORPUS.glob("*.o-o.html"))
-    found = {} if ns.fresh else {d: "kept from an earlier run" for d in KNOWN_PAGE_CODE}
+    found = {} if ns.fresh else _notes()
     new = fingerprints(paths)
+    for rev in ns.shipped:
+        new.update(shipped_shells(rev))
     found.update(new)
     TARGET.write_text(render_module(found), "utf-8")
     print(

@@ -19,7 +19,7 @@ from typing import Any
 from oo_nb.agent.blocks import BlockUpdate, update_blocks
 from oo_nb.agent.images import InlineImages, add_images, count_images
 from oo_nb.agent.ledger import SourceLedger
-from oo_nb.agent.proposal import Proposal
+from oo_nb.agent.proposal import Proposal, ProposedSentinel
 from oo_nb.agent.references import update_references
 from oo_nb.agent.sections import (
     Chunk,
@@ -162,7 +162,7 @@ class _Builder:
         r = self.result
         r.version = self.doc.manifest.version + 1
         r.sources_added = list(book.added)
-        sentinel = self.proposal.sentinel
+        sentinel = self._sentinel()
         changes: dict[str, Any] = {
             "sections": [*r.sections_replaced, *r.sections_added],
             "sections_removed": r.sections_removed,
@@ -185,6 +185,15 @@ class _Builder:
         )  # fmt: skip
         r.document = update_blocks(candidate, update, self.warnings, self.notes)
         return r
+
+    def _sentinel(self) -> ProposedSentinel | None:
+        """The proposal's sentinel report, its evidence's ``[sN]`` renumbered as the sections'
+        are (a new source's id changes when it joins the cache: [s901] cited s12)."""
+        sentinel = self.proposal.sentinel
+        if sentinel is None:
+            return None
+        evidence, _ = remap_citations(sentinel.evidence, self.ledger.mapping_for(sentinel.evidence))
+        return replace(sentinel, evidence=evidence)
 
     def _unseen_paragraphs(self, old: Article, new: Article) -> None:
         """A new paragraph citing sources none of whose pages this run saw is flagged, as an

@@ -110,7 +110,11 @@ def _prepare_one(p: Path, opts: UpdateOptions, out: LibraryUpdate) -> Prepared |
             out.failures[p] = str(exc)  # an index page is refused by begin, and not updated
         return None
     # claimed later, when its research starts: not thousands of open lock files at once
-    early = gate(prep, opts, claim=False)
+    try:  # a document refused here (its history or itself a link out) fails alone
+        early = gate(prep, opts, claim=False)
+    except OOError as exc:
+        out.failures[p] = str(exc)
+        return None
     if early is not None:
         out.results.append(early)
         return None

@@ -46,10 +46,12 @@ __all__ = [
 # json, pydantic and the SDK's stream parser can handle (they fail between 200 and 1,000).
 MAX_DEPTH = 32
 SOURCE_ID = re.compile(r"^s[1-9][0-9]{0,4}$")
-SECTION_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
-# An existing section named for removal: the id its h2 has, which a hand-written page may write
-# with capitals, dots or colons (a new section's id is still a slug, SECTION_ID).
-DROPPABLE_ID = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,127}$")
+# A section's id as its h2 has it: a hand-written page may write it with capitals, dots or colons
+# ("Key.Details", valid by `oo check`), and a proposal names an existing section by that id, as
+# written (a paid Claude Code run that edited such a section was refused for its id). None of
+# these characters can leave an attribute value.
+SECTION_ID = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,127}$")
+DROPPABLE_ID = SECTION_ID  # the name drop_sections' callers know it by
 QUOTE_MIN = 12  # characters: shorter quotes match almost any page
 LAYOUTS = ("fig-right", "fig-left", "fig-full", "fig-center")
 SENTINEL_STATUSES = ("not_occurred", "occurred", "unknown")
@@ -297,9 +299,12 @@ def _sections(r: _Reader, top: dict[str, Any]) -> tuple[ProposedSection, ...]:
     for i, item in enumerate(r.items(top, "sections", LIMITS["sections"], required=True)):
         path = f"sections[{i}]"
         obj = r.obj(item, path, ("id", "title", "html"))
-        sid = r.text(obj, "id", path, 64, required=True).strip()
+        sid = r.text(obj, "id", path, 128, required=True).strip()
         if not SECTION_ID.match(sid):
-            raise r.fail(f"{path}.id", f"must be a slug (a-z, 0-9, '-', '_'), found {_short(sid)}")
+            raise r.fail(
+                f"{path}.id",
+                f"must be a section id (letters, digits, '-', '_', '.', ':'), found {_short(sid)}",
+            )
         if sid in RESERVED_IDS and sid != "references":
             raise r.fail(f"{path}.id", f"{sid!r} is reserved by the page")
         if sid.startswith(RESERVED_ID_PREFIXES):
@@ -399,7 +404,7 @@ def _images(r: _Reader, top: dict[str, Any]) -> tuple[ProposedImage, ...]:
             raise r.fail(
                 f"{path}.layout", f"must be one of {', '.join(LAYOUTS)}, found {_short(layout)}"
             )
-        section = r.text(obj, "section", path, 64).strip() or None
+        section = r.text(obj, "section", path, 128).strip() or None
         if section is not None and not SECTION_ID.match(section):
             raise r.fail(f"{path}.section", f"must be a section id, found {_short(section)}")
         out.append(ProposedImage(url, caption, page_url, alt, layout, section))

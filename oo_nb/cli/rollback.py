@@ -26,6 +26,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="history entry to restore, as `oo history` numbers them (reaches every state, also "
         "those that share a version number, e.g. before a contract edit)",
     )
+    p.add_argument(
+        "--allow-unknown-code",
+        action="store_true",
+        help="restore a state whose page code (shell, markup, scripts, styles) oo_nb does not "
+        "know; without it such a rollback is refused, naming the regions",
+    )
 
 
 def describe(done: Restored, *, by_seq: bool) -> str:
@@ -53,5 +59,5 @@ def describe(done: Restored, *, by_seq: bool) -> str:
 
 
 def run(ns: argparse.Namespace) -> TextResult:
-    done = restore(ns.doc, ns.to, seq=ns.seq)
+    done = restore(ns.doc, ns.to, seq=ns.seq, allow_unknown_code=ns.allow_unknown_code)
     return TextResult(describe(done, by_seq=ns.seq is not None), value=done.path)

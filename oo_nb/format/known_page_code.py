@@ -16,7 +16,12 @@ KNOWN_PAGE_CODE: frozenset[str] = frozenset(
         "0f01844e7c3284f325310be876f507954dd070e34996f7d58912e626513e19b4",  # page script of agi-declared.o-o.html
         "2fe357444c152834ccaecb3ecd3e268d436852c37d07bf59a8adfba3e0fed204",  # shell of agi-declared.o-o.html
         "93115b359ee34b496e0ea62c9e4fdfae6b00317dbad4f01ec83939d4473dc000",  # shell of ai-model-landscape.o-o.html
+        "ba8ee3528aba6449ad36ed42a9ce1c3b9e79e3a401a358f2cc4ad36b7f61af06",  # shell of oo_nb's document at 6a0dc31
         "ca8ffb475ef3f4374ee8e99cbaf5498cf1312e605786fa171bdd102cf0d59357",  # shell section of agi-declared.o-o.html
+        "cc2bb80bf8025568b89c61dccc258e04eacdfe59aef129c5fec6aa15f3dcaca1",  # shell section of oo_nb's document at 6a0dc31
+        "9cfd50e3fabe29401d3887bda1a9636e6b31e89d1976c35bd7833dc61a0afbed",  # shell section of oo_nb's document at abbe431
+        "be6d9708215923264b3ceefe0986173d229aed8976170fea2431fb7595fd4bfc",  # shell section of oo_nb's index at 6a0dc31
+        "a58d451f2a4ab4cb70a3465469f0e6cb1ab888a4605c6142e53439ea3b891861",  # shell section of oo_nb's index at abbe431
         "08834444e0ab58247f3d559231da47f60dd750484ea4597ac8752f9a5811e2ef",  # stylesheet of agi-declared.o-o.html
     }
 )

@@ -8,6 +8,8 @@ from typing import Any
 
 from oo_nb.format.blocks import Source
 from oo_nb.format.document import Document
+from oo_nb.format.manifest_log import ManifestNote, earlier_notes, manifest_notes
+from oo_nb.format.sentinel_state import current_sentinel
 
 __all__ = ["summary_json", "summary_text"]
 
@@ -36,11 +38,12 @@ def summary_json(doc: Document) -> dict[str, Any]:
     """The normalised views of ``oo show --json`` (one JSON object)."""
     m, c, cache, log, art = doc.manifest, doc.contract, doc.source_cache, doc.changelog, doc.article
     sentinel = None
-    if c.sentinel is not None:
+    now = current_sentinel(c.sentinel, log)
+    if now is not None:
         sentinel = {
-            **asdict(c.sentinel),
-            "criteria": list(c.sentinel.criteria),
-            "last_checked": _iso(c.sentinel.last_checked),
+            **asdict(now),
+            "criteria": list(now.criteria),
+            "last_checked": _iso(now.last_checked),
         }
     return {
         "path": doc.file,
@@ -86,6 +89,8 @@ def summary_json(doc: Document) -> dict[str, Any]:
                 {"version": e.version, "timestamp": e.timestamp, "summary": e.summary, **e.extra}
                 for e in log.entries
             ],
+            # the manifest's notes of versions the block lacks (older documents), oldest first
+            "earlier": [asdict(n) for n in _earlier(doc)],
         },
         "article": {
             "sections": [{"id": s.id, "title": s.title, "level": s.level} for s in art.sections],
@@ -104,6 +109,16 @@ def summary_json(doc: Document) -> dict[str, Any]:
     }
 
 
+def _earlier(doc: Document) -> list[ManifestNote]:
+    notes = manifest_notes(doc.manifest.raw)
+    return earlier_notes(notes, (e.version for e in doc.changelog.entries)) if notes else []
+
+
+def _note_line(note: ManifestNote) -> str:
+    head = f"v{note.version}" if note.version is not None else "-"
+    return f"{head}{f' ({note.date})' if note.date else ''}: {note.summary[:200]}"
+
+
 def summary_text(doc: Document) -> str:
     """A readable summary for a terminal."""
     m, c, cache, log, art = doc.manifest, doc.contract, doc.source_cache, doc.changelog, doc.article
@@ -120,8 +135,9 @@ def summary_text(doc: Document) -> str:
         f"sections  {', '.join(c.required_sections) or '-'}",
         f"intents   {len(c.intents)}; prefer {', '.join(c.prefer_domains) or '-'}; deny {', '.join(c.deny_domains) or '-'}",
     ]
-    if c.sentinel is not None:
-        lines.append(f"sentinel  status {c.sentinel.status}: {c.sentinel.event[:100]}")
+    now = current_sentinel(c.sentinel, log)
+    if now is not None:
+        lines.append(f"sentinel  status {now.status}: {now.event[:100]}")
     lines += [
         f"article   {len([s for s in art.sections if s.level == 2])} sections, {len(art.paragraphs)} blocks,"
         f" {len(art.citations)} citations, {len(art.references)} references, {len(art.figures)} figures",
@@ -130,6 +146,10 @@ def summary_text(doc: Document) -> str:
         f"changelog {len(log.entries)} entries"
         + (f"; latest: {log.latest.summary[:100]}" if log.latest else ""),
     ]
+    earlier = _earlier(doc)
+    if earlier:
+        lines.append(f"          {len(earlier)} earlier, kept in the manifest:")
+        lines += [f"          {_note_line(n)}" for n in earlier]
     if art.excerpt:
         lines += ["", art.excerpt]
     return "\n".join(lines)

@@ -41,6 +41,7 @@ from oo_nb.format.legacy_script import (
     has_our_script,
 )
 from oo_nb.format.line_endings import shell_crlf_line
+from oo_nb.format.manifest_log import ManifestNote, manifest_notes
 from oo_nb.format.names import (
     CHANGELOG_BLOCK,
     CONTRACT_BLOCK,
@@ -49,6 +50,7 @@ from oo_nb.format.names import (
     SOURCE_CACHE_BLOCK,
 )
 from oo_nb.format.page_code import page_code_findings
+from oo_nb.format.sentinel_state import latest_status
 from oo_nb.format.vocab import LEADING_CITATION
 from oo_nb.library.article_fast import scan_fast
 from oo_nb.library.article_rows import LEAD_CHARS, ArticleScan
@@ -383,40 +385,36 @@ def _fill_manifest(doc: Document, d: Digest) -> None:
         _note(d, MANIFEST_BLOCK, exc, doc)
         return
     d.title, d.version, d.as_of, d.cadence_days = m.title, m.version, m.as_of, m.cadence_days
-    notes = raw.get("changelog")
-    d.changelog = (
-        [_manifest_note(item) for item in notes if isinstance(item, (str, dict))]
-        if isinstance(notes, list)
-        else []
-    )
+    d.changelog = [_manifest_row(n) for n in manifest_notes(raw)]
 
 
-def _manifest_note(item: str | dict[str, Any]) -> dict[str, Any]:
-    if isinstance(item, str):
-        return {"version": None, "timestamp": None, "summary": item, "origin": MANIFEST_BLOCK}
+def _manifest_row(note: ManifestNote) -> dict[str, Any]:
     return {
-        "version": item.get("version"),
-        "timestamp": item.get("date") or item.get("timestamp"),
-        "summary": str(item.get("summary", "")),
+        "version": note.version,
+        "timestamp": note.date,
+        "summary": note.summary,
         "origin": MANIFEST_BLOCK,
     }
 
 
-def _fill_contract(doc: Document, d: Digest) -> None:
+def _fill_contract(doc: Document, d: Digest) -> bool:
+    """Fill the contract's fields; whether the document is an original sentinel document (its
+    status then comes from the changelog, ``_reported_sentinel``)."""
     raw = _block(doc, CONTRACT_BLOCK, d)
     if raw is None:
-        return
+        return False
     if d.original_script and isinstance(raw, dict):  # shown by the page even when invalid here
         d.injection_risks += contract_risks(raw)
     try:
         c = Contract.from_json(raw)
     except OOError as exc:
         _note(d, CONTRACT_BLOCK, exc, doc)
-        return
+        return False
     d.is_sentinel = c.is_sentinel
     d.sentinel_status = c.sentinel.status if c.sentinel else None
     d.budget_usd = c.max_cost_usd
     d.deny, d.prefer, d.require_https = c.deny_domains, c.prefer_domains, c.require_https
+    return c.sentinel is not None and not c.sentinel.structured
 
 
 def _fill_cache(doc: Document, d: Digest) -> None:
@@ -443,8 +441,19 @@ def _fill_changelog(doc: Document, d: Digest) -> None:
             _note(d, CHANGELOG_BLOCK, exc, doc)
             return
         rows = [_changelog_row(e) for e in log.entries]
-    if rows:  # none: keep the manifest's own changelog notes, if any
-        d.changelog = rows
+    if rows:  # the manifest's notes of versions the block lacks come first: they are older
+        held = {row["version"] for row in rows}
+        d.changelog = [r for r in d.changelog if r["version"] is None or r["version"] not in held]
+        d.changelog += rows
+
+
+def _reported_sentinel(d: Digest) -> None:
+    """An original sentinel document's status is the newest one its changelog reports
+    (``sentinel_state``): the rows hold each report as ``sentinel_status``."""
+    statuses = [row.get("sentinel_status") for row in d.changelog or ()]
+    found = latest_status(statuses)
+    if found is not None:
+        d.sentinel_status = str(statuses[found])
 
 
 def _changelog_row(e: ChangelogEntry) -> dict[str, Any]:
@@ -506,9 +515,11 @@ def digest_document(doc: Document, *, slug: str, nbytes: int) -> Digest:
     d.original_script = not has_our_script(doc)
     d.unknown_code = page_code_findings(doc, ours=not d.original_script)
     _fill_manifest(doc, d)
-    _fill_contract(doc, d)
+    original_sentinel = _fill_contract(doc, d)
     _fill_cache(doc, d)
     _fill_changelog(doc, d)
+    if original_sentinel:
+        _reported_sentinel(d)
     if doc.article_span is None:
         d.problems.append(
             Problem("article", "FormatError", 'no <article id="article"> element', None)

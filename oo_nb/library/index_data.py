@@ -24,6 +24,7 @@ from oo_nb.format.blocks import MAX_CADENCE_DAYS, MAX_WHOLE, Contract, Manifest
 from oo_nb.format.document import Document
 from oo_nb.format.jsonblock import parse_block
 from oo_nb.format.names import CONTRACT_BLOCK, MANIFEST_BLOCK, SOURCE_CACHE_BLOCK
+from oo_nb.format.sentinel_state import current_sentinel
 from oo_nb.library.digest_codec import code_version
 from oo_nb.library.library import discover
 from oo_nb.library.pool import Helpers
@@ -191,9 +192,22 @@ def read_entry(path: Path, root: Path, data: bytes | None = None) -> DocEntry:
         excerpt=quick_excerpt(doc.article_html) if doc.article_span else "",
         bytes=stat.st_size,
         n_sources=len(sources or ()),
-        sentinel_status=c.sentinel.status if c.sentinel is not None else None,
+        sentinel_status=_sentinel_status(c, doc),
         mtime=stat.st_mtime,
     )
+
+
+def _sentinel_status(c: Contract, doc: Document) -> str | None:
+    """The status the badge shows (``sentinel_state``); the changelog is read only for an
+    original sentinel document, and a damaged one leaves the contract's status."""
+    if c.sentinel is None or c.sentinel.structured:
+        return c.sentinel.status if c.sentinel is not None else None
+    try:
+        log = doc.changelog
+    except OOError:
+        return c.sentinel.status
+    now = current_sentinel(c.sentinel, log)
+    return now.status if now is not None else None
 
 
 def _entry_or_error(job: tuple[Path, Path], data: bytes | None = None) -> DocEntry | DocError:

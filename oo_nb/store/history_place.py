@@ -1,10 +1,14 @@
 """Writing only inside the library: the history folders and the files the store opens in place
-(locks, the log) are never followed through a symbolic link.
+(locks, the log, the caches) are never followed through a symbolic link, and never written
+through a hard link.
 
 A library copied or cloned from someone else may hold ``.oo-history`` (or a document's folder in
 it, or ``research.lock``) as a link to a file or folder elsewhere; opening it to take a lock
 truncated and overwrote that file, and snapshots went wherever the link pointed. A link or
 anything but a folder (a plain file for the files) is refused, naming it; nothing is written.
+A file written in place with more than one name (a hard link, which tar, ``cp -a`` and
+``rsync -H`` keep) shares its bytes with another file: taking a lock emptied a document that way.
+It is refused too. A lock holding anything but a holder's note is not ours and is not cut.
 """
 
 from __future__ import annotations
@@ -12,22 +16,48 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
+import socket
 import stat
 from pathlib import Path
 
 from oo_nb.errors import OOError
 from oo_nb.format.names import HISTORY_DIR
 
-__all__ = ["check_history_folder", "history_folder", "open_plain_file"]
+__all__ = [
+    "check_history_folder",
+    "history_folder",
+    "in_place_problem",
+    "library_file",
+    "open_plain_file",
+    "write_holder_note",
+]
 
 _WHY = "history is kept only inside the library, never through a link; nothing was written there"
 
 
+def library_file(path: Path) -> Path:
+    """The file the document ``path`` names: itself, or where its symbolic link leads when that
+    lies inside the folder holding the link (history belongs to the file, whichever link names
+    it). A link leading out of that folder is refused (``OOError``): an update followed one,
+    rewrote the file it led to and made a ``.oo-history`` beside it."""
+    if not path.is_symlink():
+        return path
+    target, folder = path.resolve(), path.parent.resolve()
+    if not target.is_relative_to(folder):
+        raise OOError(
+            f"is a symbolic link to {target}, outside the folder that holds it; oo writes a "
+            "document only inside its library: copy the file in instead. Nothing was written",
+            file=str(path),
+        )
+    return target
+
+
 def history_folder(path: Path, *sub: str) -> Path:
     """``.oo-history/<file name>/<sub...>`` of the document ``path`` (``history.history_dir``),
-    each folder made when missing. Raises ``OOError`` when one is a link or not a folder."""
-    if path.is_symlink():  # history belongs to the file, whichever link names it
-        path = path.resolve()
+    each folder made when missing. Raises ``OOError`` when one is a link or not a folder, or
+    the document a link out of its folder (``library_file``)."""
+    path = library_file(path)
     here = path.parent
     for name in (HISTORY_DIR, path.name, *sub):
         here = here / name
@@ -39,9 +69,9 @@ def history_folder(path: Path, *sub: str) -> Path:
 
 def check_history_folder(path: Path) -> None:
     """``history_folder`` without making anything: raises ``OOError`` when a folder of the
-    document's history that exists is a link or not a folder (a missing one is fine)."""
-    if path.is_symlink():
-        path = path.resolve()
+    document's history that exists is a link or not a folder (a missing one is fine), or the
+    document a link out of its folder."""
+    path = library_file(path)
     here = path.parent
     for name in (HISTORY_DIR, path.name):
         here = here / name
@@ -59,9 +89,25 @@ def _refuse_unless_folder(here: Path, mode: int, doc: Path) -> None:
         raise OOError(f"{here} is not a folder; the {_WHY}", file=str(doc))
 
 
+def in_place_problem(file: Path, st: os.stat_result) -> str | None:
+    """Why ``file`` (its ``lstat`` or ``fstat``) must not be written in place, or None: a
+    symbolic link, anything but a regular file, or a file with another name (a hard link)."""
+    if stat.S_ISLNK(st.st_mode):
+        return f"{file} is a symbolic link"
+    if not stat.S_ISREG(st.st_mode):
+        return f"{file} is not a regular file"
+    if st.st_nlink > 1:
+        return (
+            f"{file} has {st.st_nlink} names (a hard link: another file shares its bytes, and "
+            "writing it would change that file too); remove this name if the file is not oo's"
+        )
+    return None
+
+
 def open_plain_file(file: Path, flags: int) -> int:
-    """``os.open`` of a file in a history folder that refuses a link (``O_NOFOLLOW``) and
-    anything but a regular file; ``O_CLOEXEC`` keeps it out of child processes."""
+    """``os.open`` of a file in a history folder that refuses a link (``O_NOFOLLOW``), anything
+    but a regular file and a hard link (``in_place_problem``); ``O_CLOEXEC`` keeps it out of
+    child processes."""
     try:
         fd = os.open(file, flags | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, 0o644)
     except OSError as exc:
@@ -70,8 +116,26 @@ def open_plain_file(file: Path, flags: int) -> int:
         if exc.errno in (errno.ENXIO, errno.EISDIR):  # a fifo nobody reads, a folder
             raise OOError(f"{file} is not a regular file; the {_WHY}") from None
         raise
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
+    problem = in_place_problem(file, os.fstat(fd))
+    if problem is not None:
         os.close(fd)
-        raise OOError(f"{file} is not a regular file; the {_WHY}")
+        raise OOError(f"{problem}; the {_WHY}")
     os.set_blocking(fd, True)
     return fd
+
+
+# What a lock holds while taken (``write_holder_note``); empty when free.
+_HOLDER_NOTE = re.compile(rb"pid \d+ on [^\n]* \([^\n]*\) since [^\n]*")
+
+
+def write_holder_note(fd: int, file: Path, action: str, now: str) -> None:
+    """Write who holds the lock ``file`` (open as ``fd``, locked) over the last holder's note.
+    Anything else in it is not a note oo wrote, and is not cut: ``OOError``."""
+    held = os.pread(fd, 4096, 0)
+    if held and not _HOLDER_NOTE.fullmatch(held):
+        raise OOError(
+            f"{file} holds something oo did not write there (a lock is empty or names its "
+            f"holder); it was left as it is: move it away if it is yours, or remove it"
+        )
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"pid {os.getpid()} on {socket.gethostname()} ({action}) since {now}".encode(), 0)

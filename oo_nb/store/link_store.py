@@ -20,7 +20,7 @@ from typing import Any
 
 from oo_nb.format.sanitize import safe_http_url, sanitize_text
 from oo_nb.store import clock
-from oo_nb.store.scan_cache import CacheWarning
+from oo_nb.store.scan_cache import CacheWarning, check_cache_place
 
 __all__ = ["LINKS_FILE", "LinkRow", "links_path", "read_links", "write_links"]
 
@@ -61,6 +61,17 @@ def links_path(folder: str | Path) -> Path:
     return Path(folder) / ".oo-cache" / LINKS_FILE
 
 
+def _in_place(path: Path, outcome: str) -> bool:
+    """Whether the file may be opened: never through a link, nor a hard link (SQLite writes
+    it in place, so another file sharing its bytes would be changed)."""
+    try:
+        check_cache_place(path)
+    except OSError as exc:
+        warnings.warn(f"link results {outcome}: {exc}", CacheWarning, 3)
+        return False
+    return True
+
+
 def _connect(path: Path) -> sqlite3.Connection:
     db = sqlite3.connect(path, timeout=30)
     db.execute(_SCHEMA)
@@ -72,7 +83,7 @@ def read_links(
 ) -> dict[str, LinkRow]:
     """The stored rows by URL (only those checked within ``max_age`` when given)."""
     path = links_path(folder)
-    if not path.is_file():
+    if not path.is_file() or not _in_place(path, "not read"):
         return {}
     cutoff = ((now or datetime.now(UTC)) - max_age).isoformat() if max_age is not None else ""
     names = ", ".join(f.name for f in fields(LinkRow))
@@ -140,6 +151,8 @@ def write_links(folder: str | Path, rows: Iterable[LinkRow]) -> None:
     """Insert or replace rows in one transaction."""
     path = links_path(folder)
     path.parent.mkdir(parents=True, exist_ok=True)
+    if not _in_place(path, "not kept"):
+        return
     try:
         db = _connect(path)
     except sqlite3.DatabaseError:  # not a database (damaged): results are only a cache

@@ -83,9 +83,11 @@ def set_aside_pending(path: Path) -> Path | None:
 
 def awaiting_review(path: Path) -> ProposalInfo | None:
     """The proposal of ``path`` that awaits review (``pending.json``, the one `oo review` opens),
-    or None. A damaged one awaits review too: `oo review` says what is wrong with it."""
+    or None. A damaged one awaits review too: `oo review` says what is wrong with it. So does
+    anything else at that name (a FIFO, a folder, a dangling link): it is no proposal to review,
+    but not "no proposal" either, which started a paid run while `--list` called it damaged."""
     file = history_dir(path) / PENDING_PROPOSAL
-    if not file.is_file():
+    if not os.path.lexists(file):
         return None
     sha = hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else ""
     return _info(file, sha)
@@ -99,7 +101,7 @@ def list_proposals(path: Path) -> list[ProposalInfo]:
     names = sorted(
         (p.name for p in folder.iterdir() if _ASIDE.match(p.name)), key=_stamp, reverse=True
     )
-    if (folder / PENDING_PROPOSAL).exists():
+    if os.path.lexists(folder / PENDING_PROPOSAL):  # a dangling link is listed, as damaged
         names.insert(0, PENDING_PROPOSAL)
     sha = hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else ""
     return [_info(folder / name, sha) for name in names]

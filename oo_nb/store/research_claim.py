@@ -14,11 +14,10 @@ import errno
 import fcntl
 import os
 import re
-import socket
 from pathlib import Path
 
 from oo_nb.store.history import utc_now
-from oo_nb.store.history_place import history_folder, open_plain_file
+from oo_nb.store.history_place import history_folder, open_plain_file, write_holder_note
 
 __all__ = ["RESEARCH_LOCK", "ResearchClaim", "claim_research"]
 
@@ -43,8 +42,10 @@ class ResearchClaim:
 
 def claim_research(path: Path, action: str = "research") -> ResearchClaim | str:
     """The claim on ``path``'s research, or who holds it (a sentence) when another run does.
-    Raises ``OOError`` when the lock or the history folder is a link (``history_place``)."""
-    fd = open_plain_file(history_folder(path) / RESEARCH_LOCK, os.O_RDWR | os.O_CREAT)
+    Raises ``OOError`` when the lock or the history folder is a link, the lock a hard link or a
+    file holding something oo did not write (``history_place``)."""
+    lock = history_folder(path) / RESEARCH_LOCK
+    fd = open_plain_file(lock, os.O_RDWR | os.O_CREAT)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError as exc:
@@ -54,8 +55,9 @@ def claim_research(path: Path, action: str = "research") -> ResearchClaim | str:
         if exc.errno not in (errno.EAGAIN, errno.EACCES):
             raise
         return holder or "another process"
-    os.ftruncate(fd, 0)
-    os.pwrite(
-        fd, f"pid {os.getpid()} on {socket.gethostname()} ({action}) since {utc_now()}".encode(), 0
-    )
+    try:
+        write_holder_note(fd, lock, action, utc_now())
+    except BaseException:
+        os.close(fd)
+        raise
     return ResearchClaim(fd)

@@ -33,6 +33,7 @@ from pathlib import Path
 
 from oo_nb.format.names import CACHE_DIR, CACHE_FILE
 from oo_nb.format.surrogates import encodable
+from oo_nb.store.history_place import in_place_problem
 
 __all__ = [
     "BUSY_MS",
@@ -41,6 +42,7 @@ __all__ = [
     "Row",
     "ScanCache",
     "Stamp",
+    "check_cache_place",
     "content_hash",
     "forget",
     "still_holds",
@@ -155,7 +157,7 @@ class ScanCache:
             _warn(f"library cache {self.path} cannot be used ({exc}); scanning without it")
 
     def _connect(self) -> sqlite3.Connection:
-        _check_place(self.path)
+        check_cache_place(self.path)
         self.path.parent.mkdir(exist_ok=True)
         if not os.access(self.path.parent, os.W_OK) or (
             self.path.exists() and not os.access(self.path, os.W_OK)
@@ -353,9 +355,10 @@ def _encodable(text: str | bytes) -> bool:
     return isinstance(text, bytes) or encodable(text)
 
 
-def _check_place(db_path: Path) -> None:
+def check_cache_place(db_path: Path) -> None:
     """Raise ``OSError`` unless the cache would be written inside the library: the cache folder
-    must not be a link, nor the database (or its WAL files) a link or anything but a plain file.
+    must not be a link, nor the database (or its WAL files) a link, a hard link or anything but a
+    plain file (``history_place.in_place_problem``).
     A library copied or cloned with ``.oo-cache/library.sqlite`` linked to a file elsewhere had
     that file overwritten with a database (an empty one) or deleted as damaged."""
     folder = db_path.parent
@@ -363,10 +366,12 @@ def _check_place(db_path: Path) -> None:
         raise OSError(f"{folder} is a symbolic link; the cache is kept only inside the library")
     for suffix in ("", "-wal", "-shm"):
         part = Path(f"{db_path}{suffix}")
-        if part.is_symlink():
-            raise OSError(f"{part} is a symbolic link; the cache is kept only inside the library")
-        if part.exists() and not part.is_file():
-            raise OSError(f"{part} is not a regular file")
+        try:
+            problem = in_place_problem(part, os.lstat(part))
+        except FileNotFoundError:
+            continue
+        if problem is not None:
+            raise OSError(f"{problem}; the cache is kept only inside the library")
 
 
 def _is_damaged(exc: sqlite3.Error) -> bool:
@@ -393,7 +398,7 @@ def forget(path: str | Path) -> None:
         if not db_path.is_file():
             continue
         try:
-            _check_place(db_path)
+            check_cache_place(db_path)
         except OSError:
             continue  # a linked cache is never used, so never written either
         try:

@@ -12,7 +12,6 @@ import errno
 import fcntl
 import json
 import os
-import socket
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -20,8 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from oo_nb.errors import ConflictError, FormatError, LockedError, NotFound, OOError
-from oo_nb.format.document import Document
+from oo_nb.format.document import Document, read_regular
 from oo_nb.format.names import DOC_SUFFIX, LOCK_NAME, PENDING_PROPOSAL
+from oo_nb.format.page_code import CodeRegion, region_fingerprints, unknown_regions
 from oo_nb.format.scrub import scrub_document, scrub_value
 from oo_nb.store.atomic import atomic_write_bytes, fsync_dir
 from oo_nb.store.history import (
@@ -38,7 +38,12 @@ from oo_nb.store.history import (
     utc_now,
     version_bytes,
 )
-from oo_nb.store.history_place import history_folder, open_plain_file
+from oo_nb.store.history_place import (
+    history_folder,
+    library_file,
+    open_plain_file,
+    write_holder_note,
+)
 from oo_nb.store.sigterm import cleanup_on_sigterm
 from oo_nb.store.stale import sweep_temp_files
 
@@ -76,7 +81,8 @@ def document_lock(path: Path, action: str, timeout: float = LOCK_TIMEOUT_S) -> I
     """Exclusive advisory lock for one document. A second writer waits up to ``timeout``
     seconds, then fails naming the holder."""
     # never through a link: a cloned library's lock linked to a file elsewhere was overwritten
-    fd = open_plain_file(history_folder(path) / LOCK_NAME, os.O_RDWR | os.O_CREAT)
+    lock = history_folder(path) / LOCK_NAME
+    fd = open_plain_file(lock, os.O_RDWR | os.O_CREAT)
     try:
         deadline = time.monotonic() + timeout
         while True:
@@ -95,12 +101,7 @@ def document_lock(path: Path, action: str, timeout: float = LOCK_TIMEOUT_S) -> I
                         file=str(path),
                     ) from None
                 time.sleep(0.05)
-        os.ftruncate(fd, 0)
-        os.pwrite(
-            fd,
-            f"pid {os.getpid()} on {socket.gethostname()} ({action}) since {utc_now()}".encode(),
-            0,
-        )
+        write_holder_note(fd, lock, action, utc_now())
         try:
             yield
         finally:
@@ -127,8 +128,7 @@ def write_document(
     target = path or doc.path
     if target is None:
         raise OOError("document has no path to write to")
-    if target.is_symlink():  # replace the file the link points to, and keep the link
-        target = target.resolve()
+    target = library_file(target)  # replace the file a link points to, and keep the link
     if scrub_secrets:
         doc = scrub_document(doc)[0]
     data = doc.to_bytes()
@@ -206,7 +206,10 @@ def check_writable(doc: Document) -> None:
     """Raise the error ``write_document`` would refuse ``doc`` with (a block that is not JSON,
     a value of the wrong type), with the line and column in ``doc`` itself. Callers that derive
     a new version (``oo sync``) ask this of the file as read, so the error names the file's line,
-    as ``oo check`` does, not a line of the version they would have written."""
+    as ``oo check`` does, not a line of the version they would have written. A document that
+    is a link out of its folder is refused too (``library_file``)."""
+    if doc.path is not None:
+        library_file(doc.path)
     if doc.kind == "document":
         for name in doc.blocks:
             doc.block_json(name)
@@ -223,16 +226,29 @@ class Restored:
     current_seq: int  # the seq the file had before the rollback (it keeps it in history)
 
 
+def _new_unknown_code(restored: Document, current: bytes | None) -> list[CodeRegion]:
+    """The page code of ``restored`` that ``oo check`` would call unknown and the file now does
+    not already hold: what a rollback would bring in (a snapshot is as untrusted as the file)."""
+    have: set[str] = set()
+    if current is not None:
+        with contextlib.suppress(OOError):
+            have = region_fingerprints(Document.parse(current))
+    return [r for r in unknown_regions(restored) if r.fingerprint not in have]
+
+
 def restore(
     path: str | Path,
     version: int | None = None,
     *,
     seq: int | None = None,
     timeout: float = LOCK_TIMEOUT_S,
+    allow_unknown_code: bool = False,
 ) -> Restored:
     """Restore history entry ``seq``, or version ``version`` (the newest state of it that differs
     from the file now), byte for byte. The replaced file goes to history, so a rollback can itself
-    be undone. When the file already holds those bytes, nothing is written."""
+    be undone. When the file already holds those bytes, nothing is written. A state whose page
+    code oo_nb does not know (and the file now does not hold) is refused unless
+    ``allow_unknown_code``."""
     p = Path(path)
     current = (
         p.read_bytes() if p.exists() else None
@@ -246,13 +262,22 @@ def restore(
         return Restored(p, pick, False, current_seq)
     target = pick.entry
     label = "-" if target.version is None else str(target.version)
+    restored = Document.parse(pick.data, path=p)
+    unknown = [] if allow_unknown_code else _new_unknown_code(restored, current)
+    if unknown:
+        listed = ", ".join(r.describe() for r in unknown)
+        raise OOError(
+            f"not restored: seq {target.seq} (version {label}) holds page code oo_nb does not know "
+            f"and the file now does not have: {listed}. Someone may have planted it in the "
+            f"history; read it first ({target.snapshot}) and run the rollback again with "
+            "--allow-unknown-code to restore it anyway",
+            file=str(p),
+        )
     # The seq is named when the version alone would not say which state came back.
     action = f"rollback to v{label}" + (
         f" (seq {target.seq})" if seq is not None or pick.others else ""
     )
-    written = write_document(
-        Document.parse(pick.data, path=p), expected=current, action=action, timeout=timeout
-    )
+    written = write_document(restored, expected=current, action=action, timeout=timeout)
     return Restored(written, pick, True, current_seq)
 
 
@@ -369,10 +394,18 @@ def set_aside_current(folder: Path) -> Path | None:
 def load_pending(path: str | Path) -> Pending:
     p = Path(path)
     source = history_dir(p) / PENDING_PROPOSAL
-    if not source.exists():
+    if not os.path.lexists(source):
         raise NotFound("no saved proposal to review (run `oo update` first)", file=str(p))
     try:
-        record = json.loads(source.read_bytes().decode("utf-8"))  # ValueError when not UTF-8 / JSON
+        # never a FIFO's blocking read: anything but a plain file is a damaged proposal
+        data = read_regular(source)
+    except OSError as exc:
+        raise FormatError(
+            f"saved proposal is damaged: not a regular file ({exc.strerror or exc})",
+            file=str(source),
+        ) from None
+    try:
+        record = json.loads(data.decode("utf-8"))  # ValueError when not UTF-8 / JSON
         if not isinstance(record, dict) or not isinstance(record.get("base_sha256"), str):
             raise ValueError("'base_sha256' must be a string")
         proposal = record.get("proposal")

@@ -21,6 +21,7 @@ import pytest
 from oo_nb.agent.backends.claude_code import SCRATCH_PREFIX
 from oo_nb.agent.run import UpdateOptions, prepare_update
 from oo_nb.errors import AgentError
+from oo_nb.store.stale import mark_scratch
 from tests.support.agent_helpers import TODAY, copy_doc
 from tests.support.fake_claude import FAKE_MODES, fake_claude_env, wait_for_log
 
@@ -131,11 +132,14 @@ def test_the_next_run_removes_scratch_folders_of_killed_runs(tmp_path: Path, scr
     killed = scratch / f"{SCRATCH_PREFIX}{dead}-abc123"
     (killed / "sub").mkdir(parents=True)
     (killed / "sub" / "copy.o-o.html").write_text("a whole copy")
-    old = scratch / f"{SCRATCH_PREFIX}x7y8z9"  # from before the PID was in the name: by age
+    mark_scratch(killed, dead)
+    old = scratch / f"{SCRATCH_PREFIX}{live}-x7y8z9"  # its PID reused since: by age
     old.mkdir()
+    mark_scratch(old, live)
     os.utime(old, (time.time() - 2 * 86400, time.time() - 2 * 86400))
     running = scratch / f"{SCRATCH_PREFIX}{live}-def456"  # another run, still going
     running.mkdir()
+    mark_scratch(running, live)
     outside = tmp_path / "not-scratch"
     outside.mkdir()
     (outside / "keep.txt").write_text("keep")
@@ -147,3 +151,18 @@ def test_the_next_run_removes_scratch_folders_of_killed_runs(tmp_path: Path, scr
     assert sorted(p.name for p in scratch.iterdir()) == sorted(
         [running.name, f"{SCRATCH_PREFIX}{dead}-link"]
     )
+
+
+def test_the_users_own_folders_in_the_temp_folder_are_never_swept(
+    tmp_path: Path, scratch: Path
+) -> None:
+    """Issue 28, item 5: only folders holding the marker oo_nb wrote (naming their PID) go."""
+    from tests.support.attacks_data import users_scratch_lookalikes
+
+    kept = users_scratch_lookalikes(scratch)
+    with pytest.raises(AgentError, match="changed no article section"):
+        prepare_update(copy_doc(tmp_path / "lib"), _opts())
+    assert sorted(p.name for p in scratch.iterdir()) == sorted(kept)
+    for name in kept:
+        if (scratch / name).is_dir():
+            assert (scratch / name / "mine.txt").read_text() == "my notes"

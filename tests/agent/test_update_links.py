@@ -14,6 +14,7 @@ from oo_nb.agent.run import UpdateOptions
 from oo_nb.cli.main import main
 from oo_nb.store.research_claim import RESEARCH_LOCK
 from tests.support.agent_helpers import DOCS, copy_doc
+from tests.support.attacks_data import LINK_OUT_COMMANDS, link_out_attack
 from tests.support.mock_api import MockAPI
 
 VICTIM = b"my important notes\n"
@@ -104,3 +105,24 @@ def test_a_forced_update_with_a_linked_history_folder_is_refused_before_research
     assert f"{lib / '.oo-history'} is a symbolic link; " in err, err
     assert env.requests == []
     assert list(elsewhere.iterdir()) == [] and doc.read_bytes() == before
+
+
+@pytest.mark.parametrize("command", list(LINK_OUT_COMMANDS))
+def test_a_document_linked_outside_the_library_is_refused(tmp_path: Path, command: str) -> None:
+    """Issue 28, item 4: ``lib/linked.o-o.html`` -> a document outside ``lib``: refused as an
+    error naming the link, before any research; nothing outside written (no ``.oo-history``
+    beside it); update-all and sync still do the other document."""
+    code, said, changed, requests = link_out_attack(tmp_path, command)
+    assert not changed
+    assert code != 0 and "linked.o-o.html" in said and "outside the folder" in said
+    assert requests == (1 if command == "update-all" else 0)
+
+
+def test_a_link_inside_its_folder_is_still_followed(tmp_path: Path) -> None:
+    from oo_nb.edit.new import NewSpec, create_document
+
+    create_document(NewSpec("Real", "x"), tmp_path)
+    (tmp_path / "other-name.o-o.html").symlink_to("real.o-o.html")
+    assert main(["contract", str(tmp_path / "other-name.o-o.html"), "--set", "budget", "3"]) == 0
+    assert (tmp_path / "other-name.o-o.html").is_symlink()
+    assert '"max_cost_usd": 3.0' in (tmp_path / "real.o-o.html").read_text()

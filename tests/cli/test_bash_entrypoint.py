@@ -20,8 +20,12 @@ from oo_nb.store import store
 
 HOSTILE = 'Q&A: "AI" </script><script>alert(1)</script> $(touch pwned.txt)'
 STUB = """#!/bin/bash
-# stands in for python3: `-c ...` is the "is oo_nb installed" probe; other calls are logged
-if [ "$1" = "-c" ]; then exit "${OO_STUB_IMPORT_STATUS:-0}"; fi
+# stands in for python3: `-P -c 'import oo_nb'` is the "is it installed" probe, `-P -c ''` the
+# "has it -P" one; other calls are logged
+if [ "$2" = "-c" ]; then
+  if [ "$3" = "import oo_nb" ]; then exit "${OO_STUB_IMPORT_STATUS:-0}"; fi
+  exit "${OO_STUB_SAFE_PATH_STATUS:-0}"
+fi
 { printf '%s\\037' "$@"; printf '\\036'; } >> "$OO_STUB_LOG"
 exit "${OO_STUB_STATUS:-0}"
 """
@@ -108,7 +112,9 @@ def test_force_reaches_oo_nb_update(tmp_path: Path, library: Path, stub: Path) -
         _env(OO_PYTHON=str(stub), OO_STUB_LOG=str(log)),
     )
     assert result.returncode == 0, result.stderr
-    assert _calls(log) == [["-m", "oo_nb", "update", str(doc), "--force", "--model", "claude-x"]]
+    assert _calls(log) == [
+        ["-P", "-m", "oo_nb", "update", str(doc), "--force", "--model", "claude-x"]
+    ]
     assert not list(tmp_path.rglob("pwned.txt"))
 
 
@@ -122,6 +128,7 @@ def test_options_pass_on_quoted_and_the_originals_agent_name_maps(
     _bash([str(doc), "--model", "--help"], tmp_path, env)  # a value, not a request for help
     assert _calls(log) == [
         [
+            "-P",
             "-m",
             "oo_nb",
             "update",
@@ -131,7 +138,7 @@ def test_options_pass_on_quoted_and_the_originals_agent_name_maps(
             "--budget",
             "$(touch pwned.txt) 1",
         ],
-        ["-m", "oo_nb", "update", str(doc), "--model", "--help"],
+        ["-P", "-m", "oo_nb", "update", str(doc), "--model", "--help"],
     ]
     assert not list(tmp_path.rglob("pwned.txt"))
 
@@ -144,9 +151,9 @@ def test_contract_options_go_to_oo_contract(tmp_path: Path, library: Path, stub:
     _bash([str(doc), "--set", "budget", "2"], tmp_path, env)
     _bash([str(doc), "--add", "intent", "--help"], tmp_path, env)  # a value, not a request for help
     assert _calls(log) == [
-        ["-m", "oo_nb", "contract", str(doc), "--show"],
-        ["-m", "oo_nb", "contract", str(doc), "--set", "budget", "2"],
-        ["-m", "oo_nb", "contract", str(doc), "--add", "intent", "--help"],
+        ["-P", "-m", "oo_nb", "contract", str(doc), "--show"],
+        ["-P", "-m", "oo_nb", "contract", str(doc), "--set", "budget", "2"],
+        ["-P", "-m", "oo_nb", "contract", str(doc), "--add", "intent", "--help"],
     ]
 
 
@@ -180,7 +187,7 @@ def test_an_article_line_oo_html_never_runs_as_shell(
     log = tmp_path / "calls"
     result = _bash([str(path)], tmp_path, _env(OO_PYTHON=str(stub), OO_STUB_LOG=str(log)))
     assert result.returncode == 0 and result.stderr == ""
-    assert _calls(log) == [["-m", "oo_nb", "update", str(path)]]
+    assert _calls(log) == [["-P", "-m", "oo_nb", "update", str(path)]]
     assert not list(tmp_path.rglob("pwned.txt"))
 
 
@@ -197,7 +204,7 @@ def _index_calls(
 
 
 def test_index_commands_map_onto_oo_nb(tmp_path: Path, library: Path, stub: Path) -> None:
-    m = ["-m", "oo_nb"]
+    m = ["-P", "-m", "oo_nb"]
     assert _index_calls(tmp_path, stub)[1] == [[*m, "index", "lib"]]
     assert _index_calls(tmp_path, stub, "--update-all")[1] == [
         [*m, "update-all", "lib"],
@@ -246,7 +253,7 @@ def test_index_exit_status_is_the_commands(tmp_path: Path, library: Path, stub: 
     env = _env(OO_PYTHON=str(stub), OO_STUB_LOG=str(log), OO_STUB_STATUS="3")
     result = _bash(["lib/index.o-o.html", "--update-all"], tmp_path, env)
     assert result.returncode == 3
-    assert [c[2] for c in _calls(log)] == ["update-all", "index"]  # the index is rebuilt anyway
+    assert [c[3] for c in _calls(log)] == ["update-all", "index"]  # the index is rebuilt anyway
 
 
 def test_index_help_and_unknown_commands(tmp_path: Path, library: Path) -> None:
@@ -380,7 +387,7 @@ def test_bash_doc_sync_works_as_from_the_index(tmp_path: Path, library: Path, st
     env = _env(OO_PYTHON=str(stub), OO_STUB_LOG=str(log))
     for args in (["--sync", "css", "--dry-run"], ["--sync", "--force"], ["--sync", "all"]):
         assert _bash([str(doc), *args], tmp_path, env).returncode == 0
-    m = ["-m", "oo_nb", "sync", str(library)]
+    m = ["-P", "-m", "oo_nb", "sync", str(library)]
     assert _calls(log) == [[*m, "css", "--dry-run"], m, [*m, "all"]]
     helped = _bash([str(doc), "--help"], tmp_path, _env(PATH=_no_python_path(tmp_path)))
     assert "--sync [css|js|shell|all]" in helped.stdout and "--auto" in helped.stdout

@@ -176,21 +176,46 @@ def test_update_all_auto_reports_written_proposed_and_awaiting(
     assert "1 written, 1 proposed, 1 awaiting review, 0 fresh, 0 failed" in out
 
 
+@pytest.mark.parametrize("kind", ["text", "fifo", "folder", "dangling link"])
 def test_a_damaged_proposal_awaiting_review_says_how_to_go_on(
-    tmp_path: Path, mock: MockAPI, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, mock: MockAPI, capsys: pytest.CaptureFixture[str], kind: str
 ) -> None:
-    """A pending.json nobody can review (damaged by hand or by a disk) must not hold the document
-    back for ever without a word: the run says it is damaged and how to discard it or research."""
-    from oo_nb.store.store import history_dir
+    """A pending.json nobody can review (damaged by hand or by a disk; issue 28, item 7: a FIFO,
+    a folder, a dangling link) must not hold the document back for ever without a word, nor
+    count as "no proposal" (a paid run started): the run says it is damaged and how to go on,
+    as `oo review --list` does."""
+    from tests.support.attacks_data import plant_pending
 
     doc = create_document(NewSpec("Solar storms", "grid"), tmp_path / "lib").path
     assert doc is not None
-    history_dir(doc).mkdir(parents=True, exist_ok=True)
-    (history_dir(doc) / "pending.json").write_text("{damaged")
+    plant_pending(doc, kind)
     assert main(["update", str(doc)]) == 0
     out = capsys.readouterr().out
     assert "damaged" in out and "--discard pending.json" in out and "--force" in out
     assert mock.requests == []
+    assert main(["review", str(doc), "--list"]) == 0
+    assert "pending.json: damaged" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder", "dangling link"])
+def test_oo_review_refuses_a_pending_json_that_is_not_a_file(tmp_path: Path, kind: str) -> None:
+    """`oo review` said "no saved proposal" (a dangling link) or blocked for ever reading a FIFO."""
+    from tests.support.attacks_data import plant_pending
+
+    doc = create_document(NewSpec("Solar storms", "grid"), tmp_path / "lib").path
+    assert doc is not None
+    plant_pending(doc, kind)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OO_")}
+    done = subprocess.run(
+        [sys.executable, "-m", "oo_nb", "review", str(doc), "--accept-all"],
+        env={**env, "PYTHONPATH": str(ROOT)},
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode != 0
+    assert "saved proposal is damaged: not a regular file" in done.stderr
 
 
 def test_a_stale_proposal_awaiting_review_does_not_send_the_user_in_a_circle(

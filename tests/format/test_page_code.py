@@ -133,3 +133,14 @@ def test_every_region_kind_is_seen_in_the_corpus() -> None:
         "shell",
         "shell section",
     }
+
+
+SHIPPED = Path(__file__).resolve().parents[1] / "fixtures" / "shipped"
+
+
+@pytest.mark.parametrize("page", sorted(SHIPPED.glob("*/*.o-o.html")), ids=lambda p: p.name)
+def test_pages_an_earlier_release_wrote_stay_known(page: Path) -> None:
+    """A document and index as oo_nb 0.1.0 wrote them (before the shell ran Python with -P):
+    a template change keeps the shipped shell known (``tools.page_fingerprints --shipped``)."""
+    assert unknown_regions(Document.read(page)) == []
+    assert _codes(page) == []

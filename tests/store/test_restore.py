@@ -57,3 +57,28 @@ def test_a_rollback_to_the_bytes_on_disk_reports_the_current_seq(corpus_copy: Pa
     assert done.pick.entry.seq == 3 and done.pick.data == v3
     assert store.rollback(p, 3) == p and p.read_bytes() == v3
     assert len(store.read_history(p)) == 3
+
+
+def test_a_planted_snapshot_with_unknown_page_code_is_not_restored(tmp_path: Path) -> None:
+    """Issue 28, item 2: a kept state whose shell adds a command (log row and hash made to
+    match) is refused, naming the region, and nothing is written; asked for, it is restored."""
+    from tests.support.attacks_code import PLANTED_LINE, plant_snapshot, rollback
+
+    path = plant_snapshot(tmp_path / "lib")
+    before = path.read_bytes()
+    code, said = rollback(path)
+    assert code != 0 and path.read_bytes() == before
+    assert "not restored: seq 1" in said and "OO:SHELL section after the heredoc (line" in said
+    assert "--allow-unknown-code" in said and path.name in said
+    assert rollback(path, "--allow-unknown-code")[0] == 0
+    assert PLANTED_LINE in path.read_text()
+
+
+def test_a_rollback_keeps_code_the_file_already_has(corpus_copy: Path) -> None:
+    """Unknown code the file already holds is not new: the rollback restores as before."""
+    p = corpus_copy / DOC
+    text = p.read_text().replace("</body>", "<script>window.mine = 1;</script>\n</body>", 1)
+    p.write_text(text)
+    _bump(p, 2)
+    assert store.restore(p, seq=1).written
+    assert p.read_text() == text

@@ -32,6 +32,7 @@ from oo_nb.edit.sync import sync_dir
 from oo_nb.errors import OOError
 from oo_nb.format.check import check_path
 from oo_nb.format.document import Document
+from oo_nb.store.stale import mark_scratch
 from oo_nb.store.store import history_dir, read_history, save_pending, write_document
 from tests.conftest import CORPUS, corpus_file
 from tests.support.corpus import document_versions
@@ -384,6 +385,7 @@ def _sigterm(workdir: Path) -> Figure:
     breaks += sum(p.exists() for p in left)
     stale_scratch = scratch / f"{SCRATCH_PREFIX}{dead}-x1"
     stale_scratch.mkdir()
+    mark_scratch(stale_scratch, dead)  # as the killed run wrote it
     with (
         _environment({**env, "FAKE_CLAUDE_MODE": "nochange"}, scratch),
         contextlib.suppress(OOError),

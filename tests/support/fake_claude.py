@@ -1,7 +1,8 @@
 """A fake ``claude`` command for the scratch-copy attacks: it records its folder and PID, then
 leaves something other than a document in place of the copy (a FIFO, a device, a socket, a
 link to a device, a folder), sleeps (to be killed), removes the section ``FAKE_CLAUDE_DROP``
-(mode ``drop-section``) or changes nothing, and reports a paid result."""
+(mode ``drop-section``), adds a paragraph ``FAKE_CLAUDE_TEXT`` to it (``edit-section``) or
+changes nothing, and reports a paid result."""
 
 from __future__ import annotations
 
@@ -41,6 +42,13 @@ if mode == "drop-section":  # the copy loses one section (heading and text), as 
     cut = re.sub(pid + '<h2 id="' + re.escape(sid) + '">.*?(?=' + pid + r"<h2\b)", "", text, 1, re.S)
     assert cut != text, sid
     doc.write_text(cut)
+elif mode == "edit-section":  # a paragraph added under the h2 FAKE_CLAUDE_DROP, as written
+    sid = os.environ["FAKE_CLAUDE_DROP"]
+    text = doc.read_text()
+    head = '<h2 id="' + sid + '">'
+    start = text.index(head)
+    end = text.index("</h2>", start) + len("</h2>")
+    doc.write_text(text[:end] + "\n<p>" + os.environ.get("FAKE_CLAUDE_TEXT", "Added.") + "</p>" + text[end:])
 elif mode != "nochange":
     doc.unlink()
 if mode == "fifo":

@@ -120,8 +120,8 @@ def _size(sizes: Sizes, workdir: Path, seed: int) -> list[Figure]:
     )
 
 
-# part 8: the outside attack of the second hardening round, one module per area
-ATTACK_AREAS = ("page", "pending", "agent", "errors", "lost")
+# part 8: the outside attacks of the second and third hardening rounds, one module per area
+ATTACK_AREAS = ("page", "pending", "agent", "errors", "lost", "code", "data")
 
 
 def _attacks(sizes: Sizes, workdir: Path, seed: int) -> list[Figure]:

@@ -12,9 +12,10 @@ the budget is marked ``overspent`` (kept for review, never written automatically
 
 The scratch folder (``oo-claude-PID-XXXX`` in the temp folder) is removed when the run ends, on
 SIGTERM too (``store.sigterm``: the CLI is killed, then the folder goes); folders left by a
-killed process are removed at the start of the next run. What Claude Code leaves in place of the
-copy is read only when it is a regular file: a FIFO would block the read forever, a device
-(``/dev/zero``) never ends, a link could point anywhere.
+killed process are removed at the start of the next run (only those holding the marker the run
+wrote in them, ``store.stale.mark_scratch``: the temp folder is the user's too). What Claude Code
+leaves in place of the copy is read only when it is a regular file: a FIFO would block the read
+forever, a device (``/dev/zero``) never ends, a link could point anywhere.
 """
 
 from __future__ import annotations
@@ -50,8 +51,9 @@ from oo_nb.errors import AgentError, BudgetExceeded, OOError
 from oo_nb.format.blocks import ImagePolicy
 from oo_nb.format.document import Document
 from oo_nb.format.names import SOURCE_CACHE_BLOCK
+from oo_nb.store.refused import keep_refused
 from oo_nb.store.sigterm import cleanup_on_sigterm
-from oo_nb.store.stale import sweep_scratch_folders
+from oo_nb.store.stale import mark_scratch, sweep_scratch_folders
 
 __all__ = [
     "SCRATCH_PREFIX",
@@ -443,6 +445,7 @@ class ClaudeCodeBackend:
                 prefix=f"{SCRATCH_PREFIX}{os.getpid()}-", dir=scratch_parent
             ) as tmp,
         ):
+            mark_scratch(Path(tmp))  # the sweep removes only folders marked so
             copy = Path(tmp) / self.doc_path.name
             copy.write_bytes(original.to_bytes())
             (Path(tmp) / IMAGES_FILE).write_text("[]\n")  # Edit changes files, never creates them
@@ -510,7 +513,15 @@ class ClaudeCodeBackend:
                 f"Claude Code changed no article section (cost ${run.cost_usd:.4f})",
                 cost_usd=run.cost_usd,
             )
-        return validate(proposal)
+        try:
+            return validate(proposal)
+        except AgentError as exc:  # paid for: say what it cost, and keep what it found
+            kept = keep_refused(self.doc_path, proposal, reason=exc.message, cost_usd=run.cost_usd)
+            raise AgentError(
+                f"Claude Code's edits were refused: {exc.message} (cost ${run.cost_usd:.4f}); "
+                f"what it proposed is kept in {kept}",
+                cost_usd=run.cost_usd,
+            ) from None
 
     def _account(
         self, result: dict[str, Any] | None, urls: set[str], budget: Budget, run: RunInfo

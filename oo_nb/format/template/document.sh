@@ -46,13 +46,13 @@ for oo_arg in "$@"; do
 done
 oo_require_python
 case ${1:-} in
-  --show|--set|--add|--remove) exec "$oo_python" -m oo_nb contract "$0" "$@" ;;
+  --show|--set|--add|--remove) exec "$oo_python" -P -m oo_nb contract "$0" "$@" ;;
   --sync)
     # as from the index (o-o accepts it on every page): the folder this page is in
     shift
     oo_collect_args drop-force "$@"
-    exec "$oo_python" -m oo_nb sync "$(dirname -- "$0")" ${oo_args[@]+"${oo_args[@]}"}
+    exec "$oo_python" -P -m oo_nb sync "$(dirname -- "$0")" ${oo_args[@]+"${oo_args[@]}"}
     ;;
 esac
 oo_collect_args keep "$@"
-exec "$oo_python" -m oo_nb update "$0" ${oo_args[@]+"${oo_args[@]}"}
+exec "$oo_python" -P -m oo_nb update "$0" ${oo_args[@]+"${oo_args[@]}"}

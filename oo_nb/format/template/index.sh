@@ -44,32 +44,32 @@ done
 oo_command=${1:-}
 if [ $# -gt 0 ]; then shift; fi
 oo_rebuild_then_exit() {
-  "$oo_python" -m oo_nb index "$oo_dir" >/dev/null || printf '%s: the index was not rebuilt\n' "${0##*/}" >&2
+  "$oo_python" -P -m oo_nb index "$oo_dir" >/dev/null || printf '%s: the index was not rebuilt\n' "${0##*/}" >&2
   exit "$1"
 }
 case $oo_command in
   "")
     oo_require_python
-    exec "$oo_python" -m oo_nb index "$oo_dir"
+    exec "$oo_python" -P -m oo_nb index "$oo_dir"
     ;;
   --new)
     oo_require_python
     # a new document is always due for its first update: --force changes nothing here
     oo_collect_args drop-force "$@"
-    if "$oo_python" -m oo_nb new --dir "$oo_dir" ${oo_args[@]+"${oo_args[@]}"}; then oo_status=0; else oo_status=$?; fi
+    if "$oo_python" -P -m oo_nb new --dir "$oo_dir" ${oo_args[@]+"${oo_args[@]}"}; then oo_status=0; else oo_status=$?; fi
     oo_rebuild_then_exit "$oo_status"
     ;;
   --update-all)
     oo_require_python
     oo_collect_args keep "$@"
-    if "$oo_python" -m oo_nb update-all "$oo_dir" ${oo_args[@]+"${oo_args[@]}"}; then oo_status=0; else oo_status=$?; fi
+    if "$oo_python" -P -m oo_nb update-all "$oo_dir" ${oo_args[@]+"${oo_args[@]}"}; then oo_status=0; else oo_status=$?; fi
     oo_rebuild_then_exit "$oo_status"
     ;;
   --sync)
     oo_require_python
     # sync rewrites every page whose shared code differs: --force has nothing to add
     oo_collect_args drop-force "$@"
-    exec "$oo_python" -m oo_nb sync "$oo_dir" ${oo_args[@]+"${oo_args[@]}"}
+    exec "$oo_python" -P -m oo_nb sync "$oo_dir" ${oo_args[@]+"${oo_args[@]}"}
     ;;
   --show|--set|--add|--remove)
     oo_require_python
@@ -83,7 +83,7 @@ case $oo_command in
         fi
         ;;
     esac
-    exec "$oo_python" -m oo_nb contract "$oo_target" "$oo_command" "$@"
+    exec "$oo_python" -P -m oo_nb contract "$oo_target" "$oo_command" "$@"
     ;;
   *)
     printf '%s: unknown command %s (try --help)\n' "${0##*/}" "$oo_command" >&2

