@@ -8,6 +8,7 @@ set -uo pipefail
 uv="$1"
 python="$2"
 cd "$(dirname "$0")/.."
+unset OO_UV  # the Makefile's: these environments are not the locked one (tests/test_lock.py)
 failed=0
 for resolution in lowest-direct highest; do
   scratch="$(mktemp -d -t oo-bounds-XXXXXX)"
