@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import html as html_lib
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from typing import Any
@@ -32,9 +32,11 @@ from oo_nb.agent.sections import (
     split_article,
 )
 from oo_nb.agent.sources import references_html, remap_citations, url_key
+from oo_nb.agent.splice import splice_body
 from oo_nb.agent.types import RunInfo
 from oo_nb.errors import AgentError
 from oo_nb.format.article import CITATION, Article
+from oo_nb.format.article_model import read_model
 from oo_nb.format.document import Document
 from oo_nb.format.legacy_script import (
     carries_markup,
@@ -134,8 +136,8 @@ class _Builder:
         book = self.ledger
         book.load(old)
         # a duplicate merged on load was in the cache too: its entry is the one that leaves
-        self.old_ids = set(book.entries) | set(book.article_map)
-        self.old_urls = _url_ids(book.entries, book.article_map)
+        self.old_ids = set(book.entries)
+        self.old_urls = _url_ids(book.entries)
         book.merge(old, self.proposal.sources, self.proposal.drop_sources)
         self._splice_sections(chunks, old)
         self._drop_sections(chunks)
@@ -225,6 +227,8 @@ class _Builder:
         inline = InlineImages(self.contract.images, self.doc.article_html, count_images(kept_text))
         all_ids = {c.id for c in chunks if c.id} | {s.id for s in wanted} | element_ids
         heading_pids = any(c.has_heading_pid for c in chunks)
+        # the kinds of block this document marks with a pid comment (p, and often h3, table)
+        pid_tags = {b.tag for b in read_model(self.doc.article_html).blocks if b.pid}
         # the original page script re-reads heading text and attributes as HTML (legacy_script)
         original_script = runs_original_script(self.doc)
         written = 0
@@ -270,19 +274,17 @@ class _Builder:
                         "characters, because the page still runs the original o-o page script, "
                         "which reads them as HTML (`oo sync DIR --migrate` gives it oo_nb's page code)"
                     )
-            body = keeper.apply(section.id, clean, all_ids)
             if section.id in existing:
                 chunk = existing[section.id]
-                lead = _heading_pid(chunk.head)
-                chunk.head = heading(section.id, title, lead)
-                chunk.body = "\n" + body.strip() + "\n\n"
+                if title != chunk.title:  # an unchanged heading keeps its bytes
+                    chunk.head = heading(section.id, title, _heading_pid(chunk.head))
+                chunk.body = splice_body(chunk.body, clean, keeper, section.id, pid_tags)
                 chunk.changed = True
                 self.result.sections_replaced.append(section.id)
             else:
                 lead = keeper.choose(section.id, "", None) if heading_pids else None
-                new = Chunk(
-                    section.id, heading(section.id, title, lead), "\n" + body.strip() + "\n\n", True
-                )
+                body = splice_body("", clean, keeper, section.id, pid_tags)
+                new = Chunk(section.id, heading(section.id, title, lead), body, True)
                 at = next((i for i, c in enumerate(chunks) if c is refs), len(chunks))
                 if at == len(chunks) and chunks and not chunks[-1].text.endswith("\n"):
                     chunks[-1].body += "\n\n"
@@ -303,8 +305,6 @@ class _Builder:
         for chunk in chunks:
             if chunk.changed or chunk is refs:
                 continue
-            if self.ledger.article_map:
-                chunk.body, _ = remap_citations(chunk.body, dict(self.ledger.article_map))
             if written:
                 chunk.head, chunk.body = chunk.head, remove_stub_notices(chunk.body)
 
@@ -391,15 +391,10 @@ class _Builder:
             refs.changed = True
 
 
-def _url_ids(entries: dict[str, Any], merged: Mapping[str, str]) -> dict[str, list[str]]:
-    """url_key -> every id with that URL (real files hold duplicates): the cache's, then the
-    duplicates ``merged`` (id -> the id kept) into them."""
+def _url_ids(entries: dict[str, Any]) -> dict[str, list[str]]:
+    """url_key -> every id with that URL (real files hold duplicates), in the cache's order."""
     out: dict[str, list[str]] = {}
     for sid, item in entries.items():
-        if isinstance(item, dict) and isinstance(item.get("url"), str):
-            out.setdefault(url_key(item["url"]), []).append(sid)
-    for sid, kept in merged.items():
-        item = entries.get(kept)
         if isinstance(item, dict) and isinstance(item.get("url"), str):
             out.setdefault(url_key(item["url"]), []).append(sid)
     return out

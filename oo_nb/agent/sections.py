@@ -19,6 +19,7 @@ from lxml import etree
 from lxml import html as lxml_html
 
 from oo_nb.format.article import CITATION, PID, new_pid
+from oo_nb.format.article_model import read_model
 from oo_nb.format.sanitize import remove_keeping_tail, sanitize_html
 
 __all__ = [
@@ -30,10 +31,6 @@ __all__ = [
     "split_article",
 ]
 
-_H2_OR_COMMENT = re.compile(r"<!--|<h2(?=[\s>/])", re.IGNORECASE)
-_H2 = re.compile(r"<h2\b([^>]*)>(.*?)</h2\s*>", re.IGNORECASE | re.DOTALL)
-_ID_ATTR = re.compile(r"""\bid\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.IGNORECASE)
-_HEADING_PID = re.compile(r"<!--\s*pid:[^>]*?-->\s*$")
 _PID_COMMENTS = re.compile(r"<!--\s*(pid:[^\s:]+:\S+?)\s*-->")
 
 
@@ -47,6 +44,7 @@ class Chunk:
     body: str
     changed: bool = False
     nested: bool = False  # the h2 sits inside a container (div, section...): not spliceable
+    title: str = ""  # the heading's text, as the page shows it
 
     @property
     def text(self) -> str:
@@ -57,56 +55,24 @@ class Chunk:
         return self.head.lstrip().startswith("<!--")
 
 
-def _h2_starts(text: str) -> list[int]:
-    starts: list[int] = []
-    pos = 0
-    while True:
-        m = _H2_OR_COMMENT.search(text, pos)
-        if not m:
-            return starts
-        if m.group(0) == "<!--":
-            close = text.find("-->", m.end())
-            if close < 0:
-                return starts
-            pos = close + 3
-        else:
-            starts.append(m.start())
-            pos = m.end()
-
-
 def split_article(text: str) -> list[Chunk]:
-    """Preamble first, then one chunk per h2. ``assemble(split_article(t)) == t``."""
-    starts = _h2_starts(text)
-    bounds = []
-    for start in starts:
-        lead = _HEADING_PID.search(text, 0, start)
-        bounds.append((lead.start() if lead else start, start))
-    chunks = [Chunk(None, "", text[: bounds[0][0]] if bounds else text)]
-    for i, (begin, h2) in enumerate(bounds):
-        end = bounds[i + 1][0] if i + 1 < len(bounds) else len(text)
-        m = _H2.match(text, h2, end)
-        head_end = m.end() if m else text.find(">", h2, end) + 1 or end
-        attrs = m.group(1) if m else text[h2:head_end]
-        idm = _ID_ATTR.search(attrs)
-        sid = next((g for g in idm.groups() if g is not None), "") if idm else ""
-        chunks.append(Chunk(sid, text[begin:head_end], text[head_end:end]))
-    nested = _nested_h2(text)
-    if len(nested) == len(chunks) - 1:
-        for chunk, flag in zip(chunks[1:], nested, strict=True):
-            chunk.nested = flag
+    """Preamble first, then one chunk per h2, where a browser finds them (article_model).
+    ``assemble(split_article(t)) == t``."""
+    model = read_model(text)
+    chunks = [Chunk(None, "", text[: model.preamble_end])]
+    for s in model.sections:
+        head_end = s.heading.end if not s.nested else s.heading.start
+        head_end = max(head_end, s.start)
+        chunks.append(
+            Chunk(
+                s.id,
+                text[s.start : head_end],
+                text[head_end : s.end],
+                nested=s.nested,
+                title=s.title,
+            )
+        )
     return chunks
-
-
-def _nested_h2(text: str) -> list[bool]:
-    """For each h2 in document order: is it inside a container rather than at the top level?
-    Replacing such a section as text would cut its container in two."""
-    if not text.strip():
-        return []
-    try:
-        root = lxml_html.fragment_fromstring(text, create_parent="div")
-    except (etree.ParserError, ValueError):
-        return []
-    return [h.getparent() is not root for h in root.iter("h2")]
 
 
 def assemble(chunks: Iterable[Chunk]) -> str:
