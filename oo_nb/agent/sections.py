@@ -4,7 +4,7 @@ A chunk is one ``<h2>`` and everything up to the next ``<h2>`` (a pid comment ri
 heading belongs to it); the text before the first ``<h2>`` is the preamble. Paragraph ids are
 assigned to agent-written sections only: an unchanged paragraph (same text, citations aside)
 keeps its old pid, a pid the model copied from the old article is kept while unused, any other
-paragraph gets a new ``pid:SECTION:8hex``. Every ``<p>`` gets a pid comment right before it.
+paragraph gets a new ``pid:SECTION:8hex`` (``splice.py`` writes them).
 """
 
 from __future__ import annotations
@@ -15,12 +15,8 @@ import re
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
-from lxml import etree
-from lxml import html as lxml_html
-
 from oo_nb.format.article import CITATION, PID, new_pid
 from oo_nb.format.article_model import read_model
-from oo_nb.format.sanitize import remove_keeping_tail, sanitize_html
 
 __all__ = [
     "Chunk",
@@ -104,12 +100,6 @@ def _norm(text: str) -> str:
     return re.sub(r"\s+", " ", CITATION.sub("", text)).strip()
 
 
-def _inner_html(root: etree._Element) -> str:
-    parts = [html_lib.escape(root.text or "", quote=False)]
-    parts.extend(lxml_html.tostring(child, encoding="unicode", with_tail=True) for child in root)
-    return "".join(parts)
-
-
 class PidKeeper:
     """Remembers the old article's paragraph ids and which are taken in the new one."""
 
@@ -163,56 +153,20 @@ class PidKeeper:
         digest = hashlib.sha256(f"{self.seed}\n{section}\n{self.drawn}".encode()).hexdigest()
         return f"pid:{section}:{digest[:8]}"
 
-    def apply(self, section: str, fragment: str, reserved_ids: Collection[str]) -> str:
-        """``fragment`` is sanitised HTML; returns it with one pid comment before every ``<p>``
-        (and no other pid comments), sanitised again."""
-        if not fragment.strip():
-            return ""
-        root = lxml_html.fragment_fromstring(fragment, create_parent="div")
-        # Keyed by the element itself: it keeps the lxml proxy alive, whereas id() of a
-        # transient proxy can be reused by another element.
-        offered: dict[etree._Element, str] = {}
-        for comment in list(root.iter(etree.Comment)):
-            m = PID.match(comment.text or "")
-            nxt = comment.getnext()
-            if m and nxt is not None and isinstance(nxt.tag, str) and nxt.tag == "p":
-                offered[nxt] = (comment.text or "").strip()
-            remove_keeping_tail(comment)
-        for p in list(root.iter("p")):
-            text = re.sub(r"\s+", " ", p.text_content()).strip()
-            pid = self.choose(section, text, offered.get(p))
-            _on_own_line(p)
-            comment = etree.Comment(f" {pid} ")
-            p.addprevious(comment)
-            comment.tail = "\n"
-        return sanitize_html(_inner_html(root), reserved_ids=reserved_ids)
-
-
-def _on_own_line(node: etree._Element) -> None:
-    """Start a new line before ``node`` when only whitespace precedes it (layout only)."""
-    prev = node.getprevious()
-    if prev is not None:
-        if not (prev.tail or "").strip():
-            prev.tail = "\n"
-    else:
-        parent = node.getparent()
-        if parent is not None and not (parent.text or "").strip():
-            parent.text = "\n"
-
 
 def pids_in(text: str) -> list[str]:
     return [m.group(1) for m in _PID_COMMENTS.finditer(text)]
 
 
 def remove_stub_notices(text: str) -> str:
-    """The ``.stub-notice`` elements of one chunk removed (the chunk is re-serialised only if it
-    holds one)."""
+    """The ``.stub-notice`` elements of one chunk cut out; every other byte stays."""
     if "stub-notice" not in text:
         return text
-    root = lxml_html.fragment_fromstring(text, create_parent="div")
-    found = root.xpath('.//*[contains(concat(" ", normalize-space(@class), " "), " stub-notice ")]')
-    if not found:
-        return text
-    for node in found:
-        remove_keeping_tail(node)
-    return _inner_html(root)
+    cut: list[tuple[int, int]] = []
+    for node in read_model(text).root.iter():
+        stub = node.kind == "element" and "stub-notice" in (node.attr("class") or "").split()
+        if stub and (not cut or node.start >= cut[-1][1]):  # one inside another goes with it
+            cut.append((node.start, node.end))
+    for start, end in reversed(cut):
+        text = text[:start] + text[end:]
+    return text
