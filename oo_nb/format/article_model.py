@@ -33,6 +33,9 @@ __all__ = [
     "Model",
     "Node",
     "Section",
+    "entries",
+    "first_list",
+    "list_after",
     "read_model",
 ]
 
@@ -280,16 +283,21 @@ def list_after(root: Node, head: Node) -> Node | None:
     if parent is None:
         return None
     siblings = [c for c in parent.children if c.kind == "element"]
-    for node in siblings[siblings.index(head) + 1 :]:
+    return first_list(siblings[siblings.index(head) + 1 :])
+
+
+def first_list(siblings: list[Node]) -> Node | None:
+    """The first ``ol``/``ul`` among ``siblings`` or inside one, stopping at an ``h2``."""
+    for node in siblings:
+        if node.kind != "element":
+            continue
         if node.name == "h2":
             return None
         if node.name in ("ol", "ul"):
             return node
-        inner = next(
-            (n for n in node.iter() if n.kind == "element" and n.name in ("ol", "ul")), None
-        )
-        if inner is not None:
-            return inner
+        found = [n for n in node.iter() if n.kind == "element" and n.name in ("ol", "ul")]
+        if found:
+            return found[0]
     return None
 
 

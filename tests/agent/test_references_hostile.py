@@ -82,6 +82,6 @@ def test_an_attribute_holding_a_closing_li_ends_no_entry() -> None:
     assert got.out_of_order is None
     assert got.body == body.replace(
         "</li>\n</ol>",
-        '</li>\n<li>[s3] <a href="https://news.example.com/a" rel="noopener noreferrer">New</a>, '
+        '</li>\n<li>[s3] <a href="https://news.example.com/a">New</a>, '
         "news.example.com</li>\n</ol>",
     )
