@@ -19,4 +19,5 @@ def test_an_entry_with_a_closing_li_in_an_attribute_is_one_entry() -> None:
     body = '<ol>\n<li title="</li>"class="x">[s1] <a href="https://a.example/">A</a></li>\n<li>[s2] B</li>\n</ol>'
     refs = parse_refs(body)
     assert refs.ids == ("s1", "s2")
+    assert refs.items[0][1] == body[4 : body.index("\n<li>[s2]")]  # the whole first entry
     assert refs.opening + "".join(raw for _, raw in refs.items) + refs.closing == body
