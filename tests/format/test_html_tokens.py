@@ -1,0 +1,157 @@
+"""``tokenize``'s offsets are exact, and it reads raw-text elements as a browser's tree builder has
+it read them (the html5lib suite, in test_html_conformance, drives the states by hand)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from oo_nb.format.html_charrefs import resolve
+from oo_nb.format.html_tokens import Token, tokenize
+
+# Pieces that steer the tokenizer's states, so random documents reach every one of them.
+_PIECES = [
+    "<", ">", "/", "!", "-", "--", '"', "'", "=", "&", ";", "#", "x", "?", " ", "\t", "\r", "\n",
+    "\r\n", "\0", "a", "B", "p", "é", "amp", "amp;", "#38;", "#x26", "not", "[CDATA[", "]]>",
+    "<!--", "-->", "--!>", "<!DOCTYPE", "PUBLIC", "<script>", "</script>", "<title>", "</title>",
+    "<style>", "</style>", "<textarea>", "<plaintext>", "<p", "</p", "title=", "id=", "ID=",
+]  # fmt: skip
+_DOCUMENTS = st.lists(st.sampled_from(_PIECES), max_size=40).map("".join)
+
+
+def _tokens(text: str, start: int = 0, end: int | None = None) -> list[Token]:
+    return list(tokenize(text, start, end))
+
+
+def _assert_tiles(text: str, tokens: list[Token], start: int, end: int) -> None:
+    assert "".join(text[token.start : token.end] for token in tokens) == text[start:end]
+    at = start
+    for token in tokens:
+        assert token.start == at < token.end
+        at = token.end
+    assert at == end
+
+
+@settings(max_examples=400, deadline=None)
+@given(_DOCUMENTS)
+def test_the_tokens_tile_the_input(text: str) -> None:
+    _assert_tiles(text, _tokens(text), 0, len(text))
+
+
+@settings(max_examples=200, deadline=None)
+@given(_DOCUMENTS, st.integers(0, 60), st.integers(0, 60))
+def test_a_range_is_read_with_offsets_into_the_whole_text(text: str, a: int, b: int) -> None:
+    start, end = sorted((min(a, len(text)), min(b, len(text))))
+    tokens = _tokens(text, start, end)
+    _assert_tiles(text, tokens, start, end)
+    assert [(t.kind, t.name, t.data) for t in tokens] == [
+        (t.kind, t.name, t.data) for t in _tokens(text[start:end])
+    ]
+
+
+@settings(max_examples=400, deadline=None)
+@given(_DOCUMENTS)
+def test_every_attribute_points_at_its_own_text(text: str) -> None:
+    for token in _tokens(text):
+        for attr in token.attrs:
+            assert token.start < attr.start < attr.end <= token.end
+            raw_name = text[attr.start : attr.start + len(attr.name)]
+            assert raw_name.lower().replace("\0", "\ufffd") == attr.name
+            assert attr.start + len(attr.name) <= attr.value_start <= attr.value_end <= attr.end
+            raw_value = text[attr.value_start : attr.value_end]
+            cleaned = raw_value.replace("\r\n", "\n").replace("\r", "\n").replace("\0", "\ufffd")
+            assert resolve(cleaned, in_attribute=True) == attr.value
+        names = [attr.name for attr in token.attrs]
+        assert len(names) == len(set(names))
+
+
+def _read(text: str) -> list[tuple[str, str, str]]:
+    return [(t.kind, t.name, t.data) for t in tokenize(text)]
+
+
+@pytest.mark.parametrize(
+    ("html", "kind", "data"),
+    [
+        ("<title>a<b>&amp;</title>", "text", "a<b>&"),
+        ("<textarea>x</p>&lt;</textarea>", "text", "x</p><"),
+        ("<style>p{}</p>&amp;</style>", "text", "p{}</p>&amp;"),
+        ("<noscript><p>&amp;</noscript>", "text", "<p>&amp;"),
+        ("<iframe><!-- x --></iframe>", "text", "<!-- x -->"),
+        ("<xmp><b></xmp>", "text", "<b>"),
+        ("<noembed></x></noembed>", "text", "</x>"),
+        ("<noframes><i></noframes>", "text", "<i>"),
+        ("<script>if (a<b) x='</p>'</script>", "text", "if (a<b) x='</p>'"),
+        ("<script><!--<script></script>--></script>", "text", "<!--<script></script>-->"),
+        ("<SCRIPT/>a</scripty></Script >", "text", "a</scripty>"),
+    ],
+)
+def test_raw_text_elements_hold_text_to_their_own_end_tag(html: str, kind: str, data: str) -> None:
+    tokens = _read(html)
+    assert tokens[1] == (kind, "", data)
+    assert tokens[2][:2] == ("end", tokens[0][1])
+    assert len(tokens) == 3
+
+
+def test_plaintext_holds_the_rest_of_the_input() -> None:
+    assert _read("<plaintext></plaintext><p>") == [
+        ("start", "plaintext", ""),
+        ("text", "", "</plaintext><p>"),
+    ]
+
+
+def test_without_the_tree_builder_a_script_tag_leaves_markup_as_markup() -> None:
+    tokens = list(tokenize("<script><b>", follow_tree_builder=False))
+    assert [(t.kind, t.name) for t in tokens] == [("start", "script"), ("start", "b")]
+
+
+def test_an_unknown_state_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown tokenizer state"):
+        list(tokenize("x", state="attribute value"))
+
+
+@pytest.mark.parametrize(
+    ("html", "expected"),
+    [
+        # The outside cases of issue 26: a list in an attribute, a comment a browser ends early,
+        # an end tag inside a quoted value, a quote inside a value that ends it.
+        ('<p title="<ol></ol>">x', [("start", "p", ""), ("text", "", "x")]),
+        ("<!-- a --!><h2>", [("comment", "", " a "), ("start", "h2", "")]),
+        ('<li title="</li>">L', [("start", "li", ""), ("text", "", "L")]),
+        ("<!-->x", [("comment", "", ""), ("text", "", "x")]),
+        ("a</>b", [("text", "", "ab")]),
+        ("a<b c='", [("text", "", "a")]),
+    ],
+)
+def test_the_cases_hand_parsers_got_wrong(html: str, expected: list[tuple[str, str, str]]) -> None:
+    assert _read(html) == expected
+
+
+def test_a_value_keeps_its_quotes_apart_from_the_attributes_after_it() -> None:
+    (tag,) = tokenize("<a rel='noopener\" autofocus onfocus=\"x' href=u>")
+    assert [(a.name, a.value) for a in tag.attrs] == [
+        ("rel", 'noopener" autofocus onfocus="x'),
+        ("href", "u"),
+    ]
+
+
+def test_a_repeated_attribute_keeps_the_first_value_and_its_offsets() -> None:
+    text = '<h2 id="a" ID="b" id=c>'
+    (tag,) = tokenize(text)
+    (attr,) = tag.attrs
+    assert (attr.name, attr.value) == ("id", "a")
+    assert text[attr.start : attr.end] == 'id="a"'
+    assert text[attr.value_start : attr.value_end] == "a"
+
+
+def test_a_bare_attribute_has_an_empty_value_at_its_name_end() -> None:
+    text = "<input disabled>"
+    (tag,) = tokenize(text)
+    (attr,) = tag.attrs
+    assert (attr.value, attr.start, attr.end) == ("", 7, 15)
+    assert attr.value_start == attr.value_end == 15
+
+
+def test_carriage_returns_read_as_line_feeds_in_data_but_not_from_references() -> None:
+    (text,) = tokenize("a\r\nb\rc&#13;")
+    assert text.data == "a\nb\nc\r"
