@@ -3,7 +3,7 @@ splice at node boundaries and what it does not touch keeps its exact text.
 
 A new module rather than a rewrite of ``article.py``: that one is the lxml reader behind the
 library scan's public ``Article`` (and the fast scan is tested against it); this one is for the
-editors, which need spans, not values. Built on one token source (the import below).
+editors, which need spans, not values. Built on the one tokenizer, ``html_tokens``.
 
 - ``nodes``: a small tree (elements, text, comments) with HTML's implied end tags where they
   change what is a top-level block (``<p>`` closed by a block, ``<li>`` by the next ``<li>``, a
@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from oo_nb.format.article import CITATION, PID
-from oo_nb.format.interim_tokens import Token, tokenize
+from oo_nb.format.html_tokens import Token, tokenize
 
 __all__ = [
     "Block",
