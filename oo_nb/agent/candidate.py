@@ -9,8 +9,6 @@ paragraph ids in ``sections.py``; images in ``images.py``.
 
 from __future__ import annotations
 
-import html as html_lib
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
@@ -27,7 +25,6 @@ from oo_nb.agent.sections import (
     assemble,
     heading,
     is_required,
-    pids_in,
     remove_stub_notices,
     split_article,
 )
@@ -35,7 +32,7 @@ from oo_nb.agent.sources import references_html, remap_citations, url_key
 from oo_nb.agent.splice import splice_body
 from oo_nb.agent.types import RunInfo
 from oo_nb.errors import AgentError
-from oo_nb.format.article import CITATION, Article
+from oo_nb.format.article import Article
 from oo_nb.format.article_model import read_model
 from oo_nb.format.document import Document
 from oo_nb.format.legacy_script import (
@@ -220,9 +217,10 @@ class _Builder:
                 existing.setdefault(c.id, c)  # a repeated h2 id: the first one is the section
         replacing = {id(existing[s.id]) for s in wanted if s.id in existing}
         kept_text = "".join(c.text for c in chunks if id(c) not in replacing)
-        element_ids = set(_ids_in(kept_text))
+        kept_model = read_model(kept_text)
+        element_ids = set(kept_model.element_ids)
         keeper = PidKeeper(
-            ((p.pid, p.tag, p.text) for p in old.paragraphs), pids_in(kept_text), self.pid_seed
+            ((p.pid, p.tag, p.text) for p in old.paragraphs), kept_model.pids, self.pid_seed
         )
         inline = InlineImages(self.contract.images, self.doc.article_html, count_images(kept_text))
         all_ids = {c.id for c in chunks if c.id} | {s.id for s in wanted} | element_ids
@@ -257,7 +255,7 @@ class _Builder:
                 f"sections[{index}] ({section.id})",
                 self.warnings,
             )
-            if not _has_text(clean):
+            if not _has_content(clean):
                 self.warnings.append(
                     f"sections[{index}] ({section.id}) has no content after sanitising: not applied"
                 )
@@ -284,7 +282,7 @@ class _Builder:
             else:
                 lead = keeper.choose(section.id, "", None) if heading_pids else None
                 body = splice_body("", clean, keeper, section.id, pid_tags)
-                new = Chunk(section.id, heading(section.id, title, lead), body, True)
+                new = Chunk(section.id, heading(section.id, title, lead), body, True, title=title)
                 at = next((i for i, c in enumerate(chunks) if c is refs), len(chunks))
                 if at == len(chunks) and chunks and not chunks[-1].text.endswith("\n"):
                     chunks[-1].body += "\n\n"
@@ -317,7 +315,7 @@ class _Builder:
         refs = _references_chunk(chunks)
         for sid in self.proposal.drop_sections:
             chunk = next((c for c in chunks if c.id == sid), None)
-            title = _heading_text(chunk.head) if chunk is not None else ""
+            title = chunk.title if chunk is not None else ""
             why = (
                 "the References list follows the sources"
                 if sid == "references" or (chunk is not None and chunk is refs)
@@ -352,7 +350,7 @@ class _Builder:
             sid
             for c in chunks
             if c.id != "references" and c is not refs
-            for sid in CITATION.findall(_no_comments(c.text))
+            for sid in (cite.source_id for cite in read_model(c.text).citations)
         }
 
     def _references(self, chunks: list[Chunk], cited: set[str]) -> None:
@@ -375,7 +373,9 @@ class _Builder:
                 return
             if chunks and not chunks[-1].text.endswith("\n"):
                 chunks[-1].body += "\n\n"
-            chunks.append(Chunk("references", heading("references", "References"), ""))
+            chunks.append(
+                Chunk("references", heading("references", "References"), "", title="References")
+            )
             refs = chunks[-1]
         # existing items keep their bytes; see references.py
         update = update_references(
@@ -406,23 +406,17 @@ def _references_chunk(chunks: list[Chunk]) -> Chunk | None:
     by_id = next((c for c in chunks if c.id == "references"), None)
     if by_id is not None:
         return by_id
-    return next(
-        (c for c in chunks if c.head and _heading_text(c.head).lower() == "references"), None
-    )
-
-
-def _heading_text(head: str) -> str:
-    m = re.search(r"<h2\b[^>]*>(.*?)</h2", head, re.I | re.S)
-    return html_lib.unescape(re.sub(r"<[^>]*>", "", m.group(1))).strip() if m else ""
+    return next((c for c in chunks if c.head and c.title.lower() == "references"), None)
 
 
 def _heading_pid(head: str) -> str | None:
-    m = re.match(r"\s*<!--\s*(pid:[^\s:]+:\S+?)\s*-->", head)
-    return m.group(1) if m else None
+    blocks = read_model(head).blocks
+    return blocks[0].pid if blocks else None
 
 
-def _has_text(fragment: str) -> bool:
-    return bool(re.sub(r"<[^>]*>|\s+", "", fragment)) or "<img" in fragment
+def _has_content(fragment: str) -> bool:
+    root = read_model(fragment).root
+    return bool(root.text.strip()) or any(True for _ in root.elements("img"))
 
 
 def _free_id(base: str, taken: set[str]) -> str:
@@ -430,11 +424,3 @@ def _free_id(base: str, taken: set[str]) -> str:
     while f"{base}-{n}" in taken:
         n += 1
     return f"{base}-{n}"
-
-
-def _ids_in(text: str) -> list[str]:
-    return re.findall(r"""\bid\s*=\s*["']?([A-Za-z][A-Za-z0-9_-]*)""", text)
-
-
-def _no_comments(text: str) -> str:
-    return re.sub(r"<!--.*?-->", "", text, flags=re.DOTALL)

@@ -27,8 +27,6 @@ __all__ = [
     "split_article",
 ]
 
-_PID_COMMENTS = re.compile(r"<!--\s*(pid:[^\s:]+:\S+?)\s*-->")
-
 
 @dataclass
 class Chunk:
@@ -152,10 +150,6 @@ class PidKeeper:
         self.drawn += 1
         digest = hashlib.sha256(f"{self.seed}\n{section}\n{self.drawn}".encode()).hexdigest()
         return f"pid:{section}:{digest[:8]}"
-
-
-def pids_in(text: str) -> list[str]:
-    return [m.group(1) for m in _PID_COMMENTS.finditer(text)]
 
 
 def remove_stub_notices(text: str) -> str:

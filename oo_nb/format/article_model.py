@@ -250,6 +250,17 @@ class Model:
             return None
         return list_after(self.root, head)
 
+    @property
+    def element_ids(self) -> list[str]:
+        return [i for n in self.root.iter() if n.kind == "element" and (i := n.attr("id"))]
+
+    @property
+    def pids(self) -> list[str]:
+        """Every pid comment, at any depth, in order."""
+        return [
+            n.data.strip() for n in self.root.iter() if n.kind == "comment" and PID.match(n.data)
+        ]
+
     @cached_property
     def links(self) -> tuple[Link, ...]:
         return tuple(
