@@ -117,6 +117,7 @@ _SIBLINGS = {
     "option": ({"option"}, _SCOPE | {"select"}),
 }
 _SPACES = re.compile(r"\s+")
+_UNSEEN = frozenset(("script", "style", "template"))
 
 
 @dataclass(eq=False)
@@ -155,6 +156,15 @@ class Node:
         if self.kind == "comment":
             return ""
         return "".join(c.text for c in self.children)
+
+    @property
+    def visible_text(self) -> str:
+        """The text a reader sees: ``text`` without script, style and template content."""
+        if self.kind == "text":
+            return self.data
+        if self.kind == "comment" or self.name in _UNSEEN:
+            return ""
+        return "".join(c.visible_text for c in self.children)
 
 
 @dataclass(frozen=True)
