@@ -1,13 +1,14 @@
-"""Page code benchmark: what ``digest_document`` spends per document on the page's code, before
-and after its fast paths.
+"""Page code benchmark: what ``digest_document`` spends per document on the page's code, with and
+without its fast paths.
 
     .venv/bin/python benchmarks/page_code.py                 # 1000 synthetic + the corpus
     .venv/bin/python benchmarks/page_code.py --docs 300 --rounds 9
 
 Two stages of the cold scan (issue 15): "crlf+ours" (``shell_crlf_line`` and ``has_our_script``)
 and "page_code" (``page_code_findings``), timed in CPU seconds on fresh Documents, each parsed
-just before (untimed) as in a scan: the reference (tests/format/page_code_reference.py, the code
-before the fast paths) and today's code take turns on each document in the same process; the
+just before (untimed) as in a scan: the plain reading (``code_regions(doc, memo=False)``, and
+the page's text searched for the signature and for CR LF) and the fast paths take turns on each
+document in the same process; the
 best round of each counts (the clock's own cost, under 1 µs, is in both figures). Prints µs per
 document and new/old (0.5-0.6 here). Every page of the synthetic library has regions oo_nb does
 not know, whose lines the finding names: their lines are counted on every page there (about 40%
@@ -28,22 +29,37 @@ sys.path.insert(0, str(HERE.parent))
 
 from oo_nb.errors import OOError  # noqa: E402
 from oo_nb.format.document import Document, read_regular  # noqa: E402
-from oo_nb.format.legacy_script import has_our_script  # noqa: E402
+from oo_nb.format.legacy_script import OUR_SCRIPT_SIGNATURE, has_our_script  # noqa: E402
 from oo_nb.format.line_endings import shell_crlf_line  # noqa: E402
-from oo_nb.format.page_code import page_code_findings  # noqa: E402
-from tests.format import page_code_reference as ref  # noqa: E402
+from oo_nb.format.page_code import (  # noqa: E402
+    _fingerprint,
+    _known,
+    code_regions,
+    page_code_findings,
+)
 
 CORPUS = HERE.parent / "tests" / "fixtures" / "corpus"
 Stage = Callable[[Document], object]
+
+
+def plain_crlf_and_signature(doc: Document) -> tuple[int | None, bool]:
+    text = doc.text
+    crlf = text.find("\r\n", 0, doc.html.start)
+    if crlf < 0:
+        crlf = text.find("\r\n", doc.terminator.start)
+    line = doc.line_of(crlf) if crlf >= 0 else None
+    return line, text.find(OUR_SCRIPT_SIGNATURE, doc.html.start, doc.html.end) != -1
+
+
+def plain_unknown(doc: Document) -> list[tuple[str, int]]:
+    known = _known()
+    regions = code_regions(doc, memo=False)
+    return [(r.kind, r.line) for r in regions if _fingerprint(r.kind, r.text) not in known]
+
+
 STAGES: dict[str, tuple[Stage, Stage]] = {
-    "crlf+ours": (
-        lambda d: (ref.shell_crlf_line(d), ref.has_our_script(d)),
-        lambda d: (shell_crlf_line(d), has_our_script(d)),
-    ),
-    "page_code": (
-        lambda d: ref.page_code_findings(d, ours=False),
-        lambda d: page_code_findings(d, ours=False),
-    ),
+    "crlf+ours": (plain_crlf_and_signature, lambda d: (shell_crlf_line(d), has_our_script(d))),
+    "page_code": (plain_unknown, lambda d: page_code_findings(d, ours=False)),
 }
 
 
@@ -60,7 +76,7 @@ def documents(paths: list[Path]) -> list[tuple[bytes, Path]]:
 
 
 def costs(sides: tuple[Stage, Stage], docs: list[tuple[bytes, Path]]) -> tuple[float, float]:
-    """CPU seconds of the reference's and today's stage, document by document in turn (which
+    """CPU seconds of the plain and the fast stage, document by document in turn (which
     goes first alternates), each document parsed just before (untimed), as in a scan: the stage
     finds the page where the parse left it, in the processor's cache. Taking turns on every
     document keeps a busy machine's slow moments out of the ratio."""
@@ -75,7 +91,7 @@ def costs(sides: tuple[Stage, Stage], docs: list[tuple[bytes, Path]]) -> tuple[f
 
 
 def measure(label: str, docs: list[tuple[bytes, Path]], rounds: int) -> float:
-    """Print the figures; return the two stages' cost as a fraction of the reference's."""
+    """Print the figures; return the two stages' cost as a fraction of the plain one's."""
     n = len(docs)
     best = {(name, side): float("inf") for name in STAGES for side in (0, 1)}
     for _ in range(rounds):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["DoctypeFields", "read_doctype"]
+__all__ = ["DoctypeFields", "ascii_lower", "read_doctype"]
 
 _BLANKS = re.compile(r"[\t\n\f\r ]*")
 _NAME = re.compile(r"[^\t\n\f\r >]+")
@@ -24,6 +24,11 @@ class DoctypeFields:
     public_id: str | None = None
     system_id: str | None = None
     force_quirks: bool = False
+
+
+def ascii_lower(raw: str) -> str:
+    """``raw`` with ASCII letters lowered and no other (HTML's names: "K" (Kelvin) stays)."""
+    return raw.lower() if raw.isascii() else raw.translate(_UPPER_TO_LOWER)
 
 
 def _clean(raw: str) -> str:
@@ -74,12 +79,12 @@ def read_doctype(text: str, at: int) -> DoctypeFields:
         return reader.done(quirks=True, step=len(char))
     name = _NAME.match(text, reader.at)
     assert name is not None  # the character here is neither blank nor ``>``
-    reader.name = _clean(name.group().translate(_UPPER_TO_LOWER))
+    reader.name = _clean(ascii_lower(name.group()))
     reader.at = name.end()
     char = reader.skip_blanks()  # after DOCTYPE name
     if char in ("", ">"):
         return reader.done(quirks=not char, step=len(char))
-    keyword = text[reader.at : reader.at + 6].translate(_UPPER_TO_LOWER)
+    keyword = ascii_lower(text[reader.at : reader.at + 6])
     if keyword not in ("public", "system"):
         return reader.bogus(quirks=True)
     reader.at += 6

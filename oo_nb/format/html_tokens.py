@@ -25,9 +25,19 @@ from functools import lru_cache
 from typing import Literal
 
 from oo_nb.format.html_charrefs import resolve
-from oo_nb.format.html_doctype import read_doctype
+from oo_nb.format.html_doctype import ascii_lower, read_doctype
 
-__all__ = ["STATES", "Attr", "DoctypeToken", "Token", "tokenize"]
+__all__ = [
+    "STATES",
+    "Attr",
+    "DoctypeToken",
+    "Kind",
+    "Token",
+    "content_end",
+    "markup_at",
+    "plain_tags",
+    "tokenize",
+]
 
 STATES = ("data", "rcdata", "rawtext", "script data", "plaintext", "cdata section")
 
@@ -48,6 +58,20 @@ _CONTENT_STATE = {
 
 _BLANKS = re.compile(r"[\t\n\f\r ]*")  # CR is read as the LF the input stream turns it into
 _PLAIN_TAG = re.compile(r"<(/?)([A-Za-z][^\t\n\f\r />]*)>")
+# A tag whose attributes each follow a blank and are bare or quoted right after "=" (most tags):
+# read in one match, with what the states would read from it.
+_ATTR = r"""[\t\n\f\r ]+[^\t\n\f\r />="'<][^\t\n\f\r />="'<]*(?:="[^"]*"|='[^']*')?"""
+_QUOTED_TAG = re.compile(rf"<(/?)([A-Za-z][^\t\n\f\r />]*)((?:{_ATTR})*)[\t\n\f\r ]*(/?)>")
+# A run of text and such tags, none of them the start tag of an element whose content is text
+# (``_CONTENT_STATE``): what ``plain_tags`` takes in bulk.
+_TAG_BODY = rf"/?[A-Za-z][^\t\n\f\r />]*(?:{_ATTR})*[\t\n\f\r ]*/?>"
+_WHOLE_TAG = re.compile("<" + _TAG_BODY)
+_PLAIN_RUN = re.compile(
+    rf"[^<]*(?:<(?!(?ai:{'|'.join(_CONTENT_STATE)})[\t\n\f\r />])" + _TAG_BODY + r"[^<]*)*"
+)
+_QUOTED_ATTR = re.compile(  # ``_ATTR``, its name and value in groups
+    r"""[\t\n\f\r ]+([^\t\n\f\r />="'<][^\t\n\f\r />="'<]*)(?:="([^"]*)"|='([^']*)')?"""
+)
 _TAG_NAME = re.compile(r"[^\t\n\f\r />]*")
 _ATTR_NAME = re.compile(r"[^\t\n\f\r />][^\t\n\f\r />=]*")
 _UNQUOTED = re.compile(r"[^\t\n\f\r >]+")
@@ -55,7 +79,9 @@ _COMMENT_CLOSE = re.compile(r"--!?>")
 _DASH_OR_LT = re.compile(r"[-<]")
 _DASHES = re.compile(r"-+")
 _LETTERS = re.compile(r"[A-Za-z]*")
-_UPPER_TO_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+Kind = Literal["start", "end", "text", "comment", "doctype"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +104,7 @@ class Attr:
 class Token:
     """A start or end tag, a run of text, a comment or a DOCTYPE, and its source span."""
 
-    kind: Literal["start", "end", "text", "comment", "doctype"]
+    kind: Kind
     start: int
     end: int
     name: str = ""
@@ -109,8 +135,7 @@ def _nulls(raw: str) -> str:
 
 def _name(raw: str) -> str:
     """A tag or attribute name: ASCII letters lowered (only those), NULL replaced."""
-    lowered = raw.lower() if raw.isascii() else raw.translate(_UPPER_TO_LOWER)
-    return _nulls(lowered)
+    return _nulls(ascii_lower(raw))
 
 
 def _after_blanks(text: str, at: int) -> int:
@@ -130,8 +155,15 @@ def _end_tag(name: str) -> re.Pattern[str] | None:
 def _raw_text_end(text: str, at: int, last_start_tag: str) -> int:
     """Where RCDATA or RAWTEXT content starting at ``at`` ends: its end tag or the input's end."""
     end_tag = _end_tag(last_start_tag)
-    found = end_tag.search(text, at) if end_tag else None
-    return found.start() if found else len(text)
+    if end_tag is None:
+        return len(text)
+    while True:  # from one "<" to the next (memchr), not a pattern read character by character
+        at = text.find("<", at)
+        if at < 0:
+            return len(text)
+        if end_tag.match(text, at):
+            return at
+        at += 1
 
 
 def _script_end(text: str, at: int, last_start_tag: str) -> int:
@@ -181,21 +213,35 @@ def _script_end(text: str, at: int, last_start_tag: str) -> int:
         at = max(after, at + 1 + slash)
 
 
+# A token before it is made a Token: (kind, start, end, name, attrs, self_closing, data).
+_Raw = tuple[Kind, int, int, str, tuple["Attr", ...], bool, str]
+
+
 class _Reader:
-    """One pass over ``text``; offsets in tokens are shifted by ``base``."""
+    """One pass over ``text`` (ended where the tokens must end). A ``lean`` reader reads the same
+    tokens but decodes no text and builds no attributes."""
 
-    def __init__(self, text: str, base: int) -> None:
+    def __init__(self, text: str, lean: bool) -> None:
         self.text = text
-        self.base = base
+        self.lean = lean
 
-    def markup(self, lt: int) -> tuple[Token | str, int]:
+    def markup(self, lt: int) -> tuple[_Raw | DoctypeToken | str, int]:
         """What starts at the ``<`` at ``lt``: a token, or the text a browser keeps of it."""
         text = self.text
         plain = _PLAIN_TAG.match(text, lt)
         if plain:
             kind: Literal["start", "end"] = "end" if plain.group(1) else "start"
             end = plain.end()
-            return Token(kind, self.base + lt, self.base + end, _name(plain.group(2))), end
+            name = _name(plain.group(2))
+            return (kind, lt, end, name, (), False, ""), end
+        quoted = _QUOTED_TAG.match(text, lt)
+        if quoted:
+            end, name = quoted.end(), _name(quoted.group(2))
+            if quoted.group(1):
+                return ("end", lt, end, name, (), False, ""), end
+            attrs = () if self.lean else self.quoted_attrs(quoted.group(3), quoted.start(3))
+            self_closing = bool(quoted.group(4))
+            return ("start", lt, end, name, attrs, self_closing, ""), end
         char = text[lt + 1 : lt + 2]
         if char.isascii() and char.isalpha():
             return self.tag(lt, lt + 1, "start")
@@ -214,8 +260,28 @@ class _Reader:
             return self.bogus_comment(lt, lt + 1)
         return "<", lt + 1
 
-    def tag(self, lt: int, name_at: int, kind: Literal["start", "end"]) -> tuple[Token | str, int]:
-        text, base, size = self.text, self.base, len(self.text)
+    def quoted_attrs(self, raw: str, at: int) -> tuple[Attr, ...]:
+        """The attributes of a tag ``_QUOTED_TAG`` matched, ``raw`` from offset ``at``."""
+        attrs: list[Attr] = []
+        seen: set[str] = set()
+        for found in _QUOTED_ATTR.finditer(raw):
+            key = _name(found.group(1))
+            if key in seen:  # a repeated attribute: the first one wins
+                continue
+            seen.add(key)
+            group = 2 if found.group(2) is not None else 3
+            value = found.group(group)
+            if value is None:
+                value, value_start, value_end = "", found.end(1), found.end(1)
+            else:
+                value = resolve(_nulls(_newlines(value)), in_attribute=True)
+                value_start, value_end = found.start(group), found.end(group)
+            start, end = at + found.start(1), at + found.end()
+            attrs.append(Attr(key, value, start, end, at + value_start, at + value_end))
+        return tuple(attrs)
+
+    def tag(self, lt: int, name_at: int, kind: Literal["start", "end"]) -> tuple[_Raw | str, int]:
+        text, size, lean = self.text, len(self.text), self.lean
         name = _TAG_NAME.match(text, name_at)
         assert name is not None
         at = name.end()
@@ -241,7 +307,7 @@ class _Reader:
             attr_start, name_end = at, attr_name.end()
             after = _after_blanks(text, name_end)
             if not text.startswith("=", after):
-                value, value_start, value_end, at = "", name_end, name_end, name_end
+                value_start = value_end = at = name_end
             else:
                 value_at = _after_blanks(text, after + 1)
                 quote = text[value_at : value_at + 1]
@@ -259,38 +325,29 @@ class _Reader:
                     assert unquoted is not None
                     value_start, value_end = value_at, unquoted.end()
                     at = value_end
-                raw = _nulls(_newlines(text[value_start:value_end]))
-                value = resolve(raw, in_attribute=True)
+            if lean:
+                continue
             key = _name(attr_name.group())
             if key not in seen:  # a repeated attribute: the first one wins
                 seen.add(key)
-                attrs.append(
-                    Attr(
-                        key,
-                        value,
-                        base + attr_start,
-                        base + at,
-                        base + value_start,
-                        base + value_end,
-                    )
-                )
-        if kind == "end":
-            return Token("end", base + lt, base + at, _name(name.group())), at
-        token = Token(
-            "start", base + lt, base + at, _name(name.group()), tuple(attrs), self_closing
-        )
-        return token, at
+                raw = _nulls(_newlines(text[value_start:value_end]))
+                value = resolve(raw, in_attribute=True)
+                attrs.append(Attr(key, value, attr_start, at, value_start, value_end))
+        if kind == "end":  # (its attributes are read, and dropped)
+            return ("end", lt, at, _name(name.group()), (), False, ""), at
+        tag_name = _name(name.group())
+        return ("start", lt, at, tag_name, tuple(attrs), self_closing, ""), at
 
-    def declaration(self, lt: int) -> tuple[Token | str, int]:
+    def declaration(self, lt: int) -> tuple[_Raw | DoctypeToken, int]:
         text = self.text
         if text.startswith("<!--", lt):
             return self.comment(lt)
-        if text[lt + 2 : lt + 9].translate(_UPPER_TO_LOWER) == "doctype":
+        if ascii_lower(text[lt + 2 : lt + 9]) == "doctype":
             doctype = read_doctype(text, lt + 9)
             token = DoctypeToken(
                 "doctype",
-                self.base + lt,
-                self.base + doctype.end,
+                lt,
+                doctype.end,
                 doctype.name or "",
                 public_id=doctype.public_id,
                 system_id=doctype.system_id,
@@ -300,11 +357,11 @@ class _Reader:
         # ``<![CDATA[`` outside SVG and MathML is a bogus comment too, "[CDATA[" in its data.
         return self.bogus_comment(lt, lt + 2)
 
-    def comment(self, lt: int) -> tuple[Token, int]:
+    def comment(self, lt: int) -> tuple[_Raw, int]:
         text, body = self.text, lt + 4
         if text.startswith(">", body) or text.startswith("->", body):  # ``<!-->``, ``<!--->``
             end = text.index(">", body) + 1
-            return Token("comment", self.base + lt, self.base + end), end
+            return ("comment", lt, end, "", (), False, ""), end
         close = _COMMENT_CLOSE.search(text, body)
         if close:
             raw, end = text[body : close.start()], close.end()
@@ -314,31 +371,87 @@ class _Reader:
                 if raw.endswith(tail):
                     raw = raw[: -len(tail)]
                     break
-        data = _nulls(_newlines(raw))
-        return Token("comment", self.base + lt, self.base + end, data=data), end
+        data = "" if self.lean else _nulls(_newlines(raw))
+        return ("comment", lt, end, "", (), False, data), end
 
-    def bogus_comment(self, lt: int, body: int) -> tuple[Token, int]:
+    def bogus_comment(self, lt: int, body: int) -> tuple[_Raw, int]:
         close = self.text.find(">", body)
         stop = len(self.text) if close < 0 else close
         end = stop if close < 0 else stop + 1
-        data = _nulls(_newlines(self.text[body:stop]))
-        return Token("comment", self.base + lt, self.base + end, data=data), end
+        data = "" if self.lean else _nulls(_newlines(self.text[body:stop]))
+        return ("comment", lt, end, "", (), False, data), end
 
 
-def _content(text: str, at: int, state: str, last_start_tag: str) -> tuple[str, int]:
-    """The text read in a raw-text ``state`` from ``at``, and where that state ends."""
+def _content(text: str, at: int, state: str, last_start_tag: str) -> tuple[int, int]:
+    """Where the text read in a raw-text ``state`` from ``at`` ends, and where that state ends."""
     if state == "plaintext":
-        return _nulls(_newlines(text[at:])), len(text)
+        return len(text), len(text)
     if state == "cdata section":  # its ``]]>`` is dropped, so it joins the text token
         close = text.find("]]>", at)
-        stop = len(text) if close < 0 else close
-        return _newlines(text[at:stop]), stop if close < 0 else stop + 3
+        return (len(text), len(text)) if close < 0 else (close, close + 3)
     if state == "script data":
         stop = _script_end(text, at, last_start_tag)
     else:
         stop = _raw_text_end(text, at, last_start_tag)
-    data = _nulls(_newlines(text[at:stop]))
-    return (resolve(data) if state == "rcdata" else data), stop
+    return stop, stop
+
+
+def _decoded(raw: str, state: str) -> str:
+    """Text read in ``state`` as a browser keeps it."""
+    if state == "data":
+        return resolve(_newlines(raw))
+    if state == "cdata section":
+        return _newlines(raw)
+    data = _nulls(_newlines(raw))
+    return resolve(data) if state == "rcdata" else data
+
+
+def _scan(
+    text: str,
+    start: int,
+    end: int | None,
+    state: str,
+    last_start_tag: str,
+    follow_tree_builder: bool,
+) -> Iterator[_Raw | DoctypeToken]:
+    if state not in STATES:
+        raise ValueError(f"unknown tokenizer state {state!r}; one of {', '.join(STATES)}")
+    size = len(text) if end is None else max(start, min(end, len(text)))
+    source = text if size == len(text) else text[:size]  # (offsets stay the text's)
+    reader = _Reader(source, lean=False)
+    at = start
+    text_from = -1  # where the pending text token starts, -1 when none is pending
+    pieces: list[str] = []
+    while at < size:
+        if state != "data":
+            stop, next_at = _content(source, at, state, last_start_tag)
+            if next_at > at:
+                text_from = at if text_from < 0 else text_from
+                pieces.append(_decoded(source[at:stop], state))
+            at, state = next_at, "data"
+            continue
+        lt = source.find("<", at)
+        stop = size if lt < 0 else lt
+        if stop > at:
+            text_from = at if text_from < 0 else text_from
+            pieces.append(_decoded(source[at:stop], "data"))
+        if lt < 0:
+            break
+        found, at = reader.markup(lt)
+        if isinstance(found, str):
+            text_from = lt if text_from < 0 else text_from
+            pieces.append(found)
+            continue
+        if text_from >= 0:
+            yield ("text", text_from, lt, "", (), False, "".join(pieces))
+            text_from, pieces = -1, []
+        yield found
+        if not isinstance(found, DoctypeToken) and found[0] == "start":
+            last_start_tag = found[3]
+            if follow_tree_builder:
+                state = _CONTENT_STATE.get(last_start_tag, "data")
+    if text_from >= 0:
+        yield ("text", text_from, size, "", (), False, "".join(pieces))
 
 
 def tokenize(
@@ -357,41 +470,53 @@ def tokenize(
     ``style``, ``title``, ``textarea``, ``plaintext`` … switches to the state a browser's tree
     builder gives their content; without it the tokenizer stays in the data state.
     """
-    if state not in STATES:
-        raise ValueError(f"unknown tokenizer state {state!r}; one of {', '.join(STATES)}")
-    source = text[start:end]
-    reader = _Reader(source, start)
-    size = len(source)
-    at = 0
-    text_from = -1  # where the pending text token starts, -1 when none is pending
-    pieces: list[str] = []
-    while at < size:
-        if state != "data":
-            data, next_at = _content(source, at, state, last_start_tag)
-            if next_at > at:
-                text_from = at if text_from < 0 else text_from
-                pieces.append(data)
-            at, state = next_at, "data"
-            continue
-        lt = source.find("<", at)
-        stop = size if lt < 0 else lt
-        if stop > at:
-            text_from = at if text_from < 0 else text_from
-            pieces.append(resolve(_newlines(source[at:stop])))
-        if lt < 0:
-            break
-        found, at = reader.markup(lt)
-        if isinstance(found, str):
-            text_from = lt if text_from < 0 else text_from
-            pieces.append(found)
-            continue
-        if text_from >= 0:
-            yield Token("text", start + text_from, start + lt, data="".join(pieces))
-            text_from, pieces = -1, []
-        yield found
-        if found.kind == "start":
-            last_start_tag = found.name
-            if follow_tree_builder:
-                state = _CONTENT_STATE.get(found.name, "data")
-    if text_from >= 0:
-        yield Token("text", start + text_from, start + size, data="".join(pieces))
+    scan = _scan(text, start, end, state, last_start_tag, follow_tree_builder)
+    for found in scan:
+        yield found if isinstance(found, DoctypeToken) else Token(*found)
+
+
+# How far past what it returns a reading may have looked (a tag's closing ">", the blank after
+# an end tag's name): a reading that ends nearer than this to where the input is cut is read
+# again in the cut copy (markup_at, content_end).
+_LOOKAHEAD = 2
+
+
+def markup_at(
+    text: str, lt: int, end: int | None = None
+) -> tuple[tuple[Kind, int, int, str] | None, int]:
+    """The token the ``<`` at ``lt`` starts in the data state of ``text[:end]``, as ``(kind,
+    start, end, name)`` (what ``tokenize`` gives, without attributes or decoded text), or None
+    where a browser reads text (a lone "<") or drops what is there (``</>``, a tag cut by the
+    end); and where reading goes on. For a walk that takes the plain runs between in bulk
+    (``plain_tags``); ``text`` is copied only when the token comes near ``end``."""
+    found, after = _Reader(text, lean=True).markup(lt)
+    if end is not None and end < len(text) and after + _LOOKAHEAD > end:
+        found, after = _Reader(text[:end], lean=True).markup(lt)
+    if isinstance(found, str):
+        return None, after
+    if isinstance(found, DoctypeToken):
+        return (found.kind, found.start, found.end, found.name), after
+    return found[:4], after
+
+
+def content_end(text: str, at: int, name: str, end: int | None = None) -> int:
+    """Where the content of a ``name`` element whose start tag ends at ``at`` ends when a browser
+    reads it as text (title, textarea, script, style …): at its end tag, or the end of
+    ``text[:end]``; ``at`` for any other element."""
+    state = _CONTENT_STATE.get(name)
+    if state is None:
+        return at
+    stop = _content(text, at, state, name)[0]
+    if end is not None and end < len(text) and stop + len(name) + 2 + _LOOKAHEAD > end:
+        stop = _content(text[:end], at, state, name)[0]
+    return stop
+
+
+def plain_tags(text: str, start: int, stop: int) -> tuple[int, list[str]]:
+    """The tags from ``start`` on while ``text`` holds only text and tags read in one match (no
+    comment, no DOCTYPE, no element whose content is text), before ``stop``: where that run ends
+    and the source of each tag, as ``tokenize`` reads them there. For a walk that wants only the
+    tags (the page code's), in two passes of C."""
+    run = _PLAIN_RUN.match(text, start, stop)
+    assert run is not None  # a ``*`` pattern always matches
+    return run.end(), _WHOLE_TAG.findall(text, start, run.end())

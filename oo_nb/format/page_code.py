@@ -24,6 +24,7 @@ from functools import cache, lru_cache
 from typing import Generic, Literal, TypeVar
 
 from oo_nb.format.document import Document, Span
+from oo_nb.format.html_tokens import content_end, markup_at, plain_tags, tokenize
 from oo_nb.format.known_page_code import KNOWN_PAGE_CODE
 from oo_nb.format.names import SECTION_MARKERS
 
@@ -57,31 +58,16 @@ _DESCRIBE: dict[RegionKind, str] = {
     "shell": "the shell after the heredoc",
     "shell section": "the OO:SHELL section after the heredoc",
 }
-# Elements whose content a browser reads as text, to their end tag (RCDATA and RAWTEXT): a
-# "<!--" inside one is text, and no comment hides its end tag or what follows it.
-_TEXT_ELEMENTS = ("iframe", "noembed", "noframes", "noscript", "textarea", "title", "xmp")
-_SPECIAL = re.compile(
-    rf"<!--|<script\b|<style\b|<(?:{'|'.join(_TEXT_ELEMENTS)})(?=[\t\n\f\r />])", re.IGNORECASE
-)
-_TEXT_END = {
-    name: re.compile(rf"</{name}(?=[\t\n\f\r />])", re.IGNORECASE) for name in _TEXT_ELEMENTS
-}
-# A tag; or, where a "<" inside an attribute value (<img alt="<" onerror=...>) leaves none, the
-# start of one, up to that "<" (blanks at its end aside): a browser reads the whole tag, and a
-# pattern for tags alone passed it over, unread.
-_MARKUP = re.compile(r"<[A-Za-z/!?][^<>]*>|<[A-Za-z/!?](?:[^<>]*[^<>\s])?")
-_CLOSER = {
-    "script": re.compile(r"</script\s*>", re.IGNORECASE),
-    "style": re.compile(r"</style\s*>", re.IGNORECASE),
-}
+# Elements that are regions of their own, from their start tag to the end of their end tag.
+_CODE_ELEMENTS = ("script", "style")
+# In a run of text a browser drops what starts like a tag but never ends (``</>``, a tag cut by
+# the page's end): not markup for a browser, but code someone wrote, so it stays in the markup.
+_DROPPED_TAG = re.compile(r"<[A-Za-z/!?]")
 _JSON_TAG = re.compile(
     r"""<script (?:id="[a-z-]+" type="application/json"|type="application/json" id="[a-z-]+")>"""
 )
 _CUSTOM_START, _CUSTOM_END = SECTION_MARKERS["custom"]
 _SHELL_START, _SHELL_END = SECTION_MARKERS["shell"]
-_ONLY_STYLE = re.compile(
-    r"\s*<style\b[^<>]*>[^<]*(?:<(?!/style)[^<]*)*</style\s*>\s*", re.IGNORECASE
-)
 
 
 class CodeRegion:
@@ -268,10 +254,11 @@ class _Lines:
     counted from the start, the others back from the end (the shell after the heredoc with the
     newlines counted when it was first met)."""
 
-    __slots__ = ("_doc", "_known", "_tail", "_total", "wanted")
+    __slots__ = ("_doc", "_known", "_tail", "_total", "memo", "wanted")
 
-    def __init__(self, doc: Document) -> None:
+    def __init__(self, doc: Document, memo: bool = True) -> None:
         self._doc = doc
+        self.memo = memo  # False: each line counted by itself, and no memo of the page code
         self.wanted: list[int] = []  # the regions' offsets
         self._tail: tuple[int, _Newlines] | None = None
         self._known: dict[int, int] = {}
@@ -284,7 +271,7 @@ class _Lines:
         line = self._known.get(offset)
         if line is None:
             doc = self._doc
-            if not (doc.decoded_from_bytes and 0 <= offset <= len(doc.text)):
+            if not (self.memo and doc.decoded_from_bytes and 0 <= offset <= len(doc.text)):
                 return doc.line_of(offset)
             self._count_all(offset)
             line = self._known[offset]
@@ -322,9 +309,12 @@ class _Lines:
             pos = offset
 
 
-def code_regions(doc: Document) -> list[CodeRegion]:
-    """The page code of ``doc`` (a document or an index page), region by region."""
-    lines = _Lines(doc)
+def code_regions(doc: Document, *, memo: bool = True) -> list[CodeRegion]:
+    """The page code of ``doc`` (a document or an index page), region by region.
+
+    ``memo=False`` reads it afresh (no text met before recalled, each line counted by itself):
+    the plain reading the memos are tested against (tests/format/test_page_code_fast.py)."""
+    lines = _Lines(doc, memo)
     return [*_header(doc), *_page(doc, lines), *_tail(doc, lines)]
 
 
@@ -354,7 +344,7 @@ def _code_lines(text: str) -> str:
 def _tail(doc: Document, lines: _Lines) -> list[CodeRegion]:
     start = doc.tail.start
     seen = None
-    if doc.decoded_from_bytes:  # the shell met before, found where the file's bytes end
+    if lines.memo and doc.decoded_from_bytes:  # the shell met before, where the bytes end
         data = doc.to_bytes()
         for _, known in _SEEN_TAIL.of_length(len(doc.text) - start):
             if data.endswith(known[3]):
@@ -362,10 +352,10 @@ def _tail(doc: Document, lines: _Lines) -> list[CodeRegion]:
                 break
     if seen is None:
         raw = doc.text[start:]
-        seen = _SEEN_TAIL.get(raw)
+        seen = _SEEN_TAIL.get(raw) if lines.memo else None
         if seen is None:
-            encoded = raw.encode("utf-8", "surrogatepass")
-            seen = _SEEN_TAIL.put(raw, (*_tail_texts(raw), _Newlines(), encoded))
+            made = (*_tail_texts(raw), _Newlines(), raw.encode("utf-8", "surrogatepass"))
+            seen = _SEEN_TAIL.put(raw, made) if lines.memo else made
     shell, section, newlines, _ = seen
     lines.tail(start, newlines)
     out = [CodeRegion.at("shell", lines, start, shell)]
@@ -408,7 +398,6 @@ def _page(doc: Document, lines: _Lines) -> list[CodeRegion]:
     blocks = {s.start: s for s in doc.blocks.values()}
     out: list[CodeRegion] = []
     markup: list[str] = []  # tags as found (normalised below), and JSON block tags normalised
-    unclosed = ""  # a last <script or <style that never ends its tag: shown as it is
     pos: int | None = doc.html.start
     end = doc.html.end
     k = 0  # the spans do not overlap and pos only grows: the first span not yet behind pos
@@ -421,10 +410,10 @@ def _page(doc: Document, lines: _Lines) -> list[CodeRegion]:
         limit = skip[k].start if k < len(skip) else end
         seen = _SEEN_GAPS[limit >= end, limit in blocks]
         first = pos == doc.html.start  # the head: it holds the page's title, met only once
-        gap = None if first else seen.at(text, pos, limit)
+        gap = None if first or not lines.memo else seen.at(text, pos, limit)
         if gap is None:
-            gap, unclosed = _walk(doc, pos, limit, blocks)
-            if gap.local and not first:
+            gap = _walk(doc, pos, limit, blocks, lines.memo)
+            if gap.local and not first and lines.memo:
                 seen.put(text[pos:limit], gap)
         markup += gap.items
         if gap.regions:
@@ -448,8 +437,6 @@ def _page(doc: Document, lines: _Lines) -> list[CodeRegion]:
     flat = "".join(markup)
     if not flat.isprintable() or "  " in flat:
         markup = [_squeeze(t) for t in markup]
-    if unclosed:
-        markup.append(unclosed)
     return [CodeRegion.at("page markup", lines, doc.html.start, "\n".join(markup)), *out]
 
 
@@ -480,77 +467,89 @@ def _forget() -> None:
     _fingerprint.cache_clear()
 
 
-def _walk(doc: Document, start: int, limit: int, blocks: dict[int, Span]) -> tuple[_Gap, str]:
-    """The walk of the page from ``start`` until it reaches ``limit``, and the text of a last
-    ``<script`` or ``<style`` whose tag never ends ("" when none)."""
-    text, end = doc.text, doc.html.end
-    items: list[str] = []
-    regions: list[tuple[RegionKind, int, str]] = []
-    local = True
-    pos = start
-    while True:
-        # the markup tags up to the next comment, script or stylesheet, in one C-level pass (a
-        # tag holds no "<", so none reaches past that token, nor past limit)
-        m = _SPECIAL.search(text, pos, limit)
-        items += _MARKUP.findall(text, pos, m.start() if m else limit)
-        if m is None:
-            resume = None if limit >= end else limit - start
-            return _Gap(items, regions, resume, False, local), ""
-        low = m.group(0).lower()
-        if low == "<!--":
-            close = _comment_end(text, m.end(), end)
-            if text[m.start() : close].strip() == _CUSTOM_START:
-                local = False  # the CUSTOM block's end is looked for up to the page's end
-                custom = _custom_end(doc, close)
-                if custom is not None:
-                    close = custom
-            pos = close
-        else:  # <script, <style or an element holding text
-            tag_end = text.find(">", m.end(), end)
-            if tag_end < 0:
-                unclosed = text[m.start() : end]
-                return _Gap(items, regions, None, False, False), unclosed
-            if low[1:] in _TEXT_END:  # its start tag; its text up to its end tag passed over
-                items.append(text[m.start() : tag_end + 1])
-                closer = _TEXT_END[low[1:]].search(text, tag_end + 1, end)
-                pos = closer.start() if closer else end
-                if closer is None or closer.end() >= limit:  # (it read the text from limit on)
-                    local = False
-                if pos >= limit:
-                    return _Gap(items, regions, pos - start, False, local), ""
-                continue
-            if tag_end + 1 in blocks:  # a JSON block is data; a tag that could run it is code
-                tag = _block_tag(text[m.start() : tag_end + 1])
-                if tag is not None:
-                    items.append(tag)
-                # (a data span starts right after a ">": this tag ends the gap)
-                return _Gap(items, regions, None, True, local), ""
-            pos = _closed(text, low[1:], tag_end + 1, end)
-            found = _region_text(doc, m.start(), pos)
-            kind: RegionKind = "page script" if low == "<script" else "stylesheet"
-            regions.append((kind, m.start() - start, found))
-        if pos > limit:
-            local = False
+def _walk(doc: Document, start: int, limit: int, blocks: dict[int, Span], memo: bool) -> _Gap:
+    """The walk of the page's tokens from ``start`` until it reaches ``limit``."""
+    walk = _Walk(doc, start, limit, memo)
+    pos: int | None = start
+    while pos is not None:
+        pos, tags = plain_tags(doc.text, pos, limit)  # text and plain tags, in bulk
+        walk.items += tags
         if pos >= limit:
-            return _Gap(items, regions, pos - start, False, local), ""
+            walk.done(limit)
+            break
+        pos = walk.token(pos, blocks)
+    return walk.gap
 
 
-def _comment_end(text: str, pos: int, end: int) -> int:
-    """Where the comment whose ``<!--`` ends at ``pos`` ends, as a browser reads it (``end`` if
-    never): ``<!-->`` and ``<!--->`` are whole comments, and ``--!>`` ends one as ``-->`` does.
-    A search for "-->" alone would pass over, unread, a script after ``<!-->``."""
-    if text.startswith(">", pos, end):
-        return pos + 1
-    if text.startswith("->", pos, end):
-        return pos + 2
-    close = text.find("-->", pos, end)
-    bang = text.find("--!>", pos, end if close < 0 else close)
-    if bang >= 0:
-        return bang + 4
-    return end if close < 0 else close + 3
+class _Walk:
+    """What the tokens from ``start`` give until the walk reaches ``limit`` (the next data span,
+    or the page's end): tags, scripts and stylesheets as a browser reads them."""
+
+    def __init__(self, doc: Document, start: int, limit: int, memo: bool) -> None:
+        self.doc, self.start, self.limit, self.memo = doc, start, limit, memo
+        self.page, self.end = doc.text, doc.html.end  # (the page's tokens end at its end)
+        self.items: list[str] = []
+        self.regions: list[tuple[RegionKind, int, str]] = []
+        self.local = True  # nothing read from limit on
+        self.gap = _Gap(self.items, self.regions, None, False, True)
+
+    def done(self, pos: int, *, into_block: bool = False) -> None:
+        """The walk stops at ``pos`` (past limit when a token ran over it)."""
+        if pos > self.limit:
+            self.local = False
+        resume = None if into_block or pos >= self.end else pos - self.start
+        self.gap = _Gap(self.items, self.regions, resume, into_block, self.local)
+
+    def token(self, pos: int, blocks: dict[int, Span]) -> int | None:
+        """Read the token at ``pos`` (with the content of its element, for an element whose
+        content is text); where the walk goes on, or None when it is done."""
+        page, limit = self.page, self.limit
+        found, end = markup_at(page, pos, self.end)
+        if found is None:  # text: a "<" that starts no token, or markup a browser drops
+            if _DROPPED_TAG.match(page, pos):
+                self.items.append(page[pos : min(end, limit)])
+            if end > limit:  # (the span after limit is passed over anyway)
+                self.done(limit)
+                return None
+        else:
+            kind, start, end, name = found
+            if kind == "comment" and page.startswith("<!--", start):
+                if page[start:end] == _CUSTOM_START:
+                    self.local = False  # the CUSTOM block's end is looked for up to the page's end
+                    custom = _custom_end(self.doc, end)
+                    end = end if custom is None else custom
+            elif kind == "start" and name in _CODE_ELEMENTS:
+                if end == limit and limit in blocks:  # a JSON block is data
+                    tag = _block_tag(page[start:end])
+                    if tag is not None:  # a tag that could run it is code
+                        self.items.append(tag)
+                    self.done(limit, into_block=True)
+                    return None
+                end = _element_end(page, end, name, self.end)
+                kind_of: RegionKind = "page script" if name == "script" else "stylesheet"
+                found_text = _region_text(self.doc, start, end, self.memo)
+                self.regions.append((kind_of, start - self.start, found_text))
+            else:  # a tag (its content to its end tag, for a title …), a DOCTYPE, a bogus comment
+                self.items.append(page[start:end])
+                if kind == "start":
+                    end = content_end(page, end, name, self.end)
+        if end >= limit:
+            self.done(end)
+            return None
+        return end
 
 
-def _region_text(doc: Document, start: int, stop: int) -> str:
+def _element_end(text: str, at: int, name: str, end: int) -> int:
+    """Where the script or stylesheet whose start tag ends at ``at`` ends: after its end tag,
+    or at the page's ``end``."""
+    stop = content_end(text, at, name, end)
+    if stop >= end:
+        return end
+    _, after = markup_at(text, stop, end)
+    return after
+
+
+def _region_text(doc: Document, start: int, stop: int, memo: bool) -> str:
     """The normalised text of the script or stylesheet ``text[start:stop]``.
 
     One in the page's head (the stylesheet, 14 KB in most pages) is compared with those met
@@ -558,6 +557,8 @@ def _region_text(doc: Document, start: int, stop: int) -> str:
     a copy of a text holding wider characters (most pages) would narrow each of them. The bytes
     hold the text where the text holds it (UTF-8, decoded strictly from these bytes)."""
     text = doc.text
+    if not memo:
+        return _lines(text[start:stop])
     if start - doc.html.start < _HEAD and doc.decoded_from_bytes:
         same = _SEEN_CODE.of_length(stop - start)
         if same:
@@ -573,30 +574,6 @@ def _region_text(doc: Document, start: int, stop: int) -> str:
 
 
 _HEAD = 4096  # characters from the page's start: its head, short to encode
-
-
-def _closed(text: str, element: str, pos: int, end: int) -> int:
-    """Where the first ``</script>`` (``</style>``) from ``pos`` ends (``end`` if none): what
-    ``_CLOSER[element].search`` finds. A closer starts with "<", found with memchr; a stylesheet
-    or a script rarely holds another, and a regular expression reads character by character."""
-    closer = _CLOSER[element]
-    if text.startswith("</", pos):  # a JSON block's body ends where its closer starts
-        m = closer.match(text, pos, end)
-        if m:
-            return m.end()
-    for _ in range(_CLOSER_HOPS):
-        pos = text.find("<", pos, end)
-        if pos < 0:
-            return end
-        m = closer.match(text, pos, end)
-        if m:
-            return m.end()
-        pos += 1
-    m = closer.search(text, pos, end)  # a script full of "<": the search from here
-    return m.end() if m else end
-
-
-_CLOSER_HOPS = 8
 
 
 @lru_cache(maxsize=64)
@@ -619,9 +596,20 @@ def _squeeze(tag: str) -> str:
 
 
 def _custom_end(doc: Document, pos: int) -> int | None:
-    """Where the CUSTOM block that starts at ``pos`` ends, if it holds only a stylesheet."""
+    """Where the CUSTOM block that starts at ``pos`` ends, if it holds only a stylesheet (one
+    ``<style>`` element, blanks around it)."""
     close = doc.text.find(_CUSTOM_END, pos, doc.html.end)
-    if close < 0 or not _ONLY_STYLE.fullmatch(doc.text[pos:close]):
+    if close < 0:
+        return None
+    shape = [
+        (token.kind, token.name)
+        for token in tokenize(doc.text, pos, close)
+        if token.kind != "text" or token.data.strip(" \t\n\f")
+    ]
+    if shape not in (
+        [("start", "style"), ("end", "style")],
+        [("start", "style"), ("text", ""), ("end", "style")],
+    ):
         return None
     return close + len(_CUSTOM_END)
 

@@ -3,12 +3,16 @@ it read them (the html5lib suite, in test_html_conformance, drives the states by
 
 from __future__ import annotations
 
+import re
+from unittest.mock import patch
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from oo_nb.format import html_tokens
 from oo_nb.format.html_charrefs import resolve
-from oo_nb.format.html_tokens import Token, tokenize
+from oo_nb.format.html_tokens import Token, content_end, markup_at, plain_tags, tokenize
 
 # Pieces that steer the tokenizer's states, so random documents reach every one of them.
 _PIECES = [
@@ -155,3 +159,84 @@ def test_a_bare_attribute_has_an_empty_value_at_its_name_end() -> None:
 def test_carriage_returns_read_as_line_feeds_in_data_but_not_from_references() -> None:
     (text,) = tokenize("a\r\nb\rc&#13;")
     assert text.data == "a\nb\nc\r"
+
+
+@settings(max_examples=300, deadline=None)
+@given(_DOCUMENTS)
+def test_markup_at_and_content_end_read_what_tokenize_reads(text: str) -> None:
+    tokens = list(tokenize(text))
+    for i, token in enumerate(tokens):
+        if token.kind == "text" or text[token.start] != "<":
+            continue  # (raw text: read by content_end below)
+        found, after = markup_at(text, token.start)
+        assert found == (token.kind, token.start, token.end, token.name)
+        assert after == token.end
+        if token.kind == "start" and after < len(text):
+            following = tokens[i + 1] if i + 1 < len(tokens) else None
+            stop = content_end(text, after, token.name)
+            if stop > after:  # its text, to its end tag (or the end, when a cut tag is dropped)
+                assert following is not None and following.kind == "text"
+                assert following.start == after
+                assert following.end in (stop, len(text))
+
+
+# Tags and pieces of tags: whole attributes (the one-match path) and the characters that make a
+# tag leave it (the states).
+_TAG_PIECES = [" x", ' x="v"', " Y='w'", ' x="a&amp;b"', ' b=""', "\n", "\r", "x", "=", '"',
+               "'", "/", ">", "<", "&amp", "\0"]  # fmt: skip
+_TAGS = st.tuples(
+    st.sampled_from(["<a", "<A", "</b"]), st.lists(st.sampled_from(_TAG_PIECES), max_size=8)
+).map(lambda tag: tag[0] + "".join(tag[1]) + ">")
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_TAGS, max_size=4).map("".join))
+def test_a_tag_read_in_one_match_is_the_tag_the_states_read(text: str) -> None:
+    fast = list(tokenize(text))
+    never = re.compile(r"(?!)")
+    with (
+        patch.object(html_tokens, "_QUOTED_TAG", never),
+        patch.object(html_tokens, "_PLAIN_TAG", never),
+    ):
+        assert list(tokenize(text)) == fast
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.one_of(_TAGS, st.sampled_from(_PIECES)), max_size=12).map("".join))
+def test_plain_tags_are_the_tags_tokenize_reads_there(text: str) -> None:
+    stop, tags = plain_tags(text, 0, len(text))
+    before = [t for t in tokenize(text) if t.start < stop]
+    assert all(t.kind in ("start", "end", "text") for t in before)
+    assert tags == [text[t.start : t.end] for t in before if t.kind != "text"]
+    assert all(t.end <= stop for t in before if t.kind != "text")
+    assert stop == len(text) or text[stop] == "<"
+
+
+@pytest.mark.parametrize(
+    ("html", "stop", "tags"),
+    [
+        ("<p class='x'>a</p><br/>b", 24, ["<p class='x'>", "</p>", "<br/>"]),
+        ('<p title="<b>">x<title>y</title>', 16, ['<p title="<b>">']),
+        ("a<b><!-- c --><i>", 4, ["<b>"]),
+        ("<b>< p>", 3, ["<b>"]),
+        ("<b x=y>", 0, []),
+        ("<b></ScRiPt><SCRIPT>", 12, ["<b>", "</ScRiPt>"]),
+    ],
+)
+def test_plain_tags_stop_at_other_markup(html: str, stop: int, tags: list[str]) -> None:
+    assert plain_tags(html, 0, len(html)) == (stop, tags)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_DOCUMENTS, st.integers(0, 80))
+def test_reading_at_a_place_stops_where_the_input_is_cut(text: str, cut: int) -> None:
+    """``markup_at`` and ``content_end`` with ``end`` read what they read in ``text[:end]``."""
+    end = min(cut, len(text))
+    for lt in [i for i in range(end) if text[i] == "<"]:
+        found = markup_at(text, lt, end)
+        assert found == markup_at(text[:end], lt)
+        token, after = found
+        if token is not None and token[0] == "start" and after <= end:
+            assert content_end(text, after, token[3], end) == content_end(
+                text[:end], after, token[3]
+            )
