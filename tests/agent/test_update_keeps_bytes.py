@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Iterator
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
@@ -15,10 +16,15 @@ import pytest
 
 from oo_nb.agent.candidate import Candidate, build_candidate
 from oo_nb.agent.context import compact_article
+from oo_nb.agent.pending import open_review
 from oo_nb.agent.proposal import validate_proposal
 from oo_nb.agent.types import RunInfo
+from oo_nb.cli.main import main
 from oo_nb.format.document import Document
 from oo_nb.review.session import ReviewSession
+from tests.support.agent_helpers import MARKER, start_mock
+from tests.support.mock_api import MockAPI
+from tests.support.mock_scenarios import research_scenario
 
 TODAY = date(2026, 3, 1)
 NOW = datetime(2026, 3, 1, 12, 30, 5, tzinfo=UTC)
@@ -114,3 +120,45 @@ def test_rejecting_any_article_change_never_writes_a_heading_twice(doc: Document
         session.reject(hunk.id)
         ids = re.findall(r'<h[2-6] id="([^"]+)"', session.apply().article_html)
         assert len(ids) == len(set(ids)), hunk.title
+
+
+@pytest.fixture
+def api(monkeypatch: pytest.MonkeyPatch, doc: Document) -> Iterator[MockAPI]:
+    """The loopback mock answering with the Pricing Comparison section echoed as the model saw
+    it, plus one paragraph citing the new source; no source dropped."""
+    echoed = section_as_seen(doc, "pricing-comparison")
+
+    def edit(submitted: dict[str, Any]) -> dict[str, Any]:
+        new_id = submitted["sources"][0]["id"]
+        html = echoed + f"<p>Prices fell again in March [{new_id}].</p>"
+        submitted["sections"] = [
+            {"id": "pricing-comparison", "title": "Pricing Comparison", "html": html}
+        ]
+        submitted["drop_sources"] = []
+        return submitted
+
+    mock = start_mock()
+    mock.responder = research_scenario(
+        base_url=lambda: mock.base_url, with_image=False, proposal=edit
+    )
+    monkeypatch.setenv("ANTHROPIC_API_KEY", MARKER)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", mock.base_url)
+    yield mock
+    mock.stop()
+
+
+def test_through_the_update_command_only_the_new_paragraph_and_its_entry_are_new(
+    api: MockAPI, doc: Document, tmp_path: Path
+) -> None:
+    path = tmp_path / "ai-model-landscape.o-o.html"
+    path.write_bytes(doc.to_bytes())
+    assert main(["update", str(path), "--force"]) == 0  # a proposal, saved for review
+    review = open_review(path)
+    added = inserted_lines(doc.article_html, review.candidate.article_html)
+    assert [line for line in added if line.strip()][-2:][0].startswith("<p>Prices fell again")
+    assert len([line for line in added if "<li>" in line]) == 1  # its References entry
+    session = ReviewSession(review.original, review.candidate, review.run)
+    article = [h for h in session.diff.decidable if h.area == "article"]
+    assert [(h.kind, h.tag) for h in article] == [("added", "p")]
+    session.reject_all()
+    assert session.apply().article_html == doc.article_html
