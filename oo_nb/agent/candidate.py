@@ -3,8 +3,10 @@
 ``build_candidate`` never writes a file. It returns a new ``Document`` (only the article span and
 the four blocks differ from ``doc``; every other byte is the same), the warnings a reviewer must
 see and the ids of new sources whose URL did not appear in this run's search or fetch results.
-The rules for ids, duplicates, References and facts are in ``sources.py``; section splicing and
-paragraph ids in ``sections.py``; images in ``images.py``.
+The rules for ids, duplicates, References and facts are in ``sources.py``; sections and paragraph
+ids in ``sections.py``; a rewritten section's blocks in ``splice.py`` (what did not change keeps
+its bytes); the References list in ``references.py``; images in ``images.py``. Every reading of
+the article's markup goes through ``format/article_model``.
 """
 
 from __future__ import annotations

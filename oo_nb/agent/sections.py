@@ -1,7 +1,8 @@
 """The article as a list of h2 sections, spliced as text so untouched sections keep every byte.
 
-A chunk is one ``<h2>`` and everything up to the next ``<h2>`` (a pid comment right before the
-heading belongs to it); the text before the first ``<h2>`` is the preamble. Paragraph ids are
+A chunk is one ``<h2>`` and everything up to the next ``<h2>``, where a browser finds them
+(``article_model``; a pid comment right before the heading belongs to it); the text before the
+first ``<h2>`` is the preamble. Paragraph ids are
 assigned to agent-written sections only: an unchanged paragraph (same text, citations aside)
 keeps its old pid, a pid the model copied from the old article is kept while unused, any other
 paragraph gets a new ``pid:SECTION:8hex`` (``splice.py`` writes them).

@@ -34,7 +34,6 @@ from oo_nb.review.units import Unit, split_units
 __all__ = ["ArticlePlan", "DiffSummary", "DocumentDiff", "Hunk", "diff_documents"]
 
 
-
 @dataclass(frozen=True)
 class ArticlePlan:
     """The article's units on both sides and their merged order; ``hunk_ids[n]`` names the
