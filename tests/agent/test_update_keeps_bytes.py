@@ -20,8 +20,10 @@ from oo_nb.agent.pending import open_review
 from oo_nb.agent.proposal import validate_proposal
 from oo_nb.agent.types import RunInfo
 from oo_nb.cli.main import main
+from oo_nb.format.article_model import read_model
 from oo_nb.format.document import Document
 from oo_nb.review.session import ReviewSession
+from tests.conftest import DOC_NAMES
 from tests.support.agent_helpers import MARKER, start_mock
 from tests.support.mock_api import MockAPI
 from tests.support.mock_scenarios import research_scenario
@@ -162,3 +164,18 @@ def test_through_the_update_command_only_the_new_paragraph_and_its_entry_are_new
     assert [(h.kind, h.tag) for h in article] == [("added", "p")]
     session.reject_all()
     assert session.apply().article_html == doc.article_html
+
+
+@pytest.mark.parametrize("name", DOC_NAMES)
+def test_echoing_every_section_as_seen_changes_no_byte(corpus_dir: Path, name: str) -> None:
+    original = Document.read(corpus_dir / name)
+    kept = [s for s in read_model(original.article_html).sections if s.id != "references"]
+    ids = [s.id for s in kept]
+    sections = [
+        {"id": s.id, "title": s.title, "html": section_as_seen(original, s.id)} for s in kept
+    ]
+    raw: dict[str, Any] = {"summary": "u", "sections": sections}
+    run = RunInfo(backend="anthropic", model="claude-test", seen_urls=set())
+    cand = build_candidate(original, validate_proposal(raw), run, today=TODAY, now=NOW)
+    assert len(sections) >= 3 and cand.sections_replaced == ids
+    assert cand.document.article_html == original.article_html
