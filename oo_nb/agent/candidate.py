@@ -3,15 +3,15 @@
 ``build_candidate`` never writes a file. It returns a new ``Document`` (only the article span and
 the four blocks differ from ``doc``; every other byte is the same), the warnings a reviewer must
 see and the ids of new sources whose URL did not appear in this run's search or fetch results.
-The rules for ids, duplicates, References and facts are in ``sources.py``; section splicing and
-paragraph ids in ``sections.py``; images in ``images.py``.
+The rules for ids, duplicates, References and facts are in ``sources.py``; sections and paragraph
+ids in ``sections.py``; a rewritten section's blocks in ``splice.py`` (what did not change keeps
+its bytes); the References list in ``references.py``; images in ``images.py``. Every reading of
+the article's markup goes through ``format/article_model``.
 """
 
 from __future__ import annotations
 
-import html as html_lib
-import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from typing import Any
@@ -27,14 +27,15 @@ from oo_nb.agent.sections import (
     assemble,
     heading,
     is_required,
-    pids_in,
     remove_stub_notices,
     split_article,
 )
 from oo_nb.agent.sources import references_html, remap_citations
+from oo_nb.agent.splice import splice_body
 from oo_nb.agent.types import RunInfo
 from oo_nb.errors import AgentError
-from oo_nb.format.article import CITATION, Article
+from oo_nb.format.article import Article
+from oo_nb.format.article_model import read_model
 from oo_nb.format.document import Document
 from oo_nb.format.legacy_script import (
     carries_markup,
@@ -44,7 +45,7 @@ from oo_nb.format.legacy_script import (
 )
 from oo_nb.format.names import SOURCE_CACHE_BLOCK
 from oo_nb.format.sanitize import sanitize_html, sanitize_text
-from oo_nb.format.vocab import ids_in, url_key
+from oo_nb.format.vocab import url_key
 from oo_nb.store import clock
 
 __all__ = ["Candidate", "build_candidate", "unsupported_quotes"]
@@ -135,8 +136,8 @@ class _Builder:
         book = self.ledger
         book.load(old)
         # a duplicate merged on load was in the cache too: its entry is the one that leaves
-        self.old_ids = set(book.entries) | set(book.article_map)
-        self.old_urls = _url_ids(book.entries, book.article_map)
+        self.old_ids = set(book.entries)
+        self.old_urls = _url_ids(book.entries)
         book.merge(old, self.proposal.sources, self.proposal.drop_sources)
         self._splice_sections(chunks, old)
         self._drop_sections(chunks)
@@ -228,13 +229,16 @@ class _Builder:
                 existing.setdefault(c.id, c)  # a repeated h2 id: the first one is the section
         replacing = {id(existing[s.id]) for s in wanted if s.id in existing}
         kept_text = "".join(c.text for c in chunks if id(c) not in replacing)
-        element_ids = set(ids_in(kept_text))
+        kept_model = read_model(kept_text)
+        element_ids = set(kept_model.element_ids)
         keeper = PidKeeper(
-            ((p.pid, p.tag, p.text) for p in old.paragraphs), pids_in(kept_text), self.pid_seed
+            ((p.pid, p.tag, p.text) for p in old.paragraphs), kept_model.pids, self.pid_seed
         )
         inline = InlineImages(self.contract.images, self.doc.article_html, count_images(kept_text))
         all_ids = {c.id for c in chunks if c.id} | {s.id for s in wanted} | element_ids
         heading_pids = any(c.has_heading_pid for c in chunks)
+        # the kinds of block this document marks with a pid comment (p, and often h3, table)
+        pid_tags = {b.tag for b in read_model(self.doc.article_html).blocks if b.pid}
         # the original page script re-reads heading text and attributes as HTML (legacy_script)
         original_script = runs_original_script(self.doc)
         written = 0
@@ -263,7 +267,7 @@ class _Builder:
                 f"sections[{index}] ({section.id})",
                 self.warnings,
             )
-            if not _has_text(clean):
+            if not _has_content(clean):
                 self.warnings.append(
                     f"sections[{index}] ({section.id}) has no content after sanitising: not applied"
                 )
@@ -280,19 +284,17 @@ class _Builder:
                         "characters, because the page still runs the original o-o page script, "
                         "which reads them as HTML (`oo sync DIR --migrate` gives it oo_nb's page code)"
                     )
-            body = keeper.apply(section.id, clean, all_ids)
             if section.id in existing:
                 chunk = existing[section.id]
-                lead = _heading_pid(chunk.head)
-                chunk.head = heading(section.id, title, lead)
-                chunk.body = "\n" + body.strip() + "\n\n"
+                if title != chunk.title:  # an unchanged heading keeps its bytes
+                    chunk.head = heading(section.id, title, _heading_pid(chunk.head))
+                chunk.body = splice_body(chunk.body, clean, keeper, section.id, pid_tags)
                 chunk.changed = True
                 self.result.sections_replaced.append(section.id)
             else:
                 lead = keeper.choose(section.id, "", None) if heading_pids else None
-                new = Chunk(
-                    section.id, heading(section.id, title, lead), "\n" + body.strip() + "\n\n", True
-                )
+                body = splice_body("", clean, keeper, section.id, pid_tags)
+                new = Chunk(section.id, heading(section.id, title, lead), body, True, title=title)
                 at = next((i for i, c in enumerate(chunks) if c is refs), len(chunks))
                 if at == len(chunks) and chunks and not chunks[-1].text.endswith("\n"):
                     chunks[-1].body += "\n\n"
@@ -313,8 +315,6 @@ class _Builder:
         for chunk in chunks:
             if chunk.changed or chunk is refs:
                 continue
-            if self.ledger.article_map:
-                chunk.body, _ = remap_citations(chunk.body, dict(self.ledger.article_map))
             if written:
                 chunk.head, chunk.body = chunk.head, remove_stub_notices(chunk.body)
 
@@ -327,7 +327,7 @@ class _Builder:
         refs = _references_chunk(chunks)
         for sid in self.proposal.drop_sections:
             chunk = next((c for c in chunks if c.id == sid), None)
-            title = _heading_text(chunk.head) if chunk is not None else ""
+            title = chunk.title if chunk is not None else ""
             why = (
                 "the References list follows the sources"
                 if sid == "references" or (chunk is not None and chunk is refs)
@@ -362,7 +362,7 @@ class _Builder:
             sid
             for c in chunks
             if c.id != "references" and c is not refs
-            for sid in CITATION.findall(_no_comments(c.text))
+            for sid in (cite.source_id for cite in read_model(c.text).citations)
         }
 
     def _references(self, chunks: list[Chunk], cited: set[str]) -> None:
@@ -385,7 +385,9 @@ class _Builder:
                 return
             if chunks and not chunks[-1].text.endswith("\n"):
                 chunks[-1].body += "\n\n"
-            chunks.append(Chunk("references", heading("references", "References"), ""))
+            chunks.append(
+                Chunk("references", heading("references", "References"), "", title="References")
+            )
             refs = chunks[-1]
         # existing items keep their bytes; see references.py
         update = update_references(
@@ -401,15 +403,10 @@ class _Builder:
             refs.changed = True
 
 
-def _url_ids(entries: dict[str, Any], merged: Mapping[str, str]) -> dict[str, list[str]]:
-    """url_key -> every id with that URL (real files hold duplicates): the cache's, then the
-    duplicates ``merged`` (id -> the id kept) into them."""
+def _url_ids(entries: dict[str, Any]) -> dict[str, list[str]]:
+    """url_key -> every id with that URL (real files hold duplicates), in the cache's order."""
     out: dict[str, list[str]] = {}
     for sid, item in entries.items():
-        if isinstance(item, dict) and isinstance(item.get("url"), str):
-            out.setdefault(url_key(item["url"]), []).append(sid)
-    for sid, kept in merged.items():
-        item = entries.get(kept)
         if isinstance(item, dict) and isinstance(item.get("url"), str):
             out.setdefault(url_key(item["url"]), []).append(sid)
     return out
@@ -421,23 +418,17 @@ def _references_chunk(chunks: list[Chunk]) -> Chunk | None:
     by_id = next((c for c in chunks if c.id == "references"), None)
     if by_id is not None:
         return by_id
-    return next(
-        (c for c in chunks if c.head and _heading_text(c.head).lower() == "references"), None
-    )
-
-
-def _heading_text(head: str) -> str:
-    m = re.search(r"<h2\b[^>]*>(.*?)</h2", head, re.I | re.S)
-    return html_lib.unescape(re.sub(r"<[^>]*>", "", m.group(1))).strip() if m else ""
+    return next((c for c in chunks if c.head and c.title.lower() == "references"), None)
 
 
 def _heading_pid(head: str) -> str | None:
-    m = re.match(r"\s*<!--\s*(pid:[^\s:]+:\S+?)\s*-->", head)
-    return m.group(1) if m else None
+    blocks = read_model(head).blocks
+    return blocks[0].pid if blocks else None
 
 
-def _has_text(fragment: str) -> bool:
-    return bool(re.sub(r"<[^>]*>|\s+", "", fragment)) or "<img" in fragment
+def _has_content(fragment: str) -> bool:
+    root = read_model(fragment).root
+    return bool(root.text.strip()) or any(True for _ in root.elements("img"))
 
 
 def _free_id(base: str, taken: set[str]) -> str:
@@ -445,7 +436,3 @@ def _free_id(base: str, taken: set[str]) -> str:
     while f"{base}-{n}" in taken:
         n += 1
     return f"{base}-{n}"
-
-
-def _no_comments(text: str) -> str:
-    return re.sub(r"<!--.*?-->", "", text, flags=re.DOTALL)

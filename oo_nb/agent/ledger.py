@@ -13,7 +13,7 @@ from typing import Any
 
 from oo_nb.agent.proposal import ProposedFact, ProposedSource
 from oo_nb.agent.quotes import normalise
-from oo_nb.agent.sources import fact_ids, id_number, remap_fact
+from oo_nb.agent.sources import fact_ids, id_number
 from oo_nb.format.article import CITATION, Article
 from oo_nb.format.blocks import Contract, SourceCache
 from oo_nb.format.sanitize import safe_http_url, sanitize_text
@@ -42,7 +42,6 @@ class SourceLedger:
         self.unsupported: list[str] = []  # texts of new facts whose quote was not found
         self.entries: dict[str, Any] = {}  # id -> raw source item (object or string), in order
         self.keys: dict[str, str] = {}  # url_key -> id
-        self.article_map: dict[str, str] = {}  # duplicate id -> kept id (whole article, facts)
         self.id_map: dict[str, str | None] = {}  # proposal id -> final id, None = rejected
         self.added: list[str] = []
         self.unverified: list[str] = []
@@ -62,8 +61,6 @@ class SourceLedger:
         """Where a proposal's citation of ``sid`` points now (None: unknown or rejected)."""
         if sid in self.id_map:
             return self.id_map[sid]
-        if sid in self.article_map:
-            return self.article_map[sid]
         return sid if sid in self.entries else None
 
     def load(self, old: Article) -> None:
@@ -99,27 +96,20 @@ class SourceLedger:
             self.notes.append(
                 f"{len(recovered)} cited source(s) recovered from the References list into the cache"
             )
-        self._collapse_cached_duplicates()
+        self._key_cached_urls()
 
-    def _collapse_cached_duplicates(self) -> None:
-        if self.positional:
-            return
+    def _key_cached_urls(self) -> None:
+        """A proposed source with a cached URL becomes the lowest cached id with it. Cached ids
+        sharing one URL stay as they are: an update never merges them (issue 26), since that
+        rewrites paragraphs it did not touch; merging is a reviewed edit of its own."""
         ordered = sorted(self.entries, key=lambda s: (id_number(s) is None, id_number(s) or 0))
         for sid in ordered:
             raw = self.entries[sid]
-            if not isinstance(raw, dict) or not safe_http_url(str(raw.get("url") or "")):
-                continue
-            key = url_key(str(raw["url"]))
-            if key in self.keys:
-                kept = self.keys[key]
-                self.article_map[sid] = kept
-                del self.entries[sid]
-                self.notes.append(f"{sid} had the same URL as {kept}: merged into {kept}")
-            else:
-                self.keys[key] = sid
+            if isinstance(raw, dict) and safe_http_url(str(raw.get("url") or "")):
+                self.keys.setdefault(url_key(str(raw["url"])), sid)
 
     def _next_number(self, old: Article, drops: Sequence[str]) -> int:
-        used = [id_number(s) for s in [*self.entries, *old.cited_ids, *self.article_map]]
+        used = [id_number(s) for s in [*self.entries, *old.cited_ids]]
         used += [r.position for r in old.references]
         used += [id_number(s) for s in drops]
         return max((n for n in used if n is not None), default=0) + 1
@@ -198,14 +188,12 @@ class SourceLedger:
         for sid in set(CITATION.findall(text)):
             if sid in self.id_map:
                 mapping[sid] = self.id_map[sid]
-            elif sid in self.article_map:
-                mapping[sid] = self.article_map[sid]
             elif sid not in self.entries:
                 mapping[sid] = None
         return mapping
 
     def facts(self, proposed: Sequence[ProposedFact]) -> list[Any]:
-        existing = [remap_fact(f, self.article_map) for f in (self.cache_raw.get("facts") or [])]
+        existing = list(self.cache_raw.get("facts") or [])
         strings = bool(existing) and all(isinstance(f, str) for f in existing)
         known = {_fact_norm(f) for f in existing if isinstance(f, str)} | {
             _fact_norm(str(f.get("text") or "")) for f in existing if isinstance(f, dict)
@@ -270,20 +258,19 @@ class SourceLedger:
         in_facts = {sid for f in facts for sid in fact_ids(f)}
         dropped: list[str] = []
         for sid in drops:
-            target = self.article_map.get(sid, sid)
-            if target not in self.entries:
+            if sid not in self.entries:
                 self.notes.append(f"drop_sources names {sid}, which is not in the cache")
             elif self.positional:
                 self.warnings.append(
-                    f"{target} not dropped: this cache numbers its (string) sources by position, "
+                    f"{sid} not dropped: this cache numbers its (string) sources by position, "
                     "so removing one would change the others' ids"
                 )
-            elif target in cited or target in in_facts:
-                where = "the article" if target in cited else "a fact"
-                self.warnings.append(f"{target} not dropped: {where} still cites it")
+            elif sid in cited or sid in in_facts:
+                where = "the article" if sid in cited else "a fact"
+                self.warnings.append(f"{sid} not dropped: {where} still cites it")
             else:
-                del self.entries[target]
-                dropped.append(target)
+                del self.entries[sid]
+                dropped.append(sid)
         return dropped
 
 

@@ -1,10 +1,11 @@
 """The article as a list of h2 sections, spliced as text so untouched sections keep every byte.
 
-A chunk is one ``<h2>`` and everything up to the next ``<h2>`` (a pid comment right before the
-heading belongs to it); the text before the first ``<h2>`` is the preamble. Paragraph ids are
+A chunk is one ``<h2>`` and everything up to the next ``<h2>``, where a browser finds them
+(``article_model``; a pid comment right before the heading belongs to it); the text before the
+first ``<h2>`` is the preamble. Paragraph ids are
 assigned to agent-written sections only: an unchanged paragraph (same text, citations aside)
 keeps its old pid, a pid the model copied from the old article is kept while unused, any other
-paragraph gets a new ``pid:SECTION:8hex``. Every ``<p>`` gets a pid comment right before it.
+paragraph gets a new ``pid:SECTION:8hex`` (``splice.py`` writes them).
 """
 
 from __future__ import annotations
@@ -15,11 +16,8 @@ import re
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
-from lxml import etree
-from lxml import html as lxml_html
-
 from oo_nb.format.article import CITATION, PID, new_pid
-from oo_nb.format.sanitize import remove_keeping_tail, sanitize_html
+from oo_nb.format.article_model import read_model
 
 __all__ = [
     "Chunk",
@@ -29,12 +27,6 @@ __all__ = [
     "remove_stub_notices",
     "split_article",
 ]
-
-_H2_OR_COMMENT = re.compile(r"<!--|<h2(?=[\s>/])", re.IGNORECASE)
-_H2 = re.compile(r"<h2\b([^>]*)>(.*?)</h2\s*>", re.IGNORECASE | re.DOTALL)
-_ID_ATTR = re.compile(r"""\bid\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.IGNORECASE)
-_HEADING_PID = re.compile(r"<!--\s*pid:[^>]*?-->\s*$")
-_PID_COMMENTS = re.compile(r"<!--\s*(pid:[^\s:]+:\S+?)\s*-->")
 
 
 @dataclass
@@ -47,6 +39,7 @@ class Chunk:
     body: str
     changed: bool = False
     nested: bool = False  # the h2 sits inside a container (div, section...): not spliceable
+    title: str = ""  # the heading's text, as the page shows it
 
     @property
     def text(self) -> str:
@@ -57,56 +50,24 @@ class Chunk:
         return self.head.lstrip().startswith("<!--")
 
 
-def _h2_starts(text: str) -> list[int]:
-    starts: list[int] = []
-    pos = 0
-    while True:
-        m = _H2_OR_COMMENT.search(text, pos)
-        if not m:
-            return starts
-        if m.group(0) == "<!--":
-            close = text.find("-->", m.end())
-            if close < 0:
-                return starts
-            pos = close + 3
-        else:
-            starts.append(m.start())
-            pos = m.end()
-
-
 def split_article(text: str) -> list[Chunk]:
-    """Preamble first, then one chunk per h2. ``assemble(split_article(t)) == t``."""
-    starts = _h2_starts(text)
-    bounds = []
-    for start in starts:
-        lead = _HEADING_PID.search(text, 0, start)
-        bounds.append((lead.start() if lead else start, start))
-    chunks = [Chunk(None, "", text[: bounds[0][0]] if bounds else text)]
-    for i, (begin, h2) in enumerate(bounds):
-        end = bounds[i + 1][0] if i + 1 < len(bounds) else len(text)
-        m = _H2.match(text, h2, end)
-        head_end = m.end() if m else text.find(">", h2, end) + 1 or end
-        attrs = m.group(1) if m else text[h2:head_end]
-        idm = _ID_ATTR.search(attrs)
-        sid = next((g for g in idm.groups() if g is not None), "") if idm else ""
-        chunks.append(Chunk(sid, text[begin:head_end], text[head_end:end]))
-    nested = _nested_h2(text)
-    if len(nested) == len(chunks) - 1:
-        for chunk, flag in zip(chunks[1:], nested, strict=True):
-            chunk.nested = flag
+    """Preamble first, then one chunk per h2, where a browser finds them (article_model).
+    ``assemble(split_article(t)) == t``."""
+    model = read_model(text)
+    chunks = [Chunk(None, "", text[: model.preamble_end])]
+    for s in model.sections:
+        head_end = s.heading.end if not s.nested else s.heading.start
+        head_end = max(head_end, s.start)
+        chunks.append(
+            Chunk(
+                s.id,
+                text[s.start : head_end],
+                text[head_end : s.end],
+                nested=s.nested,
+                title=s.title,
+            )
+        )
     return chunks
-
-
-def _nested_h2(text: str) -> list[bool]:
-    """For each h2 in document order: is it inside a container rather than at the top level?
-    Replacing such a section as text would cut its container in two."""
-    if not text.strip():
-        return []
-    try:
-        root = lxml_html.fragment_fromstring(text, create_parent="div")
-    except (etree.ParserError, ValueError):
-        return []
-    return [h.getparent() is not root for h in root.iter("h2")]
 
 
 def assemble(chunks: Iterable[Chunk]) -> str:
@@ -136,12 +97,6 @@ def is_required(required: Collection[str], section_id: str, title: str) -> bool:
 def _norm(text: str) -> str:
     """Paragraph text for "unchanged?" comparisons: citations and spacing do not count."""
     return re.sub(r"\s+", " ", CITATION.sub("", text)).strip()
-
-
-def _inner_html(root: etree._Element) -> str:
-    parts = [html_lib.escape(root.text or "", quote=False)]
-    parts.extend(lxml_html.tostring(child, encoding="unicode", with_tail=True) for child in root)
-    return "".join(parts)
 
 
 class PidKeeper:
@@ -197,56 +152,16 @@ class PidKeeper:
         digest = hashlib.sha256(f"{self.seed}\n{section}\n{self.drawn}".encode()).hexdigest()
         return f"pid:{section}:{digest[:8]}"
 
-    def apply(self, section: str, fragment: str, reserved_ids: Collection[str]) -> str:
-        """``fragment`` is sanitised HTML; returns it with one pid comment before every ``<p>``
-        (and no other pid comments), sanitised again."""
-        if not fragment.strip():
-            return ""
-        root = lxml_html.fragment_fromstring(fragment, create_parent="div")
-        # Keyed by the element itself: it keeps the lxml proxy alive, whereas id() of a
-        # transient proxy can be reused by another element.
-        offered: dict[etree._Element, str] = {}
-        for comment in list(root.iter(etree.Comment)):
-            m = PID.match(comment.text or "")
-            nxt = comment.getnext()
-            if m and nxt is not None and isinstance(nxt.tag, str) and nxt.tag == "p":
-                offered[nxt] = (comment.text or "").strip()
-            remove_keeping_tail(comment)
-        for p in list(root.iter("p")):
-            text = re.sub(r"\s+", " ", p.text_content()).strip()
-            pid = self.choose(section, text, offered.get(p))
-            _on_own_line(p)
-            comment = etree.Comment(f" {pid} ")
-            p.addprevious(comment)
-            comment.tail = "\n"
-        return sanitize_html(_inner_html(root), reserved_ids=reserved_ids)
-
-
-def _on_own_line(node: etree._Element) -> None:
-    """Start a new line before ``node`` when only whitespace precedes it (layout only)."""
-    prev = node.getprevious()
-    if prev is not None:
-        if not (prev.tail or "").strip():
-            prev.tail = "\n"
-    else:
-        parent = node.getparent()
-        if parent is not None and not (parent.text or "").strip():
-            parent.text = "\n"
-
-
-def pids_in(text: str) -> list[str]:
-    return [m.group(1) for m in _PID_COMMENTS.finditer(text)]
-
 
 def remove_stub_notices(text: str) -> str:
-    """The ``.stub-notice`` elements of one chunk removed (the chunk is re-serialised only if it
-    holds one)."""
+    """The ``.stub-notice`` elements of one chunk cut out; every other byte stays."""
     if "stub-notice" not in text:
         return text
-    root = lxml_html.fragment_fromstring(text, create_parent="div")
-    found = root.xpath('.//*[contains(concat(" ", normalize-space(@class), " "), " stub-notice ")]')
-    if not found:
-        return text
-    for node in found:
-        remove_keeping_tail(node)
-    return _inner_html(root)
+    cut: list[tuple[int, int]] = []
+    for node in read_model(text).root.iter():
+        stub = node.kind == "element" and "stub-notice" in (node.attr("class") or "").split()
+        if stub and (not cut or node.start >= cut[-1][1]):  # one inside another goes with it
+            cut.append((node.start, node.end))
+    for start, end in reversed(cut):
+        text = text[:start] + text[end:]
+    return text

@@ -8,8 +8,8 @@ Decisions (documented for the review and the format notes):
   proposal's own citations and facts are rewritten to the new number and a note says so.
 - **Duplicates.** URLs are compared normalised (scheme, ``www.``, default port, fragment,
   trailing slash and tracking parameters ignored). A proposal source whose URL is already cached
-  becomes that cached id; duplicate URLs already in the cache collapse onto the lowest id, and
-  the article and facts are rewritten to it.
+  becomes that cached id (the lowest one with it). Ids already sharing a URL in the cache are
+  never merged by an update: that would rewrite paragraphs it did not touch (issue 26).
 - **References.** The browser links ``[sN]`` to the N-th list item, so position N holds ``sN``:
   the list runs from s1 to the highest cited id, uncited sources in between are listed too, and
   an id that no longer has a source gets a placeholder item. Each item is
@@ -27,14 +27,13 @@ from typing import Any
 
 from oo_nb.format.blocks import domain_of, fact_source_ids
 from oo_nb.format.sanitize import safe_http_url, sanitize_text
-from oo_nb.format.vocab import CITATION_WITH_SPACE, trailing_citations, url_key
+from oo_nb.format.vocab import CITATION_WITH_SPACE, url_key
 
 __all__ = [
     "fact_ids",
     "id_number",
     "references_html",
     "remap_citations",
-    "remap_fact",
     "url_key",  # vocab's, still imported from here by agent/references
 ]
 
@@ -66,26 +65,6 @@ def remap_citations(text: str, mapping: dict[str, str | None]) -> tuple[str, lis
 def fact_ids(fact: Any) -> list[str]:
     """The source ids a raw fact names (string markers or object keys)."""
     return list(fact_source_ids(fact))
-
-
-def remap_fact(fact: Any, mapping: dict[str, str]) -> Any:
-    """A raw fact with its source ids renamed (duplicates collapsed), in its own shape."""
-    if isinstance(fact, str):
-        start, marked = trailing_citations(fact)
-        if not marked:
-            return fact
-        ids = list(dict.fromkeys(mapping.get(i, i) for i in marked))
-        return fact[:start] + " " + " ".join(f"[{i}]" for i in ids)
-    if not isinstance(fact, dict):
-        return fact
-    out = dict(fact)
-    for key in ("source", "source_id"):
-        if isinstance(out.get(key), str):
-            out[key] = mapping.get(out[key], out[key])
-    for key in ("source_ids", "sources"):
-        if isinstance(out.get(key), list):
-            out[key] = list(dict.fromkeys(mapping.get(str(x), x) for x in out[key]))
-    return out
 
 
 def _reference_item(sid: str, source: Any) -> str:

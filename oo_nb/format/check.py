@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 from oo_nb.errors import BlockError, OOError
 from oo_nb.format.article import pid_problem
+from oo_nb.format.article_model import read_model
 from oo_nb.format.document import BLOCK_IDS, Document
 from oo_nb.format.findings import CHECKS
 from oo_nb.format.legacy_script import LEGACY_SCRIPT_HINT, injection_risks
@@ -94,6 +96,11 @@ def check_path(path: str | Path) -> list[Finding]:
             problem = pid_problem(pid)
             if problem is not None:
                 add("malformed-pid", f"{pid!r}: {problem}")
+    if article is not None:
+        # e.g. a heading written twice (issue 26): the page's contents and links find the first
+        ids = Counter(read_model(doc.article_html).element_ids)
+        for element_id in sorted(i for i, n in ids.items() if n > 1):
+            add("duplicate-id", f'id="{element_id}" is used by {ids[element_id]} elements')
     # what the page script reads, read as it reads it (raw JSON, the parsed article), whether or
     # not oo_nb finds the rest valid: the reader's browser runs it either way
     for risk in injection_risks(doc):

@@ -36,6 +36,10 @@ CHECKS: dict[str, tuple[str, str]] = {
     "missing-pid": ("warning", "paragraphs without a pid comment"),
     "malformed-pid": ("warning", "a pid that is not pid:SECTION:8HEX"),
     "duplicate-pid": ("warning", "a pid used by more than one element"),
+    "duplicate-id": (
+        "warning",
+        "an id used by more than one element of the article: links and the contents go to the first",
+    ),
     "overdue": ("warning", "the document is due by its cadence (today or earlier): is_stale"),
     "html-injection": (
         "warning",

@@ -26,7 +26,6 @@ __all__ = [
     "domain_of",
     "domain_pattern",
     "domain_patterns",
-    "ids_in",
     "is_source_id",
     "listed_domain",
     "matched_pattern",
@@ -88,11 +87,6 @@ def tag_id(tag: str) -> str | None:
     """The id of one start tag (its text), or None."""
     m = ID_ATTRIBUTE.search(tag)
     return _id_value(m) if m else None
-
-
-def ids_in(markup: str) -> list[str]:
-    """Every id attribute's value in ``markup``, in order."""
-    return [_id_value(m) for m in ID_ATTRIBUTE.finditer(markup)]
 
 
 # --------------------------------------------------------------------------- URLs and domains

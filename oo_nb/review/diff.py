@@ -5,14 +5,11 @@ or writes; ``session.py`` applies decisions to the result."""
 from __future__ import annotations
 
 import difflib
-import re
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from lxml import etree
-from lxml import html as lxml_html
-
+from oo_nb.format.article_model import read_model
 from oo_nb.format.document import Document
 from oo_nb.format.names import CHANGELOG_BLOCK, CONTRACT_BLOCK, MANIFEST_BLOCK, SOURCE_CACHE_BLOCK
 from oo_nb.review.align import Item, Slot, align
@@ -35,8 +32,6 @@ from oo_nb.review.summary import DiffSummary, summarise
 from oo_nb.review.units import Unit, split_units
 
 __all__ = ["ArticlePlan", "DiffSummary", "DocumentDiff", "Hunk", "diff_documents"]
-
-_SPACE = re.compile(r"\s+")
 
 
 @dataclass(frozen=True)
@@ -340,16 +335,10 @@ def _urls(cache: Any) -> list[tuple[str, str]]:
 
 
 def text_of(html: str) -> str:
+    """The words a reader sees (script, style and template content is none of them)."""
     if not html.strip():
         return ""
-    try:
-        root = lxml_html.fragment_fromstring(html, create_parent="div")
-    except (etree.ParserError, ValueError):
-        return _SPACE.sub(" ", re.sub(r"<[^>]*>", " ", html)).strip()
-    etree.strip_elements(
-        root, "script", "style", "template", with_tail=False
-    )  # not text a reader sees
-    return " ".join(root.text_content().split())
+    return " ".join(read_model(html).root.visible_text.split())
 
 
 # --------------------------------------------------------------------------- the rest

@@ -5,19 +5,17 @@ browser numbers references by position)."""
 from __future__ import annotations
 
 import html as html_lib
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Literal
 
+from oo_nb.format.article_model import entries, read_model
 from oo_nb.format.vocab import LEADING_CITATION
-from oo_nb.review.units import split_units, strip_tags
+from oo_nb.review.units import strip_tags
 
 __all__ = ["RefList", "Side", "entry_lines", "merge_refs", "out_of_order", "parse_refs"]
 
 Side = Literal["before", "after"] | None
-_OPEN = re.compile(r"\s*<(ol|ul)\b[^>]*>", re.I)
-_HREF = re.compile(r"""\bhref\s*=\s*(?:"([^"]*)"|'([^']*)')""", re.I)
 
 
 @dataclass(frozen=True)
@@ -36,23 +34,23 @@ def parse_refs(body: str, urls: Iterable[tuple[str, str]] = ()) -> RefList:
     by_url: dict[str, str] = {}
     for sid, url in urls:
         by_url.setdefault(url, sid)
-    m = _OPEN.match(body)
-    close = body.lower().rfind("</")
-    if m is None or close < m.end():
+    lst = next((n for n in read_model(body).root.children if n.kind == "element"), None)
+    if lst is None or lst.name not in ("ol", "ul") or body[: lst.start].strip():
         return RefList(body, (), "")
-    units, tail = split_units(body[m.end() : close])
     items: list[tuple[str, str]] = []
     seen: set[str] = set()
-    for k, u in enumerate(units):
-        lead = LEADING_CITATION.match(strip_tags(u.body))
-        href = _HREF.search(u.body)
-        url = html_lib.unescape(next(g for g in href.groups() if g is not None)) if href else ""
+    pos = lst.open_end
+    for k, li in enumerate(entries(lst)):
+        lead = LEADING_CITATION.match(li.text)
+        link = next((a for a in li.elements("a") if a.attr("href") is not None), None)
+        url = (link.attr("href") or "") if link is not None else ""
         sid = lead.group(1) if lead else by_url.get(url) or f"s{k + 1}"
         if sid in seen:  # two items claim one id: fall back to position
             sid = f"s{k + 1}" if f"s{k + 1}" not in seen else f"#{k + 1}"
         seen.add(sid)
-        items.append((sid, u.raw))
-    return RefList(body[: m.end()], tuple(items), tail + body[close:])
+        items.append((sid, body[pos : li.end]))
+        pos = li.end
+    return RefList(body[: lst.open_end], tuple(items), body[pos:])
 
 
 def merge_refs(

@@ -8,6 +8,7 @@ import re
 from typing import Any
 
 from oo_nb.errors import OOError, ValidationError
+from oo_nb.format.article_model import read_model
 from oo_nb.format.document import Document
 from oo_nb.format.legacy_script import inert_fragment, runs_original_script
 from oo_nb.format.names import SOURCE_CACHE_BLOCK
@@ -19,25 +20,29 @@ from oo_nb.review.hunks import Choice, Decision, Hunk
 __all__ = ["Choice", "Decision", "ReviewSession"]
 
 _PID_COMMENT = re.compile(r"<!--\s*pid:[^>]*?-->\s*")
-# A section heading's edit: one heading element of any level (it stays an h2), or bare inline text.
-_HEADING_EDIT = re.compile(r"^\s*<(h[1-6])\b([^>]*)>(.*)</\1\s*>\s*$", re.I | re.S)
-_ANY_HEADING = re.compile(r"</?h[1-6]\b", re.I)
-_BLOCK = re.compile(
-    r"<\s*(?:p|div|section|article|ul|ol|li|dl|table|figure|blockquote|pre|hr|img|details)\b",
-    re.I,
+# What a section heading's edit may not hold: another heading or a block (it would stop being
+# a heading). Read by article_model, as a browser reads the typed HTML.
+_HEADINGS = frozenset(("h1", "h2", "h3", "h4", "h5", "h6"))
+_NOT_IN_HEADING = _HEADINGS | frozenset(
+    [
+        "p",
+        "div",
+        "section",
+        "article",
+        "ul",
+        "ol",
+        "li",
+        "dl",
+        "table",
+        "figure",
+        "blockquote",
+        "pre",
+        "hr",
+        "img",
+        "details",
+    ]
 )
-# one attribute of a tag: name, then a double-quoted, single-quoted or bare value (or none)
-_ATTR = re.compile(r"""([^\s"'=<>/]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?""")
 _SAFE_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,79}$")
-
-
-def _typed_id(attrs: str) -> str:
-    """The ``id`` among a tag's attributes as typed ("" when none): the attribute itself, not
-    ``data-id`` nor an ``id=`` inside another attribute's value."""
-    for m in _ATTR.finditer(attrs):
-        if m.group(1).lower() == "id":
-            return next((g for g in m.groups()[1:] if g is not None), "")
-    return ""
 
 
 class ReviewSession:
@@ -173,8 +178,7 @@ class ReviewSession:
         # a section heading stays an h2 with its id, whatever was typed (a whole removed section
         # edited back is a heading and its text: the sanitiser takes it as any article text)
         if hunk.tag == "h2" and not hunk.whole_section:
-            attrs, inner = self._heading_parts(hunk, expanded)
-            typed = _typed_id(attrs)
+            typed, inner = self._heading_parts(hunk, expanded)
             hid = hunk.key or typed
             if typed and typed != hid:  # the id names the section (its pids, links to it)
                 raise ValidationError(
@@ -211,13 +215,18 @@ class ReviewSession:
 
     @staticmethod
     def _heading_parts(hunk: Hunk, expanded: str) -> tuple[str, str]:
-        """The attributes and inner HTML of a section heading's edit: one heading element (an h3
-        typed for it is still this section's h2), or bare inline text (the heading's words
-        alone). Anything more would turn the heading into something else, so it is refused."""
-        m = _HEADING_EDIT.match(expanded)
-        if m is not None and not _ANY_HEADING.search(m.group(3)) and not _BLOCK.search(m.group(3)):
-            return m.group(2), m.group(3)
-        if m is None and not _ANY_HEADING.search(expanded) and not _BLOCK.search(expanded):
+        """The typed ``id`` ("" when none: the attribute itself, not ``data-id`` nor an
+        ``id=`` inside another attribute's value) and inner HTML of a section heading's edit:
+        one heading element (an h3 typed for it is still this section's h2), or bare inline text
+        (the heading's words alone). Anything more would turn the heading into something else,
+        so it is refused."""
+        root = read_model(expanded).root
+        tops = [n for n in root.children if n.kind != "text" or n.data.strip()]
+        inside = [n for n in root.iter() if n.kind == "element" and n.name in _NOT_IN_HEADING]
+        if len(tops) == 1 and tops[0].name in _HEADINGS and inside == tops:
+            head = tops[0]
+            return head.attr("id") or "", expanded[head.open_end : head.close_start]
+        if not inside:
             return "", expanded
         raise ValidationError(
             f"{hunk.title}: a heading edit holds one <h2> only (edit the text under it in its own "

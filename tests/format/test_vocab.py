@@ -12,7 +12,6 @@ from oo_nb.format.vocab import (
     domain_matches,
     domain_of,
     domain_pattern,
-    ids_in,
     is_source_id,
     listed_domain,
     strip_unsafe,
@@ -218,10 +217,6 @@ def test_a_references_label_is_read_at_the_start_only() -> None:
 )
 def test_the_id_of_a_start_tag(tag: str, value: str | None) -> None:
     assert tag_id(tag) == value
-
-
-def test_every_id_in_markup_in_order() -> None:
-    assert ids_in('<p id="x.y">a</p><img id=z><p data-id="no">') == ["x.y", "z"]
 
 
 # --------------------------------------------------------------------------- unsafe text

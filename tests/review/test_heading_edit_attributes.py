@@ -36,6 +36,9 @@ def _session(tmp_path: Path) -> tuple[ReviewSession, str]:
         '<h2 data-id="zz">Tidal flows</h2>',
         "<h2 title='id=\"zz\"'>Tidal flows</h2>",
         '<h2 id="tides" data-id="zz">Tidal flows</h2>',
+        # issue 26: read as a browser reads it, a "</h2>" or ">" inside a value ends nothing
+        '<h2 title="</h2>">Tidal flows</h2>',
+        '<h2 id="tides" title="a>b">Tidal flows</h2>',
     ],
 )
 def test_other_attributes_are_not_the_id(tmp_path: Path, typed: str) -> None:

@@ -1,0 +1,120 @@
+"""A rewritten section's new body, spliced from its old one: every block the proposal did not
+change keeps its exact text (its pid comment, ``<br/>``, the blank lines before it), and only
+what changed is written anew.
+
+The model sees the article compacted (``context.compact_article``): whitespace collapsed,
+``<br/>`` as ``<br>``, some attributes gone. So "unchanged" is judged on what it saw: the tags,
+their ``id``/``href``/``src``, and the text with its spacing collapsed (citations count).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+
+from oo_nb.agent.sections import PidKeeper
+from oo_nb.format.article import PID
+from oo_nb.format.article_model import Block, Node, read_model
+
+__all__ = ["splice_body"]
+
+_COMPARED_ATTRS = ("id", "href", "src")
+_SPACES = re.compile(r"\s+")
+# tags a parser adds or drops around table rows: their presence is no change
+_IGNORED_TAGS = frozenset(("tbody",))
+
+
+def _shape(node: Node, out: list[str]) -> None:
+    if node.kind == "text":
+        text = _SPACES.sub(" ", node.data).strip()
+        if text:
+            out.append(text)
+        return
+    if node.kind != "element":
+        return
+    if node.name not in _IGNORED_TAGS:
+        attrs = " ".join(f"{a}={node.attr(a)!r}" for a in _COMPARED_ATTRS if node.attr(a))
+        out.append(f"<{node.name} {attrs}>")
+    for child in node.children:
+        _shape(child, out)
+    if node.name not in _IGNORED_TAGS:
+        out.append(f"</{node.name}>")
+
+
+def shape(node: Node) -> tuple[str, ...]:
+    """What the model saw of a block, for "is it unchanged?"."""
+    out: list[str] = []
+    _shape(node, out)
+    return tuple(out)
+
+
+def _matches(old: list[Block], new: list[Block]) -> dict[int, int]:
+    """new block index -> the old block it repeats unchanged: the one with its pid first, else
+    the first unused one with the same shape."""
+    shapes = [shape(b.node) for b in old]
+    used: set[int] = set()
+    found: dict[int, int] = {}
+    for j, block in enumerate(new):
+        key = shape(block.node)
+        same = [i for i, s in enumerate(shapes) if s == key and i not in used]
+        if not same:
+            continue
+        pick = next((i for i in same if block.pid and old[i].pid == block.pid), same[0])
+        used.add(pick)
+        found[j] = pick
+    return found
+
+
+def _mark_inner_paragraphs(fragment: str, node: Node, keeper: PidKeeper, section: str) -> str:
+    """A new block's text with a pid comment right before each ``<p>`` inside it (in a
+    blockquote, a list item...), FORMAT.md's rule; one the model kept is reused or replaced."""
+    edits: list[tuple[int, int, str]] = []
+    for parent in node.iter():
+        kids = [c for c in parent.children if not (c.kind == "text" and not c.data.strip())]
+        for k, child in enumerate(kids):
+            if child is node or child.kind != "element" or child.name != "p":
+                continue
+            prev = kids[k - 1] if k else None
+            offered = prev.data.strip() if prev is not None and prev.kind == "comment" else None
+            text = _SPACES.sub(" ", child.text).strip()
+            pid = keeper.choose(section, text, offered if offered in keeper.old else None)
+            if prev is not None and prev.kind == "comment" and PID.match(prev.data):
+                edits.append((prev.start, prev.end, f"<!-- {pid} -->"))
+            else:
+                edits.append((child.start, child.start, f"<!-- {pid} -->\n"))
+    out = fragment[node.start : node.end]
+    for start, end, text in sorted(edits, reverse=True):
+        out = out[: start - node.start] + text + out[end - node.start :]
+    return out
+
+
+def splice_body(
+    old_body: str, fragment: str, keeper: PidKeeper, section: str, pid_tags: Collection[str]
+) -> str:
+    """``old_body``: the section's text after its heading, as written; ``fragment``: the
+    proposal's sanitised body (pid comments it kept included). A new block gets a pid comment
+    when it is a ``<p>``, when the model kept one for it, or when the document marks blocks of
+    its kind with one (``pid_tags``)."""
+    old_model, new_model = read_model(old_body), read_model(fragment)
+    old, new = list(old_model.blocks), list(new_model.blocks)
+    kept = _matches(old, new)
+    for pid in (old[i].pid for i in kept.values()):
+        if pid:
+            keeper.taken.add(pid)
+            keeper.kept += 1
+    leads = {b.pid: old_body[b.lead_start : b.start] for b in old if b.pid}
+    parts: list[str] = []
+    for j, block in enumerate(new):
+        if j in kept:
+            b = old[kept[j]]
+            parts.append(old_body[b.lead_start : b.end])
+            continue
+        body = _mark_inner_paragraphs(fragment, block.node, keeper, section)
+        offered = block.pid if block.pid in keeper.old else None
+        if block.tag != "p" and offered is None and block.tag not in pid_tags:
+            parts.append("\n" + body)
+            continue
+        text = _SPACES.sub(" ", block.node.text).strip()
+        pid = keeper.choose(section, text, offered)
+        parts.append(leads.get(pid, f"\n<!-- {pid} -->\n") + body)
+    return "".join(parts) + (old_body[old[-1].end :] if old else "\n\n")

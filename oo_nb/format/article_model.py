@@ -1,0 +1,416 @@
+"""The article read as a browser reads it, with the source span of every part, so an edit is a
+splice at node boundaries and what it does not touch keeps its exact text.
+
+A new module rather than a rewrite of ``article.py``: that one is the lxml reader behind the
+library scan's public ``Article`` (and the fast scan is tested against it); this one is for the
+editors, which need spans, not values. Built on the one tokenizer, ``html_tokens``.
+
+- ``nodes``: a small tree (elements, text, comments) with HTML's implied end tags where they
+  change what is a top-level block (``<p>`` closed by a block, ``<li>`` by the next ``<li>``, a
+  heading by a heading, table cells and rows, void elements).
+- ``blocks``: the top-level elements and loose text, each with its lead (whitespace and comments
+  since the previous block) and its pid (the last pid comment of the lead, else ``data-pid``).
+- ``sections``: one per ``<h2>`` in document order, at any depth (the page's TOC selects every
+  ``h2``); a pid comment right before a heading belongs to its section.
+- ``reference_list``: the list the page script numbers (first ``ol``/``ul`` after the References
+  heading, or inside the element that follows it), its entries its ``<li>`` children.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from oo_nb.format.article import CITATION, PID
+from oo_nb.format.html_tokens import Token, tokenize
+
+__all__ = [
+    "Block",
+    "Citation",
+    "Link",
+    "Model",
+    "Node",
+    "Section",
+    "entries",
+    "first_list",
+    "list_after",
+    "read_model",
+]
+
+VOID = frozenset(
+    [
+        "area",
+        "base",
+        "br",
+        "col",
+        "embed",
+        "hr",
+        "img",
+        "input",
+        "link",
+        "meta",
+        "param",
+        "source",
+        "track",
+        "wbr",
+    ]
+)
+# Opening one of these closes an open <p> (HTML's implied end tag).
+_CLOSES_P = frozenset(
+    [
+        "address",
+        "article",
+        "aside",
+        "blockquote",
+        "details",
+        "dialog",
+        "div",
+        "dl",
+        "fieldset",
+        "figcaption",
+        "figure",
+        "footer",
+        "form",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "header",
+        "hgroup",
+        "hr",
+        "main",
+        "menu",
+        "nav",
+        "ol",
+        "p",
+        "pre",
+        "section",
+        "table",
+        "ul",
+        "li",
+        "dd",
+        "dt",
+    ]
+)
+# Where a search for an open element to close stops (HTML's "scope" boundaries).
+_SCOPE = frozenset(
+    ["applet", "caption", "html", "table", "td", "th", "marquee", "object", "template", "button"]
+)
+# A table's own end tags look past the cells still open in it (HTML's "table scope").
+_END_SCOPE = {
+    "table": frozenset(("html", "template")),
+    **{n: frozenset(("html", "table", "template")) for n in ("tbody", "thead", "tfoot", "tr")},
+}
+_HEADINGS = frozenset(("h1", "h2", "h3", "h4", "h5", "h6"))
+# Starting one of these closes an open one of its group inside the boundary (li in a list...).
+_SIBLINGS = {
+    "li": ({"li"}, _SCOPE | {"ol", "ul"}),
+    "dt": ({"dt", "dd"}, _SCOPE | {"dl"}),
+    "dd": ({"dt", "dd"}, _SCOPE | {"dl"}),
+    "tr": ({"tr", "td", "th"}, _SCOPE - {"td", "th"} | {"tbody", "thead", "tfoot"}),
+    "td": ({"td", "th"}, _SCOPE - {"td", "th"} | {"tr"}),
+    "th": ({"td", "th"}, _SCOPE - {"td", "th"} | {"tr"}),
+    "option": ({"option"}, _SCOPE | {"select"}),
+}
+_SPACES = re.compile(r"\s+")
+_UNSEEN = frozenset(("script", "style", "template"))
+
+
+@dataclass(eq=False)
+class Node:
+    """``kind`` is "element", "text" or "comment". For an element ``start..open_end`` is its
+    start tag and ``close_start..end`` its end tag (empty when implied)."""
+
+    kind: str
+    start: int
+    end: int
+    name: str = ""
+    token: Token | None = None
+    open_end: int = 0
+    close_start: int = 0
+    data: str = ""
+    children: list[Node] = field(default_factory=list)
+
+    def attr(self, name: str) -> str | None:
+        if self.token is None:
+            return None
+        return next((a.value for a in self.token.attrs if a.name == name), None)
+
+    def iter(self) -> Iterator[Node]:
+        yield self
+        for child in self.children:
+            yield from child.iter()
+
+    def elements(self, name: str) -> Iterator[Node]:
+        return (n for n in self.iter() if n.kind == "element" and n.name == name)
+
+    @property
+    def text(self) -> str:
+        """The text content, as ``textContent`` reads it."""
+        if self.kind == "text":
+            return self.data
+        if self.kind == "comment":
+            return ""
+        return "".join(c.text for c in self.children)
+
+    @property
+    def visible_text(self) -> str:
+        """The text a reader sees: ``text`` without script, style and template content."""
+        if self.kind == "text":
+            return self.data
+        if self.kind == "comment" or self.name in _UNSEEN:
+            return ""
+        return "".join(c.visible_text for c in self.children)
+
+
+@dataclass(frozen=True)
+class Block:
+    """A top-level part of the article. ``lead_start..start`` is its lead (whitespace and
+    comments since the previous block), ``start..end`` the element or loose text."""
+
+    node: Node
+    lead_start: int
+    pid: str | None
+    section: str  # id of the h2 it belongs to (its own id for an h2)
+
+    @property
+    def tag(self) -> str:
+        return self.node.name if self.node.kind == "element" else "text"
+
+    @property
+    def start(self) -> int:
+        return self.node.start
+
+    @property
+    def end(self) -> int:
+        return self.node.end
+
+
+@dataclass(frozen=True)
+class Section:
+    """One ``<h2>`` and what follows it up to the next. ``start`` includes a pid comment
+    right before the heading; ``nested`` when the heading sits inside another element (then
+    its text cannot be replaced without cutting that element)."""
+
+    id: str
+    heading: Node
+    start: int
+    end: int
+    nested: bool
+
+    @property
+    def title(self) -> str:
+        return _SPACES.sub(" ", self.heading.text).strip()
+
+
+@dataclass(frozen=True)
+class Citation:
+    source_id: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Link:
+    href: str
+    node: Node
+
+
+@dataclass(frozen=True)
+class Model:
+    source: str
+    root: Node
+
+    @cached_property
+    def blocks(self) -> tuple[Block, ...]:
+        return tuple(_blocks(self.source, self.root))
+
+    @cached_property
+    def sections(self) -> tuple[Section, ...]:
+        heads = [n for n in self.root.iter() if n.kind == "element" and n.name == "h2"]
+        top = {id(c) for c in self.root.children}
+        starts = [_heading_start(self.source, self.root, h) for h in heads]
+        return tuple(
+            Section(
+                h.attr("id") or "",
+                h,
+                starts[i],
+                starts[i + 1] if i + 1 < len(heads) else len(self.source),
+                id(h) not in top,
+            )
+            for i, h in enumerate(heads)
+        )
+
+    @property
+    def preamble_end(self) -> int:
+        return self.sections[0].start if self.sections else len(self.source)
+
+    def reference_list(self) -> Node | None:
+        """The list the page script numbers: after the heading with id "references", else the
+        first h2 reading "References"; None when there is none."""
+        heads = [s.heading for s in self.sections]
+        head = next((h for h in heads if h.attr("id") == "references"), None) or next(
+            (h for h in heads if h.text.strip().lower() == "references"), None
+        )
+        if head is None:
+            return None
+        return list_after(self.root, head)
+
+    @property
+    def element_ids(self) -> list[str]:
+        return [i for n in self.root.iter() if n.kind == "element" and (i := n.attr("id"))]
+
+    @property
+    def pids(self) -> list[str]:
+        """Every pid comment, at any depth, in order."""
+        return [
+            n.data.strip() for n in self.root.iter() if n.kind == "comment" and PID.match(n.data)
+        ]
+
+    @cached_property
+    def links(self) -> tuple[Link, ...]:
+        return tuple(
+            Link(a.attr("href") or "", a) for a in self.root.elements("a") if a.attr("href")
+        )
+
+    @cached_property
+    def citations(self) -> tuple[Citation, ...]:
+        """``[sN]`` in text outside the References list."""
+        refs = self.reference_list()
+        skip = range(refs.start, refs.end) if refs is not None else range(0)
+        out: list[Citation] = []
+        for n in self.root.iter():
+            if n.kind == "text" and n.start not in skip:
+                raw = self.source[n.start : n.end]
+                out += [
+                    Citation(m.group(1), n.start + m.start(), n.start + m.end())
+                    for m in CITATION.finditer(raw)
+                ]
+        return tuple(out)
+
+
+def read_model(source: str) -> Model:
+    return Model(source, _tree(source))
+
+
+def list_after(root: Node, head: Node) -> Node | None:
+    """The first ``ol``/``ul`` among the siblings after ``head`` (or inside one), before the
+    next ``h2``: the page script's ``referenceList``."""
+    parent = _parent_of(root, head)
+    if parent is None:
+        return None
+    siblings = [c for c in parent.children if c.kind == "element"]
+    return first_list(siblings[siblings.index(head) + 1 :])
+
+
+def first_list(siblings: list[Node]) -> Node | None:
+    """The first ``ol``/``ul`` among ``siblings`` or inside one, stopping at an ``h2``."""
+    for node in siblings:
+        if node.kind != "element":
+            continue
+        if node.name == "h2":
+            return None
+        if node.name in ("ol", "ul"):
+            return node
+        found = [n for n in node.iter() if n.kind == "element" and n.name in ("ol", "ul")]
+        if found:
+            return found[0]
+    return None
+
+
+def entries(lst: Node) -> list[Node]:
+    return [c for c in lst.children if c.kind == "element" and c.name == "li"]
+
+
+def _parent_of(root: Node, target: Node) -> Node | None:
+    for n in root.iter():
+        if any(c is target for c in n.children):
+            return n
+    return None
+
+
+def _tree(source: str) -> Node:
+    root = Node("element", 0, len(source), "#root", open_end=0, close_start=len(source))
+    stack = [root]
+
+    def close(count: int, at: int) -> None:
+        for _ in range(count):
+            node = stack.pop()
+            node.end = node.close_start = at
+
+    def open_index(names: set[str] | frozenset[str], bounds: set[str] | frozenset[str]) -> int:
+        for i in range(len(stack) - 1, 0, -1):
+            if stack[i].name in names:
+                return i
+            if stack[i].name in bounds:
+                return -1
+        return -1
+
+    for tok in tokenize(source):
+        top = stack[-1]
+        if tok.kind == "text":
+            top.children.append(Node("text", tok.start, tok.end, data=tok.data))
+        elif tok.kind in ("comment", "doctype"):
+            top.children.append(Node("comment", tok.start, tok.end, data=tok.data))
+        elif tok.kind == "start":
+            name = tok.name
+            if name in _CLOSES_P:
+                i = open_index({"p"}, _SCOPE)
+                if i > 0:
+                    close(len(stack) - i, tok.start)
+            if name in _SIBLINGS:
+                names, bounds = _SIBLINGS[name]
+                i = open_index(names, bounds)
+                if i > 0:
+                    close(len(stack) - i, tok.start)
+            if name in _HEADINGS and stack[-1].name in _HEADINGS:
+                close(1, tok.start)
+            node = Node("element", tok.start, tok.end, name, tok, tok.end, tok.end)
+            stack[-1].children.append(node)
+            if name not in VOID and not tok.self_closing:
+                stack.append(node)
+        else:  # end tag
+            closing = _HEADINGS if tok.name in _HEADINGS else frozenset((tok.name,))
+            i = open_index(closing, _END_SCOPE.get(tok.name, _SCOPE - closing))
+            if i > 0:
+                close(len(stack) - i - 1, tok.start)
+                node = stack.pop()
+                node.close_start, node.end = tok.start, tok.end
+    close(len(stack) - 1, len(source))
+    return root
+
+
+def _heading_start(source: str, root: Node, head: Node) -> int:
+    """Where a section starts: at a pid comment right before its heading, else the heading."""
+    parent = _parent_of(root, head)
+    if parent is None:
+        return head.start
+    kids = parent.children
+    k = next(i for i, c in enumerate(kids) if c is head) - 1
+    while k >= 0 and kids[k].kind == "text" and not kids[k].data.strip():
+        k -= 1
+    if k >= 0 and kids[k].kind == "comment" and PID.match(kids[k].data):
+        return kids[k].start
+    return head.start
+
+
+def _blocks(source: str, root: Node) -> Iterator[Block]:
+    lead_start = 0
+    pid: str | None = None
+    section = ""
+    for node in root.children:
+        if node.kind == "comment":
+            if PID.match(node.data):
+                pid = node.data.strip()
+            continue
+        if node.kind == "text" and not node.data.strip():
+            continue
+        own = pid or (node.attr("data-pid") if node.kind == "element" else None)
+        if node.name == "h2":
+            section = node.attr("id") or ""
+        yield Block(node, lead_start, own, section)
+        lead_start, pid = node.end, None

@@ -1,0 +1,103 @@
+"""Issue 26: the article model agrees with Chromium's DOM. Each case (the measured breaks, and
+comment, attribute and raw-text forms of the html5lib tokenizer suite placed inside an article)
+gives the same sections, References entries, pids before top-level blocks and links in
+``article_model`` as in the DOM the page script walks."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from oo_nb.format.article import PID
+from oo_nb.format.article_model import entries, read_model
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
+
+REFS = '<h2 id="references">References</h2>\n<ol>\n<li>[s1] <a href="https://a.example/">A</a></li>\n<li>B</li>\n</ol>\n'
+CASES = {
+    "dash dash bang": '<h2 id="a">A</h2><p>x</p><!-- note --!><h2 id="key-details">K</h2><p>y</p>',
+    "empty comments": '<h2 id="a">A</h2><!--><h2 id="b">B</h2><!---><h2 id="c">C</h2>',
+    "comment left open by dashes": '<h2 id="a">A</h2><!-- a -- b --><h2 id="b">B</h2>',
+    "bogus comments": '<h2 id="a">A</h2><? pi ><h2 id="b">B</h2><!x><h2 id="c">C</h2></ 3><p>z</p>',
+    "list in an attribute": '<h2 id="references">References</h2><p title="<ol><li>no</li></ol>">n</p><ol><li>one</li></ol>',
+    "li end tag in an attribute": '<h2 id="references">References</h2><ol><li title="</li>">[s1] a</li><li>b</li></ol>',
+    "sublist in an entry": '<h2 id="references">References</h2><ol><li>a<ul><li>x</li><li>y</li></ul></li><li>b</li></ol>',
+    "list inside a div": '<h2 id="references">References</h2><div class="refs"><ul><li>a</li><li>b</ul></div>',
+    "quotes in attributes": '<p title=\'a"b\' data-x="<h2 id=z>">q</p><h2 id="a">A</h2><p class=x>y</p>',
+    "duplicate id": '<h2 id="a" id="b">A</h2><p>x</p>',
+    "h2 in raw text": '<h2 id="a">A</h2><script>"<h2 id=b>B</h2>"</script><style>h2{}</style><textarea><h2 id=c></textarea><title><h2 id=d></title>',
+    "noscript and xmp": '<h2 id="a">A</h2><noscript><h2 id="b">B</h2></noscript><xmp><h2 id="c"></xmp><p>t</p>',
+    "pids before blocks": (
+        '<!-- pid:a:00000001 -->\n<h2 id="a">A</h2>\n<!-- pid:a:00000002 -->\n<h3 id="h">H</h3>\n'
+        "<!-- pid:a:00000003 -->\n<table><tr><td>1<td>2</table>\n<!-- pid:a:00000004 -->\n"
+        "<p>a<br/>b\n<div>c</div>\n<!-- pid:a:00000005 --><ul><li>x<li>y</ul>" + REFS
+    ),
+    "implied p end": "<p>one<p>two<h3>three</h3><p>four<table><tr><td>t</td></tr></table>",
+    "links": "<p><a href=\"https://a.example/?x=1&amp;y=2\">a</a> <a>no href</a> <a href='b'>b</a></p>",
+}
+
+DOM = r"""() => {
+  const article = document.getElementById("article");
+  const sections = Array.from(article.querySelectorAll("h2")).map((h) => h.id);
+  let head = document.getElementById("references");
+  if (!head || !article.contains(head)) {
+    head = Array.from(article.querySelectorAll("h2")).find(
+      (h) => h.textContent.trim().toLowerCase() === "references") || null;
+  }
+  let list = null;
+  for (let n = head && head.nextElementSibling; n && n.tagName !== "H2"; n = n.nextElementSibling) {
+    if (n.tagName === "OL" || n.tagName === "UL") { list = n; break; }
+    const inner = n.querySelector("ol, ul");
+    if (inner) { list = inner; break; }
+  }
+  const items = list ? Array.from(list.children).filter((c) => c.tagName === "LI")
+    .map((li) => li.textContent.replace(/\s+/g, " ").trim()) : null;
+  const blocks = [];
+  let pid = null;
+  for (const n of article.childNodes) {
+    if (n.nodeType === Node.COMMENT_NODE) { if (/^\s*pid:/.test(n.data)) pid = n.data.trim(); continue; }
+    if (n.nodeType === Node.TEXT_NODE) { if (n.data.trim()) { blocks.push(["text", pid]); pid = null; } continue; }
+    blocks.push([n.tagName.toLowerCase(), pid]);
+    pid = null;
+  }
+  const links = Array.from(article.querySelectorAll("a[href]")).map((a) => a.getAttribute("href"));
+  return { sections, items, blocks, links };
+}"""
+
+
+def _model(html: str) -> dict[str, Any]:
+    model = read_model(html)
+    lst = model.reference_list()
+    items = [" ".join(li.text.split()) for li in entries(lst)] if lst is not None else None
+    blocks = [
+        [b.tag, b.pid if b.pid and PID.match(b.pid) else None]
+        for b in model.blocks
+        if b.node.kind == "element" or b.node.data.strip()
+    ]
+    return {
+        "sections": [s.id for s in model.sections],
+        "items": items,
+        "blocks": blocks,
+        "links": [link.href for link in model.links],
+    }
+
+
+@pytest.fixture(scope="module")
+def page(browser: Browser) -> Iterator[Page]:
+    context = browser.new_context(java_script_enabled=True)
+    page = context.new_page()
+    page.route("**/*", lambda route: route.abort())  # nothing leaves the machine
+    yield page
+    context.close()
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_the_model_reads_the_article_as_chromium_does(page: Page, case: str) -> None:
+    html = CASES[case]
+    page.set_content(
+        f'<!doctype html><html><body><article id="article">{html}</article></body></html>'
+    )
+    assert _model(html) == page.evaluate(DOM), case
