@@ -320,10 +320,26 @@ def code_regions(doc: Document, *, memo: bool = True) -> list[CodeRegion]:
 
 def _header(doc: Document) -> list[CodeRegion]:
     # Comment lines are inert in bash (the originals name the file in them): only code counts.
+    # But a browser reads the header as the page's first markup, comment lines included: any
+    # tag, comment or DOCTYPE it finds there ("# <script>...") counts too.
+    markup = _header_markup(doc.text[: doc.opener.end])
     comments = _COMMENT_LINES.match(doc.text, 0, doc.opener.start)
     if comments is not None and comments.end() == doc.opener.start:  # most pages: one search
-        return [CodeRegion("shell header", 1, _code_lines(doc.span_text(doc.opener)))]
-    return [CodeRegion("shell header", 1, _code_lines(doc.text[: doc.opener.end]))]
+        return [CodeRegion("shell header", 1, _code_lines(doc.span_text(doc.opener)) + markup)]
+    return [CodeRegion("shell header", 1, _code_lines(doc.text[: doc.opener.end]) + markup)]
+
+
+def _header_markup(text: str) -> str:
+    """The markup a browser reads in the shell header: "" when none (every known page)."""
+    if "<" not in text:
+        return ""
+    tags = [
+        _squeeze(text[token.start : token.end]) for token in tokenize(text) if token.kind != "text"
+    ]
+    # markup a browser drops (a tag cut by the opener) is someone's code all the same
+    dropped = [] if tags else [m.group() for m in _DROPPED_TAG.finditer(text)]
+    found = tags or dropped
+    return "".join(f"\n<markup> {t}" for t in found)
 
 
 _COMMENT_LINES = re.compile(r"(?:#[^\n]*\n)*")  # lines that start with "#"
@@ -601,11 +617,19 @@ def _custom_end(doc: Document, pos: int) -> int | None:
     close = doc.text.find(_CUSTOM_END, pos, doc.html.end)
     if close < 0:
         return None
-    shape = [
-        (token.kind, token.name)
+    tokens = [
+        token
         for token in tokenize(doc.text, pos, close)
         if token.kind != "text" or token.data.strip(" \t\n\f")
     ]
+    # a plain <style>: an attribute on it (onload=, onerror=) is a handler a browser runs
+    if (
+        tokens
+        and tokens[0].kind == "start"
+        and doc.text[tokens[0].start : tokens[0].end] != "<style>"
+    ):
+        return None
+    shape = [(token.kind, token.name) for token in tokens]
     if shape not in (
         [("start", "style"), ("end", "style")],
         [("start", "style"), ("text", ""), ("end", "style")],

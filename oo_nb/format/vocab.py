@@ -12,7 +12,7 @@ import contextlib
 import functools
 import re
 from collections.abc import Iterable
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
 __all__ = [
     "CITATION",
@@ -101,17 +101,30 @@ _BARE_HOST = re.compile(r"([A-Za-z0-9.-]+)(?::[0-9]*)?(?=[/?#]|\Z)")
 
 
 def _with_authority(url: str) -> str:
-    """``url`` as urlsplit finds its host: a bare ``host/path`` (a string source's) gets "//"."""
+    """``url`` as urlsplit finds its host: a bare ``host/path`` (a string source's) gets "//".
+    A backslash is a slash, as a browser reads an http(s) URL: ``https://denied.com\\.x/`` is
+    on denied.com."""
+    url = url.replace("\\", "/")
     return url if "//" in url else "//" + url
 
 
 def normal_host(host: str) -> str:
     """A host as compared: lower case, no trailing dot, no ``www.``, IDNA in its ASCII form."""
+    if "%" in host:  # a browser decodes it: "denied%2Ecom" is denied.com
+        host = unquote(host, errors="strict") if _is_utf8_escape(host) else host
     host = host.lower().removeprefix("www.").rstrip(".")
     if not host.isascii():
         with contextlib.suppress(UnicodeError):  # not a valid IDNA name: compared as written
             host = host.encode("idna").decode("ascii")
     return host
+
+
+def _is_utf8_escape(host: str) -> bool:
+    try:
+        unquote(host, errors="strict")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def domain_of(url: str) -> str:

@@ -144,3 +144,22 @@ def test_pages_an_earlier_release_wrote_stay_known(page: Path) -> None:
     a template change keeps the shipped shell known (``tools.page_fingerprints --shipped``)."""
     assert unknown_regions(Document.read(page)) == []
     assert _codes(page) == []
+
+
+def test_markup_in_the_shell_headers_comment_lines_is_page_code() -> None:
+    # bash skips a comment line; a browser reads the header as the page's first markup
+    doc = Document.read(CORPUS / "agi-declared.o-o.html")
+    for line in ("# <script>alert(1)</script>\n", "# <img src=x onerror=alert(1)>\n"):
+        hostile = Document(doc.text.replace("\n: << ", "\n" + line + ": << ", 1))
+        assert [r.kind for r in unknown_regions(hostile)] == ["shell header"]
+    plain = Document(doc.text.replace("\n: << ", "\n# a < b & c\n: << ", 1))
+    assert unknown_regions(plain) == []
+
+
+def test_a_users_stylesheet_with_a_handler_is_code() -> None:
+    doc = Document.read(CORPUS / "agi-declared.o-o.html")
+    synced, _, _ = sync_document(doc, ("css",), "article { max-width: 40em; }\n")
+    hostile = synced.text.replace(
+        "<!-- OO:CUSTOM:START -->\n<style>", "<!-- OO:CUSTOM:START -->\n<style onload=alert(1)>"
+    )
+    assert hostile != synced.text and unknown_regions(Document(hostile)) != []

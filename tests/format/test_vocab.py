@@ -120,6 +120,8 @@ COVERED = [
     "https://REDDIT.com/",
     "https://a.b.reddit.com/",
     "https://reddit.com./x",
+    "https://reddit.com\\.evil.example/r/x",  # a browser reads "\\" as "/": on reddit.com
+    "https://reddit%2Ecom/r/x",  # a browser decodes the host
 ]
 LOOKALIKES = [
     "https://notreddit.com/r/x",
