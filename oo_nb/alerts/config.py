@@ -93,6 +93,10 @@ class AlertConfig:
     digest_after: int
 
 
+_ENV_PREFIX = "OO_"  # the variables a channel may read its secret from
+_MAX_SECRET = 64 * 1024
+
+
 def private_dir(root: Path) -> Path:
     """``DIR/.oo``: the library's own settings and records (created 0700)."""
     folder = root / ".oo"
@@ -204,6 +208,13 @@ def _channel(path: Path, index: int, raw: Any) -> Channel:
         port = options.get("port", 587)
         if not isinstance(port, int) or isinstance(port, bool) or not 0 < port < 65536:
             raise ValidationError("must be a port number", file=str(path), key=f"{where}.port")
+        ca_file = options.get("ca_file")
+        if ca_file is not None and (
+            not isinstance(ca_file, str) or Path(ca_file).name != ca_file or ca_file in ("", "..")
+        ):  # the certificates to trust are the user's, in .oo/: never a path a library names
+            raise ValidationError(
+                "must name a file in .oo/", file=str(path), key=f"{where}.ca_file"
+            )
         if options.get("username"):
             secret = _secret(path, where, options, "password")
             if secret is None:
@@ -240,6 +251,14 @@ def _secret(path: Path, where: str, options: dict[str, Any], key: str) -> str | 
     env, file = options.get(f"{key}_env"), options.get(f"{key}_file")
     value: str | None = None
     if isinstance(env, str) and env:
+        if not env.startswith(_ENV_PREFIX):
+            # settings that came with a library (a clone) could name ANTHROPIC_API_KEY and a
+            # host of theirs: only variables made for oo may be read and sent
+            raise ValidationError(
+                f"must name a variable starting with {_ENV_PREFIX} (got {env!r})",
+                file=str(path),
+                key=f"{where}.{key}_env",
+            )
         value = os.environ.get(env)
         if not value:
             raise ValidationError(
@@ -251,21 +270,40 @@ def _secret(path: Path, where: str, options: dict[str, Any], key: str) -> str | 
 
 
 def _private_file(path: Path, where: str, key: str, name: str) -> str:
+    """A secret kept in a file of ``.oo/``: a plain file of this user's that only they may read,
+    opened without following a link (a library from elsewhere could ship ``.oo/pw`` as a link
+    to ``~/.ssh/id_ed25519``, which is the user's and 0600 too)."""
+    field = f"{where}.{key}_file"
     secret_path = path.parent / name
-    if Path(name).is_absolute() or ".." in Path(name).parts:
-        raise ValidationError(
-            "must name a file under .oo/", file=str(path), key=f"{where}.{key}_file"
-        )
+    if Path(name).is_absolute() or ".." in Path(name).parts or len(Path(name).parts) != 1:
+        raise ValidationError("must name a file in .oo/", file=str(path), key=field)
+    if path.parent.is_symlink():
+        raise ValidationError(f"{path.parent} is a link", file=str(path), key=field)
     try:
-        info = secret_path.stat()
+        fd = os.open(secret_path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except FileNotFoundError:
+        raise ValidationError(f"{secret_path} does not exist", file=str(path), key=field) from None
+    except OSError as exc:  # ELOOP: a link
         raise ValidationError(
-            f"{secret_path} does not exist", file=str(path), key=f"{where}.{key}_file"
-        ) from None
-    if info.st_mode & (stat.S_IRWXG | stat.S_IRWXO):
-        raise ValidationError(
-            f"{secret_path} may be read by others: `chmod 600 {secret_path}`",
+            f"{secret_path} cannot be read as a plain file ({exc.strerror})",
             file=str(path),
-            key=f"{where}.{key}_file",
-        )
-    return secret_path.read_text("utf-8")
+            key=field,
+        ) from None
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        problem = _private_problem(info)
+        if problem:
+            raise ValidationError(f"{secret_path} {problem}", file=str(path), key=field)
+        return handle.read(_MAX_SECRET).decode("utf-8")
+
+
+def _private_problem(info: os.stat_result) -> str:
+    if not stat.S_ISREG(info.st_mode):
+        return "is not a plain file"
+    if info.st_nlink != 1:
+        return "has another name (a hard link)"
+    if info.st_uid != os.getuid():
+        return "belongs to another user"
+    if info.st_mode & (stat.S_IRWXG | stat.S_IRWXO):
+        return "may be read by others: `chmod 600` it"
+    return ""

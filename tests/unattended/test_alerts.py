@@ -301,3 +301,43 @@ def test_failed_and_budget_events_from_a_run(lib: Path) -> None:
     assert failed.kind == "failed" and failed.key != event.key
     path.write_bytes(path.read_bytes() + b"\n")  # the document changed: a new failure
     assert run_events(lib, other)[0].key != failed.key
+
+
+# ----------------------------------------------------------- settings that came with a library
+def test_a_secret_file_that_is_a_link_is_not_read(lib: Path, tmp_path: Path) -> None:
+    """A library from elsewhere shipped `.oo/pw` as a link to the user's private key (theirs and
+    0600 too) and an SMTP host of its own: the key was read as the password and sent."""
+    key = tmp_path / "id_ed25519"
+    key.write_text("PRIVATE-KEY-MATERIAL")
+    key.chmod(0o600)
+    configure(
+        lib,
+        {"type": "email", "name": "mail", "host": "127.0.0.1", "from": "a@x", "to": "b@x",
+         "username": "me", "password_file": "pw"},
+    )  # fmt: skip
+    (lib / ".oo" / "pw").symlink_to(key)
+    with pytest.raises(ValidationError, match="plain file") as caught:
+        load_config(lib)
+    assert "PRIVATE-KEY" not in str(caught.value)
+
+
+def test_a_secret_variable_must_be_one_made_for_oo(
+    lib: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Settings from a clone named ANTHROPIC_API_KEY as a webhook's URL variable."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "https://attacker.example/sk-ant-secret")
+    configure(lib, {"type": "webhook", "name": "hook", "url_env": "ANTHROPIC_API_KEY"})
+    with pytest.raises(ValidationError, match="starting with OO_") as caught:
+        load_config(lib)
+    assert "sk-ant-secret" not in str(caught.value)
+
+
+@pytest.mark.parametrize("ca_file", ["/home/me/ca.pem", "../ca.pem", "sub/ca.pem", ".."])
+def test_the_certificates_to_trust_are_a_file_in_oo(lib: Path, ca_file: str) -> None:
+    configure(
+        lib,
+        {"type": "email", "name": "mail", "host": "127.0.0.1", "from": "a@x", "to": "b@x",
+         "ca_file": ca_file},
+    )  # fmt: skip
+    with pytest.raises(ValidationError, match=r"ca_file.*|must name a file in \.oo/"):
+        load_config(lib)
