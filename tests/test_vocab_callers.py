@@ -16,7 +16,7 @@ from oo_nb.agent.proposal import ProposedSource
 from oo_nb.agent.quotes import normalise
 from oo_nb.edit.contract import Edit, plan_edits
 from oo_nb.format.document import Document
-from oo_nb.format.sanitize import sanitize_text
+from oo_nb.format.sanitize import safe_http_url, sanitize_text
 from oo_nb.library.library import Library
 from oo_nb.review.hunks import Hunk
 from oo_nb.review.quotes import add_quote_badges
@@ -112,7 +112,8 @@ def test_the_agent_rejects_a_source_as_the_table_does(i: int, case: tuple[str, s
     ledger.load(doc.article)
     ledger.merge(doc.article, [ProposedSource("s1", url, "Page")], [])
     assert (ledger.target("s1") is None) is covered
-    assert any("deny list" in w for w in warnings) is covered
+    if safe_http_url(url) is not None:  # else refused before the deny list is asked ("\\" in it)
+        assert any("deny list" in w for w in warnings) is covered
 
 
 @pytest.mark.parametrize("char", UNSAFE)

@@ -155,8 +155,11 @@ def url_key(url: str) -> str:
     if port and port not in (80, 443):
         host = f"{host}:{port}"
     path = parts.path.rstrip("/") or "/"  # "", "/" and "//" all name the root
-    pairs = parse_qsl(parts.query, keep_blank_values=True)
-    query = urlencode([(k, v) for k, v in pairs if not _TRACKING.fullmatch(k)])
+    # surrogateescape: bytes that are not UTF-8 (a Latin-1 query, %E9 vs %FF) stay distinct;
+    # decoded as U+FFFD they made two pages one, and a merge rewrites citations
+    pairs = parse_qsl(parts.query, keep_blank_values=True, errors="surrogateescape")
+    kept = [(k, v) for k, v in pairs if not _TRACKING.fullmatch(k)]
+    query = urlencode(kept, encoding="utf-8", errors="surrogateescape")
     return urlunsplit(("", host, path, query, ""))
 
 

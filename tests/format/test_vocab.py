@@ -61,6 +61,9 @@ OTHER_PAGE = [
     ("https://en.wikipedia.org/wiki", "https://en.wikipedia.org/wiki/X"),
     ("https://example.com/", "https://example.com/X"),
     ("https://example.com/Report", "https://example.com/report"),
+    # bytes that are not UTF-8 are bytes: two Latin-1 queries are two pages
+    ("https://example.com/s?q=%E9", "https://example.com/s?q=%FF"),
+    ("https://example.com/s?q=%E9", "https://example.com/s?q=%EF%BF%BD"),
     # parameter order is kept: merging two sources is worse than missing that they are one
     ("https://example.com/a?x=1&y=2", "https://example.com/a?y=2&x=1"),
 ]
