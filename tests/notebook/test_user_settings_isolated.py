@@ -41,7 +41,10 @@ def test_the_notebooks_pass_after_the_user_chose_the_dark_theme(tmp_path: Path) 
     home = a_home_with_choices(tmp_path / "home")
     env = {k: v for k, v in os.environ.items() if k not in SETTINGS_DIRS}
     # as the user's shell would have it, a key and an address that must never be reached
+    startup = home / "startup.py"
+    startup.write_text("raise SystemExit('PYTHONSTARTUP ran in a test kernel')\n")
     env.update(HOME=str(home), ANTHROPIC_API_KEY="sk-ant-never-used", OO_PREVIEW_THEME="dark")
+    env.update(PYTHONSTARTUP=str(startup), HTTP_PROXY="http://127.0.0.1:9", NO_PROXY="")
     env["ANTHROPIC_BASE_URL"] = "http://127.0.0.1:9"
     run = subprocess.run(
         [

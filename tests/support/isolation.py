@@ -1,6 +1,7 @@
 """What a test run must not take from the machine it runs on: the user's Jupyter, IPython and
 matplotlib settings (a dark theme chosen in `make lab` changed the notebooks' preview output),
-and API settings from the shell (a real key would send a test's request to the real API).
+API settings from the shell (a real key would send a test's request to the real API), a
+``PYTHONSTARTUP`` file, and a proxy that loopback requests would go through.
 
 The repository's root ``conftest.py`` calls :func:`isolate` before any test module or notebook
 is collected, so the unit tests, the browser tests and the notebooks under nbval (whose kernels
@@ -8,11 +9,13 @@ inherit this environment) all run on it. Tests that need a setting set it themse
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
-__all__ = ["AMBIENT", "SETTINGS_DIRS", "isolate"]
+__all__ = ["AMBIENT", "LOOPBACK", "SETTINGS_DIRS", "isolate"]
 
 # Settings a developer's shell may hold that would change what a test does.
 AMBIENT = (
@@ -23,7 +26,10 @@ AMBIENT = (
     "OO_AGENT",
     "OO_TODAY",
     "OO_PREVIEW_THEME",
+    "PYTHONSTARTUP",  # ipykernel runs it in every notebook kernel under nbval
 )
+# Loopback never goes through a proxy the shell may set (the mock API, the link server).
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 # Where each tool reads its user settings, given a folder of the run's own.
 SETTINGS_DIRS = {
@@ -49,4 +55,8 @@ def isolate() -> Path:
     os.environ.pop("JUPYTER_PLATFORM_DIRS", None)
     for name in AMBIENT:
         os.environ.pop(name, None)
+    for name in ("NO_PROXY", "no_proxy"):
+        kept = [h for h in os.environ.get(name, "").split(",") if h.strip()]
+        os.environ[name] = ",".join([*kept, *(h for h in LOOPBACK if h not in kept)])
+    atexit.register(shutil.rmtree, base, ignore_errors=True)
     return base
