@@ -3,11 +3,13 @@
     .venv/bin/python benchmarks/library.py                        # 1,000 and 10,000 documents
     .venv/bin/python benchmarks/library.py --sizes 1000 --repeat 5
     .venv/bin/python benchmarks/library.py --cases cli-cold floor  # some cases only
+    .venv/bin/python benchmarks/library.py --baseline /tmp/old    # A/B: /tmp/old/oo_nb as well
 
 Libraries are generated once (benchmarks/synth.py) into ``--dir`` and reused; the package's
 bytecode is compiled first, as an installed package's is. Every case is one fresh process,
 imports included, measured from here with ``wait4``: CPU seconds (user + system, its worker
-processes included) are the primary figure, steady under the load of a shared machine; wall
+processes included, even a pool's forkserver that outlives it: this process is their
+subreaper) are the primary figure, steady under the load of a shared machine; wall
 seconds are secondary; memory is the peak resident set of the largest process. Cases:
 
 - ``floor``: one process reads every file, finds the four JSON blocks by one regex and
@@ -45,6 +47,7 @@ CASES: tuple[str, ...] = ("floor", "floor-frames", "cli-cold", "cli-warm", "audi
 CASES += ("frames-warm", "frames-touched")
 FLOOR_OF = {"cli-cold": "floor", "cli-warm": "floor", "audit-warm": "floor"}
 FLOOR_OF |= {"frames-warm": "floor-frames", "frames-touched": "floor-frames"}
+BASE = " (base)"  # a case run with --baseline's package
 FRAMES_CODE = (
     "import sys; from oo_nb.library import Library; from datetime import date; "
     "lib = Library(sys.argv[1], today=date(2026, 2, 17)); "
@@ -96,27 +99,49 @@ def prepare(case: str, folder: Path, round_no: int) -> None:
             os.utime(p, (stamp, stamp))
 
 
-def measure(case: str, folder: Path) -> Run:
-    env = dict(os.environ, PYTHONPATH=str(HERE.parent), COLUMNS="120")
+def become_subreaper() -> None:
+    """Orphaned descendants come back to this process (Linux), so that their CPU is counted: a
+    process pool's forkserver outlives the command it served and is not waited for by it."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(36, 1, 0, 0, 0) != 0:  # PR_SET_CHILD_SUBREAPER
+        raise SystemExit("cannot count the CPU of orphaned workers here (not Linux?)")
+
+
+def measure(case: str, folder: Path, code: Path) -> Run:
+    """One run of ``case`` with the package from ``code``: CPU of it and every descendant (each
+    reaped here or by a process reaped here), wall until it and they have exited."""
+    env = dict(os.environ, PYTHONPATH=str(code), COLUMNS="120")
     start = time.perf_counter()
     proc = subprocess.Popen(
         command(case, folder), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env
     )
     assert proc.stderr is not None
     err = proc.stderr.read()
-    _pid, status, usage = os.wait4(proc.pid, 0)  # its reaped workers' usage included
+    cpu = peak = 0.0
+    while True:
+        try:
+            pid, status, usage = os.wait4(-1, 0)
+        except ChildProcessError:
+            break
+        cpu += usage.ru_utime + usage.ru_stime  # includes what it reaped itself
+        peak = max(peak, usage.ru_maxrss / 1024)
+        if pid == proc.pid:
+            proc.returncode = os.waitstatus_to_exitcode(status)
     wall = time.perf_counter() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode not in (0, 1):  # oo audit exits 1 when it finds errors
         raise SystemExit(f"{case} failed ({proc.returncode}): {err.decode()[-2000:]}")
-    return Run(usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss / 1024)
+    return Run(cpu, wall, peak)
 
 
-def compile_bytecode() -> None:
+def compile_bytecode(baseline: Path | None) -> None:
     """Write the package's bytecode, as pip does for an installed package."""
     import compileall
 
     compileall.compile_dir(HERE.parent / "oo_nb", quiet=1)
+    if baseline is not None:
+        compileall.compile_dir(baseline / "oo_nb", quiet=1)
 
 
 def ratio(runs: list[Run], floors: list[Run], key: str) -> float:
@@ -127,11 +152,11 @@ def ratio(runs: list[Run], floors: list[Run], key: str) -> float:
 
 def report(n: int, cases: list[str], runs: dict[str, list[Run]]) -> None:
     print(f"\n{n} documents, median of {len(runs[cases[0]])} interleaved rounds:")
-    print(f"  {'case':<15}{'CPU s':>8}{'x floor':>9}{'wall s':>8}{'x floor':>9}{'peak MB':>9}")
+    print(f"  {'case':<22}{'CPU s':>8}{'x floor':>9}{'wall s':>8}{'x floor':>9}{'peak MB':>9}")
     for case in cases:
         rs = runs[case]
-        line = f"  {case:<15}{statistics.median(r.cpu_s for r in rs):>8.2f}"
-        floor = runs.get(FLOOR_OF.get(case, ""))
+        line = f"  {case:<22}{statistics.median(r.cpu_s for r in rs):>8.2f}"
+        floor = runs.get(FLOOR_OF.get(case.removesuffix(BASE), ""))
         cpu_x = wall_x = ""
         if floor:
             cpu_x = f"{ratio(rs, floor, 'cpu_s'):.2f}"
@@ -160,18 +185,27 @@ def main() -> None:
     ap.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "oo-bench-library")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--repeat", type=int, default=3, help="rounds; medians are reported")
+    ap.add_argument(
+        "--baseline", type=Path, help="a tree holding another oo_nb/ to run the cases with too"
+    )
     ns = ap.parse_args()
+    become_subreaper()
     load = os.getloadavg()[0]
     print(f"oo library benchmark: {os.cpu_count()} cores, load {load:.1f} at the start")
-    compile_bytecode()
+    compile_bytecode(ns.baseline)
     for n in ns.sizes:
         folder = ensure_library(ns.dir, n, ns.seed)
-        runs: dict[str, list[Run]] = {case: [] for case in ns.cases}
+        cases = [*ns.cases]
+        if ns.baseline is not None:  # the same cases with another tree's package, interleaved
+            cases += [f"{c}{BASE}" for c in ns.cases if not c.startswith("floor")]
+        runs: dict[str, list[Run]] = {case: [] for case in cases}
         for round_no in range(ns.repeat):
-            for case in ns.cases:
-                prepare(case, folder, round_no)
-                runs[case].append(measure(case, folder))
-        report(n, ns.cases, runs)
+            for case in cases:
+                plain = case.removesuffix(BASE)
+                prepare(plain, folder, round_no)
+                code = ns.baseline if case.endswith(BASE) else HERE.parent
+                runs[case].append(measure(plain, folder, code))
+        report(n, cases, runs)
         print(f"  load {os.getloadavg()[0]:.1f} at the end", flush=True)
 
 
