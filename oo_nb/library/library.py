@@ -10,8 +10,9 @@ citations, errors, and the audit's findings.
 
 Discovery (``store.discover``) skips index pages (by content, not by name), history folders and
 hidden folders; one unreadable file never stops the scan (it lands in ``errors``). Each document
-is reduced to a ``Digest`` (rows, not text), in two worker processes for large libraries, and
-kept in the library's cache (``DIR/.oo-cache/library.sqlite``, ``library.scan``): a later scan, in
+is reduced to a ``Digest`` (rows, not text), in two worker processes for large libraries (or on
+any ``concurrent.futures.Executor`` passed as ``executor``, a Dask cluster's say), and kept in
+the library's cache (``DIR/.oo-cache/library.sqlite``, ``library.scan``): a later scan, in
 this process or another, parses only the files that changed (``cache=False``: memory only);
 ``lib["slug"]`` re-reads the full Document on demand. Everything that depends on the date takes
 ``today`` so notebooks and tests get stable output."""
@@ -22,6 +23,7 @@ import contextlib
 import gc
 import os
 from collections.abc import Iterator
+from concurrent.futures import Executor
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, cast
@@ -78,8 +80,10 @@ class Library:
         today: date | None = None,
         workers: int | None = None,
         cache: bool = True,
+        executor: Executor | None = None,
     ) -> None:
         self.root = Path(path)
+        self.executor = executor  # the caller's, used and left running; None: our own pool
         self.use_cache = cache  # False: never read or write DIR/.oo-cache (memory only)
         self.recursive = recursive
         self._today = today
@@ -108,7 +112,12 @@ class Library:
             workers = min(2, os.cpu_count() or 1) if missing >= _POOL_MIN_DOCS else 1
         with _gc_paused():
             self._known = read_digests(
-                items, folder, self._known, workers, recursive=self.recursive
+                items,
+                folder,
+                self._known,
+                workers,
+                recursive=self.recursive,
+                executor=self.executor,
             )
         self._failures = []
         self._slugs = {}  # slug -> path, documents only
