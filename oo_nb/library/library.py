@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 __all__ = ["FRAMES", "Library", "discover", "is_index_page"]
 
 FRAMES = ("documents", "sources", "facts", "changelog", "citations", "errors")
+STORED = ("documents", "sources", "facts", "changelog")  # kept columnar: frame_store
 _POOL_MIN_DOCS = 300  # below this a worker pool costs more than it saves
 
 
@@ -94,6 +95,7 @@ class Library:
         self._slugs: dict[str, str] = {}
         self._by_slug: dict[str, Digest] = {}
         self._cache: dict[tuple[Any, ...], pd.DataFrame] = {}
+        self._stamps: list[tuple[str, object]] | None = None  # what stored frames are keyed on
         self.refresh()
 
     # ----------------------------------------------------------------- discovery
@@ -127,6 +129,13 @@ class Library:
                 self._slugs[slug] = str(p)
             elif isinstance(found.result, Failure):
                 self._failures.append(found.result)
+        # a recent file's bytes may change under the same stamp: its hash is in the key too
+        found_now = [self._known[str(p)] for p, _ in items]
+        stamps: list[tuple[str, object]] = [
+            (str(p), (k.stamp, k.hash)) for (p, _), k in zip(items, found_now, strict=True)
+        ]
+        trusted = folder is not None and all(k.stamp is not None for k in found_now)
+        self._stamps = stamps if trusted else None
         self._decoded = None
         self._cache.clear()
         return self
@@ -220,14 +229,35 @@ class Library:
         key = (name, day) if dated else (name,)
         build = getattr(frames, f"{name}_frame")
         if name == "errors":
-            return self._cached(key, lambda: build(self._digests, self._failures))
+            make = lambda: build(self._digests, self._failures)  # noqa: E731
+        elif dated:
+            make = lambda: build(self._digests, day)  # noqa: E731
+        else:
+            make = lambda: build(self._digests)  # noqa: E731
+        if name in STORED and self._stamps is not None:
+            make = self._stored(name, day if dated else None, make)
         if name == "sources":  # link statuses change with every `oo links`: never cached
             from oo_nb.library.link_frames import add_link_status
 
-            return add_link_status(self._cached(key, lambda: build(self._digests, day)), self.root)
-        if dated:
-            return self._cached(key, lambda: build(self._digests, day))
-        return self._cached(key, lambda: build(self._digests))
+            return add_link_status(self._cached(key, make), self.root)
+        return self._cached(key, make)
+
+    def _stored(self, name: str, day: date | None, build: Any) -> Any:
+        """``build``, or the frame stored by a library whose documents had the same stamps
+        (``frame_store``: loading it decodes no digest); what is built is stored."""
+        from oo_nb.library.frame_store import frame_key, load_frame, save_frame
+
+        assert self._stamps is not None
+        key = frame_key(self._stamps, day)
+
+        def load_or_build() -> pd.DataFrame:
+            found = load_frame(self.root, name, key)
+            if found is None:
+                found = build()
+                save_frame(self.root, name, key, found)
+            return found
+
+        return load_or_build
 
     @property
     def documents(self) -> pd.DataFrame:
