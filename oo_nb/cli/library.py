@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 HELP = "audit a folder of documents as tables: documents, sources, facts, changelog, citations, findings"
 
+MAX_ROWS = 60  # pandas' display.max_rows: a table longer than this shows its head and tail
 FRAME_CHOICES = ("documents", "sources", "facts", "changelog", "citations", "audit", "errors")
 
 
@@ -71,33 +72,72 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default="documents",
         help="which table (default: documents)",
     )
+    p.add_argument(
+        "--max-rows",
+        type=int,
+        default=MAX_ROWS,
+        metavar="N",
+        help=f"a table's first and last rows, as pandas shows them (default: {MAX_ROWS}; "
+        "0: every row; csv and json always have every row)",
+    )
 
 
-def render(frame: pd.DataFrame, fmt: str) -> str:
-    """A frame as text: an aligned table fitted to the terminal, CSV, or JSON records."""
+def render(
+    frame: pd.DataFrame, fmt: str, *, max_rows: int | None = None, total: int | None = None
+) -> str:
+    """A frame as text: an aligned table fitted to the terminal, CSV, or JSON records. A table
+    longer than ``max_rows`` shows its head and tail, as pandas does, and its size (``total``
+    rows when ``frame`` is already ``head_and_tail`` of it)."""
     if fmt == "csv":
         return str(frame.to_csv(index=False)).rstrip("\n")
     if fmt == "json":
         return str(frame.to_json(orient="records", date_format="iso", force_ascii=False, indent=1))
     if frame.empty:
         return "(no rows)"
-    width = shutil.get_terminal_size((120, 24)).columns
-    shown = _clipped(frame)
-    table = str(shown.to_string(index=False, max_colwidth=None, na_rep="-"))
-    if "message" not in shown.columns or max(map(len, table.splitlines())) <= width:
-        if "message" in shown.columns:
-            return table
-        return str(shown.to_string(index=False, max_colwidth=None, line_width=width, na_rep="-"))
-    # Too wide with the message in the row: each message goes under its row, whole and on one
-    # line (the terminal wraps it; grep still finds "(line 5)").
-    from pandas import isna
+    total = len(frame) if total is None else total
+    cut = max_rows is not None and total > max_rows
+    table = _table(_clipped(head_and_tail(frame, max_rows) if cut else frame), max_rows)
+    return f"{table}\n[{total} rows x {len(frame.columns)} columns]" if cut else table
 
-    rest = shown.drop(columns="message")
-    lines = str(rest.to_string(index=False, max_colwidth=None, na_rep="-")).splitlines()
-    out = [lines[0]]
-    for line, message in zip(lines[1:], shown["message"], strict=True):
-        out += [line, "    " + ("-" if isna(message) else str(message))]
-    return "\n".join(out)
+
+def head_and_tail(frame: pd.DataFrame, max_rows: int | None) -> pd.DataFrame:
+    """The rows a table of at most ``max_rows`` shows: the first and last, one more than it
+    holds, so that ``to_string(max_rows=...)`` marks the cut in the middle. Only these are
+    clipped and formatted, not the 10,000 rows of a large library."""
+    if max_rows is None or len(frame) <= max_rows:
+        return frame
+    import pandas as pd
+
+    half = max_rows // 2
+    return pd.concat([frame.head(max_rows - half + 1), frame.tail(half)])
+
+
+def _table(shown: pd.DataFrame, max_rows: int | None) -> str:
+    width = shutil.get_terminal_size((120, 24)).columns
+    if "message" not in shown.columns:  # one to_string: it is most of a warm `oo library`
+        return str(
+            shown.to_string(
+                index=False, max_colwidth=None, line_width=width, na_rep="-", max_rows=max_rows
+            )
+        )
+    cut_at = None  # where the "..." row goes
+    if max_rows is not None and len(shown) > max_rows:
+        cut_at = max_rows - max_rows // 2
+        shown = shown.iloc[[*range(cut_at), *range(len(shown) - max_rows // 2, len(shown))]]
+    lines = str(shown.to_string(index=False, max_colwidth=None, na_rep="-")).splitlines()
+    rows = [[line] for line in lines[1:]]
+    if max(map(len, lines)) > width:
+        # Too wide with the message in the row: each message goes under its row, whole and on
+        # one line (the terminal wraps it; grep still finds "(line 5)").
+        from pandas import isna
+
+        rest = shown.drop(columns="message")
+        lines = str(rest.to_string(index=False, max_colwidth=None, na_rep="-")).splitlines()
+        messages = ("-" if isna(m) else str(m) for m in shown["message"])
+        rows = [[line, "    " + m] for line, m in zip(lines[1:], messages, strict=True)]
+    if cut_at is not None:
+        rows.insert(cut_at, ["..."])
+    return "\n".join([lines[0], *(line for row in rows for line in row)])
 
 
 FULL_COLUMNS = ("message", "where")  # what a finding says and where: never cut (e.g. "(line 5)")
@@ -145,9 +185,16 @@ class LibraryResult:
     as the Library (or the frame when one was named)."""
 
     def __init__(
-        self, library: Library, frame_name: str, fmt: str, stale_after: int, named: bool
+        self,
+        library: Library,
+        frame_name: str,
+        fmt: str,
+        stale_after: int,
+        named: bool,
+        max_rows: int | None = MAX_ROWS,
     ) -> None:
         self.library = library
+        self.max_rows = max_rows  # a table's head and tail (None: every row)
         self.frame_name = frame_name
         self.format = fmt
         self.stale_after = stale_after
@@ -175,11 +222,14 @@ class LibraryResult:
 
     def to_text(self) -> str:
         frame = self.frame
+        total = len(frame)
+        if self.format == "table":
+            frame = head_and_tail(frame, self.max_rows)
         if self.format == "table" and "path" in frame.columns:
             frame["path"] = frame["path"].map(
                 self._short, na_action="ignore"
             )  # the name, not the folder
-        return render(frame, self.format)
+        return render(frame, self.format, max_rows=self.max_rows, total=total)
 
     def _short(self, path: str) -> str:
         base = self.library.root if self.library.root.is_dir() else self.library.root.parent
@@ -218,4 +268,8 @@ def unreadable_note(library: Library, command: str = "oo") -> str | None:
 def run(ns: argparse.Namespace) -> LibraryResult:
     lib = open_library(ns)
     named = ns.frame != "documents" or ns.format != "table"
-    return LibraryResult(lib, ns.frame, ns.format, ns.stale_after, named)
+    max_rows = getattr(ns, "max_rows", MAX_ROWS)
+    if max_rows is not None and max_rows < 0:
+        raise ValidationError("--max-rows must not be negative")
+    shown = max_rows or None  # 0: every row
+    return LibraryResult(lib, ns.frame, ns.format, ns.stale_after, named, shown)

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import json
 import math
-import multiprocessing
 import os
 import re
-import threading
 from collections.abc import Callable
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -26,8 +25,8 @@ from oo_nb.format.jsonblock import parse_block
 from oo_nb.format.names import CONTRACT_BLOCK, MANIFEST_BLOCK, SOURCE_CACHE_BLOCK
 from oo_nb.format.sentinel_state import current_sentinel
 from oo_nb.library.digest_codec import code_version
+from oo_nb.library.executor import owned_pool
 from oo_nb.library.library import discover
-from oo_nb.library.pool import Helpers
 from oo_nb.library.scan import Codec, read_cached
 
 __all__ = [
@@ -223,11 +222,8 @@ def _entry_or_error(job: tuple[Path, Path], data: bytes | None = None) -> DocEnt
 
 
 def _default_workers(n: int) -> int:
-    """Worker processes for a scan: only for large libraries, and only where forking is safe
-    (a fork while other threads run, as in a Jupyter kernel, can deadlock the child)."""
-    if n < PARALLEL_FROM or threading.active_count() > 1:
-        return 1
-    if "fork" not in multiprocessing.get_all_start_methods():
+    """Worker processes for a scan: only for large libraries."""
+    if n < PARALLEL_FROM:
         return 1
     return max(1, min(os.cpu_count() or 1, 4))
 
@@ -241,13 +237,14 @@ def scan(root: str | Path, *, workers: int | None = None, cache: bool = True) ->
     paths = discover(base)
 
     def read_many(
-        items: list[tuple[str, str]], _workers: int, _helpers: Helpers | None
+        items: list[tuple[str, str]], _executor: Executor | None, _workers: int
     ) -> list[DocEntry | DocError]:
         jobs = [(Path(path), base) for path, _rel in items]
         n = workers if workers is not None else _default_workers(len(jobs))
         if n > 1 and len(jobs) > 1:
-            with multiprocessing.get_context("fork").Pool(n) as pool:
-                return pool.map(_entry_or_error, jobs, chunksize=max(1, len(jobs) // (n * 8)))
+            with owned_pool(n) as pool:  # forkserver or spawn: safe in a threaded kernel
+                chunk = max(1, len(jobs) // (n * 8))
+                return list(pool.map(_entry_or_error, jobs, chunksize=chunk))
         return [_entry_or_error(job) for job in jobs]
 
     codec = _codec(
@@ -334,6 +331,6 @@ def decode_entry(text: str, path: str, rel: str) -> Entry:
 
 def _codec(
     read_one: Callable[[bytes | None, str, str], Entry],
-    read_many: Callable[[list[tuple[str, str]], int, Helpers | None], list[Entry]],
+    read_many: Callable[[list[tuple[str, str]], Executor | None, int], list[Entry]],
 ) -> Codec:
     return Codec("index-entry", CACHE_VERSION, encode_entry, decode_entry, read_one, read_many)

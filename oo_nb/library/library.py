@@ -10,8 +10,9 @@ citations, errors, and the audit's findings.
 
 Discovery (``store.discover``) skips index pages (by content, not by name), history folders and
 hidden folders; one unreadable file never stops the scan (it lands in ``errors``). Each document
-is reduced to a ``Digest`` (rows, not text), in two worker processes for large libraries, and
-kept in the library's cache (``DIR/.oo-cache/library.sqlite``, ``library.scan``): a later scan, in
+is reduced to a ``Digest`` (rows, not text), in two worker processes for large libraries (or on
+any ``concurrent.futures.Executor`` passed as ``executor``, a Dask cluster's say), and kept in
+the library's cache (``DIR/.oo-cache/library.sqlite``, ``library.scan``): a later scan, in
 this process or another, parses only the files that changed (``cache=False``: memory only);
 ``lib["slug"]`` re-reads the full Document on demand. Everything that depends on the date takes
 ``today`` so notebooks and tests get stable output."""
@@ -22,6 +23,7 @@ import contextlib
 import gc
 import os
 from collections.abc import Iterator
+from concurrent.futures import Executor
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, cast
@@ -40,6 +42,7 @@ if TYPE_CHECKING:
 __all__ = ["FRAMES", "Library", "discover", "is_index_page"]
 
 FRAMES = ("documents", "sources", "facts", "changelog", "citations", "errors")
+STORED = ("documents", "sources", "facts", "changelog")  # kept columnar: frame_store
 _POOL_MIN_DOCS = 300  # below this a worker pool costs more than it saves
 
 
@@ -78,8 +81,10 @@ class Library:
         today: date | None = None,
         workers: int | None = None,
         cache: bool = True,
+        executor: Executor | None = None,
     ) -> None:
         self.root = Path(path)
+        self.executor = executor  # the caller's, used and left running; None: our own pool
         self.use_cache = cache  # False: never read or write DIR/.oo-cache (memory only)
         self.recursive = recursive
         self._today = today
@@ -90,6 +95,7 @@ class Library:
         self._slugs: dict[str, str] = {}
         self._by_slug: dict[str, Digest] = {}
         self._cache: dict[tuple[Any, ...], pd.DataFrame] = {}
+        self._stamps: list[tuple[str, object]] | None = None  # what stored frames are keyed on
         self.refresh()
 
     # ----------------------------------------------------------------- discovery
@@ -108,7 +114,12 @@ class Library:
             workers = min(2, os.cpu_count() or 1) if missing >= _POOL_MIN_DOCS else 1
         with _gc_paused():
             self._known = read_digests(
-                items, folder, self._known, workers, recursive=self.recursive
+                items,
+                folder,
+                self._known,
+                workers,
+                recursive=self.recursive,
+                executor=self.executor,
             )
         self._failures = []
         self._slugs = {}  # slug -> path, documents only
@@ -118,6 +129,13 @@ class Library:
                 self._slugs[slug] = str(p)
             elif isinstance(found.result, Failure):
                 self._failures.append(found.result)
+        # a recent file's bytes may change under the same stamp: its hash is in the key too
+        found_now = [self._known[str(p)] for p, _ in items]
+        stamps: list[tuple[str, object]] = [
+            (str(p), (k.stamp, k.hash)) for (p, _), k in zip(items, found_now, strict=True)
+        ]
+        trusted = folder is not None and all(k.stamp is not None for k in found_now)
+        self._stamps = stamps if trusted else None
         self._decoded = None
         self._cache.clear()
         return self
@@ -211,14 +229,35 @@ class Library:
         key = (name, day) if dated else (name,)
         build = getattr(frames, f"{name}_frame")
         if name == "errors":
-            return self._cached(key, lambda: build(self._digests, self._failures))
+            make = lambda: build(self._digests, self._failures)  # noqa: E731
+        elif dated:
+            make = lambda: build(self._digests, day)  # noqa: E731
+        else:
+            make = lambda: build(self._digests)  # noqa: E731
+        if name in STORED and self._stamps is not None:
+            make = self._stored(name, day if dated else None, make)
         if name == "sources":  # link statuses change with every `oo links`: never cached
             from oo_nb.library.link_frames import add_link_status
 
-            return add_link_status(self._cached(key, lambda: build(self._digests, day)), self.root)
-        if dated:
-            return self._cached(key, lambda: build(self._digests, day))
-        return self._cached(key, lambda: build(self._digests))
+            return add_link_status(self._cached(key, make), self.root)
+        return self._cached(key, make)
+
+    def _stored(self, name: str, day: date | None, build: Any) -> Any:
+        """``build``, or the frame stored by a library whose documents had the same stamps
+        (``frame_store``: loading it decodes no digest); what is built is stored."""
+        from oo_nb.library.frame_store import frame_key, load_frame, save_frame
+
+        assert self._stamps is not None
+        key = frame_key(self._stamps, day)
+
+        def load_or_build() -> pd.DataFrame:
+            found = load_frame(self.root, name, key)
+            if found is None:
+                found = build()
+                save_frame(self.root, name, key, found)
+            return found
+
+        return load_or_build
 
     @property
     def documents(self) -> pd.DataFrame:

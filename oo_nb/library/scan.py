@@ -4,14 +4,16 @@ What a file gave last time comes from this process's memory (a ``Library`` refre
 from the library's cache on disk (``store.scan_cache``, shared by every process: CLI, notebook,
 ``oo index``, update-all). A file is read again unless its stamp is the same, and, when it was
 recorded while its timestamps were too recent to tell two edits apart, its bytes too. Only the
-files that changed are parsed (several processes for many, ``pool``); the cache then gets their
-rows and loses the rows of files that are gone."""
+files that changed are parsed (on an executor for many, ``executor``); the cache then gets
+their rows and loses the rows of files that are gone."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,7 +21,7 @@ from typing import Any
 from oo_nb.format.document import read_regular
 from oo_nb.library import digest_codec
 from oo_nb.library.digest import Digest, Failure, digest_bytes, digest_many
-from oo_nb.library.pool import CHUNK, Helpers, digest_parallel
+from oo_nb.library.executor import CHUNK, digest_on, owned_pool, prestart
 from oo_nb.store.scan_cache import Row, ScanCache, Stamp, content_hash, still_holds
 
 __all__ = ["DIGESTS", "Codec", "Known", "Result", "read_cached", "read_digests"]
@@ -31,8 +33,8 @@ Result = Digest | Failure | None
 class Codec:
     """One kind of row the cache keeps (a ``view``), and how to make it from a file.
 
-    ``read_many(items, workers, helpers)`` reads (path, key) pairs, maybe in worker processes
-    (``helpers``: ones ``start_helpers(count)`` started while the library was being stat'ed);
+    ``read_many(items, executor, workers)`` reads (path, key) pairs, on ``executor`` when there
+    is one (``workers``: how many processes it has, for balancing);
     ``read_one(data, path, key)`` makes the row from bytes already read (None: read them);
     ``decode`` raises ``ValueError`` for text ``encode`` did not write. A cached payload that
     starts with ``lazy_prefix`` stays text until ``Known.resolve``. With ``read_many_encodes``,
@@ -46,10 +48,9 @@ class Codec:
     encode: Callable[[Any], str]
     decode: Callable[[str, str, str], Any]
     read_one: Callable[[bytes | None, str, str], Any]
-    read_many: Callable[[list[tuple[str, str]], int, Helpers | None], list[Any]]
+    read_many: Callable[[list[tuple[str, str]], Executor | None, int], list[Any]]
     lazy_prefix: str | None = None
     read_many_encodes: bool = False
-    start_helpers: Callable[[int], Helpers] | None = None
 
 
 @dataclass(slots=True)
@@ -90,9 +91,10 @@ def read_digests(
     workers: int,
     *,
     recursive: bool = True,
+    executor: Executor | None = None,
 ) -> dict[str, Known]:
     """``read_cached`` with the ``Library``'s digests."""
-    return read_cached(items, root, known, workers, DIGESTS, recursive=recursive)
+    return read_cached(items, root, known, workers, DIGESTS, recursive=recursive, executor=executor)
 
 
 def read_cached(
@@ -103,15 +105,19 @@ def read_cached(
     codec: Codec,
     *,
     recursive: bool = True,
+    executor: Executor | None = None,
 ) -> dict[str, Known]:
     """``items``: (path, key) of every file of the library, the key passed to the codec (the
     slug, say). ``root``: the folder whose cache is used (None: none, e.g. a library of one
-    file). Returns what each file gives now, by ``str(path)``."""
+    file). The changed files are read on ``executor`` (the caller's, left running), else with
+    ``workers`` > 1 on a process pool of ours, started while the rest is stat'ed once there are
+    ``PRESTART_AT`` files to read, and closed before returning. Returns what each file gives
+    now, by ``str(path)``."""
     now = time.time_ns()
     cache = ScanCache(root, codec.view, codec.version) if root is not None else None
     prefix = _root_prefix(root)
-    helpers: Helpers | None = None
     todo: list[tuple[Path, str, Stamp | None]] = []
+    ours = contextlib.ExitStack()
     try:
         stored = cache.load() if cache is not None else {}
         out: dict[str, Known] = {}
@@ -136,9 +142,10 @@ def read_cached(
                     out[path] = found
                     continue
             todo.append((p, key, stamp))
-            if len(todo) == PRESTART_AT and workers > 1 and codec.start_helpers is not None:
-                helpers = codec.start_helpers(workers - 1)
-        fresh = _read(todo, now, workers, codec, helpers)
+            if len(todo) == PRESTART_AT and executor is None and workers > 1:
+                executor = ours.enter_context(owned_pool(workers))
+                prestart(executor, workers)
+        fresh = _read(todo, now, codec, executor, workers)
         out.update(fresh)
         if cache is not None:
             seen = {_rel(str(p), prefix) for p, _ in items}
@@ -150,8 +157,7 @@ def read_cached(
                 cache.save(rows, gone)
         return out
     finally:
-        if helpers is not None:
-            helpers.close()  # the ones no read took
+        ours.close()  # our pool, if one was started
         if cache is not None:
             cache.close()
 
@@ -211,9 +217,9 @@ def _holds(stamp: Stamp, digest: str | None, path: Path, now: Stamp | None) -> b
 def _read(
     todo: list[tuple[Path, str, Stamp | None]],
     now: int,
-    workers: int,
     codec: Codec,
-    helpers: Helpers | None,
+    executor: Executor | None,
+    workers: int,
 ) -> dict[str, Known]:
     """Read the changed files. A recent one is read here, its bytes hashed with the row; an
     older one may go to a worker process, since any later change gives it a new stamp."""
@@ -222,7 +228,7 @@ def _read(
         (p, key, stamp) for p, key, stamp in todo if stamp is not None and not stamp.recent(now)
     ]
     items = [(str(p), key) for p, key, _ in older]
-    results = codec.read_many(items, workers, helpers) if items else []
+    results = codec.read_many(items, executor, workers) if items else []
     for (p, key, old), result in zip(older, results, strict=True):
         if isinstance(result, bytes):  # packed: a row that stays lazy
             out[str(p)] = Known(old, None, None, result, codec)
@@ -254,17 +260,17 @@ def _read(
 
 # The library's digests. The readers are looked up when called (tests count them).
 PACK_FROM = 2000  # files read in one scan from which their text is kept compressed (memory)
-PRESTART_AT = 2 * CHUNK  # files to read from which worker processes are started during the stat
+PRESTART_AT = 2 * CHUNK  # files to read from which our pool is started during the stat
 
 
 def _digest_many(
-    items: list[tuple[str, str]], workers: int, helpers: Helpers | None
+    items: list[tuple[str, str]], executor: Executor | None, workers: int
 ) -> list[str | bytes]:
     """Each file's digest as cache text; packed (``digest_codec.pack_result``) when there are
     many: 10,000 digests' text is some 160 MB, packed 45."""
     pack = len(items) >= PACK_FROM
-    if workers > 1 and len(items) > 1:
-        return digest_parallel(items, workers, pack=pack, helpers=helpers)
+    if executor is not None and len(items) > 1:
+        return digest_on(executor, items, pack=pack, workers=max(2, workers))
     return [digest_codec.pack_result(result, pack) for result in digest_many(items)]
 
 
@@ -274,8 +280,7 @@ DIGESTS = Codec(
     encode=digest_codec.encode,
     decode=digest_codec.decode,
     read_one=lambda data, path, slug: digest_bytes(data, path, slug),
-    read_many=lambda items, workers, helpers: _digest_many(items, workers, helpers),
+    read_many=lambda items, executor, workers: _digest_many(items, executor, workers),
     lazy_prefix='{"kind":"digest"',  # how ``digest_codec.encode`` starts a digest
     read_many_encodes=True,
-    start_helpers=Helpers,
 )

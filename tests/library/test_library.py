@@ -1,18 +1,15 @@
-"""Library: discovery, frames (columns, dtypes, values), conveniences, display, parallel scan."""
+"""Library: discovery, frames (columns, dtypes, values), conveniences, display (the scan on an
+executor: test_executor.py)."""
 
 from __future__ import annotations
 
-import dataclasses
 import importlib.util
 import random
 import shutil
 import sys
-import threading
-import time
 from datetime import date
 from pathlib import Path
 from types import ModuleType
-from typing import Any
 
 import pandas as pd
 import pytest
@@ -21,12 +18,9 @@ from oo_nb.errors import FormatError, NotFound
 from oo_nb.format.article import Article, pid_is_wellformed
 from oo_nb.format.document import Document
 from oo_nb.library import library as library_module
-from oo_nb.library import pool as library_pool
-from oo_nb.library import scan as scan_module
 from oo_nb.library.article_rows import ArticleScan
 from oo_nb.library.digest import Digest, scan_article
 from oo_nb.library.library import Library, discover
-from oo_nb.store import scan_cache
 from tests.conftest import CORPUS, DOC_NAMES
 from tests.support.bad_text import plant_lone_surrogate
 from tests.support.scan_reads import count_reads
@@ -506,137 +500,6 @@ def test_malformed_pids_are_found_by_the_one_match_check_as_one_by_one() -> None
         digest.take_article(scan)
         expected = [p for p in dict.fromkeys(pids) if not pid_is_wellformed(p)]
         assert digest.bad_pids == expected, pids
-
-
-def test_parallel_scan_matches_serial_and_survives_a_dead_worker(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    synth = load_synth()
-    synth.make_library(tmp_path, 12, seed=5, corrupt_rate=0.2)
-    started: list[object] = []
-    popen = library_pool.subprocess.Popen
-
-    def spy(*args: Any, **kwargs: Any) -> Any:
-        started.append(args)
-        return popen(*args, **kwargs)
-
-    monkeypatch.setattr(library_pool.subprocess, "Popen", spy)
-    monkeypatch.setattr(library_pool, "CHUNK", 2)  # several chunks for each process
-    monkeypatch.setattr(scan_cache, "RECENT_NS", 0)  # files just made may go to workers too
-    serial = Library(tmp_path, today=TODAY, workers=1, cache=False)
-    assert not started
-    parallel = Library(tmp_path, today=TODAY, workers=2, cache=False)
-    assert len(started) == 1
-    for name in ("documents", "sources", "citations", "errors", "changelog"):
-        pd.testing.assert_frame_equal(serial.frame(name), parallel.frame(name))
-    pd.testing.assert_frame_equal(serial.audit(all=True), parallel.audit(all=True))
-    monkeypatch.setattr(
-        library_pool, "WORKER_CODE", "import sys; sys.stdout.write('R'); sys.exit(3)"
-    )
-    crippled = Library(
-        tmp_path, today=TODAY, workers=3, cache=False
-    )  # its children die: their chunks done here
-    assert len(started) == 3
-    pd.testing.assert_frame_equal(serial.documents, crippled.documents)
-    pd.testing.assert_frame_equal(serial.errors, crippled.errors)
-
-
-def test_chunks_hold_every_item_once_in_order_and_end_small() -> None:
-    for n in (0, 1, 5, 63, 64, 65, 100, 1000, 1001):
-        for workers in (2, 3):
-            items = [(f"d{i}.o-o.html", f"d{i}") for i in range(n)]
-            chunks = library_pool._chunks(items, workers)
-            assert [item for chunk in chunks for item in chunk] == items
-            assert all(chunks)
-            if n >= 1000:  # whole chunks, then at least 2 x CHUNK x workers items in quarters
-                whole, quarter = library_pool.CHUNK, library_pool.CHUNK // 4
-                head = [c for c in chunks if len(c) == whole]
-                assert chunks[: len(head)] == head and len(head) > 10
-                tail = sum(len(c) for c in chunks[len(head) :])
-                assert all(len(c) <= quarter for c in chunks[len(head) :])
-                assert 2 * whole * workers <= tail < 2 * whole * workers + whole
-
-
-def test_a_worker_dying_with_chunks_sent_ahead_loses_none_of_them(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    synth = load_synth()
-    synth.make_library(tmp_path, 30, seed=7, corrupt_rate=0.1)
-    monkeypatch.setattr(library_pool, "CHUNK", 2)  # 15 chunks: two are sent ahead at first
-    monkeypatch.setattr(scan_cache, "RECENT_NS", 0)
-    answered: list[int] = []
-    receive = library_pool._receive
-    first_answer = threading.Event()
-
-    def counted(stream: Any) -> bytes:
-        try:
-            answer = receive(stream)
-        finally:
-            first_answer.set()
-        answered.append(1)
-        return answer
-
-    monkeypatch.setattr(library_pool, "_receive", counted)
-    pack_many = library_pool.pack_many
-
-    def slow(*args: Any) -> Any:
-        # this process waits for the child's first answer, however slowly the child starts on a
-        # loaded machine: it must not have done every chunk by then
-        first_answer.wait(60)
-        time.sleep(0.05)
-        return pack_many(*args)
-
-    serial = Library(tmp_path, today=TODAY, workers=1, cache=False)
-    monkeypatch.setattr(library_pool, "pack_many", slow)
-    # the child answers its first chunk, then dies holding the one sent ahead
-    monkeypatch.setattr(
-        library_pool,
-        "WORKER_CODE",
-        "import os, sys; from oo_nb.library import pool; send = pool._send\n"
-        "def once(stream, data):\n    send(stream, data)\n    os._exit(3)\n"
-        "pool._send = once; sys.exit(pool.worker_main())",
-    )
-    dying = Library(tmp_path, today=TODAY, workers=2, cache=False)
-    assert len(answered) == 1  # one answer, then it died holding the chunk sent ahead
-    pd.testing.assert_frame_equal(serial.documents, dying.documents)
-    pd.testing.assert_frame_equal(serial.errors, dying.errors)
-    pd.testing.assert_frame_equal(serial.citations, dying.citations)
-
-
-def test_workers_started_during_the_stat_do_the_reading_or_are_stopped(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    synth = load_synth()
-    synth.make_library(tmp_path, scan_module.PRESTART_AT + 4, seed=6)
-    procs: list[Any] = []
-    popen = library_pool.subprocess.Popen
-
-    def spy(*args: Any, **kwargs: Any) -> Any:
-        procs.append(popen(*args, **kwargs))
-        return procs[-1]
-
-    monkeypatch.setattr(library_pool.subprocess, "Popen", spy)
-    monkeypatch.setattr(library_pool, "CHUNK", 2)
-    monkeypatch.setattr(scan_cache, "RECENT_NS", 0)  # every file may go to a worker
-    serial = Library(tmp_path, today=TODAY, workers=1, cache=False)
-    started_early: list[int] = []
-    helpers = scan_module.Helpers
-
-    def early(count: int) -> Any:
-        started_early.append(count)
-        return helpers(count)
-
-    digests = dataclasses.replace(scan_module.DIGESTS, start_helpers=early)
-    monkeypatch.setattr(scan_module, "DIGESTS", digests)
-    parallel = Library(tmp_path, today=TODAY, workers=2, cache=False)
-    assert started_early == [1] and len(procs) == 1  # the one started early did the reading
-    pd.testing.assert_frame_equal(serial.documents, parallel.documents)
-    pd.testing.assert_frame_equal(serial.citations, parallel.citations)
-    monkeypatch.setattr(scan_cache, "RECENT_NS", 10**18)  # every file is read here, hashed
-    again = Library(tmp_path, today=TODAY, workers=3, cache=False)
-    assert started_early == [1, 2] and len(procs) == 3
-    assert all(p.poll() is not None for p in procs)  # the unused ones were stopped
-    pd.testing.assert_frame_equal(serial.documents, again.documents)
 
 
 def test_synthetic_library_is_realistic(tmp_path: Path) -> None:
