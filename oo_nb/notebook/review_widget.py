@@ -45,6 +45,7 @@ import ipywidgets as widgets
 
 from oo_nb.errors import ConflictError, OOError
 from oo_nb.format.document import Document
+from oo_nb.notebook.buttons import Button
 from oo_nb.notebook.review_derived import derived_html
 from oo_nb.notebook.review_group import PAGE, ReviewGroup
 from oo_nb.notebook.review_hunk import HunkView
@@ -156,7 +157,7 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
         self._group_of: dict[str, ReviewGroup] = {}
         self._section_groups: list[ReviewGroup] = []
         self._area_groups: list[ReviewGroup] = []
-        self._more_sections: widgets.Button | None = None
+        self._more_sections: Button | None = None
         self._sections_left: list[tuple[str, tuple[str, ...]]] = []  # groups not built yet
         self._section_of: dict[str, int] = {}  # change id -> its section's place
         hunks = self._groups(list(diff.decidable))
@@ -242,8 +243,8 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
         w.add_class(cls)
         return w
 
-    def _button(self, label: str, cls: str, act: Any, style: str = "") -> widgets.Button:
-        button = widgets.Button(description=label, button_style=style, tooltip=label)
+    def _button(self, label: str, cls: str, act: Any, style: str = "") -> Button:
+        button = Button(description=label, button_style=style, tooltip=label)
         button.add_class(cls)
         button.on_click(lambda _: act())
         return button
@@ -310,7 +311,7 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
         self._area_groups = [self._group(name, ids) for name, ids in areas]
         parts: list[widgets.Widget] = [self._section_rows]
         if self._sections_left:
-            self._more_sections = widgets.Button()
+            self._more_sections = Button()
             self._more_sections.add_class("oo-more-sections")
             self._more_sections.on_click(lambda _: self.show_more_sections())
             self._label_more_sections()
