@@ -11,7 +11,9 @@ front-end code), but it can blur (ipywidgets 8's ``DOMWidget.blur``): focus goes
 page, where no notebook command matches. The blur is sent before the click's handlers run, so
 it reaches the browser before anything the click changes.
 
-The cost: a keyboard user who presses Space on a button starts tabbing again from the page.
+The cost: a keyboard user who presses Space on one starts tabbing again from the page. So the
+paging buttons ("Show more") stay stock buttons that keep focus (Enter again shows the next page),
+and keys typed after clicking one of them still reach the notebook.
 """
 
 from __future__ import annotations

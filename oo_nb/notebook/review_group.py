@@ -64,7 +64,7 @@ class ReviewGroup:
             head = widgets.HBox([self.toggle, self.accept_button, self.reject_button])
             head.add_class("oo-group-head")
         # built when there are changes left to show
-        self.more_button: Button | None = None
+        self.more_button: widgets.Button | None = None
         # the built changes, in a box of their own: a page more only appends to it, so the
         # browser keeps the views it has (and the focus on "Show 50 more", below it)
         self.rows = widgets.VBox([])
@@ -113,7 +113,8 @@ class ReviewGroup:
         children: list[widgets.Widget] = [self.rows]
         if left:
             if self.more_button is None:
-                self.more_button = Button()
+                # keeps focus (stock button): Enter again shows the next page
+                self.more_button = widgets.Button()
                 self.more_button.add_class("oo-show-more")
                 self.more_button.on_click(lambda _: self.show_more())
             step = min(PAGE, left)

@@ -160,7 +160,7 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
         self._group_of: dict[str, ReviewGroup] = {}
         self._section_groups: list[ReviewGroup] = []
         self._area_groups: list[ReviewGroup] = []
-        self._more_sections: Button | None = None
+        self._more_sections: widgets.Button | None = None
         self._sections_left: list[tuple[str, tuple[str, ...]]] = []  # groups not built yet
         self._section_of: dict[str, int] = {}  # change id -> its section's place
         hunks = self._groups(list(diff.decidable))
@@ -315,7 +315,8 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
         self._area_groups = [self._group(name, ids) for name, ids in areas]
         parts: list[widgets.Widget] = [self._section_rows]
         if self._sections_left:
-            self._more_sections = Button()
+            # keeps focus (stock button): Enter again shows the next page
+            self._more_sections = widgets.Button()
             self._more_sections.add_class("oo-more-sections")
             self._more_sections.on_click(lambda _: self.show_more_sections())
             self._label_more_sections()

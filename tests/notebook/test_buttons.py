@@ -31,11 +31,19 @@ def test_a_click_from_python_sends_nothing(monkeypatch: pytest.MonkeyPatch) -> N
     assert events == ["clicked"]
 
 
-def test_the_review_uses_it_for_every_button() -> None:
-    import ipywidgets as widgets
+def test_the_review_decides_with_it_and_pages_with_the_stock_button(tmp_path: Path) -> None:
+    """Deciding buttons blur; "Show more" keeps focus, so Enter pressed again shows the next
+    page (test_lab_review_scale), at the price of the notebook's keys after it."""
+    from oo_nb.format.document import Document
+    from oo_nb.notebook.review_widget import ReviewWidget
+    from tests.conftest import corpus_file
+    from tests.notebook.test_review_widget import NAME
+    from tests.support.review_samples import synthetic_candidate
 
-    from oo_nb.notebook import review_group, review_hunk, review_widget
-
-    for module in (review_group, review_hunk, review_widget):
-        assert "widgets.Button(" not in Path(module.__file__ or "").read_text("utf-8")
-    assert issubclass(Button, widgets.Button)
+    doc_path = corpus_file(NAME, tmp_path)
+    cand, _ = synthetic_candidate(Document.read(doc_path))
+    w = ReviewWidget(doc_path, cand, {})
+    view = next(iter(w.hunk_views.values()))
+    deciding = [w.accept_all_button, w.reject_all_button, w.preview_button, w.write_button]
+    deciding += [view.accept_button, view.reject_button, w.groups[0].toggle]
+    assert all(isinstance(b, Button) for b in deciding)
