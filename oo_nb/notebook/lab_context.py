@@ -98,8 +98,16 @@ def _alive(pid: object) -> bool:
 
 
 def served_url(path: Path) -> str | None:
-    """The server-absolute URL (``/files/...``) of ``path`` on a running Jupyter server whose
-    root holds it, or None (no server, or the file is outside every server's root)."""
+    """The server-absolute URL of the Jupyter server's viewer (``/view/...``) for ``path`` on a
+    running server whose root holds it, or None (no server, or the file is outside every
+    server's root).
+
+    Not ``/files/...``: the server answers a GET there only with an XSRF token, its own token,
+    or a ``Referer`` naming its host (``check_xsrf_cookie`` falls back to ``check_referer``), and
+    a link in the preview's sandboxed frame (an opaque origin) makes Chromium send no Referer
+    whatever the referrer policy: 403 "Blocking request from unknown origin". ``/view/`` is an
+    ordinary authenticated page (the login cookie suffices) that frames ``/files/...`` from the
+    server's own origin, so that request carries the Referer the check wants."""
     target = path.resolve()
     servers = running_servers()
     for info in servers:
@@ -111,5 +119,5 @@ def served_url(path: Path) -> str | None:
         except ValueError:
             continue
         base = str(info.get("base_url") or "/")
-        return f"{base.rstrip('/')}/files/{quote(rel.as_posix())}"
+        return f"{base.rstrip('/')}/view/{quote(rel.as_posix())}"
     return None

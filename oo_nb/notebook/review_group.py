@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 import ipywidgets as widgets
 
+from oo_nb.notebook.buttons import Button
 from oo_nb.notebook.review_hunk import HunkView
 from oo_nb.review.session import ReviewSession
 
@@ -45,11 +46,11 @@ class ReviewGroup:
         self.name, self.ids, self.session = name, ids, session
         self._make_view = make_view
         self.views: list[HunkView] = []
-        self.toggle = widgets.Button(tooltip=f"show or hide the changes in {name}")
+        self.toggle = Button(tooltip=f"show or hide the changes in {name}")
         self.toggle.add_class("oo-group-toggle")
         self.toggle.on_click(lambda _: self.toggle_open())
-        self.accept_button: widgets.Button | None = None
-        self.reject_button: widgets.Button | None = None
+        self.accept_button: Button | None = None
+        self.reject_button: Button | None = None
         head: widgets.Widget = self.toggle
         if len(ids) > 1:  # one change has its own buttons
             self.accept_button = self._button(
@@ -79,8 +80,8 @@ class ReviewGroup:
         self.label()
 
     @staticmethod
-    def _button(label: str, cls: str, tip: str) -> widgets.Button:
-        button = widgets.Button(description=label, tooltip=tip)
+    def _button(label: str, cls: str, tip: str) -> Button:
+        button = Button(description=label, tooltip=tip)
         button.add_class(cls)
         return button
 
@@ -112,6 +113,7 @@ class ReviewGroup:
         children: list[widgets.Widget] = [self.rows]
         if left:
             if self.more_button is None:
+                # keeps focus (stock button): Enter again shows the next page
                 self.more_button = widgets.Button()
                 self.more_button.add_class("oo-show-more")
                 self.more_button.on_click(lambda _: self.show_more())

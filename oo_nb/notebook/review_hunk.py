@@ -13,6 +13,7 @@ import ipywidgets as widgets
 
 from oo_nb.errors import OOError
 from oo_nb.format.vocab import truncate
+from oo_nb.notebook.buttons import Button
 from oo_nb.review.hunks import Hunk
 from oo_nb.review.render_html import hunk_diff_html
 from oo_nb.review.session import ReviewSession
@@ -109,11 +110,11 @@ class HunkView(widgets.VBox):  # type: ignore[misc]
             "Reject", "oo-reject", "keep the text as it was", lambda: session.reject(hunk.id)
         )
         controls = [self.accept_button, self.reject_button]
-        self.edit_button: widgets.Button | None = None
+        self.edit_button: Button | None = None
         # The editor is built on the first "Edit": five widgets fewer per change until then.
         self.editor: widgets.Textarea | None = None
-        self.save_edit_button: widgets.Button | None = None
-        self.cancel_edit_button: widgets.Button | None = None
+        self.save_edit_button: Button | None = None
+        self.cancel_edit_button: Button | None = None
         # only article text is editable, and only article text has before/after frames: a
         # source or a field goes without those widgets (a proposal may add a thousand sources)
         self.edit_area: widgets.VBox | None = None
@@ -121,7 +122,7 @@ class HunkView(widgets.VBox):  # type: ignore[misc]
             self.edit_area = widgets.VBox([])
             self.edit_area.add_class("oo-edit-area")
             self.edit_area.layout.display = "none"
-            self.edit_button = widgets.Button(description="Edit", tooltip="edit the proposed HTML")
+            self.edit_button = Button(description="Edit", tooltip="edit the proposed HTML")
             self.edit_button.add_class("oo-edit")
             self.edit_button.on_click(lambda _: self._show_editor(True))
             controls.append(self.edit_button)
@@ -162,11 +163,11 @@ class HunkView(widgets.VBox):  # type: ignore[misc]
     def _thumbs(self, fragment: str) -> str:
         return self.session.diff.images.thumbnails(fragment)
 
-    def _button(self, label: str, cls: str, tip: str, act: Callable[[], None]) -> widgets.Button:
-        button = widgets.Button(description=label, tooltip=tip)
+    def _button(self, label: str, cls: str, tip: str, act: Callable[[], None]) -> Button:
+        button = Button(description=label, tooltip=tip)
         button.add_class(cls)
 
-        def click(_: widgets.Button) -> None:
+        def click(_: Button) -> None:
             act()
             self._show_editor(False)
             self.refresh()
@@ -178,12 +179,10 @@ class HunkView(widgets.VBox):  # type: ignore[misc]
     def _build_editor(self) -> widgets.Textarea:
         editor = widgets.Textarea(layout=widgets.Layout(width="100%", height="150px"))
         editor.add_class("oo-editor")
-        save = widgets.Button(
-            description="Use edit", button_style="info", tooltip="use the edited HTML"
-        )
+        save = Button(description="Use edit", button_style="info", tooltip="use the edited HTML")
         save.add_class("oo-save-edit")
         save.on_click(lambda _: self.save_edit())
-        cancel = widgets.Button(description="Cancel")
+        cancel = Button(description="Cancel")
         cancel.add_class("oo-cancel-edit")
         cancel.on_click(lambda _: self._show_editor(False))
         self.editor, self.save_edit_button, self.cancel_edit_button = editor, save, cancel

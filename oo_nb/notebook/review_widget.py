@@ -1,6 +1,6 @@
 """The review widget: a header that stays in view while the changes scroll (summary, counts,
-the run's warnings, Accept all / Reject all / Preview / Write back, and the result preview
-right under the toolbar when asked for), the changes grouped by section (each group
+the run's warnings, Accept all / Reject all / Preview / Write back), the result preview in a
+column beside the changes when asked for (it stays in view too), the changes grouped by section (each group
 collapsible), and the changes that follow the decisions folded into one line. Accept / reject /
 edit per change; "Write back" goes through the store. Its plain-text repr is a short summary
 (what saved notebooks show).
@@ -11,7 +11,8 @@ with the stock controls, and no front-end code has to be shipped or kept in step
 front-end file is the stylesheet ``widgets/review.css`` (see ``review_css``).
 
 Stable CSS classes for browser tests: ``oo-review`` (the widget), ``oo-head`` (the sticky
-header), ``oo-summary``, ``oo-run-warnings`` (the saved run's warnings; hidden when there are
+header), ``oo-main`` (the header and the changes), ``oo-side`` (the preview's column, shown
+while previewing; the widget has ``oo-previewing`` then), ``oo-summary``, ``oo-run-warnings`` (the saved run's warnings; hidden when there are
 none), ``oo-counts``, ``oo-toolbar``, ``oo-accept-all``, ``oo-reject-all``,
 ``oo-preview-button``, ``oo-write-back``, ``oo-status``, ``oo-error``, ``oo-preview``,
 ``oo-hunks``; per group ``oo-group``, ``oo-group-toggle``, ``oo-group-body`` (holding
@@ -45,6 +46,7 @@ import ipywidgets as widgets
 
 from oo_nb.errors import ConflictError, OOError
 from oo_nb.format.document import Document
+from oo_nb.notebook.buttons import Button
 from oo_nb.notebook.review_derived import derived_html
 from oo_nb.notebook.review_group import PAGE, ReviewGroup
 from oo_nb.notebook.review_hunk import HunkView
@@ -145,12 +147,14 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
             ]
         )
         toolbar.add_class("oo-toolbar")
-        # sticky: the decisions, their counts and the preview of the result stay in reach while
-        # the changes scroll by (a preview further down would open out of sight)
-        head = widgets.VBox(
-            [self.summary, self.warnings, toolbar, self.status, self.error, self.preview]
-        )
+        # sticky: the decisions and their counts stay in reach while the changes scroll by
+        head = widgets.VBox([self.summary, self.warnings, toolbar, self.status, self.error])
         head.add_class("oo-head")
+        # the preview of the result: a column beside the changes, sticky too (in the header it
+        # took 662 of 765 px at 1400x900 and the whole window at 1280x720: no change in view)
+        self.side = widgets.VBox([self.preview])
+        self.side.add_class("oo-side")
+        self.side.layout.display = "none"
         # the changes' views built so far, in the order they were built (see ``view``)
         self.hunk_views: dict[str, HunkView] = {}
         self._group_of: dict[str, ReviewGroup] = {}
@@ -160,10 +164,7 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
         self._sections_left: list[tuple[str, tuple[str, ...]]] = []  # groups not built yet
         self._section_of: dict[str, int] = {}  # change id -> its section's place
         hunks = self._groups(list(diff.decidable))
-        children: list[widgets.Widget] = [
-            widgets.HTML(f"<style>{review_css()}</style>"),
-            head,
-        ]
+        children: list[widgets.Widget] = [head]
         images = self._images(diff.images_added, "added") + self._images(
             diff.images_removed, "removed"
         )
@@ -175,7 +176,11 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
         derived = [h for h in diff.hunks if h.derived]
         if derived:
             children.append(self._html(derived_html(derived), "oo-derived-line"))
-        super().__init__(children)
+        main = widgets.VBox(children)
+        main.add_class("oo-main")
+        columns = widgets.HBox([main, self.side])
+        columns.add_class("oo-columns")
+        super().__init__([widgets.HTML(f"<style>{review_css()}</style>"), columns])
         self.add_class("oo-review")
         if diff.is_empty:
             self.status.value = "The candidate is the same as the document: nothing to review."
@@ -242,8 +247,8 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
         w.add_class(cls)
         return w
 
-    def _button(self, label: str, cls: str, act: Any, style: str = "") -> widgets.Button:
-        button = widgets.Button(description=label, button_style=style, tooltip=label)
+    def _button(self, label: str, cls: str, act: Any, style: str = "") -> Button:
+        button = Button(description=label, button_style=style, tooltip=label)
         button.add_class(cls)
         button.on_click(lambda _: act())
         return button
@@ -310,6 +315,7 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
         self._area_groups = [self._group(name, ids) for name, ids in areas]
         parts: list[widgets.Widget] = [self._section_rows]
         if self._sections_left:
+            # keeps focus (stock button): Enter again shows the next page
             self._more_sections = widgets.Button()
             self._more_sections.add_class("oo-more-sections")
             self._more_sections.on_click(lambda _: self.show_more_sections())
@@ -421,10 +427,12 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
         self._refresh()
 
     def toggle_preview(self) -> None:
-        """Show the result right under the toolbar, or hide it when it is shown."""
+        """Show the result beside the changes, or hide it when it is shown."""
         if self.preview.value:
             self.preview.value = ""
             self.preview_button.description = "Preview result"
+            self.side.layout.display = "none"
+            self.remove_class("oo-previewing")
         else:
             self.show_preview()
 
@@ -439,6 +447,8 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
             return
         self.preview.value = ArticlePreview(final).to_html()
         self.preview_button.description = "Hide preview"
+        self.side.layout.display = "flex"
+        self.add_class("oo-previewing")
 
     def write_back(self) -> Path | None:
         """Write the final document through the store (lock, history, atomic replace). Nothing

@@ -273,7 +273,10 @@ class LabServer:
             return data
 
     def lab_url(self, relpath: str) -> str:
-        return f"{self.url}/lab/tree/{relpath}?token={self.token}"
+        """``relpath`` opened in a fresh workspace (``reset``): otherwise JupyterLab restores the
+        notebooks an earlier test opened, and one of them may be the current widget that the
+        readiness checks and Run All act on."""
+        return f"{self.url}/lab/tree/{relpath}?token={self.token}&reset"
 
 
 @pytest.fixture(scope="session")

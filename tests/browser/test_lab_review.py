@@ -168,7 +168,7 @@ def test_review_in_jupyterlab_layout_edits_preview_and_links(
     index_frame = page.locator("iframe[title='preview of index.o-o.html']").first
     card = page.frame_locator("iframe[title='preview of index.o-o.html']").locator("a.card").first
     href = card.get_attribute("href") or ""
-    assert href.startswith("/files/notebooks/scratch/quickstart/") and href.endswith(".o-o.html")
+    assert href.startswith("/view/notebooks/scratch/quickstart/") and href.endswith(".o-o.html")
     index_frame.scroll_into_view_if_needed()
     with page.context.expect_page() as popup_info:
         card.click()

@@ -235,12 +235,12 @@ def test_index_cards_open_the_file_through_the_jupyter_server(
     def fake(p: Path) -> str:
         served["n"] += 1
         assert p.parent == corpus_dir
-        return f"/base/files/{p.name}"
+        return f"/base/view/{p.name}"
 
     monkeypatch.setattr(lab_context, "served_url", fake)
     page = srcdoc(IndexPreview(index).to_html())
     cards = re.findall(r'<a class="card[^"]*"[^>]*>', page)
-    assert cards and all('href="/base/files/' in c for c in cards), cards[:2]
+    assert cards and all('href="/base/view/' in c for c in cards), cards[:2]
     assert "/lab/" not in page and served["n"] >= len(cards)
 
 
@@ -266,7 +266,7 @@ def test_served_url_finds_the_server_whose_root_holds_the_file(
     dead = {"root_dir": str(tmp_path / "root"), "base_url": "/dead/", "pid": 2**22 + 1}
     (runtime / "jpserver-0.json").write_text(json.dumps(dead))  # its process is gone
     (runtime / "jpserver-00.json").write_text("{half")  # being written
-    assert served_url(doc) == "/user/me/files/sub%20dir/a.o-o.html"
+    assert served_url(doc) == "/user/me/view/sub%20dir/a.o-o.html"
     assert served_url(tmp_path / "outside.html") is None
     assert (runtime / "jpserver-0.json").exists()  # a reader deletes nothing
 

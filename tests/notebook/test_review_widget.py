@@ -286,16 +286,18 @@ def test_the_stylesheet_has_one_source() -> None:
 
 
 def test_layout_header_then_preview_then_groups_by_section(doc_path: Path) -> None:
-    """Issue 13: the toolbar stays in view (a sticky header), the preview opens right under it,
-    and the changes come in one collapsible group per section."""
+    """Issue 13: the toolbar stays in view (a sticky header), and the changes come in one
+    collapsible group per section; issue 27: the preview opens in a column beside them."""
     doc = Document.read(doc_path)
     cand, new_id = synthetic_candidate(doc)
     w = ReviewWidget(doc_path, cand, {"cost_usd": 0.0421})
-    kids = list(w.children)
-    head = kids[1]
-    assert "oo-head" in _classes(head) and w.preview not in kids
-    head_kids = list(head.children)
-    assert head_kids.index(w.preview) == head_kids.index(w.error) + 1  # right under the toolbar
+    columns = w.children[1]
+    main, side = columns.children
+    head = main.children[0]
+    assert "oo-head" in _classes(head) and w.preview not in list(_walk(main))
+    # the preview has a column of its own beside the changes, hidden until asked for
+    assert "oo-side" in _classes(side) and list(side.children) == [w.preview]
+    assert side.layout.display == "none" and "oo-previewing" not in _classes(w)
     toolbar = next(n for n in _walk(head) if "oo-toolbar" in _classes(n))
     for button in (w.accept_all_button, w.reject_all_button, w.preview_button, w.write_button):
         assert button in toolbar.children
@@ -325,9 +327,12 @@ def test_layout_header_then_preview_then_groups_by_section(doc_path: Path) -> No
     assert all("all decided" in g.toggle.description for g in w.groups)
     # an open preview follows the decisions
     w.preview_button.click()
+    assert side.layout.display == "flex" and "oo-previewing" in _classes(w)
     first = w.preview.value
     w.hunk_views["a1"].reject_button.click()
     assert w.preview.value and w.preview.value != first
+    w.preview_button.click()
+    assert side.layout.display == "none" and "oo-previewing" not in _classes(w)
 
 
 def test_the_plain_text_repr_is_a_summary(doc_path: Path) -> None:
