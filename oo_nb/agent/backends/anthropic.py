@@ -30,6 +30,7 @@ import anthropic
 import httpx2
 
 from oo_nb.agent.backends.conversation import AgentSettings, Conversation
+from oo_nb.agent.backends.follow_ups import follow_ups_for
 from oo_nb.agent.budget import Budget
 from oo_nb.agent.context import AgentContext
 from oo_nb.agent.deadline import (
@@ -325,7 +326,9 @@ class AnthropicBackend:
     def conversation(
         self, ctx: AgentContext, *, budget: Budget, run: RunInfo, validate: Callable[[Any], Any]
     ) -> Conversation:
-        return Conversation(ctx, self.settings, budget, run, validate)
+        # the documents of one update-all (one shared client) learn from each other's runs
+        shared = None if self.shared_async is None else follow_ups_for(self.shared_async)
+        return Conversation(ctx, self.settings, budget, run, validate, shared)
 
     # ------------------------------------------------------------------ token count
     def _counts_tokens(self) -> bool:
@@ -532,6 +535,8 @@ class AnthropicBackend:
                     raise conv.fail(f"the request was refused by the SDK: {exc}") from None
                 conv.on_response(message)
         finally:
+            if conv.follow_ups is not None:
+                conv.follow_ups.record(conv.answered)
             if self.async_http_client is None and client is not self.shared_async:
                 await client.close()
         return conv.result
