@@ -334,3 +334,47 @@ def test_bound_covers_a_prompt_billed_as_a_cache_write(searches: int, fetches: i
     assert cost_usd(worst, SONNET) > plain.bound(prompt, out, searches, fetches)
     read = UsageFigures(input_tokens=passes - prompt, cache_read_tokens=prompt, output_tokens=out)
     assert cost_usd(read, SONNET) < cached.bound(prompt, out, searches, fetches)
+
+
+def test_update_all_stops_marking_documents_once_its_runs_end_after_one_request(
+    tmp_path: Path,
+) -> None:
+    """The first document marks its context (a second request is common); once runs of this
+    update-all end after one request, the next documents mark only the shared prefix."""
+    mock = start_mock(research_scenario(with_image=False))
+    try:
+        for name in (
+            "agi-declared.o-o.html",
+            "ai-model-landscape.o-o.html",
+            "yc-w26-batch.o-o.html",
+        ):
+            copy_doc(tmp_path, name)
+        opts = UpdateOptions(
+            force=True,
+            agent="anthropic",
+            api_key=MARKER,
+            base_url=mock.base_url,
+            download_images=False,
+            budget_usd=5.0,
+        )
+        out = update_library(tmp_path, opts, concurrency=1, progress=False)
+    finally:
+        mock.stop()
+    assert not out.failures
+    sent = [marks(r.body) for r in mock.message_requests]
+    assert sent == [
+        ["system 0", "message 0 block 0"],
+        ["system 0"],
+        ["system 0"],
+    ]
+
+
+def test_follow_up_odds_against_the_break_even() -> None:
+    odds = FollowUps()
+    assert odds.likely(SONNET)  # nothing known yet: mark
+    odds.record(0)  # a run that got no answer tells nothing
+    assert odds.finished == 0
+    odds.record(1)
+    assert not odds.likely(SONNET)
+    odds.record(4)
+    assert odds.likely(SONNET)  # 1 in 2 continued
