@@ -12,7 +12,8 @@ event mid-stream, a stream cut or garbled after its first half, a JSON body cut 
 ``Script`` plays replies in order; ``mock_scenarios`` holds the canned
 research turn. Every request is recorded in ``requests`` for asserts. Requests with
 ``cache_control`` marks get the API's cache figures in their usage (``mock_cache``: a write on the
-first request with a prefix, reads on later ones; ``prompt_cache=False`` turns it off).
+first request with a prefix, readable once its response begins, i.e. after ``latency``; reads on
+later ones; ``prompt_cache=False`` turns it off).
 
     with MockAPI(research_scenario()) as mock:
         client = Anthropic(api_key="sk-ant-test-MARKER", base_url=mock.base_url)

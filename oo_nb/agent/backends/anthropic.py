@@ -1,7 +1,8 @@
 """The research backend on the ``anthropic`` SDK (2.x, on ``httpx2``), sync and async.
 
-Server tools web search (``web_search_20250305``, contract ``deny_domains`` → ``blocked_domains``,
-``max_uses`` from the budget plan) and web fetch (``web_fetch_20250910``); the strict client tool
+Server tools web search (``web_search_20250305``, ``max_uses`` from the budget plan; the contract's
+``deny_domains`` enforced on the answers by ``deny_filter``, not as ``blocked_domains``, so that
+every document shares the cached tools) and web fetch (``web_fetch_20250910``); the strict client tool
 ``submit_proposal``. ``tool_choice`` is NOT forced (it returns 400 on current models): the system
 prompt asks for the tool and the conversation re-prompts once. The SDK retries 408/409/429/5xx
 and connection errors itself (``max_retries``, honouring ``retry-after-ms``); what still fails
