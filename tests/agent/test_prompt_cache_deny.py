@@ -56,6 +56,17 @@ def test_a_fetch_of_a_denied_url_becomes_the_apis_error_block() -> None:
     assert dropped == {"https://reddit.com/r/x"}
 
 
+def test_a_citation_of_a_denied_url_is_taken_off_its_text() -> None:
+    ok = {"type": "web_search_result_location", "url": "https://example.com/a", "cited_text": "a"}
+    bad = {"type": "web_search_result_location", "url": "https://reddit.com/r/x", "cited_text": "b"}
+    both = {"type": "text", "text": "claim", "citations": [ok, bad]}
+    only_bad = {"type": "text", "text": "claim", "citations": [bad]}
+    (first, second), dropped = drop_denied([both, only_bad], DENY)
+    assert first == {"type": "text", "text": "claim", "citations": [ok]}
+    assert second == {"type": "text", "text": "claim", "citations": None}
+    assert dropped == {"https://reddit.com/r/x"}
+
+
 def test_the_next_request_never_carries_a_denied_result() -> None:
     """The scripted search returns a reddit.com result (denied by the corpus contract): the
     continuation request does not send it back, the run warns, and the URL counts as unseen."""

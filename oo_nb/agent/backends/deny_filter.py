@@ -4,7 +4,7 @@ The server tools' ``blocked_domains`` would make the tool list (the first part o
 prefix) differ per contract, so no two documents of an update-all could share a cache entry.
 Instead, every answer is filtered before the conversation keeps it: a web_search result on a
 denied domain is removed, a web_fetch of a denied URL is replaced by the API's error block
-(``url_not_allowed``). The model never continues from a denied page in a later request, the
+(``url_not_allowed``), a citation of a denied URL is taken off its text. The model never continues from a denied page in a later request, the
 system prompt still names the denied domains, and the ledger refuses any denied source a
 proposal cites (``ledger.py``): a denied domain never reaches the document.
 """
@@ -41,6 +41,18 @@ def _filtered(
             dropped.add(str(url))
             error = {"type": "web_fetch_tool_result_error", "error_code": "url_not_allowed"}
             return {**block, "content": error}
+    citations = block.get("citations")
+    if kind == "text" and isinstance(citations, list):  # a citation of a dropped result goes too
+        kept_citations = [
+            c for c in citations if not (isinstance(c, dict) and _denied(c.get("url"), patterns))
+        ]
+        if len(kept_citations) < len(citations):
+            dropped.update(
+                str(c.get("url"))
+                for c in citations
+                if isinstance(c, dict) and c not in kept_citations
+            )
+            return {**block, "citations": kept_citations or None}
     return block
 
 
