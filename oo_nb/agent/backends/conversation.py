@@ -504,11 +504,8 @@ class Conversation:
             raise self.fail(f"the API's answer could not be read: {where}; nothing was proposed")
         blocks, repaired = scrub(blocks, "content")
         blocks, denied = drop_denied(blocks, self.blocked)
-        if denied:
-            run.warnings.append(
-                "results from denied domains dropped before the model continues: "
-                + ", ".join(sorted(denied)[:10])
-            )
+        if denied and run.on_progress is not None:  # as the API's blocked_domains: no warning
+            run.on_progress("dropped (deny list): " + ", ".join(sorted(denied)[:10]))
         if repaired:
             run.warnings.append(
                 "the API's answer held text that is not valid Unicode (lone surrogates), "
