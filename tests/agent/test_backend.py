@@ -69,20 +69,15 @@ def test_research_turn_collects_urls_and_configures_tools() -> None:
     finally:
         mock.stop()
     assert proposal.sections[0].id == "recent-developments" and proposal.sources[0].url == NEW_URL
-    assert {
-        NEW_URL,
-        "https://www.example.org/background",
-        "https://reddit.com/r/none",
-    } <= run.seen_urls
+    assert {NEW_URL, "https://www.example.org/background"} <= run.seen_urls
+    assert "https://reddit.com/r/none" not in run.seen_urls  # denied: dropped from the answer
     assert (run.requests, run.usage.web_searches, run.usage.web_fetches) == (1, 1, 1)
     assert run.cost_usd == pytest.approx(budget.spent_usd) and run.cost_usd > 0
     (req,) = mock.message_requests
     body = req.body
     search, fetch, sub = body["tools"]
-    assert search["type"] == "web_search_20250305" and search["blocked_domains"] == [
-        "quora.com",
-        "reddit.com",
-    ]
+    # the deny list is enforced on the answers (deny_filter), not in the shared tool definitions
+    assert search["type"] == "web_search_20250305" and "blocked_domains" not in search
     assert (
         search["max_uses"] >= 1
         and fetch["type"] == "web_fetch_20250910"
@@ -96,6 +91,7 @@ def test_research_turn_collects_urls_and_configures_tools() -> None:
     assert "tool_choice" not in body and "temperature" not in body
     system = "".join(b["text"] for b in body["system"])  # blocks: the cached head, the rest
     assert body["model"] == "claude-sonnet-5-5" and "submit_proposal" in system
+    assert "Never use these domains (they are blocked): reddit.com, quora.com." in system
 
 
 def test_pause_turn_is_continued_in_the_same_assistant_turn() -> None:

@@ -9,8 +9,13 @@ from typing import Any
 
 import pytest
 
-from oo_nb.agent.backends.cache_points import shared_system_head, with_breakpoints
-from oo_nb.agent.backends.conversation import AgentSettings, Conversation
+from oo_nb.agent.backends.cache_points import (
+    min_cacheable_tokens,
+    shared_system_head,
+    with_breakpoints,
+)
+from oo_nb.agent.backends.conversation import SUBMIT_TOOL, AgentSettings, Conversation
+from oo_nb.agent.backends.follow_ups import FollowUps
 from oo_nb.agent.budget import Budget
 from oo_nb.agent.context import build_context
 from oo_nb.agent.many import update_library
@@ -59,10 +64,11 @@ def conversation(**settings: Any) -> Conversation:
 
 
 # --------------------------------------------------------------------------- breakpoints
-def test_first_request_marks_tools_shared_system_head_and_the_document() -> None:
+def test_first_request_marks_the_shared_system_head_and_the_document() -> None:
     conv = conversation()
     params = conv.next_request()
-    assert marks(params) == ["tool submit_proposal", "system 0", "message 0 block 0"]
+    # tools + head reach Sonnet's 1,024 tokens: one mark covers them (tools precede system)
+    assert marks(params) == ["system 0", "message 0 block 0"]
     head, rest = params["system"]
     assert head["text"] == shared_system_head() and "cache_control" not in rest
     assert head["text"] + rest["text"] == conv.ctx.system  # the model reads the same prompt
@@ -85,7 +91,6 @@ def test_a_continuation_adds_the_tail_and_keeps_four_marks_at_most() -> None:
     )
     params = conv.next_request()
     assert marks(params) == [
-        "tool submit_proposal",
         "system 0",
         "message 0 block 0",
         "message 1 block 1",  # the paused turn's last block: the next request reads up to it
@@ -93,6 +98,49 @@ def test_a_continuation_adds_the_tail_and_keeps_four_marks_at_most() -> None:
     # the conversation itself carries no marks (a mark moves with the tail)
     assert "cache_control" not in json.dumps(conv.messages)
     assert "cache_control" not in json.dumps(conv._tools(conv.last_plan))  # type: ignore[arg-type]
+
+
+def test_nothing_is_marked_that_no_later_request_can_read() -> None:
+    """A one-request run (max_requests 1) marks only the shared prefix; so does a first request
+    when the runs of its update-all rarely continued; a wrap-up request marks no messages."""
+    one = conversation(max_requests=1).next_request()
+    assert marks(one) == ["system 0"]
+    odds = FollowUps()
+    for _ in range(3):
+        odds.record(1)
+    conv = conversation()
+    conv.follow_ups = odds
+    assert marks(conv.next_request()) == ["system 0"]
+    odds.record(2)  # 1 in 4 continued: under the break-even (0.25 / 0.95 for Sonnet 5.5)
+    assert marks(conv.next_request()) == ["system 0"]
+    odds.record(3)  # 2 in 5: over it
+    assert marks(conv.next_request()) == ["system 0", "message 0 block 0"]
+    wrapup = conversation()
+    wrapup.next_request()
+    wrapup.on_response(
+        message([server_tool_use("web_search", {"query": "q"}, "s1")], "pause_turn", searches=1)
+    )
+    wrapup._enter_wrapup("test")
+    params = wrapup.next_request()
+    assert [t["name"] for t in params["tools"]] == ["submit_proposal"]
+    assert all(m.startswith("system") for m in marks(params))
+
+
+def test_a_prefix_under_the_models_minimum_is_not_marked() -> None:
+    params = {
+        "model": "claude-haiku-4-5",  # 4,096 tokens: tools + head (~1,200) are too short
+        "tools": [{"name": "t"}],
+        "system": shared_system_head() + "\n\n- the rest",
+        "messages": [{"role": "user", "content": "doc"}],
+    }
+    assert marks(with_breakpoints(params)) == ["message 0 block 0"]
+    sonnet = with_breakpoints({**params, "model": "claude-sonnet-5-5", "tools": [SUBMIT_TOOL]})
+    assert marks(sonnet) == ["system 0", "message 0 block 0"]
+    assert min_cacheable_tokens("claude-haiku-5-5") == 2048
+    assert (
+        min_cacheable_tokens("claude-opus-5-5") == min_cacheable_tokens("claude-fable-5-2") == 1024
+    )
+    assert min_cacheable_tokens("some-future-model") == 4096  # unknown: never a wasted mark
 
 
 def test_marks_skip_blocks_that_cannot_carry_one() -> None:
@@ -108,7 +156,7 @@ def test_marks_skip_blocks_that_cannot_carry_one() -> None:
         ],
     }
     out = with_breakpoints(params)
-    assert marks(out) == ["tool t", "system 0", "message 0 block 0", "message 1 block 0"]
+    assert marks(out) == ["message 0 block 0", "message 1 block 0"]
     assert params["messages"][0]["content"] == "doc"  # the input is not changed
 
 
@@ -286,3 +334,47 @@ def test_bound_covers_a_prompt_billed_as_a_cache_write(searches: int, fetches: i
     assert cost_usd(worst, SONNET) > plain.bound(prompt, out, searches, fetches)
     read = UsageFigures(input_tokens=passes - prompt, cache_read_tokens=prompt, output_tokens=out)
     assert cost_usd(read, SONNET) < cached.bound(prompt, out, searches, fetches)
+
+
+def test_update_all_stops_marking_documents_once_its_runs_end_after_one_request(
+    tmp_path: Path,
+) -> None:
+    """The first document marks its context (a second request is common); once runs of this
+    update-all end after one request, the next documents mark only the shared prefix."""
+    mock = start_mock(research_scenario(with_image=False))
+    try:
+        for name in (
+            "agi-declared.o-o.html",
+            "ai-model-landscape.o-o.html",
+            "yc-w26-batch.o-o.html",
+        ):
+            copy_doc(tmp_path, name)
+        opts = UpdateOptions(
+            force=True,
+            agent="anthropic",
+            api_key=MARKER,
+            base_url=mock.base_url,
+            download_images=False,
+            budget_usd=5.0,
+        )
+        out = update_library(tmp_path, opts, concurrency=1, progress=False)
+    finally:
+        mock.stop()
+    assert not out.failures
+    sent = [marks(r.body) for r in mock.message_requests]
+    assert sent == [
+        ["system 0", "message 0 block 0"],
+        ["system 0"],
+        ["system 0"],
+    ]
+
+
+def test_follow_up_odds_against_the_break_even() -> None:
+    odds = FollowUps()
+    assert odds.likely(SONNET)  # nothing known yet: mark
+    odds.record(0)  # a run that got no answer tells nothing
+    assert odds.finished == 0
+    odds.record(1)
+    assert not odds.likely(SONNET)
+    odds.record(4)
+    assert odds.likely(SONNET)  # 1 in 2 continued

@@ -12,7 +12,8 @@ event mid-stream, a stream cut or garbled after its first half, a JSON body cut 
 ``Script`` plays replies in order; ``mock_scenarios`` holds the canned
 research turn. Every request is recorded in ``requests`` for asserts. Requests with
 ``cache_control`` marks get the API's cache figures in their usage (``mock_cache``: a write on the
-first request with a prefix, reads on later ones; ``prompt_cache=False`` turns it off).
+first request with a prefix, readable once its response begins, i.e. after ``latency``; reads on
+later ones; ``prompt_cache=False`` turns it off).
 
     with MockAPI(research_scenario()) as mock:
         client = Anthropic(api_key="sk-ant-test-MARKER", base_url=mock.base_url)
@@ -32,7 +33,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 from urllib.parse import parse_qs, urlsplit
 
-from tests.support.mock_cache import CacheRefusal, PromptCache
+from tests.support.mock_cache import CacheRefusal, CacheUse, PromptCache
 from tests.support.mock_messages import PNG_CHART, message, new_id, sse_events, sse_stream
 
 __all__ = [
@@ -80,6 +81,7 @@ class Reply:
     delay: float = 0.0
     stream: bool | None = None  # None: as the request asks
     body: bytes | None = None  # raw body (overrides message/error)
+    cache_use: CacheUse | None = None  # cache entries to publish once the response begins
 
 
 Responder = Callable[[MockRequest], Reply]
@@ -283,10 +285,15 @@ class MockAPI:
         if self.prompt_cache is None or reply.message is None or reply.status != 200:
             return reply
         try:
-            msg = self.prompt_cache.apply(request.body, reply.message)
+            msg, use = self.prompt_cache.apply(request.body, reply.message)
         except CacheRefusal as exc:
             return error_reply(400, "invalid_request_error", str(exc))
-        return reply if msg is reply.message else replace(reply, message=msg)
+        return reply if msg is reply.message else replace(reply, message=msg, cache_use=use)
+
+    def begin_response(self, reply: Reply) -> None:
+        """The response to ``reply``'s request has begun: what it wrote becomes readable."""
+        if self.prompt_cache is not None:
+            self.prompt_cache.publish(reply.cache_use)
 
     def _finish_batch(self, record: dict[str, Any]) -> None:
         lines, counts = (
@@ -306,6 +313,7 @@ class MockAPI:
                 "POST", "/v1/messages", {}, {}, params, json.dumps(params).encode()
             )
             reply = self.cached(request, self.responder(request))
+            self.begin_response(reply)
             if reply.message is not None and reply.fault is None and reply.status == 200:
                 result: dict[str, Any] = {"type": "succeeded", "message": reply.message}
                 counts["succeeded"] += 1
@@ -478,6 +486,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.mock.wait(60)
             self._reset()
             return
+        self.mock.begin_response(reply)
         if reply.body is not None:
             self._send(reply.status, reply.body, "application/json", reply.headers)
         elif reply.error is not None or reply.status != 200:

@@ -17,6 +17,7 @@ from typing import Any
 from oo_nb.format.article import CITATION
 from oo_nb.store import clock
 from tests.support.mock_api import MockRequest, Reply, Script, error_reply, message
+from tests.support.mock_cache import markup_bytes
 
 __all__ = [
     "FETCHED_TEXT",
@@ -250,7 +251,8 @@ def research_scenario(
         new_url = f"https://news.example.com/{_slug(title)}/latest-developments"
         root = base_url() if callable(base_url) else base_url
         image = image_url or (f"{root}/img/chart.png" if (with_image and root) else None)
-        body_tokens = max(1, len(request.raw) // 4)
+        # the prompt as billed: caching markup (marks, a system split in blocks) costs no tokens
+        body_tokens = max(1, (len(request.raw) - markup_bytes(request.body)) // 4)
         search_id, fetch_id = "srvtoolu_mock_search", "srvtoolu_mock_fetch"
         search_blocks = [
             text("Let me check what changed."),

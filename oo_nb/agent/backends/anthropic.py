@@ -1,7 +1,8 @@
 """The research backend on the ``anthropic`` SDK (2.x, on ``httpx2``), sync and async.
 
-Server tools web search (``web_search_20250305``, contract ``deny_domains`` → ``blocked_domains``,
-``max_uses`` from the budget plan) and web fetch (``web_fetch_20250910``); the strict client tool
+Server tools web search (``web_search_20250305``, ``max_uses`` from the budget plan; the contract's
+``deny_domains`` enforced on the answers by ``deny_filter``, not as ``blocked_domains``, so that
+every document shares the cached tools) and web fetch (``web_fetch_20250910``); the strict client tool
 ``submit_proposal``. ``tool_choice`` is NOT forced (it returns 400 on current models): the system
 prompt asks for the tool and the conversation re-prompts once. The SDK retries 408/409/429/5xx
 and connection errors itself (``max_retries``, honouring ``retry-after-ms``); what still fails
@@ -30,6 +31,7 @@ import anthropic
 import httpx2
 
 from oo_nb.agent.backends.conversation import AgentSettings, Conversation
+from oo_nb.agent.backends.follow_ups import follow_ups_for
 from oo_nb.agent.budget import Budget
 from oo_nb.agent.context import AgentContext
 from oo_nb.agent.deadline import (
@@ -325,7 +327,9 @@ class AnthropicBackend:
     def conversation(
         self, ctx: AgentContext, *, budget: Budget, run: RunInfo, validate: Callable[[Any], Any]
     ) -> Conversation:
-        return Conversation(ctx, self.settings, budget, run, validate)
+        # the documents of one update-all (one shared client) learn from each other's runs
+        shared = None if self.shared_async is None else follow_ups_for(self.shared_async)
+        return Conversation(ctx, self.settings, budget, run, validate, shared)
 
     # ------------------------------------------------------------------ token count
     def _counts_tokens(self) -> bool:
@@ -532,6 +536,8 @@ class AnthropicBackend:
                     raise conv.fail(f"the request was refused by the SDK: {exc}") from None
                 conv.on_response(message)
         finally:
+            if conv.follow_ups is not None:
+                conv.follow_ups.record(conv.answered)
             if self.async_http_client is None and client is not self.shared_async:
                 await client.close()
         return conv.result

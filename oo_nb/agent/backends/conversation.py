@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from oo_nb.agent.backends.cache_points import with_breakpoints
+from oo_nb.agent.backends.deny_filter import drop_denied
+from oo_nb.agent.backends.follow_ups import FollowUps
 from oo_nb.agent.budget import (
     TOOL_OVERHEAD_TOKENS,
     Budget,
@@ -246,7 +248,9 @@ class Conversation:
         budget: Budget,
         run: RunInfo,
         validate: Callable[[Any], Any],
+        follow_ups: FollowUps | None = None,
     ) -> None:
+        self.follow_ups = follow_ups  # the odds of a second request (update-all), if known
         # The model is told the budget that holds (``--budget`` may override the contract's).
         ctx = ctx.with_budget(budget.limit_usd)
         # a marked prefix may be written to the cache at more than the input price: bound it so
@@ -326,6 +330,8 @@ class Conversation:
 
     # ---------------------------------------------------------------- requests
     def _tools(self, plan: RequestPlan) -> list[dict[str, Any]]:
+        # No blocked_domains here: the same tools for every contract keep the cached prefix
+        # shared across documents; ``drop_denied`` enforces the deny list on each answer.
         tools: list[dict[str, Any]] = []
         if plan.searches:
             search: dict[str, Any] = {
@@ -333,8 +339,6 @@ class Conversation:
                 "name": "web_search",
                 "max_uses": plan.searches,
             }
-            if self.blocked:
-                search["blocked_domains"] = self.blocked
             tools.append(search)
         if plan.fetches:
             fetch: dict[str, Any] = {
@@ -344,8 +348,6 @@ class Conversation:
                 "citations": {"enabled": True},
                 "max_content_tokens": self.settings.fetch_max_content_tokens,
             }
-            if self.blocked:
-                fetch["blocked_domains"] = self.blocked
             tools.append(fetch)
         tools.append(SUBMIT_TOOL)
         return tools
@@ -425,7 +427,17 @@ class Conversation:
             "messages": self.messages,
             "tools": tools,
         }
-        return with_breakpoints(params) if s.prompt_cache else params
+        if not s.prompt_cache:
+            return params
+        # a later request of this run can read this one's messages only while research goes on,
+        # and the first request's only if a second one is likely enough (``follow_ups``)
+        likely = self.follow_ups is None or self.follow_ups.likely(self.budget.price)
+        read_later = (
+            plan.research
+            and self.run.requests < s.max_requests - 1
+            and (self.run.requests > 0 or likely)
+        )
+        return with_breakpoints(params, read_later=read_later)
 
     # ---------------------------------------------------------------- responses
     def record_partial(self, usage: Any) -> None:
@@ -491,6 +503,9 @@ class Conversation:
         if where is not None:
             raise self.fail(f"the API's answer could not be read: {where}; nothing was proposed")
         blocks, repaired = scrub(blocks, "content")
+        blocks, denied = drop_denied(blocks, self.blocked)
+        if denied and run.on_progress is not None:  # as the API's blocked_domains: no warning
+            run.on_progress("dropped (deny list): " + ", ".join(sorted(denied)[:10]))
         if repaired:
             run.warnings.append(
                 "the API's answer held text that is not valid Unicode (lone surrogates), "
