@@ -1,0 +1,131 @@
+"""Reliability part 8 (attacks, round three): wrong evidence shown or written. Each row re-runs
+one attack of issue 28 from outside (the public functions) and counts the breaks found.
+
+- A ``pending.json`` whose run record was edited after it was saved (or that came with a cloned
+  library) names a made-up URL as seen, a made-up quote as found and the cost as 0: a break is
+  the review showing that source verified, that quote found, or a cost at all; and a genuine
+  proposal losing its evidence.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections.abc import Callable
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+from tests.support.figures import Figure
+
+__all__ = ["FORGED_QUOTE", "FORGED_URL", "attacks", "forged_evidence_review"]
+
+PART = "8 attack"
+FORGED_URL = "https://made-up.example/login"
+FORGED_QUOTE = "the widget shipped to 4,000 customers in March"
+_CORPUS = Path(__file__).resolve().parent.parent / "fixtures" / "corpus"
+
+
+def _row(measure: str, trials: int, breaks: int) -> Figure:
+    return Figure(PART, measure, trials, breaks, "0", breaks == 0)
+
+
+def _save(path: Path, *, seen: bool) -> None:
+    """Save a proposal as an update does: one new source at ``FORGED_URL`` with a quoted fact;
+    ``seen``: the run really saw the page and read the quote."""
+    from oo_nb.agent.candidate import build_candidate
+    from oo_nb.agent.pending import proposal_data
+    from oo_nb.agent.proposal import validate_proposal
+    from oo_nb.agent.quotes import PageTexts, quote_hits
+    from oo_nb.agent.types import RunInfo
+    from oo_nb.format.document import Document
+    from oo_nb.store import store
+
+    doc = Document.read(path)
+    proposal = validate_proposal(
+        {
+            "summary": "update",
+            "sections": [{"id": "q", "title": "Q", "html": "<p>Shipped widely [s90].</p>"}],
+            "sources": [{"id": "s90", "url": FORGED_URL, "title": "Widget news"}],
+            "facts": [{"text": "It shipped", "source_ids": ["s90"], "quote": FORGED_QUOTE}],
+        }
+    )
+    pages = PageTexts()
+    if seen:
+        pages.add(FORGED_URL, f"Reports say {FORGED_QUOTE}, a record.")
+    run = RunInfo(
+        backend="anthropic",
+        model="claude-sonnet-5-5",
+        cost_usd=0.25,
+        budget_usd=0.5,
+        seen_urls={FORGED_URL} if seen else set(),
+        quote_hits=quote_hits([FORGED_QUOTE], pages),
+    )
+    today, now, seed = date(2026, 12, 4), datetime(2026, 12, 4, 9, tzinfo=UTC), "5eed" * 8
+    built = build_candidate(doc, proposal, run, today=today, now=now, pid_seed=seed)
+    data = proposal_data(
+        proposal, {}, today=today, now=now, run=run, candidate=built, downloads=False,
+        pid_seed=seed,
+    )  # fmt: skip
+    record = {"cost_usd": 0.25, "version": built.version, "warnings": []}
+    store.save_pending(path, None, record, doc.to_bytes(), proposal=data)
+
+
+def _forge(path: Path) -> None:
+    """Edit the saved run record as the attack did: the URL seen, the quote found, cost 0."""
+    from oo_nb.agent.quotes import normalise
+    from oo_nb.format.vocab import url_key
+    from oo_nb.store.store import history_dir
+
+    file = history_dir(path) / "pending.json"
+    record = json.loads(file.read_text("utf-8"))
+    for run in (record["run"], record["proposal"]["run"]):
+        run["seen_urls"] = [FORGED_URL]
+        run["quote_hits"] = {normalise(FORGED_QUOTE): [url_key(FORGED_URL)]}
+        run["cost_usd"] = 0
+    file.write_text(json.dumps(record), "utf-8")
+
+
+def forged_evidence_review(folder: Path, *, forge: bool) -> tuple[bool, bool, float | None]:
+    """(the made-up source verified, its quote found, the cost shown) in the review of a saved
+    proposal, forged (``forge``) or genuine and seen."""
+    from oo_nb.agent.pending import open_review
+    from oo_nb.review.diff import diff_documents
+
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "yc-w26-batch.o-o.html"
+    path.write_bytes((_CORPUS / path.name).read_bytes())
+    _save(path, seen=not forge)
+    if forge:
+        _forge(path)
+    review = open_review(path)
+    cache: Any = review.candidate.block_json("oo-source-cache")
+    entries = [s for s in cache["sources"] if isinstance(s, dict) and s.get("url") == FORGED_URL]
+    facts = [f for f in cache["facts"] if isinstance(f, dict) and f.get("quote") == FORGED_QUOTE]
+    cost = diff_documents(review.original, review.candidate, run=review.run).summary.cost_usd
+    return (
+        any(e.get("verified") is True for e in entries),
+        any(f.get("quote_found") is True for f in facts),
+        cost,
+    )
+
+
+def _forged_pending(workdir: Path) -> Figure:
+    verified, found, cost = forged_evidence_review(workdir / "forged", forge=True)
+    breaks = int(verified) + int(found) + int(cost is not None)
+    verified, found, cost = forged_evidence_review(workdir / "genuine", forge=False)
+    breaks += int(not verified) + int(not found) + int(cost != 0.25)
+    return _row("forged pending.json evidence shown (URL seen, quote found, cost)", 6, breaks)
+
+
+def attacks(workdir: Path) -> list[Figure]:
+    workdir.mkdir(parents=True, exist_ok=True)
+    steps: list[Callable[[Path], Figure]] = [_forged_pending]
+    return [step(workdir / step.__name__.strip("_")) for step in steps]
+
+
+if __name__ == "__main__":  # quick look: python -m tests.support.attacks_evidence
+    from tests.support.figures import render_table
+
+    with tempfile.TemporaryDirectory() as tmp:
+        print(render_table(attacks(Path(tmp))))
