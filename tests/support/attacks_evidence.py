@@ -5,6 +5,9 @@ one attack of issue 28 from outside (the public functions) and counts the breaks
   library) names a made-up URL as seen, a made-up quote as found and the cost as 0: a break is
   the review showing that source verified, that quote found, or a cost at all; and a genuine
   proposal losing its evidence.
+- ``--auto`` with a new paragraph linking (``<a href>``) a made-up login page no search returned,
+  and with a fact whose quote is boilerplate found on its page ("the company said"): a break is
+  the proposal called clean, or the quote found.
 """
 
 from __future__ import annotations
@@ -118,9 +121,52 @@ def _forged_pending(workdir: Path) -> Figure:
     return _row("forged pending.json evidence shown (URL seen, quote found, cost)", 6, breaks)
 
 
+def _auto_clean(workdir: Path) -> Figure:
+    """A made-up inline link and a boilerplate quote, each judged for ``--auto``."""
+    from oo_nb.agent.candidate import Candidate, build_candidate
+    from oo_nb.agent.clean import unclean_reasons
+    from oo_nb.agent.proposal import validate_proposal
+    from oo_nb.agent.quotes import PageTexts, quote_hits
+    from oo_nb.agent.run import UpdateResult
+    from oo_nb.agent.types import RunInfo
+    from oo_nb.format.document import Document
+
+    path = _CORPUS / "yc-w26-batch.o-o.html"
+    doc = Document.read(path)
+    page, quote = "https://a.example.com/r", "the company said"
+    run = RunInfo("anthropic", "claude-sonnet-5-5", cost_usd=0.1, seen_urls={page})
+    pages = PageTexts()
+    pages.add(page, f"Weather was mild, {quote}. Nothing about revenue.")
+    run.quote_hits = quote_hits([quote], pages)
+    raw = {
+        "summary": "update",
+        "sections": [{"id": "q", "title": "Q", "html": "<p>Revenue doubled [s90].</p>"}],
+        "sources": [{"id": "s90", "url": page, "title": "A"}],
+        "facts": [{"text": "Acme's revenue doubled to $4B in 2025", "source_ids": ["s90"],
+                   "quote": quote}],
+    }  # fmt: skip
+    built = build_candidate(doc, validate_proposal(raw), run, today=date(2026, 12, 4))
+    fact = built.document.block_json("oo-source-cache")["facts"][-1]
+    breaks = int(fact.get("quote_found") is not False or not unclean_reasons(
+        UpdateResult(path, "proposed", "", doc.to_bytes(), "anthropic", "m", 0.5, run=run,
+                     candidate=built)
+    ))  # fmt: skip
+    html = doc.article_html
+    at = html.find("</p>")
+    linked = doc.with_article(
+        html[:at] + ' <a href="https://made-up.example/login">in</a>' + html[at:]
+    )
+    result = UpdateResult(
+        path, "proposed", "", doc.to_bytes(), "anthropic", "m", 0.5, run=run,
+        candidate=Candidate(linked, [], []),
+    )  # fmt: skip
+    breaks += not any("made-up.example/login" in r for r in unclean_reasons(result))
+    return _row("--auto: boilerplate quote found or made-up inline link called clean", 2, breaks)
+
+
 def attacks(workdir: Path) -> list[Figure]:
     workdir.mkdir(parents=True, exist_ok=True)
-    steps: list[Callable[[Path], Figure]] = [_forged_pending]
+    steps: list[Callable[[Path], Figure]] = [_forged_pending, _auto_clean]
     return [step(workdir / step.__name__.strip("_")) for step in steps]
 
 
