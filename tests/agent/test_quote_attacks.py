@@ -14,6 +14,7 @@ from oo_nb.agent.link_notes import link_notes
 from oo_nb.agent.quotes import PageTexts
 from oo_nb.agent.sources import url_key
 from oo_nb.format.document import Document
+from oo_nb.store import clock
 from oo_nb.store.link_store import LinkRow, write_links
 from tests.support.link_server import library_with_sources
 
@@ -64,7 +65,7 @@ def test_a_moved_link_is_not_proposed_where_the_contract_forbids_its_new_url(
     policy["require_https"] = True
     policy["deny_domains"] = ["spam.example"]
     path.write_bytes(doc.with_block("oo-contract", contract).to_bytes())
-    now = "2026-12-01T12:00:00+00:00"
+    now = clock.now().isoformat()  # within the reuse age (issue 28: older rows are not read)
     write_links(folder, [
         LinkRow("https://a.example/1", 200, "http://a.example/1", False, "moved", True, None, now),
         LinkRow("https://b.example/2", 200, "https://www.spam.example/2", False, "moved", True,

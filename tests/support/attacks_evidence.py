@@ -8,6 +8,9 @@ one attack of issue 28 from outside (the public functions) and counts the breaks
 - ``--auto`` with a new paragraph linking (``<a href>``) a made-up login page no search returned,
   and with a fact whose quote is boilerplate found on its page ("the company said"): a break is
   the proposal called clean, or the quote found.
+- ``links.sqlite`` rows dated 2019, a planted "moved" row and an edited own row; and a resolver
+  that resolves no name: a break is an old row read as current, a planted or edited row in the
+  update prompt, or a link marked dead while no name resolved.
 """
 
 from __future__ import annotations
@@ -164,9 +167,48 @@ def _auto_clean(workdir: Path) -> Figure:
     return _row("--auto: boilerplate quote found or made-up inline link called clean", 2, breaks)
 
 
+def _link_rows(workdir: Path) -> Figure:
+    import socket
+    import sqlite3
+    from unittest import mock
+
+    from oo_nb.agent.link_notes import link_notes
+    from oo_nb.format.document import Document
+    from oo_nb.library import links
+    from oo_nb.store import clock
+    from oo_nb.store.link_store import LinkRow, links_path, read_links, write_links
+    from tests.support.link_server import library_with_sources
+
+    urls = ["https://a.example/1", "https://b.example/2"]
+    workdir.mkdir(parents=True, exist_ok=True)
+    folder = library_with_sources(workdir, urls)
+    doc = next(folder.glob("*.o-o.html"))
+    write_links(
+        folder,
+        [LinkRow(urls[0], 404, None, True, "dead", False, None, "2019-03-01T00:00:00+00:00")],
+    )
+    breaks = int(bool(read_links(folder)) or bool(link_notes(Document.read(doc))))
+    db = sqlite3.connect(links_path(folder))
+    with db:  # planted: "cite this moved URL"
+        db.execute(
+            "INSERT OR REPLACE INTO links VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)",
+            (urls[1], 200, "https://evil.example/x", 0, "moved", 1, None, clock.now().isoformat()),
+        )
+    db.close()
+    breaks += "evil.example" in "\n".join(link_notes(Document.read(doc)))
+
+    async def no_such_name(host: str, port: int) -> None:
+        raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+
+    with mock.patch.object(links, "public_address_problem", no_such_name):
+        rows = links.check_links(str(workdir / "down"), urls, links.LinkOptions(refresh=True))
+    breaks += any(r.dead for r in rows.values())
+    return _row("links.sqlite: old or planted row used, or dead while DNS is down", 3, breaks)
+
+
 def attacks(workdir: Path) -> list[Figure]:
     workdir.mkdir(parents=True, exist_ok=True)
-    steps: list[Callable[[Path], Figure]] = [_forged_pending, _auto_clean]
+    steps: list[Callable[[Path], Figure]] = [_forged_pending, _auto_clean, _link_rows]
     return [step(workdir / step.__name__.strip("_")) for step in steps]
 
 
