@@ -11,6 +11,8 @@ one attack of issue 28 from outside (the public functions) and counts the breaks
 - ``links.sqlite`` rows dated 2019, a planted "moved" row and an edited own row; and a resolver
   that resolves no name: a break is an old row read as current, a planted or edited row in the
   update prompt, or a link marked dead while no name resolved.
+- A Claude Code WebFetch whose answer echoes its prompt (a made-up quote, a URL never fetched):
+  a break is the quote found on the fetched page or the URL counted as seen.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from typing import Any
 
 from tests.support.figures import Figure
 
-__all__ = ["FORGED_QUOTE", "FORGED_URL", "attacks", "forged_evidence_review"]
+__all__ = ["FORGED_QUOTE", "FORGED_URL", "attacks", "fetch_stream", "forged_evidence_review"]
 
 PART = "8 attack"
 FORGED_URL = "https://made-up.example/login"
@@ -206,9 +208,38 @@ def _link_rows(workdir: Path) -> Figure:
     return _row("links.sqlite: old or planted row used, or dead while DNS is down", 3, breaks)
 
 
+def fetch_stream(url: str, prompt: str, answer: str) -> str:
+    """Claude Code's stream-json for one WebFetch whose answer echoes its prompt."""
+    events = [
+        {"type": "assistant", "message": {"content": [
+            {"type": "tool_use", "id": "f1", "name": "WebFetch",
+             "input": {"url": url, "prompt": prompt}}]}},
+        {"type": "user", "message": {"content": [
+            {"type": "tool_result", "tool_use_id": "f1", "content": answer}]},
+         "tool_use_result": {"url": url, "prompt": prompt, "result": answer, "code": 200}},
+        {"type": "result", "subtype": "success", "result": "done"},
+    ]  # fmt: skip
+    return "\n".join(json.dumps(e) for e in events)
+
+
+def _fetch_echo(workdir: Path) -> Figure:
+    from oo_nb.agent.backends.claude_code import parse_output
+    from oo_nb.agent.quotes import PageTexts
+    from oo_nb.format.vocab import url_key
+
+    page, unseen = "https://zoo.example/report", "https://evil.example/login"
+    prompt = f'Does this page say "{FORGED_QUOTE}"? Compare {unseen} too.'
+    pages = PageTexts()
+    _result, urls = parse_output(fetch_stream(page, prompt, f"Prompt: {prompt}\n\nNo."), pages)
+    breaks = int(bool(pages.found_in(FORGED_QUOTE))) + int(
+        url_key(unseen) in {url_key(u) for u in urls}
+    )
+    return _row("Claude Code WebFetch echo counted as page text (quote found, URL seen)", 2, breaks)
+
+
 def attacks(workdir: Path) -> list[Figure]:
     workdir.mkdir(parents=True, exist_ok=True)
-    steps: list[Callable[[Path], Figure]] = [_forged_pending, _auto_clean, _link_rows]
+    steps: list[Callable[[Path], Figure]] = [_forged_pending, _auto_clean, _link_rows, _fetch_echo]
     return [step(workdir / step.__name__.strip("_")) for step in steps]
 
 
