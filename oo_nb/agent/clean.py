@@ -1,8 +1,8 @@
 """Whether a proposal may be written unattended (``--auto``, or the contract's ``review: "auto"``).
 
 ``unclean_reasons`` returns why it may not, one sentence per reason; an empty list means clean:
-every new source verified, no run warning, within budget, no section removed, no quote
-unsupported. A removed section is one the proposal drops (``Candidate.sections_removed``, or
+every new source verified, every new ``<a href>`` in the text seen in the run, no run warning,
+within budget, no section removed, no quote unsupported. A removed section is one the proposal drops (``Candidate.sections_removed``, or
 ``drop_sections`` in a saved proposal's data) or any top-level section the candidate lacks; an
 unsupported quote is one the run's check did not find (``unsupported_quotes``) or a fact in the
 candidate's source cache whose quote is not marked found, unless the document already held it.
@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from oo_nb.agent.candidate import Candidate, unsupported_quotes
+from oo_nb.agent.inline_links import unseen_links
 from oo_nb.errors import OOError
 from oo_nb.format.document import Document
 from oo_nb.format.names import SOURCE_CACHE_BLOCK
@@ -45,6 +46,12 @@ def unclean_reasons(result: UpdateResult) -> list[str]:
     removed = _removed_sections(before, candidate, result.proposal_data or {})
     if removed:
         reasons.append("section(s) removed: " + ", ".join(removed))
+    links = unseen_links(before, candidate.document, run.seen_urls if run else ())
+    if links:
+        reasons.append(
+            "link(s) in the new text not seen in this run's searches or fetches: "
+            + ", ".join(_short(u, 100) for u in links)
+        )
     unsupported = _unsupported_quotes(before, candidate)
     if unsupported:
         reasons.append(

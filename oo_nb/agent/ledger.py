@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from oo_nb.agent.proposal import ProposedFact, ProposedSource
+from oo_nb.agent.quote_rule import too_generic
 from oo_nb.agent.quotes import normalise
 from oo_nb.agent.sources import fact_ids, id_number
 from oo_nb.format.article import CITATION, Article
@@ -225,7 +226,8 @@ class SourceLedger:
         the fact's own sources (by ``url_key``), or not."""
         hits = self.quote_hits.get(normalise(quote), [])
         own = {url_key(u): u for u in (self.url_of(s) for s in ids) if u}
-        found = next((own[k] for k in hits if k in own), None)
+        generic = too_generic(quote, text)  # on every page, so it proves nothing
+        found = None if generic else next((own[k] for k in hits if k in own), None)
         entry: dict[str, Any] = {
             "text": text,
             "source_ids": ids,
@@ -237,7 +239,9 @@ class SourceLedger:
             return entry
         self.unsupported.append(text)
         shown = sanitize_text(quote, max_len=120)
-        if not ids:
+        if generic:
+            why = f"too generic to support the fact: {generic}"
+        elif not ids:
             why = "it cites no source to check it against"
         elif hits:
             why = f"it appears only in a page the fact does not cite ({hits[0]})"

@@ -1,7 +1,8 @@
 """What ``oo links`` found about a document's sources, as lines for the update prompt: a
 permanently moved source gets its new URL proposed, a dead one is named so it can be replaced.
 The results are read from the nearest ``.oo-cache/links.sqlite`` above the document, only when
-that file and its folder are the user's own. A new URL
+that file and its folder are the user's own, and only rows this machine checked (sealed) within
+the reuse age. A new URL
 the contract forbids (http: under ``require_https``, a denied domain) is not proposed: the
 ledger would reject the source the prompt asked for; the old one is named as needing a
 replacement."""
@@ -57,7 +58,7 @@ def link_notes(doc: Document) -> list[str]:
     folder = _store_folder(doc)
     if folder is None:
         return []
-    stored = read_links(folder)
+    stored = read_links(folder, own_only=True)  # no planted or edited row steers the model
     contract = doc.contract
     lines: list[str] = []
     for source in doc.source_cache.sources:

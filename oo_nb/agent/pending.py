@@ -22,7 +22,7 @@ import base64
 import binascii
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -178,14 +178,20 @@ def _read(data: dict[str, Any]) -> _Saved:
     )
 
 
-def rebuild_candidate(doc: Document, data: dict[str, Any], *, source: str = "") -> Candidate:
+def rebuild_candidate(
+    doc: Document, data: dict[str, Any], *, source: str = "", sealed: bool = False
+) -> Candidate:
     """The candidate a saved proposal makes of ``doc``, built as the update built it: the same
-    validation, sanitiser and checks. Raises ``FormatError`` for a damaged record and
-    ``ProposalRefused`` for a proposal the agent path would not accept."""
+    validation, sanitiser and checks. Unless ``sealed`` (saved by oo on this machine, unchanged
+    since), the run's evidence counts for nothing: no URL seen, no quote found, cost unknown.
+    Raises ``FormatError`` for a damaged record and ``ProposalRefused`` for a proposal the agent
+    path would not accept."""
     try:
         saved = _read(data)
     except (ValueError, TypeError) as exc:
         raise FormatError(f"saved proposal is damaged: {exc}", file=source or doc.file) from None
+    if not sealed:
+        saved = replace(saved, run=_unvouched(saved.run))
     try:
         proposal = validate_proposal(saved.proposal)
     except AgentError as exc:
@@ -211,6 +217,10 @@ def rebuild_candidate(doc: Document, data: dict[str, Any], *, source: str = "") 
         ) from None
 
 
+def _unvouched(run: RunInfo) -> RunInfo:
+    return replace(run, seen_urls=set(), quote_hits={}, citations=[], cost_known=False)
+
+
 def open_review(path: str | Path, *, force: bool = False) -> Review:
     """Read the saved proposal of ``path`` and the document as it is now, and make the candidate
     to review: rebuilt from the proposal's data, or an older file's candidate once checked.
@@ -233,7 +243,7 @@ def open_review(path: str | Path, *, force: bool = False) -> Review:
         raise ProposalRefused("is not a document: a proposal cannot be reviewed here", file=str(p))
     run = dict(pending.run)
     if pending.proposal is not None:
-        built = rebuild_candidate(original, pending.proposal, source=source)
+        built = rebuild_candidate(original, pending.proposal, source=source, sealed=pending.sealed)
         candidate = built.document.with_path(p)
         run.update(_rebuilt_notices(run, built))
     elif pending.candidate is not None:

@@ -27,6 +27,8 @@ class RunInfo:
     usage: UsageFigures = field(default_factory=UsageFigures)  # summed over the run's requests
     requests: int = 0
     cost_usd: float = 0.0
+    # False for a saved run this machine did not seal (``store.seal``): its cost is unknown
+    cost_known: bool = True
     budget_usd: float = 0.0
     recorded: bool = False  # True when replayed from a cassette: say so wherever it shows
     seen_urls: set[str] = field(default_factory=set)
@@ -61,7 +63,7 @@ class RunInfo:
                 "web_fetches": u.web_fetches,
             },
             "requests": self.requests,
-            "cost_usd": self.cost_usd,
+            "cost_usd": self.cost_usd if self.cost_known else None,
             "budget_usd": self.budget_usd,
             "recorded": self.recorded,
             "overspent": self.overspent,
@@ -88,7 +90,8 @@ class RunInfo:
             model=_text(raw, "model"),
             usage=UsageFigures(**{k: _count(usage, k, "run.usage.") for k in _USAGE_FIELDS}),
             requests=_count(raw, "requests"),
-            cost_usd=_amount(raw, "cost_usd"),
+            cost_usd=0.0 if raw.get("cost_usd", 0.0) is None else _amount(raw, "cost_usd"),
+            cost_known=raw.get("cost_usd", 0.0) is not None,
             budget_usd=_amount(raw, "budget_usd"),
             recorded=_flag(raw, "recorded"),
             seen_urls=set(urls),
@@ -112,7 +115,7 @@ class RunInfo:
             },
             "searches": u.web_searches,
             "fetches": u.web_fetches,
-            "cost_usd": round(self.cost_usd, 4),
+            "cost_usd": round(self.cost_usd, 4) if self.cost_known else None,
         }
 
 

@@ -76,7 +76,12 @@ class LinksResult:
 
     def summary(self) -> str:
         parts = ", ".join(f"{n} {status}" for status, n in sorted(self.counts.items()))
-        return f"{len(self.frame)} source links: {parts or 'none'}"
+        line = f"{len(self.frame)} source links: {parts or 'none'}"
+        from oo_nb.library.links import RESOLVER_DOWN
+
+        if (self.frame["error"] == RESOLVER_DOWN).any():  # said once, not on every row only
+            line += "\nno name resolved: the DNS resolver is down (offline?), so nothing was marked dead; run again later"
+        return line
 
     def to_text(self) -> str:
         if self.format != "table":

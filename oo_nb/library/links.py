@@ -9,7 +9,8 @@
   request has a timeout (on the whole request, not each read); a real User-Agent goes out and
   no cookie is kept or sent.
 - Verdicts: ``dead`` for 404/410, a name that does not exist (a resolver that cannot answer,
-  as when offline, is ``unknown``), or a connection that fails ``ATTEMPTS`` times;
+  as when offline, is ``unknown``, and so is every row when no name of two hosts or more
+  resolved: ``RESOLVER_DOWN``), or a connection that fails ``ATTEMPTS`` times;
   ``unknown`` for 401/403/429, 5xx, timeouts and odd answers (never dead on those); ``moved``
   when every redirect is permanent (301/308) and the end answers 2xx; ``ok``.
 
@@ -41,11 +42,12 @@ from oo_nb.netguard import (
     is_address,
 )
 from oo_nb.store import clock
-from oo_nb.store.link_store import LinkRow, read_links, write_links
+from oo_nb.store.link_store import MAX_AGE, LinkRow, read_links, write_links
 
 __all__ = [
     "ATTEMPTS",
     "MAX_HOPS",
+    "RESOLVER_DOWN",
     "USER_AGENT",
     "LinkOptions",
     "check_links",
@@ -73,7 +75,7 @@ _REDIRECT = {301, 302, 303, 307, 308}
 
 @dataclass(frozen=True)
 class LinkOptions:
-    max_age: timedelta = timedelta(days=7)
+    max_age: timedelta = MAX_AGE
     timeout_s: float = 10.0
     per_host: int = 2
     concurrency: int = 32
@@ -246,9 +248,30 @@ class _Checker:
 
     async def run(self, urls: Sequence[str]) -> list[LinkRow]:
         try:
-            return list(await asyncio.gather(*(self.check(u) for u in urls)))
+            return _resolver_down(list(await asyncio.gather(*(self.check(u) for u in urls))))
         finally:
             await self.client.aclose()
+
+
+RESOLVER_DOWN = (
+    "DNS: no name resolved, so the resolver is down (not the pages): nothing marked dead"
+)
+_MIN_HOSTS_DOWN = 2  # one name that does not resolve may simply not exist
+
+
+def _resolver_down(rows: list[LinkRow]) -> list[LinkRow]:
+    """When every name checked failed to resolve (two hosts or more), the resolver is down, not
+    every site: those rows are ``unknown`` (and not stored), never dead."""
+    tried = [r for r in rows if r.link_status != "skipped"]
+    hosts = {(urlsplit(r.url).hostname or "") for r in tried}
+    if len(hosts) < _MIN_HOSTS_DOWN or not all((r.error or "").startswith("DNS:") for r in tried):
+        return rows
+    return [
+        LinkRow(r.url, None, r.final_url, False, "unknown", False, RESOLVER_DOWN, r.checked_at)
+        if r in tried
+        else r
+        for r in rows
+    ]
 
 
 _ROW_TAIL = ("status", "final_url", "dead", "link_status", "permanent", "error", "checked_at")
@@ -292,6 +315,7 @@ def check_links(
     if progress is not None and have:
         progress(len(have))
     fresh = check_urls([u for u in wanted if u not in have], opts, progress)
-    if fresh:
-        write_links(folder, fresh)
+    kept = [r for r in fresh if r.error != RESOLVER_DOWN]  # checked again once it answers
+    if kept:
+        write_links(folder, kept)
     return have | {r.url: r for r in fresh}

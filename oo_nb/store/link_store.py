@@ -21,8 +21,9 @@ from typing import Any
 from oo_nb.format.sanitize import safe_http_url, sanitize_text
 from oo_nb.store import clock
 from oo_nb.store.scan_cache import CacheWarning, check_cache_place
+from oo_nb.store.seal import SEAL_FIELD, is_sealed, seal
 
-__all__ = ["LINKS_FILE", "LinkRow", "links_path", "read_links", "write_links"]
+__all__ = ["LINKS_FILE", "MAX_AGE", "LinkRow", "links_path", "read_links", "write_links"]
 
 LINKS_FILE = "links.sqlite"
 _SCHEMA = """CREATE TABLE IF NOT EXISTS links (
@@ -33,7 +34,8 @@ _SCHEMA = """CREATE TABLE IF NOT EXISTS links (
     link_status TEXT NOT NULL,
     permanent INTEGER NOT NULL,
     error TEXT,
-    checked_at TEXT NOT NULL
+    checked_at TEXT NOT NULL,
+    seal TEXT
 )"""
 
 
@@ -53,6 +55,7 @@ class LinkRow:
     checked_at: str  # ISO 8601, UTC
 
 
+MAX_AGE = timedelta(days=7)  # `oo links --max-age`'s default: older rows are not reused
 STATUSES = frozenset({"ok", "moved", "dead", "unknown", "skipped"})
 _FUTURE = timedelta(days=1)  # clocks differ a little; a row from further ahead never expires
 
@@ -75,18 +78,34 @@ def _in_place(path: Path, outcome: str) -> bool:
 def _connect(path: Path) -> sqlite3.Connection:
     db = sqlite3.connect(path, timeout=30)
     db.execute(_SCHEMA)
+    columns = {r[1] for r in db.execute("PRAGMA table_info(links)")}
+    if "seal" not in columns:  # a file from before rows were sealed: its rows read unsealed
+        db.execute("ALTER TABLE links ADD COLUMN seal TEXT")
     return db
 
 
+def _record(raw: tuple[Any, ...]) -> dict[str, Any]:
+    """What a row's seal covers: every field as stored, by name."""
+    # as SQLite gives them back: a flag is 0 or 1
+    values = (int(v) if isinstance(v, bool) else v for v in raw)
+    return dict(zip((f.name for f in fields(LinkRow)), values, strict=True))
+
+
 def read_links(
-    folder: str | Path, *, max_age: timedelta | None = None, now: datetime | None = None
+    folder: str | Path,
+    *,
+    max_age: timedelta = MAX_AGE,
+    now: datetime | None = None,
+    own_only: bool = False,
 ) -> dict[str, LinkRow]:
-    """The stored rows by URL (only those checked within ``max_age`` when given)."""
+    """The stored rows by URL checked within ``max_age`` (a row from 2019 is no news of a page
+    today); with ``own_only``, only rows this machine's ``oo links`` wrote and sealed
+    (``store.seal``): a planted or edited row never reaches an update prompt."""
     path = links_path(folder)
     if not path.is_file() or not _in_place(path, "not read"):
         return {}
-    cutoff = ((now or datetime.now(UTC)) - max_age).isoformat() if max_age is not None else ""
-    names = ", ".join(f.name for f in fields(LinkRow))
+    cutoff = ((now or clock.now()) - max_age).isoformat()
+    names = ", ".join(f.name for f in fields(LinkRow)) + ", seal"
     try:
         db = _connect(path)
         try:
@@ -101,8 +120,10 @@ def read_links(
     latest = max(now or clock.now(), datetime.now(UTC)) + _FUTURE  # OO_TODAY may lie behind
     out: dict[str, LinkRow] = {}
     bad = 0
-    for raw in rows:
-        row = _valid(raw, latest)
+    for *raw, mark in rows:
+        if own_only and not is_sealed({**_record(tuple(raw)), SEAL_FIELD: mark}):
+            continue
+        row = _valid(tuple(raw), latest)
         if row is None:
             bad += 1
         else:
@@ -161,8 +182,8 @@ def write_links(folder: str | Path, rows: Iterable[LinkRow]) -> None:
     try:
         with db:
             db.executemany(
-                "INSERT OR REPLACE INTO links VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [astuple(r) for r in rows],
+                "INSERT OR REPLACE INTO links VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(*astuple(r), seal(_record(astuple(r)))) for r in rows],
             )
     finally:
         db.close()

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from oo_nb.errors import NotFound, OOError
 from oo_nb.format.names import PENDING_PROPOSAL
+from oo_nb.store.seal import is_sealed
 from oo_nb.store.store import document_lock, history_dir, set_aside_current
 
 __all__ = [
@@ -165,6 +166,8 @@ def _info(file: Path, sha: str) -> ProposalInfo:
     # printed to terminals and cron logs: no escape sequence or line break of a hand-edited file
     created = _CONTROLS.sub("?", raw_created) if isinstance(raw_created, str) else ""
     version, cost = run.get("version"), run.get("cost_usd")
+    if not is_sealed(record):  # a cost this machine did not record is unknown, not 0
+        cost = None
     return ProposalInfo(
         file.name,
         created,

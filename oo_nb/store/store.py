@@ -44,11 +44,13 @@ from oo_nb.store.history_place import (
     open_plain_file,
     write_holder_note,
 )
+from oo_nb.store.seal import SEAL_FIELD, is_sealed, seal
 from oo_nb.store.sigterm import cleanup_on_sigterm
 from oo_nb.store.stale import sweep_temp_files
 
 __all__ = [
     "HISTORY_DIR",
+    "UNSEALED_WARNING",
     "HistoryEntry",
     "Pending",
     "Pick",
@@ -68,6 +70,7 @@ __all__ = [
     "save_proposal",
     "seq_bytes",
     "set_aside_current",
+    "unvouched_run",
     "version_bytes",
     "write_document",
 ]
@@ -306,6 +309,9 @@ class Pending:
     stale: bool  # the document changed since the proposal was made
     proposal: dict[str, Any] | None = None
     source: Path | None = None  # the pending file
+    # saved by oo on this machine and unchanged since (``store.seal``): only then does its run
+    # record vouch for the URLs seen, quotes found and cost
+    sealed: bool = False
 
 
 def save_pending(
@@ -360,6 +366,9 @@ def save_proposal(
         record["candidate"] = scrub_document(candidate)[0].text
     else:
         raise OOError("nothing to save: no proposal and no candidate", file=str(path))
+    mark = seal(record)  # this machine vouches for the run's evidence (store.seal)
+    if mark is not None:
+        record[SEAL_FIELD] = mark
     data = json.dumps(record, ensure_ascii=False).encode("utf-8")
     with document_lock(path, "save proposal", LOCK_TIMEOUT_S if timeout is None else timeout):
         folder = history_dir(path)
@@ -422,10 +431,34 @@ def load_pending(path: str | Path) -> Pending:
         raise FormatError(f"saved proposal is damaged: {reason}", file=str(source)) from None
     run, created = record.get("run"), record.get("created")
     run = run if isinstance(run, dict) else {}
+    sealed = is_sealed(record)
+    if not sealed:  # evidence this machine did not record vouches for nothing
+        run = unvouched_run(run)
     created = created if isinstance(created, str) else ""
     current = p.read_bytes() if p.exists() else b""
     stale = sha256_hex(current) != record["base_sha256"]
-    return Pending(candidate, run, created, stale, proposal, source)
+    return Pending(candidate, run, created, stale, proposal, source, sealed)
+
+
+UNSEALED_WARNING = (
+    "this proposal was not saved by oo on this machine (or was edited since): its sources show "
+    "as unverified, its quotes as not found and its cost as unknown"
+)
+
+
+def unvouched_run(run: dict[str, Any]) -> dict[str, Any]:
+    """The run record (as shown in a review) of a proposal this machine did not seal (a cloned
+    library, a hand edit): its evidence cannot vouch for itself, so every source shows as
+    unseen, every quote as not found and the cost as unknown (``None``), with a warning."""
+    warnings = [w for w in run.get("warnings") or [] if isinstance(w, str)]
+    return {
+        **run,
+        "seen_urls": [],
+        "quote_hits": {},
+        "citations": [],
+        "cost_usd": None,
+        "warnings": [UNSEALED_WARNING, *warnings],
+    }
 
 
 def discard_pending(path: str | Path) -> None:

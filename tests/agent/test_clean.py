@@ -121,3 +121,19 @@ def test_no_candidate_is_never_clean() -> None:
     result.candidate = None
     assert unclean_reasons(result) == ["there is no proposal"]
     assert all(re.match(r"^[a-z0-9]", r) for r in unclean_reasons(result))
+
+
+def test_a_new_inline_link_the_run_never_saw_is_not_clean() -> None:
+    # issue 28 item 11: a made-up login page in a new paragraph's <a href> was written by --auto
+    doc = _doc()
+    html = doc.article_html
+    at = html.find("</p>")
+    link = '<a href="https://made-up.example/login">sign in</a>'
+    result = _result(doc.with_article(html[:at] + " " + link + html[at:]))
+    reasons = unclean_reasons(result)
+    assert any("made-up.example/login" in r and "not seen" in r for r in reasons), reasons
+    assert result.run is not None
+    result.run.seen_urls = {"https://made-up.example/login"}
+    assert not any("made-up.example" in r for r in unclean_reasons(result))
+    # links the document already held are not new
+    assert unclean_reasons(_result(_doc())) == []

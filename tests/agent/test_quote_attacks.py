@@ -14,7 +14,9 @@ from oo_nb.agent.link_notes import link_notes
 from oo_nb.agent.quotes import PageTexts
 from oo_nb.agent.sources import url_key
 from oo_nb.format.document import Document
+from oo_nb.store import clock
 from oo_nb.store.link_store import LinkRow, write_links
+from tests.support.attacks_evidence import fetch_stream
 from tests.support.link_server import library_with_sources
 
 CLAIM = "the unicorn population doubled in 2025"
@@ -64,7 +66,7 @@ def test_a_moved_link_is_not_proposed_where_the_contract_forbids_its_new_url(
     policy["require_https"] = True
     policy["deny_domains"] = ["spam.example"]
     path.write_bytes(doc.with_block("oo-contract", contract).to_bytes())
-    now = "2026-12-01T12:00:00+00:00"
+    now = clock.now().isoformat()  # within the reuse age (issue 28: older rows are not read)
     write_links(folder, [
         LinkRow("https://a.example/1", 200, "http://a.example/1", False, "moved", True, None, now),
         LinkRow("https://b.example/2", 200, "https://www.spam.example/2", False, "moved", True,
@@ -150,3 +152,21 @@ def test_link_results_someone_else_planted_above_the_document_are_not_read(
     for item in (folder / ".oo-cache", folder / ".oo-cache" / "links.sqlite"):
         os.chown(item, 4321, 4321)
     assert link_notes(Document.read(path)) == []
+
+
+def test_a_fetch_answer_that_echoes_its_prompt_is_not_page_text() -> None:
+    # issue 28 item 10: the prompt is the model's words; echoed, it made a made-up quote
+    # "found" on the fetched page and a URL never fetched "seen"
+    page = "https://zoo.example/report"
+    prompt = f'Does this page say "{CLAIM}"? Compare https://evil.example/login too.'
+    answer = f"Prompt: {prompt}\n\nThe page describes the zoo's opening hours only."
+    pages = PageTexts()
+    _result, urls = parse_output(fetch_stream(page, prompt, answer), pages)
+    assert pages.found_in(CLAIM) == []
+    assert url_key("https://evil.example/login") not in {url_key(u) for u in urls}
+    assert url_key(page) in {url_key(u) for u in urls}  # the page it fetched still counts
+    assert pages.found_in("describes the zoo's opening hours") == [url_key(page)]
+    # the answer repeating only the quoted passage is no page text either
+    pages = PageTexts()
+    parse_output(fetch_stream(page, prompt, f"Yes: {CLAIM}."), pages)
+    assert pages.found_in(CLAIM) == []

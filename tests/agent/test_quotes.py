@@ -93,7 +93,7 @@ def _proposal(quote: Any, cites: list[str]) -> Any:
                 {"id": "s90", "url": A, "title": "A"},
                 {"id": "s91", "url": B, "title": "B"},
             ],
-            "facts": [{"text": "A quoted claim", "source_ids": cites, "quote": quote}],
+            "facts": [{"text": "The widget shipped in March", "source_ids": cites, "quote": quote}],
         }
     )
 
@@ -110,7 +110,7 @@ def test_a_quote_from_a_page_the_fact_does_not_cite_is_not_found(corpus_dir: Pat
         now=NOW,
     )
     fact = cand.document.block_json("oo-source-cache")["facts"][-1]
-    assert fact["quote_found"] is False and cand.unsupported == ["A quoted claim"]
+    assert fact["quote_found"] is False and cand.unsupported == ["The widget shipped in March"]
     assert any("only in a page the fact does not cite" in w for w in cand.warnings)
     # the same quote, the fact citing B: found, and where
     cand = build_candidate(
@@ -138,7 +138,7 @@ def test_a_bad_quote_is_dropped_with_a_clear_problem_and_the_fact_kept(
     quote: Any, problem: str
 ) -> None:
     p = _proposal(quote, ["s90"])
-    assert p.facts[0].text == "A quoted claim" and p.facts[0].quote == ""
+    assert p.facts[0].text == "The widget shipped in March" and p.facts[0].quote == ""
     assert len(p.quote_problems) == 1 and problem in p.quote_problems[0]
     assert p.quote_problems[0].startswith("facts[0].quote")
     assert "quote" not in p.to_json()["facts"][0]  # the saved proposal does not carry it
@@ -244,7 +244,7 @@ def test_an_unfound_quote_is_stored_whole_and_the_warning_names_it_and_why(
     )  # fmt: skip
     fact = cand.document.block_json("oo-source-cache")["facts"][-1]
     assert fact == {
-        "text": "A quoted claim",
+        "text": "The widget shipped in March",
         "source_ids": ["s10", "s11"],
         "quote": quote,
         "quote_found": False,
@@ -261,7 +261,7 @@ def test_a_quote_citing_nothing_or_never_checked_is_unsupported(corpus_dir: Path
     # a run without verdicts (a proposal saved before quotes were checked): not found
     run = RunInfo(backend="anthropic", model="claude-sonnet-5-5", seen_urls={A, B})
     cand = build_candidate(_doc(corpus_dir), _proposal(quote, []), run, today=TODAY, now=NOW)
-    assert cand.unsupported == ["A quoted claim"]
+    assert cand.unsupported == ["The widget shipped in March"]
     assert (
         f'unsupported fact: facts[0] quote "{quote}" not found: '
         "it cites no source to check it against"
@@ -278,7 +278,7 @@ def test_the_quote_of_a_string_source_is_looked_up_at_its_address(corpus_dir: Pa
         },
     )
     for sid, url in (("s1", "http://a.example/one"), ("s2", "https://b.example/two")):
-        quote = f"what page {sid} said"
+        quote = f"the claim that page {sid} made"
         pages = PageTexts()
         pages.add(url, f"Here is {quote} in full.")
         proposal = validate_proposal(

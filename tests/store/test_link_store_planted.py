@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 import warnings
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -14,11 +14,12 @@ import pytest
 from oo_nb.agent.link_notes import link_notes
 from oo_nb.format.document import Document
 from oo_nb.library.link_frames import links_frame
+from oo_nb.store import clock
 from oo_nb.store.link_store import _SCHEMA, LinkRow, links_path, read_links, write_links
 from oo_nb.store.scan_cache import CacheWarning
 from tests.support.link_server import library_with_sources
 
-NOW = datetime(2026, 12, 1, 12, tzinfo=UTC)
+NOW = clock.now()  # within the reuse age, whenever the tests run
 URLS = [f"https://site{i}.example/page" for i in range(6)]
 GOOD = LinkRow(URLS[5], 404, URLS[5], True, "dead", False, None, NOW.isoformat())
 
@@ -36,7 +37,8 @@ def _plant(folder: Path) -> None:
         (URLS[3], 404, None, 1, "dead", 0, None, "zzzz-never-expires"),  # not a date
         (URLS[4], 404, None, 1, "dead", 0, None, 20261201),  # not text
     ]
-    db.executemany("INSERT INTO links VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    names = "url, status, final_url, dead, link_status, permanent, error, checked_at"
+    db.executemany(f"INSERT INTO links ({names}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
     db.commit()
     db.close()
     write_links(folder, [GOOD])

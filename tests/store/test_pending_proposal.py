@@ -50,7 +50,9 @@ def test_missing_run_or_time_read_as_empty(corpus_copy: Path) -> None:
     record.update(run=["not", "a", "dict"], created=12)
     target.write_text(json.dumps(record), encoding="utf-8")
     pending = store.load_pending(p)
-    assert pending.run == {} and pending.created == "" and not pending.stale
+    assert pending.created == "" and not pending.stale
+    # a hand-edited file vouches for nothing (issue 28 item 8): no URL seen, the cost unknown
+    assert pending.run["seen_urls"] == [] and pending.run["cost_usd"] is None
 
 
 def test_no_saved_proposal_names_the_document(corpus_copy: Path) -> None:

@@ -40,6 +40,7 @@ SETTINGS_DIRS = {
     "JUPYTERLAB_WORKSPACES_DIR": "jupyter-config/lab/workspaces",
     "IPYTHONDIR": "ipython",
     "MPLCONFIGDIR": "matplotlib",
+    "OO_DATA_DIR": "oo-data",  # the seal key (oo_nb.store.seal): never the user's
 }
 
 

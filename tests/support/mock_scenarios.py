@@ -188,7 +188,7 @@ def proposal_for(
         "drop_sources": drop,
         "facts": [
             {
-                "text": "A new report describes the latest developments.",
+                "text": "The agency says the first phase is complete, on schedule.",
                 "source_ids": [new_id],
                 "quote": FOUND_QUOTE,
             }

@@ -15,6 +15,7 @@ from oo_nb.alerts.config import load_config
 from oo_nb.alerts.deliver import alert_after_update, read_sent
 from oo_nb.cli.main import main
 from oo_nb.errors import ValidationError
+from oo_nb.store import clock
 from oo_nb.store.link_store import LinkRow, write_links
 from tests.support.alert_receivers import smtp_server, webhook_receiver
 from tests.support.watched import watched_library
@@ -80,7 +81,7 @@ def test_many_events_at_once_make_one_digest(lib: Path) -> None:
                 "dead",
                 True,
                 None,
-                "2026-12-03T10:00:00+00:00",
+                clock.now().isoformat(),  # within the reuse age
             )
         ],
     )
@@ -251,6 +252,7 @@ def test_cli_init_show_test(
 def test_a_proposal_that_reports_the_event_says_so(lib: Path) -> None:
     from oo_nb.alerts.events import proposal_events
     from oo_nb.store.history import history_dir
+    from oo_nb.store.seal import seal
 
     path = lib / "lighthouse.o-o.html"
     record = {
@@ -261,6 +263,7 @@ def test_a_proposal_that_reports_the_event_says_so(lib: Path) -> None:
             "proposal": {"sentinel": {"status": "occurred", "evidence": "Seen lit [s1]."}}
         },
     }
+    record["seal"] = seal(record)  # as oo saves it: its cost counts (issue 28 item 8)
     (history_dir(path) / "pending.json").write_text(json.dumps(record))
     (event,) = proposal_events([(path, "lighthouse")])
     assert event.kind == "sentinel"

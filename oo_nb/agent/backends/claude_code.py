@@ -207,6 +207,24 @@ def _without_query(value: Any, query: str) -> Any:
     return value
 
 
+# a passage a WebFetch prompt quotes ("does the page say '…'?"): the answer may echo it
+_QUOTED = re.compile(
+    rf"\"([^\"]{{{_MIN_ECHO},}})\"|\u201c([^\u201d]{{{_MIN_ECHO},}})\u201d|'([^']{{{_MIN_ECHO},}})'"
+)
+
+
+def _without_prompt(value: Any, prompt: str) -> Any:
+    """A WebFetch result with its prompt taken out wherever it is echoed, and so every passage
+    and URL the prompt quotes: the prompt is the model's words, not the page's, and an answer
+    that repeats it made a made-up quote "found" and a URL never fetched "seen"."""
+    if isinstance(value, dict):
+        value = {k: v for k, v in value.items() if k != "prompt"}
+    passages = [g for m in _QUOTED.finditer(prompt) for g in m.groups() if g]
+    for said in sorted({prompt, *passages, *_URL.findall(prompt)}, key=len, reverse=True):
+        value = _without_query(value, said)
+    return value
+
+
 def _links_list(text: str) -> list[Any] | None:
     """The ``Links: [{"title", "url"}, …]`` list of Claude Code's WebSearch result, if any."""
     start = text.find("Links: [")
@@ -248,6 +266,7 @@ def parse_output(
     urls: set[str] = set()
     web_calls: dict[str, str] = {}  # tool_use id -> fetched URL ("" for a search)
     queries: dict[str, str] = {}  # tool_use id -> a search's query (echoed in its result)
+    prompts: dict[str, str] = {}  # tool_use id -> a fetch's prompt (echoed in its answer)
     for event in stream_events(stdout):
         if event.get("type") == "result":
             result = event
@@ -276,6 +295,9 @@ def parse_output(
                     query = args.get("query") if isinstance(args, dict) else None
                     if b.get("name") == "WebSearch" and isinstance(query, str):
                         queries[b["id"]] = query
+                    asked = args.get("prompt") if isinstance(args, dict) else None
+                    if b.get("name") == "WebFetch" and isinstance(asked, str):
+                        prompts[b["id"]] = asked
         elif event.get("type") == "user":
             web = [
                 b
@@ -287,6 +309,7 @@ def parse_output(
             for b in web:
                 query = queries.get(str(b["tool_use_id"]), "")
                 content = _without_query(b.get("content"), query)
+                content = _without_prompt(content, prompts.get(str(b["tool_use_id"]), ""))
                 urls |= _web_urls(json.dumps(content))
                 fetched = web_calls[str(b["tool_use_id"])]
                 if fetched:
@@ -298,8 +321,9 @@ def parse_output(
                         _search_texts(_tool_text(content), pages)
             # the structured copy of a lone tool result (search hits with their URLs)
             if web and len([b for b in blocks if b.get("type") == "tool_result"]) == 1:
-                query = queries.get(str(web[0]["tool_use_id"]), "")
-                urls |= _web_urls(json.dumps(_without_query(event.get("tool_use_result"), query)))
+                one = str(web[0]["tool_use_id"])
+                copy = _without_query(event.get("tool_use_result"), queries.get(one, ""))
+                urls |= _web_urls(json.dumps(_without_prompt(copy, prompts.get(one, ""))))
     if result is None:
         try:
             whole = json.loads(stdout)
