@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from oo_nb.notebook.lab_context import lab_theme_is_dark
 from tests.support.isolation import AMBIENT, SETTINGS_DIRS
 
@@ -37,6 +39,7 @@ def test_this_run_reads_no_user_settings() -> None:
     assert lab_theme_is_dark() is None
 
 
+@pytest.mark.locked
 def test_the_notebooks_pass_after_the_user_chose_the_dark_theme(tmp_path: Path) -> None:
     home = a_home_with_choices(tmp_path / "home")
     env = {k: v for k, v in os.environ.items() if k not in SETTINGS_DIRS}
