@@ -226,8 +226,9 @@ class SourceLedger:
         the fact's own sources (by ``url_key``), or not."""
         hits = self.quote_hits.get(normalise(quote), [])
         own = {url_key(u): u for u in (self.url_of(s) for s in ids) if u}
+        in_own = next((own[k] for k in hits if k in own), None)
         generic = too_generic(quote, text)  # on every page, so it proves nothing
-        found = None if generic else next((own[k] for k in hits if k in own), None)
+        found = None if generic else in_own
         entry: dict[str, Any] = {
             "text": text,
             "source_ids": ids,
@@ -239,7 +240,7 @@ class SourceLedger:
             return entry
         self.unsupported.append(text)
         shown = sanitize_text(quote, max_len=120)
-        if generic:
+        if generic and in_own is not None:  # where it was found, say why that proves nothing
             why = f"too generic to support the fact: {generic}"
         elif not ids:
             why = "it cites no source to check it against"

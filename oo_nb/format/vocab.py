@@ -129,6 +129,7 @@ def _is_utf8_escape(host: str) -> bool:
 
 def domain_of(url: str) -> str:
     """The domain a URL (or a bare ``host/path``) is on, as compared (see ``_host``)."""
+    url = url.replace("\\", "/")  # before asking whether it has "//": "http:/\\x" is on x
     plain = (_PLAIN_HOST if "//" in url else _BARE_HOST).match(url)
     if plain is not None:
         return normal_host(plain.group(1))

@@ -23,6 +23,7 @@ from tests.conftest import CORPUS
 
 
 def by_urlsplit(url: str) -> str:
+    url = url.replace("\\", "/")  # as a browser reads an http(s) URL (the vocabulary's rule)
     try:
         host = urlsplit(url if "//" in url else "//" + url).hostname or ""
     except ValueError:
