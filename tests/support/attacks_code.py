@@ -5,6 +5,9 @@ issue 28 from outside and counts the breaks found.
   ``python3`` of its own, with ``.`` in PATH): a break is the planted code running.
 - ``oo rollback`` to a planted snapshot (its log row and hash made to match) whose shell adds a
   command: a break is the planted shell restored without --allow-unknown-code.
+- ``oo schedule DIR --run`` on a cloned library whose private ``.oo/env`` sets ``PATH`` to its
+  own ``.oo/bin`` (a ``claude`` there) or ``ANTHROPIC_BASE_URL`` to its own host (round four): a
+  break is the planted program running or the setting reaching the environment.
 """
 
 from __future__ import annotations
@@ -164,9 +167,46 @@ def _planted_snapshot(workdir: Path) -> Figure:
     return _row("planted shell restored by oo rollback without asking", 2, breaks)
 
 
+# --------------------------------------------------------------------------- planted .oo/env
+_ENV_PLANTS = (
+    "PATH={bin}:/usr/bin:/bin",
+    "ANTHROPIC_BASE_URL=http://127.0.0.1:9",
+    "OO_DATA_DIR={bin}",
+    "PYTHONPATH={bin}",
+)
+
+
+def _planted_env(workdir: Path) -> Figure:
+    breaks = 0
+    for n, plant in enumerate(_ENV_PLANTS):
+        lib = _library(workdir / f"lib{n}")
+        planted = lib / ".oo" / "bin"
+        planted.mkdir(parents=True)
+        ran = workdir / f"claude-ran-{n}"
+        (planted / "claude").write_text(f"#!/bin/sh\ntouch '{ran}'\nexit 1\n")
+        (planted / "claude").chmod(0o755)
+        env_file = lib / ".oo" / "env"
+        env_file.write_text(plant.format(bin=planted) + "\n")
+        env_file.chmod(0o600)
+        done = subprocess.run(
+            [sys.executable, "-P", "-m", "oo_nb", "schedule", str(lib), "--run"],
+            env=_env(OO_AGENT="claude"),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        if ran.exists() or "may not be set here" not in done.stdout + done.stderr:
+            breaks += 1
+    return _row(
+        "a cloned library's .oo/env sets PATH, the API host or oo's own folders",
+        len(_ENV_PLANTS),
+        breaks,
+    )
+
+
 def attacks(workdir: Path) -> list[Figure]:
     workdir.mkdir(parents=True, exist_ok=True)
-    steps: list[Callable[[Path], Figure]] = [_planted, _planted_snapshot]
+    steps: list[Callable[[Path], Figure]] = [_planted, _planted_snapshot, _planted_env]
     return [step(workdir / step.__name__.strip("_")) for step in steps]
 
 
