@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from oo_nb.errors import OOError
 from oo_nb.format.document import Document
+from oo_nb.format.sentinel_state import current_sentinel
 from oo_nb.store.history import HistoryEntry, read_history, sha256_hex
 
 if TYPE_CHECKING:
@@ -123,7 +124,11 @@ def _read_state(path: Path, entry: HistoryEntry) -> _State | None:
         for s in article.sections
         if s.level == 2 and s.id
     }
-    sentinel = contract.sentinel
+    # an original o-o sentinel keeps its status in the changelog's reports, not the contract
+    try:
+        sentinel = current_sentinel(contract.sentinel, doc.changelog)
+    except OOError:  # a changelog that cannot be read reports no status
+        sentinel = contract.sentinel
     evidence = sentinel.evidence if sentinel else ""
     return _State(
         entry=entry,
