@@ -84,11 +84,15 @@ def parse_budget(value: str | float) -> float:
         raise ValidationError(
             f"must be a number of US dollars, e.g. 0.50; got {value!r}", key="budget"
         ) from None
-    if not (amount > 0 and amount < 1e6):
+    # checked after rounding to what the contract stores: 1e-9 would be written as 0.0, a budget
+    # no update can run under
+    stored = round(amount, 4)
+    if not (stored > 0 and stored < 1e6):
         raise ValidationError(
-            f"must be a positive number of US dollars; got {value!r}", key="budget"
+            f"must be a positive number of US dollars (at least 0.0001); got {value!r}",
+            key="budget",
         )
-    return round(amount, 4)
+    return stored
 
 
 def parse_days(value: str | int) -> int:
