@@ -33,6 +33,7 @@ __all__ = [
 PID = re.compile(r"^\s*pid:([^:\s]+)(?::(\S+))?\s*$")
 _HEX8 = re.compile(r"^[0-9a-f]{8}$")
 _WELLFORMED = re.compile(r"\s*pid:[^:\s]+:[0-9a-f]{8}\s*$")  # PID with an 8HEX id, in one match
+_NOT_IN_PID = re.compile(r"[:\s]")  # would end the SECTION part or the comment's pid
 _CONTAINERS = {"div", "section", "blockquote"}
 _EXCERPT_CHARS = 120
 
@@ -79,7 +80,9 @@ class Figure:
 
 
 def new_pid(section: str) -> str:
-    return f"pid:{section}:{secrets.token_hex(4)}"
+    """A fresh ``pid:SECTION:8HEX``. A section id may hold a colon (``"a:b"``, as a hand-written
+    h2 has it) or space; in the pid they become '-', else it would not be of the form."""
+    return f"pid:{_NOT_IN_PID.sub('-', section)}:{secrets.token_hex(4)}"
 
 
 def pid_is_wellformed(pid: str) -> bool:

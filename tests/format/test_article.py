@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import pytest
+
 from oo_nb.format.article import Article, excerpt_of, new_pid, pid_is_wellformed
 from oo_nb.format.document import Document
 from tests.conftest import CORPUS
@@ -41,3 +43,12 @@ def test_figures_pids_and_stub() -> None:
     assert [p.pid for p in art.paragraphs][:3] == ["pid:a:0011aabb", "pid:a:nothex", None]
     assert not pid_is_wellformed("pid:a:nothex") and pid_is_wellformed(new_pid("a"))
     assert Article.parse('<div class="stub-notice">Not yet researched</div>').is_stub
+
+
+@pytest.mark.parametrize("section", ["evil:x", "Key.Details", "a b", "overview"])
+def test_a_new_pid_is_well_formed_whatever_the_section_id(section: str) -> None:
+    """A proposal's section id ``evil:x`` was accepted and wrote ``pid:evil:x:…``, which `oo check`
+    then called malformed (the outside attack of round four)."""
+    from oo_nb.format.article import new_pid, pid_problem
+
+    assert pid_problem(new_pid(section)) is None
