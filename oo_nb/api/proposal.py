@@ -1,0 +1,268 @@
+"""A proposed update of one document, reviewed in Python or in the review widget.
+
+``Document.update()`` and ``Document.proposal()`` return a ``Proposal``. Its decisions live in a
+``ReviewSession`` (the same the widget and the terminal review use); ``write()`` writes what was
+accepted through the store (lock, history snapshot, atomic replace) and discards the saved
+proposal, as the widget's Write back does.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from oo_nb.errors import ValidationError
+from oo_nb.format.display import no_typesetting
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from oo_nb.agent.pending import Review
+    from oo_nb.api.document import Document
+    from oo_nb.review.session import ReviewSession
+
+__all__ = ["STATUSES", "Proposal"]
+
+# proposed: research made one now; awaiting: an earlier run's, not yet reviewed; written: the
+# update wrote it (yes/auto); fresh: nothing to do; planned: a dry run; kept: not saved (lost)
+STATUSES = ("proposed", "awaiting", "written", "fresh", "planned", "busy", "not saved")
+CHANGE_COLUMNS = ("section", "kind", "title", "decision")
+
+
+class Proposal:
+    """A proposed update of a document and the decisions taken on it.
+
+    Attributes
+    ----------
+    path : pathlib.Path
+        The document.
+    status : str
+        One of ``proposed``, ``awaiting`` (an earlier run's proposal, not yet reviewed),
+        ``written`` (the update wrote it), ``fresh`` (nothing was due), ``planned`` (a dry run),
+        ``not saved`` (the research could not be kept).
+    message : str
+        What the update said, in one line.
+    warnings : list of str
+        The run's warnings (unverified sources, budget, …).
+    cost_usd : float or None
+        What the research cost, when known.
+
+    Examples
+    --------
+    >>> doc = oo_nb.open(demo / "heat-pumps-in-europe.o-o.html")
+    >>> proposal = doc.update(agent="replay")
+    >>> proposal.status, proposal.reviewable
+    ('proposed', True)
+    >>> proposal.accept_all().write().version
+    2
+    """
+
+    __module__ = "oo_nb"
+
+    def __init__(
+        self,
+        path: Path,
+        status: str,
+        message: str,
+        *,
+        warnings: list[str] | None = None,
+        cost_usd: float | None = None,
+        review: Review | None = None,
+    ) -> None:
+        self.path = path
+        self.status = status
+        self.message = message
+        self.warnings = list(warnings or [])
+        self.cost_usd = cost_usd
+        self._review = review
+        self._session: ReviewSession | None = None
+        self._widget: Any = None
+        self._written = False
+
+    @classmethod
+    def saved(cls, path: str | Path, *, force: bool = False, status: str = "awaiting") -> Proposal:
+        """The proposal saved for ``path``, rebuilt through the agent's checks.
+
+        Parameters
+        ----------
+        path : str or pathlib.Path
+            The document.
+        force : bool, default False
+            Review it even though the document changed since it was made.
+        status : str, default "awaiting"
+            The status to give it.
+
+        Returns
+        -------
+        Proposal
+
+        Raises
+        ------
+        oo_nb.OOError
+            No proposal is saved (``NotFound``), it is damaged, or the document changed since
+            (``ConflictError``: pass ``force=True``, or update again).
+        """
+        from oo_nb.agent.pending import StaleProposal, open_review
+        from oo_nb.errors import ConflictError
+
+        try:
+            review = open_review(path, force=force)
+        except StaleProposal as exc:
+            raise ConflictError(
+                f"changed since this proposal was made ({exc.created}); update again with "
+                "doc.update(force=True), or review it anyway with doc.proposal(force=True)",
+                file=str(path),
+            ) from None
+        run = review.run
+        cost = run.get("cost_usd")
+        return cls(
+            review.path,
+            status,
+            f"proposal made {review.created} awaits review",
+            warnings=[w for w in run.get("warnings") or [] if isinstance(w, str)],
+            cost_usd=float(cost) if isinstance(cost, int | float) else None,
+            review=review,
+        )
+
+    @property
+    def reviewable(self) -> bool:
+        """True when there is a proposal to decide on and write (status proposed or awaiting)."""
+        return self._review is not None and not self._written
+
+    def _decisions(self) -> ReviewSession:
+        if self._review is None:
+            raise ValidationError(
+                f"nothing to review ({self.status}: {self.message}); "
+                "doc.update(force=True) researches a fresh document anyway",
+                file=str(self.path),
+            )
+        if self._written:
+            raise ValidationError(
+                "already written; doc.proposal() after the next doc.update() opens a new one",
+                file=str(self.path),
+            )
+        if self._session is None:
+            from oo_nb.review.session import ReviewSession
+
+            r = self._review
+            self._session = ReviewSession(r.original, r.candidate, r.run)
+        return self._session
+
+    @property
+    def changes(self) -> pd.DataFrame:
+        """One row per change to decide, indexed by its id.
+
+        Columns: section (object), kind (object: added, removed, changed, …), title (object),
+        decision (object: pending, accept, reject or edit)."""
+        import pandas as pd
+
+        session = self._decisions()
+        rows = [
+            {
+                "id": h.id,
+                "section": h.section,
+                "kind": h.kind,
+                "title": h.title,
+                "decision": session.decision(h.id),
+            }
+            for h in session.diff.decidable
+        ]
+        return pd.DataFrame(rows, columns=["id", *CHANGE_COLUMNS]).set_index("id")
+
+    def accept(self, change: str) -> Proposal:
+        """Accept one change by its id (a row of ``changes``). Returns this proposal."""
+        self._decisions().accept(change)
+        return self
+
+    def reject(self, change: str) -> Proposal:
+        """Reject one change by its id (a row of ``changes``). Returns this proposal."""
+        self._decisions().reject(change)
+        return self
+
+    def accept_all(self) -> Proposal:
+        """Accept every change (hand edits are kept). Returns this proposal, to chain ``write()``."""
+        self._decisions().accept_all()
+        return self
+
+    def reject_all(self) -> Proposal:
+        """Reject every change (hand edits are kept). Returns this proposal."""
+        self._decisions().reject_all()
+        return self
+
+    def write(self) -> Document:
+        """Write what was accepted and discard the saved proposal.
+
+        Returns
+        -------
+        Document
+            The document as it is now: the new version, or unchanged when everything was
+            rejected.
+
+        Raises
+        ------
+        oo_nb.OOError
+            Nothing decided yet (call ``accept_all()`` or ``reject_all()`` first), the file
+            changed since the review was opened (``ConflictError``), or it is locked.
+        """
+        from oo_nb.api.document import Document
+        from oo_nb.store.store import discard_pending, write_document
+
+        session = self._decisions()
+        assert self._review is not None
+        final = session.apply().with_path(self.path)
+        if final.to_bytes() == self._review.expected:
+            undecided = session.pending
+            if undecided:  # the research is paid for: an unanswered review is no rejection
+                raise ValidationError(
+                    f"nothing accepted and {len(undecided)} change(s) undecided: nothing written; "
+                    "call proposal.accept_all() or proposal.reject_all() (or accept/reject by id) "
+                    "first",
+                    file=str(self.path),
+                )
+        else:
+            write_document(
+                final, expected=self._review.expected, action="review", scrub_secrets=True
+            )
+        discard_pending(self.path)
+        self._written = True
+        return Document.read(self.path)
+
+    def review(self) -> Any:
+        """The review widget of this proposal (one widget per proposal, shown again on each call).
+
+        Returns
+        -------
+        oo_nb.notebook.review_widget.ReviewWidget
+            Accept, reject or edit each change, then Write back.
+        """
+        if self._review is None or self._written:
+            self._decisions()  # raises, saying why there is nothing to review
+        if self._widget is None:
+            from oo_nb.api.widgets import make_review_widget
+
+            assert self._review is not None
+            self._widget = make_review_widget(self._review)
+        return self._widget
+
+    def text(self) -> str:
+        """The proposal in a few lines: status, cost, warnings, the changes' count."""
+        cost = "" if self.cost_usd is None else f" (cost ${self.cost_usd:.4f})"
+        said = self.message.removeprefix(f"{self.path.name}: ")  # the name leads once
+        lines = [f"{self.path.name}: {self.status}{cost}: {said}"]
+        if self.reviewable:
+            counts = self._decisions().counts()
+            lines.append(
+                f"{sum(counts.values())} change(s): {counts['accept']} accepted, "
+                f"{counts['reject']} rejected, {counts['edit']} edited, {counts['pending']} undecided"
+            )
+        lines += [f"warning: {w}" for w in self.warnings]
+        return "\n".join(lines)
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        import html
+
+        items = "".join(f"<li>{html.escape(line)}</li>" for line in self.text().splitlines())
+        return {"text/plain": self.text(), "text/html": no_typesetting(f"<ul>{items}</ul>")}
+
+    def __repr__(self) -> str:
+        return self.text()
