@@ -126,7 +126,13 @@ class Document:
         return self.manifest.version
 
     def to_bytes(self) -> bytes:
-        """The file's bytes (an original o-o document round-trips byte for byte)."""
+        """The file's bytes.
+
+        Returns
+        -------
+        bytes
+            As read (an original o-o document round-trips byte for byte).
+        """
         return self._codec.to_bytes()
 
     # changing it

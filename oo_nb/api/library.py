@@ -122,8 +122,16 @@ class Library:
         return Document(self._scan[slug])
 
     def frame(self, name: str) -> pd.DataFrame:
-        """One frame by name: documents, sources, facts, changelog, citations, errors, or audit
-        (every finding).
+        """One frame by name.
+
+        Parameters
+        ----------
+        name : {"documents", "sources", "facts", "changelog", "citations", "errors", "audit"}
+            The frame (``audit``: every finding).
+
+        Returns
+        -------
+        pandas.DataFrame
 
         Examples
         --------
@@ -238,11 +246,23 @@ class Library:
         return self._scan.audit(stale_after_days, today, all=all, min_severity=min_severity)
 
     def finding_counts(self) -> str:
-        """The findings per code in one line, most severe first."""
+        """The findings per code in one line.
+
+        Returns
+        -------
+        str
+            ``error: CODE N, …; warning: …``, most severe first, or ``no findings``.
+        """
         return self._scan.finding_counts()
 
     def summary(self) -> dict[str, int]:
-        """Counts: documents, stale, sentinels, unreadable, sources, errors, warnings, info."""
+        """The library in counts.
+
+        Returns
+        -------
+        dict of str to int
+            documents, stale, sentinels, unreadable, sources, errors, warnings, info.
+        """
         return self._scan.summary()
 
     def changes(
@@ -296,9 +316,8 @@ class Library:
 
         Examples
         --------
-        >>> page = oo_nb.Library(demo).index()
-        >>> page.path.name, page.created
-        ('index.o-o.html', True)
+        >>> oo_nb.Library(demo).index().path.name
+        'index.o-o.html'
         """
         from oo_nb.library.index_page import write_index
 
@@ -433,11 +452,39 @@ class Library:
     def plot_staleness(
         self, today: date | None = None, *, limit: int = 40, ax: Any = None
     ) -> Figure:
-        """A matplotlib figure: each document's as-of and due dates, overdue ones marked."""
+        """Each document's as-of and due dates, overdue ones marked.
+
+        Parameters
+        ----------
+        today : datetime.date, optional
+            Judge as of this day.
+        limit : int, default 40
+            Documents shown at most (the most overdue).
+        ax : matplotlib.axes.Axes, optional
+            Draw here instead of a new figure.
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+        """
         return self._scan.plot_staleness(today, limit=limit, ax=ax)
 
     def plot_tiers(self, *, limit: int = 40, top_tiers: int = 8, ax: Any = None) -> Figure:
-        """A matplotlib figure: each document's sources by tier."""
+        """Each document's sources by tier.
+
+        Parameters
+        ----------
+        limit : int, default 40
+            Documents shown at most.
+        top_tiers : int, default 8
+            Tiers named; the others are counted together.
+        ax : matplotlib.axes.Axes, optional
+            Draw here instead of a new figure.
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+        """
         return self._scan.plot_tiers(limit=limit, top_tiers=top_tiers, ax=ax)
 
     def __repr__(self) -> str:

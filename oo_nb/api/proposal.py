@@ -245,7 +245,13 @@ class Proposal:
         return self._widget
 
     def text(self) -> str:
-        """The proposal in a few lines: status, cost, warnings, the changes' count."""
+        """The proposal in a few lines.
+
+        Returns
+        -------
+        str
+            Status, cost, the changes' count and decisions, the run's warnings.
+        """
         cost = "" if self.cost_usd is None else f" (cost ${self.cost_usd:.4f})"
         said = self.message.removeprefix(f"{self.path.name}: ")  # the name leads once
         lines = [f"{self.path.name}: {self.status}{cost}: {said}"]
