@@ -139,7 +139,7 @@ def test_the_package_face() -> None:
 
 def test_help_shows_no_section_dividers() -> None:
     for cls in (oo_nb.Library, oo_nb.Document, oo_nb.Proposal):
-        text = pydoc.render_doc(cls, renderer=pydoc.plaintext)
+        text = pydoc.plain(pydoc.render_doc(cls))
         assert "# ---" not in text and "# ----" not in text
         assert not re.search(r"^\s*# ", text, re.M), text
 
