@@ -149,6 +149,7 @@ class Document:
         auto: bool = False,
         progress: Callable[[str], None] | None = None,
         on_start: Callable[[str], None] | None = None,
+        **agent_options: Any,
     ) -> Proposal:
         """Research what changed and propose an update; the file is not written unless
         ``yes`` (or ``auto`` and the proposal is clean).
@@ -174,6 +175,9 @@ class Document:
             Write it only when it is clean, else keep it for review.
         progress, on_start : callable, optional
             Told each research step, and the agent's name when research begins.
+        **agent_options
+            Further agent options: ``base_url``, ``cassette`` (a recorded run to replay),
+            ``stream``, ``record`` (a cassette to write).
 
         Returns
         -------
@@ -199,13 +203,19 @@ class Document:
             dry_run=dry_run,
             progress=progress,
             on_start=on_start,
+            **agent_options,
         )
         result = prepare_update(self.path, opts)
         if result.status == "awaiting":
             return self._awaiting(result)
         if result.status != "proposed":
             status = "fresh" if result.status == "skipped" else str(result.status)
-            return Proposal(self.path, status, result.message, warnings=result.warnings)
+            message = result.message
+            if result.plan:  # a dry run: what the first request would be
+                message += "; first request plan: " + ", ".join(
+                    f"{k} {v}" for k, v in result.plan.items()
+                )
+            return Proposal(self.path, status, message, warnings=result.warnings)
         write_result(result, yes=yes, auto=True if auto else None)
         return _after_write(result)
 

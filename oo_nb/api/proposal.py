@@ -46,6 +46,8 @@ class Proposal:
         The run's warnings (unverified sources, budget, …).
     cost_usd : float or None
         What the research cost, when known.
+    made : str
+        When the proposal was made (ISO time; "" when there is none to review).
 
     Examples
     --------
@@ -75,6 +77,7 @@ class Proposal:
         self.warnings = list(warnings or [])
         self.cost_usd = cost_usd
         self._review = review
+        self.made = review.created if review is not None else ""
         self._session: ReviewSession | None = None
         self._widget: Any = None
         self._written = False
@@ -264,7 +267,12 @@ class Proposal:
         lines += [f"warning: {w}" for w in self.warnings]
         return "\n".join(lines)
 
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        if self.reviewable:  # in a notebook, a proposal to review is its widget
+            show = getattr(self.review(), "_repr_mimebundle_", None)  # None once closed
+            bundle = show(include=include, exclude=exclude) if show is not None else None
+            if bundle is not None:
+                return dict(bundle)
         import html
 
         items = "".join(f"<li>{html.escape(line)}</li>" for line in self.text().splitlines())

@@ -337,13 +337,18 @@ def test_contract_line_and_cell(shell: InteractiveShell, demo: Path) -> None:
         shell.run_cell_magic("oo", f"contract {HEAT}", "# only a comment\n")
 
 
-def test_update_returns_the_review_widget_and_leaves_the_file(
+def test_update_returns_the_proposal_shown_as_its_widget_and_leaves_the_file(
     shell: InteractiveShell, demo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    import oo_nb
     from oo_nb.notebook.review_widget import ReviewWidget
 
     before = Path(HEAT).read_bytes()
-    widget = oo(shell, f"update {HEAT}")
+    proposal = oo(shell, f"update {HEAT}")
+    assert isinstance(proposal, oo_nb.Proposal) and proposal.status == "proposed"
+    widget = proposal.review()
+    assert proposal.review() is widget  # one widget per proposal, shown again
+    assert "application/vnd.jupyter.widget-view+json" in proposal._repr_mimebundle_()
     out = capsys.readouterr().out
     assert out.startswith(
         "Researching heat-pumps-in-europe.o-o.html with the replay (recorded) agent…"
@@ -364,16 +369,17 @@ def test_update_returns_the_review_widget_and_leaves_the_file(
     assert list(oo(shell, f"history {HEAT}")["version"]) == [1, 2]
 
 
-def test_update_of_a_fresh_document_says_so_and_returns_nothing(
-    shell: InteractiveShell, demo: Path, capsys: pytest.CaptureFixture[str]
+def test_update_of_a_fresh_document_says_so_in_its_proposal(
+    shell: InteractiveShell, demo: Path
 ) -> None:
-    assert oo(shell, "update lib/perovskite-solar-cells.o-o.html") is None
-    assert "is fresh" in capsys.readouterr().out
+    proposal = oo(shell, "update lib/perovskite-solar-cells.o-o.html")
+    assert proposal.status == "fresh" and not proposal.reviewable
+    assert "is fresh" in repr(proposal) and "is fresh" in proposal._repr_mimebundle_()["text/html"]
 
 
-def test_update_yes_writes_and_returns_a_preview(shell: InteractiveShell, demo: Path) -> None:
-    preview = oo(shell, f"update {HEAT} --yes")
-    assert isinstance(preview, ArticlePreview) and preview.document.manifest.version == 2
+def test_update_yes_writes_and_says_so(shell: InteractiveShell, demo: Path) -> None:
+    proposal = oo(shell, f"update {HEAT} --yes")
+    assert proposal.status == "written" and Document.read(HEAT).manifest.version == 2
 
 
 def test_update_misuse(shell: InteractiveShell, demo: Path) -> None:
