@@ -4,7 +4,7 @@ calls that update every document that is due."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor
 from datetime import date, timedelta
 from pathlib import Path
@@ -71,19 +71,31 @@ class Library:
     ) -> None:
         if workers is not None and workers < 1:
             raise ValidationError("workers must be at least 1", file=str(path))
-        self._scan = _Scan(
+        self._root = Path(path)
+        self._today = today
+        # the scan runs on first use: index() and update_all() read the folder their own way
+        self._open: Callable[[], _Scan] = lambda: _Scan(
             path, recursive, today=today, workers=workers, cache=cache, executor=executor
         )
+        self._scanned: _Scan | None = None
+
+    @property
+    def _scan(self) -> _Scan:
+        if self._scanned is None:
+            self._scanned = self._open()
+        return self._scanned
 
     @property
     def root(self) -> Path:
         """The folder (or document) this library reads."""
-        return self._scan.root
+        return self._root
 
     @property
     def today(self) -> date:
-        """The day staleness is judged on."""
-        return self._scan.today
+        """The day staleness is judged on (``OO_TODAY`` pins it for demos and tests)."""
+        from oo_nb.store import clock
+
+        return self._today or clock.today()
 
     @property
     def slugs(self) -> list[str]:
@@ -395,6 +407,7 @@ class Library:
         concurrency: int = 4,
         batch: bool = False,
         progress: bool = True,
+        poll_interval: float = 10.0,
         **options: Any,
     ) -> LibraryUpdate:
         """Update every document that is due.
@@ -413,8 +426,11 @@ class Library:
             Send the requests as one Message Batch (half price, slower).
         progress : bool, default True
             Show a progress bar.
+        poll_interval : float, default 10
+            Seconds between looks at a batch's progress.
         **options
-            ``model``, ``budget``, ``agent``, ``timeout`` as for ``Document.update``.
+            ``model``, ``budget``, ``agent``, ``timeout``, ``base_url`` as for
+            ``Document.update``.
 
         Returns
         -------
@@ -443,6 +459,7 @@ class Library:
             auto=True if auto else None,
             batch=batch,
             progress=progress,
+            poll_interval=poll_interval,
             known_fresh=known,
         )
         outcome.elapsed_s += scanned_s
