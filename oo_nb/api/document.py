@@ -223,7 +223,7 @@ class Document:
         from oo_nb.api.proposal import Proposal
 
         try:
-            return Proposal.saved(self.path)
+            return Proposal.saved(self.path, Document.read)
         except OOError:  # damaged or stale: the gate's message says what to do
             return Proposal(self.path, "awaiting", result.message, warnings=result.warnings)
 
@@ -247,7 +247,7 @@ class Document:
         from oo_nb.api.proposal import Proposal
 
         try:
-            return Proposal.saved(self.path, force=force)
+            return Proposal.saved(self.path, Document.read, force=force)
         except NotFound:
             raise NotFound(
                 "no proposal awaits review; doc.update() researches one", file=str(self.path)
@@ -391,7 +391,7 @@ def _after_write(result: UpdateResult) -> Proposal:
     if result.pending is None:
         lost = f"{result.message}; proposal NOT saved: {result.not_saved}"
         return Proposal(result.path, "not saved", lost, warnings=notes, cost_usd=result.cost_usd)
-    made = Proposal.saved(result.path, status="proposed")
+    made = Proposal.saved(result.path, Document.read, status="proposed")
     made.message = result.message
     made.warnings = notes
     made.cost_usd = result.cost_usd

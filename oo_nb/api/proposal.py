@@ -8,6 +8,7 @@ proposal, as the widget's Write back does.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -70,8 +71,10 @@ class Proposal:
         warnings: list[str] | None = None,
         cost_usd: float | None = None,
         review: Review | None = None,
+        reopen: Callable[[Path], Document] | None = None,
     ) -> None:
         self.path = path
+        self._reopen = reopen  # reads the document after write() (Document.read)
         self.status = status
         self.message = message
         self.warnings = list(warnings or [])
@@ -83,13 +86,22 @@ class Proposal:
         self._written = False
 
     @classmethod
-    def saved(cls, path: str | Path, *, force: bool = False, status: str = "awaiting") -> Proposal:
+    def saved(
+        cls,
+        path: str | Path,
+        reopen: Callable[[Path], Document],
+        *,
+        force: bool = False,
+        status: str = "awaiting",
+    ) -> Proposal:
         """The proposal saved for ``path``, rebuilt through the agent's checks.
 
         Parameters
         ----------
         path : str or pathlib.Path
             The document.
+        reopen : callable
+            Reads the document after ``write()`` (``Document.read``).
         force : bool, default False
             Review it even though the document changed since it was made.
         status : str, default "awaiting"
@@ -125,6 +137,7 @@ class Proposal:
             warnings=[w for w in run.get("warnings") or [] if isinstance(w, str)],
             cost_usd=float(cost) if isinstance(cost, int | float) else None,
             review=review,
+            reopen=reopen,
         )
 
     @property
@@ -207,7 +220,6 @@ class Proposal:
             Nothing decided yet (call ``accept_all()`` or ``reject_all()`` first), the file
             changed since the review was opened (``ConflictError``), or it is locked.
         """
-        from oo_nb.api.document import Document
         from oo_nb.store.store import discard_pending, write_document
 
         session = self._decisions()
@@ -228,7 +240,8 @@ class Proposal:
             )
         discard_pending(self.path)
         self._written = True
-        return Document.read(self.path)
+        assert self._reopen is not None  # a proposal to write is always made with one
+        return self._reopen(self.path)
 
     def review(self) -> Any:
         """The review widget of this proposal (one widget per proposal, shown again on each call).

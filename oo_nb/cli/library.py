@@ -246,9 +246,9 @@ class LibraryResult:
         return self.library._repr_mimebundle_(include, exclude)
 
 
-def unreadable_note(library: Library, command: str = "oo") -> str | None:
+def unreadable_note(library: Library, see: str | None = None) -> str | None:
     """``2 of 32 files could not be read; see `oo library DIR --frame errors```, or None when
-    every file was read. Documents read only in part (a damaged block, an unreadable article)
+    every file was read (``see``: where else to look, e.g. ``lib.errors`` in a notebook). Documents read only in part (a damaged block, an unreadable article)
     are counted too: their rows hold NA where that part was needed."""
     failed, partial = library.unreadable
     if not failed and not partial:
@@ -260,8 +260,9 @@ def unreadable_note(library: Library, command: str = "oo") -> str | None:
             what += f" ({partial} more only in part)"
     else:
         what = f"{partial} of {total} files could be read only in part"
-    folder = shlex.quote(str(library.root))
-    return f"{what}; see `{command} library {folder} --frame errors`"
+    if see is None:
+        see = f"`oo library {shlex.quote(str(library.root))} --frame errors`"
+    return f"{what}; see {see}"
 
 
 def run(ns: argparse.Namespace) -> LibraryResult:

@@ -241,16 +241,18 @@ def test_demo_verb_returns_the_install(
 
 
 def test_library_returns_the_library_and_frames(shell: InteractiveShell, demo: Path) -> None:
-    from oo_nb.library.library import Library
+    import oo_nb
 
     shell.run_cell(f"lib = %oo library {demo}")
     lib = shell.user_ns["lib"]
-    assert isinstance(lib, Library)
+    assert isinstance(lib, oo_nb.Library)
     assert len(lib.documents) == 4
     bundle = lib._repr_mimebundle_()
     assert "4 documents" in bundle["text/plain"]
-    frame = oo(shell, f"library {demo} --frame sources")
-    assert isinstance(frame, pd.DataFrame) and "tier" in frame.columns
+    assert "tier" in lib.sources.columns
+    # one verb, one type: a frame is taken from the Library, as the error says
+    with pytest.raises(UsageError, match=r"lib = %oo library .* then lib\.sources"):
+        oo(shell, f"library {demo} --frame sources")
 
 
 def test_library_and_audit_default_to_the_current_folder(
@@ -290,12 +292,14 @@ def test_index_writes_and_returns_a_preview(shell: InteractiveShell, demo: Path)
 
 
 def test_new_returns_the_document(shell: InteractiveShell, demo: Path) -> None:
+    import oo_nb
+
     shell.user_ns["folder"] = demo
     shell.run_cell(
         'doc = %oo new "Tide power / tidal stream and tidal range projects" --dir {folder} --every 14 --no-update'
     )
     doc = shell.user_ns["doc"]
-    assert isinstance(doc, Document)
+    assert isinstance(doc, oo_nb.Document)  # the API's, not the codec's
     assert doc.path == demo / "tide-power.o-o.html" and doc.path.exists()
     assert (
         doc.manifest.title == "Tide power"
@@ -484,7 +488,7 @@ def test_library_notes_unreadable_files(
     err = capsys.readouterr().err
     assert (
         "note: 2 of 5 files could not be read (1 more only in part); "
-        f"see `%oo library {folder} --frame errors`" in err
+        "see the Library's `.errors` frame (`lib.errors`)" in err
     )
 
 
