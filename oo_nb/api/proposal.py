@@ -27,7 +27,7 @@ __all__ = ["STATUSES", "Proposal"]
 # proposed: research made one now; awaiting: an earlier run's, not yet reviewed; written: the
 # update wrote it (yes/auto); fresh: nothing to do; planned: a dry run; kept: not saved (lost)
 STATUSES = ("proposed", "awaiting", "written", "fresh", "planned", "busy", "not saved")
-CHANGE_COLUMNS = ("section", "kind", "title", "decision")
+CHANGE_COLUMNS = ("section", "kind", "title", "text", "decision")
 
 
 class Proposal:
@@ -169,7 +169,8 @@ class Proposal:
         """One row per change to decide, indexed by its id.
 
         Columns: section (object), kind (object: added, removed, changed, …), title (object),
-        decision (object: pending, accept, reject or edit)."""
+        text (object: the proposed text, or the removed one), decision (object: pending,
+        accept, reject or edit)."""
         import pandas as pd
 
         session = self._decisions()
@@ -179,6 +180,7 @@ class Proposal:
                 "section": h.section,
                 "kind": h.kind,
                 "title": h.title,
+                "text": h.after_text or h.before_text,
                 "decision": session.decision(h.id),
             }
             for h in session.diff.decidable

@@ -15,6 +15,7 @@ from IPython.core.error import UsageError
 
 if TYPE_CHECKING:
     from oo_nb.api.document import Document
+    from oo_nb.api.history import Diff, Rollback
     from oo_nb.api.library import Library
 
 __all__ = ["TextOutput", "adapt_parser", "run_verb"]
@@ -206,6 +207,18 @@ def _changes(ns: argparse.Namespace) -> Any:
     return Library(ns.dir).changes(since=ns.since, kind=ns.kind)
 
 
+def _diff(ns: argparse.Namespace) -> Diff:
+    from oo_nb.api.history import diff_states
+
+    return diff_states(ns.doc, ns.v_from, ns.v_to, from_seq=ns.seq_from, to_seq=ns.seq_to)
+
+
+def _rollback(ns: argparse.Namespace) -> Rollback:
+    from oo_nb.api.history import roll_back
+
+    return roll_back(ns.doc, ns.to, seq=ns.seq, allow_unknown_code=ns.allow_unknown_code)
+
+
 def _update(ns: argparse.Namespace) -> Any:
     from oo_nb.notebook.update_view import run_update
 
@@ -224,4 +237,6 @@ _SPECIAL: dict[str, Callable[[argparse.Namespace], Any]] = {
     "update": _update,
     "sync": _sync,
     "changes": _changes,
+    "diff": _diff,
+    "rollback": _rollback,
 }

@@ -124,6 +124,12 @@ def test_frame_docstrings_list_the_columns_and_dtypes(demo: Path, name: str) -> 
     assert documented == actual
 
 
+def test_proposal_changes_docstring_lists_its_columns(demo: Path) -> None:
+    changes = oo_nb.open(demo / HEAT).update(agent="replay").changes
+    doc = (oo_nb.Proposal.changes.__doc__ or "").split("Columns:", 1)[1]
+    assert re.findall(r"(\w+) \(", " ".join(doc.split())) == list(changes.columns)
+
+
 def test_changes_docstring_lists_its_columns(demo: Path) -> None:
     frame = oo_nb.Library(demo).changes()
     documented = _documented_columns(oo_nb.Library.changes.__doc__ or "")

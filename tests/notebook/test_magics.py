@@ -185,8 +185,11 @@ def test_history_returns_a_frame_and_rollback_restores(
     assert str(frame["as_of"].dtype).startswith("datetime64")
     assert list(frame["state"]) == ["replaced by update", "current"]
     assert frame["cost_usd"].iloc[-1] == pytest.approx(0.1)
+    import oo_nb
+
     out = oo(shell, f"rollback {p} --to 1")
-    assert isinstance(out, TextOutput) and "restored version 1" in out.text
+    assert isinstance(out, oo_nb.Rollback) and "restored version 1" in out.message
+    assert out.written and out.version == 1 and repr(out) == out.message
     assert p.read_bytes() == original
     assert list(oo(shell, f"history {p}")["version"]) == [1, 2, 1]
     with pytest.raises(UsageError, match="no version 7"):
@@ -412,11 +415,13 @@ def test_review_returns_the_widget_for_a_saved_proposal(
 
 
 def test_diff_between_versions_and_rollback(shell: InteractiveShell, demo: Path) -> None:
+    import oo_nb
+
     oo(shell, f"update {HEAT} --yes")
     diff = oo(shell, f"diff {HEAT} --from 1 --to 2")
     bundle = diff._repr_mimebundle_()
     assert "v1 → v2" in bundle["text/plain"] and bundle["text/html"]
-    assert len(diff.value.decidable) >= 3
+    assert isinstance(diff, oo_nb.Diff) and len(diff.changes.decidable) >= 3
     with pytest.raises(UsageError, match="no version 5"):
         oo(shell, f"diff {HEAT} --from 5")
     oo(shell, f"rollback {HEAT} --to 1")
