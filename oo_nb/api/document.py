@@ -291,6 +291,15 @@ class Document:
         Returns
         -------
         Diff
+            Its ``changes`` (the review's diff as data) and a ``label`` naming the states.
+
+        Examples
+        --------
+        >>> doc = oo_nb.open(demo / "heat-pumps-in-europe.o-o.html")
+        >>> doc.update(agent="replay", yes=True).status
+        'written'
+        >>> print(doc.diff(1).label)
+        /.../heat-pumps-in-europe.o-o.html: v1 → the current file (v2)
         """
         from oo_nb.api.history import diff_states
 
@@ -313,6 +322,13 @@ class Document:
         Returns
         -------
         Rollback
+            Which state is in place now, and whether anything was written.
+
+        Examples
+        --------
+        >>> done = oo_nb.open(demo / "heat-pumps-in-europe.o-o.html").rollback(1)
+        >>> done.written, done.version, done.previous_seq
+        (True, 1, 2)
         """
         from oo_nb.api.history import roll_back
 

@@ -79,13 +79,30 @@ class Diff:
         self.label = label
 
     def text(self, *, color: bool = False) -> str:
-        """The diff as the terminal shows it (``color``: with ANSI colours)."""
+        """The diff as the terminal shows it.
+
+        Parameters
+        ----------
+        color : bool, default False
+            With ANSI colours.
+
+        Returns
+        -------
+        str
+            The label, then each change.
+        """
         from oo_nb.review.terminal import render_diff
 
         return f"{self.label}\n{render_diff(self.changes, color=color)}"
 
     def to_dict(self) -> dict[str, Any]:
-        """The diff as JSON data (what ``oo diff --json`` prints)."""
+        """The diff as JSON data.
+
+        Returns
+        -------
+        dict
+            What ``oo diff --json`` prints.
+        """
         data: dict[str, Any] = self.changes.to_dict()
         return data
 

@@ -44,7 +44,7 @@ def test_examples_run(name: str, demo: Path) -> None:
 def test_every_public_call_has_examples_or_sections() -> None:
     """numpydoc: each public class, function and method says its Parameters or Returns."""
     missing = []
-    for cls in (oo_nb.Library, oo_nb.Document, oo_nb.Proposal):
+    for cls in (oo_nb.Library, oo_nb.Document, oo_nb.Proposal, oo_nb.Diff):
         for attr, value in vars(cls).items():
             if attr.startswith("_") or not callable(value):
                 continue
