@@ -27,6 +27,15 @@ __all__ = ["STATUSES", "Proposal"]
 # proposed: research made one now; awaiting: an earlier run's, not yet reviewed; written: the
 # update wrote it (yes/auto); fresh: nothing to do; planned: a dry run; kept: not saved (lost)
 STATUSES = ("proposed", "awaiting", "written", "fresh", "planned", "busy", "not saved")
+# what to do instead, for each status without a proposal to decide on
+_NOTHING_TO_REVIEW = {
+    "fresh": "doc.update(force=True) researches it anyway",
+    "written": "the update is written already: oo_nb.open(path) reads the new version",
+    "planned": "a dry run sends nothing: doc.update() without dry_run researches",
+    "busy": "another run is researching it: doc.proposal() opens its proposal when it is done",
+    "not saved": "its research is lost: run doc.update() again",
+    "awaiting": "doc.proposal() says why it cannot be reviewed as it is",
+}
 CHANGE_COLUMNS = ("section", "kind", "title", "text", "decision")
 
 
@@ -147,10 +156,9 @@ class Proposal:
 
     def _decisions(self) -> ReviewSession:
         if self._review is None:
+            fix = _NOTHING_TO_REVIEW.get(self.status, "see the message")
             raise ValidationError(
-                f"nothing to review ({self.status}: {self.message}); "
-                "doc.update(force=True) researches a fresh document anyway",
-                file=str(self.path),
+                f"nothing to review ({self.status}: {self.message}); {fix}", file=str(self.path)
             )
         if self._written:
             raise ValidationError(

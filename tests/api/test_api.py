@@ -71,6 +71,13 @@ def test_a_fresh_document_has_nothing_to_review(demo: Path) -> None:
         proposal.accept_all()
 
 
+def test_a_written_update_says_where_the_new_version_is(demo: Path) -> None:
+    proposal = oo_nb.open(demo / HEAT).update(agent="replay", yes=True)
+    assert proposal.status == "written" and oo_nb.open(demo / HEAT).version == 2
+    with pytest.raises(ValidationError, match=r"written already: oo_nb\.open\(path\)"):
+        proposal.write()
+
+
 def test_a_proposal_made_before_the_file_changed_names_force(demo: Path) -> None:
     oo_nb.open(demo / HEAT).update(agent="replay")
     path = demo / HEAT
