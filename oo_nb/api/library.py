@@ -10,7 +10,7 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from oo_nb.errors import ValidationError
+from oo_nb.errors import NotFound, ValidationError
 from oo_nb.library.library import Library as _Scan
 
 if TYPE_CHECKING:
@@ -72,6 +72,8 @@ class Library:
         if workers is not None and workers < 1:
             raise ValidationError("workers must be at least 1", file=str(path))
         self._root = Path(path)
+        if not self._root.exists():  # said now, as the scan would, not on first use
+            raise NotFound("no such folder", file=str(path))
         self._today = today
         # the scan runs on first use: index() and update_all() read the folder their own way
         self._open: Callable[[], _Scan] = lambda: _Scan(

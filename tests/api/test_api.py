@@ -101,6 +101,11 @@ def test_an_index_page_is_no_document(demo: Path) -> None:
         oo_nb.open(page.path)
 
 
+def test_a_missing_folder_is_said_at_once(tmp_path: Path) -> None:
+    with pytest.raises(NotFound, match="no such folder"):
+        oo_nb.Library(tmp_path / "missing")
+
+
 def test_library_calls_return_their_types(demo: Path) -> None:
     lib = oo_nb.Library(demo)
     assert isinstance(lib["heat-pumps-in-europe"], oo_nb.Document)
