@@ -48,7 +48,7 @@ test-bounds: | $(UV)
 browser:
 	@bash scripts/ensure-chromium.sh
 
-LINTED := oo_nb tests benchmarks tools conftest.py
+LINTED := oo_nb tests benchmarks tools conftest.py docs/conf.py docs/_ext
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check $(LINTED)

@@ -1,0 +1,102 @@
+"""The documentation: a one-screen README that starts with the two commands, and the reference in
+docs/ that builds with Sphinx with warnings as errors and every cross-reference resolved
+(``-W -n``), documents every public name and every verb, and whose examples run (the doctest
+builder, offline, on a fresh demo library in a temporary folder: docs/conf.py)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import oo_nb
+from oo_nb.cli.verbs import VERBS
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+DOCS = ROOT / "docs"
+ONE_SCREEN = 50  # lines: what a terminal or a repository page shows without scrolling far
+
+
+def sphinx(builder: str, out: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "sphinx",
+            "-W",
+            "-n",
+            "--keep-going",
+            "-q",
+            "-b",
+            builder,
+            "-d",
+            str(out / "doctrees"),
+            str(DOCS),
+            str(out / builder),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=600,
+    )
+
+
+@pytest.fixture(scope="module")
+def html(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("docs")
+    r = sphinx("html", out)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "WARNING" not in r.stderr, r.stderr
+    return out / "html"
+
+
+def test_readme_starts_with_make_lab_and_make_test() -> None:
+    title, body = README.read_text().split("\n", 1)
+    assert title == "# oo_nb"
+    first_block = re.match(r"\s*```\w*\n(.*?)```", body, re.S)  # right under the title
+    assert first_block is not None
+    commands = [line.split("#")[0].strip() for line in first_block.group(1).splitlines()]
+    assert commands[:2] == ["make lab", "make test"]
+
+
+def test_readme_is_one_screen_and_points_at_the_reference() -> None:
+    text = README.read_text()
+    assert len(text.splitlines()) <= ONE_SCREEN
+    assert "make docs" in text
+    assert "`docs/`" in text
+
+
+def test_the_docs_build_without_a_warning(html: Path) -> None:
+    assert (html / "index.html").is_file()
+
+
+def test_every_public_name_is_documented(html: Path) -> None:
+    page = (html / "api.html").read_text()
+    missing = [name for name in oo_nb.__all__ if f'id="oo_nb.{name}"' not in page]
+    assert not missing, f"not in the API page: {missing}"
+
+
+def test_every_verb_is_in_the_cli_reference(html: Path) -> None:
+    page = (html / "cli.html").read_text()
+    missing = [verb for verb in VERBS if f'id="oo-{verb}"' not in page]
+    assert not missing, f"not in the CLI reference: {missing}"
+
+
+def test_every_page_is_reachable(html: Path) -> None:
+    pages = {p.stem for p in DOCS.glob("*.md")} | {p.stem for p in DOCS.glob("*.rst")}
+    index = (html / "index.html").read_text()
+    unlinked = [p for p in sorted(pages - {"index"}) if f'href="{p}.html"' not in index]
+    assert not unlinked
+
+
+def test_the_examples_run(tmp_path: Path) -> None:
+    r = sphinx("doctest", tmp_path)
+    report = (tmp_path / "doctest" / "output.txt").read_text() if r.returncode == 0 else ""
+    assert r.returncode == 0, r.stdout + r.stderr
+    ran = re.search(r"^\s+(\d+) tests$", report, re.M)
+    assert ran is not None and int(ran.group(1)) >= 5, report
+    assert re.search(r"^\s+0 failures in tests$", report, re.M), report
