@@ -5,15 +5,21 @@ builder, offline, on a fresh demo library in a temporary folder: docs/conf.py)."
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 import oo_nb
 from oo_nb.cli.verbs import VERBS
+from oo_nb.demo import install_demo
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
@@ -100,3 +106,45 @@ def test_the_examples_run(tmp_path: Path) -> None:
     ran = re.search(r"^\s+(\d+) tests$", report, re.M)
     assert ran is not None and int(ran.group(1)) >= 5, report
     assert re.search(r"^\s+0 failures in tests$", report, re.M), report
+
+
+def readme_block(label: str) -> list[str]:
+    """The lines of the README's code block that follows ``**label**``."""
+    text = README.read_text()
+    block = re.search(rf"\*\*{re.escape(label)}\*\*.*?```\w*\n(.*?)```", text, re.S)
+    assert block is not None, label
+    return [line for line in block.group(1).splitlines() if line.strip()]
+
+
+def test_the_readme_shell_tour_runs(tmp_path: Path) -> None:
+    """Each line of it, in order, in an empty folder: offline, the demo's research replayed."""
+    bin_dir = Path(sys.executable).parent  # the venv's `oo`
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+    lines = readme_block("In a shell")
+    assert lines[0].startswith("oo demo ")
+    for line in lines:
+        answers = "a\n" if line.startswith("oo review") else ""  # a: this and every later change
+        r = subprocess.run(
+            ["bash", "-c", line],
+            input=answers,
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            env=env,
+            timeout=300,
+        )
+        assert r.returncode == 0, f"{line}\n{r.stdout}\n{r.stderr}"
+
+
+def test_the_readme_notebook_tour_runs(
+    tmp_path: Path, shell: InteractiveShell, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each line as a notebook cell, beside the demo library as ``make lab`` lays it out."""
+    install_demo(tmp_path / "demo-library", quiet=True)
+    monkeypatch.chdir(tmp_path)
+    lines = readme_block("In a notebook")
+    assert lines[0] == "%load_ext oo_nb"
+    for line in lines:
+        result = shell.run_cell(line)
+        assert result.success, f"{line}: {result.error_before_exec or result.error_in_exec!r}"
+    assert type(shell.user_ns["lib"]).__name__ == "Library"
