@@ -70,7 +70,7 @@ doctest_global_setup = """
 import os, tempfile
 from oo_nb.demo import install_demo
 _oo_docs_tmp = tempfile.TemporaryDirectory(prefix="oo-docs-")
-install_demo(os.path.join(_oo_docs_tmp.name, "docs"), quiet=True)
+install_demo(os.path.join(_oo_docs_tmp.name, "demo-library"), quiet=True)
 _oo_docs_cwd = os.getcwd()
 os.chdir(_oo_docs_tmp.name)
 for _oo_key in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OO_AGENT", "OO_MODEL"):
