@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import doctest
 import sys
 from pathlib import Path
 
@@ -41,6 +42,7 @@ _OTHER_PROJECTS = (
     "concurrent|pathlib|os|datetime|date|collections|typing|types|argparse|Path|Executor",
 )
 nitpick_ignore_regex = [(r"py:.*", rf"({'|'.join(_OTHER_PROJECTS)})(\..*)?")]
+nitpick_ignore = [("py:obj", "True"), ("py:obj", "False")]  # constants: nothing to link to
 
 autodoc_member_order = "bysource"
 autodoc_typehints = "signature"
@@ -61,22 +63,38 @@ numpydoc_xref_aliases = {
     "iterable": ":class:`~collections.abc.Iterable`",
     "sequence": ":class:`~collections.abc.Sequence`",
 }
-numpydoc_xref_ignore = {"optional", "default", "or", "of", "keyword-only"}
+numpydoc_xref_ignore = {"optional", "default", "or", "of", "to", "keyword-only"}
 numpydoc_validation_checks: set[str] = set()
 
-# Examples run on a fresh copy of the demo library in a temp folder, offline: the demo ships
-# recorded research, so an update replays it (no API key, no network).
+# Examples run on a fresh copy of the demo library in a temp folder, offline, on the day its
+# research was recorded (OO_TODAY): an update replays it (no API key, no network). Each page's
+# examples share one copy, each public name's docstring examples have their own (oo_public_api).
+# Names the examples may use: ``oo_nb``, ``demo`` (the library's folder, also ./demo-library).
 doctest_global_setup = """
 import os, tempfile
-from oo_nb.demo import install_demo
+from pathlib import Path
+import oo_nb
+from oo_nb.demo import demo_today, install_demo
+_oo_docs_env = {k: os.environ.pop(k, None) for k in (
+    "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "OO_AGENT", "OO_MODEL",
+    "OO_TODAY")}
+os.environ["OO_TODAY"] = demo_today()
 _oo_docs_tmp = tempfile.TemporaryDirectory(prefix="oo-docs-")
-install_demo(os.path.join(_oo_docs_tmp.name, "demo-library"), quiet=True)
+demo = Path(_oo_docs_tmp.name) / "demo-library"
+install_demo(demo, quiet=True)
 _oo_docs_cwd = os.getcwd()
 os.chdir(_oo_docs_tmp.name)
-for _oo_key in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OO_AGENT", "OO_MODEL"):
-    os.environ.pop(_oo_key, None)
 """
 doctest_global_cleanup = """
 os.chdir(_oo_docs_cwd)
 _oo_docs_tmp.cleanup()
+for _oo_key, _oo_value in _oo_docs_env.items():
+    if _oo_value is None:
+        os.environ.pop(_oo_key, None)
+    else:
+        os.environ[_oo_key] = _oo_value
 """
+# as the API's own doctest run (tests/api) compares output
+doctest_default_flags = (
+    doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE | doctest.IGNORE_EXCEPTION_DETAIL
+)

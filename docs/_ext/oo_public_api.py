@@ -1,6 +1,7 @@
 """``.. oo-public-api::``: autodoc of every name in ``oo_nb.__all__``, so the API page follows the
 package's public face as it changes (a name added to ``__all__`` is documented, with no edit
-here)."""
+here). The examples in each name's docstrings form a doctest group of their own, so each starts
+on a fresh demo library (docs/conf.py's setup runs once per group), as tests/api runs them."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ class PublicAPI(SphinxDirective):
     def run(self) -> list[nodes.Node]:
         name = self.arguments[0]
         module = importlib.import_module(name)
-        lines: list[str] = []
+        found: list[nodes.Node] = []
         for public in module.__all__:
             obj = getattr(module, public)
             if inspect.isclass(obj):
@@ -30,10 +31,13 @@ class PublicAPI(SphinxDirective):
                 directive = "automodule"
             else:
                 directive = "autodata"
-            lines += [f".. {directive}:: {name}.{public}", ""]
-        container = nodes.section()
-        self.state.nested_parse(StringList(lines, source=f"{name}.__all__"), 0, container)
-        return list(container.children)
+            container = nodes.section()
+            lines = StringList([f".. {directive}:: {name}.{public}", ""], source=f"{name}.__all__")
+            self.state.nested_parse(lines, 0, container)
+            for block in container.findall(nodes.doctest_block):
+                block["groups"] = [f"{name}.{public}"]
+            found += container.children
+        return found
 
 
 def setup(app: Sphinx) -> dict[str, object]:
