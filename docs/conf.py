@@ -29,6 +29,7 @@ source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 exclude_patterns = ["_build"]
 myst_heading_anchors = 3
 myst_enable_extensions = ["deflist"]
+smartquotes = False  # `--yes` in a help text stays two hyphens, not an en dash
 
 html_theme = "furo"
 html_title = f"oo_nb {release}"

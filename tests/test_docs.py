@@ -90,6 +90,8 @@ def test_every_verb_is_in_the_cli_reference(html: Path) -> None:
     page = (html / "cli.html").read_text()
     missing = [verb for verb in VERBS if f'id="oo-{verb}"' not in page]
     assert not missing, f"not in the CLI reference: {missing}"
+    # options in help texts as typed: `--yes`, not smart punctuation's en dash ("–yes")
+    assert not re.findall(r"\W\u2013[a-z]", page)
 
 
 def test_every_page_is_reachable(html: Path) -> None:
