@@ -1,9 +1,10 @@
 """The package's layers: every import points down, and no modules import each other in a cycle.
 
 Every import counts, function-level ones included (a lazy import is still a dependency); only
-imports under ``if TYPE_CHECKING:`` are left out, as they never run. The rule is the one the
-README draws: redaction ← errors ← format ← store ← {library, edit, agent, review} ← demo ← api
-← cli ← notebook, with the package root (``oo_nb/__init__``, ``__main__``) on top.
+imports under ``if TYPE_CHECKING:`` are left out, as they never run. The rule is ``LAYERS``
+below, which docs/architecture.md draws (its doctest prints it from this table): redaction ←
+{errors, netguard} ← format ← store ← {library, edit, agent, review, schedule} ← {demo, alerts} ←
+api ← cli ← notebook, with the package root (``oo_nb/__init__``, ``__main__``) on top.
 """
 
 from __future__ import annotations
