@@ -44,6 +44,16 @@ _OTHER_PROJECTS = (
 )
 nitpick_ignore_regex = [(r"py:.*", rf"({'|'.join(_OTHER_PROJECTS)})(\..*)?")]
 nitpick_ignore = [("py:obj", "True"), ("py:obj", "False")]  # constants: nothing to link to
+# Objects of the lower layers that the API hands on without documenting them as API: the format
+# layer's document (wrapped by oo_nb.Document), an update-all run's records (shown by its
+# to_text/frames) and the review widget (reached through Proposal.review).
+_INTERNAL = (
+    "oo_nb.format.document.Document",
+    "oo_nb.agent.types.LibraryUpdate",
+    "LibraryUpdate",
+    "oo_nb.notebook.review_widget.ReviewWidget",
+)
+nitpick_ignore += [(role, name) for name in _INTERNAL for role in ("py:class", "py:obj")]
 
 autodoc_member_order = "bysource"
 autodoc_typehints = "signature"
