@@ -16,6 +16,7 @@ KNOWN_PAGE_CODE: frozenset[str] = frozenset(
         "883c4fca532729870a318cb5e7844b8a7b7dfbe010afefce08b339f9b8e700e7",  # oo_nb's page code at 44bb8f1
         "e8ab2c35477407d09c7d88de0d538afa0979c425abb0f9dd03b9b662a142a1e4",  # oo_nb's page code at 44bb8f1
         "19828426f0d7712f60d9a1bff9eff961c89a3c76e2b5b2b494ea235d2ba7d186",  # oo_nb's page code at 45650de
+        "c95ff4c8d5ebe44552583c0c8c8313cf1f4e909bb41138b4ec7bec10f958e13b",  # oo_nb's page code at 84ba0bc
         "2855898e57a30f1a3f5a173b531314946304a8b3bc7c8ef439390d86d876fe17",  # oo_nb's page code at a782a13
         "035dd8a60a05a07d2d3f6740a97b82e273b3e4515fbcb6d2bb5f7d4a94642322",  # page markup of agi-declared.o-o.html
         "dc7ce5cb36b46b6257d0ad581b4203f0ad091b07489a477ce330433bf7a6402b",  # page markup of ai-model-landscape.o-o.html (migrated)
