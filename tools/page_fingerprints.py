@@ -10,7 +10,10 @@ from none. ``--shipped REV`` adds the shell oo_nb wrote at git revision REV: run
 release's revision before changing the shell templates, so the pages it wrote stay known;
 ``--history`` adds what every revision of oo_nb that changed its templates rendered (pages and
 marker sections, each by that revision's own code), so a page an earlier oo_nb wrote or synced
-stays known after an upgrade.
+stays known after an upgrade. ``--kept-by-sync FILE`` adds only what ``oo sync`` keeps of an
+original page (its markup, shell header and shell outside OO:SHELL, as published and as synced):
+for pages rebuilt from a published o-o version's own generator template, whose stylesheet,
+script and OO:SHELL section are stand-ins (so never fingerprinted).
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from oo_nb.format.known_page_code import KNOWN_PAGE_CODE
 from oo_nb.format.names import SECTION_MARKERS
 from oo_nb.format.page_code import code_regions, rendered_fingerprints, template_fingerprints
 
-__all__ = ["fingerprints", "history", "main", "render_module", "shipped_shells"]
+__all__ = ["fingerprints", "history", "kept_by_sync", "main", "render_module", "shipped_shells"]
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET = ROOT / "oo_nb" / "format" / "known_page_code.py"
@@ -105,6 +108,24 @@ for kind in ("document", "index"):
         sections.append([render.css_section(), render.js_section(), render.shell_section()])
 json.dump({"pages": pages, "sections": sections}, sys.stdout)
 """
+
+
+KEPT_BY_SYNC = ("shell header", "page markup", "shell")
+
+
+def kept_by_sync(paths: list[Path]) -> dict[str, str]:
+    """fingerprint -> note, for the regions of original pages that `oo sync` keeps."""
+    ours = template_fingerprints()
+    found: dict[str, str] = {}
+    for path in paths:
+        doc = Document.read(path)
+        synced = sync_document(doc, ("css", "js", "shell"), None)[0]
+        for label, version in (("", doc), (" (synced)", synced)):
+            for region in code_regions(version):
+                if region.kind in KEPT_BY_SYNC and region.fingerprint not in ours:
+                    note = f"{region.kind} of {path.name}{label}, kept by oo sync"
+                    found.setdefault(region.fingerprint, note)
+    return found
 
 
 def template_revisions() -> list[str]:
@@ -185,12 +206,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--history", action="store_true", help="add what every earlier template revision wrote"
     )
+    parser.add_argument(
+        "--kept-by-sync",
+        action="append",
+        default=[],
+        type=Path,
+        metavar="FILE",
+        help="add only the markup, header and outer shell of this original page",
+    )
     ns = parser.parse_args(argv)
     paths = ns.files or sorted(CORPUS.glob("*.o-o.html"))
     found = {} if ns.fresh else _notes()
     new = fingerprints(paths)
     for rev in ns.shipped:
         new.update(shipped_shells(rev))
+    for digest, note in kept_by_sync(ns.kept_by_sync).items():
+        found.setdefault(digest, note)
     if ns.history:
         for digest, note in history().items():  # a fingerprint noted before keeps its note
             found.setdefault(digest, note)

@@ -23,6 +23,8 @@ KNOWN_PAGE_CODE: frozenset[str] = frozenset(
         "da6d27ab27e13ff9d858ccc8c79580fc7bf3c6810f5cfb4d4fd3ba99ded7c8f8",  # page markup of anthropic-leadership.o-o.html
         "35f07bdc983c9376f6443dd6f7dfb8dc3b8e6fb3175d81965f4756d5e5a40f45",  # page markup of anthropic-leadership.o-o.html (migrated)
         "dd9e614546b853aafb9b1310d035d0297f33910db07e34f06220f92aa6b8ec7c",  # page markup of index.o-o.html
+        "fcd90a1febff7da1e8bb72877ca738af2c17f0321707b335bc555825eb99f213",  # page markup of jahala/o-o documents at 6b73ca2 (its generator's template), kept by oo sync
+        "18c1095615dcfd2d4f3cf320412ae995e69aed29ff070a373ff4ba13f94348bd",  # page markup of jahala/o-o's index at 6b73ca2, kept by oo sync
         "0f01844e7c3284f325310be876f507954dd070e34996f7d58912e626513e19b4",  # page script of agi-declared.o-o.html
         "2fe357444c152834ccaecb3ecd3e268d436852c37d07bf59a8adfba3e0fed204",  # shell of agi-declared.o-o.html
         "93115b359ee34b496e0ea62c9e4fdfae6b00317dbad4f01ec83939d4473dc000",  # shell of ai-model-landscape.o-o.html

@@ -11,7 +11,7 @@ import pytest
 from oo_nb.edit.sync import migrate_early, sync_document
 from oo_nb.format.document import Document
 from oo_nb.format.known_page_code import KNOWN_PAGE_CODE
-from oo_nb.format.page_code import page_code_findings, template_fingerprints
+from oo_nb.format.page_code import code_regions, page_code_findings, template_fingerprints
 from tests.conftest import CORPUS
 
 SHARED = Path("/work/shared/corpus")
@@ -64,3 +64,20 @@ def test_what_every_earlier_template_revision_wrote_stays_known() -> None:
     assert len(revisions) >= 13  # (as many as when the fingerprints were made, or more)
     missing = {rev: rendered_at(rev) - known for rev in revisions}
     assert {rev: len(m) for rev, m in missing.items() if m} == {}
+
+
+def test_only_what_sync_keeps_is_taken_from_a_rebuilt_original(tmp_path: Path) -> None:
+    """``--kept-by-sync`` reads pages rebuilt around stand-in code: their stylesheet, script and
+    OO:SHELL section are never fingerprinted."""
+    from tools.page_fingerprints import KEPT_BY_SYNC, kept_by_sync
+
+    text = (CORPUS / "agi-declared.o-o.html").read_text("utf-8")
+    stand_in = text.replace("<style>", "<style>\n.stand-in { color: red; }", 1)
+    stand_in = stand_in.replace("# OO:SHELL:START\n", "# OO:SHELL:START\necho stand-in\n", 1)
+    page = tmp_path / "rebuilt.o-o.html"
+    page.write_text(stand_in, "utf-8")
+    found = kept_by_sync([page])
+    kinds = {r.fingerprint: r.kind for r in code_regions(Document.read(page))}
+    assert found and all(kinds.get(digest, "page markup") in KEPT_BY_SYNC for digest in found)
+    changed = [r for r in code_regions(Document.read(page)) if r.kind != "page markup"]
+    assert not {r.fingerprint for r in changed if r.kind not in KEPT_BY_SYNC} & set(found)
