@@ -23,18 +23,21 @@ KNOWN_PAGE_CODE: frozenset[str] = frozenset(
         "da6d27ab27e13ff9d858ccc8c79580fc7bf3c6810f5cfb4d4fd3ba99ded7c8f8",  # page markup of anthropic-leadership.o-o.html
         "35f07bdc983c9376f6443dd6f7dfb8dc3b8e6fb3175d81965f4756d5e5a40f45",  # page markup of anthropic-leadership.o-o.html (migrated)
         "dd9e614546b853aafb9b1310d035d0297f33910db07e34f06220f92aa6b8ec7c",  # page markup of index.o-o.html
-        "fcd90a1febff7da1e8bb72877ca738af2c17f0321707b335bc555825eb99f213",  # page markup of jahala/o-o documents at 6b73ca2 (its generator's template), kept by oo sync
-        "18c1095615dcfd2d4f3cf320412ae995e69aed29ff070a373ff4ba13f94348bd",  # page markup of jahala/o-o's index at 6b73ca2, kept by oo sync
+        "fcd90a1febff7da1e8bb72877ca738af2c17f0321707b335bc555825eb99f213",  # page markup of jahala/o-o documents at 6b73ca2 (as its generator writes them)
+        "18c1095615dcfd2d4f3cf320412ae995e69aed29ff070a373ff4ba13f94348bd",  # page markup of jahala/o-o's index at 6b73ca2
         "0f01844e7c3284f325310be876f507954dd070e34996f7d58912e626513e19b4",  # page script of agi-declared.o-o.html
+        "61a13d6ffd061e8140a73d1688390aa330155125165ef02507f3e6c62ae6c233",  # page script of jahala/o-o pages at 6b73ca2 (OO:JS)
         "2fe357444c152834ccaecb3ecd3e268d436852c37d07bf59a8adfba3e0fed204",  # shell of agi-declared.o-o.html
         "93115b359ee34b496e0ea62c9e4fdfae6b00317dbad4f01ec83939d4473dc000",  # shell of ai-model-landscape.o-o.html
-        "d39f494df6446323023b9b8db9d91d0115476274f2d1446dd8c62cf2cd4493e5",  # shell of jahala/o-o marker-layout pages outside OO:SHELL (read at 0a22a1e)
+        "d39f494df6446323023b9b8db9d91d0115476274f2d1446dd8c62cf2cd4493e5",  # shell of jahala/o-o marker-layout pages outside OO:SHELL (0a22a1e, 6b73ca2)
         "ba8ee3528aba6449ad36ed42a9ce1c3b9e79e3a401a358f2cc4ad36b7f61af06",  # shell of oo_nb's document at 6a0dc31
         "ca8ffb475ef3f4374ee8e99cbaf5498cf1312e605786fa171bdd102cf0d59357",  # shell section of agi-declared.o-o.html
+        "1d9bcd61e2dc5b3971b2020067b5f59119348d96655c0503d2c75135a6e1d804",  # shell section of jahala/o-o pages at 6b73ca2 (OO:SHELL, as its index and --sync carry it)
         "cc2bb80bf8025568b89c61dccc258e04eacdfe59aef129c5fec6aa15f3dcaca1",  # shell section of oo_nb's document at 6a0dc31
         "9cfd50e3fabe29401d3887bda1a9636e6b31e89d1976c35bd7833dc61a0afbed",  # shell section of oo_nb's document at abbe431
         "be6d9708215923264b3ceefe0986173d229aed8976170fea2431fb7595fd4bfc",  # shell section of oo_nb's index at 6a0dc31
         "a58d451f2a4ab4cb70a3465469f0e6cb1ab888a4605c6142e53439ea3b891861",  # shell section of oo_nb's index at abbe431
         "08834444e0ab58247f3d559231da47f60dd750484ea4597ac8752f9a5811e2ef",  # stylesheet of agi-declared.o-o.html
+        "fd4663598f19e601c6e07d15d04af2fabe9e9a126ac23a4443ffbaf650eefcee",  # stylesheet of jahala/o-o pages at 6b73ca2 (OO:CSS)
     }
 )
