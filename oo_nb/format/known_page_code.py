@@ -38,6 +38,7 @@ KNOWN_PAGE_CODE: frozenset[str] = frozenset(
         "be6d9708215923264b3ceefe0986173d229aed8976170fea2431fb7595fd4bfc",  # shell section of oo_nb's index at 6a0dc31
         "a58d451f2a4ab4cb70a3465469f0e6cb1ab888a4605c6142e53439ea3b891861",  # shell section of oo_nb's index at abbe431
         "08834444e0ab58247f3d559231da47f60dd750484ea4597ac8752f9a5811e2ef",  # stylesheet of agi-declared.o-o.html
+        "1e87a9851cfb79d32f9984ce187c88b8625f4747c4c7045419a0fbd063be42e4",  # stylesheet of jahala/o-o pages at 0a22a1e (OO:CSS)
         "fd4663598f19e601c6e07d15d04af2fabe9e9a126ac23a4443ffbaf650eefcee",  # stylesheet of jahala/o-o pages at 6b73ca2 (OO:CSS)
     }
 )
