@@ -225,7 +225,8 @@ def main(argv: list[str] | None = None) -> int:
     if ns.history:
         for digest, note in history().items():  # a fingerprint noted before keeps its note
             found.setdefault(digest, note)
-    found.update(new)
+    for digest, note in new.items():  # a fingerprint noted before keeps its note
+        found.setdefault(digest, note)
     TARGET.write_text(render_module(found), "utf-8")
     print(
         f"{TARGET.relative_to(ROOT)}: {len(found)} fingerprints ({len(new)} from {len(paths)} files)"

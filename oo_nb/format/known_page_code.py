@@ -26,12 +26,13 @@ KNOWN_PAGE_CODE: frozenset[str] = frozenset(
         "fcd90a1febff7da1e8bb72877ca738af2c17f0321707b335bc555825eb99f213",  # page markup of jahala/o-o documents at 6b73ca2 (as its generator writes them)
         "18c1095615dcfd2d4f3cf320412ae995e69aed29ff070a373ff4ba13f94348bd",  # page markup of jahala/o-o's index at 6b73ca2
         "0f01844e7c3284f325310be876f507954dd070e34996f7d58912e626513e19b4",  # page script of agi-declared.o-o.html
-        "61a13d6ffd061e8140a73d1688390aa330155125165ef02507f3e6c62ae6c233",  # page script of jahala/o-o pages at 6b73ca2 (OO:JS)
+        "61a13d6ffd061e8140a73d1688390aa330155125165ef02507f3e6c62ae6c233",  # page script of jahala/o-o pages at 0a22a1e and 6b73ca2 (OO:JS)
         "2fe357444c152834ccaecb3ecd3e268d436852c37d07bf59a8adfba3e0fed204",  # shell of agi-declared.o-o.html
         "93115b359ee34b496e0ea62c9e4fdfae6b00317dbad4f01ec83939d4473dc000",  # shell of ai-model-landscape.o-o.html
         "d39f494df6446323023b9b8db9d91d0115476274f2d1446dd8c62cf2cd4493e5",  # shell of jahala/o-o marker-layout pages outside OO:SHELL (0a22a1e, 6b73ca2)
         "ba8ee3528aba6449ad36ed42a9ce1c3b9e79e3a401a358f2cc4ad36b7f61af06",  # shell of oo_nb's document at 6a0dc31
         "ca8ffb475ef3f4374ee8e99cbaf5498cf1312e605786fa171bdd102cf0d59357",  # shell section of agi-declared.o-o.html
+        "9a6c9b68fcf8b8b3cf89f9d68a02cb20a648c691fd6d6eabe2fc6bf56e040186",  # shell section of jahala/o-o pages at 0a22a1e (OO:SHELL, as its index and --sync carry it)
         "1d9bcd61e2dc5b3971b2020067b5f59119348d96655c0503d2c75135a6e1d804",  # shell section of jahala/o-o pages at 6b73ca2 (OO:SHELL, as its index and --sync carry it)
         "cc2bb80bf8025568b89c61dccc258e04eacdfe59aef129c5fec6aa15f3dcaca1",  # shell section of oo_nb's document at 6a0dc31
         "9cfd50e3fabe29401d3887bda1a9636e6b31e89d1976c35bd7833dc61a0afbed",  # shell section of oo_nb's document at abbe431

@@ -81,3 +81,19 @@ def test_only_what_sync_keeps_is_taken_from_a_rebuilt_original(tmp_path: Path) -
     assert found and all(kinds.get(digest, "page markup") in KEPT_BY_SYNC for digest in found)
     changed = [r for r in code_regions(Document.read(page)) if r.kind != "page markup"]
     assert not {r.fingerprint for r in changed if r.kind not in KEPT_BY_SYNC} & set(found)
+
+
+def test_a_fingerprint_keeps_the_note_it_was_first_given(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Re-running the tool on a renamed copy of a page keeps each known fingerprint's note."""
+    import tools.page_fingerprints as tool
+
+    target = tmp_path / "known_page_code.py"
+    shutil.copy(tool.TARGET, target)
+    monkeypatch.setattr(tool, "TARGET", target)
+    monkeypatch.setattr(tool, "ROOT", tmp_path)
+    copy = tmp_path / "renamed-copy.o-o.html"
+    shutil.copy(CORPUS / "agi-declared.o-o.html", copy)
+    assert tool.main([str(copy)]) == 0
+    assert "renamed-copy" not in target.read_text("utf-8")
