@@ -279,11 +279,17 @@ def render_new(spec: NewSpec, file_name: str, today: date | None = None) -> str:
 
 # --------------------------------------------------------------------------- writing
 def create_document(
-    spec: NewSpec, folder: str | Path = ".", today: date | None = None, *, suffix: bool = False
+    spec: NewSpec,
+    folder: str | Path = ".",
+    today: date | None = None,
+    *,
+    suffix: bool = False,
+    adjust: Callable[[Document], Document] | None = None,
 ) -> Document:
     """Write a new document into ``folder`` and return it. The name is the title's slug; an
     existing file is never overwritten: when that name is taken it is an error naming the file
-    (as in o-o), unless ``suffix`` asks for the first free ``-2``, ``-3``…"""
+    (as in o-o), unless ``suffix`` asks for the first free ``-2``, ``-3``… ``adjust`` edits
+    the new document before it is written (the library's defaults)."""
     target_dir = Path(folder)
     if target_dir.exists() and not target_dir.is_dir():
         raise OOError("is not a folder", file=str(target_dir))
@@ -295,6 +301,8 @@ def create_document(
                 raise _taken(path, slug)
             continue
         text = render_new(spec, path.name, today)
+        if adjust is not None:
+            text = adjust(Document(text)).text
         data = text.encode("utf-8")
         doc = Document.parse(data, path=path)
         _ = doc.manifest, doc.contract, doc.source_cache, doc.changelog  # must read back valid

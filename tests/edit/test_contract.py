@@ -189,14 +189,13 @@ def test_bad_edits_are_refused_and_nothing_is_written(
     )  # only the current file: nothing was kept or written
 
 
-def test_an_index_is_refused(corpus_copy: Path) -> None:
+def test_on_an_index_the_defaults_for_new_documents_are_edited(corpus_copy: Path) -> None:
     path = corpus_copy / "index.o-o.html"
     before = path.read_bytes()
-    with pytest.raises(ValidationError, match="index page"):
-        _run(path, "--set", "budget", "1")
-    with pytest.raises(ValidationError, match="index page"):
-        _run(path, "--show")
-    assert path.read_bytes() == before
+    _run(path, "--set", "budget", "1")
+    assert "1.00 USD" in str(_run(path, "--show"))
+    assert path.read_bytes() == before  # the index page itself is never edited
+    assert (corpus_copy / ".oo-new-defaults.json").is_file()
 
 
 def test_no_change_writes_nothing(corpus_copy: Path) -> None:

@@ -479,7 +479,7 @@ def test_new_with_first_update_returns_the_document_as_written(
     )
     assert pending.manifest.version == 0
     out = capsys.readouterr().out
-    assert "first update failed" in out and "no recorded cassette" in out
+    assert "not researched yet" in out and "no recorded run" in out
 
 
 def test_library_notes_unreadable_files(

@@ -8,6 +8,9 @@ issue 28 from outside and counts the breaks found.
 - ``oo schedule DIR --run`` on a cloned library whose private ``.oo/env`` sets ``PATH`` to its
   own ``.oo/bin`` (a ``claude`` there) or ``ANTHROPIC_BASE_URL`` to its own host (round four): a
   break is the planted program running or the setting reaching the environment.
+- A script added to a page whose code ``oo check`` knows (each corpus document as published and
+  as ``oo sync``/``--migrate`` leave it; the pages this version writes): a break is the added
+  script not flagged, or the untouched page flagged (item 13 widened what is known).
 """
 
 from __future__ import annotations
@@ -204,9 +207,40 @@ def _planted_env(workdir: Path) -> Figure:
     )
 
 
+def _known_pages_changed(workdir: Path) -> Figure:
+    from oo_nb.edit.new import NewSpec, create_document
+    from oo_nb.edit.sync import migrate_early, sync_document
+    from oo_nb.format.document import Document
+    from oo_nb.format.page_code import page_code_findings
+    from oo_nb.library.index_page import write_index
+    from tests.conftest import CORPUS
+
+    workdir.mkdir(parents=True, exist_ok=True)
+    pages: list[Document] = []
+    for path in sorted(CORPUS.glob("*.o-o.html")):
+        doc = Document.read(path)
+        kept = migrate_early(doc) if doc.layout == "early" else doc
+        pages += [doc, sync_document(kept, ("css", "js", "shell"), None)[0]]
+    create_document(NewSpec("Solar storms", "grid"), workdir)
+    write_index(workdir)
+    pages += [Document.read(p) for p in sorted(workdir.glob("*.o-o.html"))]
+    breaks = 0
+    for doc in pages:
+        breaks += page_code_findings(doc) != []  # a known page flagged
+        at = doc.text.find("<script>")
+        added = Document(doc.text[:at] + "<script>fetch('//x.example/')</script>\n" + doc.text[at:])
+        breaks += page_code_findings(added) == []  # the added script passed as known
+    return _row("script added to a page whose code is known, not flagged", 2 * len(pages), breaks)
+
+
 def attacks(workdir: Path) -> list[Figure]:
     workdir.mkdir(parents=True, exist_ok=True)
-    steps: list[Callable[[Path], Figure]] = [_planted, _planted_snapshot, _planted_env]
+    steps: list[Callable[[Path], Figure]] = [
+        _planted,
+        _planted_snapshot,
+        _known_pages_changed,
+        _planted_env,
+    ]
     return [step(workdir / step.__name__.strip("_")) for step in steps]
 
 
