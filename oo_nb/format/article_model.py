@@ -23,8 +23,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from oo_nb.format.article import CITATION, PID
-from oo_nb.format.html_tokens import Token, tokenize
+from oo_nb.format.html_tokens import Token, raw_tokens
+from oo_nb.format.vocab import CITATION, PID
 
 __all__ = [
     "Block",
@@ -116,24 +116,43 @@ _SIBLINGS = {
     "th": ({"td", "th"}, _SCOPE - {"td", "th"} | {"tr"}),
     "option": ({"option"}, _SCOPE | {"select"}),
 }
+_P = frozenset(("p",))
 _SPACES = re.compile(r"\s+")
 _UNSEEN = frozenset(("script", "style", "template"))
 
 
-@dataclass(eq=False)
 class Node:
     """``kind`` is "element", "text" or "comment". For an element ``start..open_end`` is its
-    start tag and ``close_start..end`` its end tag (empty when implied)."""
+    start tag and ``close_start..end`` its end tag (empty when implied). (A plain class with
+    slots: one is made per token, and a dataclass's ``__init__`` cost a fifth of the reading.)"""
 
-    kind: str
-    start: int
-    end: int
-    name: str = ""
-    token: Token | None = None
-    open_end: int = 0
-    close_start: int = 0
-    data: str = ""
-    children: list[Node] = field(default_factory=list)
+    __slots__ = ("children", "close_start", "data", "end", "kind", "name", "open_end", "start")
+    __slots__ += ("parent", "token")
+
+    def __init__(
+        self,
+        kind: str,
+        start: int,
+        end: int,
+        name: str = "",
+        token: Token | None = None,
+        open_end: int = 0,
+        close_start: int = 0,
+        data: str = "",
+    ) -> None:
+        self.kind = kind
+        self.start = start
+        self.end = end
+        self.name = name
+        self.token = token
+        self.open_end = open_end
+        self.close_start = close_start
+        self.data = data
+        self.children: list[Node] = []
+        self.parent: Node | None = None  # (set by the tree builder)
+
+    def __repr__(self) -> str:
+        return f"Node({self.kind!r}, {self.start}, {self.end}, {self.name!r})"
 
     def attr(self, name: str) -> str | None:
         if self.token is None:
@@ -141,9 +160,14 @@ class Node:
         return next((a.value for a in self.token.attrs if a.name == name), None)
 
     def iter(self) -> Iterator[Node]:
-        yield self
-        for child in self.children:
-            yield from child.iter()
+        """This node and every node inside it, in document order (a stack, not recursion)."""
+        stack = [self]
+        pop, extend = stack.pop, stack.extend
+        while stack:
+            node = pop()
+            yield node
+            if node.children:
+                extend(reversed(node.children))
 
     def elements(self, name: str) -> Iterator[Node]:
         return (n for n in self.iter() if n.kind == "element" and n.name == name)
@@ -224,6 +248,12 @@ class Link:
 class Model:
     source: str
     root: Node
+    # the elements of each name, in document order (kept while the tree is built: a reader
+    # asking for the h2s or the figures walks no tree)
+    named: dict[str, list[Node]] = field(default_factory=dict, compare=False, repr=False)
+
+    def elements(self, name: str) -> list[Node]:
+        return self.named.get(name, [])
 
     @cached_property
     def blocks(self) -> tuple[Block, ...]:
@@ -231,8 +261,7 @@ class Model:
 
     @cached_property
     def sections(self) -> tuple[Section, ...]:
-        heads = [n for n in self.root.iter() if n.kind == "element" and n.name == "h2"]
-        top = {id(c) for c in self.root.children}
+        heads = self.elements("h2")
         starts = [_heading_start(self.source, self.root, h) for h in heads]
         return tuple(
             Section(
@@ -240,7 +269,7 @@ class Model:
                 h,
                 starts[i],
                 starts[i + 1] if i + 1 < len(heads) else len(self.source),
-                id(h) not in top,
+                h.parent is not self.root,
             )
             for i, h in enumerate(heads)
         )
@@ -274,7 +303,7 @@ class Model:
     @cached_property
     def links(self) -> tuple[Link, ...]:
         return tuple(
-            Link(a.attr("href") or "", a) for a in self.root.elements("a") if a.attr("href")
+            Link(a.attr("href") or "", a) for a in self.elements("a") if a.attr("href")
         )
 
     @cached_property
@@ -294,7 +323,8 @@ class Model:
 
 
 def read_model(source: str) -> Model:
-    return Model(source, _tree(source))
+    named: dict[str, list[Node]] = {}
+    return Model(source, _tree(source, named), named)
 
 
 def list_after(root: Node, head: Node) -> Node | None:
@@ -327,13 +357,16 @@ def entries(lst: Node) -> list[Node]:
 
 
 def _parent_of(root: Node, target: Node) -> Node | None:
+    if target.parent is not None:
+        return target.parent
     for n in root.iter():
         if any(c is target for c in n.children):
             return n
     return None
 
 
-def _tree(source: str) -> Node:
+def _tree(source: str, named: dict[str, list[Node]]) -> Node:
+    """The tree of ``source``; ``named`` gets the elements of each name."""
     root = Node("element", 0, len(source), "#root", open_end=0, close_start=len(source))
     stack = [root]
 
@@ -350,36 +383,48 @@ def _tree(source: str) -> Node:
                 return -1
         return -1
 
-    for tok in tokenize(source):
-        top = stack[-1]
-        if tok.kind == "text":
-            top.children.append(Node("text", tok.start, tok.end, data=tok.data))
-        elif tok.kind in ("comment", "doctype"):
-            top.children.append(Node("comment", tok.start, tok.end, data=tok.data))
-        elif tok.kind == "start":
-            name = tok.name
-            if name in _CLOSES_P:
-                i = open_index({"p"}, _SCOPE)
-                if i > 0:
-                    close(len(stack) - i, tok.start)
-            if name in _SIBLINGS:
-                names, bounds = _SIBLINGS[name]
-                i = open_index(names, bounds)
-                if i > 0:
-                    close(len(stack) - i, tok.start)
-            if name in _HEADINGS and stack[-1].name in _HEADINGS:
-                close(1, tok.start)
-            node = Node("element", tok.start, tok.end, name, tok, tok.end, tok.end)
-            stack[-1].children.append(node)
-            if name not in VOID and not tok.self_closing:
+    top = root
+    for raw in raw_tokens(source):
+        if isinstance(raw, Token):  # a DOCTYPE
+            top.children.append(Node("comment", raw.start, raw.end, data=raw.data))
+            continue
+        kind, start, end, name, attrs, self_closing, data = raw
+        if kind == "text":
+            top.children.append(Node("text", start, end, data=data))
+        elif kind == "comment":
+            top.children.append(Node("comment", start, end, data=data))
+        elif kind == "start":
+            if len(stack) > 1:  # (at the top level nothing is open to close)
+                if name in _CLOSES_P:
+                    i = open_index(_P, _SCOPE)
+                    if i > 0:
+                        close(len(stack) - i, start)
+                if name in _SIBLINGS:
+                    names, bounds = _SIBLINGS[name]
+                    i = open_index(names, bounds)
+                    if i > 0:
+                        close(len(stack) - i, start)
+                if name in _HEADINGS and stack[-1].name in _HEADINGS:
+                    close(1, start)
+                top = stack[-1]
+            token = Token("start", start, end, name, attrs, self_closing)
+            node = Node("element", start, end, name, token, end, end)
+            node.parent = top
+            top.children.append(node)
+            if name in named:
+                named[name].append(node)
+            else:
+                named[name] = [node]
+            if name not in VOID and not self_closing:
                 stack.append(node)
         else:  # end tag
-            closing = _HEADINGS if tok.name in _HEADINGS else frozenset((tok.name,))
-            i = open_index(closing, _END_SCOPE.get(tok.name, _SCOPE - closing))
+            closing = _HEADINGS if name in _HEADINGS else frozenset((name,))
+            i = open_index(closing, _END_SCOPE.get(name, _SCOPE - closing))
             if i > 0:
-                close(len(stack) - i - 1, tok.start)
+                close(len(stack) - i - 1, start)
                 node = stack.pop()
-                node.close_start, node.end = tok.start, tok.end
+                node.close_start, node.end = start, end
+        top = stack[-1]
     close(len(stack) - 1, len(source))
     return root
 
