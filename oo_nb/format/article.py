@@ -245,11 +245,7 @@ class Article:
             paragraphs,
             tuple(Citation(sid, section, pid) for section, pid, sid in r.citations),
             tuple(reference(i, li) for i, li in enumerate(r.entries, 1)),
-            tuple(
-                figure(section, fig)
-                for _, section, node in r.blocks
-                for fig in r.figures(node)
-            ),
+            tuple(figure(section, fig) for _, section, node in r.blocks for fig in r.figures(node)),
             tuple(r.pids),
             r.stub or not paragraphs,
         )

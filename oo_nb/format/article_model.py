@@ -21,9 +21,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 
-from oo_nb.format.html_tokens import Token, raw_tokens
+from oo_nb.format.html_tokens import Attr, Token, raw_tokens
 from oo_nb.format.vocab import CITATION, PID
 
 __all__ = [
@@ -127,7 +127,7 @@ class Node:
     slots: one is made per token, and a dataclass's ``__init__`` cost a fifth of the reading.)"""
 
     __slots__ = ("children", "close_start", "data", "end", "kind", "name", "open_end", "start")
-    __slots__ += ("parent", "token")
+    __slots__ += ("attrs", "parent", "self_closing")
 
     def __init__(
         self,
@@ -135,7 +135,7 @@ class Node:
         start: int,
         end: int,
         name: str = "",
-        token: Token | None = None,
+        attrs: tuple[Attr, ...] | None = None,
         open_end: int = 0,
         close_start: int = 0,
         data: str = "",
@@ -144,7 +144,8 @@ class Node:
         self.start = start
         self.end = end
         self.name = name
-        self.token = token
+        self.attrs = attrs  # an element's (None for text and comments)
+        self.self_closing = False
         self.open_end = open_end
         self.close_start = close_start
         self.data = data
@@ -154,10 +155,20 @@ class Node:
     def __repr__(self) -> str:
         return f"Node({self.kind!r}, {self.start}, {self.end}, {self.name!r})"
 
-    def attr(self, name: str) -> str | None:
-        if self.token is None:
+    @property
+    def token(self) -> Token | None:
+        """An element's start tag as the tokenizer reads it (made when asked: most are not)."""
+        if self.attrs is None:
             return None
-        return next((a.value for a in self.token.attrs if a.name == name), None)
+        return Token("start", self.start, self.open_end, self.name, self.attrs, self.self_closing)
+
+    def attr(self, name: str) -> str | None:
+        if not self.attrs:
+            return None
+        for a in self.attrs:
+            if a.name == name:
+                return a.value
+        return None
 
     def iter(self) -> Iterator[Node]:
         """This node and every node inside it, in document order (a stack, not recursion)."""
@@ -302,9 +313,7 @@ class Model:
 
     @cached_property
     def links(self) -> tuple[Link, ...]:
-        return tuple(
-            Link(a.attr("href") or "", a) for a in self.elements("a") if a.attr("href")
-        )
+        return tuple(Link(a.attr("href") or "", a) for a in self.elements("a") if a.attr("href"))
 
     @cached_property
     def citations(self) -> tuple[Citation, ...]:
@@ -384,49 +393,56 @@ def _tree(source: str, named: dict[str, list[Node]]) -> Node:
         return -1
 
     top = root
+    closes_p, siblings, headings, void = _CLOSES_P, _SIBLINGS, _HEADINGS, VOID
     for raw in raw_tokens(source):
-        if isinstance(raw, Token):  # a DOCTYPE
+        if type(raw) is not tuple:  # a DOCTYPE (a Token)
             top.children.append(Node("comment", raw.start, raw.end, data=raw.data))
             continue
         kind, start, end, name, attrs, self_closing, data = raw
-        if kind == "text":
-            top.children.append(Node("text", start, end, data=data))
-        elif kind == "comment":
-            top.children.append(Node("comment", start, end, data=data))
+        if kind == "text" or kind == "comment":
+            top.children.append(Node(kind, start, end, "", None, 0, 0, data))
         elif kind == "start":
             if len(stack) > 1:  # (at the top level nothing is open to close)
-                if name in _CLOSES_P:
+                if name in closes_p:
                     i = open_index(_P, _SCOPE)
                     if i > 0:
                         close(len(stack) - i, start)
-                if name in _SIBLINGS:
-                    names, bounds = _SIBLINGS[name]
+                if name in siblings:
+                    names, bounds = siblings[name]
                     i = open_index(names, bounds)
                     if i > 0:
                         close(len(stack) - i, start)
-                if name in _HEADINGS and stack[-1].name in _HEADINGS:
+                if name in headings and stack[-1].name in headings:
                     close(1, start)
                 top = stack[-1]
-            token = Token("start", start, end, name, attrs, self_closing)
-            node = Node("element", start, end, name, token, end, end)
+            node = Node("element", start, end, name, attrs, end, end)
+            node.self_closing = self_closing
             node.parent = top
             top.children.append(node)
             if name in named:
                 named[name].append(node)
             else:
                 named[name] = [node]
-            if name not in VOID and not self_closing:
+            if name not in void and not self_closing:
                 stack.append(node)
+                top = node
         else:  # end tag
-            closing = _HEADINGS if name in _HEADINGS else frozenset((name,))
-            i = open_index(closing, _END_SCOPE.get(name, _SCOPE - closing))
+            closing, bounds = _closing(name)
+            i = open_index(closing, bounds)
             if i > 0:
                 close(len(stack) - i - 1, start)
                 node = stack.pop()
                 node.close_start, node.end = start, end
-        top = stack[-1]
+                top = stack[-1]
     close(len(stack) - 1, len(source))
     return root
+
+
+@lru_cache(maxsize=512)
+def _closing(name: str) -> tuple[frozenset[str], frozenset[str]]:
+    """What an end tag ``name`` closes, and where the search for it stops."""
+    closing = _HEADINGS if name in _HEADINGS else frozenset((name,))
+    return closing, _END_SCOPE.get(name, _SCOPE - closing)
 
 
 def _heading_start(source: str, root: Node, head: Node) -> int:

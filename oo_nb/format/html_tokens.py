@@ -137,7 +137,17 @@ def _nulls(raw: str) -> str:
 
 def _name(raw: str) -> str:
     """A tag or attribute name: ASCII letters lowered (only those), NULL replaced."""
-    return _nulls(ascii_lower(raw))
+    name = _NAMES.get(raw)
+    if name is None:
+        name = _nulls(ascii_lower(raw))
+        if len(_NAMES) < _MAX_NAMES:
+            _NAMES[raw] = name
+    return name
+
+
+# The names met so far and how they read (a page uses a few dozen, each many times over).
+_NAMES: dict[str, str] = {}
+_MAX_NAMES = 4096
 
 
 def _after_blanks(text: str, at: int) -> int:
