@@ -32,6 +32,7 @@ __all__ = [
     "Reference",
     "Section",
     "excerpt_of",
+    "first_excerpt",
     "new_pid",
     "pid_problem",
     "read_article",
@@ -43,6 +44,7 @@ _LEVELS = {"h2": 2, "h3": 3, "h4": 4}
 _EXCERPT_CHARS = 120
 _SPACES = re.compile(r"\s+")
 _FIGURE = re.compile("<figure", re.IGNORECASE)
+_P_END = re.compile(r"</p\s*>", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -111,6 +113,26 @@ def excerpt_of(text: str) -> str:
     """FORMAT.md §4: first paragraph, tags and ``[sN]`` removed, 120 characters, then "..."."""
     clean = _SPACES.sub(" ", CITATION.sub("", text)).strip()
     return clean if len(clean) <= _EXCERPT_CHARS else clean[:_EXCERPT_CHARS] + "..."
+
+
+def first_excerpt(html: str) -> str:
+    """``Article.parse(html).excerpt`` read from the smallest prefix that holds the first
+    paragraph (an index reads only that much); "" for a stub (not yet researched)."""
+    end = _P_END.search(html)
+    if end is None:
+        return ""
+    prefix = html[: end.end()]
+    if "stub-notice" in prefix:
+        return ""
+    first = _first_paragraph(read_article(prefix))
+    # a paragraph the cut left open (its "</p>" was in a comment or script) is read whole
+    if first is None or (first.end == len(prefix) and first.close_start == first.end):
+        first = _first_paragraph(read_article(html))
+    return excerpt_of(first.text) if first is not None else ""
+
+
+def _first_paragraph(reading: Reading) -> Node | None:
+    return next((n for _, _, n in reading.blocks if n.name == "p" and n.text.strip()), None)
 
 
 def plain_text(node: Node) -> str:
