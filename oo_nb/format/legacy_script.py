@@ -52,7 +52,7 @@ from oo_nb.format.article_model import Model, read_model
 from oo_nb.format.blocks import Contract
 from oo_nb.format.document import Document
 from oo_nb.format.names import CONTRACT_BLOCK
-from oo_nb.format.vocab import truncate
+from oo_nb.format.vocab import CITATION, truncate
 
 __all__ = [
     "LEGACY_SCRIPT_HINT",
@@ -82,7 +82,6 @@ _CONTRACT_LISTS = ("intents", "required_sections")
 # Sink 1: the headings the table of contents reads.
 _TOC_HEADINGS = frozenset({"h2", "h3"})
 # Sink 2: what the citation pass replaces (its own regular expression).
-_CITATION_MARK = re.compile(r"\[s(\d+)\]")
 # Look-alikes that read the same and are never markup. Single angle quotation marks rather than
 # the full-width forms: every Latin font has them (cp1252), while "\uff1c" needs a CJK font and
 # showed as empty boxes with Debian's default fonts. A WORD JOINER (invisible) after "&" or "["
@@ -215,12 +214,12 @@ def inert_fragment(fragment: str) -> tuple[str, list[str]]:
     def attribute(m: re.Match[str]) -> str:
         nonlocal attributes
         value = html_lib.unescape(m.group(2))
-        if not _CITATION_MARK.search(value):
+        if not CITATION.search(value):
             return m.group(0)
         attributes += 1
         in_url = m.group(1).strip().rstrip("=").lower() in _URL_ATTRIBUTES
         mark = "%5Bs{}%5D" if in_url else "[" + _JOINER + "s{}]"
-        value = _CITATION_MARK.sub(lambda c: mark.format(c.group(1)), value)
+        value = CITATION.sub(lambda c: mark.format(c.group(1)[1:]), value)
         return f'{m.group(1)}"{html_lib.escape(value, quote=True)}"'
 
     out = _HEADING.sub(heading, fragment)
@@ -302,7 +301,7 @@ def article_risks(model: Model) -> list[InjectionRisk]:
                 for inner in node.iter()
                 if inner is not node and inner.token is not None
                 for a in inner.token.attrs
-                if _CITATION_MARK.search(a.value)
+                if CITATION.search(a.value)
             ]
     return risks
 

@@ -7,7 +7,6 @@ agent read it."""
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date
@@ -160,11 +159,7 @@ class Digest:
             if None in map(_FIRST, paragraphs)
             else []
         )
-        self.bad_pids = (
-            []
-            if _all_plain_pids(scan.pids)
-            else [p for p in dict.fromkeys(scan.pids) if not pid_is_wellformed(p)]
-        )
+        self.bad_pids = [p for p in dict.fromkeys(scan.pids) if not pid_is_wellformed(p)]
         every = scan.pids
         self.dup_pids = (
             [] if len(set(every)) == len(every) else [p for p, n in Counter(every).items() if n > 1]
@@ -176,19 +171,6 @@ class Digest:
                 for section, text in scan.unpidded_leads.items()
                 if text.strip()
             }
-
-
-# pid:SECTION:8HEX with nothing around it (stricter than ``pid_is_wellformed``), each followed
-# by a NUL: every pid of a page checked in one match
-_PLAIN_PIDS = re.compile(r"(?:pid:[^:\s\x00]+:[0-9a-f]{8}\x00)*")
-
-
-def _all_plain_pids(pids: list[str]) -> bool:
-    """Whether every pid is well-formed, known in one C-level match (most pages); False also
-    when unsure (a pid holding a NUL: none from a Document, which refuses it), for the caller to
-    check them one by one."""
-    joined = "\x00".join(pids) + "\x00"
-    return joined.count("\x00") == len(pids) and _PLAIN_PIDS.fullmatch(joined) is not None
 
 
 def first_words(text: str, n: int = 8, limit: int = 60) -> str:

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from oo_nb.format.article import PID
 from oo_nb.format.article_model import entries, read_model
+from oo_nb.format.vocab import PID
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
