@@ -126,8 +126,19 @@ class Node:
     start tag and ``close_start..end`` its end tag (empty when implied). (A plain class with
     slots: one is made per token, and a dataclass's ``__init__`` cost a fifth of the reading.)"""
 
-    __slots__ = ("children", "close_start", "data", "end", "kind", "name", "open_end", "start")
-    __slots__ += ("attrs", "parent", "self_closing")
+    __slots__ = (
+        "attrs",
+        "children",
+        "close_start",
+        "data",
+        "end",
+        "kind",
+        "name",
+        "open_end",
+        "parent",
+        "self_closing",
+        "start",
+    )
 
     def __init__(
         self,
@@ -395,7 +406,7 @@ def _tree(source: str, named: dict[str, list[Node]]) -> Node:
     top = root
     closes_p, siblings, headings, void = _CLOSES_P, _SIBLINGS, _HEADINGS, VOID
     for raw in raw_tokens(source):
-        if type(raw) is not tuple:  # a DOCTYPE (a Token)
+        if isinstance(raw, Token):  # a DOCTYPE
             top.children.append(Node("comment", raw.start, raw.end, data=raw.data))
             continue
         kind, start, end, name, attrs, self_closing, data = raw

@@ -451,6 +451,7 @@ def _scan(
             pieces.append(_decoded(raw, "data") if "&" in raw or "\r" in raw else raw)
         if lt < 0:
             break
+        found: _Raw | DoctypeToken | str
         if source.startswith("<!--", lt):  # (a comment: straight to its state)
             found, at = reader.comment(lt)
         else:
