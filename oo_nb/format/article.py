@@ -15,7 +15,7 @@ from __future__ import annotations
 import bisect
 import re
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from oo_nb.format.article_model import Model, Node, entries, read_model
@@ -31,6 +31,7 @@ __all__ = [
     "Reading",
     "Reference",
     "Section",
+    "entry_row",
     "excerpt_of",
     "first_excerpt",
     "new_pid",
@@ -223,12 +224,14 @@ def _walk(
         start, end = node.start, node.end
         if source.find("[", start, end) < 0 and source.find("&", start, end) < 0:
             continue  # (most blocks: no citation can be in them)
-        skip = range(refs.start, refs.end) if refs is not None else range(0)
+        kids = node.children
+        if len(kids) == 1 and kids[0].kind == "text":  # (most paragraphs: text only)
+            texts: Iterable[Node] = kids
+        else:
+            skip = range(refs.start, refs.end) if refs is not None else range(0)
+            texts = [t for t in node.iter() if t.kind == "text" and t.start not in skip]
         reading.citations += [
-            (section, pid, sid)
-            for text in node.iter()
-            if text.kind == "text" and text.start not in skip
-            for sid in CITATION.findall(text.data)
+            (section, pid, sid) for text in texts for sid in CITATION.findall(text.data)
         ]
 
 
@@ -275,12 +278,21 @@ class Article:
 
 def reference(position: int, li: Node) -> Reference:
     """One References entry: its label, its first link's address and text."""
-    text = li.text
-    m = LEADING_CITATION.match(text)
+    sid, url, link = _entry(li)
+    return Reference(position, sid, url, plain_text(link if link is not None else li))
+
+
+def entry_row(position: int, li: Node) -> tuple[int, str | None, str]:
+    """``reference`` without the title: (position, label, url), what the library keeps."""
+    sid, url, _ = _entry(li)
+    return position, sid, url
+
+
+def _entry(li: Node) -> tuple[str | None, str, Node | None]:
+    m = LEADING_CITATION.match(li.text)
     link = next(li.elements("a"), None)
     url = (link.attr("href") or "") if link is not None else ""
-    title = plain_text(link if link is not None else li)
-    return Reference(position, m.group(1) if m else None, url, title)
+    return (m.group(1) if m else None), url, link
 
 
 def figure(section: str, fig: Node) -> Figure:

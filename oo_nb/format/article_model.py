@@ -18,6 +18,8 @@ editors, which need spans, not values. Built on the one tokenizer, ``html_tokens
 
 from __future__ import annotations
 
+import bisect
+import operator
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -117,6 +119,7 @@ _SIBLINGS = {
     "option": ({"option"}, _SCOPE | {"select"}),
 }
 _P = frozenset(("p",))
+_START = operator.attrgetter("start")
 _SPACES = re.compile(r"\s+")
 _UNSEEN = frozenset(("script", "style", "template"))
 
@@ -211,6 +214,25 @@ class Node:
         if self.kind == "comment" or self.name in _UNSEEN:
             return ""
         return "".join(c.visible_text for c in self.children)
+
+
+class _Leaf(Node):
+    """A text or comment node, made with four stores (most nodes are these): what it never has
+    (attributes, children, a parent link) is read from the class."""
+
+    __slots__ = ()
+    name = ""
+    attrs = None
+    open_end = close_start = 0
+    self_closing = False
+    parent = None
+    children: list[Node] = []  # noqa: RUF012 (shared and never added to: leaves hold nothing)
+
+    def __init__(self, kind: str, start: int, end: int, data: str) -> None:
+        self.kind = kind
+        self.start = start
+        self.end = end
+        self.data = data
 
 
 @dataclass(frozen=True)
@@ -353,8 +375,9 @@ def list_after(root: Node, head: Node) -> Node | None:
     parent = _parent_of(root, head)
     if parent is None:
         return None
-    siblings = [c for c in parent.children if c.kind == "element"]
-    return first_list(siblings[siblings.index(head) + 1 :])
+    kids = parent.children
+    after = bisect.bisect_right(kids, head.start, key=_START)  # (siblings in source order)
+    return first_list([c for c in kids[after:] if c.kind == "element"])
 
 
 def first_list(siblings: list[Node]) -> Node | None:
@@ -407,11 +430,11 @@ def _tree(source: str, named: dict[str, list[Node]]) -> Node:
     closes_p, siblings, headings, void = _CLOSES_P, _SIBLINGS, _HEADINGS, VOID
     for raw in raw_tokens(source):
         if isinstance(raw, Token):  # a DOCTYPE
-            top.children.append(Node("comment", raw.start, raw.end, data=raw.data))
+            top.children.append(_Leaf("comment", raw.start, raw.end, raw.data))
             continue
         kind, start, end, name, attrs, self_closing, data = raw
         if kind == "text" or kind == "comment":
-            top.children.append(Node(kind, start, end, "", None, 0, 0, data))
+            top.children.append(_Leaf(kind, start, end, data))
         elif kind == "start":
             if len(stack) > 1:  # (at the top level nothing is open to close)
                 if name in closes_p:
@@ -462,7 +485,8 @@ def _heading_start(source: str, root: Node, head: Node) -> int:
     if parent is None:
         return head.start
     kids = parent.children
-    k = next(i for i, c in enumerate(kids) if c is head) - 1
+    # (siblings are in source order and do not overlap: the heading's place by bisection)
+    k = bisect.bisect_left(kids, head.start, key=_START) - 1
     while k >= 0 and kids[k].kind == "text" and not kids[k].data.strip():
         k -= 1
     if k >= 0 and kids[k].kind == "comment" and PID.match(kids[k].data):

@@ -71,6 +71,12 @@ _WHOLE_TAG = re.compile("<" + _TAG_BODY)
 _PLAIN_RUN = re.compile(
     rf"[^<]*(?:<(?!(?ai:{'|'.join(_CONTENT_STATE)})[\t\n\f\r />])" + _TAG_BODY + r"[^<]*)*"
 )
+# The common step in the data state, in one match: text that needs no decoding, then a tag
+# ``_QUOTED_TAG`` reads or a comment of the plain form (no CR or NUL in it, not ``<!-->``).
+_STEP = re.compile(
+    rf"""([^<&\r]*)<(?:(/?)([A-Za-z][^\t\n\f\r />]*)((?:{_ATTR})*)[\t\n\f\r ]*(/?)>"""
+    r"|!--(?!-?>)([^\r\0]*?)--!?>)"
+)
 _QUOTED_ATTR = re.compile(  # ``_ATTR``, its name and value in groups
     r"""[\t\n\f\r ]+([^\t\n\f\r />="'<][^\t\n\f\r />="'<]*)(?:="([^"]*)"|='([^']*)')?"""
 )
@@ -443,6 +449,29 @@ def _scan(
                 pieces.append(_decoded(source[at:stop], state))
             at, state = next_at, "data"
             continue
+        if text_from < 0:
+            step = _STEP.match(source, at)
+            if step is not None:
+                lt = step.end(1)
+                if lt > at:
+                    yield ("text", at, lt, "", (), False, step.group(1))
+                end_at = step.end()
+                raw_name = step.group(3)
+                if raw_name is None:  # a comment
+                    yield ("comment", lt, end_at, "", (), False, step.group(6))
+                else:
+                    name = _name(raw_name)
+                    if step.group(2):
+                        yield ("end", lt, end_at, name, (), False, "")
+                    else:
+                        raw_attrs = step.group(4)
+                        attrs = reader.quoted_attrs(raw_attrs, step.start(4)) if raw_attrs else ()
+                        yield ("start", lt, end_at, name, attrs, bool(step.group(5)), "")
+                        last_start_tag = name
+                        if follow_tree_builder:
+                            state = _CONTENT_STATE.get(name, "data")
+                at = end_at
+                continue
         lt = source.find("<", at)
         stop = size if lt < 0 else lt
         if stop > at:

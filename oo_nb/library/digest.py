@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from oo_nb.errors import BlockError, OOError, ValidationError
-from oo_nb.format.article import Reading, pid_is_wellformed, read_article, reference
+from oo_nb.format.article import Reading, entry_row, pid_is_wellformed, read_article
 from oo_nb.format.blocks import (
     MAX_WHOLE,
     Changelog,
@@ -195,10 +195,7 @@ def scan_article(html: str, *, risks: bool = False) -> ArticleScan:
     scan.sections = [(h.attr("id") or "", int(h.name[1])) for h in r.headings]
     scan.paragraphs = [(pid, section, node.name) for pid, section, node in r.blocks]
     scan.citations = r.citations
-    scan.references = [
-        (ref.position, ref.source_id, ref.url)
-        for ref in (reference(i, li) for i, li in enumerate(r.entries, 1))
-    ]
+    scan.references = [entry_row(i, li) for i, li in enumerate(r.entries, 1)]
     scan.pids = r.pids
     if "<fig" in html or "<FIG" in html or "<Fig" in html:  # (else no figure to count)
         scan.figures = sum(len(r.figures(node)) for _, _, node in r.blocks)
