@@ -1,9 +1,9 @@
 """The article read as a browser reads it, with the source span of every part, so an edit is a
 splice at node boundaries and what it does not touch keeps its exact text.
 
-A new module rather than a rewrite of ``article.py``: that one is the lxml reader behind the
-library scan's public ``Article`` (and the fast scan is tested against it); this one is for the
-editors, which need spans, not values. Built on the one tokenizer, ``html_tokens``.
+Every reader of the article sits on it (``article`` gives the library scan's, ``check``'s and the
+agent's values from it; the editors splice at its spans). Built on the one tokenizer,
+``html_tokens``.
 
 - ``nodes``: a small tree (elements, text, comments) with HTML's implied end tags where they
   change what is a top-level block (``<p>`` closed by a block, ``<li>`` by the next ``<li>``, a
