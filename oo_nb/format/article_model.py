@@ -1,9 +1,9 @@
 """The article read as a browser reads it, with the source span of every part, so an edit is a
 splice at node boundaries and what it does not touch keeps its exact text.
 
-A new module rather than a rewrite of ``article.py``: that one is the lxml reader behind the
-library scan's public ``Article`` (and the fast scan is tested against it); this one is for the
-editors, which need spans, not values. Built on the one tokenizer, ``html_tokens``.
+Every reader of the article sits on it (``article`` gives the library scan's, ``check``'s and the
+agent's values from it; the editors splice at its spans). Built on the one tokenizer,
+``html_tokens``.
 
 - ``nodes``: a small tree (elements, text, comments) with HTML's implied end tags where they
   change what is a top-level block (``<p>`` closed by a block, ``<li>`` by the next ``<li>``, a
@@ -18,13 +18,15 @@ editors, which need spans, not values. Built on the one tokenizer, ``html_tokens
 
 from __future__ import annotations
 
+import bisect
+import operator
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 
-from oo_nb.format.article import CITATION, PID
-from oo_nb.format.html_tokens import Token, tokenize
+from oo_nb.format.html_tokens import Attr, Token, raw_tokens
+from oo_nb.format.vocab import CITATION, PID
 
 __all__ = [
     "Block",
@@ -116,34 +118,81 @@ _SIBLINGS = {
     "th": ({"td", "th"}, _SCOPE - {"td", "th"} | {"tr"}),
     "option": ({"option"}, _SCOPE | {"select"}),
 }
+_P = frozenset(("p",))
+_START = operator.attrgetter("start")
 _SPACES = re.compile(r"\s+")
 _UNSEEN = frozenset(("script", "style", "template"))
 
 
-@dataclass(eq=False)
 class Node:
     """``kind`` is "element", "text" or "comment". For an element ``start..open_end`` is its
-    start tag and ``close_start..end`` its end tag (empty when implied)."""
+    start tag and ``close_start..end`` its end tag (empty when implied). (A plain class with
+    slots: one is made per token, and a dataclass's ``__init__`` cost a fifth of the reading.)"""
 
-    kind: str
-    start: int
-    end: int
-    name: str = ""
-    token: Token | None = None
-    open_end: int = 0
-    close_start: int = 0
-    data: str = ""
-    children: list[Node] = field(default_factory=list)
+    __slots__ = (
+        "attrs",
+        "children",
+        "close_start",
+        "data",
+        "end",
+        "kind",
+        "name",
+        "open_end",
+        "parent",
+        "self_closing",
+        "start",
+    )
+
+    def __init__(
+        self,
+        kind: str,
+        start: int,
+        end: int,
+        name: str = "",
+        attrs: tuple[Attr, ...] | None = None,
+        open_end: int = 0,
+        close_start: int = 0,
+        data: str = "",
+    ) -> None:
+        self.kind = kind
+        self.start = start
+        self.end = end
+        self.name = name
+        self.attrs = attrs  # an element's (None for text and comments)
+        self.self_closing = False
+        self.open_end = open_end
+        self.close_start = close_start
+        self.data = data
+        self.children: list[Node] = []
+        self.parent: Node | None = None  # (set by the tree builder)
+
+    def __repr__(self) -> str:
+        return f"Node({self.kind!r}, {self.start}, {self.end}, {self.name!r})"
+
+    @property
+    def token(self) -> Token | None:
+        """An element's start tag as the tokenizer reads it (made when asked: most are not)."""
+        if self.attrs is None:
+            return None
+        return Token("start", self.start, self.open_end, self.name, self.attrs, self.self_closing)
 
     def attr(self, name: str) -> str | None:
-        if self.token is None:
+        if not self.attrs:
             return None
-        return next((a.value for a in self.token.attrs if a.name == name), None)
+        for a in self.attrs:
+            if a.name == name:
+                return a.value
+        return None
 
     def iter(self) -> Iterator[Node]:
-        yield self
-        for child in self.children:
-            yield from child.iter()
+        """This node and every node inside it, in document order (a stack, not recursion)."""
+        stack = [self]
+        pop, extend = stack.pop, stack.extend
+        while stack:
+            node = pop()
+            yield node
+            if node.children:
+                extend(reversed(node.children))
 
     def elements(self, name: str) -> Iterator[Node]:
         return (n for n in self.iter() if n.kind == "element" and n.name == name)
@@ -165,6 +214,25 @@ class Node:
         if self.kind == "comment" or self.name in _UNSEEN:
             return ""
         return "".join(c.visible_text for c in self.children)
+
+
+class _Leaf(Node):
+    """A text or comment node, made with four stores (most nodes are these): what it never has
+    (attributes, children, a parent link) is read from the class."""
+
+    __slots__ = ()
+    name = ""
+    attrs = None
+    open_end = close_start = 0
+    self_closing = False
+    parent = None
+    children: list[Node] = []  # noqa: RUF012 (shared and never added to: leaves hold nothing)
+
+    def __init__(self, kind: str, start: int, end: int, data: str) -> None:
+        self.kind = kind
+        self.start = start
+        self.end = end
+        self.data = data
 
 
 @dataclass(frozen=True)
@@ -224,6 +292,12 @@ class Link:
 class Model:
     source: str
     root: Node
+    # the elements of each name, in document order (kept while the tree is built: a reader
+    # asking for the h2s or the figures walks no tree)
+    named: dict[str, list[Node]] = field(default_factory=dict, compare=False, repr=False)
+
+    def elements(self, name: str) -> list[Node]:
+        return self.named.get(name, [])
 
     @cached_property
     def blocks(self) -> tuple[Block, ...]:
@@ -231,8 +305,7 @@ class Model:
 
     @cached_property
     def sections(self) -> tuple[Section, ...]:
-        heads = [n for n in self.root.iter() if n.kind == "element" and n.name == "h2"]
-        top = {id(c) for c in self.root.children}
+        heads = self.elements("h2")
         starts = [_heading_start(self.source, self.root, h) for h in heads]
         return tuple(
             Section(
@@ -240,7 +313,7 @@ class Model:
                 h,
                 starts[i],
                 starts[i + 1] if i + 1 < len(heads) else len(self.source),
-                id(h) not in top,
+                h.parent is not self.root,
             )
             for i, h in enumerate(heads)
         )
@@ -273,9 +346,7 @@ class Model:
 
     @cached_property
     def links(self) -> tuple[Link, ...]:
-        return tuple(
-            Link(a.attr("href") or "", a) for a in self.root.elements("a") if a.attr("href")
-        )
+        return tuple(Link(a.attr("href") or "", a) for a in self.elements("a") if a.attr("href"))
 
     @cached_property
     def citations(self) -> tuple[Citation, ...]:
@@ -294,7 +365,8 @@ class Model:
 
 
 def read_model(source: str) -> Model:
-    return Model(source, _tree(source))
+    named: dict[str, list[Node]] = {}
+    return Model(source, _tree(source, named), named)
 
 
 def list_after(root: Node, head: Node) -> Node | None:
@@ -303,8 +375,9 @@ def list_after(root: Node, head: Node) -> Node | None:
     parent = _parent_of(root, head)
     if parent is None:
         return None
-    siblings = [c for c in parent.children if c.kind == "element"]
-    return first_list(siblings[siblings.index(head) + 1 :])
+    kids = parent.children
+    after = bisect.bisect_right(kids, head.start, key=_START)  # (siblings in source order)
+    return first_list([c for c in kids[after:] if c.kind == "element"])
 
 
 def first_list(siblings: list[Node]) -> Node | None:
@@ -327,13 +400,16 @@ def entries(lst: Node) -> list[Node]:
 
 
 def _parent_of(root: Node, target: Node) -> Node | None:
+    if target.parent is not None:
+        return target.parent
     for n in root.iter():
         if any(c is target for c in n.children):
             return n
     return None
 
 
-def _tree(source: str) -> Node:
+def _tree(source: str, named: dict[str, list[Node]]) -> Node:
+    """The tree of ``source``; ``named`` gets the elements of each name."""
     root = Node("element", 0, len(source), "#root", open_end=0, close_start=len(source))
     stack = [root]
 
@@ -350,38 +426,57 @@ def _tree(source: str) -> Node:
                 return -1
         return -1
 
-    for tok in tokenize(source):
-        top = stack[-1]
-        if tok.kind == "text":
-            top.children.append(Node("text", tok.start, tok.end, data=tok.data))
-        elif tok.kind in ("comment", "doctype"):
-            top.children.append(Node("comment", tok.start, tok.end, data=tok.data))
-        elif tok.kind == "start":
-            name = tok.name
-            if name in _CLOSES_P:
-                i = open_index({"p"}, _SCOPE)
-                if i > 0:
-                    close(len(stack) - i, tok.start)
-            if name in _SIBLINGS:
-                names, bounds = _SIBLINGS[name]
-                i = open_index(names, bounds)
-                if i > 0:
-                    close(len(stack) - i, tok.start)
-            if name in _HEADINGS and stack[-1].name in _HEADINGS:
-                close(1, tok.start)
-            node = Node("element", tok.start, tok.end, name, tok, tok.end, tok.end)
-            stack[-1].children.append(node)
-            if name not in VOID and not tok.self_closing:
+    top = root
+    closes_p, siblings, headings, void = _CLOSES_P, _SIBLINGS, _HEADINGS, VOID
+    for raw in raw_tokens(source):
+        if isinstance(raw, Token):  # a DOCTYPE
+            top.children.append(_Leaf("comment", raw.start, raw.end, raw.data))
+            continue
+        kind, start, end, name, attrs, self_closing, data = raw
+        if kind == "text" or kind == "comment":
+            top.children.append(_Leaf(kind, start, end, data))
+        elif kind == "start":
+            if len(stack) > 1:  # (at the top level nothing is open to close)
+                if name in closes_p:
+                    i = open_index(_P, _SCOPE)
+                    if i > 0:
+                        close(len(stack) - i, start)
+                if name in siblings:
+                    names, bounds = siblings[name]
+                    i = open_index(names, bounds)
+                    if i > 0:
+                        close(len(stack) - i, start)
+                if name in headings and stack[-1].name in headings:
+                    close(1, start)
+                top = stack[-1]
+            node = Node("element", start, end, name, attrs, end, end)
+            node.self_closing = self_closing
+            node.parent = top
+            top.children.append(node)
+            if name in named:
+                named[name].append(node)
+            else:
+                named[name] = [node]
+            if name not in void and not self_closing:
                 stack.append(node)
+                top = node
         else:  # end tag
-            closing = _HEADINGS if tok.name in _HEADINGS else frozenset((tok.name,))
-            i = open_index(closing, _END_SCOPE.get(tok.name, _SCOPE - closing))
+            closing, bounds = _closing(name)
+            i = open_index(closing, bounds)
             if i > 0:
-                close(len(stack) - i - 1, tok.start)
+                close(len(stack) - i - 1, start)
                 node = stack.pop()
-                node.close_start, node.end = tok.start, tok.end
+                node.close_start, node.end = start, end
+                top = stack[-1]
     close(len(stack) - 1, len(source))
     return root
+
+
+@lru_cache(maxsize=512)
+def _closing(name: str) -> tuple[frozenset[str], frozenset[str]]:
+    """What an end tag ``name`` closes, and where the search for it stops."""
+    closing = _HEADINGS if name in _HEADINGS else frozenset((name,))
+    return closing, _END_SCOPE.get(name, _SCOPE - closing)
 
 
 def _heading_start(source: str, root: Node, head: Node) -> int:
@@ -390,7 +485,8 @@ def _heading_start(source: str, root: Node, head: Node) -> int:
     if parent is None:
         return head.start
     kids = parent.children
-    k = next(i for i, c in enumerate(kids) if c is head) - 1
+    # (siblings are in source order and do not overlap: the heading's place by bisection)
+    k = bisect.bisect_left(kids, head.start, key=_START) - 1
     while k >= 0 and kids[k].kind == "text" and not kids[k].data.strip():
         k -= 1
     if k >= 0 and kids[k].kind == "comment" and PID.match(kids[k].data):

@@ -29,7 +29,6 @@ evidence   string            a sentinel's evidence after the change (NA otherwis
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
@@ -39,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 from oo_nb.errors import OOError
 from oo_nb.format.document import Document
 from oo_nb.format.sentinel_state import current_sentinel
+from oo_nb.format.vocab import CITATION
 from oo_nb.store.history import HistoryEntry, read_history, sha256_hex
 
 if TYPE_CHECKING:
@@ -62,7 +62,6 @@ COLUMNS: dict[str, str] = {
     "evidence": "string",
 }
 _SECTION_CHARS = 300  # a changed section shows this much of its text (a frame, not a diff)
-_CITED = re.compile(r"\[(s\d+)\]")
 
 
 @dataclass(frozen=True)
@@ -138,7 +137,7 @@ def _read_state(path: Path, entry: HistoryEntry) -> _State | None:
         sections=sections,
         status=sentinel.status if sentinel else None,
         evidence=evidence,
-        evidence_urls=tuple(urls.get(i, i) for i in dict.fromkeys(_CITED.findall(evidence))),
+        evidence_urls=tuple(urls.get(i, i) for i in dict.fromkeys(CITATION.findall(evidence))),
     )
 
 
