@@ -95,7 +95,7 @@ class Library:
         self._slugs: dict[str, str] = {}
         self._by_slug: dict[str, Digest] = {}
         self._cache: dict[tuple[Any, ...], pd.DataFrame] = {}
-        self._stamps: list[tuple[str, object]] | None = None  # what stored frames are keyed on
+        self._stamps: str | None = None  # what stored frames are keyed on (frame_store)
         self.refresh()
 
     # ----------------------------------------------------------------- discovery
@@ -131,11 +131,14 @@ class Library:
                 self._failures.append(found.result)
         # a recent file's bytes may change under the same stamp: its hash is in the key too
         found_now = [self._known[str(p)] for p, _ in items]
-        stamps: list[tuple[str, object]] = [
-            (str(p), (k.stamp, k.hash)) for (p, _), k in zip(items, found_now, strict=True)
-        ]
+        # by slug (the path relative to the library): the stored frames hold no other path
         trusted = folder is not None and all(k.stamp is not None for k in found_now)
-        self._stamps = stamps if trusted else None
+        self._stamps = None
+        if trusted:
+            from oo_nb.library.frame_store import stamps_key
+
+            pairs = zip(items, found_now, strict=True)
+            self._stamps = stamps_key((slug, (k.stamp, k.hash)) for (_, slug), k in pairs)
         self._decoded = None
         self._cache.clear()
         return self

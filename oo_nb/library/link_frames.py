@@ -70,7 +70,13 @@ def add_link_status(frame: pd.DataFrame, root: str | Path) -> pd.DataFrame:
     """The sources frame with ``link_status`` from the last stored check (NA: not checked)."""
     stored = read_links(root)
     statuses = {url: row.link_status for url, row in stored.items()}
-    frame["link_status"] = frame["url"].map(statuses).astype("string")
+    import pandas as pd
+
+    status = pd.Series(pd.NA, index=frame.index, dtype="string")
+    checked = frame["url"].isin(list(statuses))  # on Arrow text: no Python string per row
+    if checked.any():
+        status[checked] = frame.loc[checked, "url"].map(statuses).astype("string")
+    frame["link_status"] = status
     return frame
 
 

@@ -1,17 +1,16 @@
-"""A warm library's four frames come from DIR/.oo-cache/frame-NAME.npz, built from no digest,
+"""A warm library's four frames come from DIR/.oo-cache/frame-NAME.arrow, built from no digest,
 and are never wrong: a changed file, another day, a damaged, planted or linked file each give
 the frames a library without the cache gives."""
 
 from __future__ import annotations
 
-import io
-import json
 import shutil
 from datetime import date
 from pathlib import Path
+from typing import Any
 
-import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 
 from oo_nb.library import frames as frames_module
@@ -53,8 +52,8 @@ def test_a_warm_library_loads_its_frames_without_building_them(
 ) -> None:
     built = assert_as_built(folder)
     expected = {name: built.frame(name) for name in STORED}
-    assert {p.name for p in (folder / ".oo-cache").glob("frame-*.npz")} == {
-        f"frame-{name}.npz" for name in STORED
+    assert {p.name for p in (folder / ".oo-cache").glob("frame-*.arrow")} == {
+        f"frame-{name}.arrow" for name in STORED
     }
     no_building(monkeypatch)
     warm = Library(folder, today=TODAY, workers=1)
@@ -74,32 +73,47 @@ def test_a_changed_document_or_another_day_builds_them_again(folder: Path) -> No
     assert len(assert_as_built(folder).documents) == len(lib.documents) + 1
 
 
+def _planted(stored: Path, change: Any) -> None:
+    """Rewrite the stored frame with ``change`` applied to its table, keeping its key."""
+    table = pa.ipc.open_file(pa.BufferReader(stored.read_bytes())).read_all()
+    table = change(table).replace_schema_metadata(table.schema.metadata)
+    with pa.OSFile(str(stored), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
+        writer.write_table(table)
+
+
 def test_a_damaged_or_planted_frame_is_ignored_and_replaced(folder: Path) -> None:
     assert_as_built(folder)
-    stored = folder / ".oo-cache" / "frame-documents.npz"
-    stored.write_bytes(b"PK\x03\x04 not a zip at all")
+    stored = folder / ".oo-cache" / "frame-documents.arrow"
+    good = stored.read_bytes()
+    stored.write_bytes(b"ARROW1\x00\x00 not an Arrow file at all")
     assert_as_built(folder)
-    assert stored.read_bytes()[:2] == b"PK" and len(stored.read_bytes()) > 100  # replaced
-    # a pickle in the file (np.load would run it with allow_pickle): refused
-    buf = io.BytesIO()
-    np.savez(buf, meta=np.array([{"key": "x"}], dtype=object))
-    stored.write_bytes(buf.getvalue())
+    assert stored.read_bytes() == good  # replaced
+    stored.write_bytes(good[: len(good) // 2])  # cut short
     assert_as_built(folder)
-    # the right key and lengths that do not add up: refused
-    with np.load(stored) as arrays:
-        meta = json.loads(arrays["meta"].tobytes())
-        planted = {k: arrays[k] for k in arrays.files}
-    planted["c1lengths"] = planted["c1lengths"] + 1
-    buf = io.BytesIO()
-    np.savez(buf, **planted)
-    stored.write_bytes(buf.getvalue())
-    assert meta["key"] and assert_as_built(folder).documents is not None
+    # the right key, a column of another type, or a row left out: refused
+    _planted(stored, lambda t: t.set_column(1, "title", pa.array(range(len(t)))))
+    assert_as_built(folder)
+    _planted(stored, lambda t: t.slice(1))
+    assert_as_built(folder)
+    # the right key and text that is not UTF-8: refused (validated before a value is read)
+    assert b"AGI Declared" in good
+    stored.write_bytes(good.replace(b"AGI Declared", b"\xff" * 12))
+    assert_as_built(folder)
+    assert stored.read_bytes() == good
+
+
+def test_lists_come_back_as_lists(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    built = assert_as_built(folder)
+    no_building(monkeypatch)
+    facts = Library(folder, today=TODAY, workers=1).facts
+    assert facts["source_ids"].map(type).isin([list, type(None)]).all()
+    assert facts["source_ids"].tolist() == built.facts["source_ids"].tolist()
 
 
 def test_a_linked_frame_file_is_never_read_or_written(folder: Path, tmp_path: Path) -> None:
     assert_as_built(folder)
-    outside = tmp_path / "outside.npz"
-    stored = folder / ".oo-cache" / "frame-sources.npz"
+    outside = tmp_path / "outside.arrow"
+    stored = folder / ".oo-cache" / "frame-sources.arrow"
     outside.write_bytes(stored.read_bytes())
     stored.unlink()
     stored.symlink_to(outside)
