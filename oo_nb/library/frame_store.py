@@ -22,7 +22,6 @@ import hashlib
 import json
 import mmap
 import os
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +31,7 @@ import pyarrow as pa
 from oo_nb.format.names import CACHE_DIR
 from oo_nb.library.digest_codec import code_version
 
-__all__ = ["frame_key", "load_frame", "save_frame", "stamps_key"]
+__all__ = ["frame_key", "load_frame", "save_frame"]
 
 _HERE = Path(__file__).resolve().parent
 _VERSION = code_version(_HERE / "frame_store.py", _HERE / "frames.py", _HERE / "digest.py")
@@ -40,18 +39,10 @@ _MAX_BYTES = 1 << 30  # a stored frame larger than this is not one we wrote
 _META = b"oo-frame"  # the schema metadata entry holding our key and columns
 
 
-def stamps_key(stamps: Iterable[tuple[str, object]]) -> str:
-    """A hash of the (relative path, stamp) pairs of a library's documents, taken once per
-    scan; ``frame_key`` adds the day."""
-    h = hashlib.blake2b(_VERSION.encode(), digest_size=16)
-    for path, stamp in stamps:
-        h.update(f"{path}\0{stamp!r}\n".encode("utf-8", "surrogatepass"))
-    return h.hexdigest()
-
-
 def frame_key(stamps: str, day: object) -> str:
-    """The key of a frame of a library whose documents gave ``stamps_key`` ``stamps``."""
-    return hashlib.blake2b(f"{stamps}|{day}".encode(), digest_size=16).hexdigest()
+    """The key of a frame of a library whose documents' (relative path, stamp) pairs hash to
+    ``stamps`` (``Library.refresh``), judged on ``day``, built by this version of the code."""
+    return hashlib.blake2b(f"{_VERSION}|{stamps}|{day}".encode(), digest_size=16).hexdigest()
 
 
 def _path(root: Path, name: str) -> Path:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import hashlib
 import os
 from collections.abc import Iterator
 from concurrent.futures import Executor
@@ -135,10 +136,10 @@ class Library:
         trusted = folder is not None and all(k.stamp is not None for k in found_now)
         self._stamps = None
         if trusted:
-            from oo_nb.library.frame_store import stamps_key
-
-            pairs = zip(items, found_now, strict=True)
-            self._stamps = stamps_key((slug, (k.stamp, k.hash)) for (_, slug), k in pairs)
+            h = hashlib.blake2b(digest_size=16)
+            for (_, slug), k in zip(items, found_now, strict=True):
+                h.update(f"{slug}\0{(k.stamp, k.hash)!r}\n".encode("utf-8", "surrogatepass"))
+            self._stamps = h.hexdigest()
         self._decoded = None
         self._cache.clear()
         return self
@@ -237,15 +238,17 @@ class Library:
             make = lambda: build(self._digests, day)  # noqa: E731
         else:
             make = lambda: build(self._digests)  # noqa: E731
-        if name in STORED and self._stamps is not None:
-            make = self._stored(name, day if dated else None, make)
+        if (name in STORED or name == "errors") and self._stamps is not None:
+            # the errors frame holds each file's path as the library was opened with it
+            variant = day if dated else (str(self.root) if name == "errors" else None)
+            make = self._stored(name, variant, make)
         if name == "sources":  # link statuses change with every `oo links`: never cached
             from oo_nb.library.link_frames import add_link_status
 
             return add_link_status(self._cached(key, make), self.root)
         return self._cached(key, make)
 
-    def _stored(self, name: str, day: date | None, build: Any) -> Any:
+    def _stored(self, name: str, day: date | str | None, build: Any) -> Any:
         """``build``, or the frame stored by a library whose documents had the same stamps
         (``frame_store``: loading it decodes no digest); what is built is stored."""
         from oo_nb.library.frame_store import frame_key, load_frame, save_frame
@@ -261,6 +264,15 @@ class Library:
             return found
 
         return load_or_build
+
+    def reading_counts(self) -> tuple[int, int, int]:
+        """(files that could not be read, documents read only in part, documents), from the
+        documents and errors frames: a warm library loads them stored and decodes no digest."""
+        errors = self.frame("errors")
+        documents = len(self.frame("documents"))
+        unreadable = {f.path for f in self._failures}
+        partial = set(errors["path"].dropna()) - unreadable
+        return len(unreadable), len(partial), documents
 
     @property
     def documents(self) -> pd.DataFrame:

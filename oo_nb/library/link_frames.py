@@ -46,6 +46,8 @@ def links_frame(
 ) -> pd.DataFrame:
     import pandas as pd
 
+    from oo_nb.library.frames import text_series
+
     data: dict[str, list[object]] = {c: [] for c in LINK_COLUMNS}
     for doc, sid, url in sources:
         r = rows.get(url)
@@ -61,6 +63,8 @@ def links_frame(
     for column, dtype in LINK_COLUMNS.items():
         if dtype.startswith("datetime"):
             frame[column] = pd.to_datetime(frame[column], utc=True, format="ISO8601")
+        elif dtype == "string":
+            frame[column] = text_series(frame[column])  # a slug may not be UTF-8
         else:
             frame[column] = frame[column].astype(dtype)  # type: ignore[call-overload]
     return frame
