@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from oo_nb.format.names import DOC_SUFFIX
 from oo_nb.library.digest import Digest, Failure, relative_slug
-from oo_nb.library.scan import Known, read_digests
+from oo_nb.library.scan import Known, fetch_later, read_digests
 from oo_nb.store.discover import documents, is_index_page
 
 if TYPE_CHECKING:
@@ -152,6 +152,7 @@ class Library:
         if self._decoded is None:
             decoded: list[Digest] = []
             with _gc_paused():
+                fetch_later(self._known[path] for path in self._slugs.values())  # one query
                 for slug, path in self._slugs.items():
                     result = self._known[path].resolve(path, slug)
                     if isinstance(result, Digest):
