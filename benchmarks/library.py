@@ -17,7 +17,8 @@ seconds are secondary; memory is the peak resident set of the largest process. C
 - ``floor-frames``: the same, then four comparable pandas frames (documents, sources, facts,
   changelog);
 - ``cli-cold``: ``oo library DIR`` with no ``DIR/.oo-cache``; ``cli-warm``: again, nothing
-  changed; ``audit-warm``: ``oo audit DIR``;
+  changed; ``audit-warm``: ``oo audit DIR`` (each warm case runs once unmeasured first: it
+  follows the same command, whatever case ran before it);
 - ``frames-warm``: ``Library(DIR)`` and its four frames, in Python, run once unmeasured first
   (warm: the same command ran and nothing changed since); ``frames-touched``: the same after 1%
   of the files were touched (read again).
@@ -221,7 +222,7 @@ def main() -> None:
                 plain = case.removesuffix(BASE)
                 prepare(plain, folder, round_no)
                 code = ns.baseline if case.endswith(BASE) else HERE.parent
-                if plain == "frames-warm":  # warm: the same command ran, nothing changed since
+                if plain.endswith("-warm"):  # warm: the same command ran, nothing changed since
                     measure(plain, folder, code)
                 runs[case].append(measure(plain, folder, code))
         report(n, cases, runs)

@@ -262,6 +262,8 @@ class Library:
             if found is None:
                 found = build()
                 save_frame(self.root, name, key, found)
+                if name != "errors" and ("errors",) not in self._cache:
+                    self.frame("errors")  # the digests are decoded now: a few rows more
             return found
 
         return load_or_build

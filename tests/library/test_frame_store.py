@@ -55,7 +55,7 @@ def test_a_warm_library_loads_its_frames_without_building_them(
     built = assert_as_built(folder)
     expected = {name: built.frame(name) for name in STORED}
     assert {p.name for p in (folder / ".oo-cache").glob("frame-*.arrow")} == {
-        f"frame-{name}.arrow" for name in STORED
+        f"frame-{name}.arrow" for name in (*STORED, "errors")
     }
     no_building(monkeypatch)
     warm = Library(folder, today=TODAY, workers=1)
@@ -157,3 +157,12 @@ def test_the_unreadable_note_of_a_warm_library_decodes_no_digest(
 
     monkeypatch.setattr(Known, "resolve", refuse)
     assert unreadable_note(Library(folder, today=TODAY, workers=1)) == expected
+
+
+def test_building_a_frame_stores_the_errors_frame_too(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    Library(folder, today=TODAY, workers=1).facts  # noqa: B018  (built: the digests decoded)
+    assert (folder / ".oo-cache" / "frame-errors.arrow").is_file()
+    monkeypatch.setattr(Known, "resolve", lambda *_a: pytest.fail("a digest decoded"))
+    assert len(Library(folder, today=TODAY, workers=1).errors)
