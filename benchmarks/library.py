@@ -17,7 +17,8 @@ seconds are secondary; memory is the peak resident set of the largest process. C
 - ``floor-frames``: the same, then four comparable pandas frames (documents, sources, facts,
   changelog);
 - ``cli-cold``: ``oo library DIR`` with no ``DIR/.oo-cache``; ``cli-warm``: again, nothing
-  changed; ``audit-warm``: ``oo audit DIR``;
+  changed; ``audit-warm``: ``oo audit DIR`` (each warm case runs once unmeasured first: it
+  follows the same command, whatever case ran before it);
 - ``frames-warm``: ``Library(DIR)`` and its four frames, in Python, run once unmeasured first
   (warm: the same command ran and nothing changed since); ``frames-touched``: the same after 1%
   of the files were touched (read again).
@@ -30,6 +31,7 @@ warm frames <= 0.5x the floor with frames at 10,000; peak memory there <= 250 MB
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import shutil
 import statistics
@@ -73,6 +75,13 @@ def ensure_library(root: Path, n: int, seed: int) -> Path:
         (folder / ".complete").write_text("ok")
         print(f"  generated {n} documents in {time.perf_counter() - t:.1f} s", flush=True)
     return folder
+
+
+def default_dir() -> Path:
+    """Libraries of this tree: another tree's code, run on the same folder, would replace its
+    cache (another code version) between two rounds here."""
+    tree = hashlib.blake2b(str(HERE.parent).encode(), digest_size=4).hexdigest()
+    return Path(tempfile.gettempdir()) / f"oo-bench-library-{tree}"
 
 
 def command(case: str, folder: Path) -> list[str]:
@@ -141,10 +150,14 @@ def measure(case: str, folder: Path, code: Path) -> Run:
 
 
 def compile_bytecode(baseline: Path | None) -> None:
-    """Write the package's bytecode, as pip does for an installed package."""
+    """Write the bytecode of the package and of its dependencies, as pip does when it installs
+    them (uv does not, and PYTHONDONTWRITEBYTECODE may keep Python from writing it: every run
+    then compiled pandas and pyarrow again, a second of CPU)."""
     import compileall
+    import sysconfig
 
     compileall.compile_dir(HERE.parent / "oo_nb", quiet=1)
+    compileall.compile_dir(sysconfig.get_paths()["purelib"], quiet=1)
     if baseline is not None:
         compileall.compile_dir(baseline / "oo_nb", quiet=1)
 
@@ -187,7 +200,7 @@ def main() -> None:
     )
     ap.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000])
     ap.add_argument("--cases", nargs="+", choices=CASES, default=list(CASES))
-    ap.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "oo-bench-library")
+    ap.add_argument("--dir", type=Path, default=default_dir())
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--repeat", type=int, default=3, help="rounds; medians are reported")
     ap.add_argument(
@@ -209,7 +222,7 @@ def main() -> None:
                 plain = case.removesuffix(BASE)
                 prepare(plain, folder, round_no)
                 code = ns.baseline if case.endswith(BASE) else HERE.parent
-                if plain == "frames-warm":  # warm: the same command ran, nothing changed since
+                if plain.endswith("-warm"):  # warm: the same command ran, nothing changed since
                     measure(plain, folder, code)
                 runs[case].append(measure(plain, folder, code))
         report(n, cases, runs)

@@ -157,7 +157,8 @@ class Library:
     @property
     def unreadable(self) -> tuple[int, int]:
         """How many files could not be read at all, and how many only in part."""
-        return len(self._scan.failures), sum(1 for d in self._scan.digests if d.problems)
+        failed, partial, _ = self._scan.reading_counts()
+        return failed, partial
 
     # the frames
     @property

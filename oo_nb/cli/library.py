@@ -156,10 +156,18 @@ def _clipped(frame: pd.DataFrame) -> pd.DataFrame:
         dtype = out[column].dtype
         if is_string_dtype(dtype) or is_object_dtype(dtype) or dtype == "category":
             full = column in FULL_COLUMNS or dtype == "category"
-            out[column] = out[column].map(
-                _visible if full else lambda v: _clip(_visible(v)), na_action="ignore"
-            )
+            out[column] = _mapped(out[column], _visible if full else lambda v: _clip(_visible(v)))
     return out
+
+
+def _mapped(col: pd.Series[Any], fn: Any) -> pd.Series[Any]:
+    """``fn`` of each value (NA left as it is), as Python objects: ``Series.map`` would make
+    Arrow text of the result, which cannot hold a file name that is not UTF-8."""
+    import pandas as pd
+
+    missing = col.isna().to_numpy()
+    values = [v if gone else fn(v) for v, gone in zip(col, missing, strict=True)]
+    return pd.Series(values, index=col.index, dtype=object)
 
 
 def _visible(value: Any) -> Any:
@@ -226,9 +234,7 @@ class LibraryResult:
         if self.format == "table":
             frame = head_and_tail(frame, self.max_rows)
         if self.format == "table" and "path" in frame.columns:
-            frame["path"] = frame["path"].map(
-                self._short, na_action="ignore"
-            )  # the name, not the folder
+            frame["path"] = _mapped(frame["path"], self._short)  # the name, not the folder
         return render(frame, self.format, max_rows=self.max_rows, total=total)
 
     def _short(self, path: str) -> str:
@@ -250,7 +256,7 @@ def unreadable_note(library: Library, see: str | None = None) -> str | None:
     """``2 of 32 files could not be read; see `oo library DIR --frame errors```, or None when
     every file was read (``see``: where else to look, e.g. ``lib.errors`` in a notebook). Documents read only in part (a damaged block, an unreadable article)
     are counted too: their rows hold NA where that part was needed."""
-    failed, partial = library.unreadable
+    failed, partial = library.unreadable  # warm: from the stored frames, no digest decoded
     if not failed and not partial:
         return None
     total = failed + len(library)

@@ -25,6 +25,7 @@ __all__ = [
     "facts_frame",
     "make_frame",
     "sources_frame",
+    "text_series",
 ]
 
 _EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
@@ -134,10 +135,23 @@ def from_columns(data: dict[str, Sequence[Any]], columns: dict[str, str]) -> pd.
         elif dtype == "object":
             out[name] = pd.Series(list(values), dtype="object")
         elif dtype == "category":
-            out[name] = pd.Series(list(values), dtype="string").astype("category")
+            out[name] = text_series(values).astype("category")
+        elif dtype == "string":
+            out[name] = text_series(values)
         else:
             out[name] = pd.Series(list(values), dtype=dtype)
     return pd.DataFrame(out, columns=list(columns))
+
+
+def text_series(values: Iterable[Any]) -> pd.Series[Any]:
+    """A ``string`` column: Arrow-backed (one buffer, no Python object per value), unless a
+    value holds a lone surrogate (a file name that is not UTF-8), which Arrow's UTF-8 cannot
+    hold: that column keeps Python strings, the name as it is."""
+    values = list(values)
+    try:
+        return pd.Series(values, dtype="string")
+    except UnicodeEncodeError:
+        return pd.Series(values, dtype=pd.StringDtype("python"))
 
 
 def _spent(d: Digest) -> float | None:

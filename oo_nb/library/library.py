@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import hashlib
 import os
 from collections.abc import Iterator
 from concurrent.futures import Executor
@@ -30,7 +31,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from oo_nb.format.names import DOC_SUFFIX
 from oo_nb.library.digest import Digest, Failure, relative_slug
-from oo_nb.library.scan import Known, read_digests
+from oo_nb.library.scan import Known, fetch_later, read_digests
 from oo_nb.store.discover import documents, is_index_page
 
 if TYPE_CHECKING:
@@ -95,7 +96,7 @@ class Library:
         self._slugs: dict[str, str] = {}
         self._by_slug: dict[str, Digest] = {}
         self._cache: dict[tuple[Any, ...], pd.DataFrame] = {}
-        self._stamps: list[tuple[str, object]] | None = None  # what stored frames are keyed on
+        self._stamps: str | None = None  # what stored frames are keyed on (frame_store)
         self.refresh()
 
     # ----------------------------------------------------------------- discovery
@@ -131,11 +132,14 @@ class Library:
                 self._failures.append(found.result)
         # a recent file's bytes may change under the same stamp: its hash is in the key too
         found_now = [self._known[str(p)] for p, _ in items]
-        stamps: list[tuple[str, object]] = [
-            (str(p), (k.stamp, k.hash)) for (p, _), k in zip(items, found_now, strict=True)
-        ]
+        # by slug (the path relative to the library): the stored frames hold no other path
         trusted = folder is not None and all(k.stamp is not None for k in found_now)
-        self._stamps = stamps if trusted else None
+        self._stamps = None
+        if trusted:
+            h = hashlib.blake2b(digest_size=16)
+            for (_, slug), k in zip(items, found_now, strict=True):
+                h.update(f"{slug}\0{(k.stamp, k.hash)!r}\n".encode("utf-8", "surrogatepass"))
+            self._stamps = h.hexdigest()
         self._decoded = None
         self._cache.clear()
         return self
@@ -148,6 +152,7 @@ class Library:
         if self._decoded is None:
             decoded: list[Digest] = []
             with _gc_paused():
+                fetch_later(self._known[path] for path in self._slugs.values())  # one query
                 for slug, path in self._slugs.items():
                     result = self._known[path].resolve(path, slug)
                     if isinstance(result, Digest):
@@ -234,15 +239,17 @@ class Library:
             make = lambda: build(self._digests, day)  # noqa: E731
         else:
             make = lambda: build(self._digests)  # noqa: E731
-        if name in STORED and self._stamps is not None:
-            make = self._stored(name, day if dated else None, make)
+        if (name in STORED or name == "errors") and self._stamps is not None:
+            # the errors frame holds each file's path as the library was opened with it
+            variant = day if dated else (str(self.root) if name == "errors" else None)
+            make = self._stored(name, variant, make)
         if name == "sources":  # link statuses change with every `oo links`: never cached
             from oo_nb.library.link_frames import add_link_status
 
             return add_link_status(self._cached(key, make), self.root)
         return self._cached(key, make)
 
-    def _stored(self, name: str, day: date | None, build: Any) -> Any:
+    def _stored(self, name: str, day: date | str | None, build: Any) -> Any:
         """``build``, or the frame stored by a library whose documents had the same stamps
         (``frame_store``: loading it decodes no digest); what is built is stored."""
         from oo_nb.library.frame_store import frame_key, load_frame, save_frame
@@ -255,9 +262,20 @@ class Library:
             if found is None:
                 found = build()
                 save_frame(self.root, name, key, found)
+                if name != "errors" and ("errors",) not in self._cache:
+                    self.frame("errors")  # the digests are decoded now: a few rows more
             return found
 
         return load_or_build
+
+    def reading_counts(self) -> tuple[int, int, int]:
+        """(files that could not be read, documents read only in part, documents), from the
+        documents and errors frames: a warm library loads them stored and decodes no digest."""
+        errors = self.frame("errors")
+        documents = len(self.frame("documents"))
+        unreadable = {f.path for f in self._failures}
+        partial = set(errors["path"].dropna()) - unreadable
+        return len(unreadable), len(partial), documents
 
     @property
     def documents(self) -> pd.DataFrame:

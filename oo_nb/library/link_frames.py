@@ -46,6 +46,8 @@ def links_frame(
 ) -> pd.DataFrame:
     import pandas as pd
 
+    from oo_nb.library.frames import text_series
+
     data: dict[str, list[object]] = {c: [] for c in LINK_COLUMNS}
     for doc, sid, url in sources:
         r = rows.get(url)
@@ -61,6 +63,8 @@ def links_frame(
     for column, dtype in LINK_COLUMNS.items():
         if dtype.startswith("datetime"):
             frame[column] = pd.to_datetime(frame[column], utc=True, format="ISO8601")
+        elif dtype == "string":
+            frame[column] = text_series(frame[column])  # a slug may not be UTF-8
         else:
             frame[column] = frame[column].astype(dtype)  # type: ignore[call-overload]
     return frame
@@ -70,7 +74,13 @@ def add_link_status(frame: pd.DataFrame, root: str | Path) -> pd.DataFrame:
     """The sources frame with ``link_status`` from the last stored check (NA: not checked)."""
     stored = read_links(root)
     statuses = {url: row.link_status for url, row in stored.items()}
-    frame["link_status"] = frame["url"].map(statuses).astype("string")
+    import pandas as pd
+
+    status = pd.Series(pd.NA, index=frame.index, dtype="string")
+    checked = frame["url"].isin(list(statuses))  # on Arrow text: no Python string per row
+    if checked.any():
+        status[checked] = frame.loc[checked, "url"].map(statuses).astype("string")
+    frame["link_status"] = status
     return frame
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,9 +22,9 @@ from oo_nb.format.document import read_regular
 from oo_nb.library import digest_codec
 from oo_nb.library.digest import Digest, Failure, digest_bytes, digest_many
 from oo_nb.library.executor import CHUNK, digest_on, owned_pool, prestart
-from oo_nb.store.scan_cache import Row, ScanCache, Stamp, content_hash, still_holds
+from oo_nb.store.scan_cache import Later, Row, ScanCache, Stamp, content_hash, still_holds
 
-__all__ = ["DIGESTS", "Codec", "Known", "Result", "read_cached", "read_digests"]
+__all__ = ["DIGESTS", "Codec", "Known", "Result", "fetch_later", "read_cached", "read_digests"]
 
 Result = Digest | Failure | None
 
@@ -62,8 +62,9 @@ class Known:
     stamp: Stamp | None  # None: not to be trusted again (the file moved under the read)
     hash: str | None
     result: Any
-    payload: str | bytes | None = None  # a row not decoded yet (bytes: packed)
+    payload: str | bytes | Later | None = None  # a row not decoded yet (bytes: packed)
     codec: Codec | None = None  # what decodes it
+    cache: tuple[Path, str] | None = None  # where a payload left in the database is: root, rel
 
     @property
     def is_digest(self) -> bool:
@@ -72,8 +73,12 @@ class Known:
     def resolve(self, path: str, key: str) -> Any:
         """The result; a cached row is decoded now, or the file read again when the cached
         text is not one (damaged or planted)."""
+        if isinstance(self.payload, Later):
+            fetch_later([self])
         if self.payload is not None and self.codec is not None:
             try:
+                if isinstance(self.payload, Later):  # gone from the database: read the file
+                    raise ValueError("not in the cache any more")
                 limit = digest_codec.row_limit(self.stamp.size) if self.stamp else None
                 text = digest_codec.unpack(self.payload, limit or digest_codec.UNPACK_LIMIT)
                 self.result = self.codec.decode(text, path, key)
@@ -82,6 +87,24 @@ class Known:
                 self.stamp = None
             self.payload = None
         return self.result
+
+
+def fetch_later(known: Iterable[Known]) -> None:
+    """Read the payloads these results left in the database (``ScanCache.load(defer=...)``),
+    one query per library; one no longer there (replaced since) stays ``LATER`` and its file
+    is read again when it is resolved."""
+    by_cache: dict[tuple[Path, str, str], dict[str, Known]] = {}
+    for k in known:
+        if isinstance(k.payload, Later) and k.cache is not None and k.codec is not None:
+            root, rel = k.cache
+            by_cache.setdefault((root, k.codec.view, k.codec.version), {})[rel] = k
+    for (root, view, version), wanted in by_cache.items():
+        stamps = {rel: k.stamp for rel, k in wanted.items() if k.stamp is not None}
+        with ScanCache(root, view, version) as cache:
+            found = cache.fetch(stamps)
+        for rel, k in wanted.items():
+            if rel in found:
+                k.payload = found[rel]
 
 
 def read_digests(
@@ -119,7 +142,8 @@ def read_cached(
     todo: list[tuple[Path, str, Stamp | None]] = []
     ours = contextlib.ExitStack()
     try:
-        stored = cache.load() if cache is not None else {}
+        # rows that stay text until used are left in the database: fetch_later reads them
+        stored = cache.load(codec.lazy_prefix) if cache is not None else {}
         out: dict[str, Known] = {}
         confirmed: dict[str, Row] = {}
         for p, key in items:
@@ -131,7 +155,7 @@ def read_cached(
             rel = _rel(path, prefix)
             row = stored.get(rel)
             if row is not None and still_holds(row, p, stamp):
-                found = _from_row(row, path, key, codec)
+                found = _from_row(row, path, key, codec, (root, rel) if root else None)
                 if found is not None:
                     assert stamp is not None
                     if row.hash is not None and not stamp.recent(
@@ -179,10 +203,15 @@ def _rows(
             yield _rel(str(p), prefix), Row(k.stamp, k.hash, payload)
 
 
-def _from_row(row: Row, path: str, key: str, codec: Codec) -> Known | None:
-    """A cached row as a result: a lazy one stays text (see ``Known``), others are decoded now.
-    None when the row is not something ``encode`` wrote."""
+def _from_row(
+    row: Row, path: str, key: str, codec: Codec, cache: tuple[Path, str] | None = None
+) -> Known | None:
+    """A cached row as a result: a lazy one stays text (see ``Known``), or in the database
+    (``LATER``, at ``cache``), others are decoded now. None when the row is not something
+    ``encode`` wrote."""
     payload = row.payload
+    if isinstance(payload, Later):
+        return Known(row.stamp, row.hash, None, payload, codec, cache) if cache else None
     if codec.lazy_prefix is not None and (
         isinstance(payload, bytes) or payload.startswith(codec.lazy_prefix)
     ):

@@ -37,8 +37,10 @@ from oo_nb.store.history_place import in_place_problem
 
 __all__ = [
     "BUSY_MS",
+    "LATER",
     "RECENT_NS",
     "CacheWarning",
+    "Later",
     "Row",
     "ScanCache",
     "Stamp",
@@ -84,11 +86,22 @@ class Stamp:
         return now_ns - max(self.mtime_ns, self.ctime_ns) < RECENT_NS
 
 
+class Later:
+    """A payload left in the database by ``load(defer=...)``, read when needed (``fetch``): a
+    warm library whose frames are stored never holds its 10,000 digests' text."""
+
+    def __repr__(self) -> str:
+        return "LATER"
+
+
+LATER = Later()
+
+
 @dataclass(frozen=True, slots=True)
 class Row:
     stamp: Stamp
     hash: str | None  # of the bytes read, when the stamp was recent
-    payload: str | bytes
+    payload: str | bytes | Later
 
 
 def content_hash(data: bytes) -> str:
@@ -231,22 +244,51 @@ class ScanCache:
         self.close()
 
     # ----------------------------------------------------------------- reading
-    def load(self) -> dict[str, Row]:
-        """Every row of this view, by relative path (POSIX)."""
+    def load(self, defer: str | None = None) -> dict[str, Row]:
+        """Every row of this view, by relative path (POSIX). ``defer``: a payload that starts
+        with it, or is a BLOB, is left in the database (``LATER``; ``fetch`` reads it)."""
         if self._db is None:
+            return {}
+        payload = "payload"
+        args: tuple[object, ...] = (self.view,)
+        if defer is not None:  # the column is NOT NULL: NULL here means "later"
+            payload = (
+                "CASE WHEN typeof(payload) = 'blob' OR substr(payload, 1, ?) = ?"
+                " THEN NULL ELSE payload END"
+            )
+            args = (len(defer), defer, self.view)
+        try:
+            cursor = self._db.execute(
+                f"SELECT rel, ino, size, mtime_ns, ctime_ns, hash, {payload} FROM files"
+                " WHERE view = ?",
+                args,
+            )
+            return {
+                rel: Row(Stamp(ino, size, mtime, ctime), digest, LATER if text is None else text)
+                for rel, ino, size, mtime, ctime, digest, text in cursor
+                if isinstance(text, (str, bytes)) or (text is None and defer is not None)
+            }
+        except sqlite3.Error as exc:  # damaged pages, or a lock held past the timeout
+            self._give_up(f"cannot be read ({exc})")
+            return {}
+
+    def fetch(self, wanted: dict[str, Stamp]) -> dict[str, str | bytes]:
+        """The payloads of the rows of ``wanted`` (relative path: the stamp it was loaded
+        with) whose stamp is still that one; a row gone or replaced since is left out."""
+        if self._db is None or not wanted:
             return {}
         try:
             cursor = self._db.execute(
-                "SELECT rel, ino, size, mtime_ns, ctime_ns, hash, payload FROM files"
-                " WHERE view = ?",
+                "SELECT rel, ino, size, mtime_ns, ctime_ns, payload FROM files WHERE view = ?",
                 (self.view,),
             )
             return {
-                rel: Row(Stamp(ino, size, mtime, ctime), digest, payload)
-                for rel, ino, size, mtime, ctime, digest, payload in cursor
-                if isinstance(payload, (str, bytes))
+                rel: payload
+                for rel, ino, size, mtime, ctime, payload in cursor
+                if wanted.get(rel) == Stamp(ino, size, mtime, ctime)
+                and isinstance(payload, (str, bytes))
             }
-        except sqlite3.Error as exc:  # damaged pages, or a lock held past the timeout
+        except sqlite3.Error as exc:
             self._give_up(f"cannot be read ({exc})")
             return {}
 
@@ -296,10 +338,18 @@ def _write(
     db: sqlite3.Connection, view: str, rows: Iterable[tuple[str, Row]], drop: Iterable[str]
 ) -> None:
     drop = [rel for rel in drop if _encodable(rel)]
-    rows = ((rel, row) for rel, row in rows if _encodable(rel) and _encodable(row.payload))
+    rows = [(rel, row) for rel, row in rows if _encodable(rel)]
+    kept = [(rel, row) for rel, row in rows if isinstance(row.payload, Later)]
+    rows = [(rel, row) for rel, row in rows if _encodable(row.payload)]
     db.execute("BEGIN IMMEDIATE")
     try:
         db.executemany("DELETE FROM files WHERE view = ? AND rel = ?", ((view, r) for r in drop))
+        # a payload left in the database keeps it; only the hash changes (the stamp is its own)
+        db.executemany(
+            "UPDATE files SET hash = ? WHERE view = ? AND rel = ? AND ino = ? AND size = ?"
+            " AND mtime_ns = ? AND ctime_ns = ?",
+            ((row.hash, view, rel, *_stamp_values(row.stamp)) for rel, row in kept),
+        )
         db.executemany(
             "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             (
@@ -349,9 +399,16 @@ def _close(db: sqlite3.Connection) -> None:
         db.close()
 
 
-def _encodable(text: str | bytes) -> bool:
+def _stamp_values(stamp: Stamp) -> tuple[int, int, int, int]:
+    return stamp.ino, stamp.size, stamp.mtime_ns, stamp.ctime_ns
+
+
+def _encodable(text: str | bytes | Later) -> bool:
     """Whether sqlite can store ``text``: a file name that is not UTF-8 (a lone surrogate after
-    decoding) cannot; such a file is simply read on every scan. Bytes go in as they are."""
+    decoding) cannot; such a file is simply read on every scan. Bytes go in as they are; a
+    payload left in the database (``LATER``) is not written."""
+    if isinstance(text, Later):
+        return False
     return isinstance(text, bytes) or encodable(text)
 
 

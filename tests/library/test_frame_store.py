@@ -1,21 +1,22 @@
-"""A warm library's four frames come from DIR/.oo-cache/frame-NAME.npz, built from no digest,
+"""A warm library's four frames come from DIR/.oo-cache/frame-NAME.arrow, built from no digest,
 and are never wrong: a changed file, another day, a damaged, planted or linked file each give
 the frames a library without the cache gives."""
 
 from __future__ import annotations
 
-import io
-import json
 import shutil
 from datetime import date
 from pathlib import Path
+from typing import Any
 
-import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 
+from oo_nb.cli.library import unreadable_note
 from oo_nb.library import frames as frames_module
 from oo_nb.library.library import STORED, Library
+from oo_nb.library.scan import Known
 from tests.conftest import CORPUS
 from tests.library.test_library import FIXTURES
 
@@ -53,8 +54,8 @@ def test_a_warm_library_loads_its_frames_without_building_them(
 ) -> None:
     built = assert_as_built(folder)
     expected = {name: built.frame(name) for name in STORED}
-    assert {p.name for p in (folder / ".oo-cache").glob("frame-*.npz")} == {
-        f"frame-{name}.npz" for name in STORED
+    assert {p.name for p in (folder / ".oo-cache").glob("frame-*.arrow")} == {
+        f"frame-{name}.arrow" for name in (*STORED, "errors")
     }
     no_building(monkeypatch)
     warm = Library(folder, today=TODAY, workers=1)
@@ -74,32 +75,59 @@ def test_a_changed_document_or_another_day_builds_them_again(folder: Path) -> No
     assert len(assert_as_built(folder).documents) == len(lib.documents) + 1
 
 
+def _planted(stored: Path, change: Any) -> None:
+    """Rewrite the stored frame with ``change`` applied to its table, keeping its key."""
+    table = pa.ipc.open_file(pa.BufferReader(stored.read_bytes())).read_all()
+    table = change(table).replace_schema_metadata(table.schema.metadata)
+    with pa.OSFile(str(stored), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
+        writer.write_table(table)
+
+
+def _replaced(stored: Path, planted: bytes) -> bool:
+    """The stored frame is one written again (its key may differ: a file that was recent at
+    the first scan is keyed on its bytes, later on its stamp alone)."""
+    data = stored.read_bytes()
+    return data != planted and pa.ipc.open_file(pa.BufferReader(data)).read_all().num_rows > 0
+
+
 def test_a_damaged_or_planted_frame_is_ignored_and_replaced(folder: Path) -> None:
     assert_as_built(folder)
-    stored = folder / ".oo-cache" / "frame-documents.npz"
-    stored.write_bytes(b"PK\x03\x04 not a zip at all")
+    stored = folder / ".oo-cache" / "frame-documents.arrow"
+    good = stored.read_bytes()
+    for planted in (b"ARROW1\x00\x00 not an Arrow file at all", good[: len(good) // 2]):
+        stored.write_bytes(planted)  # damaged, cut short
+        assert_as_built(folder)
+        assert _replaced(stored, planted)
+    # the right key, a column of another type, or a row left out: refused
+    _planted(stored, lambda t: t.set_column(1, "title", pa.array(range(len(t)))))
+    planted = stored.read_bytes()
     assert_as_built(folder)
-    assert stored.read_bytes()[:2] == b"PK" and len(stored.read_bytes()) > 100  # replaced
-    # a pickle in the file (np.load would run it with allow_pickle): refused
-    buf = io.BytesIO()
-    np.savez(buf, meta=np.array([{"key": "x"}], dtype=object))
-    stored.write_bytes(buf.getvalue())
+    assert _replaced(stored, planted)
+    _planted(stored, lambda t: t.slice(1))
+    planted = stored.read_bytes()
     assert_as_built(folder)
-    # the right key and lengths that do not add up: refused
-    with np.load(stored) as arrays:
-        meta = json.loads(arrays["meta"].tobytes())
-        planted = {k: arrays[k] for k in arrays.files}
-    planted["c1lengths"] = planted["c1lengths"] + 1
-    buf = io.BytesIO()
-    np.savez(buf, **planted)
-    stored.write_bytes(buf.getvalue())
-    assert meta["key"] and assert_as_built(folder).documents is not None
+    assert _replaced(stored, planted)
+    # the right key and text that is not UTF-8: refused (validated before a value is read)
+    good = stored.read_bytes()
+    assert b"AGI Declared" in good
+    planted = good.replace(b"AGI Declared", b"\xff" * 12)
+    stored.write_bytes(planted)
+    assert_as_built(folder)
+    assert _replaced(stored, planted)
+
+
+def test_lists_come_back_as_lists(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    built = assert_as_built(folder)
+    no_building(monkeypatch)
+    facts = Library(folder, today=TODAY, workers=1).facts
+    assert facts["source_ids"].map(type).isin([list, type(None)]).all()
+    assert facts["source_ids"].tolist() == built.facts["source_ids"].tolist()
 
 
 def test_a_linked_frame_file_is_never_read_or_written(folder: Path, tmp_path: Path) -> None:
     assert_as_built(folder)
-    outside = tmp_path / "outside.npz"
-    stored = folder / ".oo-cache" / "frame-sources.npz"
+    outside = tmp_path / "outside.arrow"
+    stored = folder / ".oo-cache" / "frame-sources.arrow"
     outside.write_bytes(stored.read_bytes())
     stored.unlink()
     stored.symlink_to(outside)
@@ -114,3 +142,27 @@ def test_a_library_without_its_cache_stores_no_frame(folder: Path) -> None:
     for name in STORED:
         lib.frame(name)
     assert not (folder / ".oo-cache").exists()
+
+
+def test_the_unreadable_note_of_a_warm_library_decodes_no_digest(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (folder / "not-a-document.o-o.html").write_text("<html>no blocks</html>")
+    expected = unreadable_note(Library(folder, today=TODAY, workers=1, cache=False))
+    assert expected is not None and "only in part" in expected  # both kinds in the fixtures
+    unreadable_note(Library(folder, today=TODAY, workers=1))  # stores the frames
+
+    def refuse(*_args: object) -> None:
+        raise AssertionError("a digest decoded")
+
+    monkeypatch.setattr(Known, "resolve", refuse)
+    assert unreadable_note(Library(folder, today=TODAY, workers=1)) == expected
+
+
+def test_building_a_frame_stores_the_errors_frame_too(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    Library(folder, today=TODAY, workers=1).facts  # noqa: B018  (built: the digests decoded)
+    assert (folder / ".oo-cache" / "frame-errors.arrow").is_file()
+    monkeypatch.setattr(Known, "resolve", lambda *_a: pytest.fail("a digest decoded"))
+    assert len(Library(folder, today=TODAY, workers=1).errors)
