@@ -11,7 +11,7 @@ from lxml import etree
 from lxml import html as lxml_html
 
 from oo_nb.errors import FormatError
-from oo_nb.format.vocab import CITATION
+from oo_nb.format.vocab import CITATION, PID
 
 __all__ = [
     "CITATION",
@@ -27,10 +27,6 @@ __all__ = [
     "pid_problem",
 ]
 
-# A pid comment: ``pid:SECTION:8HEX`` when well formed. Any ``pid:`` comment without spaces
-# counts as one (``pid:overview`` in some files, non-hex ids in others, FORMAT.md §3): it names
-# the next element, and the audit reports it as malformed rather than as a missing pid.
-PID = re.compile(r"^\s*pid:([^:\s]+)(?::(\S+))?\s*$")
 _HEX8 = re.compile(r"^[0-9a-f]{8}$")
 _WELLFORMED = re.compile(r"\s*pid:[^:\s]+:[0-9a-f]{8}\s*$")  # PID with an 8HEX id, in one match
 _CONTAINERS = {"div", "section", "blockquote"}

@@ -19,12 +19,13 @@ editors, which need spans, not values. Built on the one tokenizer, ``html_tokens
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from oo_nb.format.article import CITATION, PID
-from oo_nb.format.html_tokens import Token, tokenize
+from oo_nb.format.html_doctype import ascii_lower
+from oo_nb.format.html_tokens import Token, content_end, markup_at, plain_tags, tokenize
+from oo_nb.format.vocab import CITATION, PID
 
 __all__ = [
     "Block",
@@ -33,6 +34,7 @@ __all__ = [
     "Model",
     "Node",
     "Section",
+    "article_end",
     "entries",
     "first_list",
     "list_after",
@@ -101,7 +103,11 @@ _SCOPE = frozenset(
     ["applet", "caption", "html", "table", "td", "th", "marquee", "object", "template", "button"]
 )
 # A table's own end tags look past the cells still open in it (HTML's "table scope").
+# "</article>" looks past a button but not past the SVG and MathML elements HTML's scope stops
+# at (a "</article>" in <svg><desc> is dropped).
 _END_SCOPE = {
+    "article": _SCOPE - {"button"}
+    | {"desc", "foreignobject", "mi", "mo", "mn", "ms", "mtext", "annotation-xml"},
     "table": frozenset(("html", "template")),
     **{n: frozenset(("html", "table", "template")) for n in ("tbody", "thead", "tfoot", "tr")},
 }
@@ -133,7 +139,8 @@ class Node:
     open_end: int = 0
     close_start: int = 0
     data: str = ""
-    children: list[Node] = field(default_factory=list)
+    children: list[Node] = field(default_factory=list, repr=False)
+    parent: Node | None = field(default=None, repr=False)
 
     def attr(self, name: str) -> str | None:
         if self.token is None:
@@ -141,9 +148,13 @@ class Node:
         return next((a.value for a in self.token.attrs if a.name == name), None)
 
     def iter(self) -> Iterator[Node]:
-        yield self
-        for child in self.children:
-            yield from child.iter()
+        """This node and every one under it, in document order (a loop, not recursion: an
+        article may nest thousands of elements deep)."""
+        stack = [self]
+        while stack:
+            node = stack.pop()
+            yield node
+            stack.extend(reversed(node.children))
 
     def elements(self, name: str) -> Iterator[Node]:
         return (n for n in self.iter() if n.kind == "element" and n.name == name)
@@ -151,20 +162,20 @@ class Node:
     @property
     def text(self) -> str:
         """The text content, as ``textContent`` reads it."""
-        if self.kind == "text":
-            return self.data
-        if self.kind == "comment":
-            return ""
-        return "".join(c.text for c in self.children)
+        return "".join(n.data for n in self.iter() if n.kind == "text")
 
     @property
     def visible_text(self) -> str:
         """The text a reader sees: ``text`` without script, style and template content."""
-        if self.kind == "text":
-            return self.data
-        if self.kind == "comment" or self.name in _UNSEEN:
-            return ""
-        return "".join(c.visible_text for c in self.children)
+        out: list[str] = []
+        stack = [self]
+        while stack:
+            node = stack.pop()
+            if node.kind == "text":
+                out.append(node.data)
+            elif node.kind == "element" and node.name not in _UNSEEN:
+                stack.extend(reversed(node.children))
+        return "".join(out)
 
 
 @dataclass(frozen=True)
@@ -327,61 +338,158 @@ def entries(lst: Node) -> list[Node]:
 
 
 def _parent_of(root: Node, target: Node) -> Node | None:
-    for n in root.iter():
-        if any(c is target for c in n.children):
-            return n
-    return None
+    """``target``'s parent (``root`` is the tree it is in: the builder set the link)."""
+    return target.parent
 
 
 def _tree(source: str) -> Node:
-    root = Node("element", 0, len(source), "#root", open_end=0, close_start=len(source))
-    stack = [root]
+    builder = _Builder(Node("element", 0, len(source), "#root", close_start=len(source)))
+    for tok in tokenize(source):
+        builder.feed(tok)
+    builder.close(len(builder.stack) - 1, len(source))
+    return builder.stack[0]
 
-    def close(count: int, at: int) -> None:
+
+def article_end(source: str, start: int, end: int) -> tuple[int, int] | None:
+    """Where the ``<article>`` whose start tag ends at ``start`` is closed, as a browser's tree
+    builder closes it: the span of the ``</article>`` that does (one inside an attribute, a
+    comment, raw text, a table cell or a template does not), or None when none does before
+    ``end``."""
+    quick = _plain_article_end(source, start, end)
+    return _built_article_end(source, start, end) if quick is _UNSURE else quick
+
+
+def _built_article_end(source: str, start: int, end: int) -> tuple[int, int] | None:
+    """``article_end`` by the tree builder, token by token."""
+    article = Node("element", start, end, "article", open_end=start)
+    builder = _Builder(Node("element", start, end, "#root"))
+    builder.push(article)
+    for tok in tokenize(source, start, end):
+        builder.feed(tok)
+        if len(builder.stack) == 1:
+            return article.close_start, article.end
+    return None
+
+
+# Start tags after which the first "</article>" may not close the article: a table, a template,
+# foreign content, a select (each changes the scope or the insertion mode), a nested article.
+_NOT_PLAIN = frozenset(
+    [
+        "applet", "caption", "marquee", "object", "table", "td", "th", "template",
+        "svg", "math", "select", "article", "frameset", "desc", "foreignobject",
+        "mi", "mo", "mn", "ms", "mtext", "annotation-xml",
+    ]
+)  # fmt: skip
+_TAG_NAME = re.compile(r"</?([^\t\n\f\r />]*)")
+_UNSURE = (-1, -1)
+# Where a tag of ``_NOT_PLAIN`` or "</article" may be (or an attribute's text looks like one)
+_MAYBE_NOT_PLAIN = re.compile(
+    "<(?:/article|" + "|".join(sorted(_NOT_PLAIN)) + ")(?=[\\t\\n\\f\\r />])", re.IGNORECASE
+)
+
+
+def _plain_article_end(source: str, start: int, end: int) -> tuple[int, int] | None:
+    """``article_end`` of an article with none of ``_NOT_PLAIN`` in it (every article oo_nb
+    writes), read tag by tag with the tokenizer's bulk helpers and no tree; ``_UNSURE``
+    where one comes before the end."""
+    at = start
+    while at < end:
+        run_end, tags = plain_tags(source, at, end)
+        cursor = at
+        # (most runs hold none of those tags: one search over them all, not a loop)
+        for tag in (
+            tags if _MAYBE_NOT_PLAIN.search("".join(tags)) else ()
+        ):  # (no "<" between them: each starts at the next one)
+            lt = source.find("<", cursor)
+            cursor = lt + len(tag)
+            found = _TAG_NAME.match(tag)
+            assert found is not None
+            name = ascii_lower(found.group(1))
+            if name in _NOT_PLAIN and tag[1] != "/":
+                return _UNSURE
+            if name == "article" and tag[1] == "/":
+                return lt, cursor
+        if run_end >= end:
+            break
+        token, at = markup_at(source, run_end, end)  # a comment, a tag read the long way...
+        if token is None or token[0] in ("comment", "doctype"):
+            continue
+        kind, lt, tag_end, name = token
+        if kind == "start" and name in _NOT_PLAIN:
+            return _UNSURE
+        if kind == "end" and name == "article":
+            return lt, tag_end
+        if kind == "start":
+            at = content_end(source, tag_end, name, end)  # raw text: skipped as the tokenizer does
+    return None
+
+
+class _Builder:
+    """The tree builder's stack of open elements, fed one token at a time. Where each name is
+    open is kept per name, so asking whether an element is in scope costs the same at any depth
+    (a walk down the stack made a deep article quadratic)."""
+
+    def __init__(self, root: Node) -> None:
+        self.stack = [root]
+        self.open_at: dict[str, list[int]] = {}
+
+    def add(self, node: Node) -> None:
+        node.parent = self.stack[-1]
+        self.stack[-1].children.append(node)
+
+    def push(self, node: Node) -> None:
+        self.add(node)
+        self.open_at.setdefault(node.name, []).append(len(self.stack))
+        self.stack.append(node)
+
+    def pop(self) -> Node:
+        node = self.stack.pop()
+        self.open_at[node.name].pop()
+        return node
+
+    def close(self, count: int, at: int) -> None:
         for _ in range(count):
-            node = stack.pop()
+            node = self.pop()
             node.end = node.close_start = at
 
-    def open_index(names: set[str] | frozenset[str], bounds: set[str] | frozenset[str]) -> int:
-        for i in range(len(stack) - 1, 0, -1):
-            if stack[i].name in names:
-                return i
-            if stack[i].name in bounds:
-                return -1
-        return -1
+    def open_index(self, names: Iterable[str], bounds: Iterable[str]) -> int:
+        """The topmost open element named in ``names`` with none in ``bounds`` above it (the
+        root never counts), else -1."""
+        top = max((self.open_at[n][-1] for n in names if self.open_at.get(n)), default=0)
+        bound = max((self.open_at[n][-1] for n in bounds if self.open_at.get(n)), default=0)
+        return top if top > 0 and top >= bound else -1
 
-    for tok in tokenize(source):
-        top = stack[-1]
+    def feed(self, tok: Token) -> None:
+        stack = self.stack
         if tok.kind == "text":
-            top.children.append(Node("text", tok.start, tok.end, data=tok.data))
+            self.add(Node("text", tok.start, tok.end, data=tok.data))
         elif tok.kind in ("comment", "doctype"):
-            top.children.append(Node("comment", tok.start, tok.end, data=tok.data))
+            self.add(Node("comment", tok.start, tok.end, data=tok.data))
         elif tok.kind == "start":
             name = tok.name
             if name in _CLOSES_P:
-                i = open_index({"p"}, _SCOPE)
+                i = self.open_index(("p",), _SCOPE)
                 if i > 0:
-                    close(len(stack) - i, tok.start)
+                    self.close(len(stack) - i, tok.start)
             if name in _SIBLINGS:
                 names, bounds = _SIBLINGS[name]
-                i = open_index(names, bounds)
+                i = self.open_index(names, bounds)
                 if i > 0:
-                    close(len(stack) - i, tok.start)
+                    self.close(len(stack) - i, tok.start)
             if name in _HEADINGS and stack[-1].name in _HEADINGS:
-                close(1, tok.start)
+                self.close(1, tok.start)
             node = Node("element", tok.start, tok.end, name, tok, tok.end, tok.end)
-            stack[-1].children.append(node)
-            if name not in VOID and not tok.self_closing:
-                stack.append(node)
+            if name in VOID or tok.self_closing:
+                self.add(node)
+            else:
+                self.push(node)
         else:  # end tag
             closing = _HEADINGS if tok.name in _HEADINGS else frozenset((tok.name,))
-            i = open_index(closing, _END_SCOPE.get(tok.name, _SCOPE - closing))
+            i = self.open_index(closing, _END_SCOPE.get(tok.name, _SCOPE - closing))
             if i > 0:
-                close(len(stack) - i - 1, tok.start)
-                node = stack.pop()
+                self.close(len(stack) - i - 1, tok.start)
+                node = self.pop()
                 node.close_start, node.end = tok.start, tok.end
-    close(len(stack) - 1, len(source))
-    return root
 
 
 def _heading_start(source: str, root: Node, head: Node) -> int:
@@ -390,7 +498,7 @@ def _heading_start(source: str, root: Node, head: Node) -> int:
     if parent is None:
         return head.start
     kids = parent.children
-    k = next(i for i, c in enumerate(kids) if c is head) - 1
+    k = kids.index(head) - 1  # (Node compares by identity)
     while k >= 0 and kids[k].kind == "text" and not kids[k].data.strip():
         k -= 1
     if k >= 0 and kids[k].kind == "comment" and PID.match(kids[k].data):

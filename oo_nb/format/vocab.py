@@ -19,6 +19,7 @@ __all__ = [
     "CITATION_WITH_SPACE",
     "ID_ATTRIBUTE",
     "LEADING_CITATION",
+    "PID",
     "SOURCE_ID",
     "UNSAFE_CHARS",
     "citation_ids",
@@ -37,6 +38,12 @@ __all__ = [
     "truncate",
     "url_key",
 ]
+
+# --------------------------------------------------------------------------- pid comments
+# A pid comment: ``pid:SECTION:8HEX`` when well formed. Any ``pid:`` comment without spaces
+# counts as one (``pid:overview`` in some files, non-hex ids in others, FORMAT.md §3): it names
+# the next element, and the audit reports it as malformed rather than as a missing pid.
+PID = re.compile(r"^\s*pid:([^:\s]+)(?::(\S+))?\s*$")
 
 # --------------------------------------------------------------------------- citations
 # ASCII digits only, as the page's own script reads them (JavaScript's \d): "[s١]" is no citation.

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from oo_nb.format.article import PID
-from oo_nb.format.article_model import entries, read_model
+from oo_nb.format.article_model import article_end, entries, read_model
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -37,6 +37,32 @@ CASES = {
     ),
     "implied p end": "<p>one<p>two<h3>three</h3><p>four<table><tr><td>t</td></tr></table>",
     "links": "<p><a href=\"https://a.example/?x=1&amp;y=2\">a</a> <a>no href</a> <a href='b'>b</a></p>",
+    # issue 26 attacks 3-5: where the article ends, and an article nested a thousand deep
+    **{
+        f"article end in {where}": f'<h2 id="one">One</h2><p>x</p>{hide}<h2 id="two">T</h2>{REFS}'
+        for where, hide in {
+            "an attribute": '<p title="</article>">note</p>',
+            "a textarea": "<textarea></article></textarea>",
+            "an xmp": "<xmp></article></xmp>",
+            "an iframe": "<iframe></article></iframe>",
+            "a noscript": "<noscript></article></noscript>",
+            "a template": "<template></article></template>",
+            "an svg title": "<svg><title></article></title></svg>",
+            "an svg desc": "<svg><desc></article></desc></svg>",
+            "a table cell": "<table><tr><td></article></td></tr></table>",
+        }.items()
+    },
+    "dash dash bang last": '<h2 id="one">One</h2>\n<p>y</p>\n<!-- a --!>',
+    "a thousand divs deep": '<h2 id="overview">O</h2>'
+    + "<div>" * 1000
+    + '<h2 id="deep">D</h2>x'
+    + "</div>" * 1000
+    + REFS,
+    "nine hundred lists deep": '<h2 id="overview">O</h2>'
+    + "<ul><li>" * 900
+    + '<h2 id="deep">D</h2>x'
+    + "</li></ul>" * 900
+    + REFS,
 }
 
 DOM = r"""() => {
@@ -96,8 +122,9 @@ def page(browser: Browser) -> Iterator[Page]:
 
 @pytest.mark.parametrize("case", list(CASES))
 def test_the_model_reads_the_article_as_chromium_does(page: Page, case: str) -> None:
-    html = CASES[case]
-    page.set_content(
-        f'<!doctype html><html><body><article id="article">{html}</article></body></html>'
-    )
-    assert _model(html) == page.evaluate(DOM), case
+    body = f'<article id="article">{CASES[case]}</article>'
+    page.set_content(f"<!doctype html><html><body>{body}</body></html>")
+    opened = len('<article id="article">')
+    closed = article_end(body, opened, len(body))  # as Document finds it
+    assert closed is not None
+    assert _model(body[opened : closed[0]]) == page.evaluate(DOM), case
