@@ -136,6 +136,7 @@ class Document:
         self.path = path
         self._data = data
         self._json_cache: dict[str, Any] = {}
+        self._shadows: list[tuple[str, int]] | None = None
         self._line_starts: list[int] | None = None
         self._anchors: list[tuple[int, int]] = [(0, 1)]  # (offset, its line) looked up so far
         self._parse()
@@ -295,11 +296,7 @@ class Document:
         block_id = tag_id(tag)
         if block_id is None:
             return
-        name = (
-            block_id.replace(LEGACY_BLOCK_PREFIX, BLOCK_PREFIX, 1)
-            if block_id.startswith(LEGACY_BLOCK_PREFIX)
-            else block_id
-        )
+        name = _block_name(block_id)
         if name not in BLOCK_IDS:
             return
         if name in self.blocks:
@@ -374,7 +371,36 @@ class Document:
         locate_error(exc, self.block_text(block), first_line=line, first_column=column)
         return exc
 
+    def shadowed_blocks(self) -> list[tuple[str, int]]:
+        """The elements of the article whose id names a block (``oo-manifest``, its legacy
+        spelling…), as (id, line); one with the block's own id shadows it: ``getElementById`` finds the first of two, so the page
+        script may read one block and oo_nb another. Found by the tokenizer (a decoded
+        ``&#45;`` is a "-"), read only where the article's text may hold one."""
+        if self._shadows is None:
+            self._shadows = []
+            span = self.article_span
+            if span is not None and _MAY_SHADOW.search(self.text, span.start, span.end):
+                from oo_nb.format.html_tokens import tokenize  # (no cost at import)
+
+                for tok in tokenize(self.text, span.start, span.end):
+                    found = next((a.value for a in tok.attrs if a.name == "id"), None)
+                    if found is not None and _block_name(found) in BLOCK_IDS:
+                        self._shadows.append((found, self.line_of(tok.start)))
+        return self._shadows
+
     def _block_span(self, name: str) -> Span:
+        tag = self.block_tags.get(name)
+        own = tag_id(self.span_text(tag)) if tag is not None else None
+        for element_id, line in self.shadowed_blocks():
+            # the page asks for the block's own id: which of two a browser reads is refused,
+            # not guessed
+            if element_id == own:
+                raise FormatError(
+                    f'an element of the article has the id "{element_id}" too (line {line}): '
+                    "the page script reads the first of the two; remove or rename it",
+                    file=self.file,
+                    line=line,
+                )
         try:
             return self.blocks[name]
         except KeyError:
@@ -554,6 +580,25 @@ class Document:
         if wants_html(include, exclude) and (page := render_html(self)) is not None:
             bundle["text/html"] = page
         return bundle
+
+
+def _block_name(element_id: str) -> str:
+    """The block an element id names (a legacy ``liki-`` id read as its ``oo-`` block)."""
+    if element_id.startswith(LEGACY_BLOCK_PREFIX):
+        return element_id.replace(LEGACY_BLOCK_PREFIX, BLOCK_PREFIX, 1)
+    return element_id
+
+
+# Where an article may hold an element with a block's id: the id as written, or an id attribute
+# whose value holds a character reference.
+_MAY_SHADOW = re.compile(
+    "|".join(
+        re.escape(prefix + b.removeprefix(BLOCK_PREFIX))
+        for b in BLOCK_IDS
+        for prefix in (BLOCK_PREFIX, LEGACY_BLOCK_PREFIX)
+    )
+    + r"""|(?i:\bid[\t\n\f\r ]*=[\t\n\f\r ]*["']?[^"'\t\n\f\r >]*&)"""
+)
 
 
 def _walk_rare(text: str, needle: str, pos: int) -> tuple[int, bool]:

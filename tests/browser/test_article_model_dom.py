@@ -6,12 +6,16 @@ gives the same sections, References entries, pids before top-level blocks and li
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from oo_nb.errors import FormatError
 from oo_nb.format.article import PID
 from oo_nb.format.article_model import article_end, entries, read_model
+from oo_nb.format.document import Document
+from tests.format.test_shadowed_blocks import SHADOWS, shadowed_page
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -128,3 +132,33 @@ def test_the_model_reads_the_article_as_chromium_does(page: Page, case: str) -> 
     closed = article_end(body, opened, len(body))  # as Document finds it
     assert closed is not None
     assert _model(body[opened : closed[0]]) == page.evaluate(DOM), case
+
+
+@pytest.mark.parametrize("case", list(SHADOWS))
+def test_chromium_reads_the_shadowing_element_that_oo_refuses(
+    browser: Browser, tmp_path: Path, case: str
+) -> None:
+    """Issue 26 attack 6: with an element of the article holding a block's id, Chromium's
+    ``getElementById`` (what the page script calls) reads that element, not the block; oo_nb
+    refuses the block rather than read another one than the page does."""
+    doc = Document(shadowed_page(SHADOWS[case]))
+    path = tmp_path / "doc.o-o.html"
+    path.write_text(doc.text)
+    context = browser.new_context(java_script_enabled=True)
+    page = context.new_page()
+    page.route("http*://**", lambda route: route.abort())  # nothing leaves the machine
+    page.goto(path.as_uri(), wait_until="commit")
+    page.wait_for_selector("#article", state="attached")
+    block = "oo-contract" if case == "contract" else "oo-manifest"
+    read = page.evaluate(
+        """(id) => {
+          const first = document.getElementById(id) || document.getElementById(
+            id.replace("oo-", "liki-"));
+          return first ? !!first.closest("#article") : null;
+        }""",
+        block,
+    )
+    context.close()
+    assert read is True, case  # the page reads the article's element
+    with pytest.raises(FormatError, match="too"):
+        doc.block_json(block)
