@@ -125,7 +125,10 @@ class Article:
         if not html.strip():
             return cls((), (), (), (), (), (), True)
         try:
-            root = lxml_html.fragment_fromstring(html, create_parent="div")
+            # (huge_tree: libxml2 would drop what lies deeper than 256 elements)
+            root = lxml_html.fragment_fromstring(
+                html, create_parent="div", parser=lxml_html.HTMLParser(huge_tree=True)
+            )
         except (etree.ParserError, ValueError) as exc:
             raise FormatError(f"article HTML cannot be read: {exc}", file=file) from None
         walker = _Walker()
@@ -157,9 +160,17 @@ class _Walker:
         self.section = ""
         self.pending: str | None = None
         self.in_refs = False
+        self.listed = False  # the References list was read (the page numbers only the first)
 
     def walk(self, parent: etree._Element) -> None:
-        for node in parent:
+        # a stack of the open containers' children, not recursion: an article may nest
+        # thousands of elements deep
+        stack = [iter(parent)]
+        while stack:
+            node = next(stack[-1], None)
+            if node is None:
+                stack.pop()
+                continue
             if isinstance(node, etree._Comment):
                 text = node.text or ""
                 if PID.match(text):
@@ -168,9 +179,11 @@ class _Walker:
                 continue
             if not isinstance(node.tag, str):
                 continue
-            self.element(node)
+            if self.element(node):
+                stack.append(iter(node))
 
-    def element(self, node: etree._Element) -> None:
+    def element(self, node: etree._Element) -> bool:
+        """Read ``node``; True for a container, whose children are read next."""
         tag = node.tag.lower()
         pid, self.pending = self.pending, None
         if pid is None and node.get("data-pid"):
@@ -183,14 +196,14 @@ class _Walker:
             if tag == "h2":
                 self.section = hid
                 self.in_refs = hid == "references"
-            return
+                self.listed = False
+            return False
         if self.in_refs and tag in ("ol", "ul"):
             self._references(node)
-            return
+            return False
         if tag in _CONTAINERS and not node.get("class", "").startswith("table-wrap"):
             self.pending = pid
-            self.walk(node)
-            return
+            return True
         self._figures(node)
         text = _text(node)
         if not self.in_refs:
@@ -205,9 +218,15 @@ class _Walker:
                 text,
             )
         )
+        return False
 
     def _references(self, node: etree._Element) -> None:
-        for li in node.iterfind(".//li"):
+        """The entries the page script numbers (``article_model.list_after``): the ``<li>``
+        children of the first list after the heading; a nested or a second list gets none."""
+        if self.listed:
+            return
+        self.listed = True
+        for li in node.iterchildren("li"):
             text = _text(li)
             m = re.match(r"\s*\[(s\d+)\]", text)
             link = li.find(".//a")

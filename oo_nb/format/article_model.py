@@ -271,6 +271,22 @@ class Model:
             return None
         return list_after(self.root, head)
 
+    def unnumbered_entries(self) -> list[Node]:
+        """The ``<li>`` of the References section the page script does not number (in a list
+        nested in an entry, in a second list): their ``[sN]`` links go to other entries."""
+        refs = self.reference_list()
+        section = next(
+            (s for s in self.sections if refs is not None and s.start <= refs.start < s.end), None
+        )
+        if refs is None or section is None:
+            return []
+        numbered = {id(li) for li in entries(refs)}
+        return [
+            n
+            for n in self.root.elements("li")
+            if section.start <= n.start < section.end and id(n) not in numbered
+        ]
+
     @property
     def element_ids(self) -> list[str]:
         return [i for n in self.root.iter() if n.kind == "element" and (i := n.attr("id"))]

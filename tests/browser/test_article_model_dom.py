@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from oo_nb.errors import FormatError
-from oo_nb.format.article import PID
+from oo_nb.format.article import PID, Article
 from oo_nb.format.article_model import article_end, entries, read_model
 from oo_nb.format.document import Document
 from tests.format.test_shadowed_blocks import SHADOWS, shadowed_page
@@ -62,6 +62,10 @@ CASES = {
     + '<h2 id="deep">D</h2>x'
     + "</div>" * 1000
     + REFS,
+    # attack 8: what the page numbers (and oo's Article with it)
+    "nested list in the first entry": '<h2 id="references">References</h2><ol><li><a href="https://a.example/">A</a><ol><li><a href="https://c.example/">C</a></li></ol></li><li><a href="https://b.example/">B</a></li></ol>',
+    "two lists": '<h2 id="references">References</h2><p>intro</p><ol><li><a href="https://a.example/">A</a></li></ol><ol><li><a href="https://b.example/">B</a></li></ol>',
+    "ul before ol": '<h2 id="references">References</h2><ul><li><a href="https://u.example/">U</a></li></ul><ol><li><a href="https://a.example/">A</a></li></ol>',
     "nine hundred lists deep": '<h2 id="overview">O</h2>'
     + "<ul><li>" * 900
     + '<h2 id="deep">D</h2>x'
@@ -83,8 +87,9 @@ DOM = r"""() => {
     const inner = n.querySelector("ol, ul");
     if (inner) { list = inner; break; }
   }
-  const items = list ? Array.from(list.children).filter((c) => c.tagName === "LI")
-    .map((li) => li.textContent.replace(/\s+/g, " ").trim()) : null;
+  const lis = list ? Array.from(list.children).filter((c) => c.tagName === "LI") : [];
+  const items = list ? lis.map((li) => li.textContent.replace(/\s+/g, " ").trim()) : null;
+  const refLinks = lis.map((li) => { const a = li.querySelector("a"); return a ? a.getAttribute("href") || "" : ""; });
   const blocks = [];
   let pid = null;
   for (const n of article.childNodes) {
@@ -94,7 +99,7 @@ DOM = r"""() => {
     pid = null;
   }
   const links = Array.from(article.querySelectorAll("a[href]")).map((a) => a.getAttribute("href"));
-  return { sections, items, blocks, links };
+  return { sections, items, blocks, links, refLinks };
 }"""
 
 
@@ -112,6 +117,7 @@ def _model(html: str) -> dict[str, Any]:
         "items": items,
         "blocks": blocks,
         "links": [link.href for link in model.links],
+        "refLinks": [r.url for r in Article.parse(html).references],  # what oo show numbers
     }
 
 
