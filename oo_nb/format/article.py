@@ -126,11 +126,17 @@ class Article:
             return cls((), (), (), (), (), (), True)
         try:
             # (huge_tree: libxml2 would drop what lies deeper than 256 elements)
-            root = lxml_html.fragment_fromstring(
-                html, create_parent="div", parser=lxml_html.HTMLParser(huge_tree=True)
-            )
+            parser = lxml_html.HTMLParser(huge_tree=True)
+            root = lxml_html.fragment_fromstring(html, create_parent="div", parser=parser)
         except (etree.ParserError, ValueError) as exc:
             raise FormatError(f"article HTML cannot be read: {exc}", file=file) from None
+        if any(e.type_name == "ERR_RESOURCE_LIMIT" for e in parser.error_log):
+            # libxml2 stops reading there: what lies deeper would be silently missing
+            raise FormatError(
+                f"the article nests elements deeper than {_MAX_DEPTH:,} levels: oo_nb reads no "
+                "deeper (a browser does); flatten it",
+                file=file,
+            )
         walker = _Walker()
         walker.walk(root)
         stub = bool(
@@ -145,6 +151,9 @@ class Article:
             tuple(walker.pids),
             stub or not walker.paragraphs,
         )
+
+
+_MAX_DEPTH = 2048  # libxml2's limit with huge_tree
 
 
 class _Walker:
