@@ -3,6 +3,7 @@ figures and the index excerpt. Built with lxml from the article span only."""
 
 from __future__ import annotations
 
+import copy
 import re
 import secrets
 from dataclasses import dataclass
@@ -199,13 +200,15 @@ class _Walker:
             pid = node.get("data-pid")
             self.pids.append(pid)
         if tag in ("h2", "h3", "h4"):
-            title = _text(node)
-            hid = node.get("id") or ""
-            self.sections.append(Section(hid, title, int(tag[1])))
-            if tag == "h2":
-                self.section = hid
-                self.in_refs = hid == "references"
-                self.listed = False
+            for head, title in _headings(node):
+                hid = head.get("id") or ""
+                level = head.tag.lower()
+                if level in ("h2", "h3", "h4"):
+                    self.sections.append(Section(hid, title, int(level[1])))
+                if level == "h2":
+                    self.section = hid
+                    self.in_refs = hid == "references"
+                    self.listed = False
             return False
         if self.in_refs and tag in ("ol", "ul"):
             self._references(node)
@@ -265,6 +268,27 @@ class _Walker:
                     _text(cap) if cap is not None else "",
                 )
             )
+
+
+_HEADING_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+
+
+def _headings(node: etree._Element) -> list[tuple[etree._Element, str]]:
+    """``node`` and the headings libxml2 nested in it, each with its own text: a browser closes
+    an open heading at the next heading's start tag (``<h2>a <h2 id=b>b</h2></h2>`` is two
+    sections, as ``article_model`` reads it)."""
+    inner = list(node.iterdescendants(*_HEADING_TAGS))
+    if not inner:
+        return [(node, _text(node))]
+    out = []
+    for head in [node, *inner]:
+        own = copy.deepcopy(head)
+        for nested in list(own.iterdescendants(*_HEADING_TAGS)):
+            parent = nested.getparent()
+            if parent is not None:  # (an ancestor already removed takes it along)
+                parent.remove(nested)
+        out.append((head, _text(own)))
+    return out
 
 
 def _text(node: etree._Element) -> str:

@@ -126,6 +126,27 @@ _SPACES = re.compile(r"\s+")
 _UNSEEN = frozenset(("script", "style", "template"))
 
 
+# Foreign content (SVG, MathML) reads these as elements with markup inside; HTML as raw text.
+_RAW_IN_HTML = frozenset(
+    ["style", "script", "title", "textarea", "xmp", "iframe", "noembed", "noframes", "noscript"]
+)
+# What a browser keeps inside a table outside its cells (the rest it moves before the table).
+_TABLE_PARTS = frozenset(["table", "tbody", "thead", "tfoot", "tr"])
+_IN_TABLE = frozenset(
+    ["caption", "colgroup", "col", "tbody", "thead", "tfoot", "tr", "td", "th", "script", "style",
+     "template", "form"]
+)  # fmt: skip
+
+
+def _foreign_ancestor(node: Node) -> str | None:
+    up = node.parent
+    while up is not None:
+        if up.name in ("svg", "math"):
+            return up.name
+        up = up.parent
+    return None
+
+
 @dataclass(eq=False)
 class Node:
     """``kind`` is "element", "text" or "comment". For an element ``start..open_end`` is its
@@ -286,6 +307,31 @@ class Model:
             for n in self.root.elements("li")
             if section.start <= n.start < section.end and id(n) not in numbered
         ]
+
+    def unmodelled_markup(self) -> list[tuple[int, str]]:
+        """Markup this model does not read as a browser does, as (offset, what): a raw-text
+        element inside ``<svg>``/``<math>`` (foreign content reads its content as markup), and
+        what a table holds outside its cells (a browser moves it before the table)."""
+        out: list[tuple[int, str]] = []
+        for n in self.root.iter():
+            parent = n.parent
+            if parent is None:
+                continue
+            if parent.name in _TABLE_PARTS and (
+                (n.kind == "element" and n.name not in _IN_TABLE)
+                or (n.kind == "text" and n.data.strip())
+            ):
+                what = f"<{n.name}>" if n.kind == "element" else "text"
+                out.append((n.start, f"{what} directly inside <{parent.name}>"))
+            elif (
+                n.kind == "element"
+                and n.name in _RAW_IN_HTML
+                and "<" in self.source[n.open_end : n.close_start]  # (text alone reads alike)
+            ):
+                foreign = _foreign_ancestor(n)
+                if foreign is not None:
+                    out.append((n.start, f"<{n.name}> inside <{foreign}>"))
+        return out
 
     @property
     def element_ids(self) -> list[str]:

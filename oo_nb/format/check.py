@@ -103,6 +103,13 @@ def check_path(path: str | Path) -> list[Finding]:
         for element_id in sorted(i for i, n in ids.items() if n > 1):
             add("duplicate-id", f'id="{element_id}" is used by {ids[element_id]} elements')
         assert doc.article_span is not None
+        for offset, what in model.unmodelled_markup():
+            line = doc.line_of(doc.article_span.start + offset)
+            add(
+                "unmodelled-markup",
+                f"line {line}: {what}: a browser reads it otherwise than oo_nb does (sections, "
+                "blocks); rewrite it",
+            )
         for li in model.unnumbered_entries():
             line = doc.line_of(doc.article_span.start + li.start)
             add(

@@ -15,6 +15,7 @@ from oo_nb.errors import FormatError
 from oo_nb.format.article import PID, Article
 from oo_nb.format.article_model import article_end, entries, read_model
 from oo_nb.format.document import Document
+from tests.format.test_foreign_markup import REFUSED
 from tests.format.test_shadowed_blocks import SHADOWS, shadowed_page
 
 if TYPE_CHECKING:
@@ -66,6 +67,8 @@ CASES = {
     "nested list in the first entry": '<h2 id="references">References</h2><ol><li><a href="https://a.example/">A</a><ol><li><a href="https://c.example/">C</a></li></ol></li><li><a href="https://b.example/">B</a></li></ol>',
     "two lists": '<h2 id="references">References</h2><p>intro</p><ol><li><a href="https://a.example/">A</a></li></ol><ol><li><a href="https://b.example/">B</a></li></ol>',
     "ul before ol": '<h2 id="references">References</h2><ul><li><a href="https://u.example/">U</a></li></ul><ol><li><a href="https://a.example/">A</a></li></ol>',
+    # attack 7: a heading opened in a heading closes it (modelled)
+    "heading in a heading": '<h2 id="one">One <h2 id="inner">Inner</h2></h2><p>y</p>',
     "nine hundred lists deep": '<h2 id="overview">O</h2>'
     + "<ul><li>" * 900
     + '<h2 id="deep">D</h2>x'
@@ -168,3 +171,15 @@ def test_chromium_reads_the_shadowing_element_that_oo_refuses(
     assert read is True, case  # the page reads the article's element
     with pytest.raises(FormatError, match="too"):
         doc.block_json(block)
+
+
+@pytest.mark.parametrize("case", list(REFUSED))
+def test_chromium_reads_the_refused_markup_otherwise(page: Page, case: str) -> None:
+    """Issue 26 attack 7: where the model (no foreign content, no foster parenting) would read
+    the article otherwise than Chromium, ``oo check`` refuses the markup."""
+    html = '<h2 id="one">One</h2>' + REFUSED[case]
+    page.set_content(
+        f'<!doctype html><html><body><article id="article">{html}</article></body></html>'
+    )
+    assert _model(html) != page.evaluate(DOM), case
+    assert read_model(html).unmodelled_markup(), case

@@ -9,6 +9,8 @@ of each is proved in tests/browser/test_article_model_dom.py.
 - a ``</article>`` hidden in an attribute, raw text, a template, a table cell, and a last comment
   ended by ``--!>``; a break is an article cut short (a section lost) or unreadable;
 - an element of the article with a block's id; a break is the block read, or check silent;
+- foreign-content raw text, foster-parented table content (attack 7): a break is ``oo check``
+  silent; a heading in a heading: a break is one section where Chromium shows two;
 - a References list with a nested or second list; a break is an entry numbered otherwise than
   the page does, or check silent about the unnumbered one.
 """
@@ -39,6 +41,7 @@ def attacks(workdir: Path) -> list[Figure]:
         _hidden_ends(),
         _shadowed_blocks(workdir),
         _reference_lists(workdir),
+        _unmodelled(workdir),
     ]
 
 
@@ -196,4 +199,25 @@ def _reference_lists(workdir: Path) -> Figure:
         breaks += urls != ["https://a.example/", "https://b.example/"] or not flagged
     return _row(
         "nested/second References list: numbering differs, or check silent", len(LISTS), breaks
+    )
+
+
+def _unmodelled(workdir: Path) -> Figure:
+    from oo_nb.format.article import Article
+    from oo_nb.format.article_model import read_model
+    from oo_nb.format.check import check_path
+    from tests.format.test_article_end import _page
+    from tests.format.test_foreign_markup import REFUSED
+
+    breaks = 0
+    for i, markup in enumerate(REFUSED.values()):
+        path = workdir / f"unmodelled-{i}.o-o.html"
+        path.write_text(_page('<h2 id="one">One</h2>\n' + markup + "\n"))
+        breaks += not any(f.code == "unmodelled-markup" for f in check_path(path))
+    html = '<h2 id="one">One <h2 id="inner">Inner</h2></h2><p>y</p>'
+    breaks += len(read_model(html).sections) != 2 or len(Article.parse(html).sections) != 2
+    return _row(
+        "svg/math raw text, foster parenting unflagged; heading in heading not 2 sections",
+        len(REFUSED) + 1,
+        breaks,
     )
