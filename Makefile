@@ -14,12 +14,12 @@ UV_HOME := .tools/uv-$(UV_VERSION)
 UV := $(UV_HOME)/bin/uv
 export UV_PYTHON_DOWNLOADS := never
 export OO_UV := $(abspath $(UV))  # tests/test_lock.py exports the lock with the same uv
-# The environment `make test` and `make lab` share: both extras, nothing else.
-SYNC := sync --locked --python $(PYTHON) --extra test --extra lab
+# The environment `make test`, `make lab` and `make docs` share: these extras, nothing else.
+SYNC := sync --locked --python $(PYTHON) --extra test --extra lab --extra docs
 BINDER_EXPORT := export --frozen --no-hashes --no-dev --extra lab --extra nbval
 
 .PHONY: venv lab test test-fast lint browser bench reliability mutate clean lock-upgrade \
-	test-bounds binder-requirements notebooks
+	test-bounds binder-requirements notebooks docs
 
 $(UV):
 	$(PYTHON) -m venv $(UV_HOME)
@@ -48,7 +48,7 @@ test-bounds: | $(UV)
 browser:
 	@bash scripts/ensure-chromium.sh
 
-LINTED := oo_nb tests benchmarks tools conftest.py
+LINTED := oo_nb tests benchmarks tools conftest.py docs/conf.py docs/_ext
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check $(LINTED)
@@ -76,6 +76,12 @@ lab: $(STAMP)
 notebooks: $(STAMP)
 	PYTHONPATH=. $(PY) tools/execute_notebooks.py
 
+# The reference in docs/ as HTML in docs/_build/html (warnings are errors, every cross-reference
+# must resolve); tests/test_docs.py builds it the same way, and runs its examples, in make test.
+docs: $(STAMP)
+	$(VENV)/bin/sphinx-build -W -n --keep-going -q -b html docs docs/_build/html
+	@echo "make docs: open docs/_build/html/index.html"
+
 # Benchmarks and tools import the test helpers (tests/support) from the repository root.
 bench: $(STAMP)
 	@for b in benchmarks/*.py; do echo "== $$b"; PYTHONPATH=. $(PY) $$b || exit 1; done
@@ -92,4 +98,4 @@ mutate: $(STAMP)
 	$(PY) tools/mutation_report.py --mutmut $(VENV)/bin/mutmut --survivors
 
 clean:
-	rm -rf $(VENV) .tools .pytest_cache .mypy_cache .ruff_cache mutants
+	rm -rf $(VENV) .tools .pytest_cache .mypy_cache .ruff_cache mutants docs/_build

@@ -1,25 +1,42 @@
-"""oo_nb: o-o living documents in Python and Jupyter.
+"""oo_nb: living research documents (``NAME.o-o.html``) in Python and Jupyter.
 
-Heavy modules (pandas, lxml, the agent) load on first use so that ``%load_ext oo_nb`` is fast.
+>>> lib = oo_nb.Library("docs/")                 # doctest: +SKIP
+>>> doc = oo_nb.open("docs/heat-pumps.o-o.html")  # doctest: +SKIP
+>>> proposal = doc.update()                       # doctest: +SKIP
+>>> proposal.review()   # the widget; or proposal.accept_all().write()   # doctest: +SKIP
+
+Public names: ``Library``, ``Document``, ``open``, ``Proposal``, ``Diff``, ``Rollback``,
+``OOError``. In a notebook, ``%load_ext oo_nb`` adds the ``%oo`` magic. Heavy modules (pandas,
+lxml, the agent) load on first use so that ``import oo_nb`` is fast.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from oo_nb.errors import OOError
 from oo_nb.format.display import set_html_renderer
 
 if TYPE_CHECKING:
-    from oo_nb.format.document import Document
-    from oo_nb.library.library import Library
+    from oo_nb.agent.pending import Review
+    from oo_nb.api import Diff, Document, Library, Proposal, Rollback
 
-__all__ = ["Document", "Library", "OOError", "__version__", "load_ipython_extension"]
+__all__ = [
+    "Diff",
+    "Document",
+    "Library",
+    "OOError",
+    "Proposal",
+    "Rollback",
+    "__version__",
+    "load_ipython_extension",
+    "open",
+]
 __version__ = "0.1.0"
 
 _LAZY = {
-    "Document": ("oo_nb.format.document", "Document"),
-    "Library": ("oo_nb.library.library", "Library"),
+    name: ("oo_nb.api", name) for name in ("Diff", "Document", "Library", "Proposal", "Rollback")
 }
 
 
@@ -32,6 +49,32 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'oo_nb' has no attribute {name!r}")
 
 
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
+def open(path: str | Path) -> Document:  # shadows the builtin here only: oo_nb.open is the API
+    """Read the living document at ``path``.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        A ``NAME.o-o.html`` file.
+
+    Returns
+    -------
+    Document
+
+    Examples
+    --------
+    >>> oo_nb.open(demo / "heat-pumps-in-europe.o-o.html").title
+    'Heat pumps in Europe'
+    """
+    from oo_nb.api import open_document
+
+    return open_document(path)
+
+
 def _html_for(obj: Any) -> str | None:
     # the notebook layer draws rich displays; imported on the first display, not with oo_nb
     from oo_nb.notebook.preview import html_for
@@ -39,10 +82,24 @@ def _html_for(obj: Any) -> str | None:
     return html_for(obj)
 
 
-set_html_renderer(_html_for)
+def _review_widget(review: Review) -> Any:
+    from oo_nb.notebook.review_widget import ReviewWidget
+
+    return ReviewWidget(review.original, review.candidate, review.run, discard_pending=True)
+
+
+def _register_seams() -> None:
+    set_html_renderer(_html_for)
+    from oo_nb.api.widgets import set_review_widget_factory
+
+    set_review_widget_factory(_review_widget)
+
+
+_register_seams()
 
 
 def load_ipython_extension(ipython: Any) -> None:
+    """``%load_ext oo_nb``: the ``%oo`` magic (run ``%oo --help`` for its verbs)."""
     from oo_nb.notebook.magics import register
 
     register(ipython)

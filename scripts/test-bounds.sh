@@ -14,7 +14,7 @@ for resolution in lowest-direct highest; do
   scratch="$(mktemp -d -t oo-bounds-XXXXXX)"
   echo "== $resolution ($scratch)"
   "$uv" venv -q --python "$python" "$scratch/venv"
-  if ! "$uv" pip install -q --python "$scratch/venv/bin/python" --resolution "$resolution" -e '.[test]'; then
+  if ! "$uv" pip install -q --python "$scratch/venv/bin/python" --resolution "$resolution" -e '.[test,docs]'; then
     echo "== $resolution: could not install" >&2
     failed=1
     continue

@@ -1,9 +1,10 @@
 """The package's layers: every import points down, and no modules import each other in a cycle.
 
 Every import counts, function-level ones included (a lazy import is still a dependency); only
-imports under ``if TYPE_CHECKING:`` are left out, as they never run. The rule is the one the
-README draws: redaction ← errors ← format ← store ← {library, edit, agent, review} ← demo ← cli ←
-notebook, with the package root (``oo_nb/__init__``, ``__main__``) on top.
+imports under ``if TYPE_CHECKING:`` are left out, as they never run. The rule is ``LAYERS``
+below, which docs/architecture.md draws (its doctest prints it from this table): redaction ←
+{errors, netguard} ← format ← store ← {library, edit, agent, review, schedule} ← {demo, alerts} ←
+api ← cli ← notebook, with the package root (``oo_nb/__init__``, ``__main__``) on top.
 """
 
 from __future__ import annotations
@@ -30,10 +31,11 @@ LAYERS: dict[str, int] = {
     "schedule": 3,  # the update job as cron or systemd sees it: errors and the stdlib only
     "demo": 4,
     "alerts": 4,  # reads library changes, agent outcomes and store records; the CLI calls it
-    "cli": 5,
-    "notebook": 6,
-    "": 7,  # the package root: __init__ and __main__
-    "__main__": 7,
+    "api": 5,  # the Python calls a notebook user makes; cli and notebook are skins over it
+    "cli": 6,
+    "notebook": 7,
+    "": 8,  # the package root: __init__ and __main__
+    "__main__": 8,
 }
 
 

@@ -7,23 +7,34 @@ Each original page counts as it is and as ``oo sync --migrate`` leaves it (its m
 widened policy; the stylesheet, script and shell are then this version's). Fingerprints already
 in the file are kept with their notes, so pages fingerprinted once stay known; ``--fresh`` starts
 from none. ``--shipped REV`` adds the shell oo_nb wrote at git revision REV: run it with the last
-release's revision before changing the shell templates, so the pages it wrote stay known.
+release's revision before changing the shell templates, so the pages it wrote stay known;
+``--history`` adds what every revision of oo_nb that changed its templates rendered (pages and
+marker sections, each by that revision's own code), so a page an earlier oo_nb wrote or synced
+stays known after an upgrade. ``--kept-by-sync FILE`` adds only what ``oo sync`` keeps of an
+original page (its markup, shell header and shell outside OO:SHELL, as published and as synced):
+for pages rebuilt from a published o-o version's own generator template, whose stylesheet,
+script and OO:SHELL section are stand-ins (so never fingerprinted).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import subprocess
+import sys
+import tarfile
+import tempfile
+from io import BytesIO
 from pathlib import Path
 
-from oo_nb.edit.sync import migrate_early
+from oo_nb.edit.sync import migrate_early, sync_document
 from oo_nb.format.document import Document
 from oo_nb.format.known_page_code import KNOWN_PAGE_CODE
 from oo_nb.format.names import SECTION_MARKERS
-from oo_nb.format.page_code import code_regions, template_fingerprints
+from oo_nb.format.page_code import code_regions, rendered_fingerprints, template_fingerprints
 
-__all__ = ["fingerprints", "main", "render_module", "shipped_shells"]
+__all__ = ["fingerprints", "history", "kept_by_sync", "main", "render_module", "shipped_shells"]
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET = ROOT / "oo_nb" / "format" / "known_page_code.py"
@@ -39,6 +50,8 @@ def fingerprints(paths: list[Path]) -> dict[str, str]:
         versions = [("", doc)]
         if doc.layout == "early":
             versions.append((" (migrated)", migrate_early(doc)))
+        else:  # as `oo sync` leaves it: this version's sections in the original's markup and shell
+            versions.append((" (synced)", sync_document(doc, ("css", "js", "shell"), None)[0]))
         for label, version in versions:
             for region in code_regions(version):
                 if region.fingerprint not in ours:
@@ -68,6 +81,92 @@ def shipped_shells(rev: str) -> dict[str, str]:
                     found.setdefault(
                         region.fingerprint, f"{region.kind} of oo_nb's {kind} at {rev}"
                     )
+    return found
+
+
+TEMPLATE_DIRS = ("oo_nb/template", "oo_nb/format/template")
+
+# Run by each earlier revision's own code (its render module moved once; its section functions
+# took the page kind from some revision on): prints its pages and sections as JSON.
+_RENDER_AT_REVISION = """
+import json, sys
+try:
+    from oo_nb.format.template import render
+except ImportError:
+    from oo_nb.template import render
+pages = [
+    render.render_document(file_name="t.o-o.html", manifest={"title": "T", "version": 0},
+                           contract={}, source_cache={}, changelog={"entries": []}),
+    render.render_index(title="T", content_html="", count=0, last_scan=""),
+]
+sections = []
+for kind in ("document", "index"):
+    try:
+        sections.append([render.css_section(kind), render.js_section(kind),
+                         render.shell_section(kind)])
+    except TypeError:
+        sections.append([render.css_section(), render.js_section(), render.shell_section()])
+json.dump({"pages": pages, "sections": sections}, sys.stdout)
+"""
+
+
+KEPT_BY_SYNC = ("shell header", "page markup", "shell")
+
+
+def kept_by_sync(paths: list[Path]) -> dict[str, str]:
+    """fingerprint -> note, for the regions of original pages that `oo sync` keeps."""
+    ours = template_fingerprints()
+    found: dict[str, str] = {}
+    for path in paths:
+        doc = Document.read(path)
+        synced = sync_document(doc, ("css", "js", "shell"), None)[0]
+        for label, version in (("", doc), (" (synced)", synced)):
+            for region in code_regions(version):
+                if region.kind in KEPT_BY_SYNC and region.fingerprint not in ours:
+                    note = f"{region.kind} of {path.name}{label}, kept by oo sync"
+                    found.setdefault(region.fingerprint, note)
+    return found
+
+
+def template_revisions() -> list[str]:
+    """The revisions of oo_nb that changed its templates, newest first."""
+    done = subprocess.run(
+        ["git", "log", "--format=%h", "--", *TEMPLATE_DIRS],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+        text=True,
+    )
+    return done.stdout.split()
+
+
+def rendered_at(rev: str) -> set[str]:
+    """The fingerprints of what oo_nb at ``rev`` renders, by that revision's own code."""
+    archive = subprocess.run(
+        ["git", "archive", "--format=tar", rev, "oo_nb"], cwd=ROOT, capture_output=True, check=True
+    ).stdout
+    with tempfile.TemporaryDirectory() as tmp:
+        with tarfile.open(fileobj=BytesIO(archive)) as tar:
+            tar.extractall(tmp, filter="data")
+        done = subprocess.run(
+            [sys.executable, "-P", "-c", _RENDER_AT_REVISION],
+            cwd=tmp,
+            env={"PYTHONPATH": tmp, "PATH": "/usr/bin:/bin"},
+            capture_output=True,
+            check=True,
+            text=True,
+        )
+    out = json.loads(done.stdout)
+    return rendered_fingerprints(out["pages"], [tuple(s) for s in out["sections"]])
+
+
+def history() -> dict[str, str]:
+    """fingerprint -> note, for what each revision that changed the templates rendered."""
+    ours = template_fingerprints()
+    found: dict[str, str] = {}
+    for rev in reversed(template_revisions()):  # the oldest first: a note names the first
+        for digest in sorted(rendered_at(rev) - ours):
+            found.setdefault(digest, f"oo_nb's page code at {rev}")
     return found
 
 
@@ -104,13 +203,30 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--shipped", action="append", default=[], metavar="REV", help="add the shell of REV"
     )
+    parser.add_argument(
+        "--history", action="store_true", help="add what every earlier template revision wrote"
+    )
+    parser.add_argument(
+        "--kept-by-sync",
+        action="append",
+        default=[],
+        type=Path,
+        metavar="FILE",
+        help="add only the markup, header and outer shell of this original page",
+    )
     ns = parser.parse_args(argv)
     paths = ns.files or sorted(CORPUS.glob("*.o-o.html"))
     found = {} if ns.fresh else _notes()
     new = fingerprints(paths)
     for rev in ns.shipped:
         new.update(shipped_shells(rev))
-    found.update(new)
+    for digest, note in kept_by_sync(ns.kept_by_sync).items():
+        found.setdefault(digest, note)
+    if ns.history:
+        for digest, note in history().items():  # a fingerprint noted before keeps its note
+            found.setdefault(digest, note)
+    for digest, note in new.items():  # a fingerprint noted before keeps its note
+        found.setdefault(digest, note)
     TARGET.write_text(render_module(found), "utf-8")
     print(
         f"{TARGET.relative_to(ROOT)}: {len(found)} fingerprints ({len(new)} from {len(paths)} files)"

@@ -14,18 +14,17 @@ import json
 import re
 from dataclasses import dataclass, field
 from datetime import date
+from html import escape as html_escape
 from typing import Any
-
-from lxml import etree
-from lxml import html as lxml_html
 
 from oo_nb.agent.link_notes import link_notes
 from oo_nb.agent.proposal import DROPPABLE_ID
 from oo_nb.agent.sections import is_required
 from oo_nb.errors import AgentError, OOError
-from oo_nb.format.article import CITATION
+from oo_nb.format.article_model import VOID, Node, read_model
 from oo_nb.format.document import Document
 from oo_nb.format.names import IMAGE_REF_PREFIX, SOURCE_CACHE_BLOCK
+from oo_nb.format.vocab import CITATION
 
 __all__ = [
     "IMAGE_PLACEHOLDER",
@@ -117,76 +116,63 @@ def compact_article(
 ) -> tuple[str, dict[str, str]]:
     """The article without images (placeholders), scripts, styles, inline styles or event
     handlers; whitespace collapsed. Pid comments, ids, classes, links and ``[sN]`` stay. Without
-    ``keep_references`` the list after ``<h2 id="references">`` is left out (the cache has it)."""
+    ``keep_references`` the References list (the one the page numbers: ``article_model``) is left
+    out (the cache has it). Written from the article model, so the model sees what a browser
+    builds."""
     if not article_html.strip():
         return "", {}
-    try:
-        root = lxml_html.fragment_fromstring(article_html, create_parent="div")
-    except (etree.ParserError, ValueError) as exc:
-        raise AgentError(f"article HTML cannot be read: {exc}") from None
+    model = read_model(article_html)
+    omit = None if keep_references else model.reference_list()
     refs: dict[str, str] = {}
-    if not keep_references:
-        _drop_reference_list(root)
-    for node in list(root.iter()):
-        if isinstance(node, etree._Comment):
-            text = (node.text or "").strip()
-            if not (text.startswith("pid:") or text == _REFS_OMITTED[4:-3].strip()):
-                _drop(node)
+    out: list[str] = []
+    # a stack of nodes and the end tags still to write, not recursion: an article may nest
+    # thousands of elements deep
+    todo: list[Node | str] = list(reversed(model.root.children))
+    while todo:
+        item = todo.pop()
+        if isinstance(item, str):
+            out.append(item)
             continue
-        if not isinstance(node.tag, str):
+        children = _write_compact(item, omit, refs, out)
+        if children is not None:
+            todo.append(f"</{item.name}>")
+            todo.extend(reversed(children))
+    return _BLANK_LINES.sub("\n", "".join(out)).strip() + "\n", refs
+
+
+def _write_compact(
+    node: Node, omit: Node | None, refs: dict[str, str], out: list[str]
+) -> list[Node] | None:
+    """``node``'s start (all of a leaf) written as the model is to see it, onto ``out``; the
+    children to write next, then its end tag (None: nothing more of it)."""
+    if node.kind == "text":
+        out.append(html_escape(node.data, quote=False))
+        return None
+    if node.kind == "comment":
+        if node.data.strip().startswith("pid:"):
+            out.append(f"<!--{node.data}-->")
+        return None
+    name = node.name
+    if node is omit:
+        out.append(_REFS_OMITTED)
+        return None
+    if name in _DROP_TAGS:
+        return None
+    if name == "svg":
+        out.append('<span class="oo-omitted">[inline SVG graphic omitted]</span>')
+        return None
+    attrs = []
+    for a in node.attrs or ():
+        if a.name not in _KEEP_ATTRS:
             continue
-        tag = node.tag.lower()
-        if tag in _DROP_TAGS:
-            _drop(node)
-            continue
-        if tag == "svg":
-            placeholder = etree.Element("span", {"class": "oo-omitted"})
-            placeholder.text = "[inline SVG graphic omitted]"
-            placeholder.tail = node.tail
-            node.getparent().replace(node, placeholder)
-            continue
-        for attr in list(node.attrib):
-            if attr.lower() not in _KEEP_ATTRS:
-                del node.attrib[attr]
-        src = node.get("src")
-        if tag == "img" and src is not None and (src.startswith("data:") or len(src) > 300):
+        value = a.value
+        if name == "img" and a.name == "src" and (value.startswith("data:") or len(value) > 300):
             key = f"{IMAGE_PLACEHOLDER}{len(refs) + 1}"
-            refs[key] = src
-            node.set("src", key)
-    parts = [etree.tostring(root, encoding="unicode", method="html", with_tail=False)]
-    text = parts[0]
-    text = text[text.index(">") + 1 : text.rindex("</div>")]  # unwrap the helper <div>
-    return _BLANK_LINES.sub("\n", text).strip() + "\n", refs
-
-
-def _drop_reference_list(root: Any) -> None:
-    heading = root.find('.//h2[@id="references"]')
-    if heading is None:
-        return
-    parent = heading.getparent()
-    siblings = list(parent)
-    for node in siblings[siblings.index(heading) + 1 :]:
-        if isinstance(node.tag, str) and node.tag.lower() == "h2":
-            break
-        if isinstance(node.tag, str) and node.tag.lower() in ("ol", "ul"):
-            marker = etree.Comment(_REFS_OMITTED[4:-3])
-            marker.tail = node.tail
-            node.getparent().replace(node, marker)
-
-
-def _drop(node: Any) -> None:
-    """Remove ``node`` but keep the text that follows it."""
-    parent = node.getparent()
-    if parent is None:
-        return
-    tail = node.tail or ""
-    prev = node.getprevious()
-    if tail:
-        if prev is not None:
-            prev.tail = (prev.tail or "") + tail
-        else:
-            parent.text = (parent.text or "") + tail
-    parent.remove(node)
+            refs[key] = value
+            value = key
+        attrs.append(f' {a.name}="{html_escape(value)}"')
+    out.append(f"<{name}{''.join(attrs)}>")
+    return None if name in VOID else node.children
 
 
 # --------------------------------------------------------------------------- source ids

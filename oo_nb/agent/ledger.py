@@ -15,10 +15,10 @@ from oo_nb.agent.proposal import ProposedFact, ProposedSource
 from oo_nb.agent.quote_rule import too_generic
 from oo_nb.agent.quotes import normalise
 from oo_nb.agent.sources import fact_ids, id_number
-from oo_nb.format.article import CITATION, Article
+from oo_nb.format.article import Article
 from oo_nb.format.blocks import Contract, SourceCache
 from oo_nb.format.sanitize import safe_http_url, sanitize_text
-from oo_nb.format.vocab import listed_domain, url_key
+from oo_nb.format.vocab import CITATION, listed_domain, url_key
 
 __all__ = ["SourceLedger"]
 

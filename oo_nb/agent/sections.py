@@ -16,8 +16,9 @@ import re
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
-from oo_nb.format.article import CITATION, PID, new_pid
+from oo_nb.format.article import new_pid
 from oo_nb.format.article_model import read_model
+from oo_nb.format.vocab import CITATION, PID
 
 __all__ = [
     "Chunk",

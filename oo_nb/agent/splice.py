@@ -13,8 +13,8 @@ import re
 from collections.abc import Collection
 
 from oo_nb.agent.sections import PidKeeper
-from oo_nb.format.article import PID
 from oo_nb.format.article_model import Block, Node, read_model
+from oo_nb.format.vocab import PID
 
 __all__ = ["splice_body"]
 

@@ -27,13 +27,13 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from oo_nb.errors import ValidationError
+from oo_nb.store.private_file import PrivateFileError, read_private
 
 __all__ = [
     "CHANNEL_TYPES",
@@ -94,7 +94,6 @@ class AlertConfig:
 
 
 _ENV_PREFIX = "OO_"  # the variables a channel may read its secret from
-_MAX_SECRET = 64 * 1024
 
 
 def private_dir(root: Path) -> Path:
@@ -270,40 +269,11 @@ def _secret(path: Path, where: str, options: dict[str, Any], key: str) -> str | 
 
 
 def _private_file(path: Path, where: str, key: str, name: str) -> str:
-    """A secret kept in a file of ``.oo/``: a plain file of this user's that only they may read,
-    opened without following a link (a library from elsewhere could ship ``.oo/pw`` as a link
-    to ``~/.ssh/id_ed25519``, which is the user's and 0600 too)."""
+    """A secret kept in a file of ``.oo/`` (``store.private_file`` says what that file must be)."""
     field = f"{where}.{key}_file"
-    secret_path = path.parent / name
     if Path(name).is_absolute() or ".." in Path(name).parts or len(Path(name).parts) != 1:
         raise ValidationError("must name a file in .oo/", file=str(path), key=field)
-    if path.parent.is_symlink():
-        raise ValidationError(f"{path.parent} is a link", file=str(path), key=field)
     try:
-        fd = os.open(secret_path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except FileNotFoundError:
-        raise ValidationError(f"{secret_path} does not exist", file=str(path), key=field) from None
-    except OSError as exc:  # ELOOP: a link
-        raise ValidationError(
-            f"{secret_path} cannot be read as a plain file ({exc.strerror})",
-            file=str(path),
-            key=field,
-        ) from None
-    with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(handle.fileno())
-        problem = _private_problem(info)
-        if problem:
-            raise ValidationError(f"{secret_path} {problem}", file=str(path), key=field)
-        return handle.read(_MAX_SECRET).decode("utf-8")
-
-
-def _private_problem(info: os.stat_result) -> str:
-    if not stat.S_ISREG(info.st_mode):
-        return "is not a plain file"
-    if info.st_nlink != 1:
-        return "has another name (a hard link)"
-    if info.st_uid != os.getuid():
-        return "belongs to another user"
-    if info.st_mode & (stat.S_IRWXG | stat.S_IRWXO):
-        return "may be read by others: `chmod 600` it"
-    return ""
+        return read_private(path.parent / name)
+    except PrivateFileError as exc:
+        raise ValidationError(str(exc), file=str(path), key=field) from None

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
+from oo_nb.api.library import CHANGE_KINDS
 from oo_nb.cli.library import parse_day, render
 
 if TYPE_CHECKING:
@@ -15,7 +16,7 @@ __all__ = ["HELP", "ChangesResult", "add_arguments", "run"]
 
 HELP = "what changed in a library's documents (facts, sources, sections, sentinel status), from their history"
 
-KINDS = ("fact", "source", "section", "sentinel")
+KINDS = CHANGE_KINDS  # the API's list
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -54,9 +55,6 @@ class ChangesResult:
 
 
 def run(ns: argparse.Namespace) -> ChangesResult:
-    from oo_nb.library.library import Library
+    from oo_nb.api.library import Library
 
-    frame = Library(ns.dir).changes(since=ns.since)
-    if ns.kind:
-        frame = frame[frame["kind"].isin(ns.kind)].reset_index(drop=True)
-    return ChangesResult(frame, ns.format)
+    return ChangesResult(Library(ns.dir).changes(since=ns.since, kind=ns.kind), ns.format)

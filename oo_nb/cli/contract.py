@@ -1,4 +1,5 @@
-"""``oo contract DOC``: show or edit a document's contract (``--set``, ``--add``, ``--remove``)."""
+"""``oo contract DOC``: show or edit a document's contract (``--set``, ``--add``, ``--remove``);
+on a library index, the defaults of the folder's new documents."""
 
 from __future__ import annotations
 
@@ -69,6 +70,8 @@ def _edits(ns: argparse.Namespace) -> list[Edit]:
 
 def run(ns: argparse.Namespace) -> ContractEditResult | TextResult:
     edits = _edits(ns)
+    if Document.read(ns.doc).kind == "index":
+        return _library_defaults(ns, edits)
     if edits:
         return apply_edits(ns.doc, edits, dry_run=ns.dry_run)
     doc = Document.read(ns.doc)
@@ -80,3 +83,20 @@ def run(ns: argparse.Namespace) -> ContractEditResult | TextResult:
         }
         return TextResult(json.dumps(blocks, indent=2, ensure_ascii=False), value=blocks)
     return TextResult(summary(doc), value=doc.contract)
+
+
+def _library_defaults(ns: argparse.Namespace, edits: list[Edit]) -> ContractEditResult | TextResult:
+    """On a library index: the defaults for the folder's new documents (o-o edits the
+    template in its index there)."""
+    from pathlib import Path
+
+    from oo_nb.edit.new_defaults import edit_defaults, read_defaults, show_defaults
+
+    folder = Path(ns.doc).parent
+    if edits:
+        return edit_defaults(folder, edits, dry_run=ns.dry_run)
+    if ns.json:
+        found = read_defaults(folder)
+        value = {"fields": found.fields, "lists": {k: list(v) for k, v in found.lists.items()}}
+        return TextResult(json.dumps(value, indent=2, ensure_ascii=False), value=value)
+    return TextResult(show_defaults(folder), value=read_defaults(folder))

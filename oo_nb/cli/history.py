@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 
+from oo_nb.api.history import read_entries
 from oo_nb.cli.verbs import TextResult
 from oo_nb.store.history import snapshot_state
-from oo_nb.store.store import HistoryEntry, read_history
+from oo_nb.store.store import HistoryEntry
 
 HELP = "list a document's kept versions (version, date, action, summary, cost)"
 
@@ -70,5 +71,5 @@ def _hints(entries: list[HistoryEntry], doc: str) -> list[str]:
 
 
 def run(ns: argparse.Namespace) -> TextResult:
-    entries = read_history(ns.doc)
+    entries = read_entries(ns.doc)
     return TextResult(format_history(entries, ns.doc), exit_code=0 if entries else 1, value=entries)

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-from oo_nb.library.index_page import IndexResult, write_index
+from oo_nb.api.library import Library
+
+if TYPE_CHECKING:
+    from oo_nb.library.index_page import IndexResult
 
 __all__ = ["HELP", "add_arguments", "run"]
 
@@ -19,4 +23,4 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(ns: argparse.Namespace) -> IndexResult:
-    return write_index(ns.dir, title=ns.title)
+    return Library(ns.dir).index(title=ns.title)

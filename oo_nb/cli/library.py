@@ -16,7 +16,7 @@ from oo_nb.format.vocab import terminal_safe, truncate
 if TYPE_CHECKING:
     import pandas as pd
 
-    from oo_nb.library.library import Library
+    from oo_nb.api.library import Library
 
 HELP = "audit a folder of documents as tables: documents, sources, facts, changelog, citations, findings"
 
@@ -171,7 +171,7 @@ def _clip(value: Any) -> Any:
 
 
 def open_library(ns: argparse.Namespace) -> Library:
-    from oo_nb.library.library import Library
+    from oo_nb.api.library import Library
 
     if ns.workers is not None and ns.workers < 1:
         raise ValidationError("--workers must be at least 1")
@@ -246,12 +246,11 @@ class LibraryResult:
         return self.library._repr_mimebundle_(include, exclude)
 
 
-def unreadable_note(library: Library, command: str = "oo") -> str | None:
+def unreadable_note(library: Library, see: str | None = None) -> str | None:
     """``2 of 32 files could not be read; see `oo library DIR --frame errors```, or None when
-    every file was read. Documents read only in part (a damaged block, an unreadable article)
+    every file was read (``see``: where else to look, e.g. ``lib.errors`` in a notebook). Documents read only in part (a damaged block, an unreadable article)
     are counted too: their rows hold NA where that part was needed."""
-    failed = len(library.failures)
-    partial = sum(1 for d in library.digests if d.problems)
+    failed, partial = library.unreadable
     if not failed and not partial:
         return None
     total = failed + len(library)
@@ -261,8 +260,9 @@ def unreadable_note(library: Library, command: str = "oo") -> str | None:
             what += f" ({partial} more only in part)"
     else:
         what = f"{partial} of {total} files could be read only in part"
-    folder = shlex.quote(str(library.root))
-    return f"{what}; see `{command} library {folder} --frame errors`"
+    if see is None:
+        see = f"`oo library {shlex.quote(str(library.root))} --frame errors`"
+    return f"{what}; see {see}"
 
 
 def run(ns: argparse.Namespace) -> LibraryResult:

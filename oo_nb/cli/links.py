@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import sys
-from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from oo_nb.cli.library import render
@@ -90,32 +88,17 @@ class LinksResult:
 
 
 def links_frame_for(ns: argparse.Namespace, *, progress: bool) -> pd.DataFrame:
-    from oo_nb.library.library import Library
-    from oo_nb.library.link_frames import links_frame, source_urls
-    from oo_nb.library.links import LinkOptions, check_links
+    from oo_nb.api.library import Library
 
-    lib = Library(ns.dir, recursive=ns.recursive)
-    sources = source_urls(lib.digests)
-    opts = LinkOptions(
-        max_age=timedelta(days=ns.max_age),
-        timeout_s=ns.timeout,
+    return Library(ns.dir, recursive=ns.recursive).links(
+        max_age_days=ns.max_age,
+        refresh=ns.refresh,
+        timeout=ns.timeout,
         per_host=ns.per_host,
         concurrency=ns.concurrency,
         allow_private=ns.allow_private,
-        refresh=ns.refresh,
+        progress=progress,
     )
-    from tqdm.auto import tqdm
-
-    urls = list(dict.fromkeys(url for _, _, url in sources))
-    with tqdm(
-        total=len(urls), desc="links", unit="url", disable=not progress or not urls, file=sys.stderr
-    ) as bar:
-
-        def step(n: int) -> None:
-            bar.update(n)
-
-        rows = check_links(str(lib.root), urls, opts, step)
-    return links_frame(sources, rows)
 
 
 def run(ns: argparse.Namespace) -> LinksResult:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from oo_nb.edit.contract import plan_edits
 from oo_nb.edit.new import (
     DEFAULT_AUDIENCE,
     DEFAULT_BUDGET_USD,
@@ -20,10 +21,11 @@ from oo_nb.edit.new import (
     parse_days,
     prompt_spec,
 )
+from oo_nb.edit.new_defaults import LibraryDefaults, read_defaults
 from oo_nb.errors import OOError
 from oo_nb.format.document import Document
 
-__all__ = ["HELP", "NewResult", "add_arguments", "first_update", "run"]
+__all__ = ["HELP", "NewResult", "add_arguments", "first_update", "no_agent_note", "run"]
 
 HELP = 'create a living document from "Title / scope", then run its first update'
 
@@ -66,7 +68,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="when NAME.o-o.html exists, create NAME-2.o-o.html (the next free name) instead of "
         "stopping with an error",
     )
-    parser.add_argument("--yes", action="store_true", help="write the first update without review")
+    parser.add_argument(
+        "--yes",
+        action="store_true",
+        help="write the first update without review (the default: a new document has nothing "
+        "to protect)",
+    )
+    parser.add_argument(
+        "--review",
+        action="store_true",
+        help="keep the first update as a proposal for review (oo review) instead of writing it",
+    )
     parser.add_argument("--agent", help="research backend for the first update")
 
 
@@ -100,12 +112,17 @@ class NewResult:
         return self.to_text()
 
 
-def _spec(ns: argparse.Namespace) -> NewSpec:
+def _spec(ns: argparse.Namespace, defaults: LibraryDefaults) -> NewSpec:
+    # an option given wins over the library's default (bash index.o-o.html --set), which wins
+    # over oo_nb's
+    fields = defaults.fields
+    budget = ns.budget if ns.budget is not None else fields.get("budget")
+    every = ns.every if ns.every is not None else fields.get("update_every_days")
     options: dict[str, Any] = {
-        "audience": ns.audience or DEFAULT_AUDIENCE,
-        "tone": ns.tone or DEFAULT_TONE,
-        "budget_usd": parse_budget(ns.budget) if ns.budget is not None else DEFAULT_BUDGET_USD,
-        "every_days": parse_days(ns.every) if ns.every is not None else DEFAULT_EVERY_DAYS,
+        "audience": ns.audience or fields.get("audience") or DEFAULT_AUDIENCE,
+        "tone": ns.tone or fields.get("tone") or DEFAULT_TONE,
+        "budget_usd": parse_budget(budget) if budget is not None else DEFAULT_BUDGET_USD,
+        "every_days": parse_days(every) if every is not None else DEFAULT_EVERY_DAYS,
         "sentinel": ns.sentinel,
         "criteria": tuple(ns.criteria),
     }
@@ -125,13 +142,22 @@ def _spec(ns: argparse.Namespace) -> NewSpec:
     return NewSpec(
         title=asked.title,
         scope=asked.scope,
-        audience=ns.audience or asked.audience,
-        tone=ns.tone or asked.tone,
-        budget_usd=options["budget_usd"] if ns.budget is not None else asked.budget_usd,
+        audience=ns.audience or _asked(asked.audience, DEFAULT_AUDIENCE, options["audience"]),
+        tone=ns.tone or _asked(asked.tone, DEFAULT_TONE, options["tone"]),
+        budget_usd=(
+            options["budget_usd"]
+            if ns.budget is not None or asked.budget_usd == DEFAULT_BUDGET_USD
+            else asked.budget_usd
+        ),
         every_days=options["every_days"],
         sentinel=ns.sentinel,
         criteria=asked.criteria,
     )
+
+
+def _asked(answer: str, builtin: str, library: str) -> str:
+    """A prompt's answer; the prompt's own default (an empty answer) is the library's."""
+    return library if answer == builtin else answer
 
 
 def _piped_answer(_prompt: str) -> str:
@@ -174,11 +200,46 @@ def first_update(
 
 
 def run(ns: argparse.Namespace) -> NewResult:
-    doc = create_document(_spec(ns), ns.dir, suffix=getattr(ns, "suffix", False))
+    defaults = read_defaults(ns.dir) if Path(ns.dir).is_dir() else LibraryDefaults()
+    spec = _spec(ns, defaults)
+    rest = LibraryDefaults(
+        {k: v for k, v in defaults.fields.items() if k in ("model", "review")}, defaults.lists
+    )
+    edits = rest.edits(sentinel=spec.sentinel is not None)
+
+    def adjust(doc: Document) -> Document:
+        return plan_edits(doc, edits)[0] if edits else doc
+
+    doc = create_document(spec, ns.dir, suffix=getattr(ns, "suffix", False), adjust=adjust)
     result = NewResult(doc)
     if not ns.no_update:
         assert doc.path is not None
+        missing = no_agent_note(doc.path, ns.agent)
+        if missing is not None:  # said once, with what to run; not an update that failed
+            result.notes, result.exit_code = [missing], 1
+            return result
+        # A brand-new document has nothing to protect: its first version is written (within
+        # its budget) unless --review asks to look first.
         result.update_result, result.notes, result.exit_code = first_update(
-            doc.path, yes=ns.yes, agent=ns.agent
+            doc.path, yes=not getattr(ns, "review", False), agent=ns.agent
         )
     return result
+
+
+def no_agent_note(path: Path, agent: str | None) -> str | None:
+    """What to run, when no research agent is at hand here: no ``--agent``/``OO_AGENT``, no
+    API key, no recorded run for the document, no ``claude`` command (None: one is)."""
+    from oo_nb.agent.cassettes import find_cassette
+    from oo_nb.agent.run import choose_agent
+
+    try:
+        chosen = choose_agent(agent, path)
+    except OOError:
+        return None  # (an unknown agent: the update says so)
+    if chosen != "replay" or agent or find_cassette(path) is not None:
+        return None
+    return (
+        "not researched yet: no research agent here (no ANTHROPIC_API_KEY, no `claude` command "
+        "on PATH, no recorded run for it); give it one of the first two, then run: "
+        f"bash {path}"
+    )

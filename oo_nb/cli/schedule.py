@@ -10,13 +10,13 @@ import argparse
 import contextlib
 import fcntl
 import os
-import stat
 from collections.abc import Iterator
 from pathlib import Path
 
 from oo_nb.cli.verbs import TextResult, build_parser, load
 from oo_nb.errors import OOError, ValidationError
 from oo_nb.schedule import cron, systemd
+from oo_nb.schedule.env_file import read_env_file
 from oo_nb.schedule.job import Job, job_for, parse_cadence
 from oo_nb.store import clock
 
@@ -24,7 +24,6 @@ __all__ = ["HELP", "add_arguments", "run"]
 
 HELP = "install, show or remove the library's scheduled `update-all --auto` (cron or a systemd user timer)"
 
-ENV_FILE = "env"  # DIR/.oo/env: KEY=VALUE lines the job needs (an API key), 0600
 _LOG_TAIL = 8
 
 
@@ -107,20 +106,8 @@ def _show(job: Job, via: str) -> TextResult:
 
 
 def _load_env(folder: Path) -> None:
-    """KEY=VALUE lines of ``DIR/.oo/env`` into the environment (cron gives the job almost none):
-    only from a file no one else may read."""
-    path = folder / ".oo" / ENV_FILE
-    if not path.is_file():
-        return
-    if path.stat().st_mode & (stat.S_IRWXG | stat.S_IRWXO):
-        raise ValidationError(f"may be read by others: `chmod 600 {path}`", file=str(path))
-    for n, line in enumerate(path.read_text("utf-8").splitlines(), 1):
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        key, sep, value = line.partition("=")
-        if not sep or not key.strip().isidentifier():
-            raise ValidationError("not a KEY=VALUE line", file=str(path), line=n)
-        os.environ[key.strip()] = value.strip()
+    """``DIR/.oo/env`` into the environment (cron gives the job almost none)."""
+    os.environ.update(read_env_file(folder))
 
 
 @contextlib.contextmanager

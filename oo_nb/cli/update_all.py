@@ -7,17 +7,13 @@ from __future__ import annotations
 
 import argparse
 import html
-import time
 from pathlib import Path
 from typing import Any
 
-from oo_nb.agent.freshness import Freshness, freshness_of
-from oo_nb.agent.many import update_library
-from oo_nb.agent.run import UpdateOptions, UpdateResult
+from oo_nb.agent.run import UpdateResult
 from oo_nb.agent.types import LibraryUpdate
 from oo_nb.cli.update import add_timeout_argument, positive_usd
 from oo_nb.format.display import no_typesetting
-from oo_nb.store import clock
 
 HELP = "update every stale document under DIR, concurrently with a progress bar (--batch: Message Batches)"
 
@@ -142,30 +138,23 @@ def _label(r: UpdateResult) -> str:
 
 
 def run(ns: argparse.Namespace) -> UpdateAllOutcome:
-    opts = UpdateOptions(
-        force=ns.force,
-        model=ns.model,
-        budget_usd=ns.budget,
-        agent=ns.agent,
-        base_url=ns.base_url,
-        timeout_s=ns.timeout,
-    )
+    from oo_nb.api.library import Library
+
     folder = Path(ns.dir)
-    started = time.perf_counter()
-    known = None if ns.force else known_freshness(folder)
-    scanned_s = time.perf_counter() - started
-    outcome = update_library(
-        folder,
-        opts,
-        concurrency=ns.concurrency,
+    outcome = Library(folder).update_all(
+        force=ns.force,
         yes=ns.yes,
-        auto=True if ns.auto else None,
+        auto=bool(ns.auto),
+        concurrency=ns.concurrency,
         batch=ns.batch,
         progress=not ns.no_progress,
         poll_interval=ns.poll,
-        known_fresh=known,
+        model=ns.model,
+        budget=ns.budget,
+        agent=ns.agent,
+        base_url=ns.base_url,
+        timeout=ns.timeout,
     )
-    outcome.elapsed_s += scanned_s
     result = UpdateAllOutcome(outcome)
     if getattr(ns, "alerts", True) and folder.is_dir():
         from oo_nb.alerts.deliver import alert_after_update  # never raises: a line per problem
@@ -173,19 +162,3 @@ def run(ns: argparse.Namespace) -> UpdateAllOutcome:
         report = alert_after_update(folder, outcome)
         result.alert_lines = report.lines() if report.configured else []
     return result
-
-
-def known_freshness(folder: Path) -> dict[Path, Freshness]:
-    """The freshness of each document the library's cache knows (the rows ``oo index`` keeps,
-    shared): update-all then reads only the documents that are due, not a whole library of
-    fresh ones. A document the scan could not read is left out (update-all reads it and says
-    why)."""
-    if not folder.is_dir():
-        return {}  # update_library says what is wrong with it
-    from oo_nb.library import index_data  # lxml and the scan: only this verb needs them
-
-    today = clock.today()
-    return {
-        e.path: freshness_of(e.as_of, e.cadence_days, today)
-        for e in index_data.scan(folder).entries
-    }

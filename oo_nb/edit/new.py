@@ -84,11 +84,15 @@ def parse_budget(value: str | float) -> float:
         raise ValidationError(
             f"must be a number of US dollars, e.g. 0.50; got {value!r}", key="budget"
         ) from None
-    if not (amount > 0 and amount < 1e6):
+    # checked after rounding to what the contract stores: 1e-9 would be written as 0.0, a budget
+    # no update can run under
+    stored = round(amount, 4)
+    if not (stored > 0 and stored < 1e6):
         raise ValidationError(
-            f"must be a positive number of US dollars; got {value!r}", key="budget"
+            f"must be a positive number of US dollars (at least 0.0001); got {value!r}",
+            key="budget",
         )
-    return round(amount, 4)
+    return stored
 
 
 def parse_days(value: str | int) -> int:
@@ -275,11 +279,17 @@ def render_new(spec: NewSpec, file_name: str, today: date | None = None) -> str:
 
 # --------------------------------------------------------------------------- writing
 def create_document(
-    spec: NewSpec, folder: str | Path = ".", today: date | None = None, *, suffix: bool = False
+    spec: NewSpec,
+    folder: str | Path = ".",
+    today: date | None = None,
+    *,
+    suffix: bool = False,
+    adjust: Callable[[Document], Document] | None = None,
 ) -> Document:
     """Write a new document into ``folder`` and return it. The name is the title's slug; an
     existing file is never overwritten: when that name is taken it is an error naming the file
-    (as in o-o), unless ``suffix`` asks for the first free ``-2``, ``-3``…"""
+    (as in o-o), unless ``suffix`` asks for the first free ``-2``, ``-3``… ``adjust`` edits
+    the new document before it is written (the library's defaults)."""
     target_dir = Path(folder)
     if target_dir.exists() and not target_dir.is_dir():
         raise OOError("is not a folder", file=str(target_dir))
@@ -291,6 +301,8 @@ def create_document(
                 raise _taken(path, slug)
             continue
         text = render_new(spec, path.name, today)
+        if adjust is not None:
+            text = adjust(Document(text)).text
         data = text.encode("utf-8")
         doc = Document.parse(data, path=path)
         _ = doc.manifest, doc.contract, doc.source_cache, doc.changelog  # must read back valid

@@ -38,6 +38,7 @@ __all__ = [
     "FileReport",
     "SyncResult",
     "find_section",
+    "growth_note",
     "migrate_early",
     "sync_dir",
     "sync_document",
@@ -423,11 +424,31 @@ def _sync_one(
         note = _join(note, f"no {', '.join(missing)} markers")
     if new.text == start.text:
         return FileReport(rel, "unchanged", note=note)
+    if migrated:
+        note = _join(note, growth_note(start, new))
     _write(new, start, ["migrate" if migrated else "", *sections, *endings], dry_run)
     return FileReport(rel, _status(dry_run, migrated), changed, note)
 
 
 _CRLF_NOTE = "CRLF line endings in the shell part: bash cannot run it"
+
+
+def growth_note(old: Document, new: Document) -> str:
+    """Why a migrated page changed size: every page carries its own page code (it works alone,
+    offline), and this version's replaces the original's."""
+    kind = new.kind
+    parts = {
+        "script": js_section(kind),
+        "stylesheet": css_section(kind),
+        "shell": shell_section(kind),
+    }
+    ours = {name: len(text.encode("utf-8")) for name, text in parts.items()}
+    delta = len(new.to_bytes()) - len(old.to_bytes())
+    listed = ", ".join(f"{name} {size / 1024:.1f}" for name, size in ours.items())
+    return (
+        f"{'+' if delta >= 0 else '-'}{abs(delta) / 1024:.1f} KB: this version's page code "
+        f"({sum(ours.values()) / 1024:.1f} KB: {listed}) replaces the original's"
+    )
 
 
 def _join(*notes: str) -> str:

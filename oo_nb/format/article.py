@@ -1,18 +1,25 @@
 """The article as data: sections, paragraphs with their pids, ``[sN]`` citations, references,
-figures and the index excerpt. Built with lxml from the article span only."""
+figures and the index excerpt, read from the one article model (``article_model``), so the
+library scan, ``check``, the audit and the agent see what a browser shows.
+
+The rules, each from the model: a section is an ``<h2>`` (any depth, in document order: the
+page's table of contents); the References entries are the ``<li>`` children of the list the page
+script numbers (a sublist inside an entry adds none); a citation is ``[sN]`` in text outside that
+list. A paragraph is a top-level block (or one inside a ``div``/``section``/``blockquote``
+wrapper) other than a heading and the References list; its pid is the pid comment right before
+it, else its ``data-pid``.
+"""
 
 from __future__ import annotations
 
-import copy
+import bisect
 import re
 import secrets
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 
-from lxml import etree
-from lxml import html as lxml_html
-
-from oo_nb.errors import FormatError
-from oo_nb.format.vocab import CITATION, PID
+from oo_nb.format.article_model import Model, Node, entries, read_model
+from oo_nb.format.vocab import CITATION, LEADING_CITATION, PID, PID_WELLFORMED
 
 __all__ = [
     "CITATION",
@@ -21,17 +28,25 @@ __all__ = [
     "Citation",
     "Figure",
     "Paragraph",
+    "Reading",
     "Reference",
     "Section",
+    "entry_row",
     "excerpt_of",
+    "first_excerpt",
     "new_pid",
     "pid_problem",
+    "read_article",
 ]
 
 _HEX8 = re.compile(r"^[0-9a-f]{8}$")
-_WELLFORMED = re.compile(r"\s*pid:[^:\s]+:[0-9a-f]{8}\s*$")  # PID with an 8HEX id, in one match
-_CONTAINERS = {"div", "section", "blockquote"}
+_NOT_IN_PID = re.compile(r"[:\s]")  # would end the SECTION part or the comment's pid
+_CONTAINERS = frozenset(("div", "section", "blockquote"))
+_LEVELS = {"h2": 2, "h3": 3, "h4": 4}
 _EXCERPT_CHARS = 120
+_SPACES = re.compile(r"\s+")
+_FIGURE = re.compile("<figure", re.IGNORECASE)
+_P_END = re.compile(r"</p\s*>", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -46,7 +61,7 @@ class Paragraph:
     pid: str | None  # the whole comment value, "pid:section:8hex"
     section: str
     tag: str
-    html: str
+    html: str  # its source text, as written
     text: str
 
 
@@ -60,7 +75,7 @@ class Citation:
 @dataclass(frozen=True)
 class Reference:
     position: int  # 1-based: the browser numbers references by position
-    source_id: str | None  # from a leading "[sN]" when the list carries one
+    source_id: str | None  # from a leading "[sN]" when the entry carries one
     url: str
     title: str
 
@@ -76,12 +91,14 @@ class Figure:
 
 
 def new_pid(section: str) -> str:
-    return f"pid:{section}:{secrets.token_hex(4)}"
+    """A fresh ``pid:SECTION:8HEX``. A section id may hold a colon (``"a:b"``, as a hand-written
+    h2 has it) or space; in the pid they become '-', else it would not be of the form."""
+    return f"pid:{_NOT_IN_PID.sub('-', section)}:{secrets.token_hex(4)}"
 
 
 def pid_is_wellformed(pid: str) -> bool:
     """``pid_problem(pid) is None``, in one regex match (called for every paragraph)."""
-    return _WELLFORMED.match(pid) is not None
+    return PID_WELLFORMED.match(pid) is not None
 
 
 def pid_problem(pid: str) -> str | None:
@@ -98,8 +115,135 @@ def pid_problem(pid: str) -> str | None:
 
 def excerpt_of(text: str) -> str:
     """FORMAT.md §4: first paragraph, tags and ``[sN]`` removed, 120 characters, then "..."."""
-    clean = re.sub(r"\s+", " ", CITATION.sub("", text)).strip()
+    clean = _SPACES.sub(" ", CITATION.sub("", text)).strip()
     return clean if len(clean) <= _EXCERPT_CHARS else clean[:_EXCERPT_CHARS] + "..."
+
+
+def first_excerpt(html: str) -> str:
+    """``Article.parse(html).excerpt`` read from the smallest prefix that holds the first
+    paragraph (an index reads only that much); "" for a stub (not yet researched)."""
+    end = _P_END.search(html)
+    if end is None:
+        return ""
+    prefix = html[: end.end()]
+    if "stub-notice" in prefix:
+        return ""
+    first = _first_paragraph(read_article(prefix))
+    # a paragraph the cut left open (its "</p>" was in a comment or script) is read whole
+    if first is None or (first.end == len(prefix) and first.close_start == first.end):
+        first = _first_paragraph(read_article(html))
+    return excerpt_of(first.text) if first is not None else ""
+
+
+def _first_paragraph(reading: Reading) -> Node | None:
+    return next((n for _, _, n in reading.blocks if n.name == "p" and n.text.strip()), None)
+
+
+def plain_text(node: Node) -> str:
+    """A node's text content with its runs of whitespace made one space."""
+    return _SPACES.sub(" ", node.text).strip()
+
+
+@dataclass
+class Reading:
+    """One pass over the model: what every reader of the article takes its values from."""
+
+    model: Model
+    headings: list[Node] = field(default_factory=list)  # h2-h4, any depth, in order
+    blocks: list[tuple[str | None, str, Node]] = field(default_factory=list)  # pid, section
+    pids: list[str] = field(default_factory=list)  # of the blocks and headings, in order
+    pid_nodes: dict[str, Node] = field(default_factory=dict)  # the first element of each pid
+    entries: list[Node] = field(default_factory=list)  # the References list's <li> children
+    citations: list[tuple[str, str | None, str]] = field(default_factory=list)
+    stub: bool = False  # an element of class "stub-notice"
+
+    def figures(self, node: Node) -> list[Node]:
+        source = self.model.source
+        if _FIGURE.search(source, node.start, node.end) is None:
+            return []
+        return list(node.elements("figure"))
+
+
+def read_article(html: str) -> Reading:
+    """The article's sections, blocks, pids, references and citations, from its model."""
+    model = read_model(html)
+    reading = Reading(model)
+    refs = model.reference_list()
+    if refs is not None:
+        reading.entries = entries(refs)
+    starts = [s.heading.start for s in model.sections]
+    ids = [s.id for s in model.sections]
+
+    def section_at(at: int) -> str:
+        i = bisect.bisect_right(starts, at) - 1
+        return ids[i] if i >= 0 else ""
+
+    reading.headings = sorted(
+        (h for name in _LEVELS for h in model.elements(name)), key=lambda h: h.start
+    )
+    if "stub-notice" in html:  # (else no element can carry the class)
+        reading.stub = any(
+            "stub-notice" in (n.attr("class") or "").split()
+            for n in model.root.iter()
+            if n.token is not None
+        )
+    _walk(reading, model.root.children, None, section_at, refs)
+    return reading
+
+
+def _walk(
+    reading: Reading,
+    children: list[Node],
+    pending: str | None,
+    section_at: Callable[[int], str],
+    refs: Node | None,
+) -> None:
+    """The blocks among ``children`` (descending into wrappers), ``pending`` the pid comment
+    read before them. (A stack of the wrappers' children, not recursion: an article may nest
+    thousands of wrappers deep.)"""
+    source = reading.model.source
+    stack = [iter(children)]
+    while stack:
+        node = next(stack[-1], None)
+        if node is None:
+            stack.pop()
+            pending = None  # (a pid comment last in a wrapper names nothing after it)
+            continue
+        if node.kind == "comment":
+            data = node.data
+            if "pid:" in data and PID.match(data):
+                pending = data.strip()
+                reading.pids.append(pending)
+            continue
+        if node.kind != "element":
+            continue
+        pid, pending = pending, None
+        if pid is None:
+            pid = node.attr("data-pid") or None
+            if pid is not None:
+                reading.pids.append(pid)
+        if pid is not None and pid not in reading.pid_nodes:
+            reading.pid_nodes[pid] = node
+        if node.name in _LEVELS or node is refs:
+            continue
+        if node.name in _CONTAINERS and not (node.attr("class") or "").startswith("table-wrap"):
+            stack.append(iter(node.children))
+            pending = pid
+            continue
+        section = section_at(node.start)
+        reading.blocks.append((pid, section, node))
+        start, end = node.start, node.end
+        if source.find("[", start, end) < 0 and source.find("&", start, end) < 0:
+            continue  # (most blocks: no citation can be in them)
+        kids = node.children
+        if len(kids) == 1 and kids[0].kind == "text":  # (most paragraphs: text only)
+            texts: Iterable[Node] = kids
+        else:
+            skip = range(refs.start, refs.end) if refs is not None else range(0)
+            texts = [t for t in node.iter() if t.kind == "text" and t.start not in skip]
+        reading.citations += [
+            (section, pid, sid) for text in texts for sid in CITATION.findall(text.data)
+        ]
 
 
 @dataclass(frozen=True)
@@ -123,173 +267,58 @@ class Article:
 
     @classmethod
     def parse(cls, html: str, *, file: str | None = None) -> Article:
+        """``file`` names the document in errors (kept for callers; the model reads any text)."""
         if not html.strip():
             return cls((), (), (), (), (), (), True)
-        try:
-            # (huge_tree: libxml2 would drop what lies deeper than 256 elements)
-            parser = lxml_html.HTMLParser(huge_tree=True)
-            root = lxml_html.fragment_fromstring(html, create_parent="div", parser=parser)
-        except (etree.ParserError, ValueError) as exc:
-            raise FormatError(f"article HTML cannot be read: {exc}", file=file) from None
-        if any(e.type_name == "ERR_RESOURCE_LIMIT" for e in parser.error_log):
-            # libxml2 stops reading there: what lies deeper would be silently missing
-            raise FormatError(
-                f"the article nests elements deeper than {_MAX_DEPTH:,} levels: oo_nb reads no "
-                "deeper (a browser does); flatten it",
-                file=file,
-            )
-        walker = _Walker()
-        walker.walk(root)
-        stub = bool(
-            root.xpath('.//*[contains(concat(" ", normalize-space(@class), " "), " stub-notice ")]')
+        r = read_article(html)
+        source = r.model.source
+        paragraphs = tuple(
+            Paragraph(pid, section, node.name, source[node.start : node.end], plain_text(node))
+            for pid, section, node in r.blocks
         )
         return cls(
-            tuple(walker.sections),
-            tuple(walker.paragraphs),
-            tuple(walker.citations),
-            tuple(walker.references),
-            tuple(walker.figures),
-            tuple(walker.pids),
-            stub or not walker.paragraphs,
+            tuple(Section(h.attr("id") or "", plain_text(h), _LEVELS[h.name]) for h in r.headings),
+            paragraphs,
+            tuple(Citation(sid, section, pid) for section, pid, sid in r.citations),
+            tuple(reference(i, li) for i, li in enumerate(r.entries, 1)),
+            tuple(figure(section, fig) for _, section, node in r.blocks for fig in r.figures(node)),
+            tuple(r.pids),
+            r.stub or not paragraphs,
         )
 
 
-_MAX_DEPTH = 2048  # libxml2's limit with huge_tree
+def reference(position: int, li: Node) -> Reference:
+    """One References entry: its label, its first link's address and text."""
+    sid, url, link = _entry(li)
+    return Reference(position, sid, url, plain_text(link if link is not None else li))
 
 
-class _Walker:
-    """One pass over the article in document order, tracking section and pending pid."""
-
-    def __init__(self) -> None:
-        self.sections: list[Section] = []
-        self.paragraphs: list[Paragraph] = []
-        self.citations: list[Citation] = []
-        self.references: list[Reference] = []
-        self.figures: list[Figure] = []
-        self.pids: list[str] = []
-        self.section = ""
-        self.pending: str | None = None
-        self.in_refs = False
-        self.listed = False  # the References list was read (the page numbers only the first)
-
-    def walk(self, parent: etree._Element) -> None:
-        # a stack of the open containers' children, not recursion: an article may nest
-        # thousands of elements deep
-        stack = [iter(parent)]
-        while stack:
-            node = next(stack[-1], None)
-            if node is None:
-                stack.pop()
-                continue
-            if isinstance(node, etree._Comment):
-                text = node.text or ""
-                if PID.match(text):
-                    self.pending = text.strip()
-                    self.pids.append(self.pending)
-                continue
-            if not isinstance(node.tag, str):
-                continue
-            if self.element(node):
-                stack.append(iter(node))
-
-    def element(self, node: etree._Element) -> bool:
-        """Read ``node``; True for a container, whose children are read next."""
-        tag = node.tag.lower()
-        pid, self.pending = self.pending, None
-        if pid is None and node.get("data-pid"):
-            pid = node.get("data-pid")
-            self.pids.append(pid)
-        if tag in ("h2", "h3", "h4"):
-            for head, title in _headings(node):
-                hid = head.get("id") or ""
-                level = head.tag.lower()
-                if level in ("h2", "h3", "h4"):
-                    self.sections.append(Section(hid, title, int(level[1])))
-                if level == "h2":
-                    self.section = hid
-                    self.in_refs = hid == "references"
-                    self.listed = False
-            return False
-        if self.in_refs and tag in ("ol", "ul"):
-            self._references(node)
-            return False
-        if tag in _CONTAINERS and not node.get("class", "").startswith("table-wrap"):
-            self.pending = pid
-            return True
-        self._figures(node)
-        text = _text(node)
-        if not self.in_refs:
-            for m in CITATION.finditer(text):
-                self.citations.append(Citation(m.group(1), self.section, pid))
-        self.paragraphs.append(
-            Paragraph(
-                pid,
-                self.section,
-                tag,
-                lxml_html.tostring(node, encoding="unicode", with_tail=False),
-                text,
-            )
-        )
-        return False
-
-    def _references(self, node: etree._Element) -> None:
-        """The entries the page script numbers (``article_model.list_after``): the ``<li>``
-        children of the first list after the heading; a nested or a second list gets none."""
-        if self.listed:
-            return
-        self.listed = True
-        for li in node.iterchildren("li"):
-            text = _text(li)
-            m = re.match(r"\s*\[(s\d+)\]", text)
-            link = li.find(".//a")
-            url = link.get("href", "") if link is not None else ""
-            title = _text(link) if link is not None else text
-            self.references.append(
-                Reference(len(self.references) + 1, m.group(1) if m else None, url, title)
-            )
-
-    def _figures(self, node: etree._Element) -> None:
-        figures = [node] if node.tag == "figure" else list(node.iterfind(".//figure"))
-        for fig in figures:
-            img = fig.find(".//img")
-            src = img.get("src", "") if img is not None else ""
-            mime, size = "", len(src)
-            if src.startswith("data:"):
-                mime = src[5:].split(";", 1)[0].split(",", 1)[0]
-                size = (len(src.split(",", 1)[-1]) * 3) // 4
-            cap = fig.find(".//figcaption")
-            self.figures.append(
-                Figure(
-                    self.section,
-                    "data" if src.startswith("data:") else "url",
-                    mime,
-                    size,
-                    img.get("alt", "") if img is not None else "",
-                    _text(cap) if cap is not None else "",
-                )
-            )
+def entry_row(position: int, li: Node) -> tuple[int, str | None, str]:
+    """``reference`` without the title: (position, label, url), what the library keeps."""
+    sid, url, _ = _entry(li)
+    return position, sid, url
 
 
-_HEADING_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+def _entry(li: Node) -> tuple[str | None, str, Node | None]:
+    m = LEADING_CITATION.match(li.text)
+    link = next(li.elements("a"), None)
+    url = (link.attr("href") or "") if link is not None else ""
+    return (m.group(1) if m else None), url, link
 
 
-def _headings(node: etree._Element) -> list[tuple[etree._Element, str]]:
-    """``node`` and the headings libxml2 nested in it, each with its own text: a browser closes
-    an open heading at the next heading's start tag (``<h2>a <h2 id=b>b</h2></h2>`` is two
-    sections, as ``article_model`` reads it)."""
-    inner = list(node.iterdescendants(*_HEADING_TAGS))
-    if not inner:
-        return [(node, _text(node))]
-    out = []
-    for head in [node, *inner]:
-        own = copy.deepcopy(head)
-        for nested in list(own.iterdescendants(*_HEADING_TAGS)):
-            parent = nested.getparent()
-            if parent is not None:  # (an ancestor already removed takes it along)
-                parent.remove(nested)
-        out.append((head, _text(own)))
-    return out
-
-
-def _text(node: etree._Element) -> str:
-    return re.sub(r"\s+", " ", node.text_content()).strip()
+def figure(section: str, fig: Node) -> Figure:
+    img = next(fig.elements("img"), None)
+    src = (img.attr("src") or "") if img is not None else ""
+    mime, size = "", len(src)
+    if src.startswith("data:"):
+        mime = src[5:].split(";", 1)[0].split(",", 1)[0]
+        size = (len(src.split(",", 1)[-1]) * 3) // 4
+    cap = next(fig.elements("figcaption"), None)
+    return Figure(
+        section,
+        "data" if src.startswith("data:") else "url",
+        mime,
+        size,
+        (img.attr("alt") or "") if img is not None else "",
+        plain_text(cap) if cap is not None else "",
+    )

@@ -1,9 +1,9 @@
 """The article read as a browser reads it, with the source span of every part, so an edit is a
 splice at node boundaries and what it does not touch keeps its exact text.
 
-A new module rather than a rewrite of ``article.py``: that one is the lxml reader behind the
-library scan's public ``Article`` (and the fast scan is tested against it); this one is for the
-editors, which need spans, not values. Built on the one tokenizer, ``html_tokens``.
+Every reader of the article sits on it (``article`` gives the library scan's, ``check``'s and the
+agent's values from it; the editors splice at its spans). Built on the one tokenizer,
+``html_tokens``.
 
 - ``nodes``: a small tree (elements, text, comments) with HTML's implied end tags where they
   change what is a top-level block (``<p>`` closed by a block, ``<li>`` by the next ``<li>``, a
@@ -18,13 +18,22 @@ editors, which need spans, not values. Built on the one tokenizer, ``html_tokens
 
 from __future__ import annotations
 
+import bisect
+import operator
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from oo_nb.format.html_doctype import ascii_lower
-from oo_nb.format.html_tokens import Token, content_end, markup_at, plain_tags, tokenize
+from oo_nb.format.html_tokens import (
+    Attr,
+    Token,
+    content_end,
+    markup_at,
+    plain_tags,
+    raw_tokens,
+)
 from oo_nb.format.vocab import CITATION, PID
 
 __all__ = [
@@ -122,6 +131,9 @@ _SIBLINGS = {
     "th": ({"td", "th"}, _SCOPE - {"td", "th"} | {"tr"}),
     "option": ({"option"}, _SCOPE | {"select"}),
 }
+_P = frozenset(("p",))
+_SHALLOW = 32  # up to this many open elements a scope question walks the stack
+_START = operator.attrgetter("start")
 _SPACES = re.compile(r"\s+")
 _UNSEEN = frozenset(("script", "style", "template"))
 
@@ -147,35 +159,75 @@ def _foreign_ancestor(node: Node) -> str | None:
     return None
 
 
-@dataclass(eq=False)
 class Node:
     """``kind`` is "element", "text" or "comment". For an element ``start..open_end`` is its
-    start tag and ``close_start..end`` its end tag (empty when implied)."""
+    start tag and ``close_start..end`` its end tag (empty when implied). (A plain class with
+    slots: one is made per token, and a dataclass's ``__init__`` cost a fifth of the reading.)"""
 
-    kind: str
-    start: int
-    end: int
-    name: str = ""
-    token: Token | None = None
-    open_end: int = 0
-    close_start: int = 0
-    data: str = ""
-    children: list[Node] = field(default_factory=list, repr=False)
-    parent: Node | None = field(default=None, repr=False)
+    __slots__ = (
+        "attrs",
+        "children",
+        "close_start",
+        "data",
+        "end",
+        "kind",
+        "name",
+        "open_end",
+        "parent",
+        "self_closing",
+        "start",
+    )
+
+    def __init__(
+        self,
+        kind: str,
+        start: int,
+        end: int,
+        name: str = "",
+        attrs: tuple[Attr, ...] | None = None,
+        open_end: int = 0,
+        close_start: int = 0,
+        data: str = "",
+    ) -> None:
+        self.kind = kind
+        self.start = start
+        self.end = end
+        self.name = name
+        self.attrs = attrs  # an element's (None for text and comments)
+        self.self_closing = False
+        self.open_end = open_end
+        self.close_start = close_start
+        self.data = data
+        self.children: list[Node] = []
+        self.parent: Node | None = None  # (set by the tree builder)
+
+    def __repr__(self) -> str:
+        return f"Node({self.kind!r}, {self.start}, {self.end}, {self.name!r})"
+
+    @property
+    def token(self) -> Token | None:
+        """An element's start tag as the tokenizer reads it (made when asked: most are not)."""
+        if self.attrs is None:
+            return None
+        return Token("start", self.start, self.open_end, self.name, self.attrs, self.self_closing)
 
     def attr(self, name: str) -> str | None:
-        if self.token is None:
+        if not self.attrs:
             return None
-        return next((a.value for a in self.token.attrs if a.name == name), None)
+        for a in self.attrs:
+            if a.name == name:
+                return a.value
+        return None
 
     def iter(self) -> Iterator[Node]:
-        """This node and every one under it, in document order (a loop, not recursion: an
-        article may nest thousands of elements deep)."""
+        """This node and every node inside it, in document order (a stack, not recursion)."""
         stack = [self]
+        pop, extend = stack.pop, stack.extend
         while stack:
-            node = stack.pop()
+            node = pop()
             yield node
-            stack.extend(reversed(node.children))
+            if node.children:
+                extend(reversed(node.children))
 
     def elements(self, name: str) -> Iterator[Node]:
         return (n for n in self.iter() if n.kind == "element" and n.name == name)
@@ -189,7 +241,7 @@ class Node:
     def visible_text(self) -> str:
         """The text a reader sees: ``text`` without script, style and template content."""
         out: list[str] = []
-        stack = [self]
+        stack = [self]  # (a stack, not recursion: an article may nest thousands deep)
         while stack:
             node = stack.pop()
             if node.kind == "text":
@@ -197,6 +249,25 @@ class Node:
             elif node.kind == "element" and node.name not in _UNSEEN:
                 stack.extend(reversed(node.children))
         return "".join(out)
+
+
+class _Leaf(Node):
+    """A text or comment node, made with four stores (most nodes are these): what it never has
+    (attributes, children, a parent link) is read from the class."""
+
+    __slots__ = ()
+    name = ""
+    attrs = None
+    open_end = close_start = 0
+    self_closing = False
+    parent = None
+    children: list[Node] = []  # noqa: RUF012 (shared and never added to: leaves hold nothing)
+
+    def __init__(self, kind: str, start: int, end: int, data: str) -> None:
+        self.kind = kind
+        self.start = start
+        self.end = end
+        self.data = data
 
 
 @dataclass(frozen=True)
@@ -256,6 +327,12 @@ class Link:
 class Model:
     source: str
     root: Node
+    # the elements of each name, in document order (kept while the tree is built: a reader
+    # asking for the h2s or the figures walks no tree)
+    named: dict[str, list[Node]] = field(default_factory=dict, compare=False, repr=False)
+
+    def elements(self, name: str) -> list[Node]:
+        return self.named.get(name, [])
 
     @cached_property
     def blocks(self) -> tuple[Block, ...]:
@@ -263,8 +340,7 @@ class Model:
 
     @cached_property
     def sections(self) -> tuple[Section, ...]:
-        heads = [n for n in self.root.iter() if n.kind == "element" and n.name == "h2"]
-        top = {id(c) for c in self.root.children}
+        heads = self.elements("h2")
         starts = [_heading_start(self.source, self.root, h) for h in heads]
         return tuple(
             Section(
@@ -272,7 +348,7 @@ class Model:
                 h,
                 starts[i],
                 starts[i + 1] if i + 1 < len(heads) else len(self.source),
-                id(h) not in top,
+                h.parent is not self.root,
             )
             for i, h in enumerate(heads)
         )
@@ -296,39 +372,36 @@ class Model:
         """The ``<li>`` of the References section the page script does not number (in a list
         nested in an entry, in a second list): their ``[sN]`` links go to other entries."""
         refs = self.reference_list()
-        section = next(
-            (s for s in self.sections if refs is not None and s.start <= refs.start < s.end), None
-        )
-        if refs is None or section is None:
+        if refs is None:
+            return []
+        section = next((s for s in self.sections if s.start <= refs.start < s.end), None)
+        if section is None:
             return []
         numbered = {id(li) for li in entries(refs)}
         return [
             n
-            for n in self.root.elements("li")
+            for n in self.elements("li")
             if section.start <= n.start < section.end and id(n) not in numbered
         ]
 
     def unmodelled_markup(self) -> list[tuple[int, str]]:
         """Markup this model does not read as a browser does, as (offset, what): a raw-text
-        element inside ``<svg>``/``<math>`` (foreign content reads its content as markup), and
-        what a table holds outside its cells (a browser moves it before the table)."""
+        element holding markup inside ``<svg>``/``<math>`` (foreign content reads it as markup),
+        and what a table holds outside its cells (a browser moves it before the table)."""
         out: list[tuple[int, str]] = []
         for n in self.root.iter():
-            parent = n.parent
-            if parent is None:
+            if n.kind != "element":
                 continue
-            if parent.name in _TABLE_PARTS and (
-                (n.kind == "element" and n.name not in _IN_TABLE)
-                or (n.kind == "text" and n.data.strip())
-            ):
-                what = f"<{n.name}>" if n.kind == "element" else "text"
-                out.append((n.start, f"{what} directly inside <{parent.name}>"))
-            elif (
-                n.kind == "element"
-                and n.name in _RAW_IN_HTML
-                and "<" in self.source[n.open_end : n.close_start]  # (text alone reads alike)
-            ):
-                foreign = _foreign_ancestor(n)
+            if n.name in _TABLE_PARTS:  # (its children: a text leaf keeps no parent link)
+                out += [
+                    (c.start, f"{f'<{c.name}>' if c.kind == 'element' else 'text'} directly "
+                     f"inside <{n.name}>")
+                    for c in n.children
+                    if (c.kind == "element" and c.name not in _IN_TABLE)
+                    or (c.kind == "text" and c.data.strip())
+                ]  # fmt: skip
+            elif n.name in _RAW_IN_HTML and "<" in self.source[n.open_end : n.close_start]:
+                foreign = _foreign_ancestor(n)  # (text alone reads alike)
                 if foreign is not None:
                     out.append((n.start, f"<{n.name}> inside <{foreign}>"))
         return out
@@ -346,9 +419,7 @@ class Model:
 
     @cached_property
     def links(self) -> tuple[Link, ...]:
-        return tuple(
-            Link(a.attr("href") or "", a) for a in self.root.elements("a") if a.attr("href")
-        )
+        return tuple(Link(a.attr("href") or "", a) for a in self.elements("a") if a.attr("href"))
 
     @cached_property
     def citations(self) -> tuple[Citation, ...]:
@@ -367,49 +438,8 @@ class Model:
 
 
 def read_model(source: str) -> Model:
-    return Model(source, _tree(source))
-
-
-def list_after(root: Node, head: Node) -> Node | None:
-    """The first ``ol``/``ul`` among the siblings after ``head`` (or inside one), before the
-    next ``h2``: the page script's ``referenceList``."""
-    parent = _parent_of(root, head)
-    if parent is None:
-        return None
-    siblings = [c for c in parent.children if c.kind == "element"]
-    return first_list(siblings[siblings.index(head) + 1 :])
-
-
-def first_list(siblings: list[Node]) -> Node | None:
-    """The first ``ol``/``ul`` among ``siblings`` or inside one, stopping at an ``h2``."""
-    for node in siblings:
-        if node.kind != "element":
-            continue
-        if node.name == "h2":
-            return None
-        if node.name in ("ol", "ul"):
-            return node
-        found = [n for n in node.iter() if n.kind == "element" and n.name in ("ol", "ul")]
-        if found:
-            return found[0]
-    return None
-
-
-def entries(lst: Node) -> list[Node]:
-    return [c for c in lst.children if c.kind == "element" and c.name == "li"]
-
-
-def _parent_of(root: Node, target: Node) -> Node | None:
-    """``target``'s parent (``root`` is the tree it is in: the builder set the link)."""
-    return target.parent
-
-
-def _tree(source: str) -> Node:
-    builder = _Builder(Node("element", 0, len(source), "#root", close_start=len(source)))
-    for tok in tokenize(source):
-        builder.feed(tok)
-    builder.close(len(builder.stack) - 1, len(source))
-    return builder.stack[0]
+    named: dict[str, list[Node]] = {}
+    return Model(source, _tree(source, named), named)
 
 
 def article_end(source: str, start: int, end: int) -> tuple[int, int] | None:
@@ -423,14 +453,9 @@ def article_end(source: str, start: int, end: int) -> tuple[int, int] | None:
 
 def _built_article_end(source: str, start: int, end: int) -> tuple[int, int] | None:
     """``article_end`` by the tree builder, token by token."""
-    article = Node("element", start, end, "article", open_end=start)
-    builder = _Builder(Node("element", start, end, "#root"))
-    builder.push(article)
-    for tok in tokenize(source, start, end):
-        builder.feed(tok)
-        if len(builder.stack) == 1:
-            return article.close_start, article.end
-    return None
+    article = Node("element", start, end, "article", (), start, start)
+    _tree(source, {}, start, end, article)
+    return (article.close_start, article.end) if article.end > article.close_start else None
 
 
 # Start tags after which the first "</article>" may not close the article: a table, a template,
@@ -459,10 +484,8 @@ def _plain_article_end(source: str, start: int, end: int) -> tuple[int, int] | N
         run_end, tags = plain_tags(source, at, end)
         cursor = at
         # (most runs hold none of those tags: one search over them all, not a loop)
-        for tag in (
-            tags if _MAYBE_NOT_PLAIN.search("".join(tags)) else ()
-        ):  # (no "<" between them: each starts at the next one)
-            lt = source.find("<", cursor)
+        for tag in tags if _MAYBE_NOT_PLAIN.search("".join(tags)) else ():
+            lt = source.find("<", cursor)  # (no "<" between them: each starts at the next one)
             cursor = lt + len(tag)
             found = _TAG_NAME.match(tag)
             assert found is not None
@@ -486,72 +509,141 @@ def _plain_article_end(source: str, start: int, end: int) -> tuple[int, int] | N
     return None
 
 
-class _Builder:
-    """The tree builder's stack of open elements, fed one token at a time. Where each name is
-    open is kept per name, so asking whether an element is in scope costs the same at any depth
-    (a walk down the stack made a deep article quadratic)."""
+def list_after(root: Node, head: Node) -> Node | None:
+    """The first ``ol``/``ul`` among the siblings after ``head`` (or inside one), before the
+    next ``h2``: the page script's ``referenceList``."""
+    parent = _parent_of(root, head)
+    if parent is None:
+        return None
+    kids = parent.children
+    after = bisect.bisect_right(kids, head.start, key=_START)  # (siblings in source order)
+    return first_list([c for c in kids[after:] if c.kind == "element"])
 
-    def __init__(self, root: Node) -> None:
-        self.stack = [root]
-        self.open_at: dict[str, list[int]] = {}
 
-    def add(self, node: Node) -> None:
-        node.parent = self.stack[-1]
-        self.stack[-1].children.append(node)
+def first_list(siblings: list[Node]) -> Node | None:
+    """The first ``ol``/``ul`` among ``siblings`` or inside one, stopping at an ``h2``."""
+    for node in siblings:
+        if node.kind != "element":
+            continue
+        if node.name == "h2":
+            return None
+        if node.name in ("ol", "ul"):
+            return node
+        found = [n for n in node.iter() if n.kind == "element" and n.name in ("ol", "ul")]
+        if found:
+            return found[0]
+    return None
 
-    def push(self, node: Node) -> None:
-        self.add(node)
-        self.open_at.setdefault(node.name, []).append(len(self.stack))
-        self.stack.append(node)
 
-    def pop(self) -> Node:
-        node = self.stack.pop()
-        self.open_at[node.name].pop()
-        return node
+def entries(lst: Node) -> list[Node]:
+    return [c for c in lst.children if c.kind == "element" and c.name == "li"]
 
-    def close(self, count: int, at: int) -> None:
+
+def _parent_of(root: Node, target: Node) -> Node | None:
+    if target.parent is not None:
+        return target.parent
+    for n in root.iter():
+        if any(c is target for c in n.children):
+            return n
+    return None
+
+
+def _tree(
+    source: str,
+    named: dict[str, list[Node]],
+    start: int = 0,
+    end: int | None = None,
+    article: Node | None = None,
+) -> Node:
+    """The tree of ``source[start:end]``; ``named`` gets the elements of each name. With an
+    ``article`` node the source starts inside that element, and reading stops where an end tag
+    closes it (``article_end``)."""
+    stop = len(source) if end is None else end
+    root = Node("element", start, stop, "#root", open_end=start, close_start=stop)
+    stack = [root]
+    # where each name is open on the stack: a scope question costs the same at any depth (a
+    # walk down a stack 30,000 deep made a deep article quadratic)
+    open_at: dict[str, list[int]] = {}
+
+    def close(count: int, at: int) -> None:
         for _ in range(count):
-            node = self.pop()
+            node = stack.pop()
+            open_at[node.name].pop()
             node.end = node.close_start = at
 
-    def open_index(self, names: Iterable[str], bounds: Iterable[str]) -> int:
-        """The topmost open element named in ``names`` with none in ``bounds`` above it (the
-        root never counts), else -1."""
-        top = max((self.open_at[n][-1] for n in names if self.open_at.get(n)), default=0)
-        bound = max((self.open_at[n][-1] for n in bounds if self.open_at.get(n)), default=0)
+    def open_index(names: set[str] | frozenset[str], bounds: set[str] | frozenset[str]) -> int:
+        if len(stack) <= _SHALLOW:  # (most articles: the walk is quicker)
+            for i in range(len(stack) - 1, 0, -1):
+                if stack[i].name in names:
+                    return i
+                if stack[i].name in bounds:
+                    return -1
+            return -1
+        top = max((at[-1] for n in names if (at := open_at.get(n))), default=0)
+        bound = max((at[-1] for n in bounds if (at := open_at.get(n))), default=0)
         return top if top > 0 and top >= bound else -1
 
-    def feed(self, tok: Token) -> None:
-        stack = self.stack
-        if tok.kind == "text":
-            self.add(Node("text", tok.start, tok.end, data=tok.data))
-        elif tok.kind in ("comment", "doctype"):
-            self.add(Node("comment", tok.start, tok.end, data=tok.data))
-        elif tok.kind == "start":
-            name = tok.name
-            if name in _CLOSES_P:
-                i = self.open_index(("p",), _SCOPE)
-                if i > 0:
-                    self.close(len(stack) - i, tok.start)
-            if name in _SIBLINGS:
-                names, bounds = _SIBLINGS[name]
-                i = self.open_index(names, bounds)
-                if i > 0:
-                    self.close(len(stack) - i, tok.start)
-            if name in _HEADINGS and stack[-1].name in _HEADINGS:
-                self.close(1, tok.start)
-            node = Node("element", tok.start, tok.end, name, tok, tok.end, tok.end)
-            if name in VOID or tok.self_closing:
-                self.add(node)
+    top = root
+    if article is not None:
+        article.parent = root
+        root.children.append(article)
+        open_at["article"] = [1]
+        stack.append(article)
+        top = article
+    closes_p, siblings, headings, void = _CLOSES_P, _SIBLINGS, _HEADINGS, VOID
+    for raw in raw_tokens(source, start, end):
+        if isinstance(raw, Token):  # a DOCTYPE
+            top.children.append(_Leaf("comment", raw.start, raw.end, raw.data))
+            continue
+        kind, start, end, name, attrs, self_closing, data = raw
+        if kind == "text" or kind == "comment":
+            top.children.append(_Leaf(kind, start, end, data))
+        elif kind == "start":
+            if len(stack) > 1:  # (at the top level nothing is open to close)
+                if name in closes_p:
+                    i = open_index(_P, _SCOPE)
+                    if i > 0:
+                        close(len(stack) - i, start)
+                if name in siblings:
+                    names, bounds = siblings[name]
+                    i = open_index(names, bounds)
+                    if i > 0:
+                        close(len(stack) - i, start)
+                if name in headings and stack[-1].name in headings:
+                    close(1, start)
+                top = stack[-1]
+            node = Node("element", start, end, name, attrs, end, end)
+            node.self_closing = self_closing
+            node.parent = top
+            top.children.append(node)
+            if name in named:
+                named[name].append(node)
             else:
-                self.push(node)
+                named[name] = [node]
+            if name not in void and not self_closing:
+                open_at.setdefault(name, []).append(len(stack))
+                stack.append(node)
+                top = node
         else:  # end tag
-            closing = _HEADINGS if tok.name in _HEADINGS else frozenset((tok.name,))
-            i = self.open_index(closing, _END_SCOPE.get(tok.name, _SCOPE - closing))
+            closing, bounds = _closing(name)
+            i = open_index(closing, bounds)
             if i > 0:
-                self.close(len(stack) - i - 1, tok.start)
-                node = self.pop()
-                node.close_start, node.end = tok.start, tok.end
+                close(len(stack) - i - 1, start)
+                node = stack.pop()
+                open_at[node.name].pop()
+                node.close_start, node.end = start, end
+                top = stack[-1]
+                if article is not None and len(stack) == 1:
+                    return root  # the article's end tag
+    close(len(stack) - 1, stop)
+    return root
+
+
+@lru_cache(maxsize=512)
+def _closing(name: str) -> tuple[frozenset[str], frozenset[str]]:
+    """What an end tag ``name`` closes, and where the search for it stops."""
+    closing = _HEADINGS if name in _HEADINGS else frozenset((name,))
+    return closing, _END_SCOPE.get(name, _SCOPE - closing)
 
 
 def _heading_start(source: str, root: Node, head: Node) -> int:
@@ -560,7 +652,8 @@ def _heading_start(source: str, root: Node, head: Node) -> int:
     if parent is None:
         return head.start
     kids = parent.children
-    k = kids.index(head) - 1  # (Node compares by identity)
+    # (siblings are in source order and do not overlap: the heading's place by bisection)
+    k = bisect.bisect_left(kids, head.start, key=_START) - 1
     while k >= 0 and kids[k].kind == "text" and not kids[k].data.strip():
         k -= 1
     if k >= 0 and kids[k].kind == "comment" and PID.match(kids[k].data):

@@ -32,10 +32,12 @@ __all__ = [
     "Attr",
     "DoctypeToken",
     "Kind",
+    "RawToken",
     "Token",
     "content_end",
     "markup_at",
     "plain_tags",
+    "raw_tokens",
     "tokenize",
 ]
 
@@ -68,6 +70,12 @@ _TAG_BODY = rf"/?[A-Za-z][^\t\n\f\r />]*(?:{_ATTR})*[\t\n\f\r ]*/?>"
 _WHOLE_TAG = re.compile("<" + _TAG_BODY)
 _PLAIN_RUN = re.compile(
     rf"[^<]*(?:<(?!(?ai:{'|'.join(_CONTENT_STATE)})[\t\n\f\r />])" + _TAG_BODY + r"[^<]*)*"
+)
+# The common step in the data state, in one match: text that needs no decoding, then a tag
+# ``_QUOTED_TAG`` reads or a comment of the plain form (no CR or NUL in it, not ``<!-->``).
+_STEP = re.compile(
+    rf"""([^<&\r]*)<(?:(/?)([A-Za-z][^\t\n\f\r />]*)((?:{_ATTR})*)[\t\n\f\r ]*(/?)>"""
+    r"|!--(?!-?>)([^\r\0]*?)--!?>)"
 )
 _QUOTED_ATTR = re.compile(  # ``_ATTR``, its name and value in groups
     r"""[\t\n\f\r ]+([^\t\n\f\r />="'<][^\t\n\f\r />="'<]*)(?:="([^"]*)"|='([^']*)')?"""
@@ -135,7 +143,17 @@ def _nulls(raw: str) -> str:
 
 def _name(raw: str) -> str:
     """A tag or attribute name: ASCII letters lowered (only those), NULL replaced."""
-    return _nulls(ascii_lower(raw))
+    name = _NAMES.get(raw)
+    if name is None:
+        name = _nulls(ascii_lower(raw))
+        if len(_NAMES) < _MAX_NAMES:
+            _NAMES[raw] = name
+    return name
+
+
+# The names met so far and how they read (a page uses a few dozen, each many times over).
+_NAMES: dict[str, str] = {}
+_MAX_NAMES = 4096
 
 
 def _after_blanks(text: str, at: int) -> int:
@@ -215,6 +233,7 @@ def _script_end(text: str, at: int, last_start_tag: str) -> int:
 
 # A token before it is made a Token: (kind, start, end, name, attrs, self_closing, data).
 _Raw = tuple[Kind, int, int, str, tuple["Attr", ...], bool, str]
+RawToken = _Raw
 
 
 class _Reader:
@@ -430,14 +449,42 @@ def _scan(
                 pieces.append(_decoded(source[at:stop], state))
             at, state = next_at, "data"
             continue
+        if text_from < 0:
+            step = _STEP.match(source, at)
+            if step is not None:
+                lt = step.end(1)
+                if lt > at:
+                    yield ("text", at, lt, "", (), False, step.group(1))
+                end_at = step.end()
+                raw_name = step.group(3)
+                if raw_name is None:  # a comment
+                    yield ("comment", lt, end_at, "", (), False, step.group(6))
+                else:
+                    name = _name(raw_name)
+                    if step.group(2):
+                        yield ("end", lt, end_at, name, (), False, "")
+                    else:
+                        raw_attrs = step.group(4)
+                        attrs = reader.quoted_attrs(raw_attrs, step.start(4)) if raw_attrs else ()
+                        yield ("start", lt, end_at, name, attrs, bool(step.group(5)), "")
+                        last_start_tag = name
+                        if follow_tree_builder:
+                            state = _CONTENT_STATE.get(name, "data")
+                at = end_at
+                continue
         lt = source.find("<", at)
         stop = size if lt < 0 else lt
         if stop > at:
             text_from = at if text_from < 0 else text_from
-            pieces.append(_decoded(source[at:stop], "data"))
+            raw = source[at:stop]
+            pieces.append(_decoded(raw, "data") if "&" in raw or "\r" in raw else raw)
         if lt < 0:
             break
-        found, at = reader.markup(lt)
+        found: _Raw | DoctypeToken | str
+        if source.startswith("<!--", lt):  # (a comment: straight to its state)
+            found, at = reader.comment(lt)
+        else:
+            found, at = reader.markup(lt)
         if isinstance(found, str):
             text_from = lt if text_from < 0 else text_from
             pieces.append(found)
@@ -452,6 +499,15 @@ def _scan(
                 state = _CONTENT_STATE.get(last_start_tag, "data")
     if text_from >= 0:
         yield ("text", text_from, size, "", (), False, "".join(pieces))
+
+
+def raw_tokens(
+    text: str, start: int = 0, end: int | None = None
+) -> Iterator[RawToken | DoctypeToken]:
+    """``tokenize(text, start, end)`` as plain tuples ``(kind, start, end, name, attrs,
+    self_closing, data)`` (a DOCTYPE as its Token): for a tree builder that keeps the few it needs
+    as Tokens (building one per token was a third of an article's reading)."""
+    return _scan(text, start, end, "data", "", True)
 
 
 def tokenize(

@@ -8,20 +8,38 @@ __all__ = ["KNOWN_PAGE_CODE"]
 
 KNOWN_PAGE_CODE: frozenset[str] = frozenset(
     {
+        "4803ff0e23caed113d447b1ef04bc7d64f2c26153f0c5b7b4f3cf35563dd1269",  # oo_nb's page code at 2db9048
+        "cfb65de695c657a4186bc65392d39dfa400d4a084e5e82a60bf5b7834cbd7885",  # oo_nb's page code at 2db9048
+        "a7f3a328f2efd3e8280b3d6d29d26f0cc84b1822af9f74b1d6f12543e81a6798",  # oo_nb's page code at 41b91f9
+        "18fdb8d89cf65fb14c1e8657a2a139f7e6caf31dede4373d48cbdf2dc13ab15d",  # oo_nb's page code at 44bb8f1
+        "3694dd74de14239ab9212d6fbfec1436de3acb82d95298f2e269249944f4eeac",  # oo_nb's page code at 44bb8f1
+        "883c4fca532729870a318cb5e7844b8a7b7dfbe010afefce08b339f9b8e700e7",  # oo_nb's page code at 44bb8f1
+        "e8ab2c35477407d09c7d88de0d538afa0979c425abb0f9dd03b9b662a142a1e4",  # oo_nb's page code at 44bb8f1
+        "19828426f0d7712f60d9a1bff9eff961c89a3c76e2b5b2b494ea235d2ba7d186",  # oo_nb's page code at 45650de
+        "c95ff4c8d5ebe44552583c0c8c8313cf1f4e909bb41138b4ec7bec10f958e13b",  # oo_nb's page code at 84ba0bc
+        "2855898e57a30f1a3f5a173b531314946304a8b3bc7c8ef439390d86d876fe17",  # oo_nb's page code at a782a13
         "035dd8a60a05a07d2d3f6740a97b82e273b3e4515fbcb6d2bb5f7d4a94642322",  # page markup of agi-declared.o-o.html
         "dc7ce5cb36b46b6257d0ad581b4203f0ad091b07489a477ce330433bf7a6402b",  # page markup of ai-model-landscape.o-o.html (migrated)
         "da6d27ab27e13ff9d858ccc8c79580fc7bf3c6810f5cfb4d4fd3ba99ded7c8f8",  # page markup of anthropic-leadership.o-o.html
         "35f07bdc983c9376f6443dd6f7dfb8dc3b8e6fb3175d81965f4756d5e5a40f45",  # page markup of anthropic-leadership.o-o.html (migrated)
         "dd9e614546b853aafb9b1310d035d0297f33910db07e34f06220f92aa6b8ec7c",  # page markup of index.o-o.html
+        "fcd90a1febff7da1e8bb72877ca738af2c17f0321707b335bc555825eb99f213",  # page markup of jahala/o-o documents at 6b73ca2 (as its generator writes them)
+        "18c1095615dcfd2d4f3cf320412ae995e69aed29ff070a373ff4ba13f94348bd",  # page markup of jahala/o-o's index at 6b73ca2
         "0f01844e7c3284f325310be876f507954dd070e34996f7d58912e626513e19b4",  # page script of agi-declared.o-o.html
+        "61a13d6ffd061e8140a73d1688390aa330155125165ef02507f3e6c62ae6c233",  # page script of jahala/o-o pages at 0a22a1e and 6b73ca2 (OO:JS)
         "2fe357444c152834ccaecb3ecd3e268d436852c37d07bf59a8adfba3e0fed204",  # shell of agi-declared.o-o.html
         "93115b359ee34b496e0ea62c9e4fdfae6b00317dbad4f01ec83939d4473dc000",  # shell of ai-model-landscape.o-o.html
+        "d39f494df6446323023b9b8db9d91d0115476274f2d1446dd8c62cf2cd4493e5",  # shell of jahala/o-o marker-layout pages outside OO:SHELL (0a22a1e, 6b73ca2)
         "ba8ee3528aba6449ad36ed42a9ce1c3b9e79e3a401a358f2cc4ad36b7f61af06",  # shell of oo_nb's document at 6a0dc31
         "ca8ffb475ef3f4374ee8e99cbaf5498cf1312e605786fa171bdd102cf0d59357",  # shell section of agi-declared.o-o.html
+        "9a6c9b68fcf8b8b3cf89f9d68a02cb20a648c691fd6d6eabe2fc6bf56e040186",  # shell section of jahala/o-o pages at 0a22a1e (OO:SHELL, as its index and --sync carry it)
+        "1d9bcd61e2dc5b3971b2020067b5f59119348d96655c0503d2c75135a6e1d804",  # shell section of jahala/o-o pages at 6b73ca2 (OO:SHELL, as its index and --sync carry it)
         "cc2bb80bf8025568b89c61dccc258e04eacdfe59aef129c5fec6aa15f3dcaca1",  # shell section of oo_nb's document at 6a0dc31
         "9cfd50e3fabe29401d3887bda1a9636e6b31e89d1976c35bd7833dc61a0afbed",  # shell section of oo_nb's document at abbe431
         "be6d9708215923264b3ceefe0986173d229aed8976170fea2431fb7595fd4bfc",  # shell section of oo_nb's index at 6a0dc31
         "a58d451f2a4ab4cb70a3465469f0e6cb1ab888a4605c6142e53439ea3b891861",  # shell section of oo_nb's index at abbe431
         "08834444e0ab58247f3d559231da47f60dd750484ea4597ac8752f9a5811e2ef",  # stylesheet of agi-declared.o-o.html
+        "1e87a9851cfb79d32f9984ce187c88b8625f4747c4c7045419a0fbd063be42e4",  # stylesheet of jahala/o-o pages at 0a22a1e (OO:CSS)
+        "fd4663598f19e601c6e07d15d04af2fabe9e9a126ac23a4443ffbaf650eefcee",  # stylesheet of jahala/o-o pages at 6b73ca2 (OO:CSS)
     }
 )

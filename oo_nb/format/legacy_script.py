@@ -47,14 +47,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from lxml import etree
-from lxml import html as lxml_html
-
 from oo_nb.errors import OOError
+from oo_nb.format.article_model import Model, read_model
 from oo_nb.format.blocks import Contract
 from oo_nb.format.document import Document
 from oo_nb.format.names import CONTRACT_BLOCK
-from oo_nb.format.vocab import truncate
+from oo_nb.format.vocab import CITATION, truncate
 
 __all__ = [
     "LEGACY_SCRIPT_HINT",
@@ -84,7 +82,6 @@ _CONTRACT_LISTS = ("intents", "required_sections")
 # Sink 1: the headings the table of contents reads.
 _TOC_HEADINGS = frozenset({"h2", "h3"})
 # Sink 2: what the citation pass replaces (its own regular expression).
-_CITATION_MARK = re.compile(r"\[s(\d+)\]")
 # Look-alikes that read the same and are never markup. Single angle quotation marks rather than
 # the full-width forms: every Latin font has them (cp1252), while "\uff1c" needs a CJK font and
 # showed as empty boxes with Debian's default fonts. A WORD JOINER (invisible) after "&" or "["
@@ -217,12 +214,12 @@ def inert_fragment(fragment: str) -> tuple[str, list[str]]:
     def attribute(m: re.Match[str]) -> str:
         nonlocal attributes
         value = html_lib.unescape(m.group(2))
-        if not _CITATION_MARK.search(value):
+        if not CITATION.search(value):
             return m.group(0)
         attributes += 1
         in_url = m.group(1).strip().rstrip("=").lower() in _URL_ATTRIBUTES
         mark = "%5Bs{}%5D" if in_url else "[" + _JOINER + "s{}]"
-        value = _CITATION_MARK.sub(lambda c: mark.format(c.group(1)), value)
+        value = CITATION.sub(lambda c: mark.format(c.group(1)[1:]), value)
         return f'{m.group(1)}"{html_lib.escape(value, quote=True)}"'
 
     out = _HEADING.sub(heading, fragment)
@@ -248,11 +245,7 @@ def injection_risks(doc: Document) -> list[InjectionRisk]:
     if isinstance(contract, dict):
         risks += contract_risks(contract)
     if doc.article_span is not None and doc.article_html.strip():
-        try:
-            root = lxml_html.fragment_fromstring(doc.article_html, create_parent="div")
-        except (etree.ParserError, ValueError):
-            return risks  # an unreadable article is reported as such
-        risks += article_risks(root)
+        risks += article_risks(read_model(doc.article_html))
     return risks
 
 
@@ -287,41 +280,30 @@ def contract_risks(contract: Contract | Mapping[str, Any]) -> list[InjectionRisk
     return risks
 
 
-def article_risks(root: etree._Element) -> list[InjectionRisk]:
+def article_risks(model: Model) -> list[InjectionRisk]:
     """What the table of contents (sink 1) and the citation pass (sink 2) would turn into
-    markup in a parsed article: h2/h3 text and ids, attributes inside paragraphs."""
+    markup in the article's model: h2/h3 text and ids, attributes inside paragraphs."""
     risks: list[InjectionRisk] = []
-    if not _MARK_IN_ATTRIBUTE(root):  # most articles: only the headings need reading
-        for node in root.iter(*_TOC_HEADINGS):
-            risks += _heading_risks(node)
-        return risks
-    for node in root.iter(etree.Element):
-        tag = node.tag.lower() if isinstance(node.tag, str) else ""
-        if tag in _TOC_HEADINGS:
-            risks += _heading_risks(node)
-        elif tag == "p":
-            for inner in node.iterdescendants(etree.Element):
-                risks += [
-                    InjectionRisk(
-                        f"attribute {name}= in a paragraph",
-                        value,
-                        "holds a citation mark [sN]: the citation pass pastes a link into it, "
-                        "and the rest of the attribute becomes markup",
-                    )
-                    for name, value in inner.items()
-                    if _CITATION_MARK.search(value)
-                ]
+    marked = "[s" in model.source  # (most articles: only the headings need reading)
+    for node in model.root.iter():
+        if node.kind != "element":
+            continue
+        if node.name in _TOC_HEADINGS:
+            risks += heading_risks(node.attr("id") or "", node.text)
+        elif marked and node.name == "p":
+            risks += [
+                InjectionRisk(
+                    f"attribute {a.name}= in a paragraph",
+                    a.value,
+                    "holds a citation mark [sN]: the citation pass pastes a link into it, "
+                    "and the rest of the attribute becomes markup",
+                )
+                for inner in node.iter()
+                if inner is not node and inner.token is not None
+                for a in inner.token.attrs
+                if CITATION.search(a.value)
+            ]
     return risks
-
-
-# Whether any element inside a <p> has an attribute holding "[s": what a citation mark in an
-# attribute needs (the HTML parser gives lower-case tag names, as the walk below compares).
-_MARK_IN_ATTRIBUTE = etree.XPath("boolean(descendant-or-self::p//*[@*[contains(., '[s')]])")
-
-
-def _heading_risks(node: etree._Element) -> list[InjectionRisk]:
-    # textContent: entities decoded, comments left out
-    return heading_risks(node.get("id") or "", "".join(node.itertext()))
 
 
 def heading_risks(hid: str, text: str) -> list[InjectionRisk]:

@@ -31,6 +31,7 @@ __all__ = [
     "LEGACY_LOCK_SUFFIX",
     "LOCK_NAME",
     "MANIFEST_BLOCK",
+    "NEW_DEFAULTS_FILE",
     "PENDING_PROPOSAL",
     "RENDERING_BOUNDARY",
     "RESERVED_ID_PREFIXES",
@@ -101,6 +102,9 @@ LEGACY_LOCK_SUFFIX: Final = ".oo-lock"
 # .oo-cassettes/NAME.o-o.html.json in its folder.
 CASSETTE_SUFFIX: Final = ".cassette.json"
 CASSETTE_DIR: Final = ".oo-cassettes"
+# A library's defaults for new documents (`bash index.o-o.html --set KEY VALUE`, `oo new`):
+# DIR/.oo-new-defaults.json (``edit.new_defaults``).
+NEW_DEFAULTS_FILE: Final = ".oo-new-defaults.json"
 # What was read from a library's documents, kept between scans: DIR/.oo-cache/library.sqlite
 # (``store.scan_cache``). Other caches of the library live in the same folder.
 CACHE_DIR: Final = ".oo-cache"

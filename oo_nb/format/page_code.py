@@ -34,6 +34,7 @@ __all__ = [
     "code_regions",
     "page_code_findings",
     "region_fingerprints",
+    "rendered_fingerprints",
     "template_fingerprints",
     "unknown_code_message",
     "unknown_regions",
@@ -654,7 +655,6 @@ def template_fingerprints() -> frozenset[str]:
         shell_section,
     )
 
-    found: set[str] = set()
     pages = [
         render_document(
             file_name="t.o-o.html",
@@ -665,23 +665,33 @@ def template_fingerprints() -> frozenset[str]:
         ),
         render_index(title="T", content_html="", count=0, last_scan=""),
     ]
+    sections = [
+        (css_section(kind), js_section(kind), shell_section(kind)) for kind in ("document", "index")
+    ]
+    return frozenset(rendered_fingerprints(pages, sections))
+
+
+def rendered_fingerprints(pages: list[str], sections: list[tuple[str, str, str]]) -> set[str]:
+    """The regions of rendered ``pages`` and of marker ``sections`` (css, js, shell) as ``oo
+    sync`` puts them into a page: also how the tools fingerprint what an earlier oo_nb wrote."""
+    found: set[str] = set()
     for page in pages:
         found |= region_fingerprints(Document(page))
-    for kind in ("document", "index"):
-        for section in (css_section(kind), js_section(kind)):
+    for css, js, shell_part in sections:
+        for section in (css, js):
             sample = f": << 'OO_HTML'\n{section}OO_HTML\n"
             found |= {
                 r.fingerprint
                 for r in code_regions(Document(sample))
                 if r.kind in ("stylesheet", "page script")
             }
-        shell = f": << 'OO_HTML'\nOO_HTML\n{shell_section(kind)}"
+        shell = f": << 'OO_HTML'\nOO_HTML\n{shell_part}"
         found |= {r.fingerprint for r in code_regions(Document(shell)) if r.kind == "shell section"}
         # an early page migrated by `oo sync --migrate`: this version's shell then `exit 0`
         found |= {
             r.fingerprint for r in code_regions(Document(shell + "exit 0\n")) if r.kind == "shell"
         }
-    return frozenset(found)
+    return found
 
 
 def unknown_regions(doc: Document) -> list[CodeRegion]:

@@ -20,6 +20,7 @@ __all__ = [
     "ID_ATTRIBUTE",
     "LEADING_CITATION",
     "PID",
+    "PID_WELLFORMED",
     "SOURCE_ID",
     "UNSAFE_CHARS",
     "citation_ids",
@@ -39,12 +40,6 @@ __all__ = [
     "url_key",
 ]
 
-# --------------------------------------------------------------------------- pid comments
-# A pid comment: ``pid:SECTION:8HEX`` when well formed. Any ``pid:`` comment without spaces
-# counts as one (``pid:overview`` in some files, non-hex ids in others, FORMAT.md §3): it names
-# the next element, and the audit reports it as malformed rather than as a missing pid.
-PID = re.compile(r"^\s*pid:([^:\s]+)(?::(\S+))?\s*$")
-
 # --------------------------------------------------------------------------- citations
 # ASCII digits only, as the page's own script reads them (JavaScript's \d): "[s١]" is no citation.
 SOURCE_ID = re.compile(r"s[0-9]+")
@@ -54,6 +49,13 @@ LEADING_CITATION = re.compile(r"\s*\[(s[0-9]+)\]")  # a References entry's own l
 # The trailing run of markers of a string fact ("text [s17] [s18]"), matched on the reversed
 # text: a search for (?:\s*\[s\d+\])+\s*$ tries every position of a long fact, this only the end.
 _TRAILING_REVERSED = re.compile(r"\s*(?:\][0-9]+s\[\s*)+")
+
+
+# A pid comment: ``pid:SECTION:8HEX`` when well formed. Any ``pid:`` comment without spaces
+# counts as one (``pid:overview`` in some files, non-hex ids in others, FORMAT.md §3): it names
+# the next element, and the audit reports it as malformed rather than as a missing pid.
+PID = re.compile(r"^\s*pid:([^:\s]+)(?::(\S+))?\s*$")
+PID_WELLFORMED = re.compile(r"\s*pid:[^:\s]+:[0-9a-f]{8}\s*$")  # PID with an 8HEX id, by .match
 
 
 def is_source_id(text: str) -> bool:

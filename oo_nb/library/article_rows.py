@@ -1,4 +1,5 @@
-"""What a library scan keeps of one article: the rows both article scanners fill."""
+"""What a library scan keeps of one article: the rows ``digest.scan_article`` fills from the article
+model."""
 
 from __future__ import annotations
 

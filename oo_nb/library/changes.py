@@ -29,7 +29,6 @@ evidence   string            a sentinel's evidence after the change (NA otherwis
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
@@ -38,6 +37,8 @@ from typing import TYPE_CHECKING, Any
 
 from oo_nb.errors import OOError
 from oo_nb.format.document import Document
+from oo_nb.format.sentinel_state import current_sentinel
+from oo_nb.format.vocab import CITATION
 from oo_nb.store.history import HistoryEntry, read_history, sha256_hex
 
 if TYPE_CHECKING:
@@ -61,7 +62,6 @@ COLUMNS: dict[str, str] = {
     "evidence": "string",
 }
 _SECTION_CHARS = 300  # a changed section shows this much of its text (a frame, not a diff)
-_CITED = re.compile(r"\[(s\d+)\]")
 
 
 @dataclass(frozen=True)
@@ -123,7 +123,11 @@ def _read_state(path: Path, entry: HistoryEntry) -> _State | None:
         for s in article.sections
         if s.level == 2 and s.id
     }
-    sentinel = contract.sentinel
+    # an original o-o sentinel keeps its status in the changelog's reports, not the contract
+    try:
+        sentinel = current_sentinel(contract.sentinel, doc.changelog)
+    except OOError:  # a changelog that cannot be read reports no status
+        sentinel = contract.sentinel
     evidence = sentinel.evidence if sentinel else ""
     return _State(
         entry=entry,
@@ -133,7 +137,7 @@ def _read_state(path: Path, entry: HistoryEntry) -> _State | None:
         sections=sections,
         status=sentinel.status if sentinel else None,
         evidence=evidence,
-        evidence_urls=tuple(urls.get(i, i) for i in dict.fromkeys(_CITED.findall(evidence))),
+        evidence_urls=tuple(urls.get(i, i) for i in dict.fromkeys(CITATION.findall(evidence))),
     )
 
 

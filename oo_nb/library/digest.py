@@ -2,14 +2,11 @@
 
 A ``Digest`` holds plain tuples, never the document's text, so a library of thousands of
 documents stays small in memory and digests can be built in worker processes. The article is
-read with a lean walk over the same lxml tree ``oo_nb.format.article`` builds (same section, pid and
-citation rules; tests check they agree) but without serialising every paragraph back to HTML,
-which is what made the full analysis several times slower than parsing."""
+read through the one article model (``oo_nb.format.article``), as ``check``, the audit and the
+agent read it."""
 
 from __future__ import annotations
 
-import re
-import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date
@@ -17,10 +14,8 @@ from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
-from lxml import etree
-
 from oo_nb.errors import BlockError, OOError, ValidationError
-from oo_nb.format.article import CITATION, PID, pid_is_wellformed
+from oo_nb.format.article import Reading, entry_row, pid_is_wellformed, read_article
 from oo_nb.format.blocks import (
     MAX_WHOLE,
     Changelog,
@@ -51,8 +46,6 @@ from oo_nb.format.names import (
 )
 from oo_nb.format.page_code import page_code_findings
 from oo_nb.format.sentinel_state import latest_status
-from oo_nb.format.vocab import LEADING_CITATION
-from oo_nb.library.article_fast import scan_fast
 from oo_nb.library.article_rows import LEAD_CHARS, ArticleScan
 
 __all__ = [
@@ -65,22 +58,7 @@ __all__ = [
     "scan_article",
 ]
 
-_CONTAINERS = {"div", "section", "blockquote"}
 _FIRST = itemgetter(0)
-_LOCAL = threading.local()  # lxml parsers must not be shared between threads
-
-
-def _parser() -> Any:
-    parser = getattr(_LOCAL, "parser", None)
-    if parser is None:
-        parser = _LOCAL.parser = etree.HTMLParser()
-    return parser
-
-
-def _text(node: Any) -> str:
-    """What HtmlElement.text_content() gives (the XPath string value), serialised by libxml2
-    directly: half the cost of evaluating an XPath per element."""
-    return str(etree.tostring(node, method="text", encoding="unicode", with_tail=False))
 
 
 @dataclass(slots=True)
@@ -181,11 +159,7 @@ class Digest:
             if None in map(_FIRST, paragraphs)
             else []
         )
-        self.bad_pids = (
-            []
-            if _all_plain_pids(scan.pids)
-            else [p for p in dict.fromkeys(scan.pids) if not pid_is_wellformed(p)]
-        )
+        self.bad_pids = [p for p in dict.fromkeys(scan.pids) if not pid_is_wellformed(p)]
         every = scan.pids
         self.dup_pids = (
             [] if len(set(every)) == len(every) else [p for p, n in Counter(every).items() if n > 1]
@@ -199,19 +173,6 @@ class Digest:
             }
 
 
-# pid:SECTION:8HEX with nothing around it (stricter than ``pid_is_wellformed``), each followed
-# by a NUL: every pid of a page checked in one match
-_PLAIN_PIDS = re.compile(r"(?:pid:[^:\s\x00]+:[0-9a-f]{8}\x00)*")
-
-
-def _all_plain_pids(pids: list[str]) -> bool:
-    """Whether every pid is well-formed, known in one C-level match (most pages); False also
-    when unsure (a pid holding a NUL: none from a Document, which refuses it), for the caller to
-    check them one by one."""
-    joined = "\x00".join(pids) + "\x00"
-    return joined.count("\x00") == len(pids) and _PLAIN_PIDS.fullmatch(joined) is not None
-
-
 def first_words(text: str, n: int = 8, limit: int = 60) -> str:
     """The start of a paragraph, to name it: ``n`` words at most, cut at ``limit`` characters,
     with "…" when there is more."""
@@ -223,125 +184,40 @@ def first_words(text: str, n: int = 8, limit: int = 60) -> str:
 
 
 # --------------------------------------------------------------------------- article
-def scan_article(
-    html: str, *, risks: bool = False, fast: bool = True, valid_text: bool = False
-) -> ArticleScan:
-    """Sections, paragraphs (pid, section, tag), citations, references, pids and figures; with
-    ``risks``, also what the original page script would turn into markup (same parse).
-
-    Most articles are read without lxml (``article_fast``, the same rows); ``fast=False``, or an
-    article that scan is unsure of, takes the walk over lxml's tree below. ``valid_text``: the
-    article comes from a Document decoded from bytes (no NUL, no lone surrogate in it)."""
+def scan_article(html: str, *, risks: bool = False) -> ArticleScan:
+    """Sections, paragraphs (pid, section, tag), citations, references, pids and figures, read
+    from the one article model (``article.read_article``); with ``risks``, also what the
+    original page script would turn into markup (same model)."""
     scan = ArticleScan()
     if not html or html.isspace():  # (strip() would copy the article)
         return scan
-    if fast:
-        quick = scan_fast(html, risks=risks, valid_text=valid_text)
-        if quick is not None:
-            return quick
-    try:
-        # The tree lxml.html.fragment_fromstring builds, minus its Python element-class lookup
-        # (one Python call per element proxy, a quarter of the walk's time).
-        page = etree.fromstring(f"<html><body>{html}</body></html>", _parser())
-    except (etree.ParserError, ValueError) as exc:
-        raise BlockError(f"article HTML cannot be read: {exc}", block="article") from None
-    root = page.find("body") if page is not None else None
-    if root is None:
-        return scan
-    lean = _Lean(scan, "<figure" in html)
-    lean.walk(root)
-    lean.keep_leads()
+    r = read_article(html)
+    scan.sections = [(h.attr("id") or "", int(h.name[1])) for h in r.headings]
+    scan.paragraphs = [(pid, section, node.name) for pid, section, node in r.blocks]
+    scan.citations = r.citations
+    scan.references = [entry_row(i, li) for i, li in enumerate(r.entries, 1)]
+    scan.pids = r.pids
+    if "<fig" in html or "<FIG" in html or "<Fig" in html:  # (else no figure to count)
+        scan.figures = sum(len(r.figures(node)) for _, _, node in r.blocks)
+    _keep_leads(scan, r)
     if risks:
-        scan.injection_risks = article_risks(root)
-    stub = "stub-notice" in html and bool(
-        root.xpath('.//*[contains(concat(" ", normalize-space(@class), " "), " stub-notice ")]')
-    )
-    scan.is_stub = stub or not scan.paragraphs
+        scan.injection_risks = article_risks(r.model)
+    scan.is_stub = r.stub or not scan.paragraphs
     return scan
 
 
-class _Lean:
-    """The walk of ``article._Walker`` keeping only what the frames need."""
-
-    def __init__(self, scan: ArticleScan, has_figures: bool) -> None:
-        self.scan = scan
-        self.has_figures = has_figures
-        self.section = ""
-        self.pending: str | None = None
-        self.in_refs = False
-        # first element of each pid and of each section's pid-less <p>: read for their words
-        # only when the pid turns out odd (keep_leads), not for every paragraph
-        self.nodes: dict[str, Any] = {}
-        self.unpidded: dict[str, Any] = {}
-
-    def keep_leads(self) -> None:
-        scan = self.scan
-        odd = [p for p in self.nodes if not pid_is_wellformed(p)]
-        if len(self.nodes) != len(scan.pids):  # some pid is used more than once
-            odd += [p for p, n in Counter(scan.pids).items() if n > 1]
-        for pid in odd:
-            scan.leads[pid] = _text(self.nodes[pid])[:LEAD_CHARS]
-        for section, node in self.unpidded.items():
-            scan.unpidded_leads[section] = _text(node)[:LEAD_CHARS]
-        self.nodes, self.unpidded = {}, {}
-
-    def walk(self, parent: Any) -> None:
-        for node in parent:
-            tag = node.tag
-            if not isinstance(tag, str):
-                if isinstance(node, etree._Comment):
-                    text = node.text or ""
-                    if "pid:" in text and PID.match(text):
-                        self.pending = text.strip()
-                        self.scan.pids.append(self.pending)
-                continue
-            self.element(node, tag.lower())
-
-    def element(self, node: Any, tag: str) -> None:
-        scan = self.scan
-        pid, self.pending = self.pending, None
-        if pid is None:
-            data_pid = node.get("data-pid")
-            if data_pid:
-                pid = data_pid
-                scan.pids.append(pid)
-        if tag in ("h2", "h3", "h4"):
-            hid = node.get("id") or ""
-            scan.sections.append((hid, int(tag[1])))
-            if pid is not None and pid not in self.nodes:
-                self.nodes[pid] = node
-            if tag == "h2":
-                self.section = hid
-                self.in_refs = hid == "references"
-            return
-        if self.in_refs and tag in ("ol", "ul"):
-            self.references(node)
-            return
-        if tag in _CONTAINERS and not node.get("class", "").startswith("table-wrap"):
-            self.pending = pid
-            self.walk(node)
-            return
-        if self.has_figures:
-            scan.figures += 1 if tag == "figure" else sum(1 for _ in node.iterfind(".//figure"))
-        if not self.in_refs:
-            text = _text(node)
-            if "[s" in text:
-                section = self.section
-                scan.citations.extend([(section, pid, sid) for sid in CITATION.findall(text)])
-        if pid is not None:
-            if pid not in self.nodes:
-                self.nodes[pid] = node
-        elif tag == "p" and self.section not in self.unpidded:
-            self.unpidded[self.section] = node
-        scan.paragraphs.append((pid, self.section, tag))
-
-    def references(self, node: Any) -> None:
-        refs = self.scan.references
-        for li in node.iterfind(".//li"):
-            m = LEADING_CITATION.match(_text(li))
-            link = li.find(".//a")
-            url = link.get("href", "") if link is not None else ""
-            refs.append((len(refs) + 1, m.group(1) if m else None, url))
+def _keep_leads(scan: ArticleScan, r: Reading) -> None:
+    """The start of the element of each odd pid and of each section's first pid-less ``<p>``:
+    read for their words only when needed, not for every paragraph."""
+    nodes = r.pid_nodes
+    odd = [p for p in nodes if not pid_is_wellformed(p)]
+    if len(nodes) != len(scan.pids):  # some pid is used more than once
+        odd += [p for p, n in Counter(scan.pids).items() if n > 1]
+    for pid in odd:
+        scan.leads[pid] = nodes[pid].text[:LEAD_CHARS]
+    for block_pid, section, node in r.blocks:
+        if block_pid is None and node.name == "p" and section not in scan.unpidded_leads:
+            scan.unpidded_leads[section] = node.text[:LEAD_CHARS]
 
 
 # --------------------------------------------------------------------------- blocks
@@ -526,9 +402,7 @@ def digest_document(doc: Document, *, slug: str, nbytes: int) -> Digest:
         )
     else:
         try:
-            scan = scan_article(
-                doc.article_html, risks=d.original_script, valid_text=doc.decoded_from_bytes
-            )
+            scan = scan_article(doc.article_html, risks=d.original_script)
             d.take_article(scan)
             d.injection_risks += scan.injection_risks
         except OOError as exc:

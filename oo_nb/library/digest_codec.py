@@ -21,8 +21,6 @@ from operator import attrgetter, ne, sub
 from pathlib import Path
 from typing import Any
 
-from lxml import etree
-
 from oo_nb.format.blocks import MAX_CADENCE_DAYS, MAX_WHOLE
 from oo_nb.format.legacy_script import InjectionRisk
 from oo_nb.library.digest import Digest, Failure, Problem, digest_many
@@ -45,14 +43,16 @@ Result = Digest | Failure | None
 def code_version(*modules: Path) -> str:
     """A hash of everything that decides what a file gives: the source of the format package,
     of the error messages kept in failures (``errors``, ``redaction``), of this codec and of
-    ``modules``, and the versions of lxml and Python that parse (any edit there, even an
-    upgrade, starts the cache again: an upgraded lxml or error wording was served stale)."""
+    ``modules``, and the version of Python (any edit there, even an upgrade, starts the cache
+    again: an upgraded parser or error wording was served stale). The article is read by the
+    package's own tokenizer (``format/html_tokens``), so no parser library's version counts
+    (and a scan need not import lxml to learn it)."""
     import oo_nb.errors as errors
     import oo_nb.format as fmt
     import oo_nb.redaction as redaction
 
     h = hashlib.blake2b(str(_FORMAT).encode(), digest_size=12)
-    h.update(repr((etree.LXML_VERSION, etree.LIBXML_VERSION, sys.version_info[:2])).encode())
+    h.update(repr(sys.version_info[:2]).encode())
     files = sorted(Path(fmt.__file__).resolve().parent.glob("*.py"))
     shared = [Path(m.__file__).resolve() for m in (errors, redaction) if m.__file__]
     for f in [*files, *shared, Path(__file__).resolve(), *modules]:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import re
 from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass
@@ -14,11 +13,8 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from lxml import etree
-from lxml import html as lxml_html
-
 from oo_nb.errors import BlockError, OOError, ValidationError
-from oo_nb.format.article import excerpt_of
+from oo_nb.format.article import first_excerpt
 from oo_nb.format.blocks import MAX_CADENCE_DAYS, MAX_WHOLE, Contract, Manifest
 from oo_nb.format.document import Document
 from oo_nb.format.jsonblock import parse_block
@@ -41,8 +37,6 @@ __all__ = [
     "scan",
 ]
 
-_P_END = re.compile(r"</p\s*>", re.IGNORECASE)
-_CONTAINERS = {"div", "section", "blockquote"}
 PARALLEL_FROM = 200  # documents; below this a process pool costs more than it saves
 
 
@@ -88,67 +82,8 @@ class Scan:
 
 
 def quick_excerpt(article_html: str) -> str:
-    """``Article.excerpt`` without analysing the whole article: the same walk (top-level
-    elements, into div/section/blockquote but not table wrappers) over the smallest prefix
-    holding the first paragraph. A stub (not yet researched) has no excerpt."""
-    end = _P_END.search(article_html)
-    if end is None:
-        return ""
-    prefix = article_html[: end.end()]
-    if "stub-notice" in prefix:
-        return ""
-    for text in (prefix, article_html):
-        found = _first_paragraph(_without_data_uris(text))
-        if found is not None:
-            return excerpt_of(found)
-    return ""
-
-
-def _without_data_uris(text: str) -> str:
-    """Drop ``data:`` attribute values (embedded images): they never change the text, and
-    parsing a 100 KB base64 string for nothing dominated the excerpt's cost."""
-    parts: list[str] = []
-    pos = 0
-    while True:
-        at = text.find("data:", pos)
-        if at < 0:
-            break
-        quote = text[at - 1] if at > 0 else ""
-        close = text.find(quote, at) if quote in ('"', "'") else -1
-        if close < 0:
-            parts.append(text[pos : at + 5])
-            pos = at + 5
-            continue
-        parts.append(text[pos:at])
-        pos = close
-    if not parts:
-        return text
-    parts.append(text[pos:])
-    return "".join(parts)
-
-
-def _first_paragraph(fragment: str) -> str | None:
-    try:
-        root = lxml_html.fragment_fromstring(fragment, create_parent="div")
-    except (etree.ParserError, ValueError):
-        return None
-    return _walk(root)
-
-
-def _walk(parent: etree._Element) -> str | None:
-    for node in parent:
-        if not isinstance(node.tag, str):
-            continue  # comments, processing instructions
-        tag = node.tag.lower()
-        if tag == "p":
-            text = re.sub(r"\s+", " ", node.text_content()).strip()
-            if text:
-                return text
-        elif tag in _CONTAINERS and not node.get("class", "").startswith("table-wrap"):
-            found = _walk(node)
-            if found is not None:
-                return found
-    return None
+    """``Article.excerpt`` without reading the whole article (``article.first_excerpt``)."""
+    return first_excerpt(article_html)
 
 
 def _block(doc: Document, name: str) -> Any:

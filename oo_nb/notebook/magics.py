@@ -1,9 +1,11 @@
 """``%load_ext oo_nb``: one ``%oo`` magic whose verbs return data.
 
 ``%oo VERB ARGS`` parses ARGS with the same verb module the ``oo`` CLI uses
-(``oo_nb.cli.verbs``), runs its ``run(ns)``, and hands the result to ``oo_nb.notebook.results`` which
-turns it into something a notebook shows well (a Library, a DataFrame, a sandboxed preview, the
-review widget). So ``lib = %oo library docs/`` works, and the CLI and the magic cannot drift.
+(``oo_nb.cli.verbs``: one set of options), and ``oo_nb.notebook.results`` calls the Python API
+(``oo_nb.api``) for the verb, returning one type per verb (``%oo library`` an ``oo_nb.Library``,
+``%oo update`` a ``Proposal`` shown as the review widget, ``%oo history`` a DataFrame, ``%oo diff``
+a ``Diff``, ``%oo rollback`` a ``Rollback``); verbs without a notebook form show the CLI's
+result as text. So ``lib = %oo library docs/`` works, and the CLI and the magic cannot drift.
 
 Decisions:
 - Arguments are split with ``shlex`` (quotes grouped and removed); IPython has already expanded

@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Any
 from IPython.core.error import UsageError
 
 if TYPE_CHECKING:
-    import pandas as pd
+    from oo_nb.api.document import Document
+    from oo_nb.api.history import Diff, Rollback
+    from oo_nb.api.library import Library
 
-    from oo_nb.store.store import HistoryEntry
-
-__all__ = ["TextOutput", "adapt_parser", "history_frame", "run_verb"]
+__all__ = ["TextOutput", "adapt_parser", "run_verb"]
 
 # Verbs whose first positional is a folder that the magic lets you leave out (then: ".").
 _DIR_VERBS = {
@@ -63,40 +63,6 @@ def adapt_parser(verb: str, parser: argparse.ArgumentParser) -> None:
                 break
 
 
-def history_frame(entries: list[HistoryEntry]) -> pd.DataFrame:
-    """One row per kept version, oldest first; the current file is the last row."""
-    import pandas as pd
-
-    from oo_nb.store.history import snapshot_state
-
-    def state(e: HistoryEntry) -> str:
-        if e.snapshot is None:
-            return "current"
-        kept = snapshot_state(e)
-        return f"replaced by {e.action}" + ("" if kept == "ok" else f" (snapshot {kept})")
-
-    rows = [
-        {
-            "seq": e.seq,
-            "version": e.version,
-            "as_of": e.as_of or None,
-            "saved_at": e.saved_at,
-            "state": state(e),
-            "cost_usd": e.cost_usd,
-            "summary": e.summary,
-        }
-        for e in entries
-    ]
-    frame = pd.DataFrame(
-        rows, columns=["seq", "version", "as_of", "saved_at", "state", "cost_usd", "summary"]
-    )
-    frame["version"] = frame["version"].astype("Int64")
-    frame["as_of"] = pd.to_datetime(frame["as_of"])
-    frame["saved_at"] = pd.to_datetime(frame["saved_at"], utc=True, format="ISO8601")
-    frame["cost_usd"] = frame["cost_usd"].astype("Float64")
-    return frame.set_index("seq")
-
-
 def run_verb(verb: str, ns: argparse.Namespace, *, cell: str | None = None) -> Any:
     if cell is not None:
         return _contract_cell(ns, cell)
@@ -121,7 +87,6 @@ def _run(verb: str, ns: argparse.Namespace) -> Any:
     return load(verb).run(ns)
 
 
-# ----------------------------------------------------------------------------- verbs
 def _show(ns: argparse.Namespace) -> Any:
     from oo_nb.cli.verbs import load
     from oo_nb.format.document import Document
@@ -136,12 +101,12 @@ def _show(ns: argparse.Namespace) -> Any:
 
 
 def _history(ns: argparse.Namespace) -> Any:
-    from oo_nb.cli.verbs import load
+    from oo_nb.api.history import history_frame, read_entries
 
-    result = load("history").run(ns)
-    if not result.value:
+    entries = read_entries(ns.doc)  # a deleted document keeps its history: not Document.read
+    if not entries:
         raise UsageError(f"oo history: {ns.doc}: no such document and no kept versions")
-    return history_frame(result.value)
+    return history_frame(entries)
 
 
 def _contract_cell(ns: argparse.Namespace, body: str) -> Any:
@@ -160,29 +125,37 @@ def _plain_or_value(result: Any) -> Any:
     return result
 
 
-def _new(ns: argparse.Namespace) -> Any:
-    from oo_nb.format.document import Document
+def _new(ns: argparse.Namespace) -> Document:
+    from oo_nb.api.document import Document
 
     if ns.title is None:  # the kernel's stdin is no terminal, and no answers are piped to it
         raise UsageError('%oo new: give a title: %oo new "Title / scope"')
     result = _run("new", ns)
-    extra = result.to_text().split("\n", 1)[1:]  # the first line is the path
-    if extra and extra[0].strip():
-        print(extra[0])
-        if result.update_result is not None and getattr(
-            result.update_result.value, "pending", None
-        ):
+    update = result.update_result
+    if update is not None:  # the first update's own lines, from its result (not the CLI text)
+        print("\n".join(update.lines()))
+        if update.result.pending is not None:
             print(f"review it with: %oo review {result.path}")
+    for note in result.notes:
+        print(note)
     return Document.read(result.path)  # as it is now (the first update may have written it)
 
 
-def _library(ns: argparse.Namespace) -> Any:
+def _library(ns: argparse.Namespace) -> Library:
     import sys
 
-    result = _run("library", ns)
-    for line in result.stderr_notes:  # the CLI's stderr note, with the magic's spelling
-        print(f"note: {line.replace('`oo library', '`%oo library')}", file=sys.stderr)
-    return result.value  # the Library, or the frame asked for with --frame/--format
+    from oo_nb.cli.library import open_library, unreadable_note
+
+    if ns.frame != "documents" or ns.format != "table":  # one verb, one type: the Library
+        raise UsageError(
+            f"%oo library returns the Library; take a frame from it: lib = %oo library {ns.dir} "
+            f"then lib.{ns.frame if ns.frame != 'audit' else 'audit(all=True)'}"
+        )
+    lib = open_library(ns)
+    note = unreadable_note(lib, see="the Library's `.errors` frame (`lib.errors`)")
+    if note:
+        print(f"note: {note}", file=sys.stderr)
+    return lib
 
 
 def _audit(ns: argparse.Namespace) -> Any:
@@ -198,22 +171,23 @@ def _links(ns: argparse.Namespace) -> Any:
 
 
 def _index(ns: argparse.Namespace) -> Any:
+    from oo_nb.api.library import Library
     from oo_nb.notebook.preview import IndexPreview
 
-    result = _run("index", ns)
-    return IndexPreview(result.path, text=result.to_text())
+    page = Library(ns.dir).index(title=ns.title)
+    return IndexPreview(page.path, text=page.to_text())
 
 
 def _review(ns: argparse.Namespace) -> Any:
     # A notebook cannot answer y/n prompts well: without --accept-all/--reject-all, the widget.
     if not (ns.accept_all or ns.reject_all):
         ns.widget = True
+    from oo_nb.api.document import Document
     from oo_nb.cli.review import WidgetRequest
-    from oo_nb.notebook.review_widget import ReviewWidget
 
     result = _run("review", ns)
     if isinstance(result, WidgetRequest):
-        return ReviewWidget.from_pending(result.path, force=result.force)
+        return Document.read(result.path).proposal(force=result.force).review()
     return result.value if ns.widget and result.value is not None else _plain(result)
 
 
@@ -228,7 +202,21 @@ def _sync(ns: argparse.Namespace) -> Any:
 
 
 def _changes(ns: argparse.Namespace) -> Any:
-    return _run("changes", ns).value  # the changes frame
+    from oo_nb.api.library import Library
+
+    return Library(ns.dir).changes(since=ns.since, kind=ns.kind)
+
+
+def _diff(ns: argparse.Namespace) -> Diff:
+    from oo_nb.api.history import diff_states
+
+    return diff_states(ns.doc, ns.v_from, ns.v_to, from_seq=ns.seq_from, to_seq=ns.seq_to)
+
+
+def _rollback(ns: argparse.Namespace) -> Rollback:
+    from oo_nb.api.history import roll_back
+
+    return roll_back(ns.doc, ns.to, seq=ns.seq, allow_unknown_code=ns.allow_unknown_code)
 
 
 def _update(ns: argparse.Namespace) -> Any:
@@ -249,4 +237,6 @@ _SPECIAL: dict[str, Callable[[argparse.Namespace], Any]] = {
     "update": _update,
     "sync": _sync,
     "changes": _changes,
+    "diff": _diff,
+    "rollback": _rollback,
 }

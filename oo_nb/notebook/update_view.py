@@ -1,9 +1,8 @@
-"""``%oo update`` in a notebook: the shared ``update`` verb, narrated, ending in the review widget.
+"""``%oo update`` in a notebook: ``oo_nb.Document.update``, narrated, returning its ``Proposal``.
 
-The run is the CLI's (``oo_nb.cli.update.run``): freshness gate, research, candidate, the
-proposal saved as pending. The notebook part prints what happens as it happens and then returns
-what the user acts on: the review widget for a proposal, a preview when ``--yes`` wrote it, the
-text when nothing was proposed (fresh document, dry run).
+The run is the API's: freshness gate, research, candidate, the proposal saved as pending. The
+notebook part prints what happens as it happens; the Proposal it returns shows as the review
+widget while there is something to review, else as its status lines (fresh, dry run, written).
 """
 
 from __future__ import annotations
@@ -59,7 +58,9 @@ def _readable(path: Path) -> None:
 
 
 def run_update(ns: argparse.Namespace) -> Any:
-    from oo_nb.cli import update
+    """``%oo update``: the API's ``Document.update``, narrated; returns its ``Proposal`` (which
+    shows as the review widget while there is something to review)."""
+    from oo_nb.api.document import Document
 
     if getattr(ns, "review", False):
         raise UsageError(
@@ -71,41 +72,30 @@ def run_update(ns: argparse.Namespace) -> Any:
     def researching(agent: str) -> None:
         print(f"Researching {path.name} with the {_agent_label(agent)} agent…", flush=True)
 
-    ns.on_start = researching  # said when research begins, never before a gate's answer
-    ns.progress = _step  # research steps print as they happen (the agent's on_progress)
-    outcome = update.run(ns)
-    result = outcome.result
-    if result.status == "awaiting":
-        waiting = _awaiting_widget(path)
-        if waiting is not None:
-            return waiting
-    for line in outcome.lines():
-        print(line)
-    if result.status != "proposed":
-        return None  # skipped (fresh) or dry run: the lines above say why
-    if result.written is not None:
-        from oo_nb.format.document import Document
-        from oo_nb.notebook.preview import ArticlePreview
-
-        return ArticlePreview(Document.read(path))
-    from oo_nb.notebook.review_widget import ReviewWidget
-
-    return ReviewWidget.from_pending(path)
-
-
-def _awaiting_widget(path: Path) -> Any:
-    """The review widget of the proposal that stopped this update (an earlier run's, not yet
-    reviewed), with one line saying so; None when it cannot be reviewed as it is (damaged, or
-    made before the document changed), where the update's own message says what to do."""
-    from oo_nb.notebook.review_widget import ReviewWidget
-    from oo_nb.store.proposals import awaiting_review
-
-    waiting = awaiting_review(path)
-    if waiting is None or waiting.damaged or waiting.stale:
-        return None
-    widget = ReviewWidget.from_pending(path)
-    print(
-        f"{path.name}: the proposal made {waiting.made} awaits your review below; not researched "
-        f"again (`%oo update {path} --force` researches anyway, setting it aside)."
+    proposal = Document.read(path).update(
+        force=ns.force,
+        model=ns.model,
+        budget=ns.budget,
+        agent=ns.agent,
+        timeout=getattr(ns, "timeout", None),
+        dry_run=ns.dry_run,
+        yes=ns.yes,
+        auto=bool(getattr(ns, "auto", False)),
+        progress=_step,  # research steps print as they happen
+        on_start=researching,  # said when research begins, never before a gate's answer
+        **_recording(ns),
     )
-    return widget
+    if proposal.status == "awaiting" and proposal.reviewable:
+        print(
+            f"{path.name}: the proposal made {proposal.made} awaits your review below; not "
+            f"researched again (`%oo update {path} --force` researches anyway, setting it aside)."
+        )
+    elif proposal.reviewable:  # its display is the widget: the run's lines come first
+        print(proposal.text())
+    return proposal
+
+
+def _recording(ns: argparse.Namespace) -> dict[str, Any]:
+    """The CLI's options the API takes as plain agent options (base URL, cassette, streaming)."""
+    names = {"base_url": "base_url", "cassette": "cassette", "stream": "stream", "record": "record"}
+    return {key: getattr(ns, attr) for key, attr in names.items() if getattr(ns, attr, None)}

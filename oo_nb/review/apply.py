@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from oo_nb.errors import ValidationError
-from oo_nb.format.article import CITATION
+from oo_nb.format.article_model import read_model
 from oo_nb.format.blocks import fact_source_ids
 from oo_nb.format.document import Document
 from oo_nb.format.names import CHANGELOG_BLOCK, CONTRACT_BLOCK, MANIFEST_BLOCK, SOURCE_CACHE_BLOCK
@@ -23,7 +23,7 @@ from oo_nb.review.diff import DocumentDiff
 from oo_nb.review.hunks import Choice, Hunk
 from oo_nb.review.refs import Side, merge_refs, parse_refs
 from oo_nb.review.sections import tie_sections
-from oo_nb.review.units import Unit, strip_tags
+from oo_nb.review.units import Unit
 
 __all__ = ["ApplyResult", "build_final", "cited_ids"]
 
@@ -42,7 +42,9 @@ class ApplyResult:
 
 
 def cited_ids(html: str) -> set[str]:
-    return set(CITATION.findall(strip_tags(html)))
+    """The ids ``html`` cites in its text, as the article model reads it (not in a comment or
+    an attribute, not in the References list)."""
+    return {c.source_id for c in read_model(html).citations}
 
 
 def build_final(diff: DocumentDiff, choices: Mapping[str, Choice]) -> ApplyResult:
@@ -446,8 +448,7 @@ def _short(value: Any) -> str:
 
 
 def _id_order(sid: str) -> tuple[int, str]:
-    m = re.fullmatch(r"s(\d+)", sid)
-    return (int(m.group(1)), "") if m else (1 << 30, sid)
+    return (int(sid[1:]), "") if is_source_id(sid) else (1 << 30, sid)
 
 
 def _block(doc: Document, name: str) -> Any:

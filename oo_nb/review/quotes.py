@@ -9,9 +9,8 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
-from oo_nb.format.article import CITATION
 from oo_nb.format.sanitize import sanitize_text
-from oo_nb.format.vocab import url_key
+from oo_nb.format.vocab import CITATION, url_key
 from oo_nb.review.hunks import Hunk
 
 __all__ = ["QUOTE_FOUND", "QUOTE_MISSING", "add_quote_badges", "unsupported_ids"]

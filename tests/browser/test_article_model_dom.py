@@ -12,9 +12,10 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from oo_nb.errors import FormatError
-from oo_nb.format.article import PID, Article
+from oo_nb.format.article import Article
 from oo_nb.format.article_model import article_end, entries, read_model
 from oo_nb.format.document import Document
+from oo_nb.format.vocab import PID
 from tests.format.test_foreign_markup import REFUSED
 from tests.format.test_shadowed_blocks import SHADOWS, shadowed_page
 
@@ -183,3 +184,122 @@ def test_chromium_reads_the_refused_markup_otherwise(page: Page, case: str) -> N
     )
     assert _model(html) != page.evaluate(DOM), case
     assert read_model(html).unmodelled_markup(), case
+
+
+# ------------------------------------------------------------------ the library scan's rows
+# What the library frames hold of an article (``digest.scan_article``), read from Chromium's
+# DOM by the rules the page script follows: headings h2-h4 in document order; the References
+# entries are the <li> children of the list ``referenceList`` finds, labelled by a leading
+# "[sN]", each with its first link's href; blocks are the article's children (and those of
+# div/section/blockquote wrappers), each with the pid comment before it, else its data-pid,
+# and the section of the last h2 before it; citations are "[sN]" in text outside that list.
+SCAN_CASES = {
+    **CASES,
+    "nested ul in an entry": REFS.replace("<li>B</li>", "<li>[s2] B<ul><li>[s3] x</li></ul></li>"),
+    "second list after references": REFS + "<ul><li>[s9] not an entry</li></ul><p>see [s1]</p>",
+    "wrapped blocks": (
+        '<div class="wrap"><!-- pid:a:00000001 --><h2 id="a">A</h2><section>'
+        '<!-- pid:a:00000002 --><p>x [s1]</p><p data-pid="pid:a:00000003">y</p></section></div>'
+        '<div class="table-wrap"><table><tr><td>[s2]</td></tr></table></div>' + REFS
+    ),
+    "citations and comments": (
+        '<h2 id="a">A</h2><p>a [s1]<!-- [s7] --> <b>[s2]</b> &#91;s3] [s1]</p>'
+        '<p title="[s8]">[S4] [s5]</p><!-- x --!><h2 id="b">B</h2><p>[s6]</p>' + REFS
+    ),
+}
+
+SCAN_DOM = r"""() => {
+  const article = document.getElementById("article");
+  const heads = Array.from(article.querySelectorAll("h2, h3, h4"));
+  const sections = heads.map((h) => [h.id, Number(h.tagName[1])]);
+  let head = document.getElementById("references");
+  if (!head || !article.contains(head)) {
+    head = Array.from(article.querySelectorAll("h2")).find(
+      (h) => h.textContent.trim().toLowerCase() === "references") || null;
+  }
+  let list = null;
+  for (let n = head && head.nextElementSibling; n && n.tagName !== "H2"; n = n.nextElementSibling) {
+    if (n.tagName === "OL" || n.tagName === "UL") { list = n; break; }
+    const inner = n.querySelector("ol, ul");
+    if (inner) { list = inner; break; }
+  }
+  const references = list ? Array.from(list.children).filter((c) => c.tagName === "LI").map((li, i) => {
+    const m = /^\s*\[(s[0-9]+)\]/.exec(li.textContent);
+    const a = li.querySelector("a");
+    return [i + 1, m ? m[1] : null, a ? (a.getAttribute("href") || "") : ""];
+  }) : [];
+  const h2s = Array.from(article.querySelectorAll("h2"));
+  const sectionOf = (node) => {
+    let id = "";
+    for (const h of h2s) {
+      if (h === node || (h.compareDocumentPosition(node) & Node.DOCUMENT_POSITION_FOLLOWING)) id = h.id;
+    }
+    return id;
+  };
+  const PID = /^\s*pid:([^:\s]+)(?::(\S+))?\s*$/;
+  const paragraphs = [], pids = [], citations = [];
+  const walk = (parent, pending) => {
+    for (const n of parent.childNodes) {
+      if (n.nodeType === Node.COMMENT_NODE) {
+        if (PID.test(n.data)) { pending = n.data.trim(); pids.push(pending); }
+        continue;
+      }
+      if (n.nodeType !== Node.ELEMENT_NODE) continue;
+      let pid = pending; pending = null;
+      if (pid === null && n.getAttribute("data-pid")) { pid = n.getAttribute("data-pid"); pids.push(pid); }
+      const tag = n.tagName.toLowerCase();
+      if (["h2", "h3", "h4"].includes(tag) || n === list) continue;
+      if (["div", "section", "blockquote"].includes(tag) && !(n.getAttribute("class") || "").startsWith("table-wrap")) {
+        walk(n, pid); continue;
+      }
+      const section = sectionOf(n);
+      paragraphs.push([pid, section, tag]);
+      const texts = document.createTreeWalker(n, NodeFilter.SHOW_TEXT, null);
+      while (texts.nextNode()) {
+        const t = texts.currentNode;
+        if (list && list.contains(t)) continue;
+        for (const m of t.data.matchAll(/\[(s[0-9]+)\]/g)) citations.push([section, pid, m[1]]);
+      }
+    }
+  };
+  walk(article, null);
+  return { sections, references, paragraphs, pids, citations };
+}"""
+
+
+def _scan(html: str) -> dict[str, Any]:
+    from oo_nb.library.digest import scan_article
+
+    scan = scan_article(html)
+    return {
+        "sections": [list(s) for s in scan.sections],
+        "references": [list(r) for r in scan.references],
+        "paragraphs": [list(p) for p in scan.paragraphs],
+        "pids": scan.pids,
+        "citations": [list(c) for c in scan.citations],
+    }
+
+
+@pytest.mark.parametrize("case", list(SCAN_CASES))
+def test_the_library_scan_reads_the_article_as_chromium_does(page: Page, case: str) -> None:
+    html = SCAN_CASES[case]
+    page.set_content(
+        f'<!doctype html><html><body><article id="article">{html}</article></body></html>'
+    )
+    assert _scan(html) == page.evaluate(SCAN_DOM), case
+
+
+def test_the_library_scan_reads_the_corpus_as_chromium_does(page: Page) -> None:
+    """The real documents: every row the library keeps of their articles is the DOM's."""
+    from oo_nb.format.document import Document
+    from tests.conftest import CORPUS
+
+    for path in sorted(CORPUS.glob("*.o-o.html")):
+        doc = Document.read(path)
+        if doc.kind != "document" or doc.article_span is None:
+            continue
+        html = doc.article_html
+        page.set_content(
+            f'<!doctype html><html><body><article id="article">{html}</article></body></html>'
+        )
+        assert _scan(html) == page.evaluate(SCAN_DOM), path.name

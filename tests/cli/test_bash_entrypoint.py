@@ -346,8 +346,10 @@ def test_bash_index_new_and_set_really_work(
     edit = _bash([str(index), "--set", "tides.o-o.html", "budget", "2"], tmp_path, real_python)
     assert edit.returncode == 0, edit.stderr
     assert Document.read(library / "tides.o-o.html").contract.max_cost_usd == 2.0
-    refused = _bash([str(index), "--set", "budget", "2"], tmp_path, real_python)
-    assert refused.returncode == 2 and "index page" in refused.stderr
+    page = index.read_bytes()
+    defaults = _bash([str(index), "--set", "budget", "2"], tmp_path, real_python)
+    assert defaults.returncode == 0 and "defaults for new documents" in defaults.stdout
+    assert index.read_bytes() == page
 
 
 def test_bash_index_new_reads_piped_answers_and_refuses_a_taken_name(

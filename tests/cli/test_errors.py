@@ -252,12 +252,10 @@ def test_magic_index_on_a_full_disk(
 def test_magic_keeps_tracebacks_for_programming_errors(
     shell: InteractiveShell, monkeypatch: pytest.MonkeyPatch, lib: Path
 ) -> None:
-    from oo_nb.cli.verbs import load
-
-    def broken(ns: object) -> object:
+    def broken(path: object) -> object:
         raise KeyError("a bug")
 
-    monkeypatch.setattr(load("history"), "run", broken)
+    monkeypatch.setattr("oo_nb.api.history.read_entries", broken)  # what `%oo history` calls
     with pytest.raises(KeyError):
         oo(shell, f'history "{lib}"')
 

@@ -28,6 +28,17 @@ def _run(doc: Path, *argv: str) -> object:
     return contract_cmd.run(parser.parse_args([str(doc), *argv]))
 
 
+@pytest.mark.parametrize("tiny", ["0.0000001", "1e-9", "0.00004"])
+def test_a_budget_that_would_be_stored_as_zero_is_refused(corpus_copy: Path, tiny: str) -> None:
+    """The contract keeps 4 decimals: 1e-9 was written as 0.0, which every update then refused
+    (the outside attack of round four)."""
+    path = corpus_copy / "agi-declared.o-o.html"
+    before = path.read_bytes()
+    with pytest.raises(ValidationError, match="positive number"):
+        _run(path, "--set", "budget", tiny)
+    assert path.read_bytes() == before
+
+
 def test_set_budget_changes_only_the_operative_contract(corpus_copy: Path) -> None:
     path = corpus_copy / "agi-declared.o-o.html"
     before = Document.read(path)
@@ -178,14 +189,13 @@ def test_bad_edits_are_refused_and_nothing_is_written(
     )  # only the current file: nothing was kept or written
 
 
-def test_an_index_is_refused(corpus_copy: Path) -> None:
+def test_on_an_index_the_defaults_for_new_documents_are_edited(corpus_copy: Path) -> None:
     path = corpus_copy / "index.o-o.html"
     before = path.read_bytes()
-    with pytest.raises(ValidationError, match="index page"):
-        _run(path, "--set", "budget", "1")
-    with pytest.raises(ValidationError, match="index page"):
-        _run(path, "--show")
-    assert path.read_bytes() == before
+    _run(path, "--set", "budget", "1")
+    assert "1.00 USD" in str(_run(path, "--show"))
+    assert path.read_bytes() == before  # the index page itself is never edited
+    assert (corpus_copy / ".oo-new-defaults.json").is_file()
 
 
 def test_no_change_writes_nothing(corpus_copy: Path) -> None:

@@ -396,7 +396,7 @@ def test_a_failed_first_update_keeps_the_document(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _fake_update(monkeypatch, "fail")
-    result = new_cmd.run(_ns("Solar storms", tmp_path))
+    result = new_cmd.run(_ns("Solar storms", tmp_path, agent="replay"))
     assert result.exit_code == 1 and result.path.exists()
     assert "first update failed" in result.to_text()
 
@@ -405,7 +405,7 @@ def test_without_an_update_verb_the_document_is_still_made(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setitem(sys.modules, "oo_nb.cli.update", None)  # import raises ModuleNotFoundError
-    result = new_cmd.run(_ns("Solar storms", tmp_path))
+    result = new_cmd.run(_ns("Solar storms", tmp_path, agent="replay"))
     assert result.exit_code == 0 and result.path.exists()
     assert "first update not run" in result.to_text()
 

@@ -10,10 +10,10 @@ import re
 from urllib.parse import urlsplit
 
 import pytest
-from lxml import html as lxml_html
 
-from oo_nb.format import article_model, document, legacy_script, page_code
+from oo_nb.format import article_model, document, page_code
 from oo_nb.format.article import new_pid, pid_is_wellformed, pid_problem
+from oo_nb.format.article_model import read_model
 from oo_nb.format.blocks import domain_of
 from oo_nb.format.document import Document
 from oo_nb.format.legacy_script import article_risks
@@ -125,29 +125,32 @@ def test_plain_article_skip_finds_what_the_token_walk_finds(
         assert fast == slow
 
 
-def test_article_risks_shortcut_finds_what_the_full_walk_finds(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Without an attribute holding "[s" inside a paragraph only headings are read: the same
-    risks, in the same order, as walking every element."""
-    fragments = [
-        "<h2 id='a'>&lt;b&gt;</h2><p>x [s1]</p><h3 id='q\"'>t</h3>",
-        "<p><a title='see [s2]'>x</a></p><h2>&lt;i&gt;</h2>",
-        "<h2>a</h2><div title='[s1]'>no p</div><p><span data-x='[s9] y'>z</span></p>",
-        "<p><p><i title='[s3]'>nested</i></p></p><h3>&#60;</h3>",
-        "<ul><li data-a='[s1]'>not in a p</li></ul><h2 id='x'>plain</h2>",
-    ]
-    for path in sorted(CORPUS.glob("*.o-o.html")):
-        fragments.append(Document.read(path).article_html)
-    for fragment in fragments:
-        for root in (
-            lxml_html.fragment_fromstring(fragment, create_parent="div"),
-            lxml_html.fragment_fromstring(fragment, create_parent="p"),
-        ):
-            fast = article_risks(root)
-            monkeypatch.setattr(legacy_script, "_MARK_IN_ATTRIBUTE", lambda _root: True)
-            assert article_risks(root) == fast
-            monkeypatch.undo()
+def test_article_risks_read_from_the_model() -> None:
+    """Headings (h2/h3, at any depth) and attributes holding "[sN]" inside a paragraph, in
+    document order, read from the article model as a browser builds it."""
+    cases = {
+        "<h2 id='a'>&lt;b&gt;</h2><p>x [s1]</p><h3 id='q\"'>t</h3>": [
+            "heading #a",
+            "heading id",
+        ],
+        "<p><a title='see [s2]'>x</a></p><h2>&lt;i&gt;</h2>": [
+            "attribute title= in a paragraph",
+            "heading #",
+        ],
+        "<h2>a</h2><div title='[s1]'>no p</div><p><span data-x='[s9] y'>z</span></p>": [
+            "attribute data-x= in a paragraph"
+        ],
+        "<p><p><i title='[s3]'>nested</i></p></p><h3>&#60;</h3>": [
+            "attribute title= in a paragraph",
+            "heading #",
+        ],
+        "<ul><li data-a='[s1]'>not in a p</li></ul><h2 id='x'>plain</h2>": [],
+        "<table><tr><td><h2 id='t'>&lt;b&gt;</h2></td></tr></table>": ["heading #t"],
+        "<p title='[s1]'>its own attribute is not inside it</p>": [],
+    }
+    for fragment, expected in cases.items():
+        found = [r.where for r in article_risks(read_model(fragment))]
+        assert found == expected, fragment
 
 
 def test_markup_read_through_the_memos_is_what_a_plain_reading_gives() -> None:

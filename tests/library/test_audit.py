@@ -256,7 +256,9 @@ def test_library_result_for_the_magic() -> None:
     parser = build_parser()
     ns = parser.parse_args(["library", str(CORPUS), "--today", "2026-03-01"])
     result = load("library").run(ns)
-    assert isinstance(result.value, Library) and set(result._repr_mimebundle_()) == {
+    import oo_nb
+
+    assert isinstance(result.value, oo_nb.Library) and set(result._repr_mimebundle_()) == {
         "text/plain",
         "text/html",
     }

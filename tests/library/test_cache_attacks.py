@@ -134,24 +134,27 @@ def test_a_cache_that_is_not_a_file_is_bypassed(lib: Path) -> None:
 def test_the_codec_version_follows_the_parser_and_the_error_wording(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from lxml import etree
-
+    """The article is read by the package's own tokenizer and model: an edit to them (or to the
+    error wording failures keep) starts the cache again; the Python version counts too."""
     import oo_nb.errors
+    import oo_nb.format.html_tokens
 
     before = digest_codec.code_version()
-    monkeypatch.setattr(etree, "LXML_VERSION", (0, 0, 1, 0))
-    assert digest_codec.code_version() != before  # an lxml upgrade may parse differently
+    monkeypatch.setattr(digest_codec.sys, "version_info", (3, 99, 0))
+    assert digest_codec.code_version() != before
     monkeypatch.undo()
     assert digest_codec.code_version() == before
-    errors_py = Path(oo_nb.errors.__file__)
     real = Path.read_bytes
+    for module in (oo_nb.errors, oo_nb.format.html_tokens):
+        path = Path(module.__file__ or "")
 
-    def edited(self: Path) -> bytes:
-        data = real(self)
-        return data + b"# reworded\n" if self.resolve() == errors_py.resolve() else data
+        def edited(self: Path, path: Path = path) -> bytes:
+            data = real(self)
+            return data + b"# reworded\n" if self.resolve() == path.resolve() else data
 
-    monkeypatch.setattr(Path, "read_bytes", edited)
-    assert digest_codec.code_version() != before  # failures keep these messages
+        monkeypatch.setattr(Path, "read_bytes", edited)
+        assert digest_codec.code_version() != before, module.__name__
+        monkeypatch.undo()
 
 
 def _packed_planted() -> dict[str, bytes]:

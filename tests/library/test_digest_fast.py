@@ -390,7 +390,7 @@ def take_article_before(d: Digest, scan: ArticleScan) -> None:
 
 def test_take_article_is_what_it_was(synthetic: list[Path]) -> None:
     scans = [
-        digest.scan_article(doc.article_html, valid_text=True)
+        digest.scan_article(doc.article_html)
         for doc in documents([*corpus_paths(), *synthetic])
         if doc.article_span is not None
     ]

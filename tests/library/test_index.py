@@ -277,6 +277,10 @@ def test_quick_excerpt_matches_the_article_model(corpus_dir: Path) -> None:
         "<ul><li><p>in a list</p></li></ul><blockquote><p>quoted</p></blockquote>",
         "<p></p><p>   </p><p>real</p>",
         "<h2>Only headings</h2>",
+        # the first "</p>" is inside a script or a comment: the cut leaves the paragraph open
+        '<p>abc<script>"</p>"</script> def</p><p>next</p>',
+        "<!-- </p> --><p>after a comment</p>",
+        '<p title="</p>">in an attribute</p>',
     ]
     from oo_nb.format.article import Article
 

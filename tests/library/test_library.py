@@ -466,7 +466,7 @@ def test_empty_library_has_typed_empty_frames(tmp_path: Path) -> None:
 
 
 # --------------------------------------------------------------------------- scan internals
-def test_lean_article_scan_agrees_with_article(lib_dir: Path) -> None:
+def test_library_article_scan_agrees_with_article(lib_dir: Path) -> None:
     synth = load_synth()
     texts = [
         Document.read(p).article_html for p in discover(lib_dir) if p.name != "corrupt.o-o.html"

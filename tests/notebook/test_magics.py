@@ -185,8 +185,11 @@ def test_history_returns_a_frame_and_rollback_restores(
     assert str(frame["as_of"].dtype).startswith("datetime64")
     assert list(frame["state"]) == ["replaced by update", "current"]
     assert frame["cost_usd"].iloc[-1] == pytest.approx(0.1)
+    import oo_nb
+
     out = oo(shell, f"rollback {p} --to 1")
-    assert isinstance(out, TextOutput) and "restored version 1" in out.text
+    assert isinstance(out, oo_nb.Rollback) and "restored version 1" in out.message
+    assert out.written and out.version == 1 and repr(out) == out.message
     assert p.read_bytes() == original
     assert list(oo(shell, f"history {p}")["version"]) == [1, 2, 1]
     with pytest.raises(UsageError, match="no version 7"):
@@ -241,16 +244,18 @@ def test_demo_verb_returns_the_install(
 
 
 def test_library_returns_the_library_and_frames(shell: InteractiveShell, demo: Path) -> None:
-    from oo_nb.library.library import Library
+    import oo_nb
 
     shell.run_cell(f"lib = %oo library {demo}")
     lib = shell.user_ns["lib"]
-    assert isinstance(lib, Library)
+    assert isinstance(lib, oo_nb.Library)
     assert len(lib.documents) == 4
     bundle = lib._repr_mimebundle_()
     assert "4 documents" in bundle["text/plain"]
-    frame = oo(shell, f"library {demo} --frame sources")
-    assert isinstance(frame, pd.DataFrame) and "tier" in frame.columns
+    assert "tier" in lib.sources.columns
+    # one verb, one type: a frame is taken from the Library, as the error says
+    with pytest.raises(UsageError, match=r"lib = %oo library .* then lib\.sources"):
+        oo(shell, f"library {demo} --frame sources")
 
 
 def test_library_and_audit_default_to_the_current_folder(
@@ -290,12 +295,14 @@ def test_index_writes_and_returns_a_preview(shell: InteractiveShell, demo: Path)
 
 
 def test_new_returns_the_document(shell: InteractiveShell, demo: Path) -> None:
+    import oo_nb
+
     shell.user_ns["folder"] = demo
     shell.run_cell(
         'doc = %oo new "Tide power / tidal stream and tidal range projects" --dir {folder} --every 14 --no-update'
     )
     doc = shell.user_ns["doc"]
-    assert isinstance(doc, Document)
+    assert isinstance(doc, oo_nb.Document)  # the API's, not the codec's
     assert doc.path == demo / "tide-power.o-o.html" and doc.path.exists()
     assert (
         doc.manifest.title == "Tide power"
@@ -337,13 +344,18 @@ def test_contract_line_and_cell(shell: InteractiveShell, demo: Path) -> None:
         shell.run_cell_magic("oo", f"contract {HEAT}", "# only a comment\n")
 
 
-def test_update_returns_the_review_widget_and_leaves_the_file(
+def test_update_returns_the_proposal_shown_as_its_widget_and_leaves_the_file(
     shell: InteractiveShell, demo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    import oo_nb
     from oo_nb.notebook.review_widget import ReviewWidget
 
     before = Path(HEAT).read_bytes()
-    widget = oo(shell, f"update {HEAT}")
+    proposal = oo(shell, f"update {HEAT}")
+    assert isinstance(proposal, oo_nb.Proposal) and proposal.status == "proposed"
+    widget = proposal.review()
+    assert proposal.review() is widget  # one widget per proposal, shown again
+    assert "application/vnd.jupyter.widget-view+json" in proposal._repr_mimebundle_()
     out = capsys.readouterr().out
     assert out.startswith(
         "Researching heat-pumps-in-europe.o-o.html with the replay (recorded) agent…"
@@ -364,16 +376,17 @@ def test_update_returns_the_review_widget_and_leaves_the_file(
     assert list(oo(shell, f"history {HEAT}")["version"]) == [1, 2]
 
 
-def test_update_of_a_fresh_document_says_so_and_returns_nothing(
-    shell: InteractiveShell, demo: Path, capsys: pytest.CaptureFixture[str]
+def test_update_of_a_fresh_document_says_so_in_its_proposal(
+    shell: InteractiveShell, demo: Path
 ) -> None:
-    assert oo(shell, "update lib/perovskite-solar-cells.o-o.html") is None
-    assert "is fresh" in capsys.readouterr().out
+    proposal = oo(shell, "update lib/perovskite-solar-cells.o-o.html")
+    assert proposal.status == "fresh" and not proposal.reviewable
+    assert "is fresh" in repr(proposal) and "is fresh" in proposal._repr_mimebundle_()["text/html"]
 
 
-def test_update_yes_writes_and_returns_a_preview(shell: InteractiveShell, demo: Path) -> None:
-    preview = oo(shell, f"update {HEAT} --yes")
-    assert isinstance(preview, ArticlePreview) and preview.document.manifest.version == 2
+def test_update_yes_writes_and_says_so(shell: InteractiveShell, demo: Path) -> None:
+    proposal = oo(shell, f"update {HEAT} --yes")
+    assert proposal.status == "written" and Document.read(HEAT).manifest.version == 2
 
 
 def test_update_misuse(shell: InteractiveShell, demo: Path) -> None:
@@ -402,11 +415,13 @@ def test_review_returns_the_widget_for_a_saved_proposal(
 
 
 def test_diff_between_versions_and_rollback(shell: InteractiveShell, demo: Path) -> None:
+    import oo_nb
+
     oo(shell, f"update {HEAT} --yes")
     diff = oo(shell, f"diff {HEAT} --from 1 --to 2")
     bundle = diff._repr_mimebundle_()
     assert "v1 → v2" in bundle["text/plain"] and bundle["text/html"]
-    assert len(diff.value.decidable) >= 3
+    assert isinstance(diff, oo_nb.Diff) and len(diff.changes.decidable) >= 3
     with pytest.raises(UsageError, match="no version 5"):
         oo(shell, f"diff {HEAT} --from 5")
     oo(shell, f"rollback {HEAT} --to 1")
@@ -464,7 +479,7 @@ def test_new_with_first_update_returns_the_document_as_written(
     )
     assert pending.manifest.version == 0
     out = capsys.readouterr().out
-    assert "first update failed" in out and "no recorded cassette" in out
+    assert "not researched yet" in out and "no recorded run" in out
 
 
 def test_library_notes_unreadable_files(
@@ -478,7 +493,7 @@ def test_library_notes_unreadable_files(
     err = capsys.readouterr().err
     assert (
         "note: 2 of 5 files could not be read (1 more only in part); "
-        f"see `%oo library {folder} --frame errors`" in err
+        "see the Library's `.errors` frame (`lib.errors`)" in err
     )
 
 

@@ -31,7 +31,7 @@ HEAT = "lib/heat-pumps-in-europe.o-o.html"
 def test_the_recorded_agent_is_named_once_research_begins(
     shell: InteractiveShell, demo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert isinstance(oo(shell, f"update {HEAT}"), ReviewWidget)
+    assert isinstance(oo(shell, f"update {HEAT}").review(), ReviewWidget)
     out = capsys.readouterr().out
     assert out.count("Researching") == 1
     assert out.startswith("Researching heat-pumps-in-europe.o-o.html with the replay (recorded)")
@@ -66,21 +66,21 @@ def test_no_agent_is_said_before_research_when_none_can_run(
 def test_a_fresh_document_is_not_said_to_be_researched(
     shell: InteractiveShell, demo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert oo(shell, "update lib/perovskite-solar-cells.o-o.html") is None
+    proposal = oo(shell, "update lib/perovskite-solar-cells.o-o.html")
     out = capsys.readouterr().out
-    assert "Researching" not in out and "Use --force to update anyway" in out
+    assert "Researching" not in out and "Use --force to update anyway" in proposal.message
 
 
 def test_a_rerun_shows_the_proposal_awaiting_review(
     shell: InteractiveShell, demo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Re-running `review = %oo update DOC` returned None and advised a shell command."""
-    first = oo(shell, f"update {HEAT}")
+    first = oo(shell, f"update {HEAT}").review()
     assert isinstance(first, ReviewWidget)
     capsys.readouterr()
     again = oo(shell, f"update {HEAT}")
     out = capsys.readouterr().out
-    assert isinstance(again, ReviewWidget)
-    assert again.summary_text() == first.summary_text()
+    assert again.status == "awaiting" and isinstance(again.review(), ReviewWidget)
+    assert again.review().summary_text() == first.summary_text()
     assert "Researching" not in out and "oo review" not in out
     assert "awaits your review below" in out and f"%oo update {HEAT} --force" in out

@@ -10,8 +10,8 @@ from typing import Any
 from oo_nb.agent.candidate import build_candidate
 from oo_nb.agent.proposal import validate_proposal
 from oo_nb.agent.types import RunInfo
-from oo_nb.format.article import CITATION
 from oo_nb.format.document import Document
+from oo_nb.format.vocab import CITATION
 from oo_nb.review.blocks import changelog_entries
 from oo_nb.review.session import ReviewSession
 

@@ -167,3 +167,12 @@ def test_the_final_text_never_cites_a_source_nothing_provides() -> None:
     diff = ReviewSession(doc, cand).diff
     ok = build_final(diff, {"a1": Choice("edit", "<p>Fall, as the second report says [s2].</p>")})
     assert "[s2].</p>" in ok.document.article_html
+
+
+def test_cited_ids_are_read_from_the_text_a_browser_shows() -> None:
+    """Issue 26: a ">" inside a comment or an attribute value ends neither; "[sN]" there is
+    no citation (a tag-stripping regex counted s2 and s3)."""
+    from oo_nb.review.apply import cited_ids
+
+    html = '<p>a [s1]</p><!-- x > [s2] --><p title="a > [s3]">b <b>[s4]</b></p>'
+    assert cited_ids(html) == {"s1", "s4"}

@@ -505,7 +505,7 @@ def test_every_mix_with_a_fact_on_a_new_source(corpus_dir: Path) -> None:
     summary and the sentinel evidence: citations resolve, References match the cache, a new
     source stays only while kept text or a kept fact cites it, no fact names a missing source,
     and the changelog cites only kept sources."""
-    from oo_nb.format.article import CITATION
+    from oo_nb.format.vocab import CITATION
     from oo_nb.review.blocks import changelog_entries
     from tests.review.test_changelog import agi_candidate
 

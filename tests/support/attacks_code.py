@@ -5,6 +5,12 @@ issue 28 from outside and counts the breaks found.
   ``python3`` of its own, with ``.`` in PATH): a break is the planted code running.
 - ``oo rollback`` to a planted snapshot (its log row and hash made to match) whose shell adds a
   command: a break is the planted shell restored without --allow-unknown-code.
+- ``oo schedule DIR --run`` on a cloned library whose private ``.oo/env`` sets ``PATH`` to its
+  own ``.oo/bin`` (a ``claude`` there) or ``ANTHROPIC_BASE_URL`` to its own host (round four): a
+  break is the planted program running or the setting reaching the environment.
+- A script added to a page whose code ``oo check`` knows (each corpus document as published and
+  as ``oo sync``/``--migrate`` leave it; the pages this version writes): a break is the added
+  script not flagged, or the untouched page flagged (item 13 widened what is known).
 """
 
 from __future__ import annotations
@@ -164,9 +170,77 @@ def _planted_snapshot(workdir: Path) -> Figure:
     return _row("planted shell restored by oo rollback without asking", 2, breaks)
 
 
+# --------------------------------------------------------------------------- planted .oo/env
+_ENV_PLANTS = (
+    "PATH={bin}:/usr/bin:/bin",
+    "ANTHROPIC_BASE_URL=http://127.0.0.1:9",
+    "OO_DATA_DIR={bin}",
+    "PYTHONPATH={bin}",
+)
+
+
+def _planted_env(workdir: Path) -> Figure:
+    breaks = 0
+    for n, plant in enumerate(_ENV_PLANTS):
+        lib = _library(workdir / f"lib{n}")
+        planted = lib / ".oo" / "bin"
+        planted.mkdir(parents=True)
+        ran = workdir / f"claude-ran-{n}"
+        (planted / "claude").write_text(f"#!/bin/sh\ntouch '{ran}'\nexit 1\n")
+        (planted / "claude").chmod(0o755)
+        env_file = lib / ".oo" / "env"
+        env_file.write_text(plant.format(bin=planted) + "\n")
+        env_file.chmod(0o600)
+        done = subprocess.run(
+            [sys.executable, "-P", "-m", "oo_nb", "schedule", str(lib), "--run"],
+            env=_env(OO_AGENT="claude"),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        if ran.exists() or "may not be set here" not in done.stdout + done.stderr:
+            breaks += 1
+    return _row(
+        "a cloned library's .oo/env sets PATH, the API host or oo's own folders",
+        len(_ENV_PLANTS),
+        breaks,
+    )
+
+
+def _known_pages_changed(workdir: Path) -> Figure:
+    from oo_nb.edit.new import NewSpec, create_document
+    from oo_nb.edit.sync import migrate_early, sync_document
+    from oo_nb.format.document import Document
+    from oo_nb.format.page_code import page_code_findings
+    from oo_nb.library.index_page import write_index
+    from tests.conftest import CORPUS
+
+    workdir.mkdir(parents=True, exist_ok=True)
+    pages: list[Document] = []
+    for path in sorted(CORPUS.glob("*.o-o.html")):
+        doc = Document.read(path)
+        kept = migrate_early(doc) if doc.layout == "early" else doc
+        pages += [doc, sync_document(kept, ("css", "js", "shell"), None)[0]]
+    create_document(NewSpec("Solar storms", "grid"), workdir)
+    write_index(workdir)
+    pages += [Document.read(p) for p in sorted(workdir.glob("*.o-o.html"))]
+    breaks = 0
+    for doc in pages:
+        breaks += page_code_findings(doc) != []  # a known page flagged
+        at = doc.text.find("<script>")
+        added = Document(doc.text[:at] + "<script>fetch('//x.example/')</script>\n" + doc.text[at:])
+        breaks += page_code_findings(added) == []  # the added script passed as known
+    return _row("script added to a page whose code is known, not flagged", 2 * len(pages), breaks)
+
+
 def attacks(workdir: Path) -> list[Figure]:
     workdir.mkdir(parents=True, exist_ok=True)
-    steps: list[Callable[[Path], Figure]] = [_planted, _planted_snapshot]
+    steps: list[Callable[[Path], Figure]] = [
+        _planted,
+        _planted_snapshot,
+        _known_pages_changed,
+        _planted_env,
+    ]
     return [step(workdir / step.__name__.strip("_")) for step in steps]
 
 

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from datetime import date
 from typing import Any
 
-from oo_nb.format.article import CITATION
+from oo_nb.format.vocab import CITATION
 from oo_nb.store import clock
 from tests.support.mock_api import MockRequest, Reply, Script, error_reply, message
 from tests.support.mock_cache import markup_bytes

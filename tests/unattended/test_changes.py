@@ -96,3 +96,37 @@ def test_cli_bad_date_is_a_usage_error(lib_dir: Path, capsys: pytest.CaptureFixt
 def test_magic_returns_the_frame(lib_dir: Path, shell: InteractiveShell) -> None:
     frame = oo(shell, f'changes "{lib_dir}" --since 2026-12-01 --kind sentinel')
     assert isinstance(frame, pd.DataFrame) and list(frame["after"]) == ["occurred"]
+
+
+def test_an_original_sentinel_reported_occurred_is_a_change_and_an_alert(tmp_path: Path) -> None:
+    """o-o's own sentinels keep the status in the changelog's reports (the contract holds free
+    text): an accepted "occurred" must reach the changes and the alerts as it reaches `oo show`
+    (the outside attack of round four: `oo show` said occurred, `oo changes` nothing)."""
+    from oo_nb.alerts.events import sentinel_events
+    from oo_nb.format.document import Document
+    from oo_nb.store.store import write_document
+
+    corpus = Path(__file__).resolve().parents[1] / "fixtures" / "corpus"
+    path = tmp_path / "agi.o-o.html"
+    write_document(
+        Document.parse((corpus / "agi-declared.o-o.html").read_bytes()),
+        expected=None,
+        path=path,
+        action="new",
+    )
+    doc = Document.read(path)
+    report = {"status": "occurred", "evidence": "Lab X declared AGI [s3]."}
+    entry = {"version": 3, "timestamp": "2026-12-02", "summary": "Declared.", "sentinel": report}
+
+    def add_entry(log: dict[str, object]) -> None:
+        entries = log["entries"]
+        assert isinstance(entries, list)
+        entries.append(entry)
+
+    write_document(doc.edit_block("oo-changelog", add_entry), expected=path.read_bytes(), path=path)
+    rows = Library(tmp_path).changes(since="2026-01-01")
+    flips = rows[rows.kind == "sentinel"]
+    assert list(zip(flips.before, flips.after, strict=True)) == [("not_occurred", "occurred")]
+    assert flips.iloc[0].evidence == "Lab X declared AGI [s3]."
+    events = sentinel_events([(path, "agi.o-o.html")])
+    assert [e.kind for e in events] == ["sentinel"]

@@ -7,9 +7,9 @@ oo_usage() {
 
   (no command)                      rebuild this index from the documents beside it
   --new ["Title / scope"] [OPTIONS] create a document (asks for the details when no title
-                                    is given), run its first update, rebuild the index;
+                                    is given), write its first version, rebuild the index;
                                     OPTIONS: --audience A --tone T --budget USD --every DAYS
-                                    --sentinel "EVENT" --no-update --yes --agent NAME
+                                    --sentinel "EVENT" --no-update --review --agent NAME
   --update-all [--force] [--yes|--auto]
                                     update every stale document (all with --force), then
                                     rebuild the index; --auto writes the clean updates; a
@@ -17,8 +17,10 @@ oo_usage() {
                                     update-all` options pass on
   --sync [css|js|shell|all] [--dry-run] [--migrate]
                                     give every document this version's shared page code
-  --show [DOC]                      print a document's manifest and contract
-  --set [DOC] KEY VALUE             edit a document's contract (oo contract --help)
+  --show [DOC]                      print a document's manifest and contract (no DOC:
+                                    the library's defaults for new documents)
+  --set [DOC] KEY VALUE             edit a document's contract, or with no DOC the
+                                    defaults for new documents (oo contract --help)
   --add [DOC] LIST VALUE
   --remove [DOC] LIST VALUE
   --help                            show this help (Python is not needed for it)

@@ -1,0 +1,305 @@
+"""A proposed update of one document, reviewed in Python or in the review widget.
+
+``Document.update()`` and ``Document.proposal()`` return a ``Proposal``. Its decisions live in a
+``ReviewSession`` (the same the widget and the terminal review use); ``write()`` writes what was
+accepted through the store (lock, history snapshot, atomic replace) and discards the saved
+proposal, as the widget's Write back does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from oo_nb.errors import ValidationError
+from oo_nb.format.display import no_typesetting
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from oo_nb.agent.pending import Review
+    from oo_nb.api.document import Document
+    from oo_nb.review.session import ReviewSession
+
+__all__ = ["STATUSES", "Proposal"]
+
+# proposed: research made one now; awaiting: an earlier run's, not yet reviewed; written: the
+# update wrote it (yes/auto); fresh: nothing to do; planned: a dry run; kept: not saved (lost)
+STATUSES = ("proposed", "awaiting", "written", "fresh", "planned", "busy", "not saved")
+# what to do instead, for each status without a proposal to decide on
+_NOTHING_TO_REVIEW = {
+    "fresh": "doc.update(force=True) researches it anyway",
+    "written": "the update is written already: oo_nb.open(path) reads the new version",
+    "planned": "a dry run sends nothing: doc.update() without dry_run researches",
+    "busy": "another run is researching it: doc.proposal() opens its proposal when it is done",
+    "not saved": "its research is lost: run doc.update() again",
+    "awaiting": "doc.proposal() says why it cannot be reviewed as it is",
+}
+CHANGE_COLUMNS = ("section", "kind", "title", "text", "decision")
+
+
+class Proposal:
+    """A proposed update of a document and the decisions taken on it.
+
+    Attributes
+    ----------
+    path : pathlib.Path
+        The document.
+    status : str
+        One of ``proposed``, ``awaiting`` (an earlier run's proposal, not yet reviewed),
+        ``written`` (the update wrote it), ``fresh`` (nothing was due), ``planned`` (a dry run),
+        ``not saved`` (the research could not be kept).
+    message : str
+        What the update said, in one line.
+    warnings : list of str
+        The run's warnings (unverified sources, budget, …).
+    cost_usd : float or None
+        What the research cost, when known.
+    made : str
+        When the proposal was made (ISO time; "" when there is none to review).
+
+    Examples
+    --------
+    >>> doc = oo_nb.open(demo / "heat-pumps-in-europe.o-o.html")
+    >>> proposal = doc.update(agent="replay")
+    >>> proposal.status, proposal.reviewable
+    ('proposed', True)
+    >>> proposal.accept_all().write().version
+    2
+    """
+
+    __module__ = "oo_nb"
+
+    def __init__(
+        self,
+        path: Path,
+        status: str,
+        message: str,
+        *,
+        warnings: list[str] | None = None,
+        cost_usd: float | None = None,
+        review: Review | None = None,
+        reopen: Callable[[Path], Document] | None = None,
+    ) -> None:
+        self.path = path
+        self._reopen = reopen  # reads the document after write() (Document.read)
+        self.status = status
+        self.message = message
+        self.warnings = list(warnings or [])
+        self.cost_usd = cost_usd
+        self._review = review
+        self.made = review.created if review is not None else ""
+        self._session: ReviewSession | None = None
+        self._widget: Any = None
+        self._written = False
+
+    @classmethod
+    def saved(
+        cls,
+        path: str | Path,
+        reopen: Callable[[Path], Document],
+        *,
+        force: bool = False,
+        status: str = "awaiting",
+    ) -> Proposal:
+        """The proposal saved for ``path``, rebuilt through the agent's checks.
+
+        Parameters
+        ----------
+        path : str or pathlib.Path
+            The document.
+        reopen : callable
+            Reads the document after ``write()`` (``Document.read``).
+        force : bool, default False
+            Review it even though the document changed since it was made.
+        status : str, default "awaiting"
+            The status to give it.
+
+        Returns
+        -------
+        Proposal
+
+        Raises
+        ------
+        oo_nb.OOError
+            No proposal is saved (``NotFound``), it is damaged, or the document changed since
+            (``ConflictError``: pass ``force=True``, or update again).
+        """
+        from oo_nb.agent.pending import StaleProposal, open_review
+        from oo_nb.errors import ConflictError
+
+        try:
+            review = open_review(path, force=force)
+        except StaleProposal as exc:
+            raise ConflictError(
+                f"changed since this proposal was made ({exc.created}); update again with "
+                "doc.update(force=True), or review it anyway with doc.proposal(force=True)",
+                file=str(path),
+            ) from None
+        run = review.run
+        cost = run.get("cost_usd")
+        return cls(
+            review.path,
+            status,
+            f"proposal made {review.created} awaits review",
+            warnings=[w for w in run.get("warnings") or [] if isinstance(w, str)],
+            cost_usd=float(cost) if isinstance(cost, int | float) else None,
+            review=review,
+            reopen=reopen,
+        )
+
+    @property
+    def reviewable(self) -> bool:
+        """True when there is a proposal to decide on and write (status proposed or awaiting)."""
+        return self._review is not None and not self._written
+
+    def _decisions(self) -> ReviewSession:
+        if self._review is None:
+            fix = _NOTHING_TO_REVIEW.get(self.status, "see the message")
+            raise ValidationError(
+                f"nothing to review ({self.status}: {self.message}); {fix}", file=str(self.path)
+            )
+        if self._written:
+            raise ValidationError(
+                "already written; doc.proposal() after the next doc.update() opens a new one",
+                file=str(self.path),
+            )
+        if self._session is None:
+            from oo_nb.review.session import ReviewSession
+
+            r = self._review
+            self._session = ReviewSession(r.original, r.candidate, r.run)
+        return self._session
+
+    @property
+    def changes(self) -> pd.DataFrame:
+        """One row per change to decide, indexed by its id.
+
+        Columns: section (object), kind (object: added, removed, changed, …), title (object),
+        text (object: the proposed text, or the removed one), decision (object: pending,
+        accept, reject or edit)."""
+        import pandas as pd
+
+        session = self._decisions()
+        rows = [
+            {
+                "id": h.id,
+                "section": h.section,
+                "kind": h.kind,
+                "title": h.title,
+                "text": h.after_text or h.before_text,
+                "decision": session.decision(h.id),
+            }
+            for h in session.diff.decidable
+        ]
+        return pd.DataFrame(rows, columns=["id", *CHANGE_COLUMNS]).set_index("id")
+
+    def accept(self, change: str) -> Proposal:
+        """Accept one change by its id (a row of ``changes``). Returns this proposal."""
+        self._decisions().accept(change)
+        return self
+
+    def reject(self, change: str) -> Proposal:
+        """Reject one change by its id (a row of ``changes``). Returns this proposal."""
+        self._decisions().reject(change)
+        return self
+
+    def accept_all(self) -> Proposal:
+        """Accept every change (hand edits are kept). Returns this proposal, to chain ``write()``."""
+        self._decisions().accept_all()
+        return self
+
+    def reject_all(self) -> Proposal:
+        """Reject every change (hand edits are kept). Returns this proposal."""
+        self._decisions().reject_all()
+        return self
+
+    def write(self) -> Document:
+        """Write what was accepted and discard the saved proposal.
+
+        Returns
+        -------
+        Document
+            The document as it is now: the new version, or unchanged when everything was
+            rejected.
+
+        Raises
+        ------
+        oo_nb.OOError
+            Nothing decided yet (call ``accept_all()`` or ``reject_all()`` first), the file
+            changed since the review was opened (``ConflictError``), or it is locked.
+        """
+        from oo_nb.store.store import discard_pending, write_document
+
+        session = self._decisions()
+        assert self._review is not None
+        final = session.apply().with_path(self.path)
+        if final.to_bytes() == self._review.expected:
+            undecided = session.pending
+            if undecided:  # the research is paid for: an unanswered review is no rejection
+                raise ValidationError(
+                    f"nothing accepted and {len(undecided)} change(s) undecided: nothing written; "
+                    "call proposal.accept_all() or proposal.reject_all() (or accept/reject by id) "
+                    "first",
+                    file=str(self.path),
+                )
+        else:
+            write_document(
+                final, expected=self._review.expected, action="review", scrub_secrets=True
+            )
+        discard_pending(self.path)
+        self._written = True
+        assert self._reopen is not None  # a proposal to write is always made with one
+        return self._reopen(self.path)
+
+    def review(self) -> Any:
+        """The review widget of this proposal (one widget per proposal, shown again on each call).
+
+        Returns
+        -------
+        oo_nb.notebook.review_widget.ReviewWidget
+            Accept, reject or edit each change, then Write back.
+        """
+        if self._review is None or self._written:
+            self._decisions()  # raises, saying why there is nothing to review
+        if self._widget is None:
+            from oo_nb.api.widgets import make_review_widget
+
+            assert self._review is not None
+            self._widget = make_review_widget(self._review)
+        return self._widget
+
+    def text(self) -> str:
+        """The proposal in a few lines.
+
+        Returns
+        -------
+        str
+            Status, cost, the changes' count and decisions, the run's warnings.
+        """
+        cost = "" if self.cost_usd is None else f" (cost ${self.cost_usd:.4f})"
+        said = self.message.removeprefix(f"{self.path.name}: ")  # the name leads once
+        lines = [f"{self.path.name}: {self.status}{cost}: {said}"]
+        if self.reviewable:
+            counts = self._decisions().counts()
+            lines.append(
+                f"{sum(counts.values())} change(s): {counts['accept']} accepted, "
+                f"{counts['reject']} rejected, {counts['edit']} edited, {counts['pending']} undecided"
+            )
+        lines += [f"warning: {w}" for w in self.warnings]
+        return "\n".join(lines)
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        if self.reviewable:  # in a notebook, a proposal to review is its widget
+            show = getattr(self.review(), "_repr_mimebundle_", None)  # None once closed
+            bundle = show(include=include, exclude=exclude) if show is not None else None
+            if bundle is not None:
+                return dict(bundle)
+        import html
+
+        items = "".join(f"<li>{html.escape(line)}</li>" for line in self.text().splitlines())
+        return {"text/plain": self.text(), "text/html": no_typesetting(f"<ul>{items}</ul>")}
+
+    def __repr__(self) -> str:
+        return self.text()

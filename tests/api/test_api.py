@@ -1,0 +1,169 @@
+"""The Python API on real files in a temp folder: update with the recorded (replay) agent →
+proposal → accept_all → write → history → diff → rollback, and the errors that name the fix."""
+
+from __future__ import annotations
+
+import pydoc
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import oo_nb
+from oo_nb.errors import ConflictError, NotFound, OOError, ValidationError
+
+HEAT = "heat-pumps-in-europe.o-o.html"
+FRESH = "perovskite-solar-cells.o-o.html"
+
+
+def test_update_accept_write_history_diff_rollback(demo: Path) -> None:
+    doc = oo_nb.open(demo / HEAT)
+    before = doc.to_bytes()
+    proposal = doc.update(agent="replay")
+    assert isinstance(proposal, oo_nb.Proposal) and proposal.status == "proposed"
+    assert (demo / HEAT).read_bytes() == before  # proposed, not written
+    assert (proposal.changes["decision"] == "pending").all() and len(proposal.changes) > 3
+
+    again = oo_nb.open(demo / HEAT).update(agent="replay")  # not researched twice
+    assert again.status == "awaiting" and len(again.changes) == len(proposal.changes)
+
+    written = proposal.accept_all().write()
+    assert isinstance(written, oo_nb.Document) and written.version == 2
+    with pytest.raises(NotFound, match=r"doc\.update\(\)"):
+        written.proposal()  # the saved proposal went with the write
+
+    history = written.history()
+    assert list(history.index) == [1, 2] and history["state"].tolist()[-1] == "current"
+    assert str(history["version"].dtype) == "Int64"
+
+    diff = written.diff(1)
+    assert isinstance(diff, oo_nb.Diff) and diff.changes.hunks
+    assert "v1 → the current file (v2)" in diff.label
+
+    done = written.rollback(1)
+    assert isinstance(done, oo_nb.Rollback) and done.written and done.version == 1
+    assert (demo / HEAT).read_bytes() == before
+    assert oo_nb.open(demo / HEAT).history().index.tolist() == [1, 2, 3]
+
+
+def test_reject_all_writes_nothing_and_discards(demo: Path) -> None:
+    before = (demo / HEAT).read_bytes()
+    doc = oo_nb.open(demo / HEAT).update(agent="replay").reject_all().write()
+    assert doc.version == 1 and (demo / HEAT).read_bytes() == before
+    with pytest.raises(NotFound):
+        doc.proposal()
+
+
+def test_write_with_nothing_decided_names_the_fix(demo: Path) -> None:
+    proposal = oo_nb.open(demo / HEAT).update(agent="replay")
+    with pytest.raises(
+        ValidationError, match=r"proposal\.accept_all\(\) or proposal\.reject_all\(\)"
+    ):
+        proposal.write()
+    assert oo_nb.open(demo / HEAT).proposal().reviewable  # kept: the research is paid for
+
+
+def test_a_fresh_document_has_nothing_to_review(demo: Path) -> None:
+    proposal = oo_nb.open(demo / FRESH).update(agent="replay")
+    assert proposal.status == "fresh" and not proposal.reviewable
+    with pytest.raises(ValidationError, match=r"doc\.update\(force=True\)"):
+        proposal.accept_all()
+
+
+def test_a_written_update_says_where_the_new_version_is(demo: Path) -> None:
+    proposal = oo_nb.open(demo / HEAT).update(agent="replay", yes=True)
+    assert proposal.status == "written" and oo_nb.open(demo / HEAT).version == 2
+    with pytest.raises(ValidationError, match=r"written already: oo_nb\.open\(path\)"):
+        proposal.write()
+
+
+def test_a_proposal_made_before_the_file_changed_names_force(demo: Path) -> None:
+    oo_nb.open(demo / HEAT).update(agent="replay")
+    path = demo / HEAT
+    path.write_bytes(path.read_bytes().replace(b"</body>", b"<!-- edited --></body>", 1))
+    with pytest.raises(ConflictError, match=r"force=True"):
+        oo_nb.open(path).proposal()
+    assert oo_nb.open(path).proposal(force=True).reviewable
+
+
+def test_write_refuses_when_the_file_changed_since(demo: Path) -> None:
+    proposal = oo_nb.open(demo / HEAT).update(agent="replay").accept_all()
+    path = demo / HEAT
+    path.write_bytes(path.read_bytes().replace(b"</body>", b"<!-- edited --></body>", 1))
+    with pytest.raises(ConflictError):
+        proposal.write()
+
+
+def test_an_index_page_is_no_document(demo: Path) -> None:
+    page = oo_nb.Library(demo).index()
+    with pytest.raises(OOError, match=r"oo_nb\.Library\(folder\)"):
+        oo_nb.open(page.path)
+
+
+def test_a_missing_folder_is_said_at_once(tmp_path: Path) -> None:
+    with pytest.raises(NotFound, match="no such folder"):
+        oo_nb.Library(tmp_path / "missing")
+
+
+def test_library_calls_return_their_types(demo: Path) -> None:
+    lib = oo_nb.Library(demo)
+    assert isinstance(lib["heat-pumps-in-europe"], oo_nb.Document)
+    assert isinstance(lib.audit(), pd.DataFrame)
+    assert lib.changes(kind=["fact"]).empty
+    with pytest.raises(ValidationError, match="choose from fact, source, section, sentinel"):
+        lib.changes(kind=["facts"])
+    done = lib.update_all(agent="replay", progress=False)
+    assert sorted(r.path.name for r in done.by_status("proposed")) == [
+        HEAT,
+        "open-weight-language-models.o-o.html",
+    ]
+
+
+def _documented_columns(doc: str) -> dict[str, str]:
+    """``name (dtype)`` pairs of a frame's docstring."""
+    text = " ".join(doc.split())
+    return dict(re.findall(r"(\w+) \((\w+)", text.split("Columns:", 1)[1]))
+
+
+@pytest.mark.parametrize(
+    "name", ["documents", "sources", "facts", "changelog", "citations", "errors"]
+)
+def test_frame_docstrings_list_the_columns_and_dtypes(demo: Path, name: str) -> None:
+    frame = getattr(oo_nb.Library(demo), name)
+    documented = _documented_columns(getattr(oo_nb.Library, name).__doc__)
+    actual = {c: str(t).split("[")[0] for c, t in frame.dtypes.items()}
+    assert documented == actual
+
+
+def test_proposal_changes_docstring_lists_its_columns(demo: Path) -> None:
+    changes = oo_nb.open(demo / HEAT).update(agent="replay").changes
+    doc = (oo_nb.Proposal.changes.__doc__ or "").split("Columns:", 1)[1]
+    assert re.findall(r"(\w+) \(", " ".join(doc.split())) == list(changes.columns)
+
+
+def test_changes_docstring_lists_its_columns(demo: Path) -> None:
+    frame = oo_nb.Library(demo).changes()
+    documented = _documented_columns(oo_nb.Library.changes.__doc__ or "")
+    assert documented == {c: str(t).split("[")[0] for c, t in frame.dtypes.items()}
+
+
+def test_the_package_face() -> None:
+    assert set(dir(oo_nb)) >= {"Library", "Document", "open", "Proposal", "OOError"}
+    assert "annotations" not in dir(oo_nb) and "set_html_renderer" not in dir(oo_nb)
+    for cls in (oo_nb.Library, oo_nb.Document, oo_nb.Proposal, oo_nb.Diff, oo_nb.Rollback):
+        assert repr(cls) == f"<class 'oo_nb.{cls.__name__}'>"
+
+
+def test_help_shows_no_section_dividers() -> None:
+    for cls in (oo_nb.Library, oo_nb.Document, oo_nb.Proposal):
+        text = pydoc.plain(pydoc.render_doc(cls))
+        assert "# ---" not in text and "# ----" not in text
+        assert not re.search(r"^\s*# ", text, re.M), text
+
+
+def test_the_codec_stays_off_the_document_face(demo: Path) -> None:
+    public = {n for n in dir(oo_nb.open(demo / HEAT)) if not n.startswith("_")}
+    codec = {"opener", "terminator", "replace_range", "span_text", "block_position", "newline_at"}
+    assert not public & codec
+    assert public >= {"update", "proposal", "history", "diff", "rollback", "manifest", "article"}
