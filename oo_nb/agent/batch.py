@@ -21,7 +21,14 @@ import anthropic
 
 from oo_nb.agent.backends.anthropic import AnthropicBackend, api_failure_text
 from oo_nb.agent.backends.conversation import Conversation
-from oo_nb.agent.run import Prepared, UpdateOptions, _validator, finish, new_budget, write_result
+from oo_nb.agent.run import (
+    Prepared,
+    UpdateOptions,
+    _validator,
+    finish_keeping,
+    new_budget,
+    write_result,
+)
 from oo_nb.agent.types import LibraryUpdate
 from oo_nb.errors import AgentError
 
@@ -223,7 +230,7 @@ class BatchRun:
         self.bar.update(1)
         if error is None:
             try:
-                result = finish(prep, self.opts, backend.name, conv.run, conv.result)
+                result = finish_keeping(prep, self.opts, backend.name, conv.run, conv.result)
                 self.out.results.append(write_result(result, yes=self.yes, auto=self.auto))
                 return
             except AgentError as exc:

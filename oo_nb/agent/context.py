@@ -125,29 +125,42 @@ def compact_article(
     omit = None if keep_references else model.reference_list()
     refs: dict[str, str] = {}
     out: list[str] = []
-    for child in model.root.children:
-        _write_compact(child, omit, refs, out)
+    # a stack of nodes and the end tags still to write, not recursion: an article may nest
+    # thousands of elements deep
+    todo: list[Node | str] = list(reversed(model.root.children))
+    while todo:
+        item = todo.pop()
+        if isinstance(item, str):
+            out.append(item)
+            continue
+        children = _write_compact(item, omit, refs, out)
+        if children is not None:
+            todo.append(f"</{item.name}>")
+            todo.extend(reversed(children))
     return _BLANK_LINES.sub("\n", "".join(out)).strip() + "\n", refs
 
 
-def _write_compact(node: Node, omit: Node | None, refs: dict[str, str], out: list[str]) -> None:
-    """``node`` written as the model is to see it, onto ``out``."""
+def _write_compact(
+    node: Node, omit: Node | None, refs: dict[str, str], out: list[str]
+) -> list[Node] | None:
+    """``node``'s start (all of a leaf) written as the model is to see it, onto ``out``; the
+    children to write next, then its end tag (None: nothing more of it)."""
     if node.kind == "text":
         out.append(html_escape(node.data, quote=False))
-        return
+        return None
     if node.kind == "comment":
         if node.data.strip().startswith("pid:"):
             out.append(f"<!--{node.data}-->")
-        return
+        return None
     name = node.name
     if node is omit:
         out.append(_REFS_OMITTED)
-        return
+        return None
     if name in _DROP_TAGS:
-        return
+        return None
     if name == "svg":
         out.append('<span class="oo-omitted">[inline SVG graphic omitted]</span>')
-        return
+        return None
     attrs = []
     for a in node.attrs or ():
         if a.name not in _KEEP_ATTRS:
@@ -159,11 +172,7 @@ def _write_compact(node: Node, omit: Node | None, refs: dict[str, str], out: lis
             value = key
         attrs.append(f' {a.name}="{html_escape(value)}"')
     out.append(f"<{name}{''.join(attrs)}>")
-    if name in VOID:
-        return
-    for child in node.children:
-        _write_compact(child, omit, refs, out)
-    out.append(f"</{name}>")
+    return None if name in VOID else node.children
 
 
 # --------------------------------------------------------------------------- source ids

@@ -489,6 +489,28 @@ def finish(
     return result
 
 
+def finish_keeping(
+    prep: Prepared, opts: UpdateOptions, backend_name: str, run: RunInfo, proposal: Any
+) -> UpdateResult:
+    """``finish``; when building the candidate fails, whatever the cause (a bug, a document it
+    cannot take), the paid proposal is kept in the history and the ``AgentError`` says where and
+    what the run cost: research paid for is never lost to a traceback."""
+    from oo_nb.store.refused import keep_refused
+
+    try:
+        return finish(prep, opts, backend_name, run, proposal)
+    except Exception as exc:  # (any: the money is spent whichever it is)
+        reason = exc.message if isinstance(exc, OOError) else f"{type(exc).__name__}: {exc}"
+        data = proposal.to_json() if hasattr(proposal, "to_json") else proposal
+        kept = keep_refused(prep.path, data, reason=reason, cost_usd=run.cost_usd)
+        raise AgentError(
+            f"the proposal could not be made into a candidate ({reason[:300]}); what it proposed "
+            f"is kept in {kept} (cost so far ${run.cost_usd:.4f})",
+            cost_usd=run.cost_usd,
+            file=str(prep.path),
+        ) from exc
+
+
 def prepare_update(
     path: str | Path, opts: UpdateOptions | None = None, *, backend: Backend | None = None
 ) -> UpdateResult:
@@ -513,7 +535,7 @@ def prepare_update(
             raise exc.with_file(str(prep.path)) from None
         finally:
             _save_recording(backend, opts, prep, run, outcome)
-        return finish(prep, opts, backend.name, run, proposal)
+        return finish_keeping(prep, opts, backend.name, run, proposal)
     finally:
         prep.release_claim()  # a failed run; a finished one's claim went to its result
 
@@ -587,7 +609,7 @@ async def aprepare_update(
                     )
         except AgentError as exc:
             raise exc.with_file(str(prep.path)) from None
-        return await asyncio.to_thread(finish, prep, opts, backend.name, run, proposal)
+        return await asyncio.to_thread(finish_keeping, prep, opts, backend.name, run, proposal)
     finally:
         prep.release_claim()
 

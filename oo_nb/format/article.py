@@ -199,9 +199,16 @@ def _walk(
     refs: Node | None,
 ) -> None:
     """The blocks among ``children`` (descending into wrappers), ``pending`` the pid comment
-    read before them."""
+    read before them. (A stack of the wrappers' children, not recursion: an article may nest
+    thousands of wrappers deep.)"""
     source = reading.model.source
-    for node in children:
+    stack = [iter(children)]
+    while stack:
+        node = next(stack[-1], None)
+        if node is None:
+            stack.pop()
+            pending = None  # (a pid comment last in a wrapper names nothing after it)
+            continue
         if node.kind == "comment":
             data = node.data
             if "pid:" in data and PID.match(data):
@@ -220,7 +227,8 @@ def _walk(
         if node.name in _LEVELS or node is refs:
             continue
         if node.name in _CONTAINERS and not (node.attr("class") or "").startswith("table-wrap"):
-            _walk(reading, node.children, pid, section_at, refs)
+            stack.append(iter(node.children))
+            pending = pid
             continue
         section = section_at(node.start)
         reading.blocks.append((pid, section, node))

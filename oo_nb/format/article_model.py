@@ -25,7 +25,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
-from oo_nb.format.html_tokens import Attr, Token, raw_tokens
+from oo_nb.format.html_doctype import ascii_lower
+from oo_nb.format.html_tokens import (
+    Attr,
+    Token,
+    content_end,
+    markup_at,
+    plain_tags,
+    raw_tokens,
+)
 from oo_nb.format.vocab import CITATION, PID
 
 __all__ = [
@@ -35,6 +43,7 @@ __all__ = [
     "Model",
     "Node",
     "Section",
+    "article_end",
     "entries",
     "first_list",
     "list_after",
@@ -103,7 +112,11 @@ _SCOPE = frozenset(
     ["applet", "caption", "html", "table", "td", "th", "marquee", "object", "template", "button"]
 )
 # A table's own end tags look past the cells still open in it (HTML's "table scope").
+# "</article>" looks past a button but not past the SVG and MathML elements HTML's scope stops
+# at (a "</article>" in <svg><desc> is dropped).
 _END_SCOPE = {
+    "article": _SCOPE - {"button"}
+    | {"desc", "foreignobject", "mi", "mo", "mn", "ms", "mtext", "annotation-xml"},
     "table": frozenset(("html", "template")),
     **{n: frozenset(("html", "table", "template")) for n in ("tbody", "thead", "tfoot", "tr")},
 }
@@ -119,9 +132,31 @@ _SIBLINGS = {
     "option": ({"option"}, _SCOPE | {"select"}),
 }
 _P = frozenset(("p",))
+_SHALLOW = 32  # up to this many open elements a scope question walks the stack
 _START = operator.attrgetter("start")
 _SPACES = re.compile(r"\s+")
 _UNSEEN = frozenset(("script", "style", "template"))
+
+
+# Foreign content (SVG, MathML) reads these as elements with markup inside; HTML as raw text.
+_RAW_IN_HTML = frozenset(
+    ["style", "script", "title", "textarea", "xmp", "iframe", "noembed", "noframes", "noscript"]
+)
+# What a browser keeps inside a table outside its cells (the rest it moves before the table).
+_TABLE_PARTS = frozenset(["table", "tbody", "thead", "tfoot", "tr"])
+_IN_TABLE = frozenset(
+    ["caption", "colgroup", "col", "tbody", "thead", "tfoot", "tr", "td", "th", "script", "style",
+     "template", "form"]
+)  # fmt: skip
+
+
+def _foreign_ancestor(node: Node) -> str | None:
+    up = node.parent
+    while up is not None:
+        if up.name in ("svg", "math"):
+            return up.name
+        up = up.parent
+    return None
 
 
 class Node:
@@ -200,20 +235,20 @@ class Node:
     @property
     def text(self) -> str:
         """The text content, as ``textContent`` reads it."""
-        if self.kind == "text":
-            return self.data
-        if self.kind == "comment":
-            return ""
-        return "".join(c.text for c in self.children)
+        return "".join(n.data for n in self.iter() if n.kind == "text")
 
     @property
     def visible_text(self) -> str:
         """The text a reader sees: ``text`` without script, style and template content."""
-        if self.kind == "text":
-            return self.data
-        if self.kind == "comment" or self.name in _UNSEEN:
-            return ""
-        return "".join(c.visible_text for c in self.children)
+        out: list[str] = []
+        stack = [self]  # (a stack, not recursion: an article may nest thousands deep)
+        while stack:
+            node = stack.pop()
+            if node.kind == "text":
+                out.append(node.data)
+            elif node.kind == "element" and node.name not in _UNSEEN:
+                stack.extend(reversed(node.children))
+        return "".join(out)
 
 
 class _Leaf(Node):
@@ -333,6 +368,44 @@ class Model:
             return None
         return list_after(self.root, head)
 
+    def unnumbered_entries(self) -> list[Node]:
+        """The ``<li>`` of the References section the page script does not number (in a list
+        nested in an entry, in a second list): their ``[sN]`` links go to other entries."""
+        refs = self.reference_list()
+        if refs is None:
+            return []
+        section = next((s for s in self.sections if s.start <= refs.start < s.end), None)
+        if section is None:
+            return []
+        numbered = {id(li) for li in entries(refs)}
+        return [
+            n
+            for n in self.elements("li")
+            if section.start <= n.start < section.end and id(n) not in numbered
+        ]
+
+    def unmodelled_markup(self) -> list[tuple[int, str]]:
+        """Markup this model does not read as a browser does, as (offset, what): a raw-text
+        element holding markup inside ``<svg>``/``<math>`` (foreign content reads it as markup),
+        and what a table holds outside its cells (a browser moves it before the table)."""
+        out: list[tuple[int, str]] = []
+        for n in self.root.iter():
+            if n.kind != "element":
+                continue
+            if n.name in _TABLE_PARTS:  # (its children: a text leaf keeps no parent link)
+                out += [
+                    (c.start, f"{f'<{c.name}>' if c.kind == 'element' else 'text'} directly "
+                     f"inside <{n.name}>")
+                    for c in n.children
+                    if (c.kind == "element" and c.name not in _IN_TABLE)
+                    or (c.kind == "text" and c.data.strip())
+                ]  # fmt: skip
+            elif n.name in _RAW_IN_HTML and "<" in self.source[n.open_end : n.close_start]:
+                foreign = _foreign_ancestor(n)  # (text alone reads alike)
+                if foreign is not None:
+                    out.append((n.start, f"<{n.name}> inside <{foreign}>"))
+        return out
+
     @property
     def element_ids(self) -> list[str]:
         return [i for n in self.root.iter() if n.kind == "element" and (i := n.attr("id"))]
@@ -367,6 +440,73 @@ class Model:
 def read_model(source: str) -> Model:
     named: dict[str, list[Node]] = {}
     return Model(source, _tree(source, named), named)
+
+
+def article_end(source: str, start: int, end: int) -> tuple[int, int] | None:
+    """Where the ``<article>`` whose start tag ends at ``start`` is closed, as a browser's tree
+    builder closes it: the span of the ``</article>`` that does (one inside an attribute, a
+    comment, raw text, a table cell or a template does not), or None when none does before
+    ``end``."""
+    quick = _plain_article_end(source, start, end)
+    return _built_article_end(source, start, end) if quick is _UNSURE else quick
+
+
+def _built_article_end(source: str, start: int, end: int) -> tuple[int, int] | None:
+    """``article_end`` by the tree builder, token by token."""
+    article = Node("element", start, end, "article", (), start, start)
+    _tree(source, {}, start, end, article)
+    return (article.close_start, article.end) if article.end > article.close_start else None
+
+
+# Start tags after which the first "</article>" may not close the article: a table, a template,
+# foreign content, a select (each changes the scope or the insertion mode), a nested article.
+_NOT_PLAIN = frozenset(
+    [
+        "applet", "caption", "marquee", "object", "table", "td", "th", "template",
+        "svg", "math", "select", "article", "frameset", "desc", "foreignobject",
+        "mi", "mo", "mn", "ms", "mtext", "annotation-xml",
+    ]
+)  # fmt: skip
+_TAG_NAME = re.compile(r"</?([^\t\n\f\r />]*)")
+_UNSURE = (-1, -1)
+# Where a tag of ``_NOT_PLAIN`` or "</article" may be (or an attribute's text looks like one)
+_MAYBE_NOT_PLAIN = re.compile(
+    "<(?:/article|" + "|".join(sorted(_NOT_PLAIN)) + ")(?=[\\t\\n\\f\\r />])", re.IGNORECASE
+)
+
+
+def _plain_article_end(source: str, start: int, end: int) -> tuple[int, int] | None:
+    """``article_end`` of an article with none of ``_NOT_PLAIN`` in it (every article oo_nb
+    writes), read tag by tag with the tokenizer's bulk helpers and no tree; ``_UNSURE``
+    where one comes before the end."""
+    at = start
+    while at < end:
+        run_end, tags = plain_tags(source, at, end)
+        cursor = at
+        # (most runs hold none of those tags: one search over them all, not a loop)
+        for tag in tags if _MAYBE_NOT_PLAIN.search("".join(tags)) else ():
+            lt = source.find("<", cursor)  # (no "<" between them: each starts at the next one)
+            cursor = lt + len(tag)
+            found = _TAG_NAME.match(tag)
+            assert found is not None
+            name = ascii_lower(found.group(1))
+            if name in _NOT_PLAIN and tag[1] != "/":
+                return _UNSURE
+            if name == "article" and tag[1] == "/":
+                return lt, cursor
+        if run_end >= end:
+            break
+        token, at = markup_at(source, run_end, end)  # a comment, a tag read the long way...
+        if token is None or token[0] in ("comment", "doctype"):
+            continue
+        kind, lt, tag_end, name = token
+        if kind == "start" and name in _NOT_PLAIN:
+            return _UNSURE
+        if kind == "end" and name == "article":
+            return lt, tag_end
+        if kind == "start":
+            at = content_end(source, tag_end, name, end)  # raw text: skipped as the tokenizer does
+    return None
 
 
 def list_after(root: Node, head: Node) -> Node | None:
@@ -408,27 +548,50 @@ def _parent_of(root: Node, target: Node) -> Node | None:
     return None
 
 
-def _tree(source: str, named: dict[str, list[Node]]) -> Node:
-    """The tree of ``source``; ``named`` gets the elements of each name."""
-    root = Node("element", 0, len(source), "#root", open_end=0, close_start=len(source))
+def _tree(
+    source: str,
+    named: dict[str, list[Node]],
+    start: int = 0,
+    end: int | None = None,
+    article: Node | None = None,
+) -> Node:
+    """The tree of ``source[start:end]``; ``named`` gets the elements of each name. With an
+    ``article`` node the source starts inside that element, and reading stops where an end tag
+    closes it (``article_end``)."""
+    stop = len(source) if end is None else end
+    root = Node("element", start, stop, "#root", open_end=start, close_start=stop)
     stack = [root]
+    # where each name is open on the stack: a scope question costs the same at any depth (a
+    # walk down a stack 30,000 deep made a deep article quadratic)
+    open_at: dict[str, list[int]] = {}
 
     def close(count: int, at: int) -> None:
         for _ in range(count):
             node = stack.pop()
+            open_at[node.name].pop()
             node.end = node.close_start = at
 
     def open_index(names: set[str] | frozenset[str], bounds: set[str] | frozenset[str]) -> int:
-        for i in range(len(stack) - 1, 0, -1):
-            if stack[i].name in names:
-                return i
-            if stack[i].name in bounds:
-                return -1
-        return -1
+        if len(stack) <= _SHALLOW:  # (most articles: the walk is quicker)
+            for i in range(len(stack) - 1, 0, -1):
+                if stack[i].name in names:
+                    return i
+                if stack[i].name in bounds:
+                    return -1
+            return -1
+        top = max((at[-1] for n in names if (at := open_at.get(n))), default=0)
+        bound = max((at[-1] for n in bounds if (at := open_at.get(n))), default=0)
+        return top if top > 0 and top >= bound else -1
 
     top = root
+    if article is not None:
+        article.parent = root
+        root.children.append(article)
+        open_at["article"] = [1]
+        stack.append(article)
+        top = article
     closes_p, siblings, headings, void = _CLOSES_P, _SIBLINGS, _HEADINGS, VOID
-    for raw in raw_tokens(source):
+    for raw in raw_tokens(source, start, end):
         if isinstance(raw, Token):  # a DOCTYPE
             top.children.append(_Leaf("comment", raw.start, raw.end, raw.data))
             continue
@@ -458,6 +621,7 @@ def _tree(source: str, named: dict[str, list[Node]]) -> Node:
             else:
                 named[name] = [node]
             if name not in void and not self_closing:
+                open_at.setdefault(name, []).append(len(stack))
                 stack.append(node)
                 top = node
         else:  # end tag
@@ -466,9 +630,12 @@ def _tree(source: str, named: dict[str, list[Node]]) -> Node:
             if i > 0:
                 close(len(stack) - i - 1, start)
                 node = stack.pop()
+                open_at[node.name].pop()
                 node.close_start, node.end = start, end
                 top = stack[-1]
-    close(len(stack) - 1, len(source))
+                if article is not None and len(stack) == 1:
+                    return root  # the article's end tag
+    close(len(stack) - 1, stop)
     return root
 
 

@@ -98,9 +98,25 @@ def check_path(path: str | Path) -> list[Finding]:
                 add("malformed-pid", f"{pid!r}: {problem}")
     if article is not None:
         # e.g. a heading written twice (issue 26): the page's contents and links find the first
-        ids = Counter(read_model(doc.article_html).element_ids)
+        model = read_model(doc.article_html)
+        ids = Counter(model.element_ids)
         for element_id in sorted(i for i, n in ids.items() if n > 1):
             add("duplicate-id", f'id="{element_id}" is used by {ids[element_id]} elements')
+        assert doc.article_span is not None
+        for offset, what in model.unmodelled_markup():
+            line = doc.line_of(doc.article_span.start + offset)
+            add(
+                "unmodelled-markup",
+                f"line {line}: {what}: a browser reads it otherwise than oo_nb does (sections, "
+                "blocks); rewrite it",
+            )
+        for li in model.unnumbered_entries():
+            line = doc.line_of(doc.article_span.start + li.start)
+            add(
+                "unlinked-reference",
+                f"line {line}: a References entry in a nested or second list; the page numbers "
+                "only the first list's own entries, so no [sN] links to it",
+            )
     # what the page script reads, read as it reads it (raw JSON, the parsed article), whether or
     # not oo_nb finds the rest valid: the reader's browser runs it either way
     for risk in injection_risks(doc):

@@ -54,10 +54,6 @@ _OPENER = re.compile(
 _TOKEN = re.compile(r"<(?:!--|/article\s*>|s(?:cript|tyle)\b|article\b)", re.IGNORECASE)
 _SCRIPT_END = re.compile(r"</script", re.IGNORECASE)
 _STYLE_END = re.compile(r"</style", re.IGNORECASE)
-# _TOKEN but comments: in one pass, the first is </article> when no other token comes before it
-_ARTICLE_TOKEN = re.compile(r"<(?:/article\s*>|s(?:cript|tyle)\b|article\b)", re.IGNORECASE)
-SKIP_PLAIN_ARTICLE = True  # tests compare with the token-by-token walk
-_ARTICLE_WINDOW = 16384  # characters _search_article_token searches at a time
 _DECODE_PIECE = 8192  # bytes decoded at a time (_decode_utf8)
 _RARE_TRIES = 32  # false starts _find_rare and _search_tag try by memchr before a full search
 _COUNTED_LOOKUPS = 16  # line_of calls answered by counting before a table is built
@@ -140,6 +136,7 @@ class Document:
         self.path = path
         self._data = data
         self._json_cache: dict[str, Any] = {}
+        self._shadows: list[tuple[str, int]] | None = None
         self._line_starts: list[int] | None = None
         self._anchors: list[tuple[int, int]] = [(0, 1)]  # (offset, its line) looked up so far
         self._parse()
@@ -251,8 +248,6 @@ class Document:
     def _scan_html(self) -> None:
         text = self.text
         pos, end = self.html.start, self.html.end
-        depth = 0  # nesting of <article> inside the article element
-        article_start: int | None = None
         while True:
             m = _TOKEN.search(text, pos, end)
             if not m:
@@ -269,7 +264,7 @@ class Document:
                     _SCRIPT_END if tok == "<script" else _STYLE_END, text, tag_end + 1, end
                 )
                 body_end = closer.start() if closer else end
-                if tok == "<script" and article_start is None:
+                if tok == "<script":
                     self._note_block(
                         text[m.start() : tag_end + 1], Span(tag_end + 1, body_end), m.start()
                     )
@@ -278,40 +273,30 @@ class Document:
                 tag_end = text.find(">", m.end(), end)
                 if tag_end < 0:
                     break
-                if article_start is not None:
-                    depth += 1
-                elif (
-                    self.article_span is None and tag_id(text[m.start() : tag_end + 1]) == "article"
-                ):
-                    article_start = tag_end + 1
-                    if SKIP_PLAIN_ARTICLE:
-                        pos = _plain_article_end(text, article_start, end)
-                        continue
+                if self.article_span is None and tag_id(text[m.start() : tag_end + 1]) == "article":
+                    # its end is where a browser's tree builder puts it (not at the first
+                    # "</article>": one may sit in an attribute, raw text or a table cell)
+                    from oo_nb.format.article_model import article_end  # (no cost at import)
+
+                    closed = article_end(text, tag_end + 1, end)
+                    if closed is None:
+                        raise FormatError(
+                            '<article id="article"> is never closed',
+                            file=self.file,
+                            line=self.line_of(tag_end + 1),
+                        )
+                    self.article_span = Span(tag_end + 1, closed[0])
+                    pos = closed[1]
+                    continue
                 pos = tag_end + 1
-            else:  # </article>
-                if article_start is not None:
-                    if depth == 0:
-                        self.article_span = Span(article_start, m.start())
-                        article_start = None
-                    else:
-                        depth -= 1
+            else:  # </article> outside the article
                 pos = m.end()
-        if article_start is not None:
-            raise FormatError(
-                '<article id="article"> is never closed',
-                file=self.file,
-                line=self.line_of(article_start),
-            )
 
     def _note_block(self, tag: str, body: Span, tag_start: int) -> None:
         block_id = tag_id(tag)
         if block_id is None:
             return
-        name = (
-            block_id.replace(LEGACY_BLOCK_PREFIX, BLOCK_PREFIX, 1)
-            if block_id.startswith(LEGACY_BLOCK_PREFIX)
-            else block_id
-        )
+        name = _block_name(block_id)
         if name not in BLOCK_IDS:
             return
         if name in self.blocks:
@@ -386,7 +371,36 @@ class Document:
         locate_error(exc, self.block_text(block), first_line=line, first_column=column)
         return exc
 
+    def shadowed_blocks(self) -> list[tuple[str, int]]:
+        """The elements of the article whose id names a block (``oo-manifest``, its legacy
+        spelling…), as (id, line); one with the block's own id shadows it: ``getElementById`` finds the first of two, so the page
+        script may read one block and oo_nb another. Found by the tokenizer (a decoded
+        ``&#45;`` is a "-"), read only where the article's text may hold one."""
+        if self._shadows is None:
+            self._shadows = []
+            span = self.article_span
+            if span is not None and _MAY_SHADOW.search(self.text, span.start, span.end):
+                from oo_nb.format.html_tokens import tokenize  # (no cost at import)
+
+                for tok in tokenize(self.text, span.start, span.end):
+                    found = next((a.value for a in tok.attrs if a.name == "id"), None)
+                    if found is not None and _block_name(found) in BLOCK_IDS:
+                        self._shadows.append((found, self.line_of(tok.start)))
+        return self._shadows
+
     def _block_span(self, name: str) -> Span:
+        tag = self.block_tags.get(name)
+        own = tag_id(self.span_text(tag)) if tag is not None else None
+        for element_id, line in self.shadowed_blocks():
+            # the page asks for the block's own id: which of two a browser reads is refused,
+            # not guessed
+            if element_id == own:
+                raise FormatError(
+                    f'an element of the article has the id "{element_id}" too (line {line}): '
+                    "the page script reads the first of the two; remove or rename it",
+                    file=self.file,
+                    line=line,
+                )
         try:
             return self.blocks[name]
         except KeyError:
@@ -568,41 +582,23 @@ class Document:
         return bundle
 
 
-def _plain_article_end(text: str, start: int, end: int) -> int:
-    """Where the token loop would next stop inside an article that starts at ``start``: at its
-    first ``</article>`` when nothing before it but comments (all closed) could be a token, as in
-    every article oo_nb writes; else at ``start``, for the loop to walk it token by token. Skips
-    the paragraphs' pid comments in C."""
-    close = _search_article_token(text, start, end)
-    if close is None or not close.group(0).startswith("</"):
-        return start
-    last = text.rfind("<!--", start, close.start())
-    if last >= 0 and text.find("-->", last + 4, close.start()) < 0:
-        return start  # a comment open across the </article>: it hides it
-    return close.start()
+def _block_name(element_id: str) -> str:
+    """The block an element id names (a legacy ``liki-`` id read as its ``oo-`` block)."""
+    if element_id.startswith(LEGACY_BLOCK_PREFIX):
+        return element_id.replace(LEGACY_BLOCK_PREFIX, BLOCK_PREFIX, 1)
+    return element_id
 
 
-def _search_article_token(text: str, start: int, end: int) -> re.Match[str] | None:
-    """``_ARTICLE_TOKEN.search(text, start, end)``, a window at a time from the next "<" on,
-    found by memchr: an embedded image's data (most of such an article) is passed over in C at
-    memory speed, not by the pattern's loop. A window ends at its last "<", so no token is cut
-    by it (a token holds no "<" but its first character); one with a single "<" is tried there
-    in full."""
-    find, rfind, search = text.find, text.rfind, _ARTICLE_TOKEN.search
-    pos = start
-    while (at := find("<", pos, end)) >= 0:
-        if end - at <= _ARTICLE_WINDOW:
-            return search(text, at, end)
-        stop = rfind("<", at + 1, at + _ARTICLE_WINDOW)
-        if stop < 0:
-            if m := _ARTICLE_TOKEN.match(text, at, end):
-                return m
-            pos = at + 1
-            continue
-        if m := search(text, at, stop):
-            return m
-        pos = stop
-    return None
+# Where an article may hold an element with a block's id: the id as written, or an id attribute
+# whose value holds a character reference.
+_MAY_SHADOW = re.compile(
+    "|".join(
+        re.escape(prefix + b.removeprefix(BLOCK_PREFIX))
+        for b in BLOCK_IDS
+        for prefix in (BLOCK_PREFIX, LEGACY_BLOCK_PREFIX)
+    )
+    + r"""|(?i:\bid[\t\n\f\r ]*=[\t\n\f\r ]*["']?[^"'\t\n\f\r >]*&)"""
+)
 
 
 def _walk_rare(text: str, needle: str, pos: int) -> tuple[int, bool]:

@@ -36,6 +36,15 @@ CHECKS: dict[str, tuple[str, str]] = {
     "missing-pid": ("warning", "paragraphs without a pid comment"),
     "malformed-pid": ("warning", "a pid that is not pid:SECTION:8HEX"),
     "duplicate-pid": ("warning", "a pid used by more than one element"),
+    "unmodelled-markup": (
+        "error",
+        "article markup a browser reads otherwise than oo_nb (foreign-content raw text, a table's "
+        "foster-parented content)",
+    ),
+    "unlinked-reference": (
+        "warning",
+        "a References entry the page script does not number (a nested or second list)",
+    ),
     "duplicate-id": (
         "warning",
         "an id used by more than one element of the article: links and the contents go to the first",

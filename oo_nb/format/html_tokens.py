@@ -501,11 +501,13 @@ def _scan(
         yield ("text", text_from, size, "", (), False, "".join(pieces))
 
 
-def raw_tokens(text: str) -> Iterator[RawToken | DoctypeToken]:
-    """``tokenize(text)`` as plain tuples ``(kind, start, end, name, attrs, self_closing, data)``
-    (a DOCTYPE as its Token): for a tree builder that keeps the few it needs as Tokens (building
-    one per token was a third of an article's reading)."""
-    return _scan(text, 0, None, "data", "", True)
+def raw_tokens(
+    text: str, start: int = 0, end: int | None = None
+) -> Iterator[RawToken | DoctypeToken]:
+    """``tokenize(text, start, end)`` as plain tuples ``(kind, start, end, name, attrs,
+    self_closing, data)`` (a DOCTYPE as its Token): for a tree builder that keeps the few it needs
+    as Tokens (building one per token was a third of an article's reading)."""
+    return _scan(text, start, end, "data", "", True)
 
 
 def tokenize(

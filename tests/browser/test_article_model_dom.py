@@ -6,12 +6,18 @@ gives the same sections, References entries, pids before top-level blocks and li
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from oo_nb.format.article_model import entries, read_model
+from oo_nb.errors import FormatError
+from oo_nb.format.article import Article
+from oo_nb.format.article_model import article_end, entries, read_model
+from oo_nb.format.document import Document
 from oo_nb.format.vocab import PID
+from tests.format.test_foreign_markup import REFUSED
+from tests.format.test_shadowed_blocks import SHADOWS, shadowed_page
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -37,6 +43,38 @@ CASES = {
     ),
     "implied p end": "<p>one<p>two<h3>three</h3><p>four<table><tr><td>t</td></tr></table>",
     "links": "<p><a href=\"https://a.example/?x=1&amp;y=2\">a</a> <a>no href</a> <a href='b'>b</a></p>",
+    # issue 26 attacks 3-5: where the article ends, and an article nested a thousand deep
+    **{
+        f"article end in {where}": f'<h2 id="one">One</h2><p>x</p>{hide}<h2 id="two">T</h2>{REFS}'
+        for where, hide in {
+            "an attribute": '<p title="</article>">note</p>',
+            "a textarea": "<textarea></article></textarea>",
+            "an xmp": "<xmp></article></xmp>",
+            "an iframe": "<iframe></article></iframe>",
+            "a noscript": "<noscript></article></noscript>",
+            "a template": "<template></article></template>",
+            "an svg title": "<svg><title></article></title></svg>",
+            "an svg desc": "<svg><desc></article></desc></svg>",
+            "a table cell": "<table><tr><td></article></td></tr></table>",
+        }.items()
+    },
+    "dash dash bang last": '<h2 id="one">One</h2>\n<p>y</p>\n<!-- a --!>',
+    "a thousand divs deep": '<h2 id="overview">O</h2>'
+    + "<div>" * 1000
+    + '<h2 id="deep">D</h2>x'
+    + "</div>" * 1000
+    + REFS,
+    # attack 8: what the page numbers (and oo's Article with it)
+    "nested list in the first entry": '<h2 id="references">References</h2><ol><li><a href="https://a.example/">A</a><ol><li><a href="https://c.example/">C</a></li></ol></li><li><a href="https://b.example/">B</a></li></ol>',
+    "two lists": '<h2 id="references">References</h2><p>intro</p><ol><li><a href="https://a.example/">A</a></li></ol><ol><li><a href="https://b.example/">B</a></li></ol>',
+    "ul before ol": '<h2 id="references">References</h2><ul><li><a href="https://u.example/">U</a></li></ul><ol><li><a href="https://a.example/">A</a></li></ol>',
+    # attack 7: a heading opened in a heading closes it (modelled)
+    "heading in a heading": '<h2 id="one">One <h2 id="inner">Inner</h2></h2><p>y</p>',
+    "nine hundred lists deep": '<h2 id="overview">O</h2>'
+    + "<ul><li>" * 900
+    + '<h2 id="deep">D</h2>x'
+    + "</li></ul>" * 900
+    + REFS,
 }
 
 DOM = r"""() => {
@@ -53,8 +91,9 @@ DOM = r"""() => {
     const inner = n.querySelector("ol, ul");
     if (inner) { list = inner; break; }
   }
-  const items = list ? Array.from(list.children).filter((c) => c.tagName === "LI")
-    .map((li) => li.textContent.replace(/\s+/g, " ").trim()) : null;
+  const lis = list ? Array.from(list.children).filter((c) => c.tagName === "LI") : [];
+  const items = list ? lis.map((li) => li.textContent.replace(/\s+/g, " ").trim()) : null;
+  const refLinks = lis.map((li) => { const a = li.querySelector("a"); return a ? a.getAttribute("href") || "" : ""; });
   const blocks = [];
   let pid = null;
   for (const n of article.childNodes) {
@@ -64,7 +103,7 @@ DOM = r"""() => {
     pid = null;
   }
   const links = Array.from(article.querySelectorAll("a[href]")).map((a) => a.getAttribute("href"));
-  return { sections, items, blocks, links };
+  return { sections, items, blocks, links, refLinks };
 }"""
 
 
@@ -82,6 +121,7 @@ def _model(html: str) -> dict[str, Any]:
         "items": items,
         "blocks": blocks,
         "links": [link.href for link in model.links],
+        "refLinks": [r.url for r in Article.parse(html).references],  # what oo show numbers
     }
 
 
@@ -96,11 +136,54 @@ def page(browser: Browser) -> Iterator[Page]:
 
 @pytest.mark.parametrize("case", list(CASES))
 def test_the_model_reads_the_article_as_chromium_does(page: Page, case: str) -> None:
-    html = CASES[case]
+    body = f'<article id="article">{CASES[case]}</article>'
+    page.set_content(f"<!doctype html><html><body>{body}</body></html>")
+    opened = len('<article id="article">')
+    closed = article_end(body, opened, len(body))  # as Document finds it
+    assert closed is not None
+    assert _model(body[opened : closed[0]]) == page.evaluate(DOM), case
+
+
+@pytest.mark.parametrize("case", list(SHADOWS))
+def test_chromium_reads_the_shadowing_element_that_oo_refuses(
+    browser: Browser, tmp_path: Path, case: str
+) -> None:
+    """Issue 26 attack 6: with an element of the article holding a block's id, Chromium's
+    ``getElementById`` (what the page script calls) reads that element, not the block; oo_nb
+    refuses the block rather than read another one than the page does."""
+    doc = Document(shadowed_page(SHADOWS[case]))
+    path = tmp_path / "doc.o-o.html"
+    path.write_text(doc.text)
+    context = browser.new_context(java_script_enabled=True)
+    page = context.new_page()
+    page.route("http*://**", lambda route: route.abort())  # nothing leaves the machine
+    page.goto(path.as_uri(), wait_until="commit")
+    page.wait_for_selector("#article", state="attached")
+    block = "oo-contract" if case == "contract" else "oo-manifest"
+    read = page.evaluate(
+        """(id) => {
+          const first = document.getElementById(id) || document.getElementById(
+            id.replace("oo-", "liki-"));
+          return first ? !!first.closest("#article") : null;
+        }""",
+        block,
+    )
+    context.close()
+    assert read is True, case  # the page reads the article's element
+    with pytest.raises(FormatError, match="too"):
+        doc.block_json(block)
+
+
+@pytest.mark.parametrize("case", list(REFUSED))
+def test_chromium_reads_the_refused_markup_otherwise(page: Page, case: str) -> None:
+    """Issue 26 attack 7: where the model (no foreign content, no foster parenting) would read
+    the article otherwise than Chromium, ``oo check`` refuses the markup."""
+    html = '<h2 id="one">One</h2>' + REFUSED[case]
     page.set_content(
         f'<!doctype html><html><body><article id="article">{html}</article></body></html>'
     )
-    assert _model(html) == page.evaluate(DOM), case
+    assert _model(html) != page.evaluate(DOM), case
+    assert read_model(html).unmodelled_markup(), case
 
 
 # ------------------------------------------------------------------ the library scan's rows

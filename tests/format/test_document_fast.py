@@ -15,12 +15,12 @@ import pytest
 
 from oo_nb.errors import FormatError, OOError
 from oo_nb.format import document
+from oo_nb.format.article_model import _built_article_end
 from oo_nb.format.document import (
     _DECODE_PIECE,
     _MARKERS,
     _SCRIPT_END,
     _STYLE_END,
-    SKIP_PLAIN_ARTICLE,
     Document,
     Span,
     _decode_utf8,
@@ -37,17 +37,6 @@ from tests.library.test_library import load_synth
 SHARED_CORPUS = Path("/work/shared/corpus")
 # the patterns as they were written before (the same matches, found a little quicker now)
 _TOKEN = re.compile(r"<!--|<script\b|<style\b|<article\b|</article\s*>", re.IGNORECASE)
-_ARTICLE_TOKEN = re.compile(r"<script\b|<style\b|<article\b|</article\s*>", re.IGNORECASE)
-
-
-def _plain_article_end(text: str, start: int, end: int) -> int:
-    close = _ARTICLE_TOKEN.search(text, start, end)
-    if close is None or not close.group(0).startswith("</"):
-        return start
-    last = text.rfind("<!--", start, close.start())
-    if last >= 0 and text.find("-->", last + 4, close.start()) < 0:
-        return start
-    return close.start()
 
 
 class ReferenceDocument(Document):
@@ -112,8 +101,6 @@ class ReferenceDocument(Document):
     def _scan_html(self) -> None:
         text = self.text
         pos, end = self.html.start, self.html.end
-        depth = 0
-        article_start: int | None = None
         while True:
             m = _TOKEN.search(text, pos, end)
             if not m:
@@ -130,7 +117,7 @@ class ReferenceDocument(Document):
                     text, tag_end + 1, end
                 )
                 body_end = closer.start() if closer else end
-                if tok == "<script" and article_start is None:
+                if tok == "<script":
                     self._note_block(
                         text[m.start() : tag_end + 1], Span(tag_end + 1, body_end), m.start()
                     )
@@ -139,30 +126,21 @@ class ReferenceDocument(Document):
                 tag_end = text.find(">", m.end(), end)
                 if tag_end < 0:
                     break
-                if article_start is not None:
-                    depth += 1
-                elif (
-                    self.article_span is None and tag_id(text[m.start() : tag_end + 1]) == "article"
-                ):
-                    article_start = tag_end + 1
-                    if SKIP_PLAIN_ARTICLE:
-                        pos = _plain_article_end(text, article_start, end)
-                        continue
+                if self.article_span is None and tag_id(text[m.start() : tag_end + 1]) == "article":
+                    # the article's end by the tree builder, token by token (no plain shortcut)
+                    closed = _built_article_end(text, tag_end + 1, end)
+                    if closed is None:
+                        raise FormatError(
+                            '<article id="article"> is never closed',
+                            file=self.file,
+                            line=self.line_of(tag_end + 1),
+                        )
+                    self.article_span = Span(tag_end + 1, closed[0])
+                    pos = closed[1]
+                    continue
                 pos = tag_end + 1
             else:
-                if article_start is not None:
-                    if depth == 0:
-                        self.article_span = Span(article_start, m.start())
-                        article_start = None
-                    else:
-                        depth -= 1
                 pos = m.end()
-        if article_start is not None:
-            raise FormatError(
-                '<article id="article"> is never closed',
-                file=self.file,
-                line=self.line_of(article_start),
-            )
 
 
 FIELDS = (
@@ -377,10 +355,9 @@ def test_token_patterns_match_as_written_before() -> None:
              "ſtyle", "article", "ARTICLE", "artıcle", "x", " ", "\n", ">", "-", "é", "_", "1"]  # fmt: skip
     for _ in range(20000):
         text = "".join(rng.choice(parts) for _ in range(rng.randint(1, 8)))
-        for new, old in ((document._TOKEN, _TOKEN), (document._ARTICLE_TOKEN, _ARTICLE_TOKEN)):
-            for pos in range(len(text)):
-                a, b = new.search(text, pos), old.search(text, pos)
-                assert (a and (a.span(), a.group(0))) == (b and (b.span(), b.group(0))), text
+        for pos in range(len(text)):
+            a, b = document._TOKEN.search(text, pos), _TOKEN.search(text, pos)
+            assert (a and (a.span(), a.group(0))) == (b and (b.span(), b.group(0))), text
 
 
 def test_marker_search_in_bytes_is_the_search_in_text() -> None:
@@ -391,23 +368,3 @@ def test_marker_search_in_bytes_is_the_search_in_text() -> None:
     for text in texts:
         data = text.encode("utf-8", "surrogatepass")
         assert document._has_marker_bytes(data) == _has_marker(text), text
-
-
-@pytest.mark.parametrize("window", [2, 3, 5, 8, 13, 16384])
-def test_article_token_search_by_windows_is_the_plain_search(
-    monkeypatch: pytest.MonkeyPatch, window: int
-) -> None:
-    """Tokens and near misses across the windows' edges (small windows: every edge is hit),
-    long stretches without "<" (an image's data)."""
-    monkeypatch.setattr(document, "_ARTICLE_WINDOW", window)
-    rng = random.Random(window)
-    parts = ["<", "</article", "</ARTICLE >", "</article\n\n>", "<article", "<articles", "<script",
-             "<ſcript>", "<scripts", "<style>", "<stylé", "<p>", "</p>", "x", " ", ">", "\n",
-             "A" * 40, "<!--", "-->", "é", "</artic", "<s", "</a>"]  # fmt: skip
-    for _ in range(3000):
-        text = "".join(rng.choice(parts) for _ in range(rng.randint(0, 14)))
-        for start in range(0, len(text) + 1, max(1, len(text) // 7)):
-            for end in (len(text), max(start, len(text) - 4)):
-                new = document._search_article_token(text, start, end)
-                old = document._ARTICLE_TOKEN.search(text, start, end)
-                assert (new and new.span()) == (old and old.span()), (text, start, end)

@@ -1,0 +1,51 @@
+"""Issue 26 attack 7: markup a browser's tree builder reads otherwise than a tokenizer alone.
+A heading opened in a heading closes it (modelled: two sections, in the model and in Article);
+foreign-content raw text and a table's foster-parented content are refused by ``oo check``
+with the line (tests/browser/test_article_model_dom.py shows Chromium's reading)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from oo_nb.format.article import Article
+from oo_nb.format.article_model import read_model
+from oo_nb.format.check import check_path
+from tests.format.test_article_end import _page
+
+REFUSED = {
+    "svg style": '<svg><style><h2 id="fake">Fake</h2></style></svg>',
+    "math style": '<math><style><h2 id="fake">Fake</h2></style></math>',
+    "svg script": "<svg><script><p>x</p></script></svg>",
+    "foster parenting": '<table><tr><td>a</td></tr><h2 id="foster">F</h2></table>',
+    "text in a table": "<table><tr><td>a</td></tr>loose</table>",
+}
+ACCEPTED = {
+    "svg title text": "<svg><title>A chart</title><style>a > b {}</style></svg>",
+    "a plain table": "<table>\n<tr><td>1<td>2</tr>\n</table>",
+}
+
+
+@pytest.mark.parametrize("case", list(REFUSED))
+def test_check_refuses_markup_the_model_reads_otherwise(case: str, tmp_path: Path) -> None:
+    page = _page('<h2 id="one">One</h2>\n' + REFUSED[case] + "\n")
+    path = tmp_path / "doc.o-o.html"
+    path.write_text(page)
+    line = page[: page.index(REFUSED[case])].count("\n") + 1
+    found = [f for f in check_path(path) if f.code == "unmodelled-markup"]
+    assert len(found) == 1 and found[0].severity == "error" and f"line {line}:" in found[0].message
+
+
+@pytest.mark.parametrize("case", list(ACCEPTED))
+def test_markup_read_alike_is_not_refused(case: str) -> None:
+    assert read_model('<h2 id="one">One</h2>' + ACCEPTED[case]).unmodelled_markup() == []
+
+
+def test_a_heading_in_a_heading_is_two_sections() -> None:
+    html = '<h2 id="one">One <h2 id="inner">Inner</h2></h2><p>y</p>'
+    assert [s.id for s in read_model(html).sections] == ["one", "inner"]
+    assert [(s.id, s.title) for s in Article.parse(html).sections] == [
+        ("one", "One"),
+        ("inner", "Inner"),
+    ]
