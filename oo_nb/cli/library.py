@@ -259,7 +259,7 @@ def unreadable_note(library: Library, see: str | None = None) -> str | None:
     failed, partial = library.unreadable  # warm: from the stored frames, no digest decoded
     if not failed and not partial:
         return None
-    total = failed + len(library)
+    total = failed + len(library.documents)  # the stored frame: len(library) decodes digests
     if failed:
         what = f"{failed} of {total} files could not be read"
         if partial:

@@ -13,6 +13,7 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
+import oo_nb
 from oo_nb.cli.library import unreadable_note
 from oo_nb.library import frames as frames_module
 from oo_nb.library.library import STORED, Library
@@ -148,15 +149,15 @@ def test_the_unreadable_note_of_a_warm_library_decodes_no_digest(
     folder: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     (folder / "not-a-document.o-o.html").write_text("<html>no blocks</html>")
-    expected = unreadable_note(Library(folder, today=TODAY, workers=1, cache=False))
+    expected = unreadable_note(oo_nb.Library(folder, today=TODAY, workers=1, cache=False))
     assert expected is not None and "only in part" in expected  # both kinds in the fixtures
-    unreadable_note(Library(folder, today=TODAY, workers=1))  # stores the frames
+    unreadable_note(oo_nb.Library(folder, today=TODAY, workers=1))  # stores the frames
 
     def refuse(*_args: object) -> None:
         raise AssertionError("a digest decoded")
 
     monkeypatch.setattr(Known, "resolve", refuse)
-    assert unreadable_note(Library(folder, today=TODAY, workers=1)) == expected
+    assert unreadable_note(oo_nb.Library(folder, today=TODAY, workers=1)) == expected
 
 
 def test_building_a_frame_stores_the_errors_frame_too(
