@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html as html_lib
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from oo_nb.errors import OOError, ValidationError
@@ -17,7 +18,7 @@ from oo_nb.review.blocks import source_ids
 from oo_nb.review.diff import DocumentDiff, diff_documents, text_of
 from oo_nb.review.hunks import Choice, Decision, Hunk
 
-__all__ = ["Choice", "Decision", "ReviewSession"]
+__all__ = ["Choice", "Decision", "EditCheck", "ReviewSession"]
 
 _PID_COMMENT = re.compile(r"<!--\s*pid:[^>]*?-->\s*")
 # What a section heading's edit may not hold: another heading or a block (it would stop being
@@ -43,6 +44,44 @@ _NOT_IN_HEADING = _HEADINGS | frozenset(
     ]
 )
 _SAFE_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,79}$")
+# Blocks edited as their text: the editor shows what is inside the tag, and text typed without
+# a block of its own goes back into this tag (a paragraph stays a paragraph, its [sN] a citation).
+_TEXT_BLOCKS = frozenset(("p", "h3", "h4", "h5", "h6"))
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
+
+
+@dataclass(frozen=True)
+class EditCheck:
+    """What an edit would write (``clean``) and what cleaning took out of the typed text
+    (``removed``, in a reader's words; empty when nothing was)."""
+
+    clean: str
+    removed: tuple[str, ...] = ()
+
+
+def _tops(fragment: str) -> list[Any]:
+    """The top-level nodes of ``fragment`` a reader sees (no comments, no blank text)."""
+    return [
+        n
+        for n in read_model(fragment).root.children
+        if n.kind == "element" or (n.kind == "text" and n.data.strip())
+    ]
+
+
+def _inline_only(clean: str) -> bool:
+    from oo_nb.format.sanitize import INLINE_TAGS
+
+    return all(n.kind == "text" or n.name in INLINE_TAGS for n in _tops(clean))
+
+
+def _inside_text_block(fragment: str) -> str:
+    """The inside of a lone, attribute-free ``<p>`` (or h3-h6), else ``fragment`` as it is."""
+    tops = _tops(fragment)
+    if len(tops) == 1 and tops[0].kind == "element" and tops[0].name in _TEXT_BLOCKS:
+        node = tops[0]
+        if fragment[node.start : node.open_end] == f"<{node.name}>":
+            return fragment[node.open_end : node.close_start].strip()
+    return fragment
 
 
 class ReviewSession:
@@ -99,13 +138,17 @@ class ReviewSession:
         return out
 
     def editor_text(self, hunk_id: str) -> str:
-        """What an editor starts from: the current edit, else the proposed HTML (the old HTML
-        for a removal). Embedded images appear as ``oo-image:N`` references."""
+        """What an editor starts from: the current edit, else the proposed text (the old text
+        for a removal). A paragraph (or h3-h6) shows what is inside its tag, as text with any
+        inline HTML; other blocks show their HTML. Embedded images appear as ``oo-image:N``
+        references."""
         hunk = self.hunk(hunk_id)
         c = self._choices.get(hunk_id)
         if c is not None and c.decision == "edit" and c.html is not None:
-            return self.diff.images.shrink(c.html)[0]
-        return hunk.after_html if hunk.kind != "removed" else hunk.before_html
+            fragment = self.diff.images.shrink(c.html)[0]
+        else:
+            fragment = hunk.after_html if hunk.kind != "removed" else hunk.before_html
+        return _inside_text_block(fragment)
 
     # ----------------------------------------------------------------- deciding
     def _decidable(self, hunk_id: str) -> Hunk:
@@ -156,8 +199,20 @@ class ReviewSession:
         return kept
 
     def edit(self, hunk_id: str, html: str) -> str:
-        """Replace the hunk's text with ``html`` (sanitised, validated) and return the clean HTML
-        that will be written. Raises ``ValidationError`` naming the hunk when it is unusable."""
+        """Replace the hunk's text with ``html`` (plain text or HTML; sanitised, validated, see
+        ``check_edit``) and return the clean HTML that will be written. Raises
+        ``ValidationError`` naming the change when it is unusable."""
+        clean = self.check_edit(hunk_id, html).clean
+        self._set(hunk_id, Choice("edit", clean))
+        return clean
+
+    def check_edit(self, hunk_id: str, text: str) -> EditCheck:
+        """What ``edit(hunk_id, text)`` would write and what cleaning would take out of
+        ``text``, without deciding anything: ask the person before using an edit that lost
+        something. Plain text is welcome: without a block of its own it goes into the change's
+        own tag (``<p>``), a blank line starting a new one; ``[s3]`` cites source s3."""
+        from oo_nb.format.sanitize import removed_by_cleaning
+
         hunk = self._decidable(hunk_id)
         if not hunk.editable:
             raise ValidationError(
@@ -165,9 +220,9 @@ class ReviewSession:
                 key=hunk_id,
                 file=self.original.file,
             )
-        clean = self._clean(hunk, html)
-        self._set(hunk_id, Choice("edit", clean))
-        return clean
+        expanded = _PID_COMMENT.sub("", self.diff.images.expand(text)).strip()
+        clean = self._clean(hunk, text)
+        return EditCheck(clean, tuple(removed_by_cleaning(expanded, clean)))
 
     def _clean(self, hunk: Hunk, html: str) -> str:
         from oo_nb.format.sanitize import (
@@ -196,6 +251,10 @@ class ReviewSession:
             clean = f"<h2{attr}>{inner.removeprefix('<span>').removesuffix('</span>')}</h2>"
         else:
             clean = sanitize_html(expanded).strip()
+            if _inline_only(clean):  # typed as text: it goes back into its block's tag
+                tag = hunk.tag if hunk.tag in _TEXT_BLOCKS else "p"
+                chunks = (sanitize_html(c).strip() for c in _BLANK_LINE.split(expanded))
+                clean = "\n".join(f"<{tag}>{c}</{tag}>" for c in chunks if c)
         if runs_original_script(self.original):  # its script re-reads headings as HTML
             clean, _ = inert_fragment(clean)
         if not text_of(clean) and "<img" not in clean:

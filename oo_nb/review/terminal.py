@@ -33,7 +33,8 @@ _RED, _GREEN, _CYAN, _DIM, _BOLD, _RESET = (
 _DEL_HL, _INS_HL = "\x1b[1;37;41m", "\x1b[1;30;42m"
 _HELP = """y - accept this change
 n - reject this change
-e - edit it (opens $EDITOR, or type the replacement HTML and end with a line holding '.')
+e - edit it (opens $EDITOR, or type the replacement and end with a line holding '.';
+    plain text is fine: [s3] cites source 3, HTML is optional)
 a - accept this and every remaining change
 d - reject this and every remaining change
 q - quit without writing anything
@@ -255,6 +256,13 @@ class _Prompt:
             self.say("edit cancelled")
             return False
         try:
+            check = self.session.check_edit(hunk.id, text)
+            if check.removed:
+                self.say("these are never written into a document and will be removed:")
+                self.say("  " + "; ".join(check.removed))
+                if self.ask("use the edit without them [y,n]? ") != "y":
+                    self.say("edit cancelled")
+                    return False
             clean = self.session.edit(hunk.id, text)
         except OOError as exc:
             self.say(f"edit refused: {exc}")
@@ -265,7 +273,10 @@ class _Prompt:
     def from_input(self, start: str) -> str | None:
         self.say("current text:")
         self.say(start)
-        self.say("type the replacement HTML; end with a line holding a single '.' (empty: cancel)")
+        self.say(
+            "type the replacement (plain text, [s3] cites source 3; HTML optional); end with a "
+            "line holding a single '.' (empty: cancel)"
+        )
         lines: list[str] = []
         while True:
             line = self.inp.readline()

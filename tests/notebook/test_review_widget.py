@@ -55,7 +55,10 @@ def test_decide_edit_write_back(doc_path: Path) -> None:
     assert view.editor is not None and view.save_edit_button is not None
     assert view.edit_area.layout.display == "flex" and "A new finding" in view.editor.value
     view.editor.value = f"<p>Written in the widget [{new_id}].<img src=x onerror=alert(1)></p>"
-    view.save_edit_button.click()
+    view.save_edit_button.click()  # first said what cleaning removes, nothing decided yet
+    assert "an image that is not an embedded" in view.error.value
+    assert "onerror=" in view.error.value and view.state.value == "undecided"
+    view.save_edit_button.click()  # the same text again: used without them
     assert view.error.value == "" and view.state.value == "edited"
     assert "oo-decided-edit" in _classes(view) and view.edit_area.layout.display == "none"
     assert "1 accepted · 1 edited · 1 rejected · 2 undecided" in w.counts.value

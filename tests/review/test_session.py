@@ -193,10 +193,11 @@ def test_edit_is_sanitised_and_validated(corpus_dir: Path) -> None:
     _, _, new_id, session = _setup(corpus_dir, "anthropic-leadership.o-o.html")
     hid = _hunk(session, "changed")
     start = session.editor_text(hid)
-    assert start.startswith("<p>") and "Revised in this update" in start
+    # a paragraph is edited as its text: no <p> to keep balanced
+    assert not start.startswith("<p>") and "Revised in this update" in start
     clean = session.edit(hid, '<p onclick="x()">Edited by hand [s1].<script>alert(1)</script></p>')
     assert clean == "<p>Edited by hand [s1].</p>"
-    assert session.decision(hid) == "edit" and session.editor_text(hid) == clean
+    assert session.decision(hid) == "edit" and session.editor_text(hid) == "Edited by hand [s1]."
     final = session.apply()
     assert (
         "Edited by hand [s1]." in final.article_html and "<script>alert" not in final.article_html
@@ -600,3 +601,32 @@ def test_a_heading_edit_keeps_the_sections_level_and_id_whatever_was_typed() -> 
         with pytest.raises(ValidationError, match="heading"):
             s.edit(heading, bad)
     assert s.choice(heading).html is not None and "Looking" in s.choice(heading).html
+
+
+def test_a_plain_text_edit_stays_a_paragraph_with_its_citations(corpus_dir: Path) -> None:
+    _, _, _, session = _setup(corpus_dir, "anthropic-leadership.o-o.html")
+    hid = _hunk(session, "changed")
+    pid = session.hunk(hid).pid
+    clean = session.edit(hid, "Typed as plain text, a < b & c [s1].\n\nA second one [s2].")
+    assert clean == "<p>Typed as plain text, a &lt; b &amp; c [s1].</p>\n<p>A second one [s2].</p>"
+    final = session.apply()
+    assert f"<!-- {pid} -->\n<p>Typed as plain text" in final.article_html
+    (para,) = [p for p in final.article.paragraphs if "plain text" in p.text]
+    assert para.tag == "p" and para.pid == pid  # a paragraph, under its own pid
+    assert ("s1", pid) in {(c.source_id, c.pid) for c in final.article.citations}
+    # inline HTML typed in the text stays in the paragraph
+    assert session.edit(hid, "Now <em>stressed</em> [s1].") == "<p>Now <em>stressed</em> [s1].</p>"
+    assert session.editor_text(hid) == "Now <em>stressed</em> [s1]."
+
+
+def test_check_edit_says_what_cleaning_removes_and_decides_nothing(corpus_dir: Path) -> None:
+    _, _, _, session = _setup(corpus_dir, "anthropic-leadership.o-o.html")
+    hid = _hunk(session, "changed")
+    check = session.check_edit(hid, 'Text [s1] <b onclick="x()">bold</b><script>alert(1)</script>')
+    assert check.clean == "<p>Text [s1] <b>bold</b></p>"
+    assert check.removed == (
+        "<script> with everything in it",
+        "onclick= (no script runs in a document)",
+    )
+    assert session.decision(hid) == "pending"
+    assert session.check_edit(hid, "Only text [s1].").removed == ()

@@ -86,11 +86,16 @@ def test_non_interactive(doc_path: Path) -> None:
 def test_edit_from_typed_lines(doc_path: Path) -> None:
     doc = Document.read(doc_path)
     cand, new_id = synthetic_candidate(doc)
-    # hunk 3 is the added paragraph: a refused edit (unknown source), then a good one
-    answers = f"n\nn\ne\n<p>Bad [s99]</p>\n.\ne\n<p>Typed here [{new_id}].</p>\n<script>x</script>\n.\nn\nn\n"
+    # hunk 3 is the added paragraph: a refused edit (unknown source), then one whose <script>
+    # is said to go before it is used ("y": use it without), typed as plain text
+    answers = (
+        f"n\nn\ne\n<p>Bad [s99]</p>\n.\ne\nTyped here [{new_id}].\n<script>x</script>\n.\ny\nn\nn\n"
+    )
     final, text = _review(doc, cand, answers)
     assert final is not None
     assert "edit refused" in text and "s99" in text
+    assert "will be removed:\n  <script> with everything in it" in text
+    assert f"<p>Typed here [{new_id}].</p>" in final.article_html
     assert f"Typed here [{new_id}]." in final.article_html and "<script>x" not in final.article_html
     assert new_id in [s.id for s in final.source_cache.sources]  # cited by the edit: kept
 
