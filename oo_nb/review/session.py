@@ -13,12 +13,13 @@ from oo_nb.format.article_model import read_model
 from oo_nb.format.document import Document
 from oo_nb.format.legacy_script import inert_fragment, runs_original_script
 from oo_nb.format.names import SOURCE_CACHE_BLOCK
+from oo_nb.format.vocab import truncate
 from oo_nb.review.apply import ApplyResult, build_final, cited_ids
 from oo_nb.review.blocks import source_ids
 from oo_nb.review.diff import DocumentDiff, diff_documents, text_of
 from oo_nb.review.hunks import Choice, Decision, Hunk
 
-__all__ = ["Choice", "Decision", "EditCheck", "ReviewSession"]
+__all__ = ["Choice", "Conflict", "Decision", "EditCheck", "ReviewSession"]
 
 _PID_COMMENT = re.compile(r"<!--\s*pid:[^>]*?-->\s*")
 # What a section heading's edit may not hold: another heading or a block (it would stop being
@@ -82,6 +83,20 @@ def _inside_text_block(fragment: str) -> str:
         if fragment[node.start : node.open_end] == f"<{node.name}>":
             return fragment[node.open_end : node.close_start].strip()
     return fragment
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """Two decisions that disagree: a source decided out (a new one rejected, an old one's
+    removal accepted) that kept text still cites, so writing would keep it anyway. Asked about
+    before writing: ``ReviewSession.resolve(conflict, keep=...)``."""
+
+    source_id: str
+    source_change: str  # the id of the source's own change
+    citing: tuple[str, ...]  # the changes whose decision makes the kept text cite it
+    question: str  # in the reader's words, without change ids
+    keep_label: str  # what keeping the source means, as a button or answer says it
+    drop_label: str  # what giving it up means ("" when no change of text would)
 
 
 class ReviewSession:
@@ -300,6 +315,71 @@ class ReviewSession:
                 known |= set(source_ids(doc.block_json(SOURCE_CACHE_BLOCK)))
             known |= {r.source_id or f"s{r.position}" for r in doc.article.references}
         return known
+
+    # ----------------------------------------------------------------- conflicts
+    def conflicts(self) -> tuple[Conflict, ...]:
+        """The disagreements between decisions that writing would settle on its own (a source
+        decided out but cited by kept text is kept): ask the person first."""
+        found = []
+        for sid in self.result().kept_cited:
+            source = self.hunk(f"src:{sid}")
+            citing = tuple(
+                h.id
+                for h in self.diff.decidable
+                if h.area == "article" and sid in cited_ids(self._kept_text(h))
+            )
+            label = source.title.split(": ", 1)[-1] if ": " in source.title else sid
+            what = (
+                " and ".join(
+                    f"“{truncate(self._kept_words(self.hunk(h)), 70)}”" for h in citing[:3]
+                )
+                if citing
+                else "text or a fact you kept"
+            )
+            if source.kind == "added":
+                question = f"You rejected the new source {sid} ({label}), but {what} cites it."
+                keep = f"Keep source {sid}"
+            else:
+                question = (
+                    f"You accepted removing source {sid} ({label}), but {what} still cites it."
+                )
+                keep = f"Keep source {sid} (do not remove it)"
+            took = [self.choice(h).takes_candidate for h in citing]
+            drop = (
+                ""
+                if not citing
+                else "Reject the text citing it"
+                if all(took)
+                else "Accept the text without the citation"
+                if not any(took)
+                else "Reverse the decisions on the text citing it"
+            )
+            found.append(Conflict(sid, source.id, citing, question, keep, drop))
+        return tuple(found)
+
+    def resolve(self, conflict: Conflict, *, keep: bool) -> None:
+        """Settle ``conflict``: ``keep`` the source (its own change decided the other way), or
+        reverse the decisions on the text that cites it (an edit among them is rejected)."""
+        if keep:
+            source = self.hunk(conflict.source_change)
+            self._set(source.id, Choice("accept" if source.kind == "added" else "reject"))
+            return
+        for hid in conflict.citing:
+            self._set(hid, Choice("reject" if self.choice(hid).takes_candidate else "accept"))
+
+    def _kept_text(self, hunk: Hunk) -> str:
+        c = self._choices.get(hunk.id, Choice())
+        if c.decision == "edit" and c.html is not None:
+            return c.html
+        return hunk.after_html if c.takes_candidate else hunk.before_html
+
+    def _kept_words(self, hunk: Hunk) -> str:
+        c = self._choices.get(hunk.id, Choice())
+        return (
+            text_of(self._kept_text(hunk))
+            if c.decision == "edit"
+            else (hunk.after_text if c.takes_candidate else hunk.before_text)
+        )
 
     # ----------------------------------------------------------------- result
     def result(self) -> ApplyResult:

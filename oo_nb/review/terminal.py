@@ -162,7 +162,7 @@ def review_in_terminal(
         session.accept_all()
     elif reject_all:
         session.reject_all()
-    elif not prompt.run():
+    elif not prompt.run() or not prompt.settle_conflicts():
         print("quit: nothing written", file=out)
         return None
     return _finish(session, out)
@@ -247,6 +247,26 @@ class _Prompt:
         derived = [h.title for h in self.session.diff.hunks if h.derived]
         if derived:
             self.say("follows your decisions: " + "; ".join(derived))
+        return True
+
+    def settle_conflicts(self) -> bool:
+        """Ask about each pair of decisions that disagree (a rejected source that accepted
+        text cites) before anything is written; False when the user quits."""
+        for conflict in self.session.conflicts():
+            self.say()
+            self.say(_Paint(self.color)(_BOLD, f"! {conflict.question}"))
+            keys = "k,c,q" if conflict.drop_label else "k,q"
+            while True:
+                self.say(f"  k - {conflict.keep_label.lower()}")
+                if conflict.drop_label:
+                    self.say(f"  c - {conflict.drop_label.lower()}")
+                self.say("  q - quit without writing anything")
+                answer = self.ask(f"keep the source or change the text [{keys}]? ")
+                if answer is None or answer == "q":
+                    return False
+                if answer == "k" or (answer == "c" and conflict.drop_label):
+                    self.session.resolve(conflict, keep=answer == "k")
+                    break
         return True
 
     def edit(self, hunk: Hunk) -> bool:

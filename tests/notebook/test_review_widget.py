@@ -436,3 +436,34 @@ def test_the_new_changelog_entry_reads_as_a_table() -> None:
     assert "<tr><th>review</th><td>accepted: 3 · rejected: 1</td></tr>" in out
     assert "&lt;b&gt;[s7]&lt;/b&gt;" in out and "<b>[s7]" not in out  # escaped text
     assert derived_html([]) == ""
+
+
+def test_a_conflict_between_decisions_is_asked_before_writing(doc_path: Path) -> None:
+    doc = Document.read(doc_path)
+    cand, new_id = synthetic_candidate(doc)
+    w = ReviewWidget(doc_path, cand, {})
+    w.accept_all_button.click()
+    w.hunk_views[f"src:{new_id}"].reject_button.click()
+    w.write_button.click()
+    assert doc_path.read_bytes() == doc.to_bytes()  # nothing written yet: asked first
+    assert w.conflict_box.layout.display == "flex" and w.written is None
+    assert f"You rejected the new source {new_id}" in html.unescape(w.conflict_text.value)
+    w.drop_sources_button.click()  # the text citing it is rejected instead
+    assert w.conflict_box.layout.display == "none" and "Write back" in w.status.value
+    assert w.hunk_views["a2"].state.value == "rejected"
+    w.write_button.click()
+    written = Document.read(doc_path)
+    assert written.manifest.version == doc.manifest.version + 1
+    assert new_id not in [s.id for s in written.source_cache.sources]
+
+
+def test_keeping_the_source_in_a_conflict_writes_it(doc_path: Path) -> None:
+    doc = Document.read(doc_path)
+    cand, new_id = synthetic_candidate(doc)
+    w = ReviewWidget(doc_path, cand, {})
+    w.accept_all_button.click()
+    w.hunk_views[f"src:{new_id}"].reject_button.click()
+    w.write_button.click()
+    w.keep_sources_button.click()
+    assert w.written == doc_path and w.hunk_views[f"src:{new_id}"].state.value == "accepted"
+    assert new_id in [s.id for s in Document.read(doc_path).source_cache.sources]

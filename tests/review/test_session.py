@@ -630,3 +630,37 @@ def test_check_edit_says_what_cleaning_removes_and_decides_nothing(corpus_dir: P
     )
     assert session.decision(hid) == "pending"
     assert session.check_edit(hid, "Only text [s1].").removed == ()
+
+
+def test_a_rejected_source_cited_by_accepted_text_is_a_conflict(corpus_dir: Path) -> None:
+    _, _, new_id, session = _setup(corpus_dir, "anthropic-leadership.o-o.html")
+    session.accept_all()
+    assert session.conflicts() == ()
+    session.reject(f"src:{new_id}")
+    (conflict,) = session.conflicts()
+    assert conflict.source_id == new_id and conflict.citing == ("a2",)
+    assert conflict.question.startswith(f"You rejected the new source {new_id} (")
+    assert "pid:" not in conflict.question and "a2" not in conflict.question
+    session.resolve(conflict, keep=False)  # the text citing it goes instead
+    assert session.decision("a2") == "reject" and session.conflicts() == ()
+    assert new_id not in [s.id for s in session.apply().source_cache.sources]
+    session.accept("a2")
+    session.resolve(session.conflicts()[0], keep=True)  # or the source stays, as decided now
+    assert session.decision(f"src:{new_id}") == "accept" and session.conflicts() == ()
+
+
+def test_an_accepted_source_removal_that_kept_text_cites_is_a_conflict(corpus_dir: Path) -> None:
+    doc = Document.read(corpus_dir / "yc-w26-batch.o-o.html")
+    cand = doc.with_article(doc.article_html.replace(" [s4]", "", 1))
+    cand = cand.edit_block(
+        "oo-source-cache", lambda c: c.update(sources=[s for s in c["sources"] if s["id"] != "s4"])
+    )
+    session = ReviewSession(doc, cand)
+    session.accept("src:s4")
+    assert len(session.conflicts()) == 1  # undecided text is kept as it was: it cites s4 still
+    session.reject("a1")
+    (conflict,) = session.conflicts()
+    assert "accepted removing source s4" in conflict.question
+    assert conflict.drop_label == "Accept the text without the citation"
+    session.resolve(conflict, keep=False)
+    assert session.decision("a1") == "accept" and session.conflicts() == ()
