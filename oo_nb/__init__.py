@@ -44,5 +44,7 @@ set_html_renderer(_html_for)
 
 def load_ipython_extension(ipython: Any) -> None:
     from oo_nb.notebook.magics import register
+    from oo_nb.notebook.warm import prewarm_sdk
 
     register(ipython)
+    prewarm_sdk(ipython)  # the first %oo update waits no longer for the SDK import

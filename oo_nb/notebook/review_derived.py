@@ -82,5 +82,5 @@ def derived_html(hunks: Sequence[Hunk]) -> str:
     )
     return (
         '<details class="oo-derived-all"><summary>'
-        f"Follows your decisions ({len(hunks)}): {_e(' · '.join(labels))}</summary>{items}</details>"
+        f"Updated to match your decisions ({len(hunks)}): {_e(' · '.join(labels))}</summary>{items}</details>"
     )

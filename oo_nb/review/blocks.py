@@ -224,6 +224,15 @@ def leaf_changes(before: Any, after: Any, skip: frozenset[str] = frozenset()) ->
     return out
 
 
+# The page's data blocks as a reader knows them (the block ids are the file format's words).
+_BLOCK_WORDS = {
+    "oo-manifest": "document details",
+    "oo-contract": "contract",
+    "oo-source-cache": "saved sources",
+    "oo-changelog": "change log",
+}
+
+
 def field_hunks(
     make: Make,
     area: Any,
@@ -241,7 +250,7 @@ def field_hunks(
                 id=f"{area}:{change.name}",
                 area=area,
                 kind=change.kind,
-                title=f"{block}: {change.name}",
+                title=f"{_BLOCK_WORDS.get(block, block)}: {change.name.replace('.', ' › ')}",
                 key=change.name,
                 before_text="" if change.kind == "added" else pretty_json(change.before),
                 after_text="" if change.kind == "removed" else pretty_json(change.after),
@@ -273,7 +282,7 @@ def changelog_hunk(make: Make, before_raw: Any, after_raw: Any) -> Hunk | None:
         id="changelog",
         area="changelog",
         kind="added" if appended else "changed",
-        title="changelog: new entry" if appended and len(new) == 1 else "changelog",
+        title="change log: new entry" if appended and len(new) == 1 else "change log",
         before_text="" if appended else pretty_json(before_raw),
         after_text=pretty_json(new if appended else after_raw),
         derived=True,

@@ -133,7 +133,9 @@ class ReviewSession:
         try:
             return self.diff.hunk(hunk_id)
         except KeyError:
-            raise OOError(f"no hunk {hunk_id!r} in this review", file=self.original.file) from None
+            raise OOError(
+                f"no change {hunk_id!r} in this review", file=self.original.file
+            ) from None
 
     def choice(self, hunk_id: str) -> Choice:
         self._decidable(hunk_id)
@@ -170,7 +172,8 @@ class ReviewSession:
         hunk = self.hunk(hunk_id)
         if hunk.derived:
             raise OOError(
-                f"hunk {hunk_id!r} ({hunk.title}) follows the other decisions and cannot be decided on its own",
+                f"{hunk.title}: this change comes with the other decisions and cannot be decided "
+                "on its own",
                 file=self.original.file,
             )
         return hunk
@@ -191,7 +194,7 @@ class ReviewSession:
 
     def decide(self, hunk_id: str, decision: Decision) -> None:
         if decision == "edit":
-            raise OOError("use edit(hunk_id, html) to give the edited text")
+            raise OOError("use edit(change_id, text) to give the edited text")
         self._set(hunk_id, Choice(decision))
 
     def accept_all(self) -> int:
@@ -232,7 +235,6 @@ class ReviewSession:
         if not hunk.editable:
             raise ValidationError(
                 f"{hunk.title}: only article text can be edited",
-                key=hunk_id,
                 file=self.original.file,
             )
         expanded = _PID_COMMENT.sub("", self.diff.images.expand(text)).strip()
@@ -254,12 +256,9 @@ class ReviewSession:
                 raise ValidationError(
                     f"{hunk.title}: the heading's id is {hid!r} (the section's name); change "
                     f"its text, not its id (got {typed!r})",
-                    key=hunk.id,
                 )
             if hid and not _SAFE_ID.match(hid):
-                raise ValidationError(
-                    f"{hunk.title}: heading id {hid!r} is not usable", key=hunk.id
-                )
+                raise ValidationError(f"{hunk.title}: heading id {hid!r} is not usable")
             inner = sanitize_html(f"<span>{inner}</span>")
             # a heading without an id (a hand-written page) keeps having none
             attr = f' id="{html_lib.escape(hid)}"' if hid else ""
@@ -275,14 +274,12 @@ class ReviewSession:
         if not text_of(clean) and "<img" not in clean:
             raise ValidationError(
                 f"{hunk.title}: the edited text is empty after cleaning; reject the hunk to drop it",
-                key=hunk.id,
                 file=self.original.file,
             )
         unknown = sorted(cited_ids(clean) - self._known_sources())
         if unknown:
             raise ValidationError(
                 f"{hunk.title}: cites {', '.join(unknown)}, which neither version's sources hold",
-                key=hunk.id,
                 file=self.original.file,
             )
         return clean
@@ -305,7 +302,6 @@ class ReviewSession:
         raise ValidationError(
             f"{hunk.title}: a heading edit holds one <h2> only (edit the text under it in its own "
             "change)",
-            key=hunk.id,
         )
 
     def _known_sources(self) -> set[str]:

@@ -127,7 +127,7 @@ def render_diff(diff: DocumentDiff, *, color: bool = False) -> str:
     parts.extend(render_hunk(h, color=color) for h in diff.hunks if h.decidable)
     derived = [h for h in diff.hunks if h.derived]
     if derived:
-        parts.append("follows the decisions above:")
+        parts.append("updated to match the decisions above:")
         parts.extend(render_hunk(h, color=color) for h in derived)
     return "\n\n".join(parts)
 
@@ -246,7 +246,7 @@ class _Prompt:
                 break
         derived = [h.title for h in self.session.diff.hunks if h.derived]
         if derived:
-            self.say("follows your decisions: " + "; ".join(derived))
+            self.say("updated to match your decisions: " + "; ".join(derived))
         return True
 
     def settle_conflicts(self) -> bool:

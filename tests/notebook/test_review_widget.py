@@ -170,7 +170,9 @@ def test_stable_classes_and_images(doc_path: Path) -> None:
     assert ".oo-hunk" in review_css()
     # the changes that follow the decisions: one collapsed line naming each
     (line,) = [n for n in _walk(w) if "oo-derived-line" in _classes(n)]
-    assert line.value.startswith('<details class="oo-derived-all"><summary>Follows your decisions')
+    assert line.value.startswith(
+        '<details class="oo-derived-all"><summary>Updated to match your decisions'
+    )
     assert line.value.count('class="oo-hunk oo-derived') >= 4  # references, version, as_of...
     assert "<details open" not in line.value
     w.preview_button.click()
@@ -429,7 +431,9 @@ def test_the_new_changelog_entry_reads_as_a_table() -> None:
         after_text=pretty_json([entry]), derived=True,
     )  # fmt: skip
     out = derived_html([hunk])
-    assert out.startswith('<details class="oo-derived-all"><summary>Follows your decisions (1)')
+    assert out.startswith(
+        '<details class="oo-derived-all"><summary>Updated to match your decisions (1)'
+    )
     assert "changelog entry" in out.split("</summary>")[0]
     assert '<table class="oo-entry">' in out and "{\n" not in out  # not pretty JSON
     assert "<tr><th>sources_added</th><td>s6, s7</td></tr>" in out

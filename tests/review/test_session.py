@@ -278,9 +278,9 @@ def test_fields_and_facts_decided_one_by_one(corpus_dir: Path) -> None:
 
 def test_derived_hunks_cannot_be_decided(corpus_dir: Path) -> None:
     _, _, _, session = _setup(corpus_dir, "agi-declared.o-o.html")
-    with pytest.raises(OOError, match="follows the other decisions"):
+    with pytest.raises(OOError, match="comes with the other decisions"):
         session.accept("refs")
-    with pytest.raises(OOError, match="no hunk"):
+    with pytest.raises(OOError, match="no change"):
         session.reject("nope")
     with pytest.raises(ValidationError, match="only article text"):
         session.edit(next(h.id for h in session.diff.decidable if h.area == "sources"), "<p>x</p>")

@@ -130,7 +130,7 @@ def test_colours_and_plain_markers(corpus_dir: Path) -> None:
     source = render_hunk(diff.hunk(next(h.id for h in diff.hunks if h.area == "sources")))
     assert "+ url:" in source and "! unverified" in source
     whole = render_diff(diff)
-    assert whole.index("follows the decisions above:") > whole.index("@@ a4")
+    assert whole.index("updated to match the decisions above:") > whole.index("@@ a4")
 
 
 # --------------------------------------------------------------------------- oo review / oo diff
