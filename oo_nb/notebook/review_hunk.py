@@ -5,17 +5,15 @@ sandboxed ``<iframe>`` (``preview.iframe``); everything else shown is escaped te
 from __future__ import annotations
 
 import html
-import json
 import re
 from collections.abc import Callable
 
 import ipywidgets as widgets
 
 from oo_nb.errors import OOError
-from oo_nb.format.vocab import truncate
 from oo_nb.notebook.buttons import Button
 from oo_nb.review.hunks import Hunk
-from oo_nb.review.render_html import hunk_diff_html
+from oo_nb.review.render_html import hunk_diff_html, plain_value
 from oo_nb.review.session import ReviewSession
 
 __all__ = ["HunkView", "change_html", "edited_diff_html", "sandboxed"]
@@ -59,8 +57,7 @@ def change_html(hunk: Hunk) -> str:
 
 
 def _plain(value: object) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    return truncate(text, 400)
+    return plain_value(value, 400)
 
 
 def edited_diff_html(hunk: Hunk, clean: str) -> str:

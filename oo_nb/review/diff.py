@@ -255,7 +255,6 @@ def _section_hunk(make: _Maker, images: ImageTable, hid: str, units: list[Unit])
 
 _TAG_WORDS = {
     "p": "paragraph",
-    "h2": "section heading",
     "h3": "subheading",
     "h4": "subheading",
     "h5": "subheading",
@@ -294,8 +293,11 @@ def _unit_hunk(
         return _refs_hunk(make, b, a, urls)
     pid = main.pid
     # in the reader's words: what it is and where (the pid and the tag name are the file's)
-    where = f"in section “{main.section}”" if main.section else "at the top of the article"
-    title = f"{_TAG_WORDS.get(main.tag, 'block')} {where}"
+    if main.tag == "h2":
+        title = f"heading of section “{main.section}”"
+    else:
+        where = f"in section “{main.section}”" if main.section else "at the top of the article"
+        title = f"{_TAG_WORDS.get(main.tag, 'block')} {where}"
     return make(
         id="refs" if derived else hid,
         area="article",

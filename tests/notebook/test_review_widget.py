@@ -434,7 +434,7 @@ def test_the_new_changelog_entry_reads_as_a_table() -> None:
     assert out.startswith(
         '<details class="oo-derived-all"><summary>Updated to match your decisions (1)'
     )
-    assert "changelog entry" in out.split("</summary>")[0]
+    assert "change log entry" in out.split("</summary>")[0]
     assert '<table class="oo-entry">' in out and "{\n" not in out  # not pretty JSON
     assert "<tr><th>sources_added</th><td>s6, s7</td></tr>" in out
     assert "<tr><th>review</th><td>accepted: 3 · rejected: 1</td></tr>" in out
