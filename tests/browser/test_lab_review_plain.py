@@ -79,6 +79,7 @@ def test_plain_text_edit_and_a_conflict_asked_before_writing(
     )
     assert "<script> with everything in it" in error.inner_text()
     assert "oo-decided-edit" not in (view.get_attribute("class") or "")
+    page.evaluate("el => el.scrollIntoView({block: 'end'})", error.element_handle())
     _shot(page, artifacts, "2-script-removed-asked")
     view.locator(".oo-save-edit").click()
     page.wait_for_function(
@@ -102,6 +103,8 @@ def test_plain_text_edit_and_a_conflict_asked_before_writing(
     text = widget.inner_text()
     assert not JARGON.search(text), JARGON.search(text)
 
+    for button in box.locator(".widget-button").all():  # their labels are read whole
+        assert button.evaluate("b => b.scrollWidth <= b.clientWidth"), button.inner_text()
     box.locator(".oo-conflict-keep").click()
     status = widget.locator(".oo-status").first
     page.wait_for_function(
