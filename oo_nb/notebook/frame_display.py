@@ -26,7 +26,7 @@ _ATTR = "oo_nb_frame"  # set by oo_nb.library.library._named
 _CSS = (
     ".oo-frame-box{max-height:24em;overflow:auto}"
     ".oo-frame-box td,.oo-frame-box th{white-space:nowrap;max-width:28em;overflow:hidden;"
-    "text-overflow:ellipsis}"
+    "text-overflow:ellipsis}.oo-audit td,.oo-audit th{text-align:left}"
 )
 
 
@@ -89,7 +89,8 @@ def frame_html(frame: pd.DataFrame) -> str | None:
         return (
             f"<p>{html.escape(_audit_line(frame, overview))}; <code>findings[findings.code == "
             f"'{html.escape(str(overview['code'].iloc[0]))}']</code> lists one kind:</p>"
-            + overview.to_html(index=False, escape=True)
+            + f"<style>{_CSS}</style>"
+            + overview.to_html(index=False, escape=True, classes="oo-audit")
         )
     limit = options.display_limit
     shown = frame if limit is None else frame.head(limit)

@@ -74,6 +74,13 @@ def hunk_diff_html(hunk: Hunk) -> str:
         if new:  # a log that grew: its new lines, not the whole list twice
             grown = "<br>".join(f"<ins>{_e(plain_value(v, 400))}</ins>" for v in new)
             return f'<div class="oo-words">{grown}</div>'
+    kinds = {f.kind for f in hunk.fields}
+    if hunk.fields and hunk.area != "article" and len(kinds) == 1 and kinds < {"added", "removed"}:
+        # a new or dropped record (a source, a fact): one line of its values, not a table
+        tag = "ins" if kinds == {"added"} else "del"
+        values = (f.after if tag == "ins" else f.before for f in hunk.fields)
+        line = " · ".join(plain_value(v, 160) for v in values if v not in (None, "", []))
+        return f'<div class="oo-words"><{tag}>{_e(line)}</{tag}></div>'
     if hunk.fields and hunk.area != "article":
         rows = "".join(
             f'<tr class="oo-field-{f.kind}"><th>{_e(f.name)}</th>'
@@ -136,4 +143,5 @@ def diff_html(diff: DocumentDiff) -> str:
         ".oo-diff .oo-words{max-height:9em;overflow:auto}.oo-diff summary{cursor:pointer;color:#59636e}"
         ".oo-diff table{border-collapse:collapse;font-size:.9em}.oo-diff th{text-align:left;padding-right:8px}</style>"
     )
-    return f'{style}<div class="oo-diff"><p><b>{_e(diff.summary.text())}</b></p>{items or "<p>no changes</p>"}</div>'
+    # past about 40 lines the diff scrolls in its own box: the cell's output stays in one window
+    return f'{style}<div class="oo-diff" style="max-height:36em;overflow:auto"><p><b>{_e(diff.summary.text())}</b></p>{items or "<p>no changes</p>"}</div>'
