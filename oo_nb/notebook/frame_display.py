@@ -91,7 +91,13 @@ def frame_html(frame: pd.DataFrame) -> str | None:
             f"'{html.escape(str(overview['code'].iloc[0]))}']</code> lists one kind:</p>"
             + f"<style>{_CSS}</style>"
             + overview.to_html(index=False, escape=True, classes="oo-audit")
+            + "<p>The rows, most serious first:</p>"
+            + _rows_html(frame, kind)
         )
+    return _rows_html(frame, kind)
+
+
+def _rows_html(frame: pd.DataFrame, kind: str) -> str:
     limit = options.display_limit
     shown = frame if limit is None else frame.head(limit)
     table = shown.to_html(escape=True, max_cols=30, classes="oo-frame")
@@ -110,7 +116,14 @@ def frame_text(frame: pd.DataFrame) -> str | None:
         if frame.empty:
             return "No findings: nothing to fix."
         overview = _by_code(frame)
-        return f"{_audit_line(frame, overview)}:\n" + overview.to_string(index=False)
+        return (
+            f"{_audit_line(frame, overview)}:\n{overview.to_string(index=False)}\n\n"
+            f"The rows, most serious first:\n{_rows_text(frame, kind)}"
+        )
+    return _rows_text(frame, kind)
+
+
+def _rows_text(frame: pd.DataFrame, kind: str) -> str:
     limit = options.display_limit
     if limit is None or len(frame) <= limit:
         return str(frame.to_string(max_rows=60, max_colwidth=40))

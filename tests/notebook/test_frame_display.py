@@ -51,8 +51,10 @@ def test_the_audit_shows_per_kind_with_its_meaning(shell: InteractiveShell, lib:
     text = bundle["text/plain"]
     assert text.startswith(f"{findings['count'].sum()} finding(s) of ")
     assert "overdue" in text and "the document is due by its cadence" in text
-    assert len(text.splitlines()) == 1 + 1 + findings["code"].nunique()
+    overview = text.split("\n\n")[0]
+    assert len(overview.splitlines()) == 1 + 1 + findings["code"].nunique()  # one line per kind
     assert "findings[findings.code ==" in bundle["text/html"]
+    assert "The rows, most serious first:" in text  # then the rows, within the display limit
 
 
 def test_other_frames_show_as_pandas_shows_them(shell: InteractiveShell) -> None:
