@@ -97,9 +97,24 @@ def frame_html(frame: pd.DataFrame) -> str | None:
     return _rows_html(frame, kind)
 
 
+def _readable(frame: pd.DataFrame) -> pd.DataFrame:
+    """A finding's ``where`` names a block by what it holds, not by its id (the display only)."""
+    from oo_nb.format.names import BLOCK_WORDS
+
+    if "where" not in frame or frame.empty:
+        return frame
+    pattern = "|".join(sorted(BLOCK_WORDS, key=len, reverse=True))
+    where = (
+        frame["where"]
+        .astype("string")
+        .str.replace(pattern, lambda m: BLOCK_WORDS[m.group(0)], regex=True)
+    )
+    return frame.assign(where=where)
+
+
 def _rows_html(frame: pd.DataFrame, kind: str) -> str:
     limit = options.display_limit
-    shown = frame if limit is None else frame.head(limit)
+    shown = _readable(frame if limit is None else frame.head(limit))
     table = shown.to_html(escape=True, max_cols=30, classes="oo-frame")
     note = "" if len(shown) == len(frame) else _limit_note(len(shown), len(frame), kind)
     return f'<style>{_CSS}</style><div class="oo-frame-box">{table}</div>' + (
@@ -126,9 +141,11 @@ def frame_text(frame: pd.DataFrame) -> str | None:
 def _rows_text(frame: pd.DataFrame, kind: str) -> str:
     limit = options.display_limit
     if limit is None or len(frame) <= limit:
-        return str(frame.to_string(max_rows=60, max_colwidth=40))
+        return str(_readable(frame).to_string(max_rows=60, max_colwidth=40))
     return (
-        frame.head(limit).to_string(max_colwidth=40) + "\n" + _limit_note(limit, len(frame), kind)
+        _readable(frame.head(limit)).to_string(max_colwidth=40)
+        + "\n"
+        + _limit_note(limit, len(frame), kind)
     )
 
 

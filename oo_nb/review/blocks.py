@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from oo_nb.format.blocks import SourceCache
+from oo_nb.format.names import BLOCK_WORDS
 from oo_nb.review.align import Item, Slot, align
 from oo_nb.review.hunks import FieldChange, Hunk, Kind, pretty_json
 
@@ -224,15 +225,6 @@ def leaf_changes(before: Any, after: Any, skip: frozenset[str] = frozenset()) ->
     return out
 
 
-# The page's data blocks as a reader knows them (the block ids are the file format's words).
-_BLOCK_WORDS = {
-    "oo-manifest": "document details",
-    "oo-contract": "contract",
-    "oo-source-cache": "saved sources",
-    "oo-changelog": "change log",
-}
-
-
 def field_hunks(
     make: Make,
     area: Any,
@@ -250,7 +242,7 @@ def field_hunks(
                 id=f"{area}:{change.name}",
                 area=area,
                 kind=change.kind,
-                title=f"{_BLOCK_WORDS.get(block, block)}: {change.name.replace('.', ' › ')}",
+                title=f"{BLOCK_WORDS.get(block, block)}: {change.name.replace('.', ' › ')}",
                 key=change.name,
                 before_text="" if change.kind == "added" else pretty_json(change.before),
                 after_text="" if change.kind == "removed" else pretty_json(change.after),

@@ -55,6 +55,8 @@ def test_the_audit_shows_per_kind_with_its_meaning(shell: InteractiveShell, lib:
     assert len(overview.splitlines()) == 1 + 1 + findings["code"].nunique()  # one line per kind
     assert "findings[findings.code ==" in bundle["text/html"]
     assert "The rows, most serious first:" in text  # then the rows, within the display limit
+    assert "oo-manifest" in " ".join(findings["where"].astype(str))  # the data keeps the ids
+    assert "oo-manifest" not in text and "document details" in text  # the display reads
 
 
 def test_other_frames_show_as_pandas_shows_them(shell: InteractiveShell) -> None:
