@@ -100,6 +100,10 @@ _register_seams()
 
 def load_ipython_extension(ipython: Any) -> None:
     """``%load_ext oo_nb``: the ``%oo`` magic (run ``%oo --help`` for its verbs)."""
+    from oo_nb.notebook.frame_display import register as show_frames
     from oo_nb.notebook.magics import register
+    from oo_nb.notebook.warm import prewarm_sdk
 
     register(ipython)
+    show_frames(ipython)  # library frames within a display limit, the audit per code
+    prewarm_sdk(ipython)  # the first %oo update waits no longer for the SDK import

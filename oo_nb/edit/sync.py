@@ -415,7 +415,7 @@ def _sync_one(
                 [*endings, "shell", "policy"],
                 "this version's shell and page policy; the page above it is otherwise unchanged",
             )
-        note = _join(note, "converted to the marker layout; data unchanged")
+        note = _join(note, "converted to the current page layout; data unchanged")
     new, changed, missing = sync_document(doc, sections, custom)
     if migrated:
         changed = ["css", "js", "shell", "policy", *(c for c in changed if c == "custom")]

@@ -13,6 +13,7 @@ from typing import Final, Literal
 __all__ = [
     "BLOCK_IDS",
     "BLOCK_PREFIX",
+    "BLOCK_WORDS",
     "CACHE_DIR",
     "CACHE_FILE",
     "CASSETTE_DIR",
@@ -66,6 +67,13 @@ BLOCK_IDS: Final[tuple[BlockId, ...]] = (
     SOURCE_CACHE_BLOCK,
     CHANGELOG_BLOCK,
 )
+# The blocks as a reader knows them: what a notebook or a review shows instead of the ids.
+BLOCK_WORDS: Final[dict[str, str]] = {
+    MANIFEST_BLOCK: "document details",
+    CONTRACT_BLOCK: "contract",
+    SOURCE_CACHE_BLOCK: "saved sources",
+    CHANGELOG_BLOCK: "change log",
+}
 # Block ids start with BLOCK_PREFIX; files from before the rename use LEGACY_BLOCK_PREFIX, read
 # as the same blocks. Ids with either prefix belong to the format: article content may not use them.
 BLOCK_PREFIX: Final = "oo-"

@@ -38,9 +38,11 @@ from oo_nb.format.vocab import strip_unsafe, truncate
 __all__ = [
     "ALLOWED_ATTRIBUTES",
     "ALLOWED_TAGS",
+    "INLINE_TAGS",
     "RESERVED_IDS",
     "is_safe_image_src",
     "remove_keeping_tail",
+    "removed_by_cleaning",
     "safe_http_url",
     "sanitize_html",
     "sanitize_text",
@@ -55,6 +57,15 @@ ALLOWED_TAGS = frozenset(
         "h6", "hr", "i", "img", "ins", "kbd", "li", "mark", "ol", "p", "pre", "q", "s", "samp",
         "small", "span", "strong", "sub", "sup", "table", "tbody", "td", "tfoot", "th", "thead",
         "time", "tr", "u", "ul", "var", "wbr",
+    }
+)  # fmt: skip
+# The allowed elements that sit inside a line of text: a fragment holding only these (and text)
+# is plain text to be wrapped in its block's own tag (a paragraph edited as text).
+INLINE_TAGS = frozenset(
+    {
+        "a", "abbr", "b", "br", "cite", "code", "del", "dfn", "em", "i", "img", "ins", "kbd",
+        "mark", "q", "s", "samp", "small", "span", "strong", "sub", "sup", "time", "u", "var",
+        "wbr",
     }
 )  # fmt: skip
 # Removed together with everything inside them (text included).
@@ -293,3 +304,56 @@ def sanitize_text(value: str, *, max_len: int = 300, multiline: bool = False) ->
     else:
         text = re.sub(r"\s+", " ", text).strip()
     return truncate(text, max_len)
+
+
+def removed_by_cleaning(typed: str, clean: str) -> list[str]:
+    """What ``sanitize_html`` took out of ``typed`` to give ``clean``, in a reader's words (one
+    phrase per kind of thing): so a person who typed it is told before it is used, never left to
+    find it gone."""
+    from oo_nb.format.html_tokens import tokenize  # the one tokenizer; only an edit needs it
+
+    def counts(text: str) -> tuple[dict[str, int], dict[str, int], int]:
+        tags: dict[str, int] = {}
+        attrs: dict[str, int] = {}
+        comments = 0
+        for tok in tokenize(text):
+            if tok.kind == "start":
+                tags[tok.name] = tags.get(tok.name, 0) + 1
+                if tok.name in ALLOWED_TAGS:  # attributes of a removed element go with it
+                    for a in tok.attrs:
+                        attrs[a.name] = attrs.get(a.name, 0) + 1
+            elif tok.kind == "comment" and not _PID_COMMENT.match(tok.data):
+                comments += 1
+        return tags, attrs, comments
+
+    tags_in, attrs_in, comments_in = counts(_PAGE_TAGS.sub("", typed))
+    tags_out, attrs_out, _ = counts(clean)
+    said: list[str] = []
+    for name, n in tags_in.items():
+        if name in ("h1", "h2") or n <= tags_out.get(name, 0):
+            continue  # a heading inside a section is kept, as an <h3>
+        if name in _CLEAN_CONTENT:
+            said.append(f"<{name}> with everything in it")
+        elif name == "img":  # its src was refused: an image from elsewhere is never loaded
+            said.append("an image that is not an embedded png/jpeg/gif/webp")
+        else:
+            said.append(f"the <{name}> tag (its text is kept)")
+    for name, n in attrs_in.items():
+        if name == "src" and tags_in.get("img", 0) > tags_out.get("img", 0):
+            continue  # said with its image
+        if n > attrs_out.get(name, 0):
+            why = (
+                f"{name}= (no script runs in a document)"
+                if name.startswith("on")
+                else {
+                    "href": "a link that is not http(s) or #anchor",
+                    "style": "style= (styles are not kept)",
+                    "id": "an id the page uses itself",
+                }.get(name, f"{name}=")
+            )
+            if why in said:
+                continue
+            said.append(why)
+    if comments_in:
+        said.append("HTML comments")
+    return said

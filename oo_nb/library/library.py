@@ -70,6 +70,14 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
+FRAME_ATTR = "oo_nb_frame"  # DataFrame.attrs key: which library frame it is (for its display)
+
+
+def _named(frame: pd.DataFrame, name: str) -> pd.DataFrame:
+    frame.attrs[FRAME_ATTR] = name
+    return frame
+
+
 class Library:
     """The documents under ``path``. Frames are computed on first use and cached until
     ``refresh()``; each access returns a copy, so callers may change it freely."""
@@ -246,8 +254,8 @@ class Library:
         if name == "sources":  # link statuses change with every `oo links`: never cached
             from oo_nb.library.link_frames import add_link_status
 
-            return add_link_status(self._cached(key, make), self.root)
-        return self._cached(key, make)
+            return _named(add_link_status(self._cached(key, make), self.root), name)
+        return _named(self._cached(key, make), name)
 
     def _stored(self, name: str, day: date | str | None, build: Any) -> Any:
         """``build``, or the frame stored by a library whose documents had the same stamps
@@ -345,7 +353,7 @@ class Library:
             ("audit", stale_after_days, day), lambda: audit(self, stale_after_days, day)
         )
         found = at_least(found, min_severity)
-        return found if all else summarize(found)
+        return _named(found if all else summarize(found), "audit")
 
     # ----------------------------------------------------------------- plots
     def plot_staleness(

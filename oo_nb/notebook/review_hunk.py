@@ -5,17 +5,15 @@ sandboxed ``<iframe>`` (``preview.iframe``); everything else shown is escaped te
 from __future__ import annotations
 
 import html
-import json
 import re
 from collections.abc import Callable
 
 import ipywidgets as widgets
 
 from oo_nb.errors import OOError
-from oo_nb.format.vocab import truncate
 from oo_nb.notebook.buttons import Button
 from oo_nb.review.hunks import Hunk
-from oo_nb.review.render_html import hunk_diff_html
+from oo_nb.review.render_html import hunk_diff_html, plain_value
 from oo_nb.review.session import ReviewSession
 
 __all__ = ["HunkView", "change_html", "edited_diff_html", "sandboxed"]
@@ -59,8 +57,7 @@ def change_html(hunk: Hunk) -> str:
 
 
 def _plain(value: object) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    return truncate(text, 400)
+    return plain_value(value, 400)
 
 
 def edited_diff_html(hunk: Hunk, clean: str) -> str:
@@ -113,6 +110,8 @@ class HunkView(widgets.VBox):  # type: ignore[misc]
         self.edit_button: Button | None = None
         # The editor is built on the first "Edit": five widgets fewer per change until then.
         self.editor: widgets.Textarea | None = None
+        # the typed text whose cleaning was shown; a second "Use edit" on it uses the edit
+        self._warned: str | None = None
         self.save_edit_button: Button | None = None
         self.cancel_edit_button: Button | None = None
         # only article text is editable, and only article text has before/after frames: a
@@ -122,7 +121,7 @@ class HunkView(widgets.VBox):  # type: ignore[misc]
             self.edit_area = widgets.VBox([])
             self.edit_area.add_class("oo-edit-area")
             self.edit_area.layout.display = "none"
-            self.edit_button = Button(description="Edit", tooltip="edit the proposed HTML")
+            self.edit_button = Button(description="Edit", tooltip="edit the proposed text")
             self.edit_button.add_class("oo-edit")
             self.edit_button.on_click(lambda _: self._show_editor(True))
             controls.append(self.edit_button)
@@ -179,7 +178,7 @@ class HunkView(widgets.VBox):  # type: ignore[misc]
     def _build_editor(self) -> widgets.Textarea:
         editor = widgets.Textarea(layout=widgets.Layout(width="100%", height="150px"))
         editor.add_class("oo-editor")
-        save = Button(description="Use edit", button_style="info", tooltip="use the edited HTML")
+        save = Button(description="Use edit", button_style="info", tooltip="use the edited text")
         save.add_class("oo-save-edit")
         save.on_click(lambda _: self.save_edit())
         cancel = Button(description="Cancel")
@@ -187,7 +186,12 @@ class HunkView(widgets.VBox):  # type: ignore[misc]
         cancel.on_click(lambda _: self._show_editor(False))
         self.editor, self.save_edit_button, self.cancel_edit_button = editor, save, cancel
         assert self.edit_area is not None  # built for editable hunks, the only ones with "Edit"
-        self.edit_area.children = [editor, widgets.HBox([save, cancel])]
+        hint = widgets.HTML(
+            '<span class="oo-note">Plain text is fine: [s3] cites source 3, a blank line starts '
+            "a new paragraph; HTML is optional.</span>"
+        )
+        hint.add_class("oo-edit-hint")
+        self.edit_area.children = [hint, editor, widgets.HBox([save, cancel])]
         return editor
 
     def _show_editor(self, show: bool) -> None:
@@ -200,13 +204,27 @@ class HunkView(widgets.VBox):  # type: ignore[misc]
         self.edit_area.layout.display = "flex" if show else "none"
 
     def save_edit(self) -> None:
+        """Use the typed text; when cleaning would take something out of it, say what first
+        and use it on the next click (the text unchanged)."""
         if self.editor is None:
             return
+        typed = self.editor.value
         try:
-            self.session.edit(self.hunk.id, self.editor.value)
+            check = self.session.check_edit(self.hunk.id, typed)
+            if check.removed and self._warned != typed:
+                self._warned = typed
+                self.error.value = (
+                    '<span class="oo-error">Not used yet: these are never written into a '
+                    "document and will be removed: "
+                    + html.escape("; ".join(check.removed))
+                    + ". Click “Use edit” again to use the text without them.</span>"
+                )
+                return
+            self.session.edit(self.hunk.id, typed)
         except OOError as exc:
             self.error.value = f'<span class="oo-error">{html.escape(str(exc))}</span>'
             return
+        self._warned = None
         self.error.value = ""
         self._show_editor(False)
         self.refresh()

@@ -147,8 +147,27 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
             ]
         )
         toolbar.add_class("oo-toolbar")
+        # asked before writing when two decisions disagree (a rejected source that accepted
+        # text cites): hidden until then
+        self.conflict_text = self._html("", "oo-conflict-text")
+        self.keep_sources_button = self._button(
+            "Keep the sources and write", "oo-conflict-keep", self._keep_and_write, "warning"
+        )
+        self.drop_sources_button = self._button(
+            "Change the text decisions instead", "oo-conflict-drop", self._drop_conflicts
+        )
+        self.conflict_box = widgets.VBox(
+            [
+                self.conflict_text,
+                widgets.HBox([self.keep_sources_button, self.drop_sources_button]),
+            ]
+        )
+        self.conflict_box.add_class("oo-conflict")
+        self.conflict_box.layout.display = "none"
         # sticky: the decisions and their counts stay in reach while the changes scroll by
-        head = widgets.VBox([self.summary, self.warnings, toolbar, self.status, self.error])
+        head = widgets.VBox(
+            [self.summary, self.warnings, toolbar, self.conflict_box, self.status, self.error]
+        )
         head.add_class("oo-head")
         # the preview of the result: a column beside the changes, sticky too (in the header it
         # took 662 of 765 px at 1400x900 and the whole window at 1280x720: no change in view)
@@ -393,6 +412,7 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
         for group in self.groups:
             group.label()
         self.error.value = ""
+        self.conflict_box.layout.display = "none"  # a decision changed: asked again on writing
         if self.preview.value:  # an open preview follows the decisions
             self.show_preview()
 
@@ -450,9 +470,46 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
         self.side.layout.display = "flex"
         self.add_class("oo-previewing")
 
+    def _ask_conflicts(self) -> bool:
+        """Show the disagreements between decisions, if any, and say whether there were."""
+        conflicts = self.session.conflicts()
+        self.conflict_box.layout.display = "flex" if conflicts else "none"
+        if not conflicts:
+            return False
+        self.conflict_text.value = (
+            "<b>Before writing:</b><ul>"
+            + "".join(f"<li>{html.escape(c.question)}</li>" for c in conflicts)
+            + "</ul>Keep the sources (the text keeps its citations), or change the decisions on "
+            "the text citing them?"
+        )
+        changeable = any(c.drop_label for c in conflicts)
+        self.drop_sources_button.layout.display = "flex" if changeable else "none"
+        return True
+
+    def _keep_and_write(self) -> None:
+        for conflict in self.session.conflicts():
+            self.session.resolve(conflict, keep=True)
+        self._refresh_views()
+        self.write_back()
+
+    def _drop_conflicts(self) -> None:
+        changed = 0
+        for conflict in self.session.conflicts():
+            if conflict.drop_label:
+                self.session.resolve(conflict, keep=False)
+                changed += len(conflict.citing)
+        self._refresh_views()
+        self.conflict_box.layout.display = "none"
+        self.status.value = html.escape(
+            f"Changed the decision on {changed} change(s) citing those sources; look them over, "
+            "then click Write back."
+        )
+
     def write_back(self) -> Path | None:
         """Write the final document through the store (lock, history, atomic replace). Nothing
-        is written when nothing was accepted. Errors show in the widget."""
+        is written when nothing was accepted. Two decisions that disagree (a rejected source
+        that accepted text cites) are asked about first, and nothing is written until they are
+        settled. Errors show in the widget."""
         from oo_nb.store.store import discard_pending, write_document
 
         self.error.value = ""
@@ -463,6 +520,8 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
             self.error.value = "This document has no file to write to."
             return None
         try:
+            if self._ask_conflicts():
+                return None
             result = self.session.result()
             final = result.document.with_path(self.path)
             notes = "".join(f"<br>note: {html.escape(n)}" for n in result.notes if result.changed)
@@ -504,4 +563,5 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
             group.disable()
         for button in (self.accept_all_button, self.reject_all_button, self.write_button):
             button.disabled = True
+        self.conflict_box.layout.display = "none"
         return written

@@ -35,6 +35,9 @@ class ApplyResult:
     rejected: int  # pending ones count as rejected: nothing unreviewed is written
     edited: int
     notes: tuple[str, ...] = field(default=())
+    # sources whose own change was decided one way but which are kept because kept text or a
+    # kept fact cites them: a conflict between decisions, to be asked about before writing
+    kept_cited: tuple[str, ...] = field(default=())
 
     @property
     def changed(self) -> bool:
@@ -70,6 +73,7 @@ class _Merge:
         self.diff = diff
         self.choices = choices
         self.notes: list[str] = list(notes)
+        self.kept_cited: list[str] = []
         self.cache_b = _block(diff.original, SOURCE_CACHE_BLOCK)
         self.cache_a = _block(diff.candidate, SOURCE_CACHE_BLOCK)
 
@@ -105,7 +109,9 @@ class _Merge:
             if doc.has_block(name) and _canon(value) != _canon(doc.block_json(name)):
                 doc = doc.with_block(name, value)
         self.check_citations(doc, final_cited)
-        return ApplyResult(doc, accepted, rejected, edited, tuple(self.notes))
+        return ApplyResult(
+            doc, accepted, rejected, edited, tuple(self.notes), tuple(self.kept_cited)
+        )
 
     # ------------------------------------------------------------------- article
     def article_parts(self) -> tuple[list[str], int | None]:
@@ -190,6 +196,8 @@ class _Merge:
                     side, present = other, True
                     why = "kept text cites it" if sid in final_cited else "a kept fact names it"
                     self.notes.append(f"source {sid} kept ({other} the update): {why}")
+                    if has_hunk and self.choice(hunk_id).decision != "pending":
+                        self.kept_cited.append(sid)
             sides[sid] = side if present else None
         return sides
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from oo_nb.format.blocks import SourceCache
+from oo_nb.format.names import BLOCK_WORDS
 from oo_nb.review.align import Item, Slot, align
 from oo_nb.review.hunks import FieldChange, Hunk, Kind, pretty_json
 
@@ -241,7 +242,7 @@ def field_hunks(
                 id=f"{area}:{change.name}",
                 area=area,
                 kind=change.kind,
-                title=f"{block}: {change.name}",
+                title=f"{BLOCK_WORDS.get(block, block)}: {change.name.replace('.', ' › ')}",
                 key=change.name,
                 before_text="" if change.kind == "added" else pretty_json(change.before),
                 after_text="" if change.kind == "removed" else pretty_json(change.after),
@@ -273,7 +274,7 @@ def changelog_hunk(make: Make, before_raw: Any, after_raw: Any) -> Hunk | None:
         id="changelog",
         area="changelog",
         kind="added" if appended else "changed",
-        title="changelog: new entry" if appended and len(new) == 1 else "changelog",
+        title="change log: new entry" if appended and len(new) == 1 else "change log",
         before_text="" if appended else pretty_json(before_raw),
         after_text=pretty_json(new if appended else after_raw),
         derived=True,

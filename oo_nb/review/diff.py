@@ -253,6 +253,25 @@ def _section_hunk(make: _Maker, images: ImageTable, hid: str, units: list[Unit])
     )
 
 
+_TAG_WORDS = {
+    "p": "paragraph",
+    "h3": "subheading",
+    "h4": "subheading",
+    "h5": "subheading",
+    "h6": "subheading",
+    "ul": "list",
+    "ol": "list",
+    "dl": "list",
+    "figure": "figure",
+    "img": "image",
+    "table": "table",
+    "blockquote": "quotation",
+    "pre": "preformatted text",
+    "div": "block",
+}
+_REFS_TITLE = "References list (kept in step with the sources you keep)"
+
+
 def _unit_hunk(
     make: _Maker,
     images: ImageTable,
@@ -273,15 +292,17 @@ def _unit_hunk(
         assert b is not None and a is not None
         return _refs_hunk(make, b, a, urls)
     pid = main.pid
-    title = " · ".join(
-        x for x in (main.section or "(top)", main.tag, pid or main.heading_id or "") if x
-    )
+    # in the reader's words: what it is and where (the pid and the tag name are the file's)
+    if main.tag == "h2":
+        title = f"heading of section “{main.section}”"
+    else:
+        where = f"in section “{main.section}”" if main.section else "at the top of the article"
+        title = f"{_TAG_WORDS.get(main.tag, 'block')} {where}"
     return make(
         id="refs" if derived else hid,
         area="article",
         kind=kind,
-        title=("References list (follows the source decisions)" if derived else title)
-        + (" · moved" if moved else ""),
+        title=(_REFS_TITLE if derived else title) + (" · moved" if moved else ""),
         section=main.section,
         pid=pid,
         tag=main.tag,
@@ -304,7 +325,7 @@ def _refs_hunk(
     refs_b, refs_a = parse_refs(b.body, urls[0]), parse_refs(a.body, urls[1])
     removed, added = entry_lines(refs_b, refs_a)
     kind: Kind = "changed" if removed and added else "removed" if removed else "added"
-    title = "References list (follows the source decisions)"
+    title = _REFS_TITLE
     where = out_of_order(refs_b)
     if where is not None:
         title += f"; not in source order ({where}): left as it is, [sN] links follow positions"
@@ -373,7 +394,7 @@ def _page_hunk(make: _Maker, original: Document, candidate: Document) -> None:
         id="page",
         area="page",
         kind="changed",
-        title="page outside the article (title, header, shell): follows the update",
+        title="page outside the article (title, header, shell): comes with the update",
         before_text="\n".join(old),
         after_text="\n".join(new),
         derived=True,

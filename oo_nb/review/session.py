@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html as html_lib
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from oo_nb.errors import OOError, ValidationError
@@ -12,12 +13,13 @@ from oo_nb.format.article_model import read_model
 from oo_nb.format.document import Document
 from oo_nb.format.legacy_script import inert_fragment, runs_original_script
 from oo_nb.format.names import SOURCE_CACHE_BLOCK
+from oo_nb.format.vocab import truncate
 from oo_nb.review.apply import ApplyResult, build_final, cited_ids
 from oo_nb.review.blocks import source_ids
 from oo_nb.review.diff import DocumentDiff, diff_documents, text_of
 from oo_nb.review.hunks import Choice, Decision, Hunk
 
-__all__ = ["Choice", "Decision", "ReviewSession"]
+__all__ = ["Choice", "Conflict", "Decision", "EditCheck", "ReviewSession"]
 
 _PID_COMMENT = re.compile(r"<!--\s*pid:[^>]*?-->\s*")
 # What a section heading's edit may not hold: another heading or a block (it would stop being
@@ -43,6 +45,58 @@ _NOT_IN_HEADING = _HEADINGS | frozenset(
     ]
 )
 _SAFE_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,79}$")
+# Blocks edited as their text: the editor shows what is inside the tag, and text typed without
+# a block of its own goes back into this tag (a paragraph stays a paragraph, its [sN] a citation).
+_TEXT_BLOCKS = frozenset(("p", "h3", "h4", "h5", "h6"))
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
+
+
+@dataclass(frozen=True)
+class EditCheck:
+    """What an edit would write (``clean``) and what cleaning took out of the typed text
+    (``removed``, in a reader's words; empty when nothing was)."""
+
+    clean: str
+    removed: tuple[str, ...] = ()
+
+
+def _tops(fragment: str) -> list[Any]:
+    """The top-level nodes of ``fragment`` a reader sees (no comments, no blank text)."""
+    return [
+        n
+        for n in read_model(fragment).root.children
+        if n.kind == "element" or (n.kind == "text" and n.data.strip())
+    ]
+
+
+def _inline_only(clean: str) -> bool:
+    from oo_nb.format.sanitize import INLINE_TAGS
+
+    return all(n.kind == "text" or n.name in INLINE_TAGS for n in _tops(clean))
+
+
+def _inside_text_block(fragment: str) -> str:
+    """The inside of a lone, attribute-free ``<p>`` (or h3-h6), else ``fragment`` as it is."""
+    tops = _tops(fragment)
+    if len(tops) == 1 and tops[0].kind == "element" and tops[0].name in _TEXT_BLOCKS:
+        node = tops[0]
+        if fragment[node.start : node.open_end] == f"<{node.name}>":
+            return fragment[node.open_end : node.close_start].strip()
+    return fragment
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """Two decisions that disagree: a source decided out (a new one rejected, an old one's
+    removal accepted) that kept text still cites, so writing would keep it anyway. Asked about
+    before writing: ``ReviewSession.resolve(conflict, keep=...)``."""
+
+    source_id: str
+    source_change: str  # the id of the source's own change
+    citing: tuple[str, ...]  # the changes whose decision makes the kept text cite it
+    question: str  # in the reader's words, without change ids
+    keep_label: str  # what keeping the source means, as a button or answer says it
+    drop_label: str  # what giving it up means ("" when no change of text would)
 
 
 class ReviewSession:
@@ -79,7 +133,9 @@ class ReviewSession:
         try:
             return self.diff.hunk(hunk_id)
         except KeyError:
-            raise OOError(f"no hunk {hunk_id!r} in this review", file=self.original.file) from None
+            raise OOError(
+                f"no change {hunk_id!r} in this review", file=self.original.file
+            ) from None
 
     def choice(self, hunk_id: str) -> Choice:
         self._decidable(hunk_id)
@@ -99,20 +155,25 @@ class ReviewSession:
         return out
 
     def editor_text(self, hunk_id: str) -> str:
-        """What an editor starts from: the current edit, else the proposed HTML (the old HTML
-        for a removal). Embedded images appear as ``oo-image:N`` references."""
+        """What an editor starts from: the current edit, else the proposed text (the old text
+        for a removal). A paragraph (or h3-h6) shows what is inside its tag, as text with any
+        inline HTML; other blocks show their HTML. Embedded images appear as ``oo-image:N``
+        references."""
         hunk = self.hunk(hunk_id)
         c = self._choices.get(hunk_id)
         if c is not None and c.decision == "edit" and c.html is not None:
-            return self.diff.images.shrink(c.html)[0]
-        return hunk.after_html if hunk.kind != "removed" else hunk.before_html
+            fragment = self.diff.images.shrink(c.html)[0]
+        else:
+            fragment = hunk.after_html if hunk.kind != "removed" else hunk.before_html
+        return _inside_text_block(fragment)
 
     # ----------------------------------------------------------------- deciding
     def _decidable(self, hunk_id: str) -> Hunk:
         hunk = self.hunk(hunk_id)
         if hunk.derived:
             raise OOError(
-                f"hunk {hunk_id!r} ({hunk.title}) follows the other decisions and cannot be decided on its own",
+                f"{hunk.title}: this change comes with the other decisions and cannot be decided "
+                "on its own",
                 file=self.original.file,
             )
         return hunk
@@ -133,7 +194,7 @@ class ReviewSession:
 
     def decide(self, hunk_id: str, decision: Decision) -> None:
         if decision == "edit":
-            raise OOError("use edit(hunk_id, html) to give the edited text")
+            raise OOError("use edit(change_id, text) to give the edited text")
         self._set(hunk_id, Choice(decision))
 
     def accept_all(self) -> int:
@@ -156,18 +217,29 @@ class ReviewSession:
         return kept
 
     def edit(self, hunk_id: str, html: str) -> str:
-        """Replace the hunk's text with ``html`` (sanitised, validated) and return the clean HTML
-        that will be written. Raises ``ValidationError`` naming the hunk when it is unusable."""
+        """Replace the hunk's text with ``html`` (plain text or HTML; sanitised, validated, see
+        ``check_edit``) and return the clean HTML that will be written. Raises
+        ``ValidationError`` naming the change when it is unusable."""
+        clean = self.check_edit(hunk_id, html).clean
+        self._set(hunk_id, Choice("edit", clean))
+        return clean
+
+    def check_edit(self, hunk_id: str, text: str) -> EditCheck:
+        """What ``edit(hunk_id, text)`` would write and what cleaning would take out of
+        ``text``, without deciding anything: ask the person before using an edit that lost
+        something. Plain text is welcome: without a block of its own it goes into the change's
+        own tag (``<p>``), a blank line starting a new one; ``[s3]`` cites source s3."""
+        from oo_nb.format.sanitize import removed_by_cleaning
+
         hunk = self._decidable(hunk_id)
         if not hunk.editable:
             raise ValidationError(
                 f"{hunk.title}: only article text can be edited",
-                key=hunk_id,
                 file=self.original.file,
             )
-        clean = self._clean(hunk, html)
-        self._set(hunk_id, Choice("edit", clean))
-        return clean
+        expanded = _PID_COMMENT.sub("", self.diff.images.expand(text)).strip()
+        clean = self._clean(hunk, text)
+        return EditCheck(clean, tuple(removed_by_cleaning(expanded, clean)))
 
     def _clean(self, hunk: Hunk, html: str) -> str:
         from oo_nb.format.sanitize import (
@@ -184,31 +256,30 @@ class ReviewSession:
                 raise ValidationError(
                     f"{hunk.title}: the heading's id is {hid!r} (the section's name); change "
                     f"its text, not its id (got {typed!r})",
-                    key=hunk.id,
                 )
             if hid and not _SAFE_ID.match(hid):
-                raise ValidationError(
-                    f"{hunk.title}: heading id {hid!r} is not usable", key=hunk.id
-                )
+                raise ValidationError(f"{hunk.title}: heading id {hid!r} is not usable")
             inner = sanitize_html(f"<span>{inner}</span>")
             # a heading without an id (a hand-written page) keeps having none
             attr = f' id="{html_lib.escape(hid)}"' if hid else ""
             clean = f"<h2{attr}>{inner.removeprefix('<span>').removesuffix('</span>')}</h2>"
         else:
             clean = sanitize_html(expanded).strip()
+            if _inline_only(clean):  # typed as text: it goes back into its block's tag
+                tag = hunk.tag if hunk.tag in _TEXT_BLOCKS else "p"
+                chunks = (sanitize_html(c).strip() for c in _BLANK_LINE.split(expanded))
+                clean = "\n".join(f"<{tag}>{c}</{tag}>" for c in chunks if c)
         if runs_original_script(self.original):  # its script re-reads headings as HTML
             clean, _ = inert_fragment(clean)
         if not text_of(clean) and "<img" not in clean:
             raise ValidationError(
                 f"{hunk.title}: the edited text is empty after cleaning; reject the hunk to drop it",
-                key=hunk.id,
                 file=self.original.file,
             )
         unknown = sorted(cited_ids(clean) - self._known_sources())
         if unknown:
             raise ValidationError(
                 f"{hunk.title}: cites {', '.join(unknown)}, which neither version's sources hold",
-                key=hunk.id,
                 file=self.original.file,
             )
         return clean
@@ -231,7 +302,6 @@ class ReviewSession:
         raise ValidationError(
             f"{hunk.title}: a heading edit holds one <h2> only (edit the text under it in its own "
             "change)",
-            key=hunk.id,
         )
 
     def _known_sources(self) -> set[str]:
@@ -241,6 +311,71 @@ class ReviewSession:
                 known |= set(source_ids(doc.block_json(SOURCE_CACHE_BLOCK)))
             known |= {r.source_id or f"s{r.position}" for r in doc.article.references}
         return known
+
+    # ----------------------------------------------------------------- conflicts
+    def conflicts(self) -> tuple[Conflict, ...]:
+        """The disagreements between decisions that writing would settle on its own (a source
+        decided out but cited by kept text is kept): ask the person first."""
+        found = []
+        for sid in self.result().kept_cited:
+            source = self.hunk(f"src:{sid}")
+            citing = tuple(
+                h.id
+                for h in self.diff.decidable
+                if h.area == "article" and sid in cited_ids(self._kept_text(h))
+            )
+            label = source.title.split(": ", 1)[-1] if ": " in source.title else sid
+            what = (
+                " and ".join(
+                    f"“{truncate(self._kept_words(self.hunk(h)), 70)}”" for h in citing[:3]
+                )
+                if citing
+                else "text or a fact you kept"
+            )
+            if source.kind == "added":
+                question = f"You rejected the new source {sid} ({label}), but {what} cites it."
+                keep = f"Keep source {sid}"
+            else:
+                question = (
+                    f"You accepted removing source {sid} ({label}), but {what} still cites it."
+                )
+                keep = f"Keep source {sid} (do not remove it)"
+            took = [self.choice(h).takes_candidate for h in citing]
+            drop = (
+                ""
+                if not citing
+                else "Reject the text citing it"
+                if all(took)
+                else "Accept the text without the citation"
+                if not any(took)
+                else "Reverse the decisions on the text citing it"
+            )
+            found.append(Conflict(sid, source.id, citing, question, keep, drop))
+        return tuple(found)
+
+    def resolve(self, conflict: Conflict, *, keep: bool) -> None:
+        """Settle ``conflict``: ``keep`` the source (its own change decided the other way), or
+        reverse the decisions on the text that cites it (an edit among them is rejected)."""
+        if keep:
+            source = self.hunk(conflict.source_change)
+            self._set(source.id, Choice("accept" if source.kind == "added" else "reject"))
+            return
+        for hid in conflict.citing:
+            self._set(hid, Choice("reject" if self.choice(hid).takes_candidate else "accept"))
+
+    def _kept_text(self, hunk: Hunk) -> str:
+        c = self._choices.get(hunk.id, Choice())
+        if c.decision == "edit" and c.html is not None:
+            return c.html
+        return hunk.after_html if c.takes_candidate else hunk.before_html
+
+    def _kept_words(self, hunk: Hunk) -> str:
+        c = self._choices.get(hunk.id, Choice())
+        return (
+            text_of(self._kept_text(hunk))
+            if c.decision == "edit"
+            else (hunk.after_text if c.takes_candidate else hunk.before_text)
+        )
 
     # ----------------------------------------------------------------- result
     def result(self) -> ApplyResult:

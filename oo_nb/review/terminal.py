@@ -33,7 +33,8 @@ _RED, _GREEN, _CYAN, _DIM, _BOLD, _RESET = (
 _DEL_HL, _INS_HL = "\x1b[1;37;41m", "\x1b[1;30;42m"
 _HELP = """y - accept this change
 n - reject this change
-e - edit it (opens $EDITOR, or type the replacement HTML and end with a line holding '.')
+e - edit it (opens $EDITOR, or type the replacement and end with a line holding '.';
+    plain text is fine: [s3] cites source 3, HTML is optional)
 a - accept this and every remaining change
 d - reject this and every remaining change
 q - quit without writing anything
@@ -126,7 +127,7 @@ def render_diff(diff: DocumentDiff, *, color: bool = False) -> str:
     parts.extend(render_hunk(h, color=color) for h in diff.hunks if h.decidable)
     derived = [h for h in diff.hunks if h.derived]
     if derived:
-        parts.append("follows the decisions above:")
+        parts.append("updated to match the decisions above:")
         parts.extend(render_hunk(h, color=color) for h in derived)
     return "\n\n".join(parts)
 
@@ -161,7 +162,7 @@ def review_in_terminal(
         session.accept_all()
     elif reject_all:
         session.reject_all()
-    elif not prompt.run():
+    elif not prompt.run() or not prompt.settle_conflicts():
         print("quit: nothing written", file=out)
         return None
     return _finish(session, out)
@@ -245,7 +246,27 @@ class _Prompt:
                 break
         derived = [h.title for h in self.session.diff.hunks if h.derived]
         if derived:
-            self.say("follows your decisions: " + "; ".join(derived))
+            self.say("updated to match your decisions: " + "; ".join(derived))
+        return True
+
+    def settle_conflicts(self) -> bool:
+        """Ask about each pair of decisions that disagree (a rejected source that accepted
+        text cites) before anything is written; False when the user quits."""
+        for conflict in self.session.conflicts():
+            self.say()
+            self.say(_Paint(self.color)(_BOLD, f"! {conflict.question}"))
+            keys = "k,c,q" if conflict.drop_label else "k,q"
+            while True:
+                self.say(f"  k - {conflict.keep_label.lower()}")
+                if conflict.drop_label:
+                    self.say(f"  c - {conflict.drop_label.lower()}")
+                self.say("  q - quit without writing anything")
+                answer = self.ask(f"keep the source or change the text [{keys}]? ")
+                if answer is None or answer == "q":
+                    return False
+                if answer == "k" or (answer == "c" and conflict.drop_label):
+                    self.session.resolve(conflict, keep=answer == "k")
+                    break
         return True
 
     def edit(self, hunk: Hunk) -> bool:
@@ -255,6 +276,13 @@ class _Prompt:
             self.say("edit cancelled")
             return False
         try:
+            check = self.session.check_edit(hunk.id, text)
+            if check.removed:
+                self.say("these are never written into a document and will be removed:")
+                self.say("  " + "; ".join(check.removed))
+                if self.ask("use the edit without them [y,n]? ") != "y":
+                    self.say("edit cancelled")
+                    return False
             clean = self.session.edit(hunk.id, text)
         except OOError as exc:
             self.say(f"edit refused: {exc}")
@@ -265,7 +293,10 @@ class _Prompt:
     def from_input(self, start: str) -> str | None:
         self.say("current text:")
         self.say(start)
-        self.say("type the replacement HTML; end with a line holding a single '.' (empty: cancel)")
+        self.say(
+            "type the replacement (plain text, [s3] cites source 3; HTML optional); end with a "
+            "line holding a single '.' (empty: cancel)"
+        )
         lines: list[str] = []
         while True:
             line = self.inp.readline()

@@ -205,7 +205,7 @@ def test_review_in_jupyterlab_layout_edits_preview_and_links(
     assert any(t.startswith("▾ Overview") for t in toggles), toggles
     derived = widget.locator("details.oo-derived-all")
     assert derived.count() == 1 and not derived.evaluate("d => d.open")
-    assert "Follows your decisions" in derived.locator("summary").inner_text()
+    assert "Updated to match your decisions" in derived.locator("summary").inner_text()
 
     def view(hunk: Any) -> Any:
         return widget.locator(f".oo-hunk.oo-hunk-{hunk.index}:not(.oo-derived)")

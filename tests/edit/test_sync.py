@@ -140,6 +140,8 @@ def test_migrate_keeps_all_data(corpus_copy: Path, name: str, tmp_path: Path) ->
     before = Document.read(path)
     result = sync_dir(corpus_copy, migrate=True)
     assert _status(result)[name] == "migrated"
+    note = next(r.note for r in result.reports if r.rel == name)
+    assert "current page layout" in note and "marker" not in note  # the reader's words
     after = Document.read(path)
     assert after.layout == "marker"
     assert _data(after) == _data(before)  # header lines, article, four blocks: byte for byte

@@ -4,6 +4,7 @@ its UsageErrors, help, quoting and variable expansion."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pandas as pd
@@ -211,10 +212,33 @@ def test_load_ext_imports_no_heavy_library() -> None:
         "print(sorted(m for m in set(sys.modules) - before if m.split('.')[0] in "
         "{'pandas','lxml','anthropic','matplotlib','ipywidgets','nh3','PIL','httpx2','numpy'}))"
     )
+    # the SDK's background import (oo_nb.notebook.warm) is off: this is what load_ext itself does
+    env = {**os.environ, "OO_NB_PREWARM": "0"}
     out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
     ).stdout
     assert out.strip() == "[]"
+
+
+def test_load_ext_imports_the_sdk_once_the_kernel_is_idle() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, threading, time\nfrom IPython.core.interactiveshell import InteractiveShell\n"
+        "import oo_nb.notebook.warm as warm\nwarm.IDLE_S = 0.3\n"
+        "shell = InteractiveShell.instance()\nshell.run_cell('%load_ext oo_nb')\n"
+        "shell.run_cell('x = 1')\n"  # cells that follow at once: nothing started yet
+        "print(any(t.name == 'oo-import-sdk' for t in threading.enumerate()))\n"
+        "time.sleep(1.5)\n"  # idle: the import starts
+        "(t,) = [t for t in threading.enumerate() if t.name == 'oo-import-sdk']\n"
+        "t.join()\nprint(t.daemon, 'anthropic' in sys.modules)"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "OO_NB_PREWARM"}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    ).stdout
+    assert out.split() == ["False", "True", "True"]
 
 
 # ----------------------------------------------------------------------------- verbs on the demo library

@@ -55,7 +55,10 @@ def test_decide_edit_write_back(doc_path: Path) -> None:
     assert view.editor is not None and view.save_edit_button is not None
     assert view.edit_area.layout.display == "flex" and "A new finding" in view.editor.value
     view.editor.value = f"<p>Written in the widget [{new_id}].<img src=x onerror=alert(1)></p>"
-    view.save_edit_button.click()
+    view.save_edit_button.click()  # first said what cleaning removes, nothing decided yet
+    assert "an image that is not an embedded" in view.error.value
+    assert "onerror=" in view.error.value and view.state.value == "undecided"
+    view.save_edit_button.click()  # the same text again: used without them
     assert view.error.value == "" and view.state.value == "edited"
     assert "oo-decided-edit" in _classes(view) and view.edit_area.layout.display == "none"
     assert "1 accepted · 1 edited · 1 rejected · 2 undecided" in w.counts.value
@@ -167,7 +170,9 @@ def test_stable_classes_and_images(doc_path: Path) -> None:
     assert ".oo-hunk" in review_css()
     # the changes that follow the decisions: one collapsed line naming each
     (line,) = [n for n in _walk(w) if "oo-derived-line" in _classes(n)]
-    assert line.value.startswith('<details class="oo-derived-all"><summary>Follows your decisions')
+    assert line.value.startswith(
+        '<details class="oo-derived-all"><summary>Updated to match your decisions'
+    )
     assert line.value.count('class="oo-hunk oo-derived') >= 4  # references, version, as_of...
     assert "<details open" not in line.value
     w.preview_button.click()
@@ -426,10 +431,43 @@ def test_the_new_changelog_entry_reads_as_a_table() -> None:
         after_text=pretty_json([entry]), derived=True,
     )  # fmt: skip
     out = derived_html([hunk])
-    assert out.startswith('<details class="oo-derived-all"><summary>Follows your decisions (1)')
-    assert "changelog entry" in out.split("</summary>")[0]
+    assert out.startswith(
+        '<details class="oo-derived-all"><summary>Updated to match your decisions (1)'
+    )
+    assert "change log entry" in out.split("</summary>")[0]
     assert '<table class="oo-entry">' in out and "{\n" not in out  # not pretty JSON
     assert "<tr><th>sources_added</th><td>s6, s7</td></tr>" in out
     assert "<tr><th>review</th><td>accepted: 3 · rejected: 1</td></tr>" in out
     assert "&lt;b&gt;[s7]&lt;/b&gt;" in out and "<b>[s7]" not in out  # escaped text
     assert derived_html([]) == ""
+
+
+def test_a_conflict_between_decisions_is_asked_before_writing(doc_path: Path) -> None:
+    doc = Document.read(doc_path)
+    cand, new_id = synthetic_candidate(doc)
+    w = ReviewWidget(doc_path, cand, {})
+    w.accept_all_button.click()
+    w.hunk_views[f"src:{new_id}"].reject_button.click()
+    w.write_button.click()
+    assert doc_path.read_bytes() == doc.to_bytes()  # nothing written yet: asked first
+    assert w.conflict_box.layout.display == "flex" and w.written is None
+    assert f"You rejected the new source {new_id}" in html.unescape(w.conflict_text.value)
+    w.drop_sources_button.click()  # the text citing it is rejected instead
+    assert w.conflict_box.layout.display == "none" and "Write back" in w.status.value
+    assert w.hunk_views["a2"].state.value == "rejected"
+    w.write_button.click()
+    written = Document.read(doc_path)
+    assert written.manifest.version == doc.manifest.version + 1
+    assert new_id not in [s.id for s in written.source_cache.sources]
+
+
+def test_keeping_the_source_in_a_conflict_writes_it(doc_path: Path) -> None:
+    doc = Document.read(doc_path)
+    cand, new_id = synthetic_candidate(doc)
+    w = ReviewWidget(doc_path, cand, {})
+    w.accept_all_button.click()
+    w.hunk_views[f"src:{new_id}"].reject_button.click()
+    w.write_button.click()
+    w.keep_sources_button.click()
+    assert w.written == doc_path and w.hunk_views[f"src:{new_id}"].state.value == "accepted"
+    assert new_id in [s.id for s in Document.read(doc_path).source_cache.sources]

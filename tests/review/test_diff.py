@@ -3,6 +3,7 @@ images as references and thumbnails, JSON block changes, the summary."""
 
 from __future__ import annotations
 
+import html
 import io
 import json
 import re
@@ -15,6 +16,8 @@ from PIL import Image
 
 from oo_nb.format.document import Document
 from oo_nb.review.diff import diff_documents
+from oo_nb.review.hunks import FieldChange, Hunk
+from oo_nb.review.render_html import diff_html, hunk_diff_html
 from oo_nb.review.units import split_units
 from tests.conftest import DOC_NAMES
 from tests.support.review_samples import Edits, png_data_uri, synthetic_candidate
@@ -296,3 +299,28 @@ def test_markup_only_change_shows_the_html(corpus_dir: Path) -> None:
     assert any(w.op == "+" and "<em>" in w.text for w in hunk.words)
     text = render_hunk(hunk)
     assert "same text; the HTML changed" in text and "{+<em>Computer+}" in text
+
+
+def test_diff_html_reads_as_a_person_reads_it(corpus_dir: Path) -> None:
+    """``oo diff`` in a notebook (issue 27, 10 and 11): the changes a person decides in view, the
+    ones that come with them folded into one line; a grown log shows its new line, a new log
+    entry reads as a table, a source's fields as text; no internal words."""
+    doc = Document.read(corpus_dir / "anthropic-leadership.o-o.html")
+    cand, new_id = synthetic_candidate(doc)
+    diff = diff_documents(doc, cand)
+    out = diff_html(diff)
+    folded = out.index('<details class="oo-derived-all">')
+    assert all(out.index(html.escape(h.title)) < folded for h in diff.decidable)
+    assert "more that come with these" in out
+    shown = html.unescape(re.sub(r"<style>.*?</style>|<[^>]+>", " ", out))
+    assert not re.search(r"\(follows\)|pid:|oo-manifest|oo-source-cache|\bhunk", shown)
+    log = next(h for h in diff.hunks if h.area == "changelog")
+    assert hunk_diff_html(log).startswith('<table class="oo-entry">')
+    source = next(h for h in diff.hunks if h.id == f"src:{new_id}")
+    assert '"' not in html.unescape(re.sub(r"<[^>]+>", "", hunk_diff_html(source)))
+    grown = Hunk(
+        "manifest:changelog", 0, "manifest", "changed", "document details: changelog",
+        fields=(FieldChange(("changelog",), "changed", ["v1: first"], ["v1: first", "v2: new"]),),
+    )  # fmt: skip
+    assert hunk_diff_html(grown) == '<div class="oo-words"><ins>v2: new</ins></div>'
+    assert json.dumps("v1: first") not in hunk_diff_html(grown)

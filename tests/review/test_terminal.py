@@ -86,13 +86,18 @@ def test_non_interactive(doc_path: Path) -> None:
 def test_edit_from_typed_lines(doc_path: Path) -> None:
     doc = Document.read(doc_path)
     cand, new_id = synthetic_candidate(doc)
-    # hunk 3 is the added paragraph: a refused edit (unknown source), then a good one
-    answers = f"n\nn\ne\n<p>Bad [s99]</p>\n.\ne\n<p>Typed here [{new_id}].</p>\n<script>x</script>\n.\nn\nn\n"
+    # hunk 3 is the added paragraph: a refused edit (unknown source), then one whose <script>
+    # is said to go before it is used ("y": use it without), typed as plain text
+    answers = f"n\nn\ne\n<p>Bad [s99]</p>\n.\ne\nTyped here [{new_id}].\n<script>x</script>\n.\ny\nn\nn\nk\n"
     final, text = _review(doc, cand, answers)
     assert final is not None
     assert "edit refused" in text and "s99" in text
+    assert "will be removed:\n  <script> with everything in it" in text
+    assert f"<p>Typed here [{new_id}].</p>" in final.article_html
     assert f"Typed here [{new_id}]." in final.article_html and "<script>x" not in final.article_html
-    assert new_id in [s.id for s in final.source_cache.sources]  # cited by the edit: kept
+    # the new source was rejected, but the edit cites it: asked, and kept ("k")
+    assert f"You rejected the new source {new_id}" in text
+    assert new_id in [s.id for s in final.source_cache.sources]
 
 
 def test_edit_with_an_editor(doc_path: Path, tmp_path: Path) -> None:
@@ -125,7 +130,7 @@ def test_colours_and_plain_markers(corpus_dir: Path) -> None:
     source = render_hunk(diff.hunk(next(h.id for h in diff.hunks if h.area == "sources")))
     assert "+ url:" in source and "! unverified" in source
     whole = render_diff(diff)
-    assert whole.index("follows the decisions above:") > whole.index("@@ a4")
+    assert whole.index("updated to match the decisions above:") > whole.index("@@ a4")
 
 
 # --------------------------------------------------------------------------- oo review / oo diff
@@ -331,3 +336,25 @@ def test_stdin_closed_is_the_end_of_input(doc_path: Path, monkeypatch: pytest.Mo
     out = io.StringIO()
     assert review_in_terminal(doc, cand, {}, output=out) is None
     assert "quit: nothing written" in out.getvalue()
+
+
+def test_a_rejected_source_that_accepted_text_cites_is_asked_before_writing(
+    doc_path: Path,
+) -> None:
+    doc = Document.read(doc_path)
+    cand, new_id = synthetic_candidate(doc)
+    # every change accepted but the new source: asked whether to keep it or drop its text
+    final, text = _review(doc, cand, "y\ny\ny\ny\nn\nc\n")
+    assert final is not None
+    assert f"! You rejected the new source {new_id} (" in text
+    assert text.index("keep the source or change the text") < text.index("accepted 3")
+    assert new_id not in [s.id for s in final.source_cache.sources]
+    session = ReviewSession(doc, cand)
+    session.accept_all()
+    session.reject(f"src:{new_id}")
+    session.resolve(session.conflicts()[0], keep=False)
+    assert final.to_bytes() == session.apply().to_bytes()
+    final, _ = _review(doc, cand, "y\ny\ny\ny\nn\nk\n")  # keep it: the source is accepted
+    assert final is not None and new_id in [s.id for s in final.source_cache.sources]
+    final, text = _review(doc, cand, "y\ny\ny\ny\nn\n")  # input ends: nothing written
+    assert final is None and "quit: nothing written" in text
