@@ -381,8 +381,13 @@ def _json_findings(text: str) -> Counter[str]:
     root = lxml_html.document_fromstring(text)
     found: Counter[str] = Counter()
     for name in doc.blocks:
+        try:
+            block = doc.block_text(name)
+        except OOError as exc:  # e.g. an article element shadowing the block's id
+            found[f"oo_nb refuses block {name}: {exc.message}"] += 1
+            continue
         scripts = root.xpath(f'//script[@id="{name}"]')
-        if not scripts or (scripts[0].text or "") != doc.block_text(name):
+        if not scripts or (scripts[0].text or "") != block:
             found[f"JSON block {name} ends early in a browser"] += 1
         elif re.search(r"<!--|</script", doc.block_text(name), re.IGNORECASE):
             # "<!--" switches the browser's script parser into its escaped states, where a

@@ -20,7 +20,7 @@ CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "corpus"
 PACKAGE = Path(__file__).resolve().parents[2] / "oo_nb"
 # OO_ names the package reads that a library's env file may set: none of them runs a program,
 # trusts a folder or moves the date
-LIBRARY_MAY_SET = {"OO_AGENT", "OO_MODEL", "OO_ALERT_WEBHOOK", "OO_SLACK_WEBHOOK"}
+LIBRARY_MAY_SET = {"OO_AGENT", "OO_MODEL", "OO_ALERT_WEBHOOK", "OO_SLACK_WEBHOOK", "OO_NB_PREWARM"}
 
 
 def _env_file(lib: Path, text: str) -> Path:
