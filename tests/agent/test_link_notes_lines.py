@@ -85,9 +85,10 @@ def test_an_http_url_is_proposed_when_the_contract_allows_it(tmp_path: Path) -> 
     path = _library(tmp_path, ["https://old.example/1"], {"require_https": False})
     write_links(path.parent, [_moved("https://old.example/1", "HTTP://plain.example/2")])
     assert "now redirects permanently to HTTP://plain.example/2:" in "\n".join(_notes(path))
+    (tmp_path / "b").mkdir()
     path = _library(tmp_path / "b", ["https://old.example/1"], {"require_https": True})
     write_links(path.parent, [_moved("https://old.example/1", "HTTPS://New.example/2")])
-    assert "now redirects permanently to https://New.example/2:" in "\n".join(_notes(path))
+    assert "now redirects permanently to HTTPS://New.example/2:" in "\n".join(_notes(path))
 
 
 def test_at_most_thirty_lines(tmp_path: Path) -> None:
