@@ -102,3 +102,11 @@ def test_a_policy_meta_only_in_the_body_is_not_the_page_policy() -> None:
     doc = with_policy_bootstrap(Document(text))
     assert "<head>\n" + CSP_BOOTSTRAP + "\n" + OWN_META + "<meta charset" in doc.text
     _assert_synced_once(doc)
+
+
+def test_a_page_without_a_head_tag_gets_the_script_before_its_first_load() -> None:
+    """``<head>`` is optional in HTML: then the script goes right before the first load."""
+    load = '<img src="https://img.example/a.png">'
+    doc = with_policy_bootstrap(Document(_page(load + "\n").replace("<head>\n", "", 1)))
+    assert TITLE + CSP_BOOTSTRAP + "\n" + load in doc.text
+    _assert_synced_once(doc)
