@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from oo_nb.agent import quotes
-from oo_nb.agent.quotes import MIN_QUOTE, PageTexts, api_texts
+from oo_nb.agent.quotes import MIN_QUOTE, PageTexts, api_texts, quote_hits
 
 URL = "https://example.org/a"
 KEY = "//example.org/a"
@@ -88,3 +88,53 @@ def test_citations_are_kept_tidy_and_bounded(monkeypatch: Any) -> None:
         pages.cite(URL, f"Cited\n\n  text {n}")
     assert pages.citations == [(URL, "Cited text 0"), (URL, "Cited text 1")]
     assert pages.found_in("cited text 2") == [KEY]  # read, though not kept for the review
+
+
+def _fetched(content: Any, url: Any = URL, kind: str = "web_fetch_result") -> dict[str, Any]:
+    return {
+        "type": "web_fetch_tool_result",
+        "content": {"type": kind, "url": url, "content": content},
+    }
+
+
+def test_an_html_page_is_read_as_text_and_plain_text_as_written() -> None:
+    pages = PageTexts()
+    html = {"source": {"type": "text", "data": "<html><p>Tides <i>rise</i></p></html>"}}
+    api_texts([_fetched(html)], pages)
+    assert pages.pages == {KEY: "tides rise"}
+    pages = PageTexts()
+    plain = {"source": {"type": "text", "data": "if a < b then b > a"}}
+    api_texts([_fetched(plain)], pages)
+    assert pages.pages == {KEY: "if a < b then b > a"}
+
+
+def test_what_is_no_fetched_page_adds_nothing() -> None:
+    doc = {"source": {"type": "text", "data": "Words on a page."}}
+    for block in (
+        _fetched("not a document"),
+        _fetched(doc, url=7),
+        _fetched(doc, kind="web_fetch_tool_error"),
+        {"type": "web_fetch_tool_result", "content": "not a dict"},
+        {"type": "server_tool_use", "content": _fetched(doc)["content"]},
+    ):
+        pages = PageTexts()
+        api_texts([block], pages)
+        assert pages.pages == {} and pages.citations == [], block
+
+
+def test_citations_on_text_blocks_are_read() -> None:
+    good = {"url": URL, "cited_text": "Tides rise twice a day."}
+    odd = ["x", {"url": 5, "cited_text": "no url"}, {"url": URL, "cited_text": None}]
+    pages = PageTexts()
+    api_texts([{"type": "text", "text": "...", "citations": [*odd, good]}], pages)
+    api_texts([{"type": "thinking", "citations": [good | {"url": "https://x.example/"}]}], pages)
+    assert pages.pages == {KEY: "tides rise twice a day."}
+    assert pages.citations == [(URL, "Tides rise twice a day.")]
+
+
+def test_an_empty_quote_is_looked_up_nowhere() -> None:
+    pages = PageTexts()
+    pages.add(URL, "Tides rise twice a day.")
+    assert quote_hits(["", "  ", "Tides rise twice a day.", "tides  rise twice a day."], pages) == {
+        "tides rise twice a day.": [KEY]
+    }
