@@ -88,7 +88,8 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"not in [tool.oo_nb_mutate.tests]: {', '.join(unknown)}")
     for module in ns.modules or list(table):
-        dest = Path(ns.scratch) / Path(module).stem
+        # the dotted name: agent/quotes.py and review/quotes.py share a stem
+        dest = Path(ns.scratch) / module.removesuffix(".py").replace("/", ".")
         scratch_tree(dest, module, table[module])
         print(f"== {module} ({' '.join(table[module])})", flush=True)
         with (dest / "mutmut-run.log").open("wb") as log:  # its progress spinner, kept apart
