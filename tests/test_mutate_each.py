@@ -7,7 +7,7 @@ import configparser
 import tomllib
 from pathlib import Path
 
-from tools.mutate_each import ROOT, setup_cfg, targets, without_mutmut_table
+from tools.mutate_each import ROOT, scratch_name, setup_cfg, targets, without_mutmut_table
 
 
 def test_every_module_and_test_of_the_table_exists_and_is_mutated_by_make_mutate() -> None:
@@ -36,3 +36,9 @@ def test_one_run_reads_its_own_settings_and_keeps_the_rest(tmp_path: Path) -> No
     assert [v for v in cfg["mutmut"]["pytest_add_cli_args"].split("\n") if v] == [
         str(v) for v in base["pytest_add_cli_args"]
     ]
+
+
+def test_each_module_has_a_scratch_folder_of_its_own() -> None:
+    names = [scratch_name(m) for m in targets()]
+    assert len(set(names)) == len(names)
+    assert scratch_name("oo_nb/review/quotes.py") == "oo_nb.review.quotes"

@@ -53,6 +53,12 @@ def setup_cfg(base: dict[str, object], module: str, tests: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def scratch_name(module: str) -> str:
+    """The scratch folder of one module: its dotted name (agent/quotes.py and review/quotes.py
+    share a stem)."""
+    return module.removesuffix(".py").replace("/", ".")
+
+
 def scratch_tree(dest: Path, module: str, tests: list[str]) -> None:
     """A copy of the tracked (and new, not ignored) files of the tree with this run's settings."""
     listed = subprocess.run(
@@ -88,8 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"not in [tool.oo_nb_mutate.tests]: {', '.join(unknown)}")
     for module in ns.modules or list(table):
-        # the dotted name: agent/quotes.py and review/quotes.py share a stem
-        dest = Path(ns.scratch) / module.removesuffix(".py").replace("/", ".")
+        dest = Path(ns.scratch) / scratch_name(module)
         scratch_tree(dest, module, table[module])
         print(f"== {module} ({' '.join(table[module])})", flush=True)
         with (dest / "mutmut-run.log").open("wb") as log:  # its progress spinner, kept apart
