@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -37,7 +38,7 @@ def test_a_results_file_reached_through_a_link_is_not_read(tmp_path: Path) -> No
         assert read_links(lib) == {}
 
 
-def _planted(folder: Path, rows: list[tuple[object, ...]]) -> None:
+def _planted(folder: Path, rows: Sequence[tuple[object, ...]]) -> None:
     db = sqlite3.connect(links_path(folder))
     with db:
         for row in rows:
