@@ -56,7 +56,7 @@ def test_only_rows_as_oo_links_writes_them_are_read(tmp_path: Path) -> None:
         ("https://bad.example/flag", 404, None, 2, "dead", 0, None, now),
         ("https://bad.example/text", 404, None, 1, "dead", "yes", None, now),
     ]
-    _planted(tmp_path, good + bad)
+    _planted(tmp_path, [*good, *bad])
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         rows = read_links(tmp_path)
