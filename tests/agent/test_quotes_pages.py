@@ -13,7 +13,7 @@ URL = "https://example.org/a"
 KEY = "//example.org/a"
 
 
-def _fetch(source: dict[str, Any]) -> dict[str, Any]:
+def _fetch(source: Any) -> dict[str, Any]:
     return {
         "type": "web_fetch_tool_result",
         "content": {"type": "web_fetch_result", "url": URL, "content": {"source": source}},
@@ -28,9 +28,10 @@ def test_a_fetched_document_as_text_or_as_content_parts() -> None:
     pages = PageTexts()
     api_texts([_fetch({"type": "content", "content": parts})], pages)
     assert pages.pages == {KEY: "first part. second."}
+    odd: Any
     for odd in ({"type": "text", "data": 7}, {"type": "base64", "data": "AAAA"}, "not a dict"):
         pages = PageTexts()
-        api_texts([_fetch(odd if isinstance(odd, dict) else {"type": "text"})], pages)
+        api_texts([_fetch(odd)], pages)
         assert pages.pages == {}, odd
 
 
