@@ -95,3 +95,24 @@ def test_the_write_paths_refuse_what_the_review_refuses(
     # an update within scope is still written
     good = doc.with_article(html[:at] + " More." + html[at:])
     assert write_result(_result(path, good), yes=yes, auto=auto).written == path
+
+
+def test_a_section_without_a_list_gets_ours_before_what_it_holds() -> None:
+    from oo_nb.agent.sources import references_html
+
+    ol, _ = references_html({"s1": S1}, {"s1"})
+    assert ol
+    empty = _update("", {"s1": S1}, set(), {"s1"})
+    assert (empty.body, empty.changed, empty.out_of_order) == ("\n" + ol + "\n\n", True, None)
+    kept = _update("\n\n" + FOOTER + "\n", {"s1": S1}, set(), {"s1"})
+    assert (kept.body, kept.changed, kept.out_of_order) == (
+        "\n\n" + ol + "\n" + FOOTER + "\n",
+        True,
+        None,
+    )
+    nothing = _update("\n" + FOOTER + "\n", {}, set(), set())
+    assert (nothing.body, nothing.changed, nothing.out_of_order) == (
+        "\n" + FOOTER + "\n",
+        False,
+        None,
+    )
