@@ -18,7 +18,7 @@ export OO_UV := $(abspath $(UV))  # tests/test_lock.py exports the lock with the
 SYNC := sync --locked --python $(PYTHON) --extra test --extra lab --extra docs
 BINDER_EXPORT := export --frozen --no-hashes --no-dev --extra lab --extra nbval
 
-.PHONY: venv lab test test-fast lint browser bench reliability mutate clean lock-upgrade \
+.PHONY: venv lab test test-fast lint browser bench reliability mutate mutate-each clean lock-upgrade \
 	test-bounds binder-requirements notebooks docs
 
 $(UV):
@@ -96,6 +96,13 @@ mutate: $(STAMP)
 	$(UV) $(SYNC) -q --group mutate
 	$(VENV)/bin/mutmut run $(MUTANTS) || true
 	$(PY) tools/mutation_report.py --mutmut $(VENV)/bin/mutmut --survivors
+
+# Each module of [tool.oo_nb_mutate.tests] against only its own tests, one worker, in scratch
+# copies under /tmp/oo-mutate: `make mutate-each MODULES=oo_nb/agent/clean.py` runs one.
+MODULES ?=
+mutate-each: $(STAMP)
+	$(UV) $(SYNC) -q --group mutate
+	$(PY) tools/mutate_each.py $(MODULES)
 
 clean:
 	rm -rf $(VENV) .tools .pytest_cache .mypy_cache .ruff_cache mutants docs/_build

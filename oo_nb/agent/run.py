@@ -663,6 +663,16 @@ def _write_result(result: UpdateResult, *, yes: bool, auto: bool | None) -> Upda
 
         result.kept_because = unclean_reasons(result)
         yes = not result.kept_because
+    beyond = _beyond_scope(result) if yes and result.auto_write else []
+    if beyond:  # what the review would refuse is not written unattended either
+        result.kept_because += beyond
+        result.warnings.append(
+            "not written: the proposal goes beyond an update's scope ("
+            + "; ".join(beyond)
+            + "); it is saved, and `oo review` shows why it cannot be accepted"
+        )
+        _save_pending_keeping_previous(result)
+        return result
     if yes and result.auto_write:
         try:
             result.written = write_document(
@@ -683,6 +693,17 @@ def _write_result(result: UpdateResult, *, yes: bool, auto: bool | None) -> Upda
         return result
     _save_pending_keeping_previous(result)
     return result
+
+
+def _beyond_scope(result: UpdateResult) -> list[str]:
+    """The review's own check (``format/update_scope``: scripts, ``javascript:`` links, changes
+    outside the article and the blocks...), run on the write paths too: --yes and --auto wrote
+    a ``javascript:`` link in a new References entry that the review refused."""
+    from oo_nb.format.update_scope import scope_problems
+
+    assert result.candidate is not None
+    original = Document.parse(result.original, path=result.path)
+    return scope_problems(original, result.candidate.document)
 
 
 def keep_earlier_proposal(path: Path, warnings: list[str]) -> Path | None:
