@@ -635,6 +635,10 @@ def _tree(
                 open_at.setdefault(name, []).append(len(stack))
                 stack.append(node)
                 top = node
+        elif name == top.name:  # most end tags close the element open last: no search
+            stack.pop()
+            top.close_start, top.end = start, end
+            top = stack[-1]
         else:  # end tag
             closing, bounds = _closing(name)
             i = open_index(closing, bounds)
