@@ -635,13 +635,9 @@ def _tree(
                 open_at.setdefault(name, []).append(len(stack))
                 stack.append(node)
                 top = node
-        elif name == top.name:  # most end tags close the element open last: no search
-            stack.pop()
-            top.close_start, top.end = start, end
-            top = stack[-1]
         else:  # end tag
-            closing, bounds = _closing(name)
-            i = open_index(closing, bounds)
+            # most close the element open last (``open_index`` would find it first): no search
+            i = len(stack) - 1 if name == top.name else open_index(*_closing(name))
             if i > 0:
                 close(len(stack) - i - 1, start)
                 node = stack.pop()
