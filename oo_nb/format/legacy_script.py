@@ -42,6 +42,7 @@ library's digest through ``article_risks`` and ``contract_risks``).
 from __future__ import annotations
 
 import html as html_lib
+import operator
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -80,7 +81,8 @@ LEGACY_SCRIPT_HINT = "it runs the original o-o page script; `oo sync DIR --migra
 _CONTRACT_TEXTS = ("subject", "scope", "audience", "tone")
 _CONTRACT_LISTS = ("intents", "required_sections")
 # Sink 1: the headings the table of contents reads.
-_TOC_HEADINGS = frozenset({"h2", "h3"})
+_TOC_HEADINGS = ("h2", "h3")
+_START = operator.attrgetter("start")
 # Sink 2: what the citation pass replaces (its own regular expression).
 # Look-alikes that read the same and are never markup. Single angle quotation marks rather than
 # the full-width forms: every Latin font has them (cp1252), while "\uff1c" needs a CJK font and
@@ -285,12 +287,12 @@ def article_risks(model: Model) -> list[InjectionRisk]:
     markup in the article's model: h2/h3 text and ids, attributes inside paragraphs."""
     risks: list[InjectionRisk] = []
     marked = "[s" in model.source  # (most articles: only the headings need reading)
-    for node in model.root.iter():
-        if node.kind != "element":
-            continue
+    # the model's elements by name, not a walk of the tree; in document order (start order)
+    names = (*_TOC_HEADINGS, "p") if marked else _TOC_HEADINGS
+    for node in sorted((n for name in names for n in model.elements(name)), key=_START):
         if node.name in _TOC_HEADINGS:
             risks += heading_risks(node.attr("id") or "", node.text)
-        elif marked and node.name == "p":
+        else:
             risks += [
                 InjectionRisk(
                     f"attribute {a.name}= in a paragraph",
@@ -299,8 +301,8 @@ def article_risks(model: Model) -> list[InjectionRisk]:
                     "and the rest of the attribute becomes markup",
                 )
                 for inner in node.iter()
-                if inner is not node and inner.token is not None
-                for a in inner.token.attrs
+                if inner is not node and inner.attrs
+                for a in inner.attrs
                 if CITATION.search(a.value)
             ]
     return risks

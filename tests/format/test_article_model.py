@@ -60,3 +60,24 @@ def test_citations_outside_references_and_links_have_spans() -> None:
     model = read_model(html)
     assert [(c.source_id, html[c.start : c.end]) for c in model.citations] == [("s1", "[s1]")]
     assert [link.href for link in model.links] == ["https://x.example/"]
+
+
+def test_a_tree_is_freed_without_the_cyclic_collector() -> None:
+    """A library scan reads thousands of trees with the collector paused: a parent link held
+    strongly made each a cycle, left for one long collection at the end."""
+    import gc
+    import weakref
+
+    model = read_model('<div><h2 id="a">A</h2><p>x <b>y</b></p></div><h2 id="b">B</h2>')
+    head = model.elements("h2")[0]
+    assert head.parent is model.elements("div")[0]  # the link still reads
+    assert [s.nested for s in model.sections] == [True, False]
+    root = weakref.ref(model.root)
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        del model, head
+        assert root() is None  # freed by reference counting alone
+    finally:
+        if enabled:
+            gc.enable()

@@ -19,6 +19,9 @@ SHADOWS = {
     "json script": f'<script type="application/json" id="oo-manifest">{FAKE}</script>',
     "svg": f'<svg><script id="oo-manifest">{FAKE}</script></svg>',
     "character reference": f'<p id="oo&#45;manifest">{FAKE}</p>',
+    # the id attribute in any case, unquoted, after another attribute: still read
+    "reference, upper-case ID": f"<p class=x ID=oo&#x2D;manifest>{FAKE}</p>",
+    "reference, iD, blanks": f"<p\niD = 'oo&#45;manifest'>{FAKE}</p>",
     "contract": '<span id="oo-contract">{}</span>',
 }
 
