@@ -38,6 +38,9 @@ def _count_row(part: str, measure: str, count: int, required: int | None) -> Fig
 
 
 # --------------------------------------------------------------------------- crash safety
+MIN_LANDED = 12  # kills inside a write-back, and versions replaced, a run must reach
+
+
 def _writer_loop(
     path: Path, docs: list[Document], versions: list[bytes], start: int, out: int
 ) -> None:
@@ -197,7 +200,14 @@ def crash_safety(
     checked: dict[str, int] = {}
     unsnapshotted: list[str] = []
     replaced_total = 0
-    for trial in range(kills):
+    trial = 0
+    # ``kills`` trials, then more (up to 4×) while fewer than MIN_LANDED kills landed inside a
+    # write-back or replaced a version: on a loaded machine the child runs slower than the
+    # calibration, and kills land early, testing less.
+    while trial < kills or (
+        trial < 4 * kills
+        and min(replaced_total, sum(outcomes[k] for k in ("old", "new", "torn"))) < MIN_LANDED
+    ):
         path, versions, docs = setups[trial % len(setups)]
         before = path.read_bytes()
         if before not in versions:  # a torn file from the last trial (already counted): reset
@@ -249,6 +259,8 @@ def crash_safety(
             f"trial {trial}: {p}" for p in _missing_snapshots(path, last_seq, replaced, unfinished)
         ]
         history += _history_problems(path, checked)
+        trial += 1
+    kills = trial
     leftovers = sum(1 for p, _, _ in setups for f in p.parent.rglob("*.tmp"))
     # After all that, every version kept in history still rolls back byte for byte.
     rollback_errors = 0
