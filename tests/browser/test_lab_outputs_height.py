@@ -21,7 +21,7 @@ CELLS = [
     "lib = %oo library scratch/tall",
     "lib.sources",
     "%oo audit scratch/tall",
-    f"review = %oo update {DOC}\nreview.session.accept_all()\nreview.write_back();",
+    f"proposal = %oo update {DOC}\nproposal.accept_all().write();",
     f"%oo diff {DOC} --from 1",
 ]
 MAX_PX = 600  # most of a 720 px window: the next cell's start stays in reach
