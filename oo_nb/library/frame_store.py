@@ -141,7 +141,8 @@ def _json_column(col: pd.Series[Any]) -> pd.Series[Any]:
 
 def _lists(column: pa.ChunkedArray) -> pd.Series[Any]:
     """A column of JSON texts as Python lists: one ``json.loads`` for the whole column."""
-    if not pa.types.is_large_string(column.type):
+    # (pandas 2.2 writes Arrow-backed text as string, later versions as large_string)
+    if not (pa.types.is_large_string(column.type) or pa.types.is_string(column.type)):
         raise ValueError("a list column that is not text")
     values = json.loads("[" + ",".join(column.fill_null("null").to_pylist()) + "]")
     if len(values) != len(column) or not all(v is None or isinstance(v, list) for v in values):
