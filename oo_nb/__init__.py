@@ -70,9 +70,9 @@ def open(path: str | Path) -> Document:  # shadows the builtin here only: oo_nb.
     >>> oo_nb.open(demo / "heat-pumps-in-europe.o-o.html").title
     'Heat pumps in Europe'
     """
-    from oo_nb.api import open_document
+    from oo_nb.api import Document as _Document
 
-    return open_document(path)
+    return _Document.read(path)
 
 
 def _html_for(obj: Any) -> str | None:

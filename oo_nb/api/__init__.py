@@ -10,12 +10,12 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from oo_nb.api.document import Document, open_document
+    from oo_nb.api.document import Document
     from oo_nb.api.history import Diff, Rollback
     from oo_nb.api.library import Library
     from oo_nb.api.proposal import Proposal
 
-__all__ = ["Diff", "Document", "Library", "Proposal", "Rollback", "open_document"]
+__all__ = ["Diff", "Document", "Library", "Proposal", "Rollback"]
 
 _WHERE = {
     "Diff": "history",
@@ -23,7 +23,6 @@ _WHERE = {
     "Library": "library",
     "Proposal": "proposal",
     "Rollback": "history",
-    "open_document": "document",
 }
 
 

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from oo_nb.format.article import Article
     from oo_nb.format.blocks import Changelog, Contract, Manifest, SourceCache
 
-__all__ = ["Document", "open_document", "update_options"]
+__all__ = ["Document", "update_options"]
 
 
 class Document:
@@ -341,26 +341,6 @@ class Document:
         bundle = self._codec._repr_mimebundle_(include, exclude)
         bundle["text/plain"] = repr(self)
         return bundle
-
-
-def open_document(path: str | Path) -> Document:
-    """Read the living document at ``path`` (``Document.read``).
-
-    Parameters
-    ----------
-    path : str or pathlib.Path
-        A ``NAME.o-o.html`` file.
-
-    Returns
-    -------
-    Document
-
-    Examples
-    --------
-    >>> oo_nb.open(demo / "heat-pumps-in-europe.o-o.html").version
-    1
-    """
-    return Document.read(path)
 
 
 def update_options(

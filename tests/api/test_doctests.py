@@ -15,7 +15,7 @@ import oo_nb
 # doctest's own search would take for names imported from elsewhere and skip)
 MODULES = {
     "oo_nb": ["open"],
-    "oo_nb.api.document": ["Document", "open_document"],
+    "oo_nb.api.document": ["Document"],
     "oo_nb.api.library": ["Library"],
     "oo_nb.api.proposal": ["Proposal"],
 }
