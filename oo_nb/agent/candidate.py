@@ -238,7 +238,7 @@ class _Builder:
         all_ids = {c.id for c in chunks if c.id} | {s.id for s in wanted} | element_ids
         heading_pids = any(c.has_heading_pid for c in chunks)
         # the kinds of block this document marks with a pid comment (p, and often h3, table)
-        pid_tags = {b.tag for b in read_model(self.doc.article_html).blocks if b.pid}
+        pid_tags = {b.tag for b in self.doc.article_model.blocks if b.pid}
         # the original page script re-reads heading text and attributes as HTML (legacy_script)
         original_script = runs_original_script(self.doc)
         written = 0

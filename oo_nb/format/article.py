@@ -164,9 +164,11 @@ class Reading:
         return list(node.elements("figure"))
 
 
-def read_article(html: str) -> Reading:
-    """The article's sections, blocks, pids, references and citations, from its model."""
-    model = read_model(html)
+def read_article(html: str | Model) -> Reading:
+    """The article's sections, blocks, pids, references and citations, from its model (read
+    from ``html``, or given: ``Document.article_model``)."""
+    model = read_model(html) if isinstance(html, str) else html
+    html = model.source
     reading = Reading(model)
     refs = model.reference_list()
     if refs is not None:
@@ -266,9 +268,10 @@ class Article:
         return tuple(c.source_id for c in self.citations)
 
     @classmethod
-    def parse(cls, html: str, *, file: str | None = None) -> Article:
-        """``file`` names the document in errors (kept for callers; the model reads any text)."""
-        if not html.strip():
+    def parse(cls, html: str | Model, *, file: str | None = None) -> Article:
+        """The article of ``html`` (or of its model, ``Document.article_model``). ``file``
+        names the document in errors (kept for callers; the model reads any text)."""
+        if not (html if isinstance(html, str) else html.source).strip():
             return cls((), (), (), (), (), (), True)
         r = read_article(html)
         source = r.model.source

@@ -26,15 +26,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
-from oo_nb.format.html_doctype import ascii_lower
-from oo_nb.format.html_tokens import (
-    Attr,
-    Token,
-    content_end,
-    markup_at,
-    plain_tags,
-    raw_tokens,
-)
+from oo_nb.format.html_tokens import Attr, Token, raw_tokens
 from oo_nb.format.vocab import CITATION, PID
 
 __all__ = [
@@ -340,6 +332,8 @@ class Model:
     # the elements of each name, in document order (kept while the tree is built: a reader
     # asking for the h2s or the figures walks no tree)
     named: dict[str, list[Node]] = field(default_factory=dict, compare=False, repr=False)
+    # the elements with an id attribute, in document order (kept the same way)
+    identified: list[Node] = field(default_factory=list, compare=False, repr=False)
 
     def elements(self, name: str) -> list[Node]:
         return self.named.get(name, [])
@@ -418,7 +412,9 @@ class Model:
 
     @property
     def element_ids(self) -> list[str]:
-        return [i for n in self.root.iter() if n.kind == "element" and (i := n.attr("id"))]
+        """Every element's id, as the browser reads it (the first ``id=``, references
+        decoded), in document order."""
+        return [i for n in self.identified if (i := n.attr("id"))]
 
     @property
     def pids(self) -> list[str]:
@@ -449,7 +445,8 @@ class Model:
 
 def read_model(source: str) -> Model:
     named: dict[str, list[Node]] = {}
-    return Model(source, _tree(source, named), named)
+    identified: list[Node] = []
+    return Model(source, _tree(source, named, identified), named, identified)
 
 
 def article_end(source: str, start: int, end: int) -> tuple[int, int] | None:
@@ -457,66 +454,31 @@ def article_end(source: str, start: int, end: int) -> tuple[int, int] | None:
     builder closes it: the span of the ``</article>`` that does (one inside an attribute, a
     comment, raw text, a table cell or a template does not), or None when none does before
     ``end``."""
-    quick = _plain_article_end(source, start, end)
-    return _built_article_end(source, start, end) if quick is _UNSURE else quick
+    read = read_article_element(source, start, end)
+    return None if read is None else read[1]
 
 
-def _built_article_end(source: str, start: int, end: int) -> tuple[int, int] | None:
-    """``article_end`` by the tree builder, token by token."""
-    article = Node("element", start, end, "article", (), start, start)
-    _tree(source, {}, start, end, article)
-    return (article.close_start, article.end) if article.end > article.close_start else None
-
-
-# Start tags after which the first "</article>" may not close the article: a table, a template,
-# foreign content, a select (each changes the scope or the insertion mode), a nested article.
-_NOT_PLAIN = frozenset(
-    [
-        "applet", "caption", "marquee", "object", "table", "td", "th", "template",
-        "svg", "math", "select", "article", "frameset", "desc", "foreignobject",
-        "mi", "mo", "mn", "ms", "mtext", "annotation-xml",
-    ]
-)  # fmt: skip
-_TAG_NAME = re.compile(r"</?([^\t\n\f\r />]*)")
-_UNSURE = (-1, -1)
-# Where a tag of ``_NOT_PLAIN`` or "</article" may be (or an attribute's text looks like one)
-_MAYBE_NOT_PLAIN = re.compile(
-    "<(?:/article|" + "|".join(sorted(_NOT_PLAIN)) + ")(?=[\\t\\n\\f\\r />])", re.IGNORECASE
-)
-
-
-def _plain_article_end(source: str, start: int, end: int) -> tuple[int, int] | None:
-    """``article_end`` of an article with none of ``_NOT_PLAIN`` in it (every article oo_nb
-    writes), read tag by tag with the tokenizer's bulk helpers and no tree; ``_UNSURE``
-    where one comes before the end."""
-    at = start
-    while at < end:
-        run_end, tags = plain_tags(source, at, end)
-        cursor = at
-        # (most runs hold none of those tags: one search over them all, not a loop)
-        for tag in tags if _MAYBE_NOT_PLAIN.search("".join(tags)) else ():
-            lt = source.find("<", cursor)  # (no "<" between them: each starts at the next one)
-            cursor = lt + len(tag)
-            found = _TAG_NAME.match(tag)
-            assert found is not None
-            name = ascii_lower(found.group(1))
-            if name in _NOT_PLAIN and tag[1] != "/":
-                return _UNSURE
-            if name == "article" and tag[1] == "/":
-                return lt, cursor
-        if run_end >= end:
-            break
-        token, at = markup_at(source, run_end, end)  # a comment, a tag read the long way...
-        if token is None or token[0] in ("comment", "doctype"):
-            continue
-        kind, lt, tag_end, name = token
-        if kind == "start" and name in _NOT_PLAIN:
-            return _UNSURE
-        if kind == "end" and name == "article":
-            return lt, tag_end
-        if kind == "start":
-            at = content_end(source, tag_end, name, end)  # raw text: skipped as the tokenizer does
-    return None
+def read_article_element(source: str, start: int, end: int) -> tuple[Model, tuple[int, int]] | None:
+    """The model of the ``<article>`` whose start tag ends at ``start`` and the span of the
+    ``</article>`` that closes it (``article_end``), from one reading: the model is the one
+    ``read_model`` gives of the article's content (its offsets are into that content). None
+    when nothing closes the article before ``end``."""
+    body = source[start:end]  # (a copy, so the model's offsets are the content's own)
+    article = Node("element", 0, len(body), "article", (), 0, 0)
+    named: dict[str, list[Node]] = {}
+    identified: list[Node] = []
+    _tree(body, named, identified, 0, len(body), article)
+    if article.end <= article.close_start:
+        return None
+    close = article.close_start
+    root = Node("element", 0, close, "#root", open_end=0, close_start=close)
+    root.children = article.children
+    up = weakref.ref(root)
+    for child in root.children:
+        if child.attrs is not None:  # (an element: a leaf keeps no parent link)
+            child._up = up
+    model = Model(body[:close], root, named, identified)
+    return model, (start + close, start + article.end)
 
 
 def list_after(root: Node, head: Node) -> Node | None:
@@ -561,11 +523,13 @@ def _parent_of(root: Node, target: Node) -> Node | None:
 def _tree(
     source: str,
     named: dict[str, list[Node]],
+    identified: list[Node],
     start: int = 0,
     end: int | None = None,
     article: Node | None = None,
 ) -> Node:
-    """The tree of ``source[start:end]``; ``named`` gets the elements of each name. With an
+    """The tree of ``source[start:end]``; ``named`` gets the elements of each name,
+    ``identified`` those with an id attribute. With an
     ``article`` node the source starts inside that element, and reading stops where an end tag
     closes it (``article_end``)."""
     stop = len(source) if end is None else end
@@ -631,6 +595,11 @@ def _tree(
                 named[name].append(node)
             else:
                 named[name] = [node]
+            if attrs:
+                for a in attrs:
+                    if a.name == "id":
+                        identified.append(node)
+                        break
             if name not in void and not self_closing:
                 open_at.setdefault(name, []).append(len(stack))
                 stack.append(node)

@@ -8,7 +8,6 @@ from pathlib import Path
 
 from oo_nb.errors import BlockError, OOError
 from oo_nb.format.article import pid_problem
-from oo_nb.format.article_model import read_model
 from oo_nb.format.document import BLOCK_IDS, Document
 from oo_nb.format.findings import CHECKS
 from oo_nb.format.legacy_script import LEGACY_SCRIPT_HINT, injection_risks
@@ -98,7 +97,7 @@ def check_path(path: str | Path) -> list[Finding]:
                 add("malformed-pid", f"{pid!r}: {problem}")
     if article is not None:
         # e.g. a heading written twice (issue 26): the page's contents and links find the first
-        model = read_model(doc.article_html)
+        model = doc.article_model
         ids = Counter(model.element_ids)
         for element_id in sorted(i for i, n in ids.items() if n > 1):
             add("duplicate-id", f'id="{element_id}" is used by {ids[element_id]} elements')

@@ -39,6 +39,7 @@ from oo_nb.format.vocab import tag_id
 
 if TYPE_CHECKING:
     from oo_nb.format.article import Article
+    from oo_nb.format.article_model import Model
     from oo_nb.format.blocks import Changelog, Contract, Manifest, SourceCache
 
 __all__ = ["BLOCK_IDS", "Document", "Span", "neutralise_terminator", "read_regular"]
@@ -137,6 +138,7 @@ class Document:
         self._data = data
         self._json_cache: dict[str, Any] = {}
         self._shadows: list[tuple[str, int]] | None = None
+        self._article_model: Model | None = None
         self._line_starts: list[int] | None = None
         self._anchors: list[tuple[int, int]] = [(0, 1)]  # (offset, its line) looked up so far
         self._parse()
@@ -276,15 +278,17 @@ class Document:
                 if self.article_span is None and tag_id(text[m.start() : tag_end + 1]) == "article":
                     # its end is where a browser's tree builder puts it (not at the first
                     # "</article>": one may sit in an attribute, raw text or a table cell)
-                    from oo_nb.format.article_model import article_end  # (no cost at import)
+                    # (read once: the model of the article comes from the same reading)
+                    from oo_nb.format.article_model import read_article_element
 
-                    closed = article_end(text, tag_end + 1, end)
-                    if closed is None:
+                    read = read_article_element(text, tag_end + 1, end)
+                    if read is None:
                         raise FormatError(
                             '<article id="article"> is never closed',
                             file=self.file,
                             line=self.line_of(tag_end + 1),
                         )
+                    self._article_model, closed = read
                     self.article_span = Span(tag_end + 1, closed[0])
                     pos = closed[1]
                     continue
@@ -373,22 +377,17 @@ class Document:
 
     def shadowed_blocks(self) -> list[tuple[str, int]]:
         """The elements of the article whose id names a block (``oo-manifest``, its legacy
-        spelling…), as (id, line); one with the block's own id shadows it: ``getElementById`` finds the first of two, so the page
-        script may read one block and oo_nb another. Found by the tokenizer (a decoded
-        ``&#45;`` is a "-"), read only where the article's text may hold one."""
+        spelling…), as (id, line); one with the block's own id shadows it: ``getElementById``
+        finds the first of two, so the page script may read one block and oo_nb another. Read
+        from the article's model (the id as a browser reads it: a decoded ``&#45;`` is a "-")."""
         if self._shadows is None:
             self._shadows = []
-            span = self.article_span
-            if span is not None and (
-                _MAY_SHADOW_ID.search(self.text, span.start, span.end)
-                or _MAY_SHADOW_REF.search(self.text, span.start, span.end)
-            ):
-                from oo_nb.format.html_tokens import tokenize  # (no cost at import)
-
-                for tok in tokenize(self.text, span.start, span.end):
-                    found = next((a.value for a in tok.attrs if a.name == "id"), None)
+            if self._article_model is not None and self.article_span is not None:
+                base = self.article_span.start
+                for node in self._article_model.identified:
+                    found = node.attr("id")
                     if found is not None and _block_name(found) in BLOCK_IDS:
-                        self._shadows.append((found, self.line_of(tok.start)))
+                        self._shadows.append((found, self.line_of(base + node.start)))
         return self._shadows
 
     def _block_span(self, name: str) -> Span:
@@ -415,9 +414,15 @@ class Document:
 
     @property
     def article_html(self) -> str:
-        if self.article_span is None:
+        return self.article_model.source
+
+    @property
+    def article_model(self) -> Model:
+        """The article read as a browser reads it (``article_model.Model``; its offsets are
+        into ``article_html``), from the same reading that found where the article ends."""
+        if self._article_model is None:
             raise FormatError('no <article id="article"> element', file=self.file)
-        return self.span_text(self.article_span)
+        return self._article_model
 
     @property
     def manifest(self) -> Manifest:
@@ -463,7 +468,7 @@ class Document:
     def article(self) -> Article:
         from oo_nb.format.article import Article
 
-        return Article.parse(self.article_html, file=self.file)
+        return Article.parse(self.article_model, file=self.file)
 
     def to_bytes(self) -> bytes:
         if self._data is not None:
@@ -590,23 +595,6 @@ def _block_name(element_id: str) -> str:
     if element_id.startswith(LEGACY_BLOCK_PREFIX):
         return element_id.replace(LEGACY_BLOCK_PREFIX, BLOCK_PREFIX, 1)
     return element_id
-
-
-# Where an article may hold an element with a block's id: the id as written, or an id attribute
-# whose value holds a character reference. Two searches, not one alternation: the ids alone
-# are found by their first characters, while with the id attribute's case-insensitive branch
-# every position was tried against all of them (four times slower).
-_MAY_SHADOW_ID = re.compile(
-    "|".join(
-        re.escape(prefix + b.removeprefix(BLOCK_PREFIX))
-        for b in BLOCK_IDS
-        for prefix in (BLOCK_PREFIX, LEGACY_BLOCK_PREFIX)
-    )
-)
-# (``[iI]`` first, the word boundary behind it: a search that skips to each "i" in C, where a
-# leading ``\b`` or a case-insensitive group was tried at every position; an attribute name is
-# ASCII-lowercased by a browser, so no other "i" can start ``id``)
-_MAY_SHADOW_REF = re.compile(r"""[iI](?<=\b.)[dD][\t\n\f\r ]*=[\t\n\f\r ]*["']?[^"'\t\n\f\r >]*&""")
 
 
 def _walk_rare(text: str, needle: str, pos: int) -> tuple[int, bool]:

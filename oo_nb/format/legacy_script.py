@@ -49,7 +49,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from oo_nb.errors import OOError
-from oo_nb.format.article_model import Model, read_model
+from oo_nb.format.article_model import Model
 from oo_nb.format.blocks import Contract
 from oo_nb.format.document import Document
 from oo_nb.format.names import CONTRACT_BLOCK
@@ -247,7 +247,7 @@ def injection_risks(doc: Document) -> list[InjectionRisk]:
     if isinstance(contract, dict):
         risks += contract_risks(contract)
     if doc.article_span is not None and doc.article_html.strip():
-        risks += article_risks(read_model(doc.article_html))
+        risks += article_risks(doc.article_model)
     return risks
 
 

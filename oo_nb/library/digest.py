@@ -16,6 +16,7 @@ from typing import Any
 
 from oo_nb.errors import BlockError, OOError, ValidationError
 from oo_nb.format.article import Reading, entry_row, pid_is_wellformed, read_article
+from oo_nb.format.article_model import Model
 from oo_nb.format.blocks import (
     MAX_WHOLE,
     Changelog,
@@ -184,14 +185,16 @@ def first_words(text: str, n: int = 8, limit: int = 60) -> str:
 
 
 # --------------------------------------------------------------------------- article
-def scan_article(html: str, *, risks: bool = False) -> ArticleScan:
+def scan_article(article: str | Model, *, risks: bool = False) -> ArticleScan:
     """Sections, paragraphs (pid, section, tag), citations, references, pids and figures, read
-    from the one article model (``article.read_article``); with ``risks``, also what the
-    original page script would turn into markup (same model)."""
+    from the one article model (``article.read_article``; the article's HTML, or its model:
+    ``Document.article_model``); with ``risks``, also what the original page script would turn
+    into markup (same model)."""
     scan = ArticleScan()
+    html = article if isinstance(article, str) else article.source
     if not html or html.isspace():  # (strip() would copy the article)
         return scan
-    r = read_article(html)
+    r = read_article(article)
     scan.sections = [(h.attr("id") or "", int(h.name[1])) for h in r.headings]
     scan.paragraphs = [(pid, section, node.name) for pid, section, node in r.blocks]
     scan.citations = r.citations
@@ -402,7 +405,7 @@ def digest_document(doc: Document, *, slug: str, nbytes: int) -> Digest:
         )
     else:
         try:
-            scan = scan_article(doc.article_html, risks=d.original_script)
+            scan = scan_article(doc.article_model, risks=d.original_script)
             d.take_article(scan)
             d.injection_risks += scan.injection_risks
         except OOError as exc:

@@ -15,7 +15,7 @@ import pytest
 
 from oo_nb.errors import FormatError, OOError
 from oo_nb.format import document
-from oo_nb.format.article_model import _built_article_end
+from oo_nb.format.article_model import article_end
 from oo_nb.format.document import (
     _DECODE_PIECE,
     _MARKERS,
@@ -127,8 +127,8 @@ class ReferenceDocument(Document):
                 if tag_end < 0:
                     break
                 if self.article_span is None and tag_id(text[m.start() : tag_end + 1]) == "article":
-                    # the article's end by the tree builder, token by token (no plain shortcut)
-                    closed = _built_article_end(text, tag_end + 1, end)
+                    # the article's end by the tree builder (the package's one reading)
+                    closed = article_end(text, tag_end + 1, end)
                     if closed is None:
                         raise FormatError(
                             '<article id="article"> is never closed',
