@@ -55,8 +55,6 @@ _OPENER = re.compile(
 _TOKEN = re.compile(r"<(?:!--|/article\s*>|s(?:cript|tyle)\b|article\b)", re.IGNORECASE)
 _SCRIPT_END = re.compile(r"</script", re.IGNORECASE)
 _STYLE_END = re.compile(r"</style", re.IGNORECASE)
-_DECODE_PIECE = 8192  # bytes decoded at a time (_decode_utf8)
-_RARE_TRIES = 32  # false starts _find_rare and _search_tag try by memchr before a full search
 _COUNTED_LOOKUPS = 16  # line_of calls answered by counting before a table is built
 # A file laid out with the template's marker sections (the custom one is optional: no sign).
 _MARKERS = tuple(SECTION_MARKERS[s][0] for s in ("css", "js", "shell"))  # each holds "OO:"
@@ -89,32 +87,6 @@ def read_regular(path: str | Path) -> bytes:
         return b"".join(parts)
     finally:
         os.close(fd)
-
-
-def _decode_utf8(data: bytes) -> str:
-    """``data.decode("utf-8")``, a piece at a time: once a piece holds a character beyond
-    Latin-1 the decoder writes two bytes a character for the rest of its input, many times
-    slower than it copies ASCII, and most pages' only such character is the em dash in their
-    first line. The pieces end before a character's first byte, so each is valid exactly when
-    the whole is; an invalid one is decoded whole again, for the error the whole gives."""
-    size = len(data)
-    if size <= _DECODE_PIECE:
-        return data.decode("utf-8")
-    pieces = []
-    start = 0
-    try:
-        while start < size:
-            stop = start + _DECODE_PIECE
-            if stop >= size:
-                stop = size
-            else:
-                while stop < size and 0x80 <= data[stop] < 0xC0:  # inside a character
-                    stop += 1
-            pieces.append(data[start:stop].decode("utf-8"))
-            start = stop
-    except UnicodeDecodeError:
-        return data.decode("utf-8")
-    return "".join(pieces)
 
 
 def neutralise_terminator(html: str, marker: str = HEREDOC_TERMINATOR) -> str:
@@ -159,7 +131,7 @@ class Document:
     def parse(cls, data: bytes, *, path: str | Path | None = None) -> Document:
         p = Path(path) if path is not None else None
         try:
-            text = _decode_utf8(data)
+            text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
             line = data.count(b"\n", 0, exc.start) + 1
             raise FormatError(
@@ -206,9 +178,7 @@ class Document:
             not self.blocks and text.find(INDEX_CONTENT_START, self.html.start, self.html.end) >= 0
         )
         self.kind: Literal["document", "index"] = "index" if index_content else "document"
-        # (the bytes when there are any: the markers are ASCII, so they are in the text exactly
-        # where they are in its UTF-8, and memchr has half as much to read)
-        marked = _has_marker(text) if self._data is None else _has_marker_bytes(self._data)
+        marked = "OO:" in text and any(m in text for m in _MARKERS)
         self.layout: Literal["early", "marker"] = "marker" if marked else "early"
 
     def _find_opener(self) -> tuple[int, int, str]:
@@ -234,7 +204,7 @@ class Document:
         # instead of slicing every line keeps this linear in C (3-5x faster on 100 KB files).
         text, marker = self.text, self.marker
         pos = start
-        while (hit := _find_rare(text, marker, pos)) >= 0:
+        while (hit := text.find(marker, pos)) >= 0:
             end = text.find("\n", hit)
             line_end = len(text) if end < 0 else end + 1
             at_line_start = hit == start or text[hit - 1] == "\n"
@@ -262,8 +232,8 @@ class Document:
                 tag_end = text.find(">", m.end(), end)
                 if tag_end < 0:
                     break
-                closer = _search_tag(
-                    _SCRIPT_END if tok == "<script" else _STYLE_END, text, tag_end + 1, end
+                closer = (_SCRIPT_END if tok == "<script" else _STYLE_END).search(
+                    text, tag_end + 1, end
                 )
                 body_end = closer.start() if closer else end
                 if tok == "<script":
@@ -597,92 +567,8 @@ def _block_name(element_id: str) -> str:
     return element_id
 
 
-def _walk_rare(text: str, needle: str, pos: int) -> tuple[int, bool]:
-    """Where ``needle`` first starts in ``text`` from ``pos`` on, found by memchr: a search for
-    one character runs by memchr, many times quicker than str.find's for a word (a page is
-    mostly UCS-2 text). The needle's characters are looked for in turn, a few false starts
-    each, the rarest on a page first (_RARE_OFFSETS): then one base64 never holds (an embedded
-    image is full of letters). Gives (the position or -1, True), or (p, False) when the tries
-    ran out: the needle starts nowhere in ``text[pos:p]``."""
-    find, startswith = text.find, text.startswith
-    for offset in _RARE_OFFSETS.get(needle) or _rare_offsets(needle):
-        char = needle[offset]
-        for _ in range(_RARE_TRIES):
-            # the needle starts nowhere in text[pos:at], where char is not at its offset
-            hit = find(char, pos + offset)
-            if hit < 0:
-                return -1, True
-            at = hit - offset
-            if startswith(needle, at):
-                return at, True
-            pos = at + 1
-    return pos, False
-
-
-def _rare_offsets(needle: str) -> tuple[int, ...]:
-    """The needle's first character, then its first that base64 data never holds."""
-    return 0, next((i for i, c in enumerate(needle) if not (c.isascii() and c.isalnum())), 0)
-
-
-# The characters _walk_rare looks for, by offset: "H" is rare on a page, "O" less so (twice
-# its tries), "_" and ":" are not in base64 data.
-_RARE_OFFSETS = {HEREDOC_TERMINATOR: (3, 2), LEGACY_HEREDOC_TERMINATOR: (5, 4), "OO:": (0, 0, 2)}
-
-
-def _find_rare(text: str, needle: str, pos: int) -> int:
-    """``text.find(needle, pos)``, quicker where the needle's characters are rare (_walk_rare)."""
-    at, settled = _walk_rare(text, needle, pos)
-    return at if settled else text.find(needle, at)
-
-
-def _has_marker(text: str) -> bool:
-    """Whether any of the template's marker sections' start lines is in ``text`` (each of them
-    holds "OO:", and ":START" after it)."""
-    at = _walk_rare(text, "OO:", 0)[0]  # (-1: none; else no "OO:" before it)
-    if at < 0:
-        return False
-    # No "OO:" before at, so no marker's ":START" either: a longer word is searched for
-    # quicker than "OO:", and a page without markers seldom holds it.
-    return text.find(":START", at) >= 0 and any(m in text for m in _MARKERS)
-
-
-def _has_marker_bytes(data: bytes) -> bool:
-    """_has_marker of the text ``data`` holds as UTF-8, searched in the bytes."""
-    find, startswith, pos = data.find, data.startswith, 0
-    for char, offset in _MARKER_CHARS:  # as _walk_rare looks for "OO:"
-        for _ in range(_RARE_TRIES):
-            hit = find(char, pos + offset)
-            if hit < 0:
-                return False
-            at = hit - offset
-            if startswith(b"OO:", at):
-                return data.find(b":START", at) >= 0 and any(m in data for m in _MARKER_BYTES)
-            pos = at + 1
-    return data.find(b":START", pos) >= 0 and any(m in data for m in _MARKER_BYTES)
-
-
-_MARKER_BYTES = tuple(m.encode() for m in _MARKERS)
-_MARKER_CHARS = [(b"OO:"[i : i + 1], i) for i in _RARE_OFFSETS["OO:"]]
-
-
 def _has_crlf(text: str, start: int, end: int) -> bool:
-    """``"\\r\\n" in text[start:end]``: a page without CR is answered by one memchr."""
-    return text.find("\r", start, end) >= 0 and "\r\n" in text[start:end]
-
-
-def _search_tag(pattern: re.Pattern[str], text: str, pos: int, end: int) -> re.Match[str] | None:
-    """``pattern.search(text, pos, end)`` for a pattern that starts with "<": the "<"s are found
-    by memchr and a few tried in place (a JSON block or a style sheet holds few) before the
-    pattern's own search takes over."""
-    find, match = text.find, pattern.match
-    for _ in range(_RARE_TRIES):
-        pos = find("<", pos, end)
-        if pos < 0:
-            return None
-        if m := match(text, pos, end):
-            return m
-        pos += 1
-    return pattern.search(text, pos, end)
+    return text.find("\r\n", start, end) >= 0
 
 
 def _spliced(old_text: str, old: Any, new: Any, indent: str) -> str | None:
