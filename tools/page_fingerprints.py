@@ -10,7 +10,9 @@ from none. ``--shipped REV`` adds the shell oo_nb wrote at git revision REV: run
 release's revision before changing the shell templates, so the pages it wrote stay known;
 ``--history`` adds what every revision of oo_nb that changed its templates rendered (pages and
 marker sections, each by that revision's own code), so a page an earlier oo_nb wrote or synced
-stays known after an upgrade. ``--kept-by-sync FILE`` adds only what ``oo sync`` keeps of an
+stays known after an upgrade. ``--published COMMIT FILE ...`` takes the files as the pages of
+jahala/o-o at that commit, rebuilt from its public repository (see docs/security.md for the
+versions fingerprinted and how each was checked). ``--kept-by-sync FILE`` adds only what ``oo sync`` keeps of an
 original page (its markup, shell header and shell outside OO:SHELL, as published and as synced):
 for pages rebuilt from a published o-o version's own generator template, whose stylesheet,
 script and OO:SHELL section are stand-ins (so never fingerprinted).
@@ -41,11 +43,15 @@ TARGET = ROOT / "oo_nb" / "format" / "known_page_code.py"
 CORPUS = ROOT / "tests" / "fixtures" / "corpus"
 
 
-def fingerprints(paths: list[Path]) -> dict[str, str]:
-    """fingerprint -> where it was first seen ("page markup of agi-declared.o-o.html")."""
+def fingerprints(paths: list[Path], published: str | None = None) -> dict[str, str]:
+    """fingerprint -> where it was first seen ("page markup of agi-declared.o-o.html"); with
+    ``published`` (a jahala/o-o commit), the pages are that commit's, rebuilt from the public
+    repository, and the note names the commit and the file ("stylesheet of jahala/o-o
+    example/index.o-o.html at 01e81cc")."""
     ours = template_fingerprints()
     found: dict[str, str] = {}
     for path in paths:
+        name = path.name if published is None else f"jahala/o-o example/{path.name} at {published}"
         doc = Document.read(path)
         versions = [("", doc)]
         if doc.layout == "early":
@@ -55,7 +61,7 @@ def fingerprints(paths: list[Path]) -> dict[str, str]:
         for label, version in versions:
             for region in code_regions(version):
                 if region.fingerprint not in ours:
-                    found.setdefault(region.fingerprint, f"{region.kind} of {path.name}{label}")
+                    found.setdefault(region.fingerprint, f"{region.kind} of {name}{label}")
     return found
 
 
@@ -201,6 +207,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("files", nargs="*", type=Path, help="original o-o pages (default: corpus)")
     parser.add_argument("--fresh", action="store_true", help="drop the fingerprints in the file")
     parser.add_argument(
+        "--published",
+        metavar="COMMIT",
+        help="the files are jahala/o-o pages at COMMIT, rebuilt from its public repository "
+        "(each to the character: the notes name the commit and the file)",
+    )
+    parser.add_argument(
         "--shipped", action="append", default=[], metavar="REV", help="add the shell of REV"
     )
     parser.add_argument(
@@ -215,9 +227,11 @@ def main(argv: list[str] | None = None) -> int:
         help="add only the markup, header and outer shell of this original page",
     )
     ns = parser.parse_args(argv)
+    if ns.published and not ns.files:
+        parser.error("--published needs the rebuilt pages of that commit")
     paths = ns.files or sorted(CORPUS.glob("*.o-o.html"))
     found = {} if ns.fresh else _notes()
-    new = fingerprints(paths)
+    new = fingerprints(paths, ns.published)
     for rev in ns.shipped:
         new.update(shipped_shells(rev))
     for digest, note in kept_by_sync(ns.kept_by_sync).items():
