@@ -47,11 +47,11 @@ def fingerprints(paths: list[Path], published: str | None = None) -> dict[str, s
     """fingerprint -> where it was first seen ("page markup of agi-declared.o-o.html"); with
     ``published`` (a jahala/o-o commit), the pages are that commit's, rebuilt from the public
     repository, and the note names the commit and the file ("stylesheet of jahala/o-o
-    example/index.o-o.html at 01e81cc")."""
+    index.o-o.html at 01e81cc")."""
     ours = template_fingerprints()
     found: dict[str, str] = {}
     for path in paths:
-        name = path.name if published is None else f"jahala/o-o example/{path.name} at {published}"
+        name = path.name if published is None else f"jahala/o-o {path.name} at {published}"
         doc = Document.read(path)
         versions = [("", doc)]
         if doc.layout == "early":
