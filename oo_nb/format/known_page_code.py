@@ -37,8 +37,10 @@ KNOWN_PAGE_CODE: frozenset[str] = frozenset(
         "844480af85866a276d1392a5d813a73daad0fa2169056ddacf476489b67d4d33",  # shell of jahala/o-o ai-model-landscape.o-o.html at 01e81cc
         "b1720835ae9c7629ae05182c897f8aab8b676f84661949a5b3d353fa9e5ba932",  # shell of jahala/o-o anthropic-leadership.o-o.html at 14eaa8a
         "99c5c926d375b55586d0050e0f2eb390bbd242fb7b713f32e4b2f8f4b9e87b25",  # shell of jahala/o-o document-its-index--new-writes.o-o.html at 14eaa8a
+        "99fbc1a915499ebc33e06e3ae70a3d137f89d3c251ba3377275ce34526571689",  # shell of jahala/o-o document-its-index--new-writes.o-o.html at 289799e
         "8b05a961a99f65cfd0662924cecab4ec2ad1a7cb5fe5283b6c337e1e6f582cb1",  # shell of jahala/o-o index.o-o.html at 01e81cc
         "d1faf9f5e934a310b26c75ed7110783da42b2217e1ec8b62ba4b55cd888c1ba4",  # shell of jahala/o-o index.o-o.html at 14eaa8a
+        "61684519b736dd8a4d1b010a927f92e731e9abde16f5c2924f5b79b1a7422e97",  # shell of jahala/o-o index.o-o.html at 289799e
         "d39f494df6446323023b9b8db9d91d0115476274f2d1446dd8c62cf2cd4493e5",  # shell of jahala/o-o marker-layout pages outside OO:SHELL (0a22a1e, 6b73ca2)
         "ba8ee3528aba6449ad36ed42a9ce1c3b9e79e3a401a358f2cc4ad36b7f61af06",  # shell of oo_nb's document at 6a0dc31
         "ca8ffb475ef3f4374ee8e99cbaf5498cf1312e605786fa171bdd102cf0d59357",  # shell section of agi-declared.o-o.html
