@@ -41,6 +41,7 @@ KNOWN_PAGE_CODE: frozenset[str] = frozenset(
         "8b05a961a99f65cfd0662924cecab4ec2ad1a7cb5fe5283b6c337e1e6f582cb1",  # shell of jahala/o-o index.o-o.html at 01e81cc
         "d1faf9f5e934a310b26c75ed7110783da42b2217e1ec8b62ba4b55cd888c1ba4",  # shell of jahala/o-o index.o-o.html at 14eaa8a
         "61684519b736dd8a4d1b010a927f92e731e9abde16f5c2924f5b79b1a7422e97",  # shell of jahala/o-o index.o-o.html at 289799e
+        "431158ee8ba2e91d9f80a8d9d51073d3b26c3d563fe1a7e1ee07decca7dc3427",  # shell of jahala/o-o index.o-o.html at 5350e9b
         "d39f494df6446323023b9b8db9d91d0115476274f2d1446dd8c62cf2cd4493e5",  # shell of jahala/o-o marker-layout pages outside OO:SHELL (0a22a1e, 6b73ca2)
         "ba8ee3528aba6449ad36ed42a9ce1c3b9e79e3a401a358f2cc4ad36b7f61af06",  # shell of oo_nb's document at 6a0dc31
         "ca8ffb475ef3f4374ee8e99cbaf5498cf1312e605786fa171bdd102cf0d59357",  # shell section of agi-declared.o-o.html
