@@ -24,11 +24,13 @@ KNOWN_PAGE_CODE: frozenset[str] = frozenset(
         "35f07bdc983c9376f6443dd6f7dfb8dc3b8e6fb3175d81965f4756d5e5a40f45",  # page markup of anthropic-leadership.o-o.html (migrated)
         "dd9e614546b853aafb9b1310d035d0297f33910db07e34f06220f92aa6b8ec7c",  # page markup of index.o-o.html
         "fcd90a1febff7da1e8bb72877ca738af2c17f0321707b335bc555825eb99f213",  # page markup of jahala/o-o documents at 6b73ca2 (as its generator writes them)
+        "c0197f43d0695287707ebc088fcc9b24ca0f0969104191f60ca2b7c519a50548",  # page markup of jahala/o-o index.o-o.html at c4a8ddf
         "18c1095615dcfd2d4f3cf320412ae995e69aed29ff070a373ff4ba13f94348bd",  # page markup of jahala/o-o's index at 6b73ca2
         "0f01844e7c3284f325310be876f507954dd070e34996f7d58912e626513e19b4",  # page script of agi-declared.o-o.html
         "47dbf72d63258634b7f70f3d524ee0bbc2dd9b936ec16f20a26bbd14686ca437",  # page script of jahala/o-o ai-model-landscape.o-o.html at 01e81cc
         "e62dc22b657339955cc084197099ca8a2903be363bc6cf0b89cd123e3fdc99bd",  # page script of jahala/o-o anthropic-leadership.o-o.html at 14eaa8a
         "3669c4989e792c94129fc3190847499c6d661d62105fb7b31cc7fba5112f3da5",  # page script of jahala/o-o document-its-index--new-writes.o-o.html at 14eaa8a
+        "d0cf2aef8d7a0eff3d9f83af5d335d65ec29dfee99fb0cdd40fec32a205ea842",  # page script of jahala/o-o document-its-index-writes-and-syncs.o-o.html at c4a8ddf
         "b62bcfd76af9b4d9ea9a33c05b521c9d68b9f3e86fb75aacc7aeee9206a649ab",  # page script of jahala/o-o index.o-o.html at 01e81cc
         "2730dd92069bf32f4fb8fa15c448cf22ef7dd895ed11d7f86aaae5c7bfe63c54",  # page script of jahala/o-o index.o-o.html at 14eaa8a
         "61a13d6ffd061e8140a73d1688390aa330155125165ef02507f3e6c62ae6c233",  # page script of jahala/o-o pages at 0a22a1e and 6b73ca2 (OO:JS)
@@ -55,6 +57,7 @@ KNOWN_PAGE_CODE: frozenset[str] = frozenset(
         "43f57525ce5c1df5b426917f352181aaa14143d9d3bf2152dd17642f0c3a69f0",  # stylesheet of jahala/o-o ai-model-landscape.o-o.html at 01e81cc
         "4b65f26aa954e535d3aab317bb4c7d4af445ef60bc1f2fdb2c0ee5f017334467",  # stylesheet of jahala/o-o anthropic-leadership.o-o.html at 14eaa8a
         "8b6e73ad207e6e8572edf80d8b7b174ae8ff27e32c34af1fe69b5e40086ec15c",  # stylesheet of jahala/o-o document-its-index--new-writes.o-o.html at 14eaa8a
+        "a66805155a46fe069c48635ee607548ee4eb4ca1585f652e42e6ca8e96fb4abb",  # stylesheet of jahala/o-o document-its-index-writes-and-syncs.o-o.html at c4a8ddf
         "75f2ef526ec7f0a0052fc8236642f6114b2e847ec297559c81e1e2beab11c669",  # stylesheet of jahala/o-o index.o-o.html at 01e81cc
         "9a0d2ac6c43cacc8fb08f3fbdc7576e804cf20aeba6e6232de522b8936ba2913",  # stylesheet of jahala/o-o index.o-o.html at 14eaa8a
         "1e87a9851cfb79d32f9984ce187c88b8625f4747c4c7045419a0fbd063be42e4",  # stylesheet of jahala/o-o pages at 0a22a1e (OO:CSS)
