@@ -41,6 +41,9 @@ __all__ = ["fingerprints", "history", "kept_by_sync", "main", "render_module", "
 ROOT = Path(__file__).resolve().parents[1]
 TARGET = ROOT / "oo_nb" / "format" / "known_page_code.py"
 CORPUS = ROOT / "tests" / "fixtures" / "corpus"
+# The regions of each published o-o page rebuilt with --published, by commit and file: only their
+# fingerprints (o-o's code stays out of this repository), so a test holds every one known.
+PUBLISHED = ROOT / "tests" / "fixtures" / "published_page_code.json"
 
 
 def fingerprints(paths: list[Path], published: str | None = None) -> dict[str, str]:
@@ -63,6 +66,29 @@ def fingerprints(paths: list[Path], published: str | None = None) -> dict[str, s
                 if region.fingerprint not in ours:
                     found.setdefault(region.fingerprint, f"{region.kind} of {name}{label}")
     return found
+
+
+def published_regions(paths: list[Path]) -> dict[str, dict[str, list[str]]]:
+    """file name -> region kind -> the fingerprints of that kind, for rebuilt published pages
+    (each as published, and as `oo sync` or `oo sync --migrate` leaves it)."""
+    found: dict[str, dict[str, list[str]]] = {}
+    for path in paths:
+        doc = Document.read(path)
+        kept = migrate_early(doc) if doc.layout == "early" else None
+        synced = sync_document(doc, ("css", "js", "shell"), None)[0] if kept is None else kept
+        kinds: dict[str, set[str]] = {}
+        for version in (doc, synced):
+            for region in code_regions(version):
+                kinds.setdefault(region.kind, set()).add(region.fingerprint)
+        found[path.name] = {kind: sorted(digests) for kind, digests in sorted(kinds.items())}
+    return found
+
+
+def record_published(commit: str, paths: list[Path]) -> None:
+    """Add the regions of ``paths`` (jahala/o-o's pages at ``commit``) to ``PUBLISHED``."""
+    record = json.loads(PUBLISHED.read_text("utf-8")) if PUBLISHED.exists() else {}
+    record[commit] = published_regions(paths)
+    PUBLISHED.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n", "utf-8")
 
 
 def shipped_shells(rev: str) -> dict[str, str]:
@@ -242,6 +268,8 @@ def main(argv: list[str] | None = None) -> int:
     for digest, note in new.items():  # a fingerprint noted before keeps its note
         found.setdefault(digest, note)
     TARGET.write_text(render_module(found), "utf-8")
+    if ns.published:
+        record_published(ns.published, paths)
     print(
         f"{TARGET.relative_to(ROOT)}: {len(found)} fingerprints ({len(new)} from {len(paths)} files)"
     )
