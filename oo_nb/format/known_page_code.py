@@ -25,6 +25,7 @@ KNOWN_PAGE_CODE: frozenset[str] = frozenset(
         "dd9e614546b853aafb9b1310d035d0297f33910db07e34f06220f92aa6b8ec7c",  # page markup of index.o-o.html
         "fcd90a1febff7da1e8bb72877ca738af2c17f0321707b335bc555825eb99f213",  # page markup of jahala/o-o documents at 6b73ca2 (as its generator writes them)
         "c0197f43d0695287707ebc088fcc9b24ca0f0969104191f60ca2b7c519a50548",  # page markup of jahala/o-o index.o-o.html at c4a8ddf
+        "4c3c78c2a1a64cc4f7e6561bd190e4723c979ced95d80183bad10fd8a4fde2a9",  # page markup of jahala/o-o trump-incarceration.o-o.html at 0baa586
         "18c1095615dcfd2d4f3cf320412ae995e69aed29ff070a373ff4ba13f94348bd",  # page markup of jahala/o-o's index at 6b73ca2
         "0f01844e7c3284f325310be876f507954dd070e34996f7d58912e626513e19b4",  # page script of agi-declared.o-o.html
         "47dbf72d63258634b7f70f3d524ee0bbc2dd9b936ec16f20a26bbd14686ca437",  # page script of jahala/o-o ai-model-landscape.o-o.html at 01e81cc
@@ -34,6 +35,7 @@ KNOWN_PAGE_CODE: frozenset[str] = frozenset(
         "b62bcfd76af9b4d9ea9a33c05b521c9d68b9f3e86fb75aacc7aeee9206a649ab",  # page script of jahala/o-o index.o-o.html at 01e81cc
         "2730dd92069bf32f4fb8fa15c448cf22ef7dd895ed11d7f86aaae5c7bfe63c54",  # page script of jahala/o-o index.o-o.html at 14eaa8a
         "61a13d6ffd061e8140a73d1688390aa330155125165ef02507f3e6c62ae6c233",  # page script of jahala/o-o pages at 0a22a1e and 6b73ca2 (OO:JS)
+        "0bff6dae5c1de78440d781d58baaa0b710d6a7d263ddfdcfefcaf97484dfe19d",  # page script of jahala/o-o trump-incarceration.o-o.html at 0baa586
         "2fe357444c152834ccaecb3ecd3e268d436852c37d07bf59a8adfba3e0fed204",  # shell of agi-declared.o-o.html
         "93115b359ee34b496e0ea62c9e4fdfae6b00317dbad4f01ec83939d4473dc000",  # shell of ai-model-landscape.o-o.html
         "844480af85866a276d1392a5d813a73daad0fa2169056ddacf476489b67d4d33",  # shell of jahala/o-o ai-model-landscape.o-o.html at 01e81cc
@@ -49,6 +51,7 @@ KNOWN_PAGE_CODE: frozenset[str] = frozenset(
         "ca8ffb475ef3f4374ee8e99cbaf5498cf1312e605786fa171bdd102cf0d59357",  # shell section of agi-declared.o-o.html
         "9a6c9b68fcf8b8b3cf89f9d68a02cb20a648c691fd6d6eabe2fc6bf56e040186",  # shell section of jahala/o-o pages at 0a22a1e (OO:SHELL, as its index and --sync carry it)
         "1d9bcd61e2dc5b3971b2020067b5f59119348d96655c0503d2c75135a6e1d804",  # shell section of jahala/o-o pages at 6b73ca2 (OO:SHELL, as its index and --sync carry it)
+        "7543101e627f66d5912323cda4d998e51dd8ebd23078a649a3e0e097a19b453f",  # shell section of jahala/o-o trump-incarceration.o-o.html at 0baa586
         "cc2bb80bf8025568b89c61dccc258e04eacdfe59aef129c5fec6aa15f3dcaca1",  # shell section of oo_nb's document at 6a0dc31
         "9cfd50e3fabe29401d3887bda1a9636e6b31e89d1976c35bd7833dc61a0afbed",  # shell section of oo_nb's document at abbe431
         "be6d9708215923264b3ceefe0986173d229aed8976170fea2431fb7595fd4bfc",  # shell section of oo_nb's index at 6a0dc31
@@ -62,5 +65,6 @@ KNOWN_PAGE_CODE: frozenset[str] = frozenset(
         "9a0d2ac6c43cacc8fb08f3fbdc7576e804cf20aeba6e6232de522b8936ba2913",  # stylesheet of jahala/o-o index.o-o.html at 14eaa8a
         "1e87a9851cfb79d32f9984ce187c88b8625f4747c4c7045419a0fbd063be42e4",  # stylesheet of jahala/o-o pages at 0a22a1e (OO:CSS)
         "fd4663598f19e601c6e07d15d04af2fabe9e9a126ac23a4443ffbaf650eefcee",  # stylesheet of jahala/o-o pages at 6b73ca2 (OO:CSS)
+        "cda8125167d8f40b0ce22d69668bbed22b5eb76dd573cda8ad2deadb9b7fdbff",  # stylesheet of jahala/o-o trump-incarceration.o-o.html at 0baa586
     }
 )
