@@ -36,6 +36,7 @@ KNOWN_PAGE_CODE: frozenset[str] = frozenset(
         "2730dd92069bf32f4fb8fa15c448cf22ef7dd895ed11d7f86aaae5c7bfe63c54",  # page script of jahala/o-o index.o-o.html at 14eaa8a
         "61a13d6ffd061e8140a73d1688390aa330155125165ef02507f3e6c62ae6c233",  # page script of jahala/o-o pages at 0a22a1e and 6b73ca2 (OO:JS)
         "0bff6dae5c1de78440d781d58baaa0b710d6a7d263ddfdcfefcaf97484dfe19d",  # page script of jahala/o-o trump-incarceration.o-o.html at 0baa586
+        "b929780c5eacc1d1868905b47aa20b9f8b23f5cf67a4fbcd91f427ac4e6f31cc",  # page script of jahala/o-o trump-incarceration.o-o.html at 93f55ad
         "2fe357444c152834ccaecb3ecd3e268d436852c37d07bf59a8adfba3e0fed204",  # shell of agi-declared.o-o.html
         "93115b359ee34b496e0ea62c9e4fdfae6b00317dbad4f01ec83939d4473dc000",  # shell of ai-model-landscape.o-o.html
         "844480af85866a276d1392a5d813a73daad0fa2169056ddacf476489b67d4d33",  # shell of jahala/o-o ai-model-landscape.o-o.html at 01e81cc
@@ -52,6 +53,7 @@ KNOWN_PAGE_CODE: frozenset[str] = frozenset(
         "9a6c9b68fcf8b8b3cf89f9d68a02cb20a648c691fd6d6eabe2fc6bf56e040186",  # shell section of jahala/o-o pages at 0a22a1e (OO:SHELL, as its index and --sync carry it)
         "1d9bcd61e2dc5b3971b2020067b5f59119348d96655c0503d2c75135a6e1d804",  # shell section of jahala/o-o pages at 6b73ca2 (OO:SHELL, as its index and --sync carry it)
         "7543101e627f66d5912323cda4d998e51dd8ebd23078a649a3e0e097a19b453f",  # shell section of jahala/o-o trump-incarceration.o-o.html at 0baa586
+        "3b938cdc93d48e728653f389259dded1923d05fe0b6f1f17850850dcb0139360",  # shell section of jahala/o-o trump-incarceration.o-o.html at 93f55ad
         "cc2bb80bf8025568b89c61dccc258e04eacdfe59aef129c5fec6aa15f3dcaca1",  # shell section of oo_nb's document at 6a0dc31
         "9cfd50e3fabe29401d3887bda1a9636e6b31e89d1976c35bd7833dc61a0afbed",  # shell section of oo_nb's document at abbe431
         "be6d9708215923264b3ceefe0986173d229aed8976170fea2431fb7595fd4bfc",  # shell section of oo_nb's index at 6a0dc31
