@@ -40,6 +40,7 @@ KNOWN_PAGE_CODE: frozenset[str] = frozenset(
         "2fe357444c152834ccaecb3ecd3e268d436852c37d07bf59a8adfba3e0fed204",  # shell of agi-declared.o-o.html
         "93115b359ee34b496e0ea62c9e4fdfae6b00317dbad4f01ec83939d4473dc000",  # shell of ai-model-landscape.o-o.html
         "844480af85866a276d1392a5d813a73daad0fa2169056ddacf476489b67d4d33",  # shell of jahala/o-o ai-model-landscape.o-o.html at 01e81cc
+        "d8b54a90f9610021d718e7b3617b4bd7c027049a2c173f408d13787fb6492414",  # shell of jahala/o-o anthropic-leadership.o-o.html at 01e81cc
         "b1720835ae9c7629ae05182c897f8aab8b676f84661949a5b3d353fa9e5ba932",  # shell of jahala/o-o anthropic-leadership.o-o.html at 14eaa8a
         "99c5c926d375b55586d0050e0f2eb390bbd242fb7b713f32e4b2f8f4b9e87b25",  # shell of jahala/o-o document-its-index--new-writes.o-o.html at 14eaa8a
         "99fbc1a915499ebc33e06e3ae70a3d137f89d3c251ba3377275ce34526571689",  # shell of jahala/o-o document-its-index--new-writes.o-o.html at 289799e

@@ -50,7 +50,7 @@ def test_every_region_of_a_published_page_is_known(commit: str) -> None:
         ("ai-model-landscape.o-o.html", "01e81cc", "ai-model-landscape.o-o.html"),
         ("yc-w26-batch.o-o.html", "01e81cc", "yc-w26-batch.o-o.html"),
         ("index.o-o.html", "01e81cc", "index.o-o.html"),
-        ("anthropic-leadership.o-o.html", "14eaa8a", "anthropic-leadership.o-o.html"),
+        ("anthropic-leadership.o-o.html", "01e81cc", "anthropic-leadership.o-o.html"),
     ],
 )
 def test_the_corpus_extracts_carry_a_published_version(
