@@ -11,10 +11,11 @@ release's revision before changing the shell templates, so the pages it wrote st
 ``--history`` adds what every revision of oo_nb that changed its templates rendered (pages and
 marker sections, each by that revision's own code), so a page an earlier oo_nb wrote or synced
 stays known after an upgrade. ``--published COMMIT FILE ...`` takes the files as the pages of
-jahala/o-o at that commit, rebuilt from its public repository (see docs/security.md for the
-versions fingerprinted and how each was checked). ``--kept-by-sync FILE`` adds only what ``oo sync`` keeps of an
-original page (its markup, shell header and shell outside OO:SHELL, as published and as synced):
-for pages rebuilt from a published o-o version's own generator template, whose stylesheet,
+jahala/o-o at that commit, rebuilt from its public repository (docs/security.md lists the
+versions and how each was checked), and records their regions' fingerprints in
+tests/fixtures/published_page_code.json. ``--kept-by-sync FILE`` adds only what ``oo sync``
+keeps of an original page (its markup, shell header and shell outside OO:SHELL, as published and
+as synced): for pages rebuilt from a published o-o version's own generator template, whose stylesheet,
 script and OO:SHELL section are stand-ins (so never fingerprinted).
 """
 
@@ -74,10 +75,12 @@ def published_regions(paths: list[Path]) -> dict[str, dict[str, list[str]]]:
     found: dict[str, dict[str, list[str]]] = {}
     for path in paths:
         doc = Document.read(path)
-        kept = migrate_early(doc) if doc.layout == "early" else None
-        synced = sync_document(doc, ("css", "js", "shell"), None)[0] if kept is None else kept
+        if doc.layout == "early":
+            after = migrate_early(doc)
+        else:
+            after = sync_document(doc, ("css", "js", "shell"), None)[0]
         kinds: dict[str, set[str]] = {}
-        for version in (doc, synced):
+        for version in (doc, after):
             for region in code_regions(version):
                 kinds.setdefault(region.kind, set()).add(region.fingerprint)
         found[path.name] = {kind: sorted(digests) for kind, digests in sorted(kinds.items())}

