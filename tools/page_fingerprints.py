@@ -10,9 +10,12 @@ from none. ``--shipped REV`` adds the shell oo_nb wrote at git revision REV: run
 release's revision before changing the shell templates, so the pages it wrote stay known;
 ``--history`` adds what every revision of oo_nb that changed its templates rendered (pages and
 marker sections, each by that revision's own code), so a page an earlier oo_nb wrote or synced
-stays known after an upgrade. ``--kept-by-sync FILE`` adds only what ``oo sync`` keeps of an
-original page (its markup, shell header and shell outside OO:SHELL, as published and as synced):
-for pages rebuilt from a published o-o version's own generator template, whose stylesheet,
+stays known after an upgrade. ``--published COMMIT FILE ...`` takes the files as the pages of
+jahala/o-o at that commit, rebuilt from its public repository (docs/security.md lists the
+versions and how each was checked), and records their regions' fingerprints in
+tests/fixtures/published_page_code.json. ``--kept-by-sync FILE`` adds only what ``oo sync``
+keeps of an original page (its markup, shell header and shell outside OO:SHELL, as published and
+as synced): for pages rebuilt from a published o-o version's own generator template, whose stylesheet,
 script and OO:SHELL section are stand-ins (so never fingerprinted).
 """
 
@@ -39,13 +42,20 @@ __all__ = ["fingerprints", "history", "kept_by_sync", "main", "render_module", "
 ROOT = Path(__file__).resolve().parents[1]
 TARGET = ROOT / "oo_nb" / "format" / "known_page_code.py"
 CORPUS = ROOT / "tests" / "fixtures" / "corpus"
+# The regions of each published o-o page rebuilt with --published, by commit and file: only their
+# fingerprints (o-o's code stays out of this repository), so a test holds every one known.
+PUBLISHED = ROOT / "tests" / "fixtures" / "published_page_code.json"
 
 
-def fingerprints(paths: list[Path]) -> dict[str, str]:
-    """fingerprint -> where it was first seen ("page markup of agi-declared.o-o.html")."""
+def fingerprints(paths: list[Path], published: str | None = None) -> dict[str, str]:
+    """fingerprint -> where it was first seen ("page markup of agi-declared.o-o.html"); with
+    ``published`` (a jahala/o-o commit), the pages are that commit's, rebuilt from the public
+    repository, and the note names the commit and the file ("stylesheet of jahala/o-o
+    index.o-o.html at 01e81cc")."""
     ours = template_fingerprints()
     found: dict[str, str] = {}
     for path in paths:
+        name = path.name if published is None else f"jahala/o-o {path.name} at {published}"
         doc = Document.read(path)
         versions = [("", doc)]
         if doc.layout == "early":
@@ -55,8 +65,33 @@ def fingerprints(paths: list[Path]) -> dict[str, str]:
         for label, version in versions:
             for region in code_regions(version):
                 if region.fingerprint not in ours:
-                    found.setdefault(region.fingerprint, f"{region.kind} of {path.name}{label}")
+                    found.setdefault(region.fingerprint, f"{region.kind} of {name}{label}")
     return found
+
+
+def published_regions(paths: list[Path]) -> dict[str, dict[str, list[str]]]:
+    """file name -> region kind -> the fingerprints of that kind, for rebuilt published pages
+    (each as published, and as `oo sync` or `oo sync --migrate` leaves it)."""
+    found: dict[str, dict[str, list[str]]] = {}
+    for path in paths:
+        doc = Document.read(path)
+        if doc.layout == "early":
+            after = migrate_early(doc)
+        else:
+            after = sync_document(doc, ("css", "js", "shell"), None)[0]
+        kinds: dict[str, set[str]] = {}
+        for version in (doc, after):
+            for region in code_regions(version):
+                kinds.setdefault(region.kind, set()).add(region.fingerprint)
+        found[path.name] = {kind: sorted(digests) for kind, digests in sorted(kinds.items())}
+    return found
+
+
+def record_published(commit: str, paths: list[Path]) -> None:
+    """Add the regions of ``paths`` (jahala/o-o's pages at ``commit``) to ``PUBLISHED``."""
+    record = json.loads(PUBLISHED.read_text("utf-8")) if PUBLISHED.exists() else {}
+    record[commit] = published_regions(paths)
+    PUBLISHED.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n", "utf-8")
 
 
 def shipped_shells(rev: str) -> dict[str, str]:
@@ -201,6 +236,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("files", nargs="*", type=Path, help="original o-o pages (default: corpus)")
     parser.add_argument("--fresh", action="store_true", help="drop the fingerprints in the file")
     parser.add_argument(
+        "--published",
+        metavar="COMMIT",
+        help="the files are jahala/o-o pages at COMMIT, rebuilt from its public repository "
+        "(each to the character: the notes name the commit and the file)",
+    )
+    parser.add_argument(
         "--shipped", action="append", default=[], metavar="REV", help="add the shell of REV"
     )
     parser.add_argument(
@@ -215,9 +256,11 @@ def main(argv: list[str] | None = None) -> int:
         help="add only the markup, header and outer shell of this original page",
     )
     ns = parser.parse_args(argv)
+    if ns.published and not ns.files:
+        parser.error("--published needs the rebuilt pages of that commit")
     paths = ns.files or sorted(CORPUS.glob("*.o-o.html"))
     found = {} if ns.fresh else _notes()
-    new = fingerprints(paths)
+    new = fingerprints(paths, ns.published)
     for rev in ns.shipped:
         new.update(shipped_shells(rev))
     for digest, note in kept_by_sync(ns.kept_by_sync).items():
@@ -228,6 +271,8 @@ def main(argv: list[str] | None = None) -> int:
     for digest, note in new.items():  # a fingerprint noted before keeps its note
         found.setdefault(digest, note)
     TARGET.write_text(render_module(found), "utf-8")
+    if ns.published:
+        record_published(ns.published, paths)
     print(
         f"{TARGET.relative_to(ROOT)}: {len(found)} fingerprints ({len(new)} from {len(paths)} files)"
     )

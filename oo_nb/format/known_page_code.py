@@ -24,22 +24,50 @@ KNOWN_PAGE_CODE: frozenset[str] = frozenset(
         "35f07bdc983c9376f6443dd6f7dfb8dc3b8e6fb3175d81965f4756d5e5a40f45",  # page markup of anthropic-leadership.o-o.html (migrated)
         "dd9e614546b853aafb9b1310d035d0297f33910db07e34f06220f92aa6b8ec7c",  # page markup of index.o-o.html
         "fcd90a1febff7da1e8bb72877ca738af2c17f0321707b335bc555825eb99f213",  # page markup of jahala/o-o documents at 6b73ca2 (as its generator writes them)
+        "c0197f43d0695287707ebc088fcc9b24ca0f0969104191f60ca2b7c519a50548",  # page markup of jahala/o-o index.o-o.html at c4a8ddf
+        "4c3c78c2a1a64cc4f7e6561bd190e4723c979ced95d80183bad10fd8a4fde2a9",  # page markup of jahala/o-o trump-incarceration.o-o.html at 0baa586
         "18c1095615dcfd2d4f3cf320412ae995e69aed29ff070a373ff4ba13f94348bd",  # page markup of jahala/o-o's index at 6b73ca2
         "0f01844e7c3284f325310be876f507954dd070e34996f7d58912e626513e19b4",  # page script of agi-declared.o-o.html
+        "47dbf72d63258634b7f70f3d524ee0bbc2dd9b936ec16f20a26bbd14686ca437",  # page script of jahala/o-o ai-model-landscape.o-o.html at 01e81cc
+        "e62dc22b657339955cc084197099ca8a2903be363bc6cf0b89cd123e3fdc99bd",  # page script of jahala/o-o anthropic-leadership.o-o.html at 14eaa8a
+        "3669c4989e792c94129fc3190847499c6d661d62105fb7b31cc7fba5112f3da5",  # page script of jahala/o-o document-its-index--new-writes.o-o.html at 14eaa8a
+        "d0cf2aef8d7a0eff3d9f83af5d335d65ec29dfee99fb0cdd40fec32a205ea842",  # page script of jahala/o-o document-its-index-writes-and-syncs.o-o.html at c4a8ddf
+        "b62bcfd76af9b4d9ea9a33c05b521c9d68b9f3e86fb75aacc7aeee9206a649ab",  # page script of jahala/o-o index.o-o.html at 01e81cc
+        "2730dd92069bf32f4fb8fa15c448cf22ef7dd895ed11d7f86aaae5c7bfe63c54",  # page script of jahala/o-o index.o-o.html at 14eaa8a
         "61a13d6ffd061e8140a73d1688390aa330155125165ef02507f3e6c62ae6c233",  # page script of jahala/o-o pages at 0a22a1e and 6b73ca2 (OO:JS)
+        "0bff6dae5c1de78440d781d58baaa0b710d6a7d263ddfdcfefcaf97484dfe19d",  # page script of jahala/o-o trump-incarceration.o-o.html at 0baa586
+        "b929780c5eacc1d1868905b47aa20b9f8b23f5cf67a4fbcd91f427ac4e6f31cc",  # page script of jahala/o-o trump-incarceration.o-o.html at 93f55ad
         "2fe357444c152834ccaecb3ecd3e268d436852c37d07bf59a8adfba3e0fed204",  # shell of agi-declared.o-o.html
         "93115b359ee34b496e0ea62c9e4fdfae6b00317dbad4f01ec83939d4473dc000",  # shell of ai-model-landscape.o-o.html
+        "844480af85866a276d1392a5d813a73daad0fa2169056ddacf476489b67d4d33",  # shell of jahala/o-o ai-model-landscape.o-o.html at 01e81cc
+        "d8b54a90f9610021d718e7b3617b4bd7c027049a2c173f408d13787fb6492414",  # shell of jahala/o-o anthropic-leadership.o-o.html at 01e81cc
+        "b1720835ae9c7629ae05182c897f8aab8b676f84661949a5b3d353fa9e5ba932",  # shell of jahala/o-o anthropic-leadership.o-o.html at 14eaa8a
+        "99c5c926d375b55586d0050e0f2eb390bbd242fb7b713f32e4b2f8f4b9e87b25",  # shell of jahala/o-o document-its-index--new-writes.o-o.html at 14eaa8a
+        "99fbc1a915499ebc33e06e3ae70a3d137f89d3c251ba3377275ce34526571689",  # shell of jahala/o-o document-its-index--new-writes.o-o.html at 289799e
+        "8b05a961a99f65cfd0662924cecab4ec2ad1a7cb5fe5283b6c337e1e6f582cb1",  # shell of jahala/o-o index.o-o.html at 01e81cc
+        "d1faf9f5e934a310b26c75ed7110783da42b2217e1ec8b62ba4b55cd888c1ba4",  # shell of jahala/o-o index.o-o.html at 14eaa8a
+        "61684519b736dd8a4d1b010a927f92e731e9abde16f5c2924f5b79b1a7422e97",  # shell of jahala/o-o index.o-o.html at 289799e
+        "431158ee8ba2e91d9f80a8d9d51073d3b26c3d563fe1a7e1ee07decca7dc3427",  # shell of jahala/o-o index.o-o.html at 5350e9b
         "d39f494df6446323023b9b8db9d91d0115476274f2d1446dd8c62cf2cd4493e5",  # shell of jahala/o-o marker-layout pages outside OO:SHELL (0a22a1e, 6b73ca2)
         "ba8ee3528aba6449ad36ed42a9ce1c3b9e79e3a401a358f2cc4ad36b7f61af06",  # shell of oo_nb's document at 6a0dc31
         "ca8ffb475ef3f4374ee8e99cbaf5498cf1312e605786fa171bdd102cf0d59357",  # shell section of agi-declared.o-o.html
         "9a6c9b68fcf8b8b3cf89f9d68a02cb20a648c691fd6d6eabe2fc6bf56e040186",  # shell section of jahala/o-o pages at 0a22a1e (OO:SHELL, as its index and --sync carry it)
         "1d9bcd61e2dc5b3971b2020067b5f59119348d96655c0503d2c75135a6e1d804",  # shell section of jahala/o-o pages at 6b73ca2 (OO:SHELL, as its index and --sync carry it)
+        "7543101e627f66d5912323cda4d998e51dd8ebd23078a649a3e0e097a19b453f",  # shell section of jahala/o-o trump-incarceration.o-o.html at 0baa586
+        "3b938cdc93d48e728653f389259dded1923d05fe0b6f1f17850850dcb0139360",  # shell section of jahala/o-o trump-incarceration.o-o.html at 93f55ad
         "cc2bb80bf8025568b89c61dccc258e04eacdfe59aef129c5fec6aa15f3dcaca1",  # shell section of oo_nb's document at 6a0dc31
         "9cfd50e3fabe29401d3887bda1a9636e6b31e89d1976c35bd7833dc61a0afbed",  # shell section of oo_nb's document at abbe431
         "be6d9708215923264b3ceefe0986173d229aed8976170fea2431fb7595fd4bfc",  # shell section of oo_nb's index at 6a0dc31
         "a58d451f2a4ab4cb70a3465469f0e6cb1ab888a4605c6142e53439ea3b891861",  # shell section of oo_nb's index at abbe431
         "08834444e0ab58247f3d559231da47f60dd750484ea4597ac8752f9a5811e2ef",  # stylesheet of agi-declared.o-o.html
+        "43f57525ce5c1df5b426917f352181aaa14143d9d3bf2152dd17642f0c3a69f0",  # stylesheet of jahala/o-o ai-model-landscape.o-o.html at 01e81cc
+        "4b65f26aa954e535d3aab317bb4c7d4af445ef60bc1f2fdb2c0ee5f017334467",  # stylesheet of jahala/o-o anthropic-leadership.o-o.html at 14eaa8a
+        "8b6e73ad207e6e8572edf80d8b7b174ae8ff27e32c34af1fe69b5e40086ec15c",  # stylesheet of jahala/o-o document-its-index--new-writes.o-o.html at 14eaa8a
+        "a66805155a46fe069c48635ee607548ee4eb4ca1585f652e42e6ca8e96fb4abb",  # stylesheet of jahala/o-o document-its-index-writes-and-syncs.o-o.html at c4a8ddf
+        "75f2ef526ec7f0a0052fc8236642f6114b2e847ec297559c81e1e2beab11c669",  # stylesheet of jahala/o-o index.o-o.html at 01e81cc
+        "9a0d2ac6c43cacc8fb08f3fbdc7576e804cf20aeba6e6232de522b8936ba2913",  # stylesheet of jahala/o-o index.o-o.html at 14eaa8a
         "1e87a9851cfb79d32f9984ce187c88b8625f4747c4c7045419a0fbd063be42e4",  # stylesheet of jahala/o-o pages at 0a22a1e (OO:CSS)
         "fd4663598f19e601c6e07d15d04af2fabe9e9a126ac23a4443ffbaf650eefcee",  # stylesheet of jahala/o-o pages at 6b73ca2 (OO:CSS)
+        "cda8125167d8f40b0ce22d69668bbed22b5eb76dd573cda8ad2deadb9b7fdbff",  # stylesheet of jahala/o-o trump-incarceration.o-o.html at 0baa586
     }
 )
