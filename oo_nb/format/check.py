@@ -12,7 +12,7 @@ from oo_nb.format.document import BLOCK_IDS, Document
 from oo_nb.format.findings import CHECKS
 from oo_nb.format.legacy_script import LEGACY_SCRIPT_HINT, injection_risks
 from oo_nb.format.line_endings import crlf_message, shell_crlf_line
-from oo_nb.format.page_code import page_code_findings
+from oo_nb.format.page_code import finding_code, page_code_findings
 
 __all__ = ["Finding", "check_path"]
 
@@ -61,8 +61,8 @@ def check_path(path: str | Path) -> list[Finding]:
         add("crlf-shell", crlf_message(crlf, str(Path(path).parent)))
 
     def add_page_code() -> None:
-        for severity, _where, message in page_code_findings(doc):
-            findings.append(Finding(name, severity, "unknown-page-code", message))
+        for severity, where, message in page_code_findings(doc):
+            findings.append(Finding(name, severity, finding_code(where), message))
 
     if doc.kind == "index":  # no data to check, but `bash index.o-o.html` runs its shell
         add_page_code()

@@ -360,6 +360,35 @@ class Document:
                         self._shadows.append((found, self.line_of(base + node.start)))
         return self._shadows
 
+    def page_shadows(self) -> list[tuple[str, int]]:
+        """``shadowed_blocks`` in the page's own markup outside the article: elements whose id
+        names a block and that come before the block's own ``<script>``, as (id, line): a
+        browser's ``getElementById`` finds the first, so the page script shows that element
+        while oo_nb reads the block. oo_nb never writes markup there (it is page code:
+        ``page_code`` says when it is not known); read when asked (a tokenizer pass over the
+        page code, which is mostly raw text it skips)."""
+        from oo_nb.format.html_tokens import tokenize  # (no cost at import)
+
+        own = {span.start for span in self.block_tags.values()}
+        article = self.article_span
+        ranges = (
+            [(self.html.start, article.start), (article.end, self.html.end)]
+            if article is not None
+            else [(self.html.start, self.html.end)]
+        )
+        found: list[tuple[str, int]] = []
+        for start, end in ranges:
+            for tok in tokenize(self.text, start, end):
+                if tok.kind != "start" or tok.start in own:
+                    continue
+                element_id = next((a.value for a in tok.attrs if a.name == "id"), None)
+                if element_id is None or _block_name(element_id) not in BLOCK_IDS:
+                    continue
+                block = self.block_tags.get(_block_name(element_id))
+                if block is None or tok.start < block.start:  # (after it, the block is found)
+                    found.append((element_id, self.line_of(tok.start)))
+        return found
+
     def _block_span(self, name: str) -> Span:
         tag = self.block_tags.get(name)
         own = tag_id(self.span_text(tag)) if tag is not None else None

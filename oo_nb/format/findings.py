@@ -41,6 +41,11 @@ CHECKS: dict[str, tuple[str, str]] = {
         "article markup a browser reads otherwise than oo_nb (foreign-content raw text, a table's "
         "foster-parented content)",
     ),
+    "shadowed-block": (
+        "error",
+        "an element of the page's own markup (outside the article) has a JSON block's id: the "
+        "page script shows that element's content, oo_nb reads the block",
+    ),
     "unlinked-reference": (
         "warning",
         "a References entry the page script does not number (a nested or second list)",

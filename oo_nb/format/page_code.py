@@ -30,11 +30,14 @@ from oo_nb.format.names import SECTION_MARKERS
 
 __all__ = [
     "REGION_KINDS",
+    "SHADOWED_BLOCK",
     "CodeRegion",
     "code_regions",
+    "finding_code",
     "page_code_findings",
     "region_fingerprints",
     "rendered_fingerprints",
+    "shadow_message",
     "template_fingerprints",
     "unknown_code_message",
     "unknown_regions",
@@ -726,8 +729,15 @@ def page_code_findings(doc: Document, ours: bool | None = None) -> list[tuple[st
     regions = unknown_regions(doc)
     if not regions:
         return []
+    # (known page code holds no element with a block's id: looked for only past this point)
+    shadows = [
+        ("error", f"{SHADOWED_BLOCK} (line {line})", shadow_message(element_id, line))
+        for element_id, line in doc.page_shadows()
+    ]
     if has_our_script(doc) if ours is None else ours:
-        return [("warning", f"{r.kind} (line {r.line})", unknown_code_message(r)) for r in regions]
+        return shadows + [
+            ("warning", f"{r.kind} (line {r.line})", unknown_code_message(r)) for r in regions
+        ]
     listed = ", ".join(r.describe() for r in regions)
     message = (
         f"page code oo_nb does not know: {listed}. It is neither one of the original o-o pages "
@@ -735,4 +745,24 @@ def page_code_findings(doc: Document, ours: bool | None = None) -> list[tuple[st
         "compare it with the original before running the file (`oo sync DIR --migrate` gives it "
         "this version's code)"
     )
-    return [("info", "page code", message)]
+    return [*shadows, ("info", "page code", message)]
+
+
+# The finding's code and the start of its ``where`` (how check and the audit tell it apart from
+# the unknown regions that come with it).
+SHADOWED_BLOCK = "shadowed-block"
+
+
+def finding_code(where: str) -> str:
+    """The check code of a ``page_code_findings`` item, from its ``where``."""
+    return SHADOWED_BLOCK if where.startswith(SHADOWED_BLOCK) else "unknown-page-code"
+
+
+def shadow_message(element_id: str, line: int) -> str:
+    """What ``oo check`` and the audit say of an element outside the article with a block's id
+    (``Document.page_shadows``)."""
+    return (
+        f'an element of the page\'s own markup has the id "{element_id}" (line {line}): the page '
+        "script reads it instead of the JSON block oo_nb reads; remove it, or give the page this "
+        "version's code (`oo sync DIR --migrate`)"
+    )

@@ -16,6 +16,7 @@ from oo_nb.format.findings import CHECKS, SEVERITIES
 from oo_nb.format.legacy_script import LEGACY_SCRIPT_HINT
 from oo_nb.format.line_endings import crlf_message
 from oo_nb.format.names import MANIFEST_BLOCK, SOURCE_CACHE_BLOCK
+from oo_nb.format.page_code import finding_code
 from oo_nb.format.vocab import domain_of, domain_patterns, matched_pattern, truncate, url_key
 from oo_nb.library.digest import Digest
 
@@ -226,7 +227,7 @@ def _script_findings(d: Digest) -> Iterator[Finding]:
     for risk in d.injection_risks:
         yield _f(d.slug, "html-injection", risk.where, f"{risk.describe()}; {LEGACY_SCRIPT_HINT}")
     for severity, where, message in d.unknown_code:
-        yield _f(d.slug, "unknown-page-code", where, message, severity)
+        yield _f(d.slug, finding_code(where), where, message, severity)
 
 
 def _freshness_findings(d: Digest, today: date) -> Iterator[Finding]:
