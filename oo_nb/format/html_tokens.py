@@ -22,7 +22,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from oo_nb.format.html_charrefs import resolve
 from oo_nb.format.html_doctype import ascii_lower, read_doctype
@@ -92,12 +92,13 @@ _LETTERS = re.compile(r"[A-Za-z]*")
 Kind = Literal["start", "end", "text", "comment", "doctype"]
 
 
-@dataclass(frozen=True, slots=True)
-class Attr:
+class Attr(NamedTuple):
     """One attribute kept on a start tag: its name and value as a browser reads them.
 
     ``start``/``end`` span the whole attribute (name, ``=``, quotes); ``value_start``/``value_end``
-    the raw value text inside any quotes (equal when the attribute has no value).
+    the raw value text inside any quotes (equal when the attribute has no value). (A named
+    tuple: one is made per attribute of every tag read, three times quicker than a frozen
+    dataclass.)
     """
 
     name: str
