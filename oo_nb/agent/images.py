@@ -24,6 +24,7 @@ from lxml import html as lxml_html
 from PIL import Image, ImageFile, UnidentifiedImageError
 
 from oo_nb.errors import ValidationError
+from oo_nb.format.article_model import read_model
 from oo_nb.format.blocks import Contract, ImagePolicy, domain_of
 from oo_nb.format.sanitize import remove_keeping_tail, safe_http_url, sanitize_html, sanitize_text
 from oo_nb.format.vocab import listed_domain
@@ -52,7 +53,6 @@ _FORMATS = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WEBP"
 _DATA_URI = re.compile(r"^data:(image/[a-z]+);base64,(.*)$", re.DOTALL)
 _IMG_TAG = re.compile(r"<img\b", re.IGNORECASE)
 _IMG_ELEMENT = re.compile(r"<img\b[^>]*>", re.IGNORECASE)
-_SRC_ATTR = re.compile(r"""<img\b[^>]*?\bsrc\s*=\s*["']?\s*(data:[^"'\s>]+)""", re.IGNORECASE)
 
 
 class ImageRejected(ValidationError):
@@ -302,7 +302,7 @@ class InlineImages:
 
     def __init__(self, policy: ImagePolicy, original_article: str, kept_images: int) -> None:
         self.policy = policy
-        self.known = frozenset(m.group(1) for m in _SRC_ATTR.finditer(original_article))
+        self.known = _image_srcs(original_article)
         self.room = policy.max_per_article - kept_images
         self.reencoded = 0
         self.dropped = 0
@@ -371,6 +371,13 @@ class InlineImages:
             )
         except ImageRejected as exc:
             return exc.message
+
+
+def _image_srcs(article: str) -> frozenset[str]:
+    """The ``src`` of every image the article shows, read as a browser reads it: not an
+    ``<img`` inside an attribute value, a comment or raw text, not a ``data-src``."""
+    images = read_model(article).elements("img")
+    return frozenset(src.strip() for img in images if (src := img.attr("src")))
 
 
 def _fragment_html(root: etree._Element) -> str:

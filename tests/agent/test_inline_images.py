@@ -16,11 +16,13 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+import pytest
 from PIL import Image
 
 from oo_nb.agent.candidate import Candidate, build_candidate
 from oo_nb.agent.proposal import validate_proposal
 from oo_nb.agent.types import RunInfo
+from oo_nb.format.article_model import read_model
 from oo_nb.format.document import Document
 from oo_nb.format.sanitize import is_safe_image_src
 from tests.support.hostile import image_findings
@@ -211,3 +213,26 @@ def test_images_of_the_original_article_are_not_rejudged(corpus_dir: Path) -> No
     page = cand.document.article_html
     assert page.count(old) == 1 and new not in page
     assert any("inline image 2 dropped" in w and "max_per_article=1" in w for w in cand.warnings)
+
+
+@pytest.mark.parametrize(
+    "hidden",
+    [
+        "<p title='<img src=\"{src}\">'>a title</p>",
+        '<!-- <img src="{src}"> -->',
+        '<p><img data-src="{src}" alt="lazy"></p>',
+        '<textarea><img src="{src}"></textarea>',
+    ],
+)
+def test_an_image_src_only_written_in_the_article_is_judged(corpus_dir: Path, hidden: str) -> None:
+    """Only an image the original article shows is kept unjudged: the same text inside an
+    attribute value, a comment, a ``data-src`` or raw text shows no image (issue 26)."""
+    rnd = random.Random(3)
+    old = uri(encode(Image.frombytes("RGB", (200, 150), rnd.randbytes(200 * 150 * 3)), "PNG"))
+    doc = doc_with(
+        corpus_dir, article_extra=hidden.format(src=old), max_file_kb=1, resize_max_px=50
+    )
+    cand = build(doc, f'<p>Rewritten.</p><img src="{old}" alt="n">', sid="overview")
+    shown = [n.attr("src") for n in read_model(cand.document.article_html).elements("img")]
+    assert old not in shown
+    assert any("inline image 1 dropped: cannot be made smaller" in w for w in cand.warnings)
