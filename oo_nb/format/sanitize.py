@@ -33,7 +33,7 @@ from lxml import etree
 from lxml import html as lxml_html
 
 from oo_nb.format.names import RESERVED_ID_PREFIXES
-from oo_nb.format.vocab import strip_unsafe, truncate
+from oo_nb.format.vocab import AGENT_PID, AGENT_PID_COMMENT, strip_unsafe, truncate
 
 __all__ = [
     "ALLOWED_ATTRIBUTES",
@@ -108,8 +108,6 @@ _REFERENCE_ID = re.compile(r"^(s|ref-)[0-9]+$")
 _CLASS_TOKEN = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,39}$")
 _ANCHOR = re.compile(r"^#[A-Za-z][A-Za-z0-9_-]{0,79}$")
 _DIGITS = re.compile(r"^[0-9]{1,4}$")
-_PID_VALUE = re.compile(r"^pid:[A-Za-z0-9_-]{1,80}:[A-Za-z0-9_-]{1,40}$")
-_PID_COMMENT = re.compile(r"^\s*(pid:[A-Za-z0-9_-]{1,80}:[A-Za-z0-9_-]{1,40})\s*$")
 _IMAGE_SRC = re.compile(r"^data:image/(?:png|jpeg|gif|webp);base64,[A-Za-z0-9+/]+={0,2}$")
 MAX_IMAGE_SRC_CHARS = 4_000_000
 _TAG_LIKE = re.compile(r"<[A-Za-z/!?][^<>]*>")
@@ -190,7 +188,7 @@ class _Policy:
             url_relative=lambda u: u if _ANCHOR.match(u) else None,
         )
         self.restore = re.compile(
-            rf'<{self.placeholder} data-pid="(pid:[A-Za-z0-9_:-]+)"></{self.placeholder}>'
+            rf'<{self.placeholder} data-pid="({AGENT_PID.pattern})"></{self.placeholder}>'
         )
         self.leftover = re.compile(rf"</?{self.placeholder}\b[^>]*>")
 
@@ -210,7 +208,7 @@ class _Policy:
         if tag == "img" and attr == "src":
             return value.strip() if is_safe_image_src(value) else None
         if attr == "data-pid":
-            return value if tag == self.placeholder and _PID_VALUE.match(value) else None
+            return value if tag == self.placeholder and AGENT_PID.fullmatch(value) else None
         return value
 
     def clean(self, fragment: str) -> str:
@@ -252,7 +250,11 @@ def _prepare(fragment: str, placeholder: str) -> str:
         return html_lib.escape(fragment, quote=False)  # unreadable: keep it as visible text
     for node in list(root.iter()):
         if isinstance(node, (etree._Comment, etree._ProcessingInstruction)):
-            m = _PID_COMMENT.match(node.text or "") if isinstance(node, etree._Comment) else None
+            m = (
+                AGENT_PID_COMMENT.fullmatch(node.text or "")
+                if isinstance(node, etree._Comment)
+                else None
+            )
             if m:
                 holder = etree.Element(placeholder)
                 holder.set("data-pid", m.group(1))
@@ -322,7 +324,7 @@ def removed_by_cleaning(typed: str, clean: str) -> list[str]:
                 if tok.name in ALLOWED_TAGS:  # attributes of a removed element go with it
                     for a in tok.attrs:
                         attrs[a.name] = attrs.get(a.name, 0) + 1
-            elif tok.kind == "comment" and not _PID_COMMENT.match(tok.data):
+            elif tok.kind == "comment" and not AGENT_PID_COMMENT.fullmatch(tok.data):
                 comments += 1
         return tags, attrs, comments
 
