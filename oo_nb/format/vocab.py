@@ -25,6 +25,7 @@ __all__ = [
     "PID_WELLFORMED",
     "SOURCE_ID",
     "UNSAFE_CHARS",
+    "UNSAFE_IN_LINE",
     "citation_ids",
     "domain_matches",
     "domain_of",
@@ -222,6 +223,9 @@ _CONTROLS = r"\x00-\x08\x0b-\x1f\x7f-\x9f"
 _BIDI = r"\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
 _INVISIBLE = r"\u200b\u2060-\u2064\ufeff"
 UNSAFE_CHARS = re.compile(f"[{_CONTROLS}{_BIDI}{_INVISIBLE}]")
+# The same and tab and newline: for text that stays on one line (a title, a file name, a note
+# from a hand-editable file printed to a terminal or a cron log).
+UNSAFE_IN_LINE = re.compile(f"[{_CONTROLS}{_BIDI}{_INVISIBLE}\t\n]")
 
 
 def strip_unsafe(text: str, replacement: str = " ") -> str:
