@@ -30,6 +30,7 @@ from oo_nb.format.template.render import (
     js_section,
     shell_section,
 )
+from oo_nb.format.vocab import tag_id
 from oo_nb.store import store
 from oo_nb.store.discover import walk
 
@@ -232,7 +233,7 @@ def _swap_element(doc: Document, tag: str, section: str) -> Document:
             (s, e)
             for t, s, e in _elements(doc)
             if t == "script"
-            and not re.search(r"\bid\s*=", doc.text[s : doc.text.find(">", s)], re.IGNORECASE)
+            and tag_id(doc.text[s : doc.text.find(">", s) + 1]) is None  # not a JSON block
             and "window.stop()" not in doc.text[s:e]
             and doc.text[s:e] != CSP_BOOTSTRAP
         ]

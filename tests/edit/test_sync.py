@@ -159,6 +159,17 @@ def test_migrate_keeps_all_data(corpus_copy: Path, name: str, tmp_path: Path) ->
     assert history[0].snapshot is not None and history[0].snapshot.read_bytes() == before.to_bytes()
 
 
+def test_migrate_replaces_a_page_script_with_a_data_id(corpus_dir: Path) -> None:
+    """Only an ``id`` attribute makes a script a JSON block (vocab.tag_id); a ``data-id`` does
+    not, and the original page script it sits on is replaced like any other."""
+    doc = Document.read(corpus_dir / "yc-w26-batch.o-o.html")
+    at = doc.text.index("<script>\n", doc.text.index('<script id="oo-manifest"'))
+    odd = Document(doc.text[:at] + '<script data-id="page">' + doc.text[at + len("<script>") :])
+    new = migrate_early(odd)
+    assert '<script data-id="page">' not in new.text
+    assert _data(new) == _data(odd)
+
+
 def test_migrated_documents_stay_in_sync_afterwards(corpus_copy: Path) -> None:
     sync_dir(corpus_copy, migrate=True)
     assert set(_status(sync_dir(corpus_copy)).values()) == {"unchanged"}
