@@ -5,7 +5,6 @@ http(s) or in-page, an id the page uses) exactly when ``scope_problems`` names o
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import pytest
@@ -15,7 +14,7 @@ from oo_nb.format.update_scope import scope_problems
 from tests.format.test_update_scope_reading import READINGS, _with
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, Page
+    from playwright.sync_api import Page
 
 REMOVED = r"""(allowed) => {
   const found = [];
@@ -33,21 +32,12 @@ REMOVED = r"""(allowed) => {
 }"""
 
 
-@pytest.fixture(scope="module")
-def page(browser: Browser) -> Iterator[Page]:
-    context = browser.new_context(java_script_enabled=True)
-    page = context.new_page()
-    page.route("**/*", lambda route: route.abort())  # nothing leaves the machine
-    yield page
-    context.close()
-
-
 @pytest.mark.parametrize("case", list(READINGS))
-def test_chromium_holds_what_the_scope_names(page: Page, case: str) -> None:
+def test_chromium_holds_what_the_scope_names(offline_page: Page, case: str) -> None:
     html, _ = READINGS[case]
-    page.set_content(
+    offline_page.set_content(
         f'<!doctype html><html><body><article id="article"><p>x</p>{html}</article></body></html>'
     )
-    in_chromium = page.evaluate(REMOVED, sorted(ALLOWED_TAGS))
+    in_chromium = offline_page.evaluate(REMOVED, sorted(ALLOWED_TAGS))
     named = scope_problems(*_with(html))
     assert bool(in_chromium) == bool(named), (in_chromium, named)
