@@ -17,8 +17,9 @@ from oo_nb.format.names import SOURCE_CACHE_BLOCK
 from oo_nb.format.vocab import PID, truncate
 from oo_nb.review.apply import ApplyResult, build_final, cited_ids
 from oo_nb.review.blocks import source_ids
-from oo_nb.review.diff import DocumentDiff, diff_documents, text_of
+from oo_nb.review.diff import DocumentDiff, diff_documents
 from oo_nb.review.hunks import Choice, Decision, Hunk
+from oo_nb.review.units import text_of
 
 __all__ = ["Choice", "Conflict", "Decision", "EditCheck", "ReviewSession"]
 
