@@ -111,6 +111,7 @@ _DIGITS = re.compile(r"^[0-9]{1,4}$")
 _IMAGE_SRC = re.compile(r"^data:image/(?:png|jpeg|gif|webp);base64,[A-Za-z0-9+/]+={0,2}$")
 MAX_IMAGE_SRC_CHARS = 4_000_000
 _TAG_LIKE = re.compile(r"<[A-Za-z/!?][^<>]*>")
+_COMMENT_END = re.compile(r"--!?>")
 # Page-level tags mean nothing inside one section (nh3 drops them), and lxml's pre-parse trips on
 # them: a fragment starting with <html> but holding no body fails an lxml assertion, and text
 # after </body> or </html> is silently dropped. So they are removed before lxml sees the fragment.
@@ -226,15 +227,19 @@ def _inner_html(root: etree._Element) -> str:
 
 def _show_unclosed_comments(fragment: str) -> str:
     """An unclosed ``<!--`` would swallow the rest of the section as a comment: show it as
-    text instead, so no content is lost."""
+    text instead, so no content is lost. A comment ends where a browser ends it: at ``-->`` or
+    ``--!>``, or at once (``<!-->``, ``<!--->``)."""
     start = fragment.find("<!--")
     while start >= 0:
-        end = fragment.find("-->", start + 4)
-        if end < 0:
-            fragment = fragment[:start] + "&lt;!--" + fragment[start + 4 :]
-            start = fragment.find("<!--", start + 7)
-        else:
-            start = fragment.find("<!--", end + 3)
+        body = start + 4
+        if fragment.startswith((">", "->"), body):
+            start = fragment.find("<!--", body + 1)
+            continue
+        end = _COMMENT_END.search(fragment, body)
+        if end is None:
+            # no comment end after this one: every "<!--" from here on is left open
+            return fragment[:start] + fragment[start:].replace("<!--", "&lt;!--")
+        start = fragment.find("<!--", end.end())
     return fragment
 
 
