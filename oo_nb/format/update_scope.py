@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from oo_nb.errors import OOError
-from oo_nb.format.article_model import Node, read_model
+from oo_nb.format.article_model import Model, Node, read_model
 from oo_nb.format.document import Document, Span
 from oo_nb.format.legacy_script import runs_original_script
 from oo_nb.format.names import (
@@ -322,26 +322,26 @@ def unsafe_article_parts(original: Document, candidate: Document) -> list[str]:
     outside the allow-list, links and images it refuses, ids that clobber the page's own) and
     that the document's article does not already hold; on a page still running the original
     script, also heading text that script would turn into markup."""
-    before = set(_unsafe(original.article_html, False))
+    before = set(_unsafe(original.article_model, False))
     legacy = runs_original_script(candidate)
     out: list[str] = []
-    for part in dict.fromkeys(_unsafe(candidate.article_html, legacy)):
+    for part in dict.fromkeys(_unsafe(candidate.article_model, legacy)):
         if part not in before:
             out.append(f"article: {part}")
     return out[:10] + ([f"article: … and {len(out) - 10} more"] if len(out) > 10 else [])
 
 
-def _unsafe(article: str, legacy: bool) -> Iterator[str]:
-    """The article read as a browser reads it (``article_model``): each element and attribute
+def _unsafe(article: Model, legacy: bool) -> Iterator[str]:
+    """The article as a browser reads it (its ``article_model``): each element and attribute
     the sanitiser would remove, in document order."""
-    # (text, depth): inside <svg>/<math> a browser reads a raw-text element's content as markup,
-    # which the model reads as text; that content is read again, as markup, a few levels deep
+    # (model, depth): inside <svg>/<math> a browser reads a raw-text element's content as
+    # markup, which the model reads as text; that content is read again, as markup, a few
+    # levels deep
     pending = [(article, 0)]
     while pending:
-        text, depth = pending.pop(0)
-        if not text.strip():
-            continue
-        stack = [(node, False) for node in reversed(read_model(text).root.children)]
+        model, depth = pending.pop(0)
+        text = model.source
+        stack = [(node, False) for node in reversed(model.root.children)]
         while stack:
             node, foreign = stack.pop()
             if node.kind != "element":
@@ -351,7 +351,8 @@ def _unsafe(article: str, legacy: bool) -> Iterator[str]:
                 if depth >= _FOREIGN_DEPTH:
                     yield f"markup in <{node.name}> nested too deep to read"
                 else:
-                    pending.append((text[node.open_end : node.close_start], depth + 1))
+                    inner = read_model(text[node.open_end : node.close_start])
+                    pending.append((inner, depth + 1))
             inside = foreign or node.name in _FOREIGN
             stack.extend((child, inside) for child in reversed(node.children))
 

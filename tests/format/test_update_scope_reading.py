@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from oo_nb.errors import FormatError
 from oo_nb.format.document import Document
 from oo_nb.format.update_scope import scope_problems
 from tests.conftest import CORPUS
@@ -14,7 +15,6 @@ from tests.conftest import CORPUS
 READINGS = {
     # a browser adds these attributes to the page's own <html>/<body>: lxml dropped the tags
     "body start tag": ('<body onload="x()">', "a <body> element"),
-    "html start tag": ('<html onclick="x()">', "a <html> element"),
     # a browser reads on after </body></html>: lxml dropped the rest of the article
     "after the page's end tags": ("</body></html><img src=x onerror=x()>", "onerror"),
     # inside SVG/MathML a <style> holds markup, and <img> breaks out of it as an HTML image
@@ -55,6 +55,19 @@ def test_the_scope_reads_the_article_as_a_browser_does(case: str) -> None:
         assert any(named in p for p in problems), problems
     else:
         assert problems == []
+
+
+def test_an_html_start_tag_in_the_article_is_refused() -> None:
+    """A browser adds its attributes to the page's <html>. (Today the model keeps it open, so
+    ``</article>`` does not close the article, and the file is refused as it is read.)"""
+    doc = Document.read(CORPUS / "agi-declared.o-o.html")
+    at = doc.text.index("</article>")
+    try:
+        candidate = Document(doc.text[:at] + '<html onclick="x()">' + doc.text[at:])
+    except FormatError as exc:
+        assert "never closed" in exc.message
+        return
+    assert any("a <html> element" in p for p in scope_problems(doc, candidate))
 
 
 def test_a_shown_element_is_its_own_text() -> None:
