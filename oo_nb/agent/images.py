@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from PIL import Image, ImageFile, UnidentifiedImageError
 
 from oo_nb.errors import ValidationError
-from oo_nb.format.article_model import Node, read_model
+from oo_nb.format.article_model import Model, Node, read_model
 from oo_nb.format.blocks import Contract, ImagePolicy, domain_of
 from oo_nb.format.sanitize import safe_http_url, sanitize_html, sanitize_text
 from oo_nb.format.vocab import listed_domain
@@ -299,7 +299,7 @@ class InlineImages:
     judged when it came in). Every image counts against ``max_per_article``; ``kept_images`` is
     how many the untouched part of the article already shows."""
 
-    def __init__(self, policy: ImagePolicy, original_article: str, kept_images: int) -> None:
+    def __init__(self, policy: ImagePolicy, original_article: Model, kept_images: int) -> None:
         self.policy = policy
         self.known = _image_srcs(original_article)
         self.room = policy.max_per_article - kept_images
@@ -377,10 +377,10 @@ class InlineImages:
             return exc.message
 
 
-def _image_srcs(article: str) -> frozenset[str]:
+def _image_srcs(article: Model) -> frozenset[str]:
     """The ``src`` of every image the article shows, read as a browser reads it: not an
     ``<img`` inside an attribute value, a comment or raw text, not a ``data-src``."""
-    images = read_model(article).elements("img")
+    images = article.elements("img")
     return frozenset(src.strip() for img in images if (src := img.attr("src")))
 
 

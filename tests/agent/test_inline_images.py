@@ -260,6 +260,6 @@ def test_vetting_changes_only_the_images_it_judges() -> None:
     text = '<p title="x&quot;y">a&nbsp;b</p>\n'
     fragment = sanitize_html(f"{text}{figure}\n{kept}")
     warnings: list[str] = []
-    vetted = InlineImages(ImagePolicy(), "", 0).vet(fragment, "s", warnings)
+    vetted = InlineImages(ImagePolicy(), read_model(""), 0).vet(fragment, "s", warnings)
     assert vetted.startswith(f"{text}\n<img ") and 'alt="k"' in vetted and "width" not in vetted
     assert len(warnings) == 1 and "inline image 1 dropped" in warnings[0]
