@@ -4,6 +4,9 @@ list covers. Each through its own entry point, so a caller that grows its own ru
 
 from __future__ import annotations
 
+import fcntl
+import json
+import os
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -21,6 +24,9 @@ from oo_nb.library.library import Library
 from oo_nb.review.hunks import Hunk
 from oo_nb.review.quotes import add_quote_badges
 from oo_nb.review.summary import run_notices
+from oo_nb.store.proposals import awaiting_review
+from oo_nb.store.research_claim import RESEARCH_LOCK, claim_research
+from oo_nb.store.store import history_dir
 from tests.format.test_vocab import DOMAIN_CASES, ENTRIES, OTHER_PAGE, SAME_PAGE, UNSAFE
 from tests.support.tiny_docs import page
 
@@ -132,3 +138,27 @@ def test_oo_contract_stores_an_entry_as_the_domain_the_others_match(entry: str) 
     doc = _denying("quora.com", page([("00000001", "Tides.")]))
     doc, _changes, _notes = plan_edits(doc, [Edit("add", "deny", entry)])
     assert doc.contract.deny_domains == ("quora.com", "reddit.com")
+
+
+@pytest.mark.parametrize("char", [*UNSAFE, "\t", "\n"])
+def test_a_hand_editable_note_printed_on_one_line_carries_no_unsafe_character(
+    char: str, tmp_path: Path
+) -> None:
+    """Who holds a document's research (the lock's note) and when a saved proposal was made
+    (its ``created``) come from files anyone can edit and are printed to terminals and cron
+    logs: each unsafe character, bidi and zero-width ones too, shows as "?"."""
+    doc = tmp_path / "tides.o-o.html"
+    doc.write_text("not parsed here")
+    history = history_dir(doc)
+    history.mkdir(parents=True)
+    (history / "pending.json").write_text(json.dumps({"created": f"tide{char}rose", "run": {}}))
+    (history / RESEARCH_LOCK).write_text(f"pid 7 tide{char}rose")
+    fd = os.open(history / RESEARCH_LOCK, os.O_RDWR)
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # "another run" holds it
+    try:
+        holder = claim_research(doc)
+    finally:
+        os.close(fd)
+    pending = awaiting_review(doc)
+    assert pending is not None and pending.created == "tide?rose"
+    assert holder == "pid 7 tide?rose"

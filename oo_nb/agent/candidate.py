@@ -234,7 +234,7 @@ class _Builder:
         keeper = PidKeeper(
             ((p.pid, p.tag, p.text) for p in old.paragraphs), kept_model.pids, self.pid_seed
         )
-        inline = InlineImages(self.contract.images, self.doc.article_html, count_images(kept_text))
+        inline = InlineImages(self.contract.images, self.doc.article_model, count_images(kept_text))
         all_ids = {c.id for c in chunks if c.id} | {s.id for s in wanted} | element_ids
         heading_pids = any(c.has_heading_pid for c in chunks)
         # the kinds of block this document marks with a pid comment (p, and often h3, table)

@@ -24,7 +24,7 @@ from oo_nb.errors import AgentError, OOError
 from oo_nb.format.article_model import VOID, Node, read_model
 from oo_nb.format.document import Document
 from oo_nb.format.names import IMAGE_REF_PREFIX, SOURCE_CACHE_BLOCK
-from oo_nb.format.vocab import CITATION
+from oo_nb.format.vocab import CITATION, PID
 
 __all__ = [
     "IMAGE_PLACEHOLDER",
@@ -149,7 +149,7 @@ def _write_compact(
         out.append(html_escape(node.data, quote=False))
         return None
     if node.kind == "comment":
-        if node.data.strip().startswith("pid:"):
+        if PID.match(node.data):  # a pid as every reader reads one, not any "pid:" note
             out.append(f"<!--{node.data}-->")
         return None
     name = node.name

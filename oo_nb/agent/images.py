@@ -19,13 +19,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from lxml import etree
-from lxml import html as lxml_html
 from PIL import Image, ImageFile, UnidentifiedImageError
 
 from oo_nb.errors import ValidationError
+from oo_nb.format.article_model import Model, Node, read_model
 from oo_nb.format.blocks import Contract, ImagePolicy, domain_of
-from oo_nb.format.sanitize import remove_keeping_tail, safe_http_url, sanitize_html, sanitize_text
+from oo_nb.format.sanitize import safe_http_url, sanitize_html, sanitize_text
 from oo_nb.format.vocab import listed_domain
 
 if TYPE_CHECKING:
@@ -51,8 +50,7 @@ MIN_SIDE = 48  # shrinking stops here: smaller than this is not worth showing
 _FORMATS = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WEBP": "image/webp"}
 _DATA_URI = re.compile(r"^data:(image/[a-z]+);base64,(.*)$", re.DOTALL)
 _IMG_TAG = re.compile(r"<img\b", re.IGNORECASE)
-_IMG_ELEMENT = re.compile(r"<img\b[^>]*>", re.IGNORECASE)
-_SRC_ATTR = re.compile(r"""<img\b[^>]*?\bsrc\s*=\s*["']?\s*(data:[^"'\s>]+)""", re.IGNORECASE)
+_SIZE = frozenset(("width", "height"))  # an image re-encoded here loses the original's size
 
 
 class ImageRejected(ValidationError):
@@ -286,8 +284,9 @@ def add_images(
 
 
 def count_images(text: str) -> int:
-    """How many images an article fragment shows: every ``<img>``, in a figure or not."""
-    return len(_IMG_TAG.findall(text))
+    """How many images an article fragment shows: every ``<img>`` element, in a figure or not
+    (not the text "<img" in an attribute value or a comment)."""
+    return len(read_model(text).elements("img")) if _IMG_TAG.search(text) else 0
 
 
 class InlineImages:
@@ -300,9 +299,9 @@ class InlineImages:
     judged when it came in). Every image counts against ``max_per_article``; ``kept_images`` is
     how many the untouched part of the article already shows."""
 
-    def __init__(self, policy: ImagePolicy, original_article: str, kept_images: int) -> None:
+    def __init__(self, policy: ImagePolicy, original_article: Model, kept_images: int) -> None:
         self.policy = policy
-        self.known = frozenset(m.group(1) for m in _SRC_ATTR.finditer(original_article))
+        self.known = _image_srcs(original_article)
         self.room = policy.max_per_article - kept_images
         self.reencoded = 0
         self.dropped = 0
@@ -310,49 +309,54 @@ class InlineImages:
 
     def vet(self, fragment: str, where: str, warnings_out: list[str]) -> str:
         """``fragment`` is sanitised section HTML; returns it with every new image re-encoded
-        or removed (a figure left without an image goes too, caption included)."""
+        or removed (a figure left without an image goes too, caption included). An edit is a
+        splice at the image's (or the figure's) span: every other byte stays."""
         if not _IMG_TAG.search(fragment):
             return fragment
-        try:
-            root = lxml_html.fragment_fromstring(fragment, create_parent="div")
-        except (etree.ParserError, ValueError):  # not expected after nh3: keep no image at all
-            warnings_out.append(
-                f"{where}: inline images dropped: the HTML around them is unreadable"
-            )
-            self.dropped += len(_IMG_TAG.findall(fragment))
-            return _IMG_ELEMENT.sub("", fragment)
-        for n, node in enumerate(list(root.iter("img")), 1):
-            reason = self._judge(node)
-            if reason is not None:
-                warnings_out.append(f"{where}: inline image {n} dropped: {reason}")
-                self.dropped += 1
-                parent = node.getparent()
-                remove_keeping_tail(node)
-                if parent is not None and parent.tag == "figure" and not list(parent.iter("img")):
-                    remove_keeping_tail(parent)
-        return _fragment_html(root)
+        edits: dict[int, tuple[int, str]] = {}  # start -> (end, replacement)
+        dropped: set[int] = set()
+        model = read_model(fragment)  # (held: a node's parent link is weak)
+        for n, node in enumerate(model.elements("img"), 1):
+            reason, src = self._judge(node)
+            if reason is None:
+                if src is not None:
+                    edits[node.start] = (node.end, _image_tag(node, src))
+                continue
+            warnings_out.append(f"{where}: inline image {n} dropped: {reason}")
+            self.dropped += 1
+            dropped.add(id(node))
+            edits[node.start] = (node.end, "")
+            figure = node.parent
+            if (
+                figure is not None
+                and figure.name == "figure"
+                and all(id(img) in dropped for img in figure.elements("img"))
+            ):
+                edits[figure.start] = (figure.end, "")
+        return _spliced(fragment, edits)
 
-    def _judge(self, node: etree._Element) -> str | None:
-        """None when ``node`` stays (its src possibly replaced), else why it goes."""
-        src = (node.get("src") or "").strip()
+    def _judge(self, node: Node) -> tuple[str | None, str | None]:
+        """(None, the src to write, None when it stays as it is) when ``node`` stays, else (why
+        it goes, None)."""
+        src = (node.attr("src") or "").strip()
         if src in self.known:
             self.room -= 1
-            return None
+            return None, None
         if not self.policy.allow:
-            return "the contract does not allow images"
+            return "the contract does not allow images", None
         if self.room <= 0:
-            return f"the article already has max_per_article={self.policy.max_per_article} images"
+            return (
+                f"the article already has max_per_article={self.policy.max_per_article} images",
+                None,
+            )
         result = self._seen.get(src)
         if result is None:
             result = self._seen[src] = self._prepare(src)
         if isinstance(result, str):
-            return result
-        node.set("src", result.data_uri)
-        for attr in ("width", "height"):  # sized for the original, not for the resized image
-            node.attrib.pop(attr, None)
+            return result, None
         self.room -= 1
         self.reencoded += 1
-        return None
+        return None, result.data_uri
 
     def _prepare(self, src: str) -> PreparedImage | str:
         m = _DATA_URI.match(src)
@@ -373,10 +377,33 @@ class InlineImages:
             return exc.message
 
 
-def _fragment_html(root: etree._Element) -> str:
-    parts = [html_lib.escape(root.text or "", quote=False)]
-    parts.extend(lxml_html.tostring(child, encoding="unicode", with_tail=True) for child in root)
-    return "".join(parts)
+def _image_srcs(article: Model) -> frozenset[str]:
+    """The ``src`` of every image the article shows, read as a browser reads it: not an
+    ``<img`` inside an attribute value, a comment or raw text, not a ``data-src``."""
+    images = article.elements("img")
+    return frozenset(src.strip() for img in images if (src := img.attr("src")))
+
+
+def _image_tag(node: Node, src: str) -> str:
+    """``node``'s start tag with ``src``, and without the size it had for the original image."""
+    attrs = [(a.name, src if a.name == "src" else a.value) for a in node.attrs or ()]
+    kept = "".join(f' {name}="{html_lib.escape(v)}"' for name, v in attrs if name not in _SIZE)
+    return f"<img{kept}>"
+
+
+def _spliced(text: str, edits: dict[int, tuple[int, str]]) -> str:
+    """``text`` with each span ``start..end`` replaced; a span inside an earlier one (an image
+    inside a figure that goes) is left to it."""
+    out: list[str] = []
+    at = 0
+    for start in sorted(edits):
+        end, replacement = edits[start]
+        if start < at:
+            continue
+        out += [text[at:start], replacement]
+        at = end
+    out.append(text[at:])
+    return "".join(out)
 
 
 def _reason(exc: BaseException) -> str:

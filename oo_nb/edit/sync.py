@@ -19,6 +19,7 @@ from typing import Literal
 from oo_nb.edit.page_policy import with_policy_bootstrap
 from oo_nb.errors import FormatError, OOError
 from oo_nb.format.document import Document, Span
+from oo_nb.format.html_tokens import Token, tokenize
 from oo_nb.format.line_endings import FIX_OPTION, shell_crlf_line, with_lf_shell
 from oo_nb.format.names import RENDERING_BOUNDARY
 from oo_nb.format.template.render import (
@@ -30,6 +31,7 @@ from oo_nb.format.template.render import (
     js_section,
     shell_section,
 )
+from oo_nb.format.vocab import tag_id
 from oo_nb.store import store
 from oo_nb.store.discover import walk
 
@@ -46,11 +48,7 @@ __all__ = [
 
 SECTIONS = ("css", "js", "shell")
 Choice = Literal["css", "js", "shell", "all"]
-_TAG = re.compile(r"<!--|<script\b|<style\b", re.IGNORECASE)
-_CLOSER = {
-    "<script": re.compile(r"</script\s*>", re.IGNORECASE),
-    "<style": re.compile(r"</style\s*>", re.IGNORECASE),
-}
+_CODE_TAGS = frozenset(("script", "style"))
 _META = re.compile(r"<meta\b[^>]*>", re.IGNORECASE)
 _CSP_EQUIV = re.compile(r"""\bhttp-equiv\s*=\s*["']?Content-Security-Policy""", re.IGNORECASE)
 _CONTENT = re.compile(r"""\bcontent\s*=\s*(?:"([^"]*)"|'([^']*)')""", re.IGNORECASE)
@@ -91,29 +89,24 @@ def find_section(doc: Document, name: str) -> Span | None:
     return None
 
 
-def _elements(doc: Document) -> list[tuple[str, int, int]]:
-    """(tag, start, end) of each <script>/<style> element in the page outside the article."""
-    text = doc.text
-    out: list[tuple[str, int, int]] = []
-    pos, hi = doc.html.start, doc.html.end
+def _elements(doc: Document) -> list[tuple[str, int, int, int]]:
+    """(tag, start, start tag's end, end) of each <script>/<style> element in the page outside
+    the article, read as a browser reads the page (``html_tokens``): a comment ends where a
+    browser ends it (``--!>``), a "<script" in an attribute value or a comment is none."""
     art = doc.article_span
-    while True:
-        m = _TAG.search(text, pos, hi)
-        if not m:
-            return out
-        if art is not None and art.start <= m.start() < art.end:
-            pos = art.end
-            continue
-        tok = m.group(0).lower()
-        if tok == "<!--":
-            close = text.find("-->", m.end(), hi)
-            pos = hi if close < 0 else close + 3
-            continue
-        closer = _CLOSER[tok].search(text, m.end(), hi)
-        if closer is None:
-            return out
-        out.append((tok[1:], m.start(), closer.end()))
-        pos = closer.end()
+    ranges = [(doc.html.start, doc.html.end)]
+    if art is not None:
+        ranges = [(doc.html.start, art.start), (art.end, doc.html.end)]
+    out: list[tuple[str, int, int, int]] = []
+    for lo, hi in ranges:
+        opened: Token | None = None
+        for tok in tokenize(doc.text, lo, hi):
+            if tok.kind == "start" and tok.name in _CODE_TAGS:
+                opened = tok
+            elif tok.kind == "end" and opened is not None and tok.name == opened.name:
+                out.append((opened.name, opened.start, opened.end, tok.end))
+                opened = None
+    return out
 
 
 def _whole_lines(text: str, start: int, end: int) -> tuple[int, int, str, str]:
@@ -230,14 +223,14 @@ def _swap_element(doc: Document, tag: str, section: str) -> Document:
     if tag == "script":
         found = [
             (s, e)
-            for t, s, e in _elements(doc)
+            for t, s, tag_end, e in _elements(doc)
             if t == "script"
-            and not re.search(r"\bid\s*=", doc.text[s : doc.text.find(">", s)], re.IGNORECASE)
+            and tag_id(doc.text[s:tag_end]) is None  # not a JSON block
             and "window.stop()" not in doc.text[s:e]
             and doc.text[s:e] != CSP_BOOTSTRAP
         ]
     else:
-        found = [(s, e) for t, s, e in _elements(doc) if t == "style"]
+        found = [(s, e) for t, s, _, e in _elements(doc) if t == "style"]
     if len(found) > 1:
         raise FormatError(
             f"has {len(found)} <{tag}> elements of page code; not migrated (one expected)",

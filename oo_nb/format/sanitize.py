@@ -33,7 +33,7 @@ from lxml import etree
 from lxml import html as lxml_html
 
 from oo_nb.format.names import RESERVED_ID_PREFIXES
-from oo_nb.format.vocab import strip_unsafe, truncate
+from oo_nb.format.vocab import AGENT_PID, AGENT_PID_COMMENT, strip_unsafe, truncate
 
 __all__ = [
     "ALLOWED_ATTRIBUTES",
@@ -108,11 +108,10 @@ _REFERENCE_ID = re.compile(r"^(s|ref-)[0-9]+$")
 _CLASS_TOKEN = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,39}$")
 _ANCHOR = re.compile(r"^#[A-Za-z][A-Za-z0-9_-]{0,79}$")
 _DIGITS = re.compile(r"^[0-9]{1,4}$")
-_PID_VALUE = re.compile(r"^pid:[A-Za-z0-9_-]{1,80}:[A-Za-z0-9_-]{1,40}$")
-_PID_COMMENT = re.compile(r"^\s*(pid:[A-Za-z0-9_-]{1,80}:[A-Za-z0-9_-]{1,40})\s*$")
 _IMAGE_SRC = re.compile(r"^data:image/(?:png|jpeg|gif|webp);base64,[A-Za-z0-9+/]+={0,2}$")
 MAX_IMAGE_SRC_CHARS = 4_000_000
 _TAG_LIKE = re.compile(r"<[A-Za-z/!?][^<>]*>")
+_COMMENT_END = re.compile(r"--!?>")
 # Page-level tags mean nothing inside one section (nh3 drops them), and lxml's pre-parse trips on
 # them: a fragment starting with <html> but holding no body fails an lxml assertion, and text
 # after </body> or </html> is silently dropped. So they are removed before lxml sees the fragment.
@@ -190,7 +189,7 @@ class _Policy:
             url_relative=lambda u: u if _ANCHOR.match(u) else None,
         )
         self.restore = re.compile(
-            rf'<{self.placeholder} data-pid="(pid:[A-Za-z0-9_:-]+)"></{self.placeholder}>'
+            rf'<{self.placeholder} data-pid="({AGENT_PID.pattern})"></{self.placeholder}>'
         )
         self.leftover = re.compile(rf"</?{self.placeholder}\b[^>]*>")
 
@@ -210,7 +209,7 @@ class _Policy:
         if tag == "img" and attr == "src":
             return value.strip() if is_safe_image_src(value) else None
         if attr == "data-pid":
-            return value if tag == self.placeholder and _PID_VALUE.match(value) else None
+            return value if tag == self.placeholder and AGENT_PID.fullmatch(value) else None
         return value
 
     def clean(self, fragment: str) -> str:
@@ -228,15 +227,19 @@ def _inner_html(root: etree._Element) -> str:
 
 def _show_unclosed_comments(fragment: str) -> str:
     """An unclosed ``<!--`` would swallow the rest of the section as a comment: show it as
-    text instead, so no content is lost."""
+    text instead, so no content is lost. A comment ends where a browser ends it: at ``-->`` or
+    ``--!>``, or at once (``<!-->``, ``<!--->``)."""
     start = fragment.find("<!--")
     while start >= 0:
-        end = fragment.find("-->", start + 4)
-        if end < 0:
-            fragment = fragment[:start] + "&lt;!--" + fragment[start + 4 :]
-            start = fragment.find("<!--", start + 7)
-        else:
-            start = fragment.find("<!--", end + 3)
+        body = start + 4
+        if fragment.startswith((">", "->"), body):
+            start = fragment.find("<!--", body + 1)
+            continue
+        end = _COMMENT_END.search(fragment, body)
+        if end is None:
+            # no comment end after this one: every "<!--" from here on is left open
+            return fragment[:start] + fragment[start:].replace("<!--", "&lt;!--")
+        start = fragment.find("<!--", end.end())
     return fragment
 
 
@@ -252,7 +255,11 @@ def _prepare(fragment: str, placeholder: str) -> str:
         return html_lib.escape(fragment, quote=False)  # unreadable: keep it as visible text
     for node in list(root.iter()):
         if isinstance(node, (etree._Comment, etree._ProcessingInstruction)):
-            m = _PID_COMMENT.match(node.text or "") if isinstance(node, etree._Comment) else None
+            m = (
+                AGENT_PID_COMMENT.fullmatch(node.text or "")
+                if isinstance(node, etree._Comment)
+                else None
+            )
             if m:
                 holder = etree.Element(placeholder)
                 holder.set("data-pid", m.group(1))
@@ -322,7 +329,7 @@ def removed_by_cleaning(typed: str, clean: str) -> list[str]:
                 if tok.name in ALLOWED_TAGS:  # attributes of a removed element go with it
                     for a in tok.attrs:
                         attrs[a.name] = attrs.get(a.name, 0) + 1
-            elif tok.kind == "comment" and not _PID_COMMENT.match(tok.data):
+            elif tok.kind == "comment" and not AGENT_PID_COMMENT.fullmatch(tok.data):
                 comments += 1
         return tags, attrs, comments
 

@@ -20,10 +20,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from lxml import etree
-from lxml import html as lxml_html
-
 from oo_nb.errors import OOError
+from oo_nb.format.article_model import Model, Node, read_model
 from oo_nb.format.document import Document, Span
 from oo_nb.format.legacy_script import runs_original_script
 from oo_nb.format.names import (
@@ -55,6 +53,8 @@ _ID = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,79}$")
 _ANCHOR = re.compile(r"^#[A-Za-z][A-Za-z0-9_-]{0,79}$")
 _HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 _SHOWN = 80  # characters of a refused value shown in a message
+_FOREIGN = frozenset(("svg", "math"))  # foreign content: raw-text elements hold markup there
+_FOREIGN_DEPTH = 4  # levels of such markup read again (each level is read whole once more)
 
 
 def scope_problems(original: Document, candidate: Document) -> list[str]:
@@ -322,39 +322,62 @@ def unsafe_article_parts(original: Document, candidate: Document) -> list[str]:
     outside the allow-list, links and images it refuses, ids that clobber the page's own) and
     that the document's article does not already hold; on a page still running the original
     script, also heading text that script would turn into markup."""
-    before = set(_unsafe(original.article_html, False))
+    before = set(_unsafe(original.article_model, False))
     legacy = runs_original_script(candidate)
     out: list[str] = []
-    for part in dict.fromkeys(_unsafe(candidate.article_html, legacy)):
+    for part in dict.fromkeys(_unsafe(candidate.article_model, legacy)):
         if part not in before:
             out.append(f"article: {part}")
     return out[:10] + ([f"article: … and {len(out) - 10} more"] if len(out) > 10 else [])
 
 
-def _unsafe(article: str, legacy: bool) -> Iterator[str]:
-    if not article.strip():
+def _unsafe(article: Model, legacy: bool) -> Iterator[str]:
+    """The article as a browser reads it (its ``article_model``): each element and attribute
+    the sanitiser would remove, in document order."""
+    # (model, depth): inside <svg>/<math> a browser reads a raw-text element's content as
+    # markup, which the model reads as text; that content is read again, as markup, a few
+    # levels deep
+    pending = [(article, 0)]
+    while pending:
+        model, depth = pending.pop(0)
+        text = model.source
+        stack = [(node, False) for node in reversed(model.root.children)]
+        while stack:
+            node, foreign = stack.pop()
+            if node.kind != "element":
+                continue  # text and comments are inert
+            yield from _element_problems(text, node, legacy)
+            if foreign and _read_as_text(text, node):
+                if depth >= _FOREIGN_DEPTH:
+                    yield f"markup in <{node.name}> nested too deep to read"
+                else:
+                    inner = read_model(text[node.open_end : node.close_start])
+                    pending.append((inner, depth + 1))
+            inside = foreign or node.name in _FOREIGN
+            stack.extend((child, inside) for child in reversed(node.children))
+
+
+def _read_as_text(text: str, node: Node) -> bool:
+    """``node`` holds markup that the model read as text (a raw-text element's content)."""
+    return "<" in text[node.open_end : node.close_start] and all(
+        child.kind == "text" for child in node.children
+    )
+
+
+def _element_problems(text: str, node: Node, legacy: bool) -> Iterator[str]:
+    tag = node.name
+    if tag not in ALLOWED_TAGS and tag != "h2":
+        yield f"a <{tag}> element {_quote(text[node.start : node.end])}"
         return
-    try:
-        root = lxml_html.fragment_fromstring(article, create_parent="div")
-    except (etree.ParserError, ValueError):
-        yield f"HTML that cannot be read ({_quote(article[:_SHOWN])})"
-        return
-    for el in root.iter():
-        if not isinstance(el.tag, str) or el is root:
-            continue  # comments and processing instructions are inert
-        tag = el.tag.lower()
-        if tag not in ALLOWED_TAGS and tag != "h2":
-            yield f"a <{tag}> element {_quote(_serialised(el))}"
-            continue
-        allowed = ALLOWED_ATTRIBUTES["*"] | ALLOWED_ATTRIBUTES.get(tag, frozenset())
-        for attr, value in el.attrib.items():
-            problem = _attribute_problem(tag, str(attr).lower(), str(value), allowed)
-            if problem:
-                yield f"<{tag} {attr}={_quote(str(value))}>: {problem}"
-        if legacy and tag in _HEADINGS:
-            text = el.text_content()
-            if "<" in text or ">" in text:
-                yield f"<{tag}> text {_quote(text)} that the original page script turns into markup"
+    allowed = ALLOWED_ATTRIBUTES["*"] | ALLOWED_ATTRIBUTES.get(tag, frozenset())
+    for attr in node.attrs or ():  # (the first of two with one name: the one a browser keeps)
+        problem = _attribute_problem(tag, attr.name, attr.value, allowed)
+        if problem:
+            yield f"<{tag} {attr.name}={_quote(attr.value)}>: {problem}"
+    if legacy and tag in _HEADINGS:
+        heading = node.text
+        if "<" in heading or ">" in heading:
+            yield f"<{tag}> text {_quote(heading)} that the original page script turns into markup"
 
 
 def _attribute_problem(tag: str, attr: str, value: str, allowed: frozenset[str]) -> str:
@@ -376,7 +399,3 @@ def _attribute_problem(tag: str, attr: str, value: str, allowed: frozenset[str])
         ):
             return "an id the page itself uses"
     return ""
-
-
-def _serialised(el: Any) -> str:
-    return str(etree.tostring(el, encoding="unicode", with_tail=False))

@@ -15,6 +15,8 @@ from collections.abc import Iterable
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
 __all__ = [
+    "AGENT_PID",
+    "AGENT_PID_COMMENT",
     "CITATION",
     "CITATION_WITH_SPACE",
     "ID_ATTRIBUTE",
@@ -23,6 +25,7 @@ __all__ = [
     "PID_WELLFORMED",
     "SOURCE_ID",
     "UNSAFE_CHARS",
+    "UNSAFE_IN_LINE",
     "citation_ids",
     "domain_matches",
     "domain_of",
@@ -56,6 +59,13 @@ _TRAILING_REVERSED = re.compile(r"\s*(?:\][0-9]+s\[\s*)+")
 # the next element, and the audit reports it as malformed rather than as a missing pid.
 PID = re.compile(r"^\s*pid:([^:\s]+)(?::(\S+))?\s*$")
 PID_WELLFORMED = re.compile(r"\s*pid:[^:\s]+:[0-9a-f]{8}\s*$")  # PID with an 8HEX id, by .match
+# The pids agent-written HTML may carry through the sanitiser: stricter than PID (which reads
+# what any document holds), as the value travels in an attribute and comes back as a comment:
+# only id characters, so nothing in it can end either; any id (not only 8HEX), so a paragraph
+# the agent rewrites keeps the pid an older document gave it.
+_AGENT_PID = r"pid:[A-Za-z0-9_-]{1,80}:[A-Za-z0-9_-]{1,40}"
+AGENT_PID = re.compile(_AGENT_PID)  # the value alone, by .fullmatch
+AGENT_PID_COMMENT = re.compile(rf"\s*({_AGENT_PID})\s*")  # a comment's text, by .fullmatch
 
 
 def is_source_id(text: str) -> bool:
@@ -213,6 +223,9 @@ _CONTROLS = r"\x00-\x08\x0b-\x1f\x7f-\x9f"
 _BIDI = r"\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
 _INVISIBLE = r"\u200b\u2060-\u2064\ufeff"
 UNSAFE_CHARS = re.compile(f"[{_CONTROLS}{_BIDI}{_INVISIBLE}]")
+# The same and tab and newline: for text that stays on one line (a title, a file name, a note
+# from a hand-editable file printed to a terminal or a cron log).
+UNSAFE_IN_LINE = re.compile(f"[{_CONTROLS}{_BIDI}{_INVISIBLE}\t\n]")
 
 
 def strip_unsafe(text: str, replacement: str = " ") -> str:

@@ -62,7 +62,7 @@ def _plain(value: object) -> str:
 
 def edited_diff_html(hunk: Hunk, clean: str) -> str:
     """The diff line for an edit: the text as it was, against the text as edited (escaped)."""
-    from oo_nb.review.diff import text_of
+    from oo_nb.review.units import text_of
     from oo_nb.review.words import word_diff
 
     edited = text_of(clean)

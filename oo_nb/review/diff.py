@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from oo_nb.format.article_model import read_model
 from oo_nb.format.document import Document
 from oo_nb.format.names import CHANGELOG_BLOCK, CONTRACT_BLOCK, MANIFEST_BLOCK, SOURCE_CACHE_BLOCK
 from oo_nb.review.align import Item, Slot, align
@@ -29,7 +28,7 @@ from oo_nb.review.images import ImageRef, ImageTable
 from oo_nb.review.quotes import add_quote_badges
 from oo_nb.review.refs import entry_lines, out_of_order, parse_refs
 from oo_nb.review.summary import DiffSummary, summarise
-from oo_nb.review.units import Unit, split_units
+from oo_nb.review.units import Unit, split_units, text_of
 
 __all__ = ["ArticlePlan", "DiffSummary", "DocumentDiff", "Hunk", "diff_documents"]
 
@@ -353,13 +352,6 @@ def _urls(cache: Any) -> list[tuple[str, str]]:
         for sid, item in zip(source_ids(cache), cache["sources"], strict=False)
         if isinstance(item, dict) and isinstance(item.get("url"), str)
     ]
-
-
-def text_of(html: str) -> str:
-    """The words a reader sees (script, style and template content is none of them)."""
-    if not html.strip():
-        return ""
-    return " ".join(read_model(html).root.visible_text.split())
 
 
 # --------------------------------------------------------------------------- the rest

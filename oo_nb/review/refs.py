@@ -4,14 +4,13 @@ browser numbers references by position)."""
 
 from __future__ import annotations
 
-import html as html_lib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Literal
 
 from oo_nb.format.article_model import entries, read_model
 from oo_nb.format.vocab import LEADING_CITATION
-from oo_nb.review.units import strip_tags
+from oo_nb.review.units import text_of
 
 __all__ = ["RefList", "Side", "entry_lines", "merge_refs", "out_of_order", "parse_refs"]
 
@@ -73,7 +72,7 @@ def merge_refs(
 
 
 def _line(sid: str, raw: str) -> str:
-    text = " ".join(html_lib.unescape(strip_tags(raw)).split())
+    text = text_of(raw)
     return text if LEADING_CITATION.match(text) else f"[{sid}] {text}"
 
 

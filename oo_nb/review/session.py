@@ -11,17 +11,19 @@ from typing import Any
 from oo_nb.errors import OOError, ValidationError
 from oo_nb.format.article_model import read_model
 from oo_nb.format.document import Document
+from oo_nb.format.html_tokens import tokenize
 from oo_nb.format.legacy_script import inert_fragment, runs_original_script
 from oo_nb.format.names import SOURCE_CACHE_BLOCK
-from oo_nb.format.vocab import truncate
+from oo_nb.format.vocab import PID, truncate
 from oo_nb.review.apply import ApplyResult, build_final, cited_ids
 from oo_nb.review.blocks import source_ids
-from oo_nb.review.diff import DocumentDiff, diff_documents, text_of
+from oo_nb.review.diff import DocumentDiff, diff_documents
 from oo_nb.review.hunks import Choice, Decision, Hunk
+from oo_nb.review.units import text_of
 
 __all__ = ["Choice", "Conflict", "Decision", "EditCheck", "ReviewSession"]
 
-_PID_COMMENT = re.compile(r"<!--\s*pid:[^>]*?-->\s*")
+_SPACES = re.compile(r"\s*")
 # What a section heading's edit may not hold: another heading or a block (it would stop being
 # a heading). Read by article_model, as a browser reads the typed HTML.
 _HEADINGS = frozenset(("h1", "h2", "h3", "h4", "h5", "h6"))
@@ -58,6 +60,21 @@ class EditCheck:
 
     clean: str
     removed: tuple[str, ...] = ()
+
+
+def _without_pids(html: str) -> str:
+    """``html`` without the pid comments (and the spaces after each) copied with a block's text:
+    the edit's block gets its pid from the change. Comments as a browser ends them; the text
+    of an attribute value is kept whatever it holds."""
+    out: list[str] = []
+    at = 0
+    for tok in tokenize(html):
+        if tok.kind == "comment" and PID.match(tok.data):
+            out.append(html[at : tok.start])
+            spaces = _SPACES.match(html, tok.end)
+            at = spaces.end() if spaces else tok.end
+    out.append(html[at:])
+    return "".join(out)
 
 
 def _tops(fragment: str) -> list[Any]:
@@ -237,7 +254,7 @@ class ReviewSession:
                 f"{hunk.title}: only article text can be edited",
                 file=self.original.file,
             )
-        expanded = _PID_COMMENT.sub("", self.diff.images.expand(text)).strip()
+        expanded = _without_pids(self.diff.images.expand(text)).strip()
         clean = self._clean(hunk, text)
         return EditCheck(clean, tuple(removed_by_cleaning(expanded, clean)))
 
@@ -246,7 +263,7 @@ class ReviewSession:
             sanitize_html,  # imported on first edit: nh3 is not needed before
         )
 
-        expanded = _PID_COMMENT.sub("", self.diff.images.expand(html)).strip()
+        expanded = _without_pids(self.diff.images.expand(html)).strip()
         # a section heading stays an h2 with its id, whatever was typed (a whole removed section
         # edited back is a heading and its text: the sanitiser takes it as any article text)
         if hunk.tag == "h2" and not hunk.whole_section:

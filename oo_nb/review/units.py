@@ -5,14 +5,11 @@ re-serialised."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from oo_nb.format.article_model import read_model
 
-__all__ = ["Unit", "split_units", "strip_tags"]
-
-_TAGS = re.compile(r"<[^>]*>")
+__all__ = ["Unit", "split_units", "text_of"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,8 +38,12 @@ class Unit:
         return self.section == "references" and self.tag in ("ol", "ul")
 
 
-def strip_tags(html: str) -> str:
-    return _TAGS.sub("", html)
+def text_of(html: str) -> str:
+    """The words a reader sees, read as a browser reads ``html`` (script, style and template
+    content is none of them; an attribute value or a comment neither)."""
+    if not html.strip():
+        return ""
+    return " ".join(read_model(html).root.visible_text.split())
 
 
 def split_units(html: str) -> tuple[list[Unit], str]:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from oo_nb.errors import NotFound, OOError
 from oo_nb.format.names import PENDING_PROPOSAL
+from oo_nb.format.vocab import UNSAFE_IN_LINE
 from oo_nb.store.seal import is_sealed
 from oo_nb.store.store import document_lock, history_dir, set_aside_current
 
@@ -29,7 +30,6 @@ __all__ = [
 ]
 
 _ASIDE = re.compile(r"^pending-\d+(?:-\d+)?\.json$")
-_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 @dataclass(frozen=True)
@@ -164,7 +164,7 @@ def _info(file: Path, sha: str) -> ProposalInfo:
     raw_run, raw_created = record.get("run"), record.get("created")
     run: dict[str, object] = raw_run if isinstance(raw_run, dict) else {}
     # printed to terminals and cron logs: no escape sequence or line break of a hand-edited file
-    created = _CONTROLS.sub("?", raw_created) if isinstance(raw_created, str) else ""
+    created = UNSAFE_IN_LINE.sub("?", raw_created) if isinstance(raw_created, str) else ""
     version, cost = run.get("version"), run.get("cost_usd")
     if not is_sealed(record):  # a cost this machine did not record is unknown, not 0
         cost = None

@@ -13,16 +13,15 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
-import re
 from pathlib import Path
 
+from oo_nb.format.vocab import UNSAFE_IN_LINE
 from oo_nb.store.history import utc_now
 from oo_nb.store.history_place import history_folder, open_plain_file, write_holder_note
 
 __all__ = ["RESEARCH_LOCK", "ResearchClaim", "claim_research"]
 
 RESEARCH_LOCK = "research.lock"
-_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 class ResearchClaim:
@@ -50,7 +49,7 @@ def claim_research(path: Path, action: str = "research") -> ResearchClaim | str:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError as exc:
         holder = os.pread(fd, 512, 0).decode("utf-8", "replace").strip()
-        holder = _CONTROLS.sub("?", holder)  # printed: no escape sequence of a hand-made file
+        holder = UNSAFE_IN_LINE.sub("?", holder)  # printed: no escape sequence of a hand-made file
         os.close(fd)
         if exc.errno not in (errno.EAGAIN, errno.EACCES):
             raise

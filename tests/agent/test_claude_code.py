@@ -229,6 +229,20 @@ def test_missing_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         prepare_update(copy_doc(tmp_path), opts())
 
 
+def test_sections_are_split_as_the_page_reads_them() -> None:
+    """An h2 in a comment (ended by "--!>" as a browser ends it) or in an attribute value starts
+    no section; the heading's text is its text content (issue 26)."""
+    html = (
+        '<h2 id="a">A &amp; B</h2><p>one</p><!-- <h2 id="old">Old</h2> --!>'
+        "<p title='<h2 id=\"fake\">F</h2>'>two</p><!-- pid:b:00000001 -->\n"
+        '<h2 id="b">B</h2><p>three</p><h2>No id</h2><p>four</p>'
+    )
+    parts = split_sections(html)
+    assert list(parts) == ["a", "b"]
+    assert parts["a"][0] == "A & B" and parts["a"][1].endswith(">two</p>")
+    assert parts["b"] == ("B", "<p>three</p><h2>No id</h2><p>four</p>")
+
+
 def test_split_and_diff_by_section() -> None:
     original = Document.read(CORPUS / "ai-model-landscape.o-o.html")  # pid comments before headings
     parts = split_sections(original.article_html)

@@ -302,6 +302,15 @@ def test_the_images_file_fields_one_by_one(tmp_path: Path) -> None:
     assert read_images_file(tmp_path / "none", read_scratch_copy) == ([], [])
 
 
+def test_an_images_file_text_carries_no_unsafe_character(tmp_path: Path) -> None:
+    """Captions, credits and alt text are read as every reader reads text (vocab.strip_unsafe):
+    a bidi override, a zero-width space or a lone carriage return shown as a space."""
+    entry = {"url": "https://a.example/1.png", "caption": "tide\u202erose", "alt": "a\u200bb\rc"}
+    (tmp_path / IMAGES_FILE).write_text(json.dumps({"images": [entry]}))
+    images, _ = read_images_file(tmp_path, read_scratch_copy)
+    assert (images[0]["caption"], images[0]["alt"]) == ("tide rose", "a b c")
+
+
 def test_an_images_file_that_is_not_a_regular_file_is_refused_unread(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / IMAGES_FILE)  # a read would block forever
     images, warnings = read_images_file(tmp_path, read_scratch_copy)

@@ -116,6 +116,12 @@ def test_compact_article_strips_scripts_styles_handlers() -> None:
     assert "[inline SVG graphic omitted]" in out and "tail" in out and refs == {}
 
 
+def test_compact_article_keeps_the_comments_every_reader_reads_as_pids() -> None:
+    html = "<!-- pid:a:0123abcd --><p>x</p><!-- pid: a note, not a pid --><p>y</p>"
+    out, _ = compact_article(html)
+    assert "pid:a:0123abcd" in out and "a note" not in out
+
+
 def test_next_source_id_is_above_cache_and_article() -> None:
     assert next_source_id(Document.read(CORPUS / "agi-declared.o-o.html")) == "s20"
     # empty cache: the article's citations count

@@ -16,13 +16,17 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+import pytest
 from PIL import Image
 
 from oo_nb.agent.candidate import Candidate, build_candidate
+from oo_nb.agent.images import InlineImages, count_images
 from oo_nb.agent.proposal import validate_proposal
 from oo_nb.agent.types import RunInfo
+from oo_nb.format.article_model import read_model
+from oo_nb.format.blocks import ImagePolicy
 from oo_nb.format.document import Document
-from oo_nb.format.sanitize import is_safe_image_src
+from oo_nb.format.sanitize import is_safe_image_src, sanitize_html
 from tests.support.hostile import image_findings
 
 SVG = b'<svg xmlns="http://www.w3.org/2000/svg" onload="window.ooPwned=1"><script>window.ooPwned=2</script></svg>'
@@ -211,3 +215,51 @@ def test_images_of_the_original_article_are_not_rejudged(corpus_dir: Path) -> No
     page = cand.document.article_html
     assert page.count(old) == 1 and new not in page
     assert any("inline image 2 dropped" in w and "max_per_article=1" in w for w in cand.warnings)
+
+
+@pytest.mark.parametrize(
+    "hidden",
+    [
+        "<p title='<img src=\"{src}\">'>a title</p>",
+        '<!-- <img src="{src}"> -->',
+        '<p><img data-src="{src}" alt="lazy"></p>',
+        '<textarea><img src="{src}"></textarea>',
+    ],
+)
+def test_an_image_src_only_written_in_the_article_is_judged(corpus_dir: Path, hidden: str) -> None:
+    """Only an image the original article shows is kept unjudged: the same text inside an
+    attribute value, a comment, a ``data-src`` or raw text shows no image (issue 26)."""
+    rnd = random.Random(3)
+    old = uri(encode(Image.frombytes("RGB", (200, 150), rnd.randbytes(200 * 150 * 3)), "PNG"))
+    doc = doc_with(
+        corpus_dir, article_extra=hidden.format(src=old), max_file_kb=1, resize_max_px=50
+    )
+    cand = build(doc, f'<p>Rewritten.</p><img src="{old}" alt="n">', sid="overview")
+    shown = [n.attr("src") for n in read_model(cand.document.article_html).elements("img")]
+    assert old not in shown
+    assert any("inline image 1 dropped: cannot be made smaller" in w for w in cand.warnings)
+
+
+def test_an_img_written_in_an_attribute_or_a_comment_counts_as_no_image(corpus_dir: Path) -> None:
+    """``max_per_article`` counts the images the kept article shows (issue 26): the text "<img"
+    in a title or a comment left no room for a real one."""
+    assert count_images('<p title="<img src=x>">t</p><!-- <img> --><img src="x">') == 1
+    hidden = '<p title=\'<img src="x">\'>a title</p><!-- <img src="y"> -->'
+    doc = doc_with(corpus_dir, article_extra=hidden, max_per_article=1)
+    cand = build(doc, f'<p>x</p><img src="{uri(small_png())}" alt="a">')
+    assert len(read_model(cand.document.article_html).elements("img")) == 1, cand.warnings
+
+
+def test_vetting_changes_only_the_images_it_judges() -> None:
+    """The sanitised fragment keeps its bytes (an entity, a quoted attribute) around an image
+    that goes, with its figure, or whose data is re-encoded."""
+    figure = (
+        '<figure><img src="data:image/png;base64,AAAA" alt="x"><figcaption>C</figcaption></figure>'
+    )
+    kept = f'<img src="{uri(small_png())}" alt="k" width="900">'
+    text = '<p title="x&quot;y">a&nbsp;b</p>\n'
+    fragment = sanitize_html(f"{text}{figure}\n{kept}")
+    warnings: list[str] = []
+    vetted = InlineImages(ImagePolicy(), read_model(""), 0).vet(fragment, "s", warnings)
+    assert vetted.startswith(f"{text}\n<img ") and 'alt="k"' in vetted and "width" not in vetted
+    assert len(warnings) == 1 and "inline image 1 dropped" in warnings[0]

@@ -103,6 +103,17 @@ def browser(chromium_executable: str) -> Iterator[Browser]:
     pw.stop()
 
 
+@pytest.fixture(scope="module")
+def offline_page(browser: Browser) -> Iterator[Page]:
+    """One page with scripts on that loads nothing (every request aborted), for a module's
+    ``set_content`` cases: what Chromium's DOM makes of markup."""
+    context = browser.new_context(java_script_enabled=True)
+    page = context.new_page()
+    page.route("**/*", lambda route: route.abort())  # nothing leaves the machine
+    yield page
+    context.close()
+
+
 @pytest.fixture(scope="session")
 def artifacts() -> Path:
     ARTIFACTS.mkdir(exist_ok=True)

@@ -5,7 +5,6 @@ gives the same sections, References entries, pids before top-level blocks and li
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -126,12 +125,8 @@ def _model(html: str) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def page(browser: Browser) -> Iterator[Page]:
-    context = browser.new_context(java_script_enabled=True)
-    page = context.new_page()
-    page.route("**/*", lambda route: route.abort())  # nothing leaves the machine
-    yield page
-    context.close()
+def page(offline_page: Page) -> Page:
+    return offline_page
 
 
 @pytest.mark.parametrize("case", list(CASES))

@@ -159,6 +159,46 @@ def test_migrate_keeps_all_data(corpus_copy: Path, name: str, tmp_path: Path) ->
     assert history[0].snapshot is not None and history[0].snapshot.read_bytes() == before.to_bytes()
 
 
+def test_migrate_replaces_a_page_script_with_a_data_id(corpus_dir: Path) -> None:
+    """Only an ``id`` attribute makes a script a JSON block (vocab.tag_id); a ``data-id`` does
+    not, and the original page script it sits on is replaced like any other."""
+    doc = Document.read(corpus_dir / "yc-w26-batch.o-o.html")
+    at = doc.text.index("<script>\n", doc.text.index('<script id="oo-manifest"'))
+    odd = Document(doc.text[:at] + '<script data-id="page">' + doc.text[at + len("<script>") :])
+    new = migrate_early(odd)
+    assert '<script data-id="page">' not in new.text
+    assert _data(new) == _data(odd)
+
+
+def _with_in_head(corpus_dir: Path, head: str) -> Document:
+    doc = Document.read(corpus_dir / "yc-w26-batch.o-o.html")
+    at = doc.text.index("<head>") + len("<head>")
+    return Document(doc.text[:at] + "\n" + head + doc.text[at:])
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        '<meta name="note" content="<script>">',  # no script: an attribute value
+        "<!-- a note --!>",  # a browser ends the comment here, before the stylesheet
+        "<!-- <style> and <script> in a comment -->",
+    ],
+)
+def test_migrate_finds_the_page_code_as_a_browser_reads_the_page(
+    corpus_dir: Path, head: str
+) -> None:
+    """The page's stylesheet and script are replaced, not kept beside the new ones. (The first
+    two also hide the article from ``Document``'s own reader, which reads them otherwise: the
+    data is compared where it finds the article.)"""
+    odd = _with_in_head(corpus_dir, head)
+    new = migrate_early(odd)
+    for old in ("/* stylesheet omitted", "/* script omitted"):
+        assert old in odd.text and old not in new.text
+    assert head in new.text
+    if odd.article_span is not None:
+        assert _data(new) == _data(odd)
+
+
 def test_migrated_documents_stay_in_sync_afterwards(corpus_copy: Path) -> None:
     sync_dir(corpus_copy, migrate=True)
     assert set(_status(sync_dir(corpus_copy)).values()) == {"unchanged"}

@@ -62,6 +62,12 @@ def test_images_whose_source_was_refused_leave_nothing() -> None:
         # a stray "-->" just before an unclosed "<!--" does not close it
         ("<p>a</p>--><!--<p>kept</p>", "<p>a</p>--&gt;&lt;!--<p>kept</p>"),
         ("<p>a</p><!-- --><!-- pid:s:p2 --><p>b</p>", "<p>a</p><!-- pid:s:p2 --><p>b</p>"),
+        # closed as a browser closes it (issue 26): dropped like any comment, not shown
+        ("<p>a</p><!-- note --!><p>b</p>", "<p>a</p><p>b</p>"),
+        ("<p>a</p><!----!><p>b</p>", "<p>a</p><p>b</p>"),
+        ("<p>a</p><!---><p>b</p><!--><p>c</p>", "<p>a</p><p>b</p><p>c</p>"),
+        ("<p>a</p><!--!><p>kept</p>", "<p>a</p>&lt;!--!&gt;<p>kept</p>"),  # "!>" ends none
+        ("<p>a</p><!-- x --!><!--<p>kept</p>", "<p>a</p>&lt;!--<p>kept</p>"),
     ],
 )
 def test_an_unclosed_comment_is_shown_not_allowed_to_swallow_the_rest(

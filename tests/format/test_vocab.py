@@ -201,6 +201,32 @@ def test_a_references_label_is_read_at_the_start_only() -> None:
     assert vocab.LEADING_CITATION.match("Report [s3]") is None
 
 
+# --------------------------------------------------------------------------- pid comments
+# comment text -> (a pid comment to every reader, well formed, carried through agent HTML)
+PIDS = [
+    (" pid:overview:a1b2c3d4 ", True, True, True),
+    ("pid:overview:a1b2c3d4", True, True, True),
+    (" pid:s:p1 ", True, False, True),  # an older document's id: kept through an agent's edit
+    (" pid:overview ", True, False, False),  # names the next block, malformed (FORMAT.md §3)
+    (" pid:a:b:c ", True, False, False),
+    (" pid:a.b:12345678 ", True, True, False),  # only id characters in an attribute value
+    (" pid:" + "a" * 81 + ":b ", True, False, False),
+    (" pid:a:" + "b" * 41 + " ", True, False, False),
+    (" pid:a b:c ", False, False, False),
+    (" note pid:a:b ", False, False, False),
+    (" pid:a:12345678\n", True, True, True),
+]
+
+
+@pytest.mark.parametrize(("text", "pid", "wellformed", "agent"), PIDS)
+def test_which_comments_are_pids(text: str, pid: bool, wellformed: bool, agent: bool) -> None:
+    assert bool(vocab.PID.match(text)) is pid
+    assert bool(vocab.PID_WELLFORMED.match(text)) is wellformed
+    assert bool(vocab.AGENT_PID_COMMENT.fullmatch(text)) is agent
+    assert bool(vocab.AGENT_PID.fullmatch(text.strip())) is agent
+    assert pid or not agent  # what the sanitiser keeps, every reader reads as a pid
+
+
 # --------------------------------------------------------------------------- id attribute
 @pytest.mark.parametrize(
     ("tag", "value"),

@@ -664,3 +664,24 @@ def test_an_accepted_source_removal_that_kept_text_cites_is_a_conflict(corpus_di
     assert conflict.drop_label == "Accept the text without the citation"
     session.resolve(conflict, keep=False)
     assert session.decision("a1") == "accept" and session.conflicts() == ()
+
+
+@pytest.mark.parametrize(
+    ("typed", "clean"),
+    [
+        # pid comments copied with the text go, as a browser ends them (the edit gets its own)
+        ("<!-- pid:a:0011aabb -->\nText [s1].", "<p>Text [s1].</p>"),
+        ("<!-- pid:a:0011aabb --!>Text [s1].", "<p>Text [s1].</p>"),
+        # an attribute value is text, whatever it holds
+        (
+            '<p title="<!-- pid:a:0011aabb -->">Text [s1].</p>',
+            '<p title="&lt;!-- pid:a:0011aabb --&gt;">Text [s1].</p>',
+        ),
+    ],
+)
+def test_an_edit_loses_its_copied_pids_and_nothing_else(
+    corpus_dir: Path, typed: str, clean: str
+) -> None:
+    _, _, _, session = _setup(corpus_dir, "anthropic-leadership.o-o.html")
+    check = session.check_edit(_hunk(session, "changed"), typed)
+    assert (check.clean, check.removed) == (clean, ())

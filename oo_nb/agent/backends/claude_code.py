@@ -48,6 +48,7 @@ from oo_nb.agent.proposal import DROPPABLE_ID
 from oo_nb.agent.quotes import PageTexts, api_texts
 from oo_nb.agent.types import RunInfo
 from oo_nb.errors import AgentError, BudgetExceeded, OOError
+from oo_nb.format.article_model import read_model
 from oo_nb.format.blocks import ImagePolicy
 from oo_nb.format.document import Document
 from oo_nb.format.names import SOURCE_CACHE_BLOCK
@@ -67,25 +68,20 @@ __all__ = [
 SCRATCH_PREFIX = "oo-claude-"
 _MIN_COPY_LIMIT = 64 * 1024 * 1024  # bytes of the edited copy read back, at least
 
-_H2 = re.compile(
-    r"<h2\b[^>]*?\bid\s*=\s*[\"']([^\"']+)[\"'][^>]*>(.*?)</h2\s*>", re.IGNORECASE | re.DOTALL
-)
-_TRAILING_PID = re.compile(r"(?:\s*<!--\s*pid:[^>]*-->\s*)+$")
-_TAGS = re.compile(r"<[^>]+>")
 _URL = re.compile(r"https?://[^\s\"'<>)\]}\\]+")
 _WS = re.compile(r"\s+")
 
 
 # --------------------------------------------------------------------------- diffing
 def split_sections(article_html: str) -> dict[str, tuple[str, str]]:
-    """h2 id → (heading text, body HTML up to the next h2; a pid comment right before the next
-    heading belongs to that heading)."""
-    heads = list(_H2.finditer(article_html))
+    """h2 id → (heading text, body HTML up to the next h2 with an id), the sections as the page
+    reads them (``article_model``): a pid comment right before the next heading belongs to that
+    heading; an h2 without an id stays in the body before it."""
+    named = [s for s in read_model(article_html).sections if s.id]
     out: dict[str, tuple[str, str]] = {}
-    for i, m in enumerate(heads):
-        end = heads[i + 1].start() if i + 1 < len(heads) else len(article_html)
-        body = _TRAILING_PID.sub("", article_html[m.end() : end]).strip()
-        out[m.group(1)] = (_WS.sub(" ", _TAGS.sub("", m.group(2))).strip(), body)
+    for i, section in enumerate(named):
+        end = named[i + 1].start if i + 1 < len(named) else len(article_html)
+        out[section.id] = (section.title, article_html[section.heading.end : end].strip())
     return out
 
 

@@ -14,13 +14,13 @@ and fetches are counted from the ``WebSearch`` / ``WebFetch`` tool uses in its s
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
 from oo_nb.agent.backends.claude_stream import stream_events
 from oo_nb.agent.proposal import LAYOUTS, LIMITS, SECTION_ID
 from oo_nb.errors import AgentError
+from oo_nb.format.vocab import strip_unsafe
 
 __all__ = [
     "IMAGES_FILE",
@@ -34,7 +34,6 @@ IMAGES_FILE = "oo-images.json"
 MAX_IMAGES_FILE_BYTES = 256 * 1024
 _FIELDS = ("url", "caption", "credit", "alt", "section", "layout")
 _MAX_WARNINGS = 10
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 def images_prompt(allowed: bool, max_images: int) -> list[str]:
@@ -59,7 +58,7 @@ def _text(entry: dict[str, Any], key: str, where: str, limit: int, warnings: lis
     if not isinstance(value, str):
         warnings.append(f"{where}.{key}: must be a string, found {type(value).__name__}")
         raise ValueError
-    value = _CONTROL.sub(" ", value).strip()
+    value = strip_unsafe(value).strip()
     if len(value) > limit:
         warnings.append(f"{where}.{key}: longer than {limit} characters")
         raise ValueError

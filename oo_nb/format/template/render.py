@@ -32,7 +32,7 @@ from oo_nb.format.names import (
     SOURCE_CACHE_BLOCK,
 )
 from oo_nb.format.template import asset
-from oo_nb.format.vocab import UNSAFE_CHARS
+from oo_nb.format.vocab import UNSAFE_IN_LINE
 
 __all__ = [
     "CSP",
@@ -62,7 +62,7 @@ CSP_BOOTSTRAP = (
 # section name -> (start line, end line); whole lines in the file (kept under its old name)
 MARKERS = SECTION_MARKERS
 _STYLE_END = re.compile(r"</style", re.IGNORECASE)
-_CONTROL = re.compile(rf"(?:{UNSAFE_CHARS.pattern}|[\t\n])+")  # and line breaks: one line
+_CONTROL = re.compile(rf"{UNSAFE_IN_LINE.pattern}+")
 
 
 def _esc(text: str) -> str:
