@@ -35,9 +35,23 @@ from oo_nb.edit.sync import migrate_early, sync_document
 from oo_nb.format.document import Document
 from oo_nb.format.known_page_code import KNOWN_PAGE_CODE
 from oo_nb.format.names import SECTION_MARKERS
-from oo_nb.format.page_code import code_regions, rendered_fingerprints, template_fingerprints
+from oo_nb.format.page_code import (
+    CodeRegion,
+    code_regions,
+    fresh_form,
+    rendered_fingerprints,
+    template_fingerprints,
+)
 
-__all__ = ["fingerprints", "history", "kept_by_sync", "main", "render_module", "shipped_shells"]
+__all__ = [
+    "fingerprints",
+    "fresh_region",
+    "history",
+    "kept_by_sync",
+    "main",
+    "render_module",
+    "shipped_shells",
+]
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET = ROOT / "oo_nb" / "format" / "known_page_code.py"
@@ -66,7 +80,20 @@ def fingerprints(paths: list[Path], published: str | None = None) -> dict[str, s
             for region in code_regions(version):
                 if region.fingerprint not in ours:
                     found.setdefault(region.fingerprint, f"{region.kind} of {name}{label}")
+                fresh = fresh_region(region)
+                if fresh is not None:
+                    note = f"{region.kind} of a document fresh from {name}{label}'s --new"
+                    found.setdefault(fresh.fingerprint, note)
     return found
+
+
+def fresh_region(region: CodeRegion) -> CodeRegion | None:
+    """For an OO:SHELL section holding o-o's generator template: the section of any document
+    its ``--new`` writes, as ``code_regions`` normalises it (``page_code.fresh_form``)."""
+    if region.kind != "shell section":
+        return None
+    form = fresh_form(region.text)
+    return None if form is None else CodeRegion(region.kind, region.line, form)
 
 
 def published_regions(paths: list[Path]) -> dict[str, dict[str, list[str]]]:
@@ -83,6 +110,9 @@ def published_regions(paths: list[Path]) -> dict[str, dict[str, list[str]]]:
         for version in (doc, after):
             for region in code_regions(version):
                 kinds.setdefault(region.kind, set()).add(region.fingerprint)
+                fresh = fresh_region(region)
+                if fresh is not None:
+                    kinds[region.kind].add(fresh.fingerprint)
         found[path.name] = {kind: sorted(digests) for kind, digests in sorted(kinds.items())}
     return found
 

@@ -29,11 +29,15 @@ from oo_nb.format.known_page_code import KNOWN_PAGE_CODE
 from oo_nb.format.names import SECTION_MARKERS
 
 __all__ = [
+    "PLACEHOLDERS",
     "REGION_KINDS",
     "SHADOWED_BLOCK",
+    "VALUE_MARK",
     "CodeRegion",
     "code_regions",
+    "filled_values",
     "finding_code",
+    "fresh_form",
     "page_code_findings",
     "region_fingerprints",
     "rendered_fingerprints",
@@ -41,6 +45,7 @@ __all__ = [
     "template_fingerprints",
     "unknown_code_message",
     "unknown_regions",
+    "values_out",
 ]
 
 RegionKind = Literal[
@@ -391,9 +396,100 @@ def _tail_texts(text: str) -> tuple[str, tuple[int, str] | None]:
     end = _line_index(text, _SHELL_END, start[1]) if start else None
     if not (start and end):
         return _shell_lines(text), None
-    section = (start[0], _shell_lines(text[start[0] : end[1]]))
+    section = (start[0], values_out(_shell_lines(text[start[0] : end[1]])))
     text = text[: start[0]] + f"{_SHELL_START} … {_SHELL_END}\n" + text[end[1] :]
     return _shell_lines(text), section
+
+
+# o-o's `--new` (its generate_oo_file, in the OO:SHELL section every marker-layout page carries)
+# writes a document from templates holding __TITLE__, __SCOPE__, __SLUG__ and __YEAR__, then runs
+# one sed over the whole new file: `-e "s|__TITLE__|${title}|g"` and the like. Its own sed lines
+# are in that file too, so they come out holding the document's values: `-e "s|My topic|${title}|g"`.
+# Those lines say which values were put where a placeholder stood; nothing else does.
+_FILLED_BY = re.compile(
+    r'-e "s\|([^|\n]*)\|(\$\{title\}|\$\{scope\}|\$\{slug\}|\$\(date \+%Y\))\|g"'
+)
+PLACEHOLDERS: dict[str, str] = {
+    "${title}": "__TITLE__",
+    "${scope}": "__SCOPE__",
+    "${slug}": "__SLUG__",
+    "$(date +%Y)": "__YEAR__",
+}
+# A value is put back only when it is inert wherever the template puts it: inside a quoted
+# heredoc (any text but a line of its own) and inside the double quotes of those sed lines
+# (where " ends the quote, $ and ` run code, \ escapes). So: one line, printable, none of
+# "$`\, no | (it would end o-o's own sed pattern) and no <> (the heredocs are the new page's
+# markup). A value with any of them stays in the text, and the section stays unknown.
+_INERT_VALUE = re.compile(r'[^"$`\\|<>]+')
+_VALUE_FORMS: dict[str, re.Pattern[str]] = {
+    "__SLUG__": re.compile(r"[a-z0-9-]{1,60}"),  # what o-o's slugify leaves
+    "__YEAR__": re.compile(r"[0-9]{4}"),  # `date +%Y`
+}
+# Where a value or a placeholder stood, in the normalised text: a character no template holds,
+# so a normalised fresh section equals the normalised template only where the rest is equal.
+VALUE_MARK = "\x00"
+
+
+def filled_values(section: str) -> dict[str, str] | None:
+    """placeholder -> the value o-o's ``--new`` put in its place, read from the sed lines of an
+    OO:SHELL ``section`` (normalised); None when the section holds no such lines, when they
+    still hold the placeholders (the template itself: an index, a synced page) or when a value
+    could be code where the template puts it."""
+    found = _sed_values(section)
+    if not found or all(value == placeholder for placeholder, value in found.items()):
+        return None
+    for placeholder, value in found.items():
+        form = _VALUE_FORMS.get(placeholder, _INERT_VALUE)
+        if not (value.isprintable() and form.fullmatch(value)):
+            return None
+    return found
+
+
+def _sed_values(section: str) -> dict[str, str] | None:
+    """placeholder -> what the sed lines of ``section`` put in its place (the placeholder itself
+    in a template); None when two lines disagree (no template of o-o has that)."""
+    found: dict[str, str] = {}
+    for value, variable in _FILLED_BY.findall(section):
+        placeholder = PLACEHOLDERS[variable]
+        if found.setdefault(placeholder, value) != value:
+            return None
+    return found
+
+
+def fresh_form(section: str) -> str | None:
+    """What the OO:SHELL section of a document fresh from the template ``section`` (normalised,
+    its sed lines holding the placeholders: an o-o index or synced page) normalises to; None
+    for any other section. The fingerprint tool records it beside the template's own."""
+    found = _sed_values(section)
+    if not found or any(value != placeholder for placeholder, value in found.items()):
+        return None
+    return values_out(section, found)
+
+
+def values_out(section: str, values: dict[str, str] | None = None) -> str:
+    """The OO:SHELL ``section`` (normalised) with each value o-o's ``--new`` filled in, and each
+    placeholder left, made ``VALUE_MARK``: every document fresh from one template then reads as
+    one text, whatever its title, scope, slug and year. ``values``: those to put back (default:
+    ``filled_values``; the fingerprint tool passes the placeholders to read a template as a
+    fresh document would). A section with no filled values is returned as it is."""
+    if values is None:
+        values = filled_values(section)
+        if values is None:
+            return section
+    # Only in the generator: from the section's start to its last sed line (o-o's templates
+    # put no placeholder elsewhere; a value met further on, a year in a comment, stays). Only
+    # a whole value: no placeholder of those templates has a letter, digit or _ beside it.
+    # The longest first: a title "AI in 2026" goes before the year 2026 it holds.
+    last = max(m.end() for m in _FILLED_BY.finditer(section))
+    stop = section.find("\n", last)
+    stop = len(section) if stop < 0 else stop
+    found = sorted({*values.values(), *PLACEHOLDERS.values()}, key=len, reverse=True)
+    whole = re.compile(rf"(?<![\w])(?:{'|'.join(map(re.escape, found))})(?![\w])", re.ASCII)
+    return whole.sub(VALUE_MARK, section[:stop]) + section[stop:]
+    # the longest first: a title "AI in 2026" goes before the year 2026 it holds
+    for value in sorted({*values.values(), *PLACEHOLDERS.values()}, key=len, reverse=True):
+        section = section.replace(value, VALUE_MARK)
+    return section
 
 
 def _line_index(text: str, marker: str, pos: int = 0) -> tuple[int, int] | None:
