@@ -50,9 +50,9 @@ KNOWN_PAGE_CODE: frozenset[str] = frozenset(
         "431158ee8ba2e91d9f80a8d9d51073d3b26c3d563fe1a7e1ee07decca7dc3427",  # shell of jahala/o-o index.o-o.html at 5350e9b
         "d39f494df6446323023b9b8db9d91d0115476274f2d1446dd8c62cf2cd4493e5",  # shell of jahala/o-o marker-layout pages outside OO:SHELL (0a22a1e, 6b73ca2)
         "ba8ee3528aba6449ad36ed42a9ce1c3b9e79e3a401a358f2cc4ad36b7f61af06",  # shell of oo_nb's document at 6a0dc31
-        "885a95d5932ec0c5710b20dbc2aba27f4027618747111cbae935b2d719f145c8",  # shell section of a document fresh from jahala/o-o document-its-index-writes-and-syncs.o-o.html at 6b73ca2's --new
-        "93d25776df141515acc4415a5eeefbc8adc6d7bd586ebddc6ea03a062f6f9c69",  # shell section of a document fresh from jahala/o-o trump-incarceration.o-o.html at 0baa586's --new
-        "c38e59b6df46538149f265aa9f43323facc17e0f5647293fe3fd516c1d9a3bc7",  # shell section of a document fresh from jahala/o-o trump-incarceration.o-o.html at 93f55ad's --new
+        "dc332d194bed57086e71cd19dc087f9bfe152894439715f50f06125b824c3775",  # shell section of a document fresh from jahala/o-o document-its-index-writes-and-syncs.o-o.html at 6b73ca2's --new
+        "63a71bb810eef74190ca9486dce1222f5e96a99a21d50550854b704737d6f849",  # shell section of a document fresh from jahala/o-o trump-incarceration.o-o.html at 0baa586's --new
+        "976d91eda474a97f0477ee2b57ec4d59356eeef90f9c69bcf57531cf9418bd51",  # shell section of a document fresh from jahala/o-o trump-incarceration.o-o.html at 93f55ad's --new
         "ca8ffb475ef3f4374ee8e99cbaf5498cf1312e605786fa171bdd102cf0d59357",  # shell section of agi-declared.o-o.html
         "9a6c9b68fcf8b8b3cf89f9d68a02cb20a648c691fd6d6eabe2fc6bf56e040186",  # shell section of jahala/o-o pages at 0a22a1e (OO:SHELL, as its index and --sync carry it)
         "1d9bcd61e2dc5b3971b2020067b5f59119348d96655c0503d2c75135a6e1d804",  # shell section of jahala/o-o pages at 6b73ca2 (OO:SHELL, as its index and --sync carry it)

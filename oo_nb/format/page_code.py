@@ -425,9 +425,17 @@ _VALUE_FORMS: dict[str, re.Pattern[str]] = {
     "__SLUG__": re.compile(r"[a-z0-9-]{1,60}"),  # what o-o's slugify leaves
     "__YEAR__": re.compile(r"[0-9]{4}"),  # `date +%Y`
 }
-# Where a value or a placeholder stood, in the normalised text: a character no template holds,
-# so a normalised fresh section equals the normalised template only where the rest is equal.
+# Where a value or a placeholder stood, in the normalised text: a character no page holds
+# (reading refuses a document with a NUL), so a normalised fresh section equals the normalised
+# template only where all the rest is equal.
 VALUE_MARK = "\x00"
+# The interactive `--new` (no topic given) then asks for an audience, a tone and a budget, and
+# a second sed puts each in place of its default on the new file's lines `"audience": "General
+# readers"`, `"tone": "…"` and `"max_cost_usd": 0.50`: in the generator, the template's lines
+# for the new page's contract, inside a quoted heredoc. Those lines' values are marked too.
+# (a value there may hold a title already marked: "Quantum Computing fans")
+_ASKED_TEXT = re.compile(r'(?m)^([ \t]*"(?:audience|tone)": ")[^"$`\\|<>\x01-\x1f\x7f]+(",?)$')
+_ASKED_BUDGET = re.compile(r'(?m)^([ \t]*"max_cost_usd": )[0-9]+(?:\.[0-9]+)?(,?)$')
 
 
 def filled_values(section: str) -> dict[str, str] | None:
@@ -485,7 +493,10 @@ def values_out(section: str, values: dict[str, str] | None = None) -> str:
     stop = len(section) if stop < 0 else stop
     found = sorted({*values.values(), *PLACEHOLDERS.values()}, key=len, reverse=True)
     whole = re.compile(rf"(?<![\w])(?:{'|'.join(map(re.escape, found))})(?![\w])", re.ASCII)
-    return whole.sub(VALUE_MARK, section[:stop]) + section[stop:]
+    generator = whole.sub(VALUE_MARK, section[:stop])
+    generator = _ASKED_TEXT.sub(rf"\g<1>{VALUE_MARK}\g<2>", generator)
+    generator = _ASKED_BUDGET.sub(rf"\g<1>{VALUE_MARK}\g<2>", generator)
+    return generator + section[stop:]
     # the longest first: a title "AI in 2026" goes before the year 2026 it holds
     for value in sorted({*values.values(), *PLACEHOLDERS.values()}, key=len, reverse=True):
         section = section.replace(value, VALUE_MARK)

@@ -51,8 +51,18 @@ _HTML = """\
 {"title": "__TITLE__", "version": 0, "as_of": "", "update_every_days": 7}
 </script>
 <script id="oo-contract" type="application/json">
-{"identity": {"subject": "__TITLE__", "scope": "__SCOPE__"},
- "research": {"intents": ["__TITLE__ overview __YEAR__", "Key Details"]}}
+{
+  "identity": {
+    "subject": "__TITLE__",
+    "scope": "__SCOPE__",
+    "audience": "General readers",
+    "tone": "Informative, well-researched, accessible"
+  },
+  "research": {"intents": ["__TITLE__ overview __YEAR__", "Key Details"]},
+  "budget": {
+    "max_cost_usd": 0.50
+  }
+}
 </script>
 <script>window.stop();</script>
 <script id="oo-source-cache" type="application/json">
@@ -185,6 +195,49 @@ def test_a_command_added_to_a_fresh_shell_is_flagged(
     changed = _with_line(doc, after, line)
     assert [r.kind for r in unknown_regions(changed)] == ["shell section"]
     assert [f[0] for f in page_code_findings(changed)] == ["info"]
+
+
+def _asked(doc: Document, audience: str, tone: str, budget: str) -> Document:
+    """What the interactive ``--new`` makes of a new file: its second sed, run by bash."""
+    assert doc.file is not None
+    path = Path(doc.file)
+    script = (
+        'sed -e "s|\\"audience\\": \\"General readers\\"|\\"audience\\": \\"$2\\"|" '
+        '-e "s|\\"tone\\": \\"Informative, well-researched, accessible\\"|\\"tone\\": \\"$3\\"|" '
+        '-e "s|\\"max_cost_usd\\": 0.50|\\"max_cost_usd\\": $4|" "$1" > "$1.tmp" && mv "$1.tmp" "$1"'
+    )
+    bash = shutil.which("bash")
+    assert bash is not None
+    subprocess.run([bash, "-c", script, "ask", str(path), audience, tone, budget], check=True)
+    return Document.read(path)
+
+
+def test_the_answers_of_the_interactive_new_are_put_back(tmp_path: Path, template: Path) -> None:
+    doc = _new(tmp_path, "Quantum Computing", "Quantum Computing", "quantum-computing")
+    asked = _asked(doc, "Quantum Computing fans", "Dry, exact", "2.5")
+    assert '"tone": "Dry, exact"' in asked.text[asked.text.index("\n# OO:SHELL:START\n") :]
+    assert page_code_findings(asked) == []
+
+
+@pytest.mark.parametrize(
+    ("audience", "tone", "budget"),
+    [
+        ("$(touch ~/owned)", "Dry", "1"),
+        ("Fans", "Dry", "1; touch ~/owned"),
+        ("Fans", "a`touch ~/owned`", "1"),
+    ],
+)
+def test_an_answer_that_could_be_code_is_not_put_back(
+    tmp_path: Path, template: Path, audience: str, tone: str, budget: str
+) -> None:
+    doc = _asked(_new(tmp_path, "Topic", "What it covers", "topic"), audience, tone, budget)
+    assert [r.kind for r in unknown_regions(doc)] == ["shell section"]
+
+
+def test_an_answer_line_added_as_code_is_flagged(tmp_path: Path, template: Path) -> None:
+    doc = _new(tmp_path, "Topic", "What it covers", "topic")
+    added = _with_line(doc, "generate_oo_file() {\n", '  "tone": "x",')
+    assert [r.kind for r in unknown_regions(added)] == ["shell section"]
 
 
 def test_a_command_equal_to_the_title_is_flagged(tmp_path: Path, template: Path) -> None:
