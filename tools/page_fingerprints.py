@@ -17,6 +17,10 @@ tests/fixtures/published_page_code.json. ``--kept-by-sync FILE`` adds only what 
 keeps of an original page (its markup, shell header and shell outside OO:SHELL, as published and
 as synced): for pages rebuilt from a published o-o version's own generator template, whose stylesheet,
 script and OO:SHELL section are stand-ins (so never fingerprinted).
+
+An OO:SHELL section holding o-o's generator template is also recorded as the section of a
+document fresh from its ``--new`` reads (``page_code.fresh_form``: the same marking of the
+document's own values that ``oo check`` applies).
 """
 
 from __future__ import annotations

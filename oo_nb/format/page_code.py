@@ -9,6 +9,11 @@ hash. ``unknown_regions`` lists the regions that match neither a known original 
 templates (rendered here, so a template change needs no new fingerprints): a region someone
 edited by hand, or an attack (``oo check`` reports them as ``unknown-page-code``).
 
+A document fresh from o-o's ``--new`` carries its own title, scope, slug and year in its OO:SHELL
+section (o-o's generator fills its templates with sed, its own copy included): ``values_out``
+marks them before that section is hashed, so one fingerprint covers every such document of a
+version, and only values that are no code where they stand are marked (docs/security.md).
+
 The user's own stylesheet in the CUSTOM block (``oo sync`` puts ``DIR/oo.css`` there) is data,
 not page code: it is skipped while it holds one ``<style>`` element and nothing else.
 """
