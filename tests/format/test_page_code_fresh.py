@@ -318,8 +318,8 @@ def test_the_values_are_read_from_the_sed_lines(template: Path) -> None:
 
 
 # --- the real generators of the published marker versions, when the rebuilt pages are at hand
-# (the early versions' --new writes no value into the page's code: 14eaa8a's and 5350e9b's fresh
-# documents are known as they are)
+# (the early versions' --new writes no value into the page's code: 01e81cc's, 14eaa8a's and
+# 5350e9b's fresh documents are known as they are)
 
 REBUILT = Path(os.environ.get("OO_NB_PUBLISHED_PAGES", "/nonexistent"))
 GENERATORS = (
