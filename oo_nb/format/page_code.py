@@ -502,10 +502,6 @@ def values_out(section: str, values: dict[str, str] | None = None) -> str:
     generator = _ASKED_TEXT.sub(rf"\g<1>{VALUE_MARK}\g<2>", generator)
     generator = _ASKED_BUDGET.sub(rf"\g<1>{VALUE_MARK}\g<2>", generator)
     return generator + section[stop:]
-    # the longest first: a title "AI in 2026" goes before the year 2026 it holds
-    for value in sorted({*values.values(), *PLACEHOLDERS.values()}, key=len, reverse=True):
-        section = section.replace(value, VALUE_MARK)
-    return section
 
 
 def _line_index(text: str, marker: str, pos: int = 0) -> tuple[int, int] | None:
