@@ -30,7 +30,7 @@ from oo_nb.agent.sources import id_number, references_html, url_key
 from oo_nb.format.article_model import Node, entries, first_list, read_model
 from oo_nb.format.blocks import domain_of, parse_date
 from oo_nb.format.sanitize import safe_http_url, sanitize_text
-from oo_nb.format.vocab import LEADING_CITATION
+from oo_nb.format.vocab import entry_label
 
 __all__ = ["RefItem", "update_references"]
 
@@ -60,9 +60,9 @@ class RefItem:
 
 
 def _item_id(li: Node, k: int, by_url: Mapping[str, str | Sequence[str]]) -> tuple[str, bool]:
-    lead = LEADING_CITATION.match(li.text)
-    if lead:
-        return lead.group(1), True
+    label = entry_label(li.text)
+    if label is not None:
+        return label, True
     link = _link_of(li)
     url = (link.attr("href") or "") if link is not None else ""
     found = by_url.get(url_key(url)) if url else None

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from oo_nb.format.article_model import Model, Node, entries, read_model
-from oo_nb.format.vocab import CITATION, LEADING_CITATION, PID, PID_WELLFORMED
+from oo_nb.format.vocab import CITATION, PID, PID_WELLFORMED, entry_label
 
 __all__ = [
     "CITATION",
@@ -303,10 +303,9 @@ def entry_row(position: int, li: Node) -> tuple[int, str | None, str]:
 
 
 def _entry(li: Node) -> tuple[str | None, str, Node | None]:
-    m = LEADING_CITATION.match(li.text)
     link = next(li.elements("a"), None)
     url = (link.attr("href") or "") if link is not None else ""
-    return (m.group(1) if m else None), url, link
+    return entry_label(li.text), url, link
 
 
 def figure(section: str, fig: Node) -> Figure:

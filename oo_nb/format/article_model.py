@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
 from oo_nb.format.html_tokens import Attr, Token, raw_tokens
-from oo_nb.format.vocab import CITATION, PID
+from oo_nb.format.vocab import CITATION, PID, js_trim
 
 __all__ = [
     "Block",
@@ -114,17 +114,48 @@ _END_SCOPE = {
     **{n: frozenset(("html", "table", "template")) for n in ("tbody", "thead", "tfoot", "tr")},
 }
 _HEADINGS = frozenset(("h1", "h2", "h3", "h4", "h5", "h6"))
+# HTML's "special" elements (those that can be open): a new <li>, <dt> or <dd> closes an open one
+# of its group only when none of these but address, div and p stands between (an <li> inside a
+# <blockquote> or <h3> of an entry nests there: it is no entry of the list).
+_SPECIAL = frozenset(
+    [
+        "address", "applet", "article", "aside", "blockquote", "body", "button", "caption",
+        "center", "colgroup", "dd", "details", "dir", "div", "dl", "dt", "fieldset",
+        "figcaption", "figure", "footer", "form", "frameset", "h1", "h2", "h3", "h4", "h5", "h6",
+        "head", "header", "hgroup", "html", "iframe", "li", "listing", "main", "marquee", "menu",
+        "nav", "noembed", "noframes", "noscript", "object", "ol", "p", "plaintext", "pre",
+        "script", "search", "section", "select", "style", "summary", "table", "tbody", "td",
+        "template", "textarea", "tfoot", "th", "thead", "title", "tr", "ul", "xmp", "mi", "mo",
+        "mn", "ms", "mtext", "annotation-xml", "foreignobject", "desc",
+    ]
+)  # fmt: skip
+_LIST_ITEM_STOP = _SPECIAL - {"address", "div", "p"}
+# End tags that close the open element of their name in scope (HTML's "in body" rule for
+# these), so one with none open in the article closes the page's own (a "</div>": the wrapper)
+_STRAY_ENDS = frozenset(
+    [
+        "address", "aside", "blockquote", "button", "center", "details", "dialog", "dir", "div",
+        "dl", "fieldset", "figcaption", "figure", "footer", "header", "hgroup", "listing", "main",
+        "menu", "nav", "ol", "pre", "search", "section", "summary", "ul",
+    ]
+)  # fmt: skip
 # Starting one of these closes an open one of its group inside the boundary (li in a list...).
 _SIBLINGS = {
-    "li": ({"li"}, _SCOPE | {"ol", "ul"}),
-    "dt": ({"dt", "dd"}, _SCOPE | {"dl"}),
-    "dd": ({"dt", "dd"}, _SCOPE | {"dl"}),
+    "li": ({"li"}, _LIST_ITEM_STOP - {"li"}),
+    "dt": ({"dt", "dd"}, _LIST_ITEM_STOP - {"dt", "dd"}),
+    "dd": ({"dt", "dd"}, _LIST_ITEM_STOP - {"dt", "dd"}),
     "tr": ({"tr", "td", "th"}, _SCOPE - {"td", "th"} | {"tbody", "thead", "tfoot"}),
     "td": ({"td", "th"}, _SCOPE - {"td", "th"} | {"tr"}),
     "th": ({"td", "th"}, _SCOPE - {"td", "th"} | {"tr"}),
     "option": ({"option"}, _SCOPE | {"select"}),
 }
+# In a body, a browser opens no element for these: ``<html>``/``<body>`` add their attributes to
+# the page's own, the others are dropped. Kept in the tree as empty elements (the update scope
+# asks about their attributes), never opened: what follows is not inside them, and they do not
+# stand between an end tag and what it closes.
+_NEVER_OPENED = frozenset(("html", "head", "body", "frameset", "frame"))
 _P = frozenset(("p",))
+_FOREIGN_ROOTS = frozenset(("svg", "math"))
 _SHALLOW = 32  # up to this many open elements a scope question walks the stack
 _START = operator.attrgetter("start")
 _SPACES = re.compile(r"\s+")
@@ -334,6 +365,10 @@ class Model:
     named: dict[str, list[Node]] = field(default_factory=dict, compare=False, repr=False)
     # the elements with an id attribute, in document order (kept the same way)
     identified: list[Node] = field(default_factory=list, compare=False, repr=False)
+    # end tags of HTML's special elements that close nothing in the article, as (offset, name):
+    # in the page a browser closes the page's own element there (a "</div>" closes the article's
+    # wrapper, and the article with it)
+    strays: list[tuple[int, str]] = field(default_factory=list, compare=False, repr=False)
 
     def elements(self, name: str) -> list[Node]:
         return self.named.get(name, [])
@@ -345,14 +380,26 @@ class Model:
     @cached_property
     def sections(self) -> tuple[Section, ...]:
         heads = self.elements("h2")
-        starts = [_heading_start(self.source, self.root, h) for h in heads]
+        # A section starts at its heading, or at the outermost element around the heading that
+        # starts after the previous heading (so the section before ends at that element's
+        # start tag, never inside it); a pid comment right before either belongs to it.
+        outer: list[Node] = []
+        spill: list[bool] = []  # the section before runs on inside that element
+        for i, h in enumerate(heads):
+            prev = heads[i - 1].start if i else -1
+            node = h
+            while (up := node.parent) is not None and up is not self.root and up.start > prev:
+                node = up
+            outer.append(node)
+            spill.append(node is not h and _holds_before(node, h))
+        starts = [_heading_start(self.source, self.root, n) for n in outer]
         return tuple(
             Section(
                 h.attr("id") or "",
                 h,
                 starts[i],
                 starts[i + 1] if i + 1 < len(heads) else len(self.source),
-                h.parent is not self.root,
+                h.parent is not self.root or (i + 1 < len(heads) and spill[i + 1]),
             )
             for i, h in enumerate(heads)
         )
@@ -362,11 +409,11 @@ class Model:
         return self.sections[0].start if self.sections else len(self.source)
 
     def reference_list(self) -> Node | None:
-        """The list the page script numbers: after the heading with id "references", else the
-        first h2 reading "References"; None when there is none."""
-        heads = [s.heading for s in self.sections]
-        head = next((h for h in heads if h.attr("id") == "references"), None) or next(
-            (h for h in heads if h.text.strip().lower() == "references"), None
+        """The list the page script numbers: after the first element with id "references"
+        (``getElementById``: of any tag), else the first h2 whose text, trimmed as JavaScript
+        trims, reads "References"; None when there is none."""
+        head = next((n for n in self.identified if n.attr("id") == "references"), None) or next(
+            (h for h in self.elements("h2") if js_trim(h.text).lower() == "references"), None
         )
         if head is None:
             return None
@@ -391,8 +438,13 @@ class Model:
     def unmodelled_markup(self) -> list[tuple[int, str]]:
         """Markup this model does not read as a browser does, as (offset, what): a raw-text
         element holding markup inside ``<svg>``/``<math>`` (foreign content reads it as markup),
-        and what a table holds outside its cells (a browser moves it before the table)."""
-        out: list[tuple[int, str]] = []
+        what a table holds outside its cells (a browser moves it before the table), and a
+        stray end tag that would close the page's own element (``strays``)."""
+        out = [
+            (at, f"an end tag </{name}> that closes nothing in the article (a browser closes the "
+             "page's own element there, and the article with it)")
+            for at, name in self.strays
+        ]  # fmt: skip
         for n in self.root.iter():
             if n.kind != "element":
                 continue
@@ -446,7 +498,8 @@ class Model:
 def read_model(source: str) -> Model:
     named: dict[str, list[Node]] = {}
     identified: list[Node] = []
-    return Model(source, _tree(source, named, identified), named, identified)
+    strays: list[tuple[int, str]] = []
+    return Model(source, _tree(source, named, identified, strays), named, identified, strays)
 
 
 def article_end(source: str, start: int, end: int) -> tuple[int, int] | None:
@@ -467,7 +520,8 @@ def read_article_element(source: str, start: int, end: int) -> tuple[Model, tupl
     article = Node("element", 0, len(body), "article", (), 0, 0)
     named: dict[str, list[Node]] = {}
     identified: list[Node] = []
-    _tree(body, named, identified, 0, len(body), article)
+    strays: list[tuple[int, str]] = []
+    _tree(body, named, identified, strays, 0, len(body), article)
     if article.end <= article.close_start:
         return None
     close = article.close_start
@@ -477,7 +531,7 @@ def read_article_element(source: str, start: int, end: int) -> tuple[Model, tupl
     for child in root.children:
         if child.attrs is not None:  # (an element: a leaf keeps no parent link)
             child._up = up
-    model = Model(body[:close], root, named, identified)
+    model = Model(body[:close], root, named, identified, strays)
     return model, (start + close, start + article.end)
 
 
@@ -524,6 +578,7 @@ def _tree(
     source: str,
     named: dict[str, list[Node]],
     identified: list[Node],
+    strays: list[tuple[int, str]],
     start: int = 0,
     end: int | None = None,
     article: Node | None = None,
@@ -539,11 +594,16 @@ def _tree(
     # walk down a stack 30,000 deep made a deep article quadratic)
     open_at: dict[str, list[int]] = {}
 
+    inert = 0  # templates open: what they hold is no part of the page a script or reader sees
+
     def close(count: int, at: int) -> None:
+        nonlocal inert
         for _ in range(count):
             node = stack.pop()
             open_at[node.name].pop()
             node.end = node.close_start = at
+            if node.name == "template":
+                node.children, inert = [], inert - 1
 
     def open_index(names: set[str] | frozenset[str], bounds: set[str] | frozenset[str]) -> int:
         if len(stack) <= _SHALLOW:  # (most articles: the walk is quicker)
@@ -565,7 +625,7 @@ def _tree(
         open_at["article"] = [1]
         stack.append(article)
         top = article
-    closes_p, siblings, headings, void = _CLOSES_P, _SIBLINGS, _HEADINGS, VOID
+    closes_p, siblings, headings, void = _CLOSES_P, _SIBLINGS, _HEADINGS, VOID | _NEVER_OPENED
     for raw in raw_tokens(source, start, end):
         if isinstance(raw, Token):  # a DOCTYPE
             top.children.append(_Leaf("comment", raw.start, raw.end, raw.data))
@@ -591,19 +651,27 @@ def _tree(
             node.self_closing = self_closing
             node._up = ref(top)
             top.children.append(node)
-            if name in named:
+            if inert:
+                pass  # (a template's content: found by no name, no id)
+            elif name in named:
                 named[name].append(node)
             else:
                 named[name] = [node]
-            if attrs:
+            if attrs and not inert:
                 for a in attrs:
                     if a.name == "id":
                         identified.append(node)
                         break
-            if name not in void and not self_closing:
+            # "/>" closes only a foreign element (SVG, MathML); HTML reads <div/> as <div>
+            if name not in void and not (
+                self_closing
+                and (name in _FOREIGN_ROOTS or open_at.get("svg") or open_at.get("math"))
+            ):
                 open_at.setdefault(name, []).append(len(stack))
                 stack.append(node)
                 top = node
+                if name == "template":
+                    inert += 1
         else:  # end tag
             # most close the element open last (``open_index`` would find it first): no search
             i = len(stack) - 1 if name == top.name else open_index(*_closing(name))
@@ -612,9 +680,13 @@ def _tree(
                 node = stack.pop()
                 open_at[node.name].pop()
                 node.close_start, node.end = start, end
+                if node.name == "template":
+                    node.children, inert = [], inert - 1
                 top = stack[-1]
                 if article is not None and len(stack) == 1:
                     return root  # the article's end tag
+            elif name in _STRAY_ENDS:
+                strays.append((start, name))
     close(len(stack) - 1, stop)
     return root
 
@@ -624,6 +696,19 @@ def _closing(name: str) -> tuple[frozenset[str], frozenset[str]]:
     """What an end tag ``name`` closes, and where the search for it stops."""
     closing = _HEADINGS if name in _HEADINGS else frozenset((name,))
     return closing, _END_SCOPE.get(name, _SCOPE - closing)
+
+
+def _holds_before(outer: Node, head: Node) -> bool:
+    """Whether ``outer`` holds text or an element before ``head``, other than the elements
+    around it (then the section before the heading runs on inside ``outer``)."""
+    for n in outer.iter():
+        if n.start >= head.start:
+            return False  # (document order: the heading and what follows it)
+        if n is outer or n.kind == "comment" or (n.kind == "text" and not n.data.strip()):
+            continue
+        if n.kind == "text" or n.end <= head.start:
+            return True
+    return False
 
 
 def _heading_start(source: str, root: Node, head: Node) -> int:

@@ -20,6 +20,7 @@ __all__ = [
     "CITATION",
     "CITATION_WITH_SPACE",
     "ID_ATTRIBUTE",
+    "JS_SPACE",
     "LEADING_CITATION",
     "PID",
     "PID_WELLFORMED",
@@ -31,7 +32,9 @@ __all__ = [
     "domain_of",
     "domain_pattern",
     "domain_patterns",
+    "entry_label",
     "is_source_id",
+    "js_trim",
     "listed_domain",
     "matched_pattern",
     "normal_host",
@@ -48,7 +51,29 @@ __all__ = [
 SOURCE_ID = re.compile(r"s[0-9]+")
 CITATION = re.compile(r"\[(s[0-9]+)\]")
 CITATION_WITH_SPACE = re.compile(r"(\s?)\[(s[0-9]+)\]")  # removing one takes its space too
-LEADING_CITATION = re.compile(r"\s*\[(s[0-9]+)\]")  # a References entry's own label, by .match
+# JavaScript's white space (its \s, what String.trim strips): the page script reads labels and
+# headings with it; Python's str.isspace leaves out U+FEFF and takes in U+001C..U+001F and U+0085.
+JS_SPACE = (
+    "\t\n\v\f\r \xa0\u1680"
+    + "".join(map(chr, range(0x2000, 0x200B)))
+    + ("\u2028\u2029\u202f\u205f\u3000\ufeff")
+)
+# A References entry's own label, by .match, as the page script reads it (/^\s*\[([sS]\d+)\]/,
+# lower-cased: ``entry_label``).
+LEADING_CITATION = re.compile(f"[{re.escape(JS_SPACE)}]*\\[([sS][0-9]+)\\]")
+
+
+def entry_label(text: str) -> str | None:
+    """The label a References entry's text starts with ("[S3] ..." is "s3"), or None."""
+    m = LEADING_CITATION.match(text)
+    return m.group(1).lower() if m else None
+
+
+def js_trim(text: str) -> str:
+    """``text.trim()`` as the page script does it."""
+    return text.strip(JS_SPACE)
+
+
 # The trailing run of markers of a string fact ("text [s17] [s18]"), matched on the reversed
 # text: a search for (?:\s*\[s\d+\])+\s*$ tries every position of a long fact, this only the end.
 _TRAILING_REVERSED = re.compile(r"\s*(?:\][0-9]+s\[\s*)+")

@@ -1,0 +1,36 @@
+"""The heredoc ends where bash ends it: a line equal to the delimiter exactly, and bash's
+delimiter takes a CR that follows the opener's word (an ``OO_HTML`` + CR line ends nothing under
+an LF opener: bash reads on, and runs what follows the next bare ``OO_HTML``)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from oo_nb.format.document import Document
+
+CASES = {
+    "cr terminator under an lf opener": ": << 'OO_HTML'\n<p>x</p>\nOO_HTML\r\necho first\nOO_HTML\necho second\n",
+    "crlf throughout": ": << 'OO_HTML'\r\n<p>x</p>\r\nOO_HTML\r\necho first\r\n",
+    "a blank before the opener's cr": ": << 'OO_HTML' \r\n<p>x</p>\r\nOO_HTML\r\necho first\nOO_HTML\necho second\n",
+    "unquoted word": ": << OO_HTML\n<p>x</p>\nOO_HTML \nOO_HTML\necho first\n",
+    "plain": ": << 'OO_HTML'\n<p>x</p>\nOO_HTML\necho first\n",
+}
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="no bash on this machine")
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_shell_tail_is_what_bash_runs(tmp_path: Path, name: str) -> None:
+    page = CASES[name].encode()
+    path = tmp_path / "page.sh"
+    path.write_bytes(page)
+    ran = subprocess.run(["bash", str(path)], capture_output=True, check=False).stdout
+    doc = Document.parse(page)
+    tail = doc.text[doc.tail.start :]
+    # (the words the tail's own echo lines print are what bash printed: the heredoc ended
+    # where oo_nb says)
+    echoed = [line.split()[1] for line in tail.splitlines() if line.startswith("echo ")]
+    assert ran.decode().split() == echoed, (name, tail)
