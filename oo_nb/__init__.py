@@ -6,7 +6,8 @@
 >>> proposal.review()   # the widget; or proposal.accept_all().write()   # doctest: +SKIP
 
 Public names: ``Library``, ``Document``, ``open``, ``Proposal``, ``Diff``, ``Rollback``,
-``OOError``. In a notebook, ``%load_ext oo_nb`` adds the ``%oo`` magic. Heavy modules (pandas,
+``OOError``, and ``options`` (display settings: ``oo_nb.options.display_limit``). In a notebook,
+``%load_ext oo_nb`` adds the ``%oo`` magic. Heavy modules (pandas,
 lxml, the agent) load on first use so that ``import oo_nb`` is fast.
 """
 
@@ -21,6 +22,9 @@ from oo_nb.format.display import set_html_renderer
 if TYPE_CHECKING:
     from oo_nb.agent.pending import Review
     from oo_nb.api import Diff, Document, Library, Proposal, Rollback
+    from oo_nb.notebook.frame_display import DisplayOptions
+
+    options: DisplayOptions
 
 __all__ = [
     "Diff",
@@ -32,12 +36,15 @@ __all__ = [
     "__version__",
     "load_ipython_extension",
     "open",
+    "options",
 ]
 __version__ = "0.1.0"
 
 _LAZY = {
     name: ("oo_nb.api", name) for name in ("Diff", "Document", "Library", "Proposal", "Rollback")
 }
+# the frames' display settings belong to the notebook layer; one object, read where frames show
+_LAZY["options"] = ("oo_nb.notebook.frame_display", "options")
 
 
 def __getattr__(name: str) -> Any:
