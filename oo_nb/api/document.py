@@ -241,6 +241,7 @@ class Document:
 
         return propose_update(
             self.path,
+            Document.read,
             yes=yes,
             auto=True if auto else None,  # else the contract's `review` decides
             force=force,

@@ -17,13 +17,17 @@ from oo_nb.errors import OOError
 
 if TYPE_CHECKING:
     from oo_nb.agent.run import UpdateOptions, UpdateResult
+    from oo_nb.api.document import Document
     from oo_nb.api.proposal import Proposal
+
+Reopen = Callable[[Path], "Document"]  # reads the document after a write: Document.read
 
 __all__ = ["propose_update", "update_options"]
 
 
 def propose_update(
     path: str | Path,
+    reopen: Reopen,
     *,
     yes: bool = False,
     auto: bool | None = None,
@@ -35,6 +39,9 @@ def propose_update(
     ----------
     path : str or pathlib.Path
         The document.
+    reopen : callable
+        Reads the document after a write (``Document.read``; passed in, as the document module
+        calls this one).
     yes : bool, default False
         Write it without review.
     auto : bool, optional
@@ -53,14 +60,14 @@ def propose_update(
 
     result = prepare_update(Path(path), update_options(**options))
     if result.status == "awaiting":
-        return _awaiting(result)
+        return _awaiting(result, reopen)
     if result.status != "proposed":
         status = "fresh" if result.status == "skipped" else str(result.status)
         done = Proposal(result.path, status, result.message, warnings=result.warnings)
         done.plan = dict(result.plan)  # a dry run: what the first request would be
         return done
     write_result(result, yes=yes, auto=auto)
-    return _after_write(result)
+    return _after_write(result, reopen)
 
 
 def update_options(
@@ -91,19 +98,13 @@ def update_options(
     )
 
 
-def _reopen(path: Path) -> Any:
-    from oo_nb.api.document import Document
-
-    return Document.read(path)
-
-
-def _awaiting(result: UpdateResult) -> Proposal:
+def _awaiting(result: UpdateResult, reopen: Reopen) -> Proposal:
     """The earlier proposal the gate found, to review; the gate's message says why it was not
     researched again."""
     from oo_nb.api.proposal import Proposal
 
     try:
-        waiting = Proposal.saved(result.path, _reopen)
+        waiting = Proposal.saved(result.path, reopen)
     except OOError:  # damaged or stale: the gate's message says what to do
         return Proposal(result.path, "awaiting", result.message, warnings=result.warnings)
     waiting.message = result.message
@@ -111,7 +112,7 @@ def _awaiting(result: UpdateResult) -> Proposal:
     return waiting
 
 
-def _after_write(result: UpdateResult) -> Proposal:
+def _after_write(result: UpdateResult, reopen: Reopen) -> Proposal:
     """The proposal after ``write_result``: written, saved for review, or lost."""
     from oo_nb.api.proposal import Proposal
 
@@ -121,7 +122,7 @@ def _after_write(result: UpdateResult) -> Proposal:
             result.path, status, result.message, warnings=result.warnings, cost_usd=result.cost_usd
         )
     else:
-        done = Proposal.saved(result.path, _reopen, status="proposed")
+        done = Proposal.saved(result.path, reopen, status="proposed")
         done.message = result.message
         done.warnings = list(result.warnings)
         done.cost_usd = result.cost_usd

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from oo_nb.agent.deadline import DEFAULT_DEADLINE_S
 from oo_nb.agent.run import AGENTS
+from oo_nb.api.document import Document
 from oo_nb.api.update import propose_update
 from oo_nb.errors import AgentError, ConflictError, LockedError
 from oo_nb.format.display import no_typesetting
@@ -221,7 +222,7 @@ def run(ns: argparse.Namespace) -> UpdateOutcome:
     # `review` (the %oo magic's namespace may lack the flag)
     auto = False if ns.review else (True if getattr(ns, "auto", False) else None)
     try:
-        proposal = propose_update(Path(ns.doc), yes=ns.yes, auto=auto, **options(ns))
+        proposal = propose_update(Path(ns.doc), Document.read, yes=ns.yes, auto=auto, **options(ns))
     except AgentError as exc:
         raise type(exc)(
             f"{exc.message}; nothing was written", cost_usd=exc.cost_usd, file=exc.file
