@@ -109,8 +109,8 @@ def load_ipython_extension(ipython: Any) -> None:
     """``%load_ext oo_nb``: the ``%oo`` magic (run ``%oo --help`` for its verbs)."""
     from oo_nb.notebook.frame_display import register as show_frames
     from oo_nb.notebook.magics import register
-    from oo_nb.notebook.warm import prewarm_sdk
+    from oo_nb.notebook.warm import prewarm
 
     register(ipython)
     show_frames(ipython)  # library frames within a display limit, the audit per code
-    prewarm_sdk(ipython)  # the first %oo update waits no longer for the SDK import
+    prewarm(ipython)  # pandas, pyarrow and the SDK imported while the kernel is idle
