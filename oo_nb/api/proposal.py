@@ -97,10 +97,12 @@ class Proposal:
     --------
     >>> doc = oo_nb.open(demo / "heat-pumps-in-europe.o-o.html")
     >>> proposal = doc.update(agent="replay")
-    >>> proposal.status, proposal.reviewable
-    ('proposed', True)
+    >>> proposal.status, proposal.reviewable, proposal.saved_to.name
+    ('proposed', True, 'pending.json')
     >>> proposal.accept_all().write().version
     2
+    >>> proposal.written_to.name, proposal.saved_to
+    ('heat-pumps-in-europe.o-o.html', None)
     """
 
     __module__ = "oo_nb"

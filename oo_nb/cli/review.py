@@ -9,6 +9,7 @@ from pathlib import Path
 
 from oo_nb.api.document import Document
 from oo_nb.api.proposal import Proposal, ProposalOutdated
+from oo_nb.api.saved import discard_saved, pick_saved, saved_proposals
 from oo_nb.cli.verbs import TextResult
 from oo_nb.errors import NotFound
 
@@ -93,9 +94,7 @@ def _in_kernel() -> bool:
 
 
 def _list(path: Path) -> TextResult:
-    from oo_nb.store.proposals import list_proposals
-
-    found = list_proposals(path)
+    found = saved_proposals(path)
     if not found:
         return TextResult(f"{path}: no saved proposals (run `oo update` first)")
     lines = [f"{path}: {len(found)} saved proposal(s)"] + [f"  {p.line()}" for p in found]
@@ -105,14 +104,12 @@ def _list(path: Path) -> TextResult:
 
 
 def _discard(path: Path, names: list[str]) -> TextResult:
-    from oo_nb.store.proposals import discard_proposal, list_proposals
-
     lines = []
     for name in dict.fromkeys(names):
-        info = discard_proposal(path, name)
+        info = discard_saved(path, name)
         cost = f"; its research (${info.cost_usd:.4f}) is gone" if info.cost_usd is not None else ""
         lines.append(f"{path}: discarded {name}{cost}")
-    left = list_proposals(path)
+    left = saved_proposals(path)
     lines.append(
         f"{len(left)} saved proposal(s) left"
         + (f" (see `oo review {path.name} --list`)" if left else "")
@@ -151,9 +148,7 @@ def run(ns: argparse.Namespace) -> TextResult | WidgetRequest:
         return _discard(path, ns.discard)
     warning = ""
     if getattr(ns, "pick", None):
-        from oo_nb.store.proposals import pick_proposal
-
-        previous = pick_proposal(path, ns.pick)
+        previous = pick_saved(path, ns.pick)
         warning = (
             f"reviewing {ns.pick}"
             + (f"; the proposal it replaces was set aside as {previous.name}" if previous else "")
@@ -164,9 +159,7 @@ def run(ns: argparse.Namespace) -> TextResult | WidgetRequest:
         # the agent's validation and sanitiser (or an older file's candidate is checked).
         proposal = Proposal.saved(path, Document.read, force=ns.force)
     except NotFound:
-        from oo_nb.store.proposals import list_proposals
-
-        if not any(not p.current for p in list_proposals(path)):
+        if not any(not p.current for p in saved_proposals(path)):
             raise
         return _only_set_aside(path, ns)
     except ProposalOutdated as stale:
