@@ -22,9 +22,6 @@ from oo_nb.format.display import set_html_renderer
 if TYPE_CHECKING:
     from oo_nb.agent.pending import Review
     from oo_nb.api import Diff, Document, Library, Proposal, Rollback
-    from oo_nb.notebook.frame_display import DisplayOptions
-
-    options: DisplayOptions
 
 __all__ = [
     "Diff",
