@@ -1,6 +1,7 @@
 """What a notebook saves of a review widget when it saves widget state (JupyterLab's "Save
-widget state automatically", nbclient's ``store_widget_state``): every model's whole state. A
-change's widgets share one layout and one style model (their layouts never change): a shown
+widget state automatically", nbclient's ``store_widget_state``): every model's whole state. The
+parts whose layout never changes share one layout and one style model (per change, per group,
+per widget): a shown
 change was 13 widgets with 22 layout and style models of their own, and the widget state of the
 quickstart notebook (its two reviews) 293 KB of its 415 KB saved, layouts 140 KB of that. The plain-text repr, which
 saved notebooks show untrusted, is unchanged by this (tests/notebook/test_review_repr_*)."""
@@ -41,8 +42,8 @@ def test_a_shown_change_saves_few_models(tmp_path: Path) -> None:
     per_change = len(state) / shown
     size = len(json.dumps(state, default=lambda b: "=" * (len(b) * 4 // 3)))  # base64
     print(f"{shown} changes: {len(state)} models, {layouts} layouts, {size:,} bytes")
-    # 5 changes: 276 models, 106 layouts, 233 KB before a change's widgets shared theirs;
-    # 197, 57 and 167 KB since (the rest: the widget's own boxes and buttons, the diffs' HTML)
-    assert per_change < 45, per_change
-    assert layouts <= 8 * shown + 25, layouts
-    assert size / shown < 38_000, size / shown
+    # 5 changes: 276 models, 106 layouts, 233 KB before the parts shared theirs; 146, 24 and
+    # 123 KB since (the rest: the diffs' HTML, each widget's own model)
+    assert per_change < 32, per_change
+    assert layouts <= 2 * shown + 18, layouts
+    assert size / shown < 27_000, size / shown
