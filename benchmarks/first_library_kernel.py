@@ -66,6 +66,4 @@ def main(n: int = 3, gaps: tuple[float, ...] = (3.0,)) -> int:
 
 if __name__ == "__main__":
     args = sys.argv[1:]
-    raise SystemExit(
-        main(int(args[0]) if args else 3, tuple(float(a) for a in args[1:]) or (3.0,))
-    )
+    raise SystemExit(main(int(args[0]) if args else 3, tuple(float(a) for a in args[1:]) or (3.0,)))
