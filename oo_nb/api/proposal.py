@@ -35,6 +35,8 @@ _NOTHING_TO_REVIEW = {
     "busy": "another run is researching it: doc.proposal() opens its proposal when it is done",
     "not saved": "its research is lost: run doc.update() again",
     "awaiting": "doc.proposal() says why it cannot be reviewed as it is",
+    # saved, then set aside by another update of the same document before it could be opened
+    "proposed": "another run set it aside: oo_nb.api.saved.saved_proposals(path) lists it",
 }
 CHANGE_COLUMNS = ("section", "kind", "title", "text", "decision")
 

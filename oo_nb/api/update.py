@@ -122,7 +122,10 @@ def _after_write(result: UpdateResult, reopen: Reopen) -> Proposal:
             result.path, status, result.message, warnings=result.warnings, cost_usd=result.cost_usd
         )
     else:
-        done = Proposal.saved(result.path, reopen, status="proposed")
+        try:
+            done = Proposal.saved(result.path, reopen, status="proposed")
+        except OOError:  # another run set it aside (or replaced it) meanwhile: saved all the same
+            done = Proposal(result.path, "proposed", result.message)
         done.message = result.message
         done.warnings = list(result.warnings)
         done.cost_usd = result.cost_usd

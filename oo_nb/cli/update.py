@@ -194,6 +194,13 @@ def options(ns: argparse.Namespace) -> dict[str, Any]:
 
 def _review(proposal: Proposal) -> UpdateOutcome:
     """The terminal review of the proposal just saved, then what was accepted written."""
+    if not proposal.reviewable:  # another run set it aside as soon as it was saved
+        return UpdateOutcome(
+            proposal,
+            1,
+            f"another update set the proposal aside: `oo review {shlex.quote(str(proposal.path))} "
+            "--list` shows it",
+        )
     if not proposal.review_in_terminal():
         return UpdateOutcome(proposal, 1, "review ended without accepting: nothing written")
     try:
