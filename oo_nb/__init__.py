@@ -6,7 +6,8 @@
 >>> proposal.review()   # the widget; or proposal.accept_all().write()   # doctest: +SKIP
 
 Public names: ``Library``, ``Document``, ``open``, ``Proposal``, ``Diff``, ``Rollback``,
-``OOError``. In a notebook, ``%load_ext oo_nb`` adds the ``%oo`` magic. Heavy modules (pandas,
+``OOError``, and ``options`` (display settings: ``oo_nb.options.display_limit``). In a notebook,
+``%load_ext oo_nb`` adds the ``%oo`` magic. Heavy modules (pandas,
 lxml, the agent) load on first use so that ``import oo_nb`` is fast.
 """
 
@@ -32,12 +33,15 @@ __all__ = [
     "__version__",
     "load_ipython_extension",
     "open",
+    "options",
 ]
 __version__ = "0.1.0"
 
 _LAZY = {
     name: ("oo_nb.api", name) for name in ("Diff", "Document", "Library", "Proposal", "Rollback")
 }
+# the frames' display settings belong to the notebook layer; one object, read where frames show
+_LAZY["options"] = ("oo_nb.notebook.frame_display", "options")
 
 
 def __getattr__(name: str) -> Any:
@@ -102,8 +106,8 @@ def load_ipython_extension(ipython: Any) -> None:
     """``%load_ext oo_nb``: the ``%oo`` magic (run ``%oo --help`` for its verbs)."""
     from oo_nb.notebook.frame_display import register as show_frames
     from oo_nb.notebook.magics import register
-    from oo_nb.notebook.warm import prewarm_sdk
+    from oo_nb.notebook.warm import prewarm
 
     register(ipython)
     show_frames(ipython)  # library frames within a display limit, the audit per code
-    prewarm_sdk(ipython)  # the first %oo update waits no longer for the SDK import
+    prewarm(ipython)  # pandas, pyarrow and the SDK imported while the kernel is idle

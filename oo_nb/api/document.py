@@ -17,13 +17,17 @@ from oo_nb.format.document import Document as _Codec
 if TYPE_CHECKING:
     import pandas as pd
 
-    from oo_nb.agent.run import UpdateOptions, UpdateResult
     from oo_nb.api.history import Diff, Rollback
     from oo_nb.api.proposal import Proposal
     from oo_nb.format.article import Article
     from oo_nb.format.blocks import Changelog, Contract, Manifest, SourceCache
 
-__all__ = ["Document", "update_options"]
+__all__ = ["Document", "NotADocument"]
+
+
+class NotADocument(OOError):
+    """The file is a library's index page (``index.o-o.html``), not a document: it has no
+    manifest or contract. ``oo_nb.Library(folder)`` reads its folder."""
 
 
 class Document:
@@ -71,8 +75,8 @@ class Document:
         Raises
         ------
         oo_nb.OOError
-            The file is not a document (an index page, or a damaged block: the error names the
-            file, block, line and column).
+            The file is not a document (``NotADocument``: an index page; or a damaged block:
+            the error names the file, block, line and column).
         OSError
             The file cannot be read.
 
@@ -83,7 +87,7 @@ class Document:
         """
         codec = _Codec.read(path)
         if codec.kind != "document":
-            raise OOError(
+            raise NotADocument(
                 "is a library index page, not a document: oo_nb.Library(folder) reads its folder",
                 file=str(path),
             )
@@ -124,6 +128,48 @@ class Document:
     def version(self) -> int:
         """The manifest's version (1 for a new document; each written update adds one)."""
         return self.manifest.version
+
+    @property
+    def article_html(self) -> str:
+        """The article element's HTML as stored (untrusted: show it sandboxed)."""
+        return self._codec.article_html
+
+    def summary(self) -> str:
+        """A readable summary, as ``oo show`` prints it.
+
+        Returns
+        -------
+        str
+            Title, version and dates, the contract, sources by tier, the sections.
+
+        Examples
+        --------
+        >>> print(oo_nb.open(demo / "heat-pumps-in-europe.o-o.html").summary())
+        Heat pumps in Europe
+        ====================
+        version 1, as of ...
+        """
+        from oo_nb.format.summary import summary_text
+
+        return summary_text(self._codec)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The normalised views (manifest, contract, sources, changelog, article), as
+        ``oo show --json`` prints them.
+
+        Returns
+        -------
+        dict
+            JSON-ready: ``json.dumps`` takes it as it is.
+
+        Examples
+        --------
+        >>> oo_nb.open(demo / "heat-pumps-in-europe.o-o.html").to_dict()["manifest"]["version"]
+        1
+        """
+        from oo_nb.format.summary import summary_json
+
+        return summary_json(self._codec)
 
     def to_bytes(self) -> bytes:
         """The file's bytes.
@@ -191,10 +237,13 @@ class Document:
         >>> fresh.status, fresh.reviewable
         ('fresh', False)
         """
-        from oo_nb.agent.run import prepare_update, write_result
-        from oo_nb.api.proposal import Proposal
+        from oo_nb.api.update import propose_update
 
-        opts = update_options(
+        return propose_update(
+            self.path,
+            Document.read,
+            yes=yes,
+            auto=True if auto else None,  # else the contract's `review` decides
             force=force,
             model=model,
             budget=budget,
@@ -205,27 +254,6 @@ class Document:
             on_start=on_start,
             **agent_options,
         )
-        result = prepare_update(self.path, opts)
-        if result.status == "awaiting":
-            return self._awaiting(result)
-        if result.status != "proposed":
-            status = "fresh" if result.status == "skipped" else str(result.status)
-            message = result.message
-            if result.plan:  # a dry run: what the first request would be
-                message += "; first request plan: " + ", ".join(
-                    f"{k} {v}" for k, v in result.plan.items()
-                )
-            return Proposal(self.path, status, message, warnings=result.warnings)
-        write_result(result, yes=yes, auto=True if auto else None)
-        return _after_write(result)
-
-    def _awaiting(self, result: UpdateResult) -> Proposal:
-        from oo_nb.api.proposal import Proposal
-
-        try:
-            return Proposal.saved(self.path, Document.read)
-        except OOError:  # damaged or stale: the gate's message says what to do
-            return Proposal(self.path, "awaiting", result.message, warnings=result.warnings)
 
     def proposal(self, *, force: bool = False) -> Proposal:
         """The proposal awaiting review (saved by an earlier ``update()``).
@@ -341,54 +369,3 @@ class Document:
         bundle = self._codec._repr_mimebundle_(include, exclude)
         bundle["text/plain"] = repr(self)
         return bundle
-
-
-def update_options(
-    *,
-    force: bool = False,
-    model: str | None = None,
-    budget: float | None = None,
-    agent: str | None = None,
-    timeout: float | None = None,
-    dry_run: bool = False,
-    progress: Callable[[str], None] | None = None,
-    on_start: Callable[[str], None] | None = None,
-    **more: Any,
-) -> UpdateOptions:
-    """The agent's options from the API's keyword names (``more``: any other field)."""
-    from oo_nb.agent.run import UpdateOptions
-
-    return UpdateOptions(
-        force=force,
-        model=model,
-        budget_usd=budget,
-        agent=agent,
-        dry_run=dry_run,
-        progress=progress,
-        on_start=on_start,
-        timeout_s=timeout,
-        **more,
-    )
-
-
-def _after_write(result: UpdateResult) -> Proposal:
-    """The proposal after ``write_result``: written, saved for review, or lost."""
-    from oo_nb.api.proposal import Proposal
-
-    notes = list(result.warnings)
-    if result.kept_because:
-        notes.append(
-            "not written automatically, kept for review: " + "; ".join(result.kept_because)
-        )
-    if result.written is not None:
-        return Proposal(
-            result.path, "written", result.message, warnings=notes, cost_usd=result.cost_usd
-        )
-    if result.pending is None:
-        lost = f"{result.message}; proposal NOT saved: {result.not_saved}"
-        return Proposal(result.path, "not saved", lost, warnings=notes, cost_usd=result.cost_usd)
-    made = Proposal.saved(result.path, Document.read, status="proposed")
-    made.message = result.message
-    made.warnings = notes
-    made.cost_usd = result.cost_usd
-    return made

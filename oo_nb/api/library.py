@@ -449,7 +449,7 @@ class Library:
         import time
 
         from oo_nb.agent.many import update_library
-        from oo_nb.api.document import update_options
+        from oo_nb.api.update import update_options
 
         started = time.perf_counter()
         known = None if force else _known_freshness(self.root)

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from oo_nb.errors import ValidationError
+from oo_nb.errors import ConflictError, ValidationError
 from oo_nb.format.display import no_typesetting
 
 if TYPE_CHECKING:
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from oo_nb.api.document import Document
     from oo_nb.review.session import ReviewSession
 
-__all__ = ["STATUSES", "Proposal"]
+__all__ = ["STATUSES", "Proposal", "ProposalOutdated"]
 
 # proposed: research made one now; awaiting: an earlier run's, not yet reviewed; written: the
 # update wrote it (yes/auto); fresh: nothing to do; planned: a dry run; kept: not saved (lost)
@@ -35,8 +35,30 @@ _NOTHING_TO_REVIEW = {
     "busy": "another run is researching it: doc.proposal() opens its proposal when it is done",
     "not saved": "its research is lost: run doc.update() again",
     "awaiting": "doc.proposal() says why it cannot be reviewed as it is",
+    # saved, then set aside by another update of the same document before it could be opened
+    "proposed": "another run set it aside: oo_nb.api.saved.saved_proposals(path) lists it",
 }
 CHANGE_COLUMNS = ("section", "kind", "title", "text", "decision")
+
+
+class ProposalOutdated(ConflictError):
+    """The document changed since the proposal was made (``doc.proposal(force=True)`` reviews
+    it anyway).
+
+    Attributes
+    ----------
+    created : str
+        When the proposal was made (ISO time).
+    rebuilt : bool
+        True: reviewing it applies its changes to the file as it is now (its research did not
+        see the later changes); False: it is an older file's candidate, and accepting it would
+        undo them.
+    """
+
+    def __init__(self, message: str, *, file: str, created: str, rebuilt: bool) -> None:
+        super().__init__(message, file=file)
+        self.created = created
+        self.rebuilt = rebuilt
 
 
 class Proposal:
@@ -58,15 +80,31 @@ class Proposal:
         What the research cost, when known.
     made : str
         When the proposal was made (ISO time; "" when there is none to review).
+    plan : dict
+        A dry run's plan of the first request (searches, fetches, max_tokens, bound_usd; or
+        error); empty otherwise.
+    kept_because : list of str
+        Why an update asked to write (``yes``/``auto``) was kept for review instead.
+    not_saved : str
+        Why the research could not be kept (status ``not saved``); "" otherwise.
+    saved_to : pathlib.Path or None
+        The file this update saved the proposal to, for review.
+    written_to : pathlib.Path or None
+        The file written, once the update (or ``write()``) changed the document.
+    stale, rebuilt : bool
+        The document changed since the proposal was made; its changes are then applied to the
+        file as it is now (``rebuilt``), else it is an older file's candidate.
 
     Examples
     --------
     >>> doc = oo_nb.open(demo / "heat-pumps-in-europe.o-o.html")
     >>> proposal = doc.update(agent="replay")
-    >>> proposal.status, proposal.reviewable
-    ('proposed', True)
+    >>> proposal.status, proposal.reviewable, proposal.saved_to.name
+    ('proposed', True, 'pending.json')
     >>> proposal.accept_all().write().version
     2
+    >>> proposal.written_to.name, proposal.saved_to
+    ('heat-pumps-in-europe.o-o.html', None)
     """
 
     __module__ = "oo_nb"
@@ -90,7 +128,15 @@ class Proposal:
         self.cost_usd = cost_usd
         self._review = review
         self.made = review.created if review is not None else ""
+        self.stale = review.stale if review is not None else False
+        self.rebuilt = review.rebuilt if review is not None else False
+        self.plan: dict[str, Any] = {}
+        self.kept_because: list[str] = []
+        self.not_saved = ""
+        self.saved_to: Path | None = None
+        self.written_to: Path | None = None
         self._session: ReviewSession | None = None
+        self._terminal_final: Any = None  # the document a terminal review ended with
         self._widget: Any = None
         self._written = False
 
@@ -124,18 +170,19 @@ class Proposal:
         ------
         oo_nb.OOError
             No proposal is saved (``NotFound``), it is damaged, or the document changed since
-            (``ConflictError``: pass ``force=True``, or update again).
+            (``ProposalOutdated``, a ``ConflictError``: pass ``force=True``, or update again).
         """
         from oo_nb.agent.pending import StaleProposal, open_review
-        from oo_nb.errors import ConflictError
 
         try:
             review = open_review(path, force=force)
         except StaleProposal as exc:
-            raise ConflictError(
+            raise ProposalOutdated(
                 f"changed since this proposal was made ({exc.created}); update again with "
                 "doc.update(force=True), or review it anyway with doc.proposal(force=True)",
                 file=str(path),
+                created=exc.created,
+                rebuilt=exc.rebuilt,
             ) from None
         run = review.run
         cost = run.get("cost_usd")
@@ -215,8 +262,48 @@ class Proposal:
         self._decisions().reject_all()
         return self
 
-    def write(self) -> Document:
+    def review_in_terminal(
+        self, *, accept_all: bool = False, reject_all: bool = False, color: bool | None = None
+    ) -> bool:
+        """Ask about each change on the terminal (y/n/e/a/d/q), as ``oo review`` does; then
+        ``write()`` writes what was accepted.
+
+        Parameters
+        ----------
+        accept_all, reject_all : bool, default False
+            Decide every change so, without asking.
+        color : bool, optional
+            Colour the diff (default: when the output is a terminal).
+
+        Returns
+        -------
+        bool
+            True when the review went to its end; False when it was quit early (nothing is
+            decided, and the saved proposal is kept).
+        """
+        self._decisions()  # raises, saying why there is nothing to review
+        from oo_nb.review.terminal import review_in_terminal
+
+        r = self._review
+        assert r is not None
+        final = review_in_terminal(
+            r.original,
+            r.candidate,
+            r.run,
+            accept_all=accept_all,
+            reject_all=reject_all,
+            color=color,
+        )
+        self._terminal_final = final
+        return final is not None
+
+    def write(self, *, action: str = "review") -> Document:
         """Write what was accepted and discard the saved proposal.
+
+        Parameters
+        ----------
+        action : str, default "review"
+            What the history records this write as.
 
         Returns
         -------
@@ -234,21 +321,26 @@ class Proposal:
 
         session = self._decisions()
         assert self._review is not None
-        final = session.apply().with_path(self.path)
-        if final.to_bytes() == self._review.expected:
+        expected = self._review.expected
+        if self._terminal_final is not None:  # every change was answered on the terminal
+            final = self._terminal_final.with_path(self.path)
+        else:
+            final = session.apply().with_path(self.path)
             undecided = session.pending
-            if undecided:  # the research is paid for: an unanswered review is no rejection
+            if final.to_bytes() == expected and undecided:
+                # the research is paid for: an unanswered review is no rejection
                 raise ValidationError(
                     f"nothing accepted and {len(undecided)} change(s) undecided: nothing written; "
                     "call proposal.accept_all() or proposal.reject_all() (or accept/reject by id) "
                     "first",
                     file=str(self.path),
                 )
-        else:
-            write_document(
-                final, expected=self._review.expected, action="review", scrub_secrets=True
+        if final.to_bytes() != expected:
+            self.written_to = write_document(
+                final, expected=expected, action=action, scrub_secrets=True
             )
         discard_pending(self.path)
+        self.saved_to = None
         self._written = True
         assert self._reopen is not None  # a proposal to write is always made with one
         return self._reopen(self.path)
@@ -280,6 +372,10 @@ class Proposal:
         """
         cost = "" if self.cost_usd is None else f" (cost ${self.cost_usd:.4f})"
         said = self.message.removeprefix(f"{self.path.name}: ")  # the name leads once
+        if self.plan:  # a dry run: what the first request would be
+            said += "; first request plan: " + ", ".join(f"{k} {v}" for k, v in self.plan.items())
+        if self.not_saved:
+            said += f"; proposal NOT saved: {self.not_saved}"
         lines = [f"{self.path.name}: {self.status}{cost}: {said}"]
         if self.reviewable:
             counts = self._decisions().counts()
@@ -288,6 +384,11 @@ class Proposal:
                 f"{counts['reject']} rejected, {counts['edit']} edited, {counts['pending']} undecided"
             )
         lines += [f"warning: {w}" for w in self.warnings]
+        if self.kept_because:
+            lines.append(
+                "warning: not written automatically, kept for review: "
+                + "; ".join(self.kept_because)
+            )
         return "\n".join(lines)
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:

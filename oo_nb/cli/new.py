@@ -9,21 +9,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from oo_nb.edit.contract import plan_edits
+from oo_nb.api.document import Document
+from oo_nb.api.new import create_document, library_defaults, research_agent_at_hand
 from oo_nb.edit.new import (
     DEFAULT_AUDIENCE,
     DEFAULT_BUDGET_USD,
     DEFAULT_EVERY_DAYS,
     DEFAULT_TONE,
     NewSpec,
-    create_document,
     parse_budget,
     parse_days,
     prompt_spec,
 )
-from oo_nb.edit.new_defaults import LibraryDefaults, read_defaults
+from oo_nb.edit.new_defaults import LibraryDefaults
 from oo_nb.errors import OOError
-from oo_nb.format.document import Document
 
 __all__ = ["HELP", "NewResult", "add_arguments", "first_update", "no_agent_note", "run"]
 
@@ -91,7 +90,6 @@ class NewResult:
 
     @property
     def path(self) -> Path:
-        assert self.document.path is not None
         return self.document.path
 
     @property
@@ -200,20 +198,10 @@ def first_update(
 
 
 def run(ns: argparse.Namespace) -> NewResult:
-    defaults = read_defaults(ns.dir) if Path(ns.dir).is_dir() else LibraryDefaults()
-    spec = _spec(ns, defaults)
-    rest = LibraryDefaults(
-        {k: v for k, v in defaults.fields.items() if k in ("model", "review")}, defaults.lists
-    )
-    edits = rest.edits(sentinel=spec.sentinel is not None)
-
-    def adjust(doc: Document) -> Document:
-        return plan_edits(doc, edits)[0] if edits else doc
-
-    doc = create_document(spec, ns.dir, suffix=getattr(ns, "suffix", False), adjust=adjust)
+    spec = _spec(ns, library_defaults(ns.dir))
+    doc = create_document(spec, ns.dir, suffix=getattr(ns, "suffix", False))
     result = NewResult(doc)
     if not ns.no_update:
-        assert doc.path is not None
         missing = no_agent_note(doc.path, ns.agent)
         if missing is not None:  # said once, with what to run; not an update that failed
             result.notes, result.exit_code = [missing], 1
@@ -229,14 +217,7 @@ def run(ns: argparse.Namespace) -> NewResult:
 def no_agent_note(path: Path, agent: str | None) -> str | None:
     """What to run, when no research agent is at hand here: no ``--agent``/``OO_AGENT``, no
     API key, no recorded run for the document, no ``claude`` command (None: one is)."""
-    from oo_nb.agent.cassettes import find_cassette
-    from oo_nb.agent.run import choose_agent
-
-    try:
-        chosen = choose_agent(agent, path)
-    except OOError:
-        return None  # (an unknown agent: the update says so)
-    if chosen != "replay" or agent or find_cassette(path) is not None:
+    if research_agent_at_hand(path, agent):
         return None
     return (
         "not researched yet: no research agent here (no ANTHROPIC_API_KEY, no `claude` command "

@@ -7,10 +7,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from oo_nb.agent.pending import StaleProposal, open_review
+from oo_nb.api.document import Document
+from oo_nb.api.proposal import Proposal, ProposalOutdated
+from oo_nb.api.saved import discard_saved, pick_saved, saved_proposals
 from oo_nb.cli.verbs import TextResult
 from oo_nb.errors import NotFound
-from oo_nb.store.store import discard_pending, write_document
 
 HELP = "review the saved proposal change by change and write what you accept"
 
@@ -93,9 +94,7 @@ def _in_kernel() -> bool:
 
 
 def _list(path: Path) -> TextResult:
-    from oo_nb.store.proposals import list_proposals
-
-    found = list_proposals(path)
+    found = saved_proposals(path)
     if not found:
         return TextResult(f"{path}: no saved proposals (run `oo update` first)")
     lines = [f"{path}: {len(found)} saved proposal(s)"] + [f"  {p.line()}" for p in found]
@@ -105,14 +104,12 @@ def _list(path: Path) -> TextResult:
 
 
 def _discard(path: Path, names: list[str]) -> TextResult:
-    from oo_nb.store.proposals import discard_proposal, list_proposals
-
     lines = []
     for name in dict.fromkeys(names):
-        info = discard_proposal(path, name)
+        info = discard_saved(path, name)
         cost = f"; its research (${info.cost_usd:.4f}) is gone" if info.cost_usd is not None else ""
         lines.append(f"{path}: discarded {name}{cost}")
-    left = list_proposals(path)
+    left = saved_proposals(path)
     lines.append(
         f"{len(left)} saved proposal(s) left"
         + (f" (see `oo review {path.name} --list`)" if left else "")
@@ -151,9 +148,7 @@ def run(ns: argparse.Namespace) -> TextResult | WidgetRequest:
         return _discard(path, ns.discard)
     warning = ""
     if getattr(ns, "pick", None):
-        from oo_nb.store.proposals import pick_proposal
-
-        previous = pick_proposal(path, ns.pick)
+        previous = pick_saved(path, ns.pick)
         warning = (
             f"reviewing {ns.pick}"
             + (f"; the proposal it replaces was set aside as {previous.name}" if previous else "")
@@ -162,14 +157,12 @@ def run(ns: argparse.Namespace) -> TextResult | WidgetRequest:
     try:
         # The saved file is untrusted: the candidate is rebuilt from its proposal data through
         # the agent's validation and sanitiser (or an older file's candidate is checked).
-        review = open_review(path, force=ns.force)
+        proposal = Proposal.saved(path, Document.read, force=ns.force)
     except NotFound:
-        from oo_nb.store.proposals import list_proposals
-
-        if not any(not p.current for p in list_proposals(path)):
+        if not any(not p.current for p in saved_proposals(path)):
             raise
         return _only_set_aside(path, ns)
-    except StaleProposal as stale:
+    except ProposalOutdated as stale:
         return TextResult(
             f"{warning}{path}: the document changed since this proposal was made ({stale.created}); "
             f"{_STALE[stale.rebuilt]}. Research again with `oo update --force` (a plain update does "
@@ -177,38 +170,26 @@ def run(ns: argparse.Namespace) -> TextResult | WidgetRequest:
             "the current file. Nothing written.",
             exit_code=1,
         )
-    if review.stale:
-        warning += (
-            f"warning: the document changed since the proposal was made; {_STALE[review.rebuilt]}\n"
-        )
+    if proposal.stale:
+        warning += f"warning: the document changed since the proposal was made; {_STALE[proposal.rebuilt]}\n"
     if ns.widget or (not (ns.accept_all or ns.reject_all) and _in_kernel()):
         return WidgetRequest(path, force=ns.force)
-    current = review.expected
-    from oo_nb.review.terminal import review_in_terminal
-
     if warning:
         print(warning.rstrip(), file=sys.stderr)
-    final = review_in_terminal(
-        review.original,
-        review.candidate,
-        review.run,
-        accept_all=ns.accept_all,
-        reject_all=ns.reject_all,
-        color=ns.color,
+    finished = proposal.review_in_terminal(
+        accept_all=ns.accept_all, reject_all=ns.reject_all, color=ns.color
     )
-    if final is None:
+    if not finished:
         return TextResult(
             f"{warning}{path}: review ended early; nothing written, the proposal is kept",
             exit_code=1,
         )
-    if final.to_bytes() == current:
-        discard_pending(path)
+    doc = proposal.write()
+    if proposal.written_to is None:
         return TextResult(
             f"{warning}{path}: nothing accepted; the document is unchanged and the proposal discarded"
         )
-    write_document(final.with_path(path), expected=current, action="review", scrub_secrets=True)
-    discard_pending(path)
     return TextResult(
-        f"{warning}{path}: wrote version {final.manifest.version} (the previous file is kept in history)",
+        f"{warning}{path}: wrote version {doc.version} (the previous file is kept in history)",
         value=path,
     )

@@ -1,14 +1,14 @@
-"""``oo show DOC [--json]``: a readable summary, or the normalised views as one JSON object."""
+"""``oo show DOC [--json]``: a readable summary, or the normalised views as one JSON object
+(``oo_nb.Document.summary()`` and ``.to_dict()``)."""
 
 from __future__ import annotations
 
 import argparse
 import json
 
+from oo_nb.api.document import Document, NotADocument
 from oo_nb.cli.verbs import TextResult
 from oo_nb.errors import ValidationError
-from oo_nb.format.document import Document
-from oo_nb.format.summary import summary_json, summary_text
 
 HELP = "show a document's manifest, contract, sources and article summary"
 
@@ -21,14 +21,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(ns: argparse.Namespace) -> TextResult:
-    doc = Document.read(ns.doc)
-    if doc.kind == "index":
+    try:
+        doc = Document.read(ns.doc)
+    except NotADocument as exc:  # the fix as typed on the command line
         raise ValidationError(
             "this is a library index page, not a document: it has no manifest or contract "
             "(use oo index DIR to rebuild it, oo library DIR to see its documents)",
-            file=doc.file,
-        )
+            file=exc.file,
+        ) from None
     if ns.json:
-        data = summary_json(doc)
+        data = doc.to_dict()
         return TextResult(json.dumps(data, ensure_ascii=False, indent=2), value=data)
-    return TextResult(summary_text(doc), value=doc)
+    return TextResult(doc.summary(), value=doc)

@@ -16,19 +16,17 @@ import math
 import shlex
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from oo_nb.agent.deadline import DEFAULT_DEADLINE_S
-from oo_nb.agent.run import (
-    AGENTS,
-    UpdateOptions,
-    UpdateResult,
-    prepare_update,
-    run_dict,
-    write_result,
-)
+from oo_nb.agent.run import AGENTS
+from oo_nb.api.document import Document
+from oo_nb.api.update import propose_update
 from oo_nb.errors import AgentError, ConflictError, LockedError
 from oo_nb.format.display import no_typesetting
+
+if TYPE_CHECKING:
+    from oo_nb.api.proposal import Proposal
 
 HELP = "research what changed and propose an update (saved for review; --yes writes it)"
 
@@ -131,30 +129,31 @@ def print_progress(line: str) -> None:
 
 
 class UpdateOutcome:
-    """What ``oo update`` did: the result object, its text and exit code (0 done, 1 kept back)."""
+    """What ``oo update`` did: the API's ``Proposal``, its text and exit code (0 done, 1 kept
+    back)."""
 
-    def __init__(self, result: UpdateResult, exit_code: int = 0, note: str = "") -> None:
-        self.result = result
-        self.value = result
+    def __init__(self, proposal: Proposal, exit_code: int = 0, note: str = "") -> None:
+        self.proposal = proposal
+        self.value = proposal
         self.exit_code = exit_code
         self.note = note
 
     def lines(self) -> list[str]:
-        r = self.result
-        out = [r.message]
-        out += [f"  warning: {w}" for w in r.warnings]
-        if r.status == "planned" and r.plan:
-            out.append("  first request plan: " + ", ".join(f"{k} {v}" for k, v in r.plan.items()))
-        if r.written:
-            out.append(f"  written: {r.written} (the previous version is kept in history)")
-        elif r.pending:
-            if r.kept_because:
+        p = self.proposal
+        out = [p.message]
+        out += [f"  warning: {w}" for w in p.warnings]
+        if p.status == "planned" and p.plan:
+            out.append("  first request plan: " + ", ".join(f"{k} {v}" for k, v in p.plan.items()))
+        if p.written_to:
+            out.append(f"  written: {p.written_to} (the previous version is kept in history)")
+        elif p.saved_to:
+            if p.kept_because:
                 out.append(
-                    "  not written automatically, kept for review: " + "; ".join(r.kept_because)
+                    "  not written automatically, kept for review: " + "; ".join(p.kept_because)
                 )
-            out.append(f"  proposal saved for review: {r.pending}; the document is unchanged")
-        elif r.not_saved:
-            out.append(f"  proposal NOT saved: {r.not_saved}; the document is unchanged")
+            out.append(f"  proposal saved for review: {p.saved_to}; the document is unchanged")
+        elif p.not_saved:
+            out.append(f"  proposal NOT saved: {p.not_saved}; the document is unchanged")
         if self.note:
             out.append(f"  {self.note}")
         return out
@@ -164,7 +163,7 @@ class UpdateOutcome:
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
         items = "".join(f"<li>{html.escape(line.strip())}</li>" for line in self.lines()[1:])
-        body = f"<p><b>{html.escape(self.result.message)}</b></p>" + (
+        body = f"<p><b>{html.escape(self.proposal.message)}</b></p>" + (
             f"<ul>{items}</ul>" if items else ""
         )
         markup = no_typesetting(f'<div class="oo-update">{body}</div>')
@@ -174,95 +173,77 @@ class UpdateOutcome:
         return self.to_text()
 
 
-def options(ns: argparse.Namespace) -> UpdateOptions:
-    return UpdateOptions(
-        force=ns.force,
-        model=ns.model,
-        budget_usd=ns.budget,
-        agent=ns.agent,
-        base_url=ns.base_url,
-        cassette=ns.cassette,
-        dry_run=ns.dry_run,
-        stream=getattr(ns, "stream", False),
-        record=getattr(ns, "record", None),
+def options(ns: argparse.Namespace) -> dict[str, Any]:
+    """``propose_update``'s keywords from the verb's arguments."""
+    return {
+        "force": ns.force,
+        "model": ns.model,
+        "budget": ns.budget,
+        "agent": ns.agent,
+        "base_url": ns.base_url,
+        "cassette": ns.cassette,
+        "dry_run": ns.dry_run,
+        "stream": getattr(ns, "stream", False),
+        "record": getattr(ns, "record", None),
         # the %oo magic sets its own; the CLI prints steps and waits on stderr
-        progress=getattr(ns, "progress", None) or print_progress,
-        on_start=getattr(ns, "on_start", None),
-        timeout_s=getattr(ns, "timeout", None),
-    )
+        "progress": getattr(ns, "progress", None) or print_progress,
+        "on_start": getattr(ns, "on_start", None),
+        "timeout": getattr(ns, "timeout", None),
+    }
 
 
-def _review(result: UpdateResult) -> UpdateOutcome:
-    import importlib
-
-    from oo_nb.format.document import Document
-    from oo_nb.store.store import write_document
-
-    # the terminal review belongs to the review package; imported only when asked for
-    review_in_terminal = importlib.import_module("oo_nb.review.terminal").review_in_terminal
-
-    assert result.candidate is not None
-    original = Document.parse(result.original, path=result.path)
-    final = review_in_terminal(original, result.candidate.document, run_dict(result))
-    if final is None:
-        write_result(result, yes=False)
-        return UpdateOutcome(result, 1, "review ended without accepting: nothing written")
-    if final.to_bytes() == result.original:  # everything rejected: no new version, no history entry
-        return UpdateOutcome(result, 0, "nothing accepted: the document is unchanged")
-    try:
-        result.written = write_document(
-            final.with_path(result.path),
-            expected=result.original,
-            action="update (reviewed)",
-            scrub_secrets=True,
+def _review(proposal: Proposal) -> UpdateOutcome:
+    """The terminal review of the proposal just saved, then what was accepted written."""
+    if not proposal.reviewable:  # another run set it aside as soon as it was saved
+        return UpdateOutcome(
+            proposal,
+            1,
+            f"another update set the proposal aside: `oo review {shlex.quote(str(proposal.path))} "
+            "--list` shows it",
         )
+    if not proposal.review_in_terminal():
+        return UpdateOutcome(proposal, 1, "review ended without accepting: nothing written")
+    try:
+        proposal.write(action="update (reviewed)")
     except (ConflictError, LockedError) as exc:
-        # The research is paid for: keep the whole proposal so it can be reviewed again.
-        write_result(result, yes=False)
-        again = f"`oo review {shlex.quote(str(result.path))}`"
+        # The research is paid for: the saved proposal stays, to be reviewed again.
+        again = f"`oo review {shlex.quote(str(proposal.path))}`"
         if isinstance(exc, ConflictError):  # the saved proposal is now older than the file
             again = (
                 again[:-1]
                 + " --force` (its diff is against the current file: where you accept, it undoes the other edit)"
             )
-        kept = (
-            f"the proposal is: review it again with {again}"
-            if result.pending
-            else "nor is the proposal (see the warnings)"
-        )
         return UpdateOutcome(
-            result, 1, f"not written: {exc.message}; your decisions are not kept, {kept}"
+            proposal,
+            1,
+            f"not written: {exc.message}; your decisions are not kept, the proposal is: review "
+            f"it again with {again}",
         )
-    from oo_nb.agent.run import keep_earlier_proposal
-
-    keep_earlier_proposal(
-        result.path, result.warnings
-    )  # an earlier unreviewed one: set aside, not lost
-    return UpdateOutcome(result)
+    if proposal.written_to is None:  # everything rejected: no new version, no history entry
+        return UpdateOutcome(proposal, 0, "nothing accepted: the document is unchanged")
+    return UpdateOutcome(proposal)
 
 
 def run(ns: argparse.Namespace) -> UpdateOutcome:
+    # --review decides here, whatever the contract says; else --auto, else the contract's
+    # `review` (the %oo magic's namespace may lack the flag)
+    auto = False if ns.review else (True if getattr(ns, "auto", False) else None)
     try:
-        result = prepare_update(Path(ns.doc), options(ns))
+        proposal = propose_update(Path(ns.doc), Document.read, yes=ns.yes, auto=auto, **options(ns))
     except AgentError as exc:
         raise type(exc)(
             f"{exc.message}; nothing was written", cost_usd=exc.cost_usd, file=exc.file
         ) from None
-    if result.status != "proposed":
-        return UpdateOutcome(result)
+    if proposal.status == "not saved":
+        return UpdateOutcome(proposal, 1, "the research of this run is lost: run the update again")
+    if proposal.status != "proposed":  # fresh, awaiting, busy, a dry run, or written
+        return UpdateOutcome(proposal)
     if ns.review:
-        try:
-            return _review(result)
-        finally:
-            result.release_claim()
-    # --auto, else the contract's `review` decides (the %oo magic's namespace may lack the flag)
-    write_result(result, yes=ns.yes, auto=True if getattr(ns, "auto", False) else None)
-    if result.not_saved:
-        return UpdateOutcome(result, 1, "the research of this run is lost: run the update again")
-    if ns.yes and not result.written:
+        return _review(proposal)
+    if ns.yes:
         return UpdateOutcome(
-            result,
+            proposal,
             1,
-            f"not written automatically (see the warnings): review the saved proposal with `oo review {result.path.name}`",
+            f"not written automatically (see the warnings): review the saved proposal with `oo review {proposal.path.name}`",
         )
-    return UpdateOutcome(result)
+    return UpdateOutcome(proposal)

@@ -1,4 +1,4 @@
-"""How the library's frames show in a notebook: at most ``options.display_limit`` rows (like
+"""How the library's frames show in a notebook: at most ``oo_nb.options.display_limit`` rows (like
 pandas' ``display.max_rows`` or JupySQL's ``displaylimit``), and the audit as one line per code
 with what the code means, as ``oo audit`` prints it. The frame itself always holds every row.
 
@@ -12,7 +12,6 @@ terminal or GitHub reads the text.
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -30,11 +29,60 @@ _CSS = (
 )
 
 
-@dataclass
 class DisplayOptions:
-    """``display_limit``: rows of a library frame shown (None: all of them)."""
+    """Display settings of oo_nb in a notebook, read as ``oo_nb.options``.
 
-    display_limit: int | None = 20
+    Attributes
+    ----------
+    display_limit : int or None, default 20
+        Rows of a library frame (``lib.sources``, the audit's findings …) shown in a notebook;
+        ``None`` shows every row. The frame itself always holds all of them. Like pandas'
+        ``display.max_rows`` or JupySQL's ``%config SqlMagic.displaylimit``.
+
+    Examples
+    --------
+    >>> oo_nb.options
+    oo_nb.options(display_limit=20)
+    >>> oo_nb.options.display_limit = 5
+    >>> oo_nb.options.display_limit = -1
+    Traceback (most recent call last):
+    ...
+    ValueError: oo_nb.options.display_limit: a number of rows (0 or more) or None, got -1
+    >>> oo_nb.options.reset()
+    """
+
+    __module__ = "oo_nb"
+    __slots__ = ("_display_limit",)
+    DEFAULT_DISPLAY_LIMIT = 20
+
+    def __init__(self) -> None:
+        self._display_limit: int | None = self.DEFAULT_DISPLAY_LIMIT
+
+    @property
+    def display_limit(self) -> int | None:
+        """Rows of a library frame shown (None: all of them)."""
+        return self._display_limit
+
+    @display_limit.setter
+    def display_limit(self, rows: int | None) -> None:
+        # a bool is an int to Python, but `True` rows is a mistake, said now rather than as one row
+        if rows is not None and (isinstance(rows, bool) or not isinstance(rows, int) or rows < 0):
+            raise ValueError(
+                f"oo_nb.options.display_limit: a number of rows (0 or more) or None, got {rows!r}"
+            )
+        self._display_limit = rows
+
+    def reset(self) -> None:
+        """Every setting back to its default.
+
+        Returns
+        -------
+        None
+        """
+        self._display_limit = self.DEFAULT_DISPLAY_LIMIT
+
+    def __repr__(self) -> str:
+        return f"oo_nb.options(display_limit={self._display_limit!r})"
 
 
 options = DisplayOptions()
@@ -48,7 +96,7 @@ def _kind(frame: Any) -> str | None:
 def _limit_note(shown: int, total: int, kind: str) -> str:
     return (
         f"{shown:,} of {total:,} rows shown; the frame holds all of them "
-        f"(oo_nb.notebook.frame_display.options.display_limit = None shows every row; "
+        f"(oo_nb.options.display_limit = None shows every row; "
         f"{kind}.to_html() or .to_csv() gives them all)"
     )
 

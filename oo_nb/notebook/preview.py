@@ -26,6 +26,7 @@ from oo_nb.format.sanitize import ALLOWED_ATTRIBUTES, ALLOWED_TAGS
 from oo_nb.format.vocab import CITATION
 
 if TYPE_CHECKING:
+    from oo_nb.api.document import Document as PublicDocument
     from oo_nb.format.document import Document
 
 __all__ = [
@@ -236,9 +237,10 @@ def estimate_height(fragment: str, *, figures: int = 0) -> int:
 
 
 class ArticlePreview:
-    """A document shown as its article in a sandboxed frame; ``text/plain`` is the summary."""
+    """A document shown as its article in a sandboxed frame; ``text/plain`` is the summary.
+    ``doc``: an ``oo_nb.Document`` (``%oo show``) or the codec's (a displayed codec object)."""
 
-    def __init__(self, doc: Document, *, height: int | None = None) -> None:
+    def __init__(self, doc: Document | PublicDocument, *, height: int | None = None) -> None:
         self.document = doc
         self._height = height
 
@@ -275,8 +277,11 @@ class ArticlePreview:
         )
 
     def to_text(self) -> str:
+        from oo_nb.api.document import Document as PublicDocument
         from oo_nb.format.summary import summary_text
 
+        if isinstance(self.document, PublicDocument):
+            return self.document.summary()
         return summary_text(self.document)
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:

@@ -88,16 +88,16 @@ def _run(verb: str, ns: argparse.Namespace) -> Any:
 
 
 def _show(ns: argparse.Namespace) -> Any:
-    from oo_nb.cli.verbs import load
-    from oo_nb.format.document import Document
+    from oo_nb.api.document import Document, NotADocument
     from oo_nb.notebook.preview import ArticlePreview, IndexPreview
 
-    if Document.read(ns.doc).kind == "index":  # `oo show` summarises documents only
+    try:
+        doc = Document.read(ns.doc)
+    except NotADocument:  # `oo show` summarises documents only; an index page shows its cards
         return IndexPreview(ns.doc)
-    result = load("show").run(ns)
     if getattr(ns, "json", False):
-        return result.value
-    return ArticlePreview(result.value)
+        return doc.to_dict()
+    return ArticlePreview(doc)
 
 
 def _history(ns: argparse.Namespace) -> Any:
@@ -134,7 +134,7 @@ def _new(ns: argparse.Namespace) -> Document:
     update = result.update_result
     if update is not None:  # the first update's own lines, from its result (not the CLI text)
         print("\n".join(update.lines()))
-        if update.result.pending is not None:
+        if update.proposal.saved_to is not None:
             print(f"review it with: %oo review {result.path}")
     for note in result.notes:
         print(note)

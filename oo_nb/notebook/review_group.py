@@ -46,7 +46,14 @@ class ReviewGroup:
         self.name, self.ids, self.session = name, ids, session
         self._make_view = make_view
         self.views: list[HunkView] = []
-        self.toggle = Button(tooltip=f"show or hide the changes in {name}")
+        # one layout and style for the header and boxes (the body's own is shown and hidden)
+        self._layout = widgets.Layout()
+        self._button_style = widgets.ButtonStyle()
+        self.toggle = Button(
+            tooltip=f"show or hide the changes in {name}",
+            layout=self._layout,
+            style=self._button_style,
+        )
         self.toggle.add_class("oo-group-toggle")
         self.toggle.on_click(lambda _: self.toggle_open())
         self.accept_button: Button | None = None
@@ -61,17 +68,19 @@ class ReviewGroup:
                 "Reject group", "oo-reject-group", f"reject every change in {name}"
             )
             self.reject_button.on_click(lambda _: decide(self.ids, "reject"))
-            head = widgets.HBox([self.toggle, self.accept_button, self.reject_button])
+            head = widgets.HBox(
+                [self.toggle, self.accept_button, self.reject_button], layout=self._layout
+            )
             head.add_class("oo-group-head")
         # built when there are changes left to show
         self.more_button: widgets.Button | None = None
         # the built changes, in a box of their own: a page more only appends to it, so the
         # browser keeps the views it has (and the focus on "Show 50 more", below it)
-        self.rows = widgets.VBox([])
+        self.rows = widgets.VBox([], layout=self._layout)
         self.rows.add_class("oo-group-rows")
         self.body = widgets.VBox([self.rows])
         self.body.add_class("oo-group-body")
-        self.box = widgets.VBox([head, self.body])
+        self.box = widgets.VBox([head, self.body], layout=self._layout)
         self.box.add_class("oo-group")
         if opened:
             self.show_more()
@@ -79,9 +88,10 @@ class ReviewGroup:
             self.body.layout.display = "none"
         self.label()
 
-    @staticmethod
-    def _button(label: str, cls: str, tip: str) -> Button:
-        button = Button(description=label, tooltip=tip)
+    def _button(self, label: str, cls: str, tip: str) -> Button:
+        button = Button(
+            description=label, tooltip=tip, layout=self._layout, style=self._button_style
+        )
         button.add_class(cls)
         return button
 

@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 import ipywidgets as widgets
+from ipywidgets.widgets.widget_string import HTMLStyle  # not re-exported by ipywidgets
 
 from oo_nb.errors import ConflictError, OOError
 from oo_nb.format.document import Document
@@ -109,6 +110,12 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
         self.final: Document | None = None
         self._wrote = False  # Write back changed the file (not only "nothing accepted")
         diff = self.session.diff
+        # one layout and style model for the parts whose layout never changes (the run's
+        # warnings, the conflict box, the side column, "Change the text decisions" and "Show
+        # more sections" keep their own): each part's own were most of the saved widget state
+        self._layout = widgets.Layout()
+        self._html_style = HTMLStyle()
+        self._button_style = widgets.ButtonStyle()
         name = self.path.name if self.path else "(unsaved document)"
         self.summary = self._html(
             f"<b>{html.escape(name)}</b> · {html.escape(diff.summary.text())}", "oo-summary"
@@ -123,6 +130,7 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
             if self.notices
             else "",
             "oo-run-warnings",
+            own_layout=True,
         )
         self.warnings.layout.display = "flex" if self.notices else "none"
         self.counts = self._html("", "oo-counts")
@@ -144,7 +152,8 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
                 self.preview_button,
                 self.write_button,
                 self.counts,
-            ]
+            ],
+            layout=self._layout,
         )
         toolbar.add_class("oo-toolbar")
         # asked before writing when two decisions disagree (a rejected source that accepted
@@ -154,19 +163,25 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
             "Keep the sources and write", "oo-conflict-keep", self._keep_and_write, "warning"
         )
         self.drop_sources_button = self._button(
-            "Change the text decisions instead", "oo-conflict-drop", self._drop_conflicts
+            "Change the text decisions instead",
+            "oo-conflict-drop",
+            self._drop_conflicts,
+            own_layout=True,
         )
         self.conflict_box = widgets.VBox(
             [
                 self.conflict_text,
-                widgets.HBox([self.keep_sources_button, self.drop_sources_button]),
+                widgets.HBox(
+                    [self.keep_sources_button, self.drop_sources_button], layout=self._layout
+                ),
             ]
         )
         self.conflict_box.add_class("oo-conflict")
         self.conflict_box.layout.display = "none"
         # sticky: the decisions and their counts stay in reach while the changes scroll by
         head = widgets.VBox(
-            [self.summary, self.warnings, toolbar, self.conflict_box, self.status, self.error]
+            [self.summary, self.warnings, toolbar, self.conflict_box, self.status, self.error],
+            layout=self._layout,
         )
         head.add_class("oo-head")
         # the preview of the result: a column beside the changes, sticky too (in the header it
@@ -195,11 +210,14 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
         derived = [h for h in diff.hunks if h.derived]
         if derived:
             children.append(self._html(derived_html(derived), "oo-derived-line"))
-        main = widgets.VBox(children)
+        main = widgets.VBox(children, layout=self._layout)
         main.add_class("oo-main")
-        columns = widgets.HBox([main, self.side])
+        columns = widgets.HBox([main, self.side], layout=self._layout)
         columns.add_class("oo-columns")
-        super().__init__([widgets.HTML(f"<style>{review_css()}</style>"), columns])
+        super().__init__(
+            [self._html(f"<style>{review_css()}</style>", "oo-review-style"), columns],
+            layout=self._layout,
+        )
         self.add_class("oo-review")
         if diff.is_empty:
             self.status.value = "The candidate is the same as the document: nothing to review."
@@ -260,14 +278,22 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
         return bundle
 
     # ----------------------------------------------------------------- parts
-    @staticmethod
-    def _html(value: str, cls: str) -> widgets.HTML:
-        w = widgets.HTML(value)
+    def _html(self, value: str, cls: str, *, own_layout: bool = False) -> widgets.HTML:
+        layout = widgets.Layout() if own_layout else self._layout
+        w = widgets.HTML(value, layout=layout, style=self._html_style)
         w.add_class(cls)
         return w
 
-    def _button(self, label: str, cls: str, act: Any, style: str = "") -> Button:
-        button = Button(description=label, button_style=style, tooltip=label)
+    def _button(
+        self, label: str, cls: str, act: Any, style: str = "", *, own_layout: bool = False
+    ) -> Button:
+        button = Button(
+            description=label,
+            button_style=style,
+            tooltip=label,
+            layout=widgets.Layout() if own_layout else self._layout,
+            style=self._button_style,
+        )
         button.add_class(cls)
         button.on_click(lambda _: act())
         return button
@@ -328,7 +354,7 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
         self._sections_left = sections
         self._section_of = {hid: n for n, (_, ids) in enumerate(sections) for hid in ids}
         self._shown_changes = 0  # changes built in the groups opened at the start
-        self._section_rows = widgets.VBox([])
+        self._section_rows = widgets.VBox([], layout=self._layout)
         self._section_rows.add_class("oo-section-groups")
         self._show_sections(SECTIONS_PAGE)
         self._area_groups = [self._group(name, ids) for name, ids in areas]
@@ -340,7 +366,7 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
             self._more_sections.on_click(lambda _: self.show_more_sections())
             self._label_more_sections()
             parts.append(self._more_sections)
-        box = widgets.VBox([*parts, *(g.box for g in self._area_groups)])
+        box = widgets.VBox([*parts, *(g.box for g in self._area_groups)], layout=self._layout)
         box.add_class("oo-hunks")
         return box
 

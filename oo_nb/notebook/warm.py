@@ -1,14 +1,19 @@
-"""The anthropic SDK imported in the background while the kernel is idle, once ``%load_ext
-oo_nb`` has run.
+"""pandas, pyarrow and the anthropic SDK imported in the background while the kernel is idle,
+once ``%load_ext oo_nb`` has run.
 
-The SDK import takes seconds (6-10 s measured on a loaded machine) and every research agent but
-``claude-code`` goes through it, the replay (recorded) agent included: the replay feeds recorded
-responses to the same SDK code. A person reading the library table and the preview leaves the
-kernel idle for seconds: the import is done then, so ``%oo update`` does not wait for it. It
-starts only after a cell has finished and no other cell has started for ``IDLE_S``: started with
-``%load_ext`` itself, it slowed the next cell's first ``%oo library`` 2.5x (both read hundreds of
-modules from a busy disk at once; benchmarks/startup.py --notebook). ``OO_NB_PREWARM=0`` turns it
-off (the benchmark's "before").
+Each takes seconds on a loaded machine: pandas with pyarrow 4-5 s, the SDK 6-10 s. The first
+``%oo library`` (its frames) needs pandas and pyarrow; every research agent but ``claude-code``
+goes through the SDK, the replay (recorded) agent included. A person reading the output and
+typing the next cell leaves the kernel idle for seconds: the imports are done then, so
+``%oo library`` and ``%oo update`` do not wait for them. They go in that order (the library is
+what a newcomer runs first), one module at a time, each only once a cell has finished and no
+other cell has started for ``IDLE_S``: a cell that starts meanwhile runs alone, and the next
+module waits for the next idle second. Started with ``%load_ext`` itself, the SDK import slowed
+the next cell's first ``%oo library`` 2.5x (both read hundreds of modules from a busy disk at
+once; benchmarks/startup.py --notebook); the SDK alone, started after a second of idle, still
+made a ``%oo library`` typed 3 s later 1.6x slower than no import at all (6.0 -> 9.6 s,
+benchmarks/first_library_kernel.py), as the two imports competed. ``OO_NB_PREWARM=0`` turns it
+off (the benchmarks' "before").
 """
 
 from __future__ import annotations
@@ -19,36 +24,39 @@ import os
 import threading
 from typing import Any
 
-__all__ = ["IDLE_S", "PREWARM_ENV", "IdleImport", "prewarm_sdk"]
+__all__ = ["IDLE_S", "MODULES", "PREWARM_ENV", "IdleImport", "prewarm"]
 
 PREWARM_ENV = "OO_NB_PREWARM"
 IDLE_S = 1.0  # a cell that follows sooner (Run All) is not competed with
-_MODULE = "oo_nb.agent.backends.anthropic"  # the SDK with the backend on it
+# in the order a newcomer needs them: the library's frames, then the SDK with the backend on it
+MODULES = ("pandas", "pyarrow", "oo_nb.agent.backends.anthropic")
 
 
 class IdleImport:
-    """Imports ``module`` in a daemon thread the first time the shell has been idle for
+    """Imports ``modules`` one by one in a daemon thread, each once the shell has been idle for
     ``idle_s`` after a cell (IPython's ``pre_run_cell`` / ``post_run_cell`` events)."""
 
-    def __init__(self, shell: Any, module: str = _MODULE, idle_s: float | None = None) -> None:
-        self.shell, self.module = shell, module
+    def __init__(
+        self, shell: Any, modules: tuple[str, ...] = MODULES, idle_s: float | None = None
+    ) -> None:
+        self.shell, self.modules = shell, modules
         self.idle_s = IDLE_S if idle_s is None else idle_s
         self.thread: threading.Thread | None = None
         self._timer: threading.Timer | None = None
+        self._idle = threading.Event()  # set: no cell has run for idle_s
         self._lock = threading.Lock()
         shell.events.register("pre_run_cell", self.busy)
         shell.events.register("post_run_cell", self.idle)
 
     def busy(self, *_: Any) -> None:
         with self._lock:
+            self._idle.clear()
             if self._timer is not None:
                 self._timer.cancel()
                 self._timer = None
 
     def idle(self, *_: Any) -> None:
         with self._lock:
-            if self.thread is not None:
-                return
             if self._timer is not None:
                 self._timer.cancel()
             self._timer = threading.Timer(self.idle_s, self.start)
@@ -57,24 +65,29 @@ class IdleImport:
 
     def start(self) -> None:
         with self._lock:
-            if self.thread is not None:
-                return
             self._timer = None
-            self.thread = threading.Thread(target=self._load, name="oo-import-sdk", daemon=True)
-            self.thread.start()
-        with contextlib.suppress(ValueError):  # done with the events
-            self.shell.events.unregister("pre_run_cell", self.busy)
-            self.shell.events.unregister("post_run_cell", self.idle)
+            self._idle.set()
+            if self.thread is None:
+                self.thread = threading.Thread(target=self._load, name="oo-prewarm", daemon=True)
+                self.thread.start()
 
     def _load(self) -> None:
-        # an import that fails here fails again, with its message, where the update needs it
-        with contextlib.suppress(Exception):
-            importlib.import_module(self.module)
+        for module in self.modules:
+            self._idle.wait()  # a cell running now runs alone
+            # an import that fails here fails again, with its message, where a verb needs it
+            with contextlib.suppress(Exception):
+                importlib.import_module(module)
+        with self._lock, contextlib.suppress(ValueError):  # done with the events
+            self.shell.events.unregister("pre_run_cell", self.busy)
+            self.shell.events.unregister("post_run_cell", self.idle)
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
 
 
-def prewarm_sdk(shell: Any) -> IdleImport | None:
-    """Import the SDK when the kernel is next idle (None when ``OO_NB_PREWARM=0`` or the shell
-    has no cell events)."""
+def prewarm(shell: Any) -> IdleImport | None:
+    """Import pandas, pyarrow and the SDK when the kernel is next idle (None when
+    ``OO_NB_PREWARM=0`` or the shell has no cell events)."""
     if os.environ.get(PREWARM_ENV, "1").strip().lower() in ("0", "false", "no", "off"):
         return None
     if getattr(shell, "events", None) is None:

@@ -224,7 +224,7 @@ def test_review_flag_uses_the_terminal_review(
     seen: dict[str, Any] = {}
 
     def review_in_terminal(
-        original: Document, candidate: Document, run: dict[str, Any]
+        original: Document, candidate: Document, run: dict[str, Any], **asked: Any
     ) -> Document | None:
         seen.update(run=run, original=original)
         return candidate if seen.get("accept") else None
@@ -364,7 +364,7 @@ def test_review_flag_keeps_the_paid_proposal_when_the_file_changed(
     edited = path.read_bytes() + b"\n"
 
     def review_in_terminal(
-        original: Document, candidate: Document, run: dict[str, Any]
+        original: Document, candidate: Document, run: dict[str, Any], **asked: Any
     ) -> Document | None:
         path.write_bytes(edited)  # someone saves the file while the review is open
         return candidate
@@ -384,6 +384,36 @@ def test_review_flag_keeps_the_paid_proposal_when_the_file_changed(
     assert f"oo review {path} --force" in out and "proposal saved for review" in out
 
 
+def test_no_other_run_researches_during_a_terminal_review(
+    api: MockAPI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While ``oo update --review`` asks, the proposal is saved: a cron run finds it awaiting
+    review and pays for no second research (it used to be the research claim held through the
+    review; the claim now ends when the proposal is saved, as for every update)."""
+    from oo_nb.agent.run import UpdateOptions, prepare_update
+
+    seen: list[str] = []
+
+    class NoResearch:
+        name, model = "anthropic", "claude-test"
+
+        def new_run(self, budget_usd: float) -> Any:
+            raise AssertionError("research started during the review: paid for twice")
+
+    def review_in_terminal(original: Document, candidate: Document, run: Any, **_: Any) -> None:
+        seen.append(prepare_update(path, UpdateOptions(), backend=NoResearch()).status)  # type: ignore[arg-type]
+
+    monkeypatch.setitem(
+        sys.modules,
+        "oo_nb.review.terminal",
+        types.SimpleNamespace(review_in_terminal=review_in_terminal),
+    )
+    path = copy_doc(tmp_path)
+    assert main(["update", str(path), "--force", "--review"]) == 1  # quit: kept for review
+    assert seen in (["awaiting"], ["busy"])  # saved for review, or (as before) claimed
+    assert load_pending(path) is not None
+
+
 def test_review_flag_with_everything_rejected_writes_no_version(
     api: MockAPI,
     tmp_path: Path,
@@ -393,7 +423,7 @@ def test_review_flag_with_everything_rejected_writes_no_version(
     monkeypatch.setitem(
         sys.modules,
         "oo_nb.review.terminal",
-        types.SimpleNamespace(review_in_terminal=lambda original, candidate, run: original),
+        types.SimpleNamespace(review_in_terminal=lambda original, candidate, run, **_: original),
     )
     path = copy_doc(tmp_path)
     base = path.read_bytes()

@@ -167,3 +167,56 @@ def test_the_codec_stays_off_the_document_face(demo: Path) -> None:
     codec = {"opener", "terminator", "replace_range", "span_text", "block_position", "newline_at"}
     assert not public & codec
     assert public >= {"update", "proposal", "history", "diff", "rollback", "manifest", "article"}
+
+
+def test_a_proposal_carries_what_the_update_did(demo: Path) -> None:
+    """The CLI and the magic print from these fields (issue 27: no layer parses another's text)."""
+    planned = oo_nb.open(demo / HEAT).update(agent="replay", dry_run=True)
+    assert planned.status == "planned" and set(planned.plan) >= {"searches", "bound_usd"}
+    assert "; first request plan: searches " in planned.text()
+    assert planned.saved_to is None and planned.written_to is None and not planned.not_saved
+
+    proposal = oo_nb.open(demo / HEAT).update(agent="replay")
+    assert proposal.saved_to is not None and proposal.saved_to.name == "pending.json"
+    assert proposal.saved_to.is_file() and proposal.written_to is None
+    assert not proposal.stale and not proposal.kept_because
+    proposal.accept_all().write()
+    assert proposal.written_to == demo / HEAT and proposal.saved_to is None
+
+    written = oo_nb.open(demo / HEAT).update(agent="replay", force=True, yes=True)
+    assert written.status == "written" and written.written_to == demo / HEAT
+
+
+def test_the_terminal_review_decides_and_write_writes_it(
+    demo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    proposal = oo_nb.open(demo / HEAT).update(agent="replay")
+    assert proposal.review_in_terminal(reject_all=True)
+    assert proposal.write().version == 1 and proposal.written_to is None  # nothing accepted
+    again = oo_nb.open(demo / HEAT).update(agent="replay", force=True)
+    assert again.review_in_terminal(accept_all=True)
+    assert again.write(action="update (reviewed)").version == 2
+    assert oo_nb.open(demo / HEAT).history()["state"].tolist()[-1] == "current"
+
+
+def test_a_stale_proposal_says_when_it_was_made(demo: Path) -> None:
+    from oo_nb.api.proposal import ProposalOutdated
+
+    made = oo_nb.open(demo / HEAT).update(agent="replay").made
+    path = demo / HEAT
+    path.write_bytes(path.read_bytes().replace(b"</body>", b"<!-- edited --></body>", 1))
+    with pytest.raises(ProposalOutdated) as caught:
+        oo_nb.open(path).proposal()
+    assert caught.value.created == made and caught.value.rebuilt
+    assert oo_nb.open(path).proposal(force=True).stale
+
+
+def test_document_summary_and_dict_are_oo_shows(demo: Path) -> None:
+    from oo_nb.api.document import NotADocument
+
+    doc = oo_nb.open(demo / HEAT)
+    assert doc.summary().splitlines()[0] == doc.title
+    assert doc.to_dict()["manifest"]["title"] == doc.title
+    assert doc.article_html.startswith("<article") or "<p" in doc.article_html
+    with pytest.raises(NotADocument):
+        oo_nb.open(oo_nb.Library(demo).index().path)

@@ -18,6 +18,7 @@ MODULES = {
     "oo_nb.api.document": ["Document"],
     "oo_nb.api.library": ["Library"],
     "oo_nb.api.proposal": ["Proposal"],
+    "oo_nb.notebook.frame_display": ["DisplayOptions"],
 }
 
 

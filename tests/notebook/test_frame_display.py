@@ -64,3 +64,22 @@ def test_other_frames_show_as_pandas_shows_them(shell: InteractiveShell) -> None
     bundle, _ = shell.display_formatter.format(frame)
     assert bundle["text/plain"] == repr(frame)
     assert bundle["text/html"] == frame._repr_html_()
+
+
+def test_the_display_limit_is_the_public_oo_nb_options(
+    shell: InteractiveShell, lib: Library, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import oo_nb
+
+    assert "options" in dir(oo_nb) and oo_nb.options is frame_display.options
+    monkeypatch.setattr(oo_nb.options, "display_limit", oo_nb.options.display_limit)  # restored
+    oo_nb.options.display_limit = 3
+    bundle, _ = shell.display_formatter.format(lib.sources)
+    assert bundle["text/html"].count("<tr") == 3 + 1
+    assert "oo_nb.options.display_limit = None shows every row" in bundle["text/plain"]
+    for wrong in (-1, "10", 2.5, True):
+        with pytest.raises(ValueError, match=r"oo_nb\.options\.display_limit: a number of rows"):
+            oo_nb.options.display_limit = wrong  # type: ignore[assignment]
+    assert oo_nb.options.display_limit == 3  # a refused value leaves the setting as it was
+    oo_nb.options.reset()
+    assert repr(oo_nb.options) == "oo_nb.options(display_limit=20)"

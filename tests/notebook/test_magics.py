@@ -212,7 +212,7 @@ def test_load_ext_imports_no_heavy_library() -> None:
         "print(sorted(m for m in set(sys.modules) - before if m.split('.')[0] in "
         "{'pandas','lxml','anthropic','matplotlib','ipywidgets','nh3','PIL','httpx2','numpy'}))"
     )
-    # the SDK's background import (oo_nb.notebook.warm) is off: this is what load_ext itself does
+    # the background imports (oo_nb.notebook.warm) are off: this is what load_ext itself does
     env = {**os.environ, "OO_NB_PREWARM": "0"}
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
@@ -220,7 +220,7 @@ def test_load_ext_imports_no_heavy_library() -> None:
     assert out.strip() == "[]"
 
 
-def test_load_ext_imports_the_sdk_once_the_kernel_is_idle() -> None:
+def test_load_ext_imports_pandas_then_the_sdk_once_the_kernel_is_idle() -> None:
     import subprocess
     import sys
 
@@ -229,16 +229,53 @@ def test_load_ext_imports_the_sdk_once_the_kernel_is_idle() -> None:
         "import oo_nb.notebook.warm as warm\nwarm.IDLE_S = 0.3\n"
         "shell = InteractiveShell.instance()\nshell.run_cell('%load_ext oo_nb')\n"
         "shell.run_cell('x = 1')\n"  # cells that follow at once: nothing started yet
-        "print(any(t.name == 'oo-import-sdk' for t in threading.enumerate()))\n"
-        "time.sleep(1.5)\n"  # idle: the import starts
-        "(t,) = [t for t in threading.enumerate() if t.name == 'oo-import-sdk']\n"
-        "t.join()\nprint(t.daemon, 'anthropic' in sys.modules)"
+        "print(any(t.name == 'oo-prewarm' for t in threading.enumerate()))\n"
+        "time.sleep(1.5)\n"  # idle: the imports start
+        "(t,) = [t for t in threading.enumerate() if t.name == 'oo-prewarm']\n"
+        "t.join()\nprint(t.daemon, *(m in sys.modules for m in ('pandas', 'pyarrow', 'anthropic')))"
     )
     env = {k: v for k, v in os.environ.items() if k != "OO_NB_PREWARM"}
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
     ).stdout
-    assert out.split() == ["False", "True", "True"]
+    assert out.split() == ["False", "True", "True", "True", "True"]
+
+
+def test_a_cell_that_starts_runs_alone_and_the_next_import_waits_for_idle(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Between two modules the thread waits while a cell runs: the SDK import does not compete
+    with the cell that needs pandas (it made the first %oo library 1.6x slower)."""
+    import time
+    from types import SimpleNamespace
+
+    from oo_nb.notebook import warm
+
+    handlers: dict[str, list[object]] = {}
+    events = SimpleNamespace(
+        register=lambda name, f: handlers.setdefault(name, []).append(f),
+        unregister=lambda name, f: handlers[name].remove(f),
+    )
+    loaded: list[str] = []
+    idle = warm.IdleImport(SimpleNamespace(events=events), ("first", "second"), idle_s=0.05)
+
+    def import_module(name: str) -> None:
+        loaded.append(name)
+        if name == "first":
+            idle.busy()  # a cell starts while the first module is imported
+
+    monkeypatch.setattr(warm, "importlib", SimpleNamespace(import_module=import_module))
+    idle.idle()  # a cell ended
+    deadline = time.monotonic() + 5
+    while not loaded and time.monotonic() < deadline:
+        time.sleep(0.01)
+    time.sleep(0.3)  # well past idle_s, but the cell still runs: the second module waits
+    assert loaded == ["first"]
+    idle.idle()  # the cell ended
+    assert idle.thread is not None
+    idle.thread.join(5)
+    assert loaded == ["first", "second"]
+    assert handlers == {"pre_run_cell": [], "post_run_cell": []}  # done with the events
 
 
 # ----------------------------------------------------------------------------- verbs on the demo library

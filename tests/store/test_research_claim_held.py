@@ -1,7 +1,7 @@
 """The research claim, held for as long as it must be: a second look for a proposal saved
 between the gate and the claim (else two paid runs), the claim kept until the proposal is saved
-or written and through a terminal review (else a cron run researches again meanwhile), and the
-holder sentence another run is shown."""
+or written (a terminal review then asks about the saved proposal: tests/agent/test_update.py),
+and the holder sentence another run is shown."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import errno
 import fcntl
 import os
 import re
-from argparse import Namespace
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -93,27 +92,6 @@ def test_the_claim_is_held_until_the_proposal_is_saved_or_written(
     monkeypatch.setattr(agent_run, "_write_result", save)
     result = write_result(_held_result(path), yes=yes)
     assert seen == [True], "the claim was let go before the proposal was saved"
-    assert result.claim is None and not _busy(path)
-
-
-def test_the_claim_is_held_through_a_terminal_review(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from oo_nb.cli import update as cli_update
-
-    path = copy_doc(tmp_path)
-    result = _held_result(path)
-    seen: list[bool] = []
-
-    def review(r: UpdateResult) -> Any:
-        seen.append(_busy(path))  # a cron run now must find the document being researched
-        return cli_update.UpdateOutcome(r)
-
-    monkeypatch.setattr(cli_update, "prepare_update", lambda p, o: result)
-    monkeypatch.setattr(cli_update, "options", lambda ns: None)
-    monkeypatch.setattr(cli_update, "_review", review)
-    cli_update.run(Namespace(doc=str(path), review=True))
-    assert seen == [True], "the claim was let go before the review ended"
     assert result.claim is None and not _busy(path)
 
 

@@ -214,7 +214,7 @@ def run_update(
     return {
         "text": outcome.to_text(),
         "exit": outcome.exit_code,
-        "cost": outcome.result.cost_usd,
+        "cost": outcome.proposal.cost_usd or 0.0,
         "exc": None,
     }
 
