@@ -191,6 +191,11 @@ def _article_findings(d: Digest) -> Iterator[Finding]:
         )
 
 
+def _markup_findings(d: Digest) -> Iterator[Finding]:
+    for code, message in d.markup:  # (the message names the line, as oo check's does)
+        yield _f(d.slug, code, "article", message)
+
+
 def _pid_findings(d: Digest) -> Iterator[Finding]:
     if d.has_article and not d.is_stub:
         per_section: dict[str, int] = {}
@@ -295,6 +300,7 @@ def document_findings(lib: Library, stale_after_days: int, day: date) -> pd.Data
         rows.extend(_source_findings(d, day, stale_after_days))
         rows.extend(_fact_findings(d))
         rows.extend(_article_findings(d))
+        rows.extend(_markup_findings(d))
         rows.extend(_script_findings(d))
     return findings_frame(rows)
 
