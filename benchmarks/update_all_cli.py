@@ -2,6 +2,7 @@
 the loopback mock with 1 s latency per request, at the default concurrency and one at a time.
 
     PYTHONPATH=. python benchmarks/update_all_cli.py [--docs 20] [--latency 1.0] [--repeat 3]
+    PYTHONPATH=. python benchmarks/update_all_cli.py --baseline /tmp/old   # A/B: /tmp/old/oo_nb too
 
 The two runs alternate (interleaved rounds); figures are medians. Printed for each: wall seconds
 from the start of the process to its exit, CPU seconds (the process and its children, by
@@ -45,7 +46,8 @@ class Run:
     requests: int
 
 
-def one_run(n: int, concurrency: int | None, latency: float) -> Run:
+def one_run(n: int, concurrency: int | None, latency: float, tree: Path = HERE.parent) -> Run:
+    """``oo update-all`` of ``n`` documents, run with the package under ``tree``."""
     scenario = research_scenario(with_image=False)
     seen: list[float] = []
 
@@ -64,7 +66,7 @@ def one_run(n: int, concurrency: int | None, latency: float) -> Run:
         argv += ["--no-progress", "--no-alerts"]
         if concurrency is not None:  # None: the command's default
             argv += ["--concurrency", str(concurrency)]
-        env = dict(os.environ, PYTHONPATH=str(HERE.parent), ANTHROPIC_API_KEY=KEY)
+        env = dict(os.environ, PYTHONPATH=str(tree), ANTHROPIC_API_KEY=KEY)
         env.pop("ANTHROPIC_BASE_URL", None)
         start = time.perf_counter()
         proc = subprocess.Popen(
@@ -101,8 +103,15 @@ def main() -> None:
     ap.add_argument("--docs", type=int, default=20)
     ap.add_argument("--latency", type=float, default=1.0)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument(
+        "--baseline", type=Path, help="a tree holding another oo_nb/ to run interleaved too"
+    )
     ns = ap.parse_args()
-    compileall.compile_dir(HERE.parent / "oo_nb", quiet=1)
+    trees = {"": HERE.parent}
+    if ns.baseline is not None:
+        trees[" (base)"] = ns.baseline.resolve()
+    for tree in trees.values():
+        compileall.compile_dir(tree / "oo_nb", quiet=1)
     compileall.compile_dir(sysconfig.get_paths()["purelib"], quiet=1)
     n, c = ns.docs, DEFAULT
     rounds = math.ceil(n / c)
@@ -111,31 +120,38 @@ def main() -> None:
     _children_cpu()
     one_run(min(n, c), None, 0.0)  # unmeasured: the page cache holds the interpreter's files
     _children_cpu()
-    ones: list[Run] = []
-    many: list[Run] = []
+    ones: dict[str, list[Run]] = {name: [] for name in trees}
+    many: dict[str, list[Run]] = {name: [] for name in trees}
     for _ in range(ns.repeat):
-        ones.append(one_run(n, 1, ns.latency))
-        many.append(one_run(n, None, ns.latency))
-        print(
-            f"  round: 1 at a time {ones[-1].wall_s:.1f} s, default {many[-1].wall_s:.1f} s",
-            file=sys.stderr,
-        )
+        for name, tree in trees.items():
+            ones[name].append(one_run(n, 1, ns.latency, tree))
+            many[name].append(one_run(n, None, ns.latency, tree))
+            print(
+                f"  round{name}: 1 at a time {ones[name][-1].wall_s:.1f} s, "
+                f"default {many[name][-1].wall_s:.1f} s",
+                file=sys.stderr,
+            )
     med = statistics.median
     print(f"{n} documents, {ns.latency:g} s per request, median of {ns.repeat} interleaved rounds")
-    for label, runs in ((f"concurrency {c} (default)", many), ("concurrency 1", ones)):
+    for name in trees:
+        for label, runs in (
+            (f"concurrency {c} (default)", many[name]),
+            ("concurrency 1", ones[name]),
+        ):
+            print(
+                f"  {label + name:<31} wall {med(r.wall_s for r in runs):5.1f} s, CPU "
+                f"{med(r.cpu_s for r in runs):4.1f} s, first request after "
+                f"{med(r.first_s for r in runs):.2f} s (from the process start)"
+            )
+        pairs = zip(ones[name], many[name], strict=True)
+        speed = med(o.wall_s / m.wall_s for o, m in pairs)
+        bound = rounds * ns.latency / med(r.wall_s for r in many[name])
+        verdict = "met" if speed / ideal >= TARGET else "MISSED"
         print(
-            f"  {label:<24} wall {med(r.wall_s for r in runs):5.1f} s, CPU "
-            f"{med(r.cpu_s for r in runs):4.1f} s, first request after "
-            f"{med(r.first_s for r in runs):.2f} s (from the process start)"
+            f"  speed-up{name} {speed:.2f}x of an ideal {ideal:.2f}x = {speed / ideal:.2f} "
+            f"({verdict}, target >= {TARGET}); of the latency bound ({rounds} x "
+            f"{ns.latency:g} s): {bound:.2f}; load {os.getloadavg()[0]:.1f}"
         )
-    speed = med(o.wall_s / m.wall_s for o, m in zip(ones, many, strict=True))
-    bound = rounds * ns.latency / med(r.wall_s for r in many)
-    verdict = "met" if speed / ideal >= TARGET else "MISSED"
-    print(
-        f"  speed-up {speed:.2f}x of an ideal {ideal:.2f}x = {speed / ideal:.2f} "
-        f"({verdict}, target >= {TARGET}); of the latency bound ({rounds} x "
-        f"{ns.latency:g} s): {bound:.2f}"
-    )
 
 
 if __name__ == "__main__":

@@ -31,6 +31,7 @@ from oo_nb.agent.run import (
     write_result,
 )
 from oo_nb.agent.types import LibraryUpdate
+from oo_nb.collector import paused
 from oo_nb.errors import AgentError, NotFound, OOError
 from oo_nb.format.names import DOC_SUFFIX
 from oo_nb.store.discover import is_index_page, walk
@@ -190,8 +191,8 @@ def _warm_sdk(opts: UpdateOptions) -> None:
         return
 
     def load() -> None:
-        with contextlib.suppress(Exception):  # the request path imports it again and reports
-            importlib.import_module("oo_nb.agent.backends.anthropic")
+        with contextlib.suppress(Exception), paused():  # the request path imports it again
+            importlib.import_module("oo_nb.agent.backends.anthropic")  # and reports
 
     threading.Thread(target=load, name="oo-import-sdk", daemon=True).start()
 
@@ -227,12 +228,14 @@ async def _concurrent(
                 shared[key] = backend.async_client()
             backend.shared_async = shared[key]
 
-    async def one(prep: Prepared) -> None:
+    async def one(prep: Prepared, sent: asyncio.Event) -> None:
         try:
             backend = None
             try:
                 backend = make_backend(prep.agent, opts, prep.model, prep.path)
                 share_client(backend)
+                if hasattr(backend, "on_first_request"):
+                    backend.on_first_request = sent.set
                 counter = getattr(backend, "count_ahead", None)
                 if counter is not None:
                     counter(prep.ctx, prep.budget_usd)
@@ -263,18 +266,28 @@ async def _concurrent(
                 if pending is not None:  # the run ended before it needed the count
                     pending.cancel()
         finally:
+            sent.set()  # ended before a request (or without one): reading goes on
             ahead.release()
 
     tasks: list[asyncio.Task[None]] = []
+    # the first ``limit`` documents' requests go out before any reading ahead: its CPU (a
+    # few ms a document, and its token count) would delay them, on one interpreter
+    first: list[asyncio.Event] | None = []
     try:
         for path in paths:
             await ahead.acquire()
+            if first is not None and len(first) == limit:
+                await asyncio.gather(*(sent.wait() for sent in first))
+                first = None
             prep = _prepare_one(path, opts, out)
             if prep is None:
                 ahead.release()
                 bar.update(1)
             else:
-                tasks.append(asyncio.create_task(one(prep)))
+                sent = asyncio.Event()
+                if first is not None:
+                    first.append(sent)
+                tasks.append(asyncio.create_task(one(prep, sent)))
             await asyncio.sleep(0)  # let the started documents' requests go out
         await asyncio.gather(*tasks)
     finally:

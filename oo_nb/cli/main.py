@@ -15,6 +15,7 @@ import traceback
 from collections.abc import Sequence
 
 from oo_nb.cli.verbs import VERBS, build_parser, load
+from oo_nb.collector import keep_to_exit
 from oo_nb.errors import OOError
 from oo_nb.format.surrogates import replaced
 
@@ -120,7 +121,16 @@ def _print(text: str) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
+    """Run one verb; its exit code. Without ``argv`` this is the program (``oo``, ``python -m
+    oo_nb``), about to exit: what it built is then kept to the end instead of being walked by a
+    last collection (``collector.keep_to_exit``; ~0.3 s of an ``oo update-all``)."""
+    code = _run(list(sys.argv[1:] if argv is None else argv))
+    if argv is None:
+        keep_to_exit()
+    return code
+
+
+def _run(args: list[str]) -> int:
     # One verb's parser when the first word names a verb; all of them for `oo --help` or a typo
     parser = build_parser(verbs=[args[0]] if args and args[0] in VERBS else None)
     ns = parser.parse_args(args)

@@ -9,7 +9,7 @@ from pathlib import Path
 from oo_nb.errors import BlockError, OOError
 from oo_nb.format.article import pid_problem
 from oo_nb.format.document import BLOCK_IDS, Document
-from oo_nb.format.findings import CHECKS
+from oo_nb.format.findings import CHECKS, unlinked_reference, unmodelled_markup
 from oo_nb.format.legacy_script import LEGACY_SCRIPT_HINT, injection_risks
 from oo_nb.format.line_endings import crlf_message, shell_crlf_line
 from oo_nb.format.page_code import finding_code, page_code_findings
@@ -104,17 +104,11 @@ def check_path(path: str | Path) -> list[Finding]:
         assert doc.article_span is not None
         for offset, what in model.unmodelled_markup():
             line = doc.line_of(doc.article_span.start + offset)
-            add(
-                "unmodelled-markup",
-                f"line {line}: {what}: a browser reads it otherwise than oo_nb does (sections, "
-                "blocks); rewrite it",
-            )
+            add("unmodelled-markup", unmodelled_markup(line, what))
         for li in model.unnumbered_entries():
-            line = doc.line_of(doc.article_span.start + li.start)
             add(
                 "unlinked-reference",
-                f"line {line}: a References entry in a nested or second list; the page numbers "
-                "only the first list's own entries, so no [sN] links to it",
+                unlinked_reference(doc.line_of(doc.article_span.start + li.start)),
             )
     # what the page script reads, read as it reads it (raw JSON, the parsed article), whether or
     # not oo_nb finds the rest valid: the reader's browser runs it either way

@@ -3,7 +3,7 @@ file, format layer) and the library audit (many files) share, so both name a def
 
 from __future__ import annotations
 
-__all__ = ["CHECKS", "SEVERITIES"]
+__all__ = ["CHECKS", "SEVERITIES", "unlinked_reference", "unmodelled_markup"]
 
 SEVERITIES = ("error", "warning", "info")
 
@@ -73,3 +73,19 @@ CHECKS: dict[str, tuple[str, str]] = {
         "document)",
     ),
 }
+
+
+def unmodelled_markup(line: int, what: str) -> str:
+    """The ``unmodelled-markup`` message for ``what`` (``<style> inside <svg>``) at ``line``."""
+    return (
+        f"line {line}: {what}: a browser reads it otherwise than oo_nb does (sections, blocks); "
+        "rewrite it"
+    )
+
+
+def unlinked_reference(line: int) -> str:
+    """The ``unlinked-reference`` message for an entry at ``line``."""
+    return (
+        f"line {line}: a References entry in a nested or second list; the page numbers only the "
+        "first list's own entries, so no [sN] links to it"
+    )

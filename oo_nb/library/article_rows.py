@@ -31,3 +31,7 @@ class ArticleScan:
     is_stub: bool = True
     # what the original page script would turn into markup (legacy_script), when asked for
     injection_risks: list[InjectionRisk] = field(default_factory=list)
+    # markup a browser reads otherwise (offset in the article, what) and References entries
+    # the page does not number (offset): ``oo check``'s two findings, for the audit
+    unmodelled: list[tuple[int, str]] = field(default_factory=list)
+    unnumbered: list[int] = field(default_factory=list)

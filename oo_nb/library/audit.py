@@ -6,7 +6,7 @@ or fact id, or ``references #N``. Checks read digests (rows, never the documents
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,6 +19,7 @@ from oo_nb.format.names import MANIFEST_BLOCK, SOURCE_CACHE_BLOCK
 from oo_nb.format.page_code import finding_code
 from oo_nb.format.vocab import domain_of, domain_patterns, matched_pattern, truncate, url_key
 from oo_nb.library.digest import Digest
+from oo_nb.library.link_frames import source_urls
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -190,6 +191,11 @@ def _article_findings(d: Digest) -> Iterator[Finding]:
         )
 
 
+def _markup_findings(d: Digest) -> Iterator[Finding]:
+    for code, message in d.markup:  # (the message names the line, as oo check's does)
+        yield _f(d.slug, code, "article", message)
+
+
 def _pid_findings(d: Digest) -> Iterator[Finding]:
     if d.has_article and not d.is_stub:
         per_section: dict[str, int] = {}
@@ -271,7 +277,13 @@ def findings_frame(rows: list[Finding]) -> pd.DataFrame:
 
 def audit(lib: Library, stale_after_days: int = 365, today: date | None = None) -> pd.DataFrame:
     """Every finding in the library (see ``CHECKS``)."""
-    day = today or lib.today
+    found = document_findings(lib, stale_after_days, today or lib.today)
+    return with_link_findings(found, lib.root, lambda: source_urls(lib.digests))
+
+
+def document_findings(lib: Library, stale_after_days: int, day: date) -> pd.DataFrame:
+    """The findings read from the documents' digests: all but the link checks' (``oo links``
+    stores new ones at any time, so a stored audit keeps these only)."""
     rows: list[Finding] = [
         _f(
             f.slug,
@@ -288,11 +300,31 @@ def audit(lib: Library, stale_after_days: int = 365, today: date | None = None) 
         rows.extend(_source_findings(d, day, stale_after_days))
         rows.extend(_fact_findings(d))
         rows.extend(_article_findings(d))
+        rows.extend(_markup_findings(d))
         rows.extend(_script_findings(d))
+    return findings_frame(rows)
+
+
+def with_link_findings(
+    found: pd.DataFrame, root: Path, sources: Callable[[], Sequence[tuple[str, str, str]]]
+) -> pd.DataFrame:
+    """``found`` with the dead and moved links the last ``oo links`` stored, in the audit's
+    order; ``sources`` (doc, source id, url) is asked for only when checks were stored."""
     from oo_nb.library.link_frames import link_findings
 
-    rows.extend(_f(*found) for found in link_findings(lib.root, lib.digests))  # oo links
-    return findings_frame(rows)
+    links = [_f(*row) for row in link_findings(root, sources)]
+    if not links:
+        return found
+    # (findings_frame's sort is stable: the documents' findings first, as before, then links)
+    return findings_frame([*found.astype(object).itertuples(index=False, name=None), *links])
+
+
+def code_version_of_audit() -> str:
+    """What a stored audit is keyed on besides the documents: the code that words and grades
+    the findings (this module, and with it the format package: ``digest_codec.code_version``)."""
+    from oo_nb.library.digest_codec import code_version
+
+    return code_version(Path(__file__).resolve())
 
 
 def at_least(findings: pd.DataFrame, min_severity: str | None) -> pd.DataFrame:

@@ -7,6 +7,7 @@ agent read it."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date
@@ -29,6 +30,7 @@ from oo_nb.format.blocks import (
     cache_rows,
 )
 from oo_nb.format.document import Document
+from oo_nb.format.findings import unlinked_reference, unmodelled_markup
 from oo_nb.format.jsonblock import parse_block
 from oo_nb.format.legacy_script import (
     InjectionRisk,
@@ -134,6 +136,7 @@ class Digest:
     unpidded_leads: dict[str, str] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
     crlf_line: int | None = None  # first shell line ending in CR LF: bash cannot run the file
+    markup: list[tuple[str, str]] = field(default_factory=list)  # (code, message): oo check's
 
     @property
     def citations(self) -> list[tuple[str, str | None, str]]:
@@ -185,6 +188,9 @@ def first_words(text: str, n: int = 8, limit: int = 60) -> str:
 
 
 # --------------------------------------------------------------------------- article
+_TABLE_OR_FOREIGN = re.compile(r"<(?:table|svg|math)\b", re.IGNORECASE)
+
+
 def scan_article(article: str | Model, *, risks: bool = False) -> ArticleScan:
     """Sections, paragraphs (pid, section, tag), citations, references, pids and figures, read
     from the one article model (``article.read_article``; the article's HTML, or its model:
@@ -205,6 +211,10 @@ def scan_article(article: str | Model, *, risks: bool = False) -> ArticleScan:
     _keep_leads(scan, r)
     if risks:
         scan.injection_risks = article_risks(r.model)
+    if _TABLE_OR_FOREIGN.search(html):  # (else nothing a browser reads otherwise: no walk)
+        scan.unmodelled = r.model.unmodelled_markup()
+    if r.entries:
+        scan.unnumbered = [li.start for li in r.model.unnumbered_entries()]
     scan.is_stub = r.stub or not scan.paragraphs
     return scan
 
@@ -408,6 +418,7 @@ def digest_document(doc: Document, *, slug: str, nbytes: int) -> Digest:
             scan = scan_article(doc.article_model, risks=d.original_script)
             d.take_article(scan)
             d.injection_risks += scan.injection_risks
+            d.markup = _markup(doc, scan)
         except OOError as exc:
             d.problems.append(
                 Problem(
@@ -415,6 +426,18 @@ def digest_document(doc: Document, *, slug: str, nbytes: int) -> Digest:
                 )
             )
     return d
+
+
+def _markup(doc: Document, scan: ArticleScan) -> list[tuple[str, str]]:
+    """``oo check``'s markup findings, their lines counted in the whole file."""
+    assert doc.article_span is not None
+    start = doc.article_span.start
+    return [
+        *(("unmodelled-markup", unmodelled_markup(doc.line_of(start + at), what))
+          for at, what in scan.unmodelled),
+        *(("unlinked-reference", unlinked_reference(doc.line_of(start + at)))
+          for at in scan.unnumbered),
+    ]  # fmt: skip
 
 
 def digest_file(path: str, slug: str) -> Digest | Failure | None:

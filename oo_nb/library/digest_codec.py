@@ -36,7 +36,7 @@ __all__ = [
     "unpack",
 ]
 
-_FORMAT = 5  # bump when the layout below changes
+_FORMAT = 6  # bump when the layout below changes
 Result = Digest | Failure | None
 
 
@@ -100,6 +100,7 @@ _SPECIAL = (
     "facts",
     "injection_risks",
     "unknown_code",
+    "markup",
     "cite_ids",
     "cite_counts",  # not stored: Counter(cite_ids), as take_article counts them
     "references",
@@ -144,6 +145,7 @@ def encode(result: Result) -> str:
     out["facts"] = facts = _columns(d.facts, 6)  # (source ids: tuples, written as lists)
     out["injection_risks"] = [[r.where, r.text, r.reason] for r in d.injection_risks]
     out["unknown_code"] = _columns(d.unknown_code, 3)
+    out["markup"] = _columns(d.markup, 2)
     refs = _columns(d.references, 3)
     if refs[0] == tuple(range(1, len(refs[0]) + 1)):  # positions 1..n (always, as scanned)
         del refs[0]
@@ -277,6 +279,7 @@ def decode(text: str, path: str, slug: str) -> Result:
 
 
 _STR: frozenset[type] = frozenset({str})
+_MARKUP_CODES = frozenset({"unmodelled-markup", "unlinked-reference"})
 _STR_OR_NONE: frozenset[type] = frozenset({str, type(None)})
 _INT_OR_NONE: frozenset[type] = frozenset({int, type(None)})
 _BOOL_OR_NONE: frozenset[type] = frozenset({bool, type(None)})
@@ -380,6 +383,10 @@ def _digest(raw: dict[str, Any], path: str, slug: str) -> Digest:
     d.facts = list(zip(*facts, strict=True))
     d.injection_risks = [InjectionRisk(*_check(r, _STR)) for r in raw["injection_risks"]]
     d.unknown_code = list(zip(*_table(raw["unknown_code"], (_STR, _STR, _STR)), strict=True))
+    codes, messages = _table(raw["markup"], (_STR, _STR))
+    if not set(codes) <= _MARKUP_CODES:  # the audit grades by code: only the two it knows
+        raise ValueError("not a markup finding")
+    d.markup = list(zip(codes, messages, strict=True))
     refs = raw["references"]
     if type(refs) is list and len(refs) == 2:  # positions 1..n left out
         if refs[1] is None:  # the sources' urls

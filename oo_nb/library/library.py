@@ -19,16 +19,15 @@ this process or another, parses only the files that changed (``cache=False``: me
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import hashlib
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Executor
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
+from oo_nb.collector import paused as _gc_paused
 from oo_nb.format.names import DOC_SUFFIX
 from oo_nb.library.digest import Digest, Failure, relative_slug
 from oo_nb.library.scan import Known, fetch_later, read_digests
@@ -54,20 +53,6 @@ def discover(path: str | Path, recursive: bool = True) -> list[Path]:
     if root.is_file():
         return [root]
     return documents(root, recursive=recursive)
-
-
-@contextlib.contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Digests and frames are millions of small acyclic objects: while they are built the cyclic
-    collector would rescan them again and again (10,000 documents: several times slower).
-    Paused for the build, then left as it was."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 FRAME_ATTR = "oo_nb_frame"  # DataFrame.attrs key: which library frame it is (for its display)
@@ -346,14 +331,40 @@ class Library:
         document and code (doc, severity, code, count, and the first finding's where and
         message); ``all=True``: every finding (doc, severity, code, where, message).
         ``min_severity="warning"`` leaves out info, ``"error"`` keeps errors only."""
-        from oo_nb.library.audit import at_least, audit, summarize
+        from oo_nb.library.audit import (
+            at_least,
+            code_version_of_audit,
+            document_findings,
+            summarize,
+            with_link_findings,
+        )
 
         day = today or self.today
+
+        def make() -> pd.DataFrame:
+            return document_findings(self, stale_after_days, day)
+
+        if self._stamps is not None:  # stored as the frames are: a warm audit decodes no digest
+            # (its `crlf-shell` messages name each file's folder as the library was opened)
+            variant = f"{day}|{stale_after_days}|{self.root}|{code_version_of_audit()}"
+            stored: Callable[[], pd.DataFrame] = self._stored("audit", variant, make)
+        else:
+            stored = make
         found = self._cached(
-            ("audit", stale_after_days, day), lambda: audit(self, stale_after_days, day)
+            ("audit", stale_after_days, day),
+            lambda: with_link_findings(stored(), self.root, self._source_urls),
         )
         found = at_least(found, min_severity)
         return _named(found if all else summarize(found), "audit")
+
+    def _source_urls(self) -> list[tuple[str, str, str]]:
+        """(doc, source id, url) of every cached http(s) source, from the sources frame (stored
+        on a warm library: no digest decoded)."""
+        frame = self.frame("sources")
+        urls = frame["url"].fillna("")
+        web = urls.str.startswith("http://") | urls.str.startswith("https://")
+        picked = frame.loc[web, ["doc", "source_id", "url"]].astype(object)
+        return list(picked.itertuples(index=False, name=None))
 
     # ----------------------------------------------------------------- plots
     def plot_staleness(

@@ -4,7 +4,7 @@ stored results (``store.link_store``); none touches the network."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -85,13 +85,14 @@ def add_link_status(frame: pd.DataFrame, root: str | Path) -> pd.DataFrame:
 
 
 def link_findings(
-    root: str | Path, digests: Sequence[Digest]
+    root: str | Path, sources: Callable[[], Iterable[tuple[str, str, str]]]
 ) -> Iterator[tuple[str, str, str, str]]:
-    """(doc, code, where, message) for dead and permanently moved source links."""
+    """(doc, code, where, message) for dead and permanently moved source links; ``sources``
+    gives (doc, source id, url), asked for only when some check was stored."""
     stored = read_links(root)
     if not stored:
         return
-    for doc, sid, url in source_urls(digests):
+    for doc, sid, url in sources():
         row = stored.get(url)
         if row is None:
             continue

@@ -68,6 +68,39 @@ def test_the_first_request_goes_out_before_the_folder_is_read(
     assert sum(1 for e in events[:first_request] if e.startswith("read")) <= 6
 
 
+def test_the_first_requests_go_out_before_any_document_is_read_ahead(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reading a document ahead (and counting its prompt) takes CPU the first requests would
+    wait for: the first ``concurrency`` documents are read, and their requests sent, first."""
+    events: list[str] = []
+    real_begin = many.begin
+
+    def begin(path: Any, o: UpdateOptions) -> Any:
+        events.append(f"read {Path(path).name[:2]}")
+        return real_begin(path, o)
+
+    from oo_nb.agent.backends.anthropic import AnthropicBackend
+
+    real_exchange = AnthropicBackend._aexchange
+
+    async def exchange(self: AnthropicBackend, *args: Any) -> Any:
+        events.append("send")  # the request is handed to the SDK, which sends it
+        return await real_exchange(self, *args)
+
+    monkeypatch.setattr(many, "begin", begin)
+    monkeypatch.setattr(AnthropicBackend, "_aexchange", exchange)
+    paths = folder_of(tmp_path, 8)
+    mock = start_mock(research_scenario(with_image=False), latency=0.3)
+    try:
+        out = many.update_library(tmp_path, opts(mock), concurrency=3, progress=False)
+    finally:
+        mock.stop()
+    assert not out.failures and len(out.results) == len(paths)
+    ahead = events.index("read 03")  # the first document read beyond the three places
+    assert sorted(events[:ahead]) == ["read 00", "read 01", "read 02", "send", "send", "send"]
+
+
 def test_counts_run_ahead_of_each_documents_turn(tmp_path: Path) -> None:
     folder_of(tmp_path, 3)
     mock = start_mock(research_scenario(with_image=False), latency=0.3)
@@ -87,9 +120,10 @@ def test_counts_run_ahead_of_each_documents_turn(tmp_path: Path) -> None:
     counts = [t for k, t in log if k == "count"]
     messages = [t for k, t in log if k == "message"]
     assert len(counts) == 3 and sorted(counts) == sorted(messages)  # one count per document
-    # the second document's prompt was counted before the first document's request went out:
-    # while the first one researched, not before the second one's own first request
-    assert log.index(("count", messages[1])) < log.index(("message", messages[0]))
+    # the second document's prompt was counted while the first one researched (after its
+    # request went out: nothing is read ahead before it), not before its own first request
+    first, second = log.index(("message", messages[0])), log.index(("message", messages[1]))
+    assert first < log.index(("count", messages[1])) < second
 
 
 def test_a_failed_count_ahead_is_a_warning_and_the_run_goes_on(tmp_path: Path) -> None:

@@ -499,3 +499,27 @@ def test_an_empty_library_summarises_to_an_empty_frame(tmp_path: Path) -> None:
         "message",
     ]
     assert str(rows["count"].dtype) == "Int64"
+
+
+def test_the_audit_reports_the_markup_oo_check_reports(tmp_path: Path) -> None:
+    """Markup a browser reads otherwise than oo_nb, and a References entry the page does not
+    number: the audit reports them as ``oo check`` does (same code, severity and message)."""
+    from oo_nb.format.check import check_path
+    from tests.format.test_article_end import _page
+
+    a, b, c = (f'<a href="https://{x}.example/">{x}</a>' for x in "abc")
+    article = (
+        '<h2 id="one">One</h2>\n<p>x [s1] [s2]</p>\n<svg><style><h2 id="fake">F</h2></style></svg>\n'
+        f'<h2 id="references">References</h2>\n<ol><li>{a}<ol><li>{c}</li></ol></li><li>{b}</li></ol>\n'
+    )
+    path = tmp_path / "odd.o-o.html"
+    path.write_text(_page(article))
+    codes = ("unmodelled-markup", "unlinked-reference")
+    checked = sorted((f.code, f.severity, f.message) for f in check_path(path) if f.code in codes)
+    assert [code for code, *_ in checked] == sorted(codes)
+    for cache in (False, True, True):  # read, then stored and loaded
+        found = Library(tmp_path, today=TODAY, workers=1, cache=cache).audit(all=True)
+        rows = found[found["code"].isin(codes)]
+        audited = sorted(zip(rows["code"], rows["severity"], rows["message"], strict=True))
+        assert audited == checked
+        assert set(rows["where"]) == {"article"}

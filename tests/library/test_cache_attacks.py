@@ -278,6 +278,21 @@ def test_problems_without_a_line_and_at_line_zero_round_trip() -> None:
         digest_codec.decode(json.dumps(raw), "x", "x")
 
 
+def test_markup_findings_round_trip_and_a_planted_code_is_refused() -> None:
+    from oo_nb.library.digest import Digest
+
+    d = Digest(path="x", slug="x", nbytes=1, layout="early")
+    d.markup = [
+        ("unmodelled-markup", "line 3: <style> inside <svg>: ..."),
+        ("unlinked-reference", "line 9"),
+    ]
+    assert digest_codec.decode(digest_codec.encode(d), "x", "x") == d
+    raw = json.loads(digest_codec.encode(d))
+    raw["markup"][0][1] = "overdue"  # a code the audit would grade otherwise (or not know)
+    with pytest.raises(ValueError):
+        digest_codec.decode(json.dumps(raw), "x", "x")
+
+
 def test_packed_bytes_followed_by_other_bytes_are_refused() -> None:
     packed = zlib.compress(b'{"kind":"index"}')
     assert digest_codec.unpack(packed) == '{"kind":"index"}'

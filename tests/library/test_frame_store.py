@@ -167,3 +167,44 @@ def test_building_a_frame_stores_the_errors_frame_too(
     assert (folder / ".oo-cache" / "frame-errors.arrow").is_file()
     monkeypatch.setattr(Known, "resolve", lambda *_a: pytest.fail("a digest decoded"))
     assert len(Library(folder, today=TODAY, workers=1).errors)
+
+
+def test_a_warm_audit_is_loaded_stored_and_decodes_no_digest(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    plain = Library(folder, today=TODAY, workers=1, cache=False)
+    every, summary = plain.audit(all=True), plain.audit()
+    built = Library(folder, today=TODAY, workers=1).audit(all=True)
+    pd.testing.assert_frame_equal(every, built)
+    assert (folder / ".oo-cache" / "frame-audit.arrow").is_file()
+    monkeypatch.setattr(Known, "resolve", lambda *_a: pytest.fail("a digest decoded"))
+    warm = Library(folder, today=TODAY, workers=1)
+    pd.testing.assert_frame_equal(every, warm.audit(all=True))
+    pd.testing.assert_frame_equal(summary, warm.audit())
+
+
+def test_a_stored_audit_is_not_served_for_another_limit_or_day(folder: Path) -> None:
+    Library(folder, today=TODAY, workers=1).audit(all=True)  # stored for 365 days, TODAY
+    for day, limit in ((TODAY, 30), (date(2031, 1, 1), 365)):
+        plain = Library(folder, today=day, workers=1, cache=False).audit(limit, all=True)
+        warm = Library(folder, today=day, workers=1).audit(limit, all=True)
+        pd.testing.assert_frame_equal(plain, warm)
+    old = Library(folder, today=TODAY, workers=1).audit(30, all=True)
+    assert (old["code"] == "old-source").sum() > 0  # the limit really changes the findings
+
+
+def test_a_stored_audit_gains_the_links_checked_after_it(folder: Path) -> None:
+    from oo_nb.store.link_store import LinkRow, write_links
+
+    Library(folder, today=TODAY, workers=1).audit(all=True)  # stored without link findings
+    sources = Library(folder, today=TODAY, workers=1).sources
+    url = sources["url"].dropna().iloc[0]
+    from oo_nb.store import clock
+
+    when = clock.now().isoformat()  # as `oo links` dates a check
+    write_links(folder, [LinkRow(url, 404, None, True, "dead", False, None, when)])
+    warm = Library(folder, today=TODAY, workers=1).audit(all=True)
+    plain = Library(folder, today=TODAY, workers=1, cache=False).audit(all=True)
+    pd.testing.assert_frame_equal(plain, warm)
+    dead = warm[warm["code"] == "dead-link"]
+    assert len(dead) == (sources["url"] == url).sum() > 0

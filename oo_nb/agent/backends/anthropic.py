@@ -273,6 +273,9 @@ class AnthropicBackend:
         self.recorder: Any = None  # a RecordingTransport when the run is being recorded
         # update-all counts a document's prompt while other documents research (``count_ahead``)
         self.counted_ahead: asyncio.Future[Any] | None = None
+        # told once, when the first request of an async run goes out (update-all reads further
+        # documents only then: their reading would otherwise delay it)
+        self.on_first_request: Callable[[], None] | None = None
 
     # ------------------------------------------------------------------ clients
     def ready(self) -> None:
@@ -516,6 +519,9 @@ class AnthropicBackend:
                 params = conv.next_request()
                 attempt = client.with_options(timeout=min(self.timeout, _left(deadline)))
                 seen = _StreamUsage()
+                told, self.on_first_request = self.on_first_request, None
+                if told is not None:
+                    told()
                 try:
                     message = await await_with_deadline(
                         self._aexchange(attempt, params, seen), deadline, run.on_progress
