@@ -21,9 +21,10 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from oo_nb.format.article_model import Model, Node, entries, read_model
 from oo_nb.format.names import INDEX_CONTENT_END, INDEX_CONTENT_START, INDEX_NAME
 from oo_nb.format.sanitize import ALLOWED_ATTRIBUTES, ALLOWED_TAGS
-from oo_nb.format.vocab import CITATION
+from oo_nb.format.vocab import CITATION, entry_label
 
 if TYPE_CHECKING:
     from oo_nb.api.document import Document as PublicDocument
@@ -107,10 +108,10 @@ def clean_fragment(fragment: str) -> str:
     )
 
 
-# nh3's output: attributes double-quoted, "<" and ">" escaped everywhere but in tags.
-_PARTS = re.compile(r"(<[^>]*>)")
-_HREF_FRAGMENT = re.compile(r'(<a\b[^>]*?\bhref=")#([^"]*)"')
-_REFS_H2 = re.compile(r'<h2\b[^>]*\bid="references"', re.I)
+# Where the page script links no citation (its SKIP_TEXT_IN), and the names of the headings.
+_NO_CITATION_IN = frozenset(
+    ["a", "script", "style", "code", "pre", "textarea", "h1", "h2", "h3", "h4", "h5", "h6"]
+)
 
 
 def _in_page_links(body: str) -> str:
@@ -118,59 +119,62 @@ def _in_page_links(body: str) -> str:
     ``<base target="_blank">``). A frame made from ``srcdoc`` has the notebook's address as its
     base, so ``href="#x"`` would load JupyterLab into the frame: in-page links point at
     ``about:srcdoc#x`` (the frame's own address) with ``target="_self"``. Citations ``[sN]`` become
-    such links to their entry in the References list, where that list has one (no script)."""
-    body = _HREF_FRAGMENT.sub(r'\1about:srcdoc#\2" target="_self"', body)
-    parts = _PARTS.split(body)
-    refs: set[str] = set()
-    in_refs = False
-    li_at: int | None = None  # the open entry's tag, until its [sN] is found
-    position = 0
-    for i, part in enumerate(parts):
-        if i % 2:  # a tag
-            low = part.lower()
-            if low.startswith("<h2"):
-                in_refs, position = bool(_REFS_H2.match(part)), 0
-            elif in_refs and low.startswith("<li"):
-                li_at, position = i, position + 1
-            elif in_refs and low.startswith("</li") and li_at is not None:
-                # no [sN] written: the entry is s<position> (the original format numbers them)
-                refs.add(f"s{position}")
-                parts[li_at] += f'<span id="oo-ref-s{position}"></span>'
-                li_at = None
+    such links to their entry in the References list, found and numbered as the page script does
+    (the article model: an entry's own label first, else its position), with no script."""
+    model = read_model(body)
+    edits: list[tuple[int, int, str]] = []  # (start, end, new text) in ``body``
+    for a in model.elements("a"):
+        href = next((x for x in a.attrs or () if x.name == "href"), None)
+        if href is not None and href.value.startswith("#"):
+            value = html.escape("about:srcdoc" + href.value, quote=True)
+            edits.append((href.start, href.end, f'href="{value}" target="_self"'))
+    refs = model.reference_list()
+    items = entries(refs) if refs is not None else []
+    anchors: dict[int, str] = {}  # entry (its position) -> anchor id
+    by_label: dict[str, int] = {}
+    for k, li in enumerate(items, 1):
+        label = entry_label(li.text)
+        if label is not None and label not in by_label:
+            by_label[label] = k
+    for k, li in enumerate(items, 1):
+        label = next((sid for sid, at in by_label.items() if at == k), None)
+        anchor = label or (f"s{k}" if f"s{k}" not in by_label else f"n{k}")
+        anchors[k] = anchor
+        edits.append((li.open_end, li.open_end, f'<span id="oo-ref-{anchor}"></span>'))
+    if items:
+        edits += _citation_links(model, refs, items, by_label, anchors)
+    out = body
+    for start, end, text in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
+        out = out[:start] + text + out[end:]
+    return out
+
+
+def _citation_links(
+    model: Model, refs: Node | None, items: list[Node], by_label: dict[str, int],
+    anchors: dict[int, str],
+) -> list[tuple[int, int, str]]:  # fmt: skip
+    """Each ``[sN]`` the page script links, as a link to its entry's anchor."""
+    source = model.source
+    out: list[tuple[int, int, str]] = []
+    stack = [(n, False) for n in reversed(model.root.children)]
+    while stack:
+        node, skip = stack.pop()
+        if node.kind == "element":
+            inside = skip or node is refs or node.name in _NO_CITATION_IN
+            stack.extend((c, inside) for c in reversed(node.children))
             continue
-        if in_refs and li_at is not None:
-            m = CITATION.search(part)
-            if m is not None:
-                sid = m.group(1)
-                refs.add(sid)
-                parts[i] = (
-                    f'{part[: m.start()]}<span id="oo-ref-{sid}">[{sid}]</span>{part[m.end() :]}'
+        if node.kind != "text" or skip:
+            continue
+        for m in CITATION.finditer(source, node.start, node.end):
+            sid = m.group(1)
+            k = by_label.get(sid) or int(sid[1:])
+            if 1 <= k <= len(items):
+                link = (
+                    f'<a class="oo-cite" href="about:srcdoc#oo-ref-{anchors[k]}" '
+                    f'target="_self">[{sid}]</a>'
                 )
-                li_at = None
-    if not refs:
-        return "".join(parts)
-    in_refs, in_link = False, 0
-    for i, part in enumerate(parts):
-        if i % 2:
-            low = part.lower()
-            if low.startswith("<h2"):
-                in_refs = bool(_REFS_H2.match(part))
-            elif low.startswith("<a ") or low == "<a>":
-                in_link += 1
-            elif low.startswith("</a"):
-                in_link = max(0, in_link - 1)
-            continue
-        if not in_refs and not in_link:
-            parts[i] = CITATION.sub(
-                lambda m: (
-                    f'<a class="oo-cite" href="about:srcdoc#oo-ref-{m.group(1)}" '
-                    f'target="_self">[{m.group(1)}]</a>'
-                    if m.group(1) in refs
-                    else m.group(0)
-                ),
-                part,
-            )
-    return "".join(parts)
+                out.append((m.start(), m.end(), link))
+    return out
 
 
 _RELATIVE_HREF = re.compile(r'(<a\b[^>]*?)\bhref="(?![a-zA-Z][a-zA-Z0-9+.-]*:|#|/)([^"]*)"')

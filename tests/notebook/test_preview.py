@@ -171,7 +171,10 @@ def test_links_open_outside_the_frame_and_citations_jump_inside_it() -> None:
         '<li><a href="https://b.example">[s2] B</a></li></ol>'
     )
     page = srcdoc(iframe(body, height=100)).replace("&amp;", "&")
-    assert '<span id="oo-ref-s1">[s1]</span>' in body and '<span id="oo-ref-s2">[s2]</span>' in body
+    assert (
+        '<li><span id="oo-ref-s1"></span>[s1]' in body
+        and '<li><span id="oo-ref-s2"></span><a' in body
+    )
     for sid in ("s1", "s2"):
         assert (
             f'<a class="oo-cite" href="about:srcdoc#oo-ref-{sid}" target="_self">[{sid}]</a>'
@@ -188,7 +191,7 @@ def test_links_open_outside_the_frame_and_citations_jump_inside_it() -> None:
 def test_a_documents_citations_link_to_its_references(corpus_dir: Path) -> None:
     page = srcdoc(ArticlePreview(Document.read(corpus_dir / "yc-w26-batch.o-o.html")).to_html())
     cites = set(re.findall(r'href="about:srcdoc#oo-ref-(s\d+)" target="_self"', page))
-    anchors = set(re.findall(r'<span id="oo-ref-(s\d+)">', page))
+    anchors = set(re.findall(r'<span id="oo-ref-(s\d+)"></span>', page))
     assert cites and cites <= anchors, (cites, anchors)
     assert 'href="#' not in page and '<base target="_blank">' in page
 
@@ -282,3 +285,20 @@ def test_finding_the_server_does_not_import_jupyter_server(tmp_path: Path) -> No
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_citations_link_to_the_entry_the_page_script_numbers() -> None:
+    """A sublist in an entry is no entry (the page numbers the list's own items), a label wins
+    over the position, and a References heading is found by its text as the page finds it."""
+    body = clean_fragment(
+        "<p>see [s2] and [s3]</p><h2>References</h2><ol>"
+        '<li><a href="https://a.example">A</a><ul><li>aside</li></ul></li>'
+        '<li><a href="https://b.example">B</a></li>'
+        '<li>[s2] <a href="https://c.example">C</a></li></ol>'
+    )
+    cites = re.findall(r'href="about:srcdoc#oo-ref-(\w+)" target="_self">\[(s\d)\]', body)
+    assert cites == [("s2", "s2"), ("s2", "s3")]
+    # [s2] is the labelled third entry; [s3] by position the third too: its anchor is s2
+    assert body.count('<span id="oo-ref-s2"></span>') == 1
+    third = body.index('<span id="oo-ref-s2"></span>')
+    assert third > body.index("b.example") and "aside" not in body[third:]
