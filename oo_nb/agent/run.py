@@ -269,6 +269,20 @@ def begin(path: str | Path, opts: UpdateOptions) -> Prepared:
         raise AgentError(
             "this is the library index page, not a document: use `oo update-all DIR`", file=str(p)
         )
+    if doc.article_span is not None:
+        # an edit is a splice at the model's node boundaries: where the model and a browser
+        # read the markup differently it could cut what the page shows (before any request)
+        unread = doc.article_model.unmodelled_markup()
+        if unread:
+            at, what = unread[0]
+            line = doc.line_of(doc.article_span.start + at)
+            raise AgentError(
+                f"the article holds markup a browser reads otherwise than oo_nb: {what} (line "
+                f"{line}{f', and {len(unread) - 1} more' if len(unread) > 1 else ''}); an "
+                "update could cut into it: change it by hand first (`oo check` lists it)",
+                file=str(p),
+                line=line,
+            )
     today = opts.today or clock.today()
     budget = opts.budget_usd if opts.budget_usd is not None else doc.contract.max_cost_usd
     from oo_nb.agent.models import resolve_model

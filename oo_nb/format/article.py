@@ -18,7 +18,7 @@ import secrets
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from oo_nb.format.article_model import Model, Node, entries, read_model
+from oo_nb.format.article_model import NEVER_OPENED, Model, Node, entries, read_model
 from oo_nb.format.vocab import CITATION, PID, PID_WELLFORMED, entry_label
 
 __all__ = [
@@ -217,8 +217,8 @@ def _walk(
                 pending = data.strip()
                 reading.pids.append(pending)
             continue
-        if node.kind != "element":
-            continue
+        if node.kind != "element" or node.name in NEVER_OPENED:
+            continue  # (text, and the tags a browser opens nothing for)
         pid, pending = pending, None
         if pid is None:
             pid = node.attr("data-pid") or None

@@ -30,6 +30,7 @@ from oo_nb.format.html_tokens import Attr, Token, raw_tokens
 from oo_nb.format.vocab import CITATION, PID, js_trim
 
 __all__ = [
+    "NEVER_OPENED",
     "Block",
     "Citation",
     "Link",
@@ -153,7 +154,7 @@ _SIBLINGS = {
 # the page's own, the others are dropped. Kept in the tree as empty elements (the update scope
 # asks about their attributes), never opened: what follows is not inside them, and they do not
 # stand between an end tag and what it closes.
-_NEVER_OPENED = frozenset(("html", "head", "body", "frameset", "frame"))
+NEVER_OPENED = frozenset(("html", "head", "body", "frameset", "frame"))
 _P = frozenset(("p",))
 _FOREIGN_ROOTS = frozenset(("svg", "math"))
 _SHALLOW = 32  # up to this many open elements a scope question walks the stack
@@ -625,7 +626,7 @@ def _tree(
         open_at["article"] = [1]
         stack.append(article)
         top = article
-    closes_p, siblings, headings, void = _CLOSES_P, _SIBLINGS, _HEADINGS, VOID | _NEVER_OPENED
+    closes_p, siblings, headings, void = _CLOSES_P, _SIBLINGS, _HEADINGS, VOID | NEVER_OPENED
     for raw in raw_tokens(source, start, end):
         if isinstance(raw, Token):  # a DOCTYPE
             top.children.append(_Leaf("comment", raw.start, raw.end, raw.data))
@@ -735,7 +736,7 @@ def _blocks(source: str, root: Node) -> Iterator[Block]:
             if PID.match(node.data):
                 pid = node.data.strip()
             continue
-        if node.kind == "text" and not node.data.strip():
+        if (node.kind == "text" and not node.data.strip()) or node.name in NEVER_OPENED:
             continue
         own = pid or (node.attr("data-pid") if node.kind == "element" else None)
         if node.name == "h2":

@@ -48,7 +48,7 @@ __all__ = ["BLOCK_IDS", "Document", "Span", "neutralise_terminator", "read_regul
 BlockName = BlockId
 
 _OPENER = re.compile(
-    rf"""^:[ \t]*<<-?[ \t]*(['"]?)({HEREDOC_TERMINATOR}|{LEGACY_HEREDOC_TERMINATOR})\1[ \t]*\r?$"""
+    rf"""^:[ \t]*<<(-?)[ \t]*(['"]?)({HEREDOC_TERMINATOR}|{LEGACY_HEREDOC_TERMINATOR})\2[ \t]*\r?$"""
 )
 # Tokens that matter for finding blocks and the article; comments, scripts and styles are opaque.
 # (written with "<" and "s" outside the alternation: a few percent quicker over a long article)
@@ -108,6 +108,7 @@ class Document:
         self._json_cache: dict[str, Any] = {}
         self._shadows: list[tuple[str, int]] | None = None
         self._article_model: Model | None = None
+        self._strips_tabs = False
         self._line_starts: list[int] | None = None
         self._anchors: list[tuple[int, int]] = [(0, 1)]  # (offset, its line) looked up so far
         self._parse()
@@ -187,7 +188,17 @@ class Document:
             line = text[pos : (end if end >= 0 else len(text))]
             m = _OPENER.match(line)
             if m:
-                return pos, line_end, m.group(2)
+                if not m.group(2):
+                    # an unquoted word: bash expands the heredoc, running $(...) and `...` that
+                    # the page's text holds (and an update writes text from the web there)
+                    raise FormatError(
+                        f"the heredoc opener `{line.strip()}` leaves its word unquoted: bash runs "
+                        f"$(…) and `…` in the page's text; write it `: << '{m.group(3)}'`",
+                        file=self.file,
+                        line=text.count("\n", 0, pos) + 1,
+                    )
+                self._strips_tabs = bool(m.group(1))  # `<<-`: bash strips a line's leading tabs
+                return pos, line_end, m.group(3)
             if line.lstrip().startswith("<"):
                 break  # HTML started without a heredoc: not a polyglot
             pos = line_end
@@ -211,7 +222,11 @@ class Document:
         while (hit := text.find(marker, pos)) >= 0:
             end = text.find("\n", hit)
             line_end = len(text) if end < 0 else end + 1
-            at_line_start = hit == start or text[hit - 1] == "\n"
+            line_start = text.rfind("\n", 0, hit) + 1
+            at_line_start = hit == line_start or (
+                self._strips_tabs and not text[max(line_start, start) : hit].strip("\t")
+            )
+            at_line_start = at_line_start and line_start >= start
             rest = text[hit + len(marker) : line_end]
             if at_line_start and rest in (cr + "\n", cr):
                 return Span(hit, line_end)

@@ -74,6 +74,24 @@ CASES = {
     + '<h2 id="deep">D</h2>x'
     + "</li></ul>" * 900
     + REFS,
+    # round three of the outside attack
+    **{
+        f"an li inside a {w} of an entry": '<h2 id="references">References</h2><ol><li><a href="https://a.example/">A</a>'
+        f'<{w}><li>q <a href="https://q.example/">q</a></{w}></li><li><a href="https://b.example/">B</a></li></ol>'
+        for w in ("blockquote", "h3", "figure", "details", "section", "dl", "div")
+    },
+    "references in a template": '<h2 id="one">One</h2><p>x [s1]</p><template><h2 id="references">References</h2>'
+    '<ol><li><a href="https://t.example/">t</a></li></ol></template><h2 id="refs">References</h2>'
+    '<ol><li><a href="https://a.example/">A</a></li></ol>',
+    **{
+        f"a self-closing {t}": f'<h2 id="one">One</h2><{t} id="x"/>text</{t}><p>y</p>' + REFS
+        for t in ("h2", "div", "ol", "p", "section")
+    },
+    "a p with id references": '<h2 id="one">One</h2><p id="references">lead</p><ul><li><a href="https://x.example/">X</a></li></ul>'
+    '<h2 id="refs">References</h2><ol><li><a href="https://a.example/">A</a></li></ol>',
+    "a references heading after a bom": '<h2 id="srcs">\ufeffReferences</h2><ol><li><a href="https://a.example/">A</a></li></ol>',
+    "page-level start tags": '<h2 id="one">One</h2><html lang="x"><body class="y"><head><frameset><p>z</p>'
+    + REFS,
 }
 
 DOM = r"""() => {

@@ -83,4 +83,4 @@ def test_a_page_level_start_tag_in_the_article_opens_nothing(markup: str) -> Non
     name = markup[1:].split()[0].rstrip(">")
     (node,) = model.elements(name)
     assert node.children == [] and node.end == len(markup)
-    assert model.blocks[1].tag == "p" and model.blocks[1].node.parent is model.root
+    assert model.blocks[0].tag == "p" and model.blocks[0].node.parent is model.root

@@ -10,13 +10,16 @@ from pathlib import Path
 
 import pytest
 
+from oo_nb.errors import FormatError
 from oo_nb.format.document import Document
 
 CASES = {
     "cr terminator under an lf opener": ": << 'OO_HTML'\n<p>x</p>\nOO_HTML\r\necho first\nOO_HTML\necho second\n",
     "crlf throughout": ": << 'OO_HTML'\r\n<p>x</p>\r\nOO_HTML\r\necho first\r\n",
     "a blank before the opener's cr": ": << 'OO_HTML' \r\n<p>x</p>\r\nOO_HTML\r\necho first\nOO_HTML\necho second\n",
-    "unquoted word": ": << OO_HTML\n<p>x</p>\nOO_HTML \nOO_HTML\necho first\n",
+    "tabs stripped under <<-": ": <<- 'OO_HTML'\n<p>x</p>\n\t\tOO_HTML\necho first\nOO_HTML\necho second\n",
+    "a tab without <<-": ": << 'OO_HTML'\n<p>x</p>\n\tOO_HTML\necho first\nOO_HTML\necho second\n",
+    "double-quoted word": ': << "OO_HTML"\n<p>x</p>\nOO_HTML \nOO_HTML\necho first\n',
     "plain": ": << 'OO_HTML'\n<p>x</p>\nOO_HTML\necho first\n",
 }
 
@@ -34,3 +37,11 @@ def test_the_shell_tail_is_what_bash_runs(tmp_path: Path, name: str) -> None:
     # where oo_nb says)
     echoed = [line.split()[1] for line in tail.splitlines() if line.startswith("echo ")]
     assert ran.decode().split() == echoed, (name, tail)
+
+
+@pytest.mark.parametrize("opener", [": << OO_HTML", ": <<- OO_HTML", ":<<OO_HTML"])
+def test_an_unquoted_opener_is_refused(opener: str) -> None:
+    """With its word unquoted bash expands the heredoc: ``$(...)`` in the page's text runs."""
+    page = f"{opener}\n<p>$(touch /tmp/x)</p>\nOO_HTML\n".encode()
+    with pytest.raises(FormatError, match="unquoted"):
+        Document.parse(page)
