@@ -3,7 +3,7 @@
 Every import counts, function-level ones included (a lazy import is still a dependency); only
 imports under ``if TYPE_CHECKING:`` are left out, as they never run. The rule is ``LAYERS``
 below, which docs/architecture.md draws (its doctest prints it from this table): redaction ←
-{errors, netguard} ← format ← store ← {library, edit, agent, review, schedule} ← {demo, alerts} ←
+{collector, errors, netguard} ← format ← store ← {library, edit, agent, review, schedule} ← {demo, alerts} ←
 api ← cli ← notebook, with the package root (``oo_nb/__init__``, ``__main__``) on top.
 """
 
@@ -22,6 +22,7 @@ LAYERS: dict[str, int] = {
     "redaction": -1,  # what a secret is: errors redacts every message with it
     "errors": 0,
     "netguard": 0,  # connecting to public addresses only: links and image downloads share it
+    "collector": 0,  # the cyclic collector paused over bulk work, frozen at exit (stdlib only)
     "format": 1,
     "store": 2,
     "library": 3,
