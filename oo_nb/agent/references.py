@@ -116,10 +116,11 @@ class _Style:
         last_lead = items[-1].lead if items else ""
         self.gap = last_lead[len(last_lead.rstrip()) :] or "\n"  # the whitespace before it
         self.labelled = all(i.labelled for i in items)  # an empty list: oo_nb's own form
-        self.dash: re.Match[str] | None = None
+        self.dash: re.Match[str] | None
         if model is None:
             self.domain_tail = True  # oo_nb's own form: ", domain"
             self.attrs = ' rel="noopener noreferrer"'
+            self.dash = None
             return
         item, link = model
         self.attrs = "".join(_safe_attr(a.name, a.value) for a in link.attrs or ())
@@ -128,8 +129,8 @@ class _Style:
         self.domain_tail = bool(
             re.fullmatch(r",\s*" + re.escape(html_lib.escape(host, quote=False)) + r"\s*", after)
         )
-        if not self.domain_tail:
-            self.dash = _DASH_TAIL.match(after)  # None when no dash follows the link
+        # None when no dash follows the link
+        self.dash = None if self.domain_tail else _DASH_TAIL.match(after)
 
     def item(self, sid: str, source: Any, today: date) -> str:
         label = f"[{sid}] " if self.labelled else ""
@@ -219,14 +220,13 @@ def update_references(
     style = _Style(body, items)
     wrong = next((f"item {k} is {i.sid}" for k, i in enumerate(items, 1) if i.sid != f"s{k}"), None)
     out: list[str] = []
-    trailing = 0  # placeholders this update wrote after the last entry kept as it was
+    kept = 0  # how many come up to the last entry kept as it was
     for item in items:
         if item.sid in old_ids and item.sid not in entries:
             out.append(style.placeholder(item.sid, gap=item.lead))  # only its <li> changes
-            trailing += 1
         else:
             out.append(item.raw)
-            trailing = 0
+            kept = len(out)
     listed = {i.sid for i in items}
     if wrong is None:
         numbers = [n for n in (id_number(s) for s in cited if s in entries) if n is not None]
@@ -240,8 +240,8 @@ def update_references(
         out.append(
             style.item(sid, entries[sid], today) if sid in entries else style.placeholder(sid)
         )
-    if not wanted and trailing:  # a placeholder with nothing after it holds no place
-        del out[-trailing:]
+    if not wanted:  # a placeholder with nothing after it holds no place
+        del out[kept:]
     new_inner = "".join(out) + tail
     if new_inner == inner:
         return ReferencesUpdate(body, False, wrong)
