@@ -59,13 +59,14 @@ class RefItem:
         return self.lead + self.li
 
 
-def _item_id(li: Node, k: int, by_url: Mapping[str, str | Sequence[str]]) -> tuple[str, bool]:
+def _item_id(
+    li: Node, k: int, href: str, by_url: Mapping[str, str | Sequence[str]]
+) -> tuple[str, bool]:
     label = entry_label(li.text)
     if label is not None:
         return label, True
-    link = _link_of(li)
-    url = (link.attr("href") or "") if link is not None else ""
-    found = by_url.get(url_key(url)) if url else None
+    # no link is no URL: never the cached source whose URL is empty (url_key("") is "/")
+    found = by_url.get(url_key(href)) if href else None
     ids = (found,) if isinstance(found, str) else tuple(found or ())
     # one URL under two ids (real files have them): the entry is the source of its position
     # when that one has the URL, else the first id with it
@@ -85,9 +86,9 @@ def _parse(
     items: list[RefItem] = []
     pos = lst.open_end
     for k, li in enumerate(entries(lst), start=1):
-        sid, labelled = _item_id(li, k, by_url)
         link = _link_of(li)
         href = (link.attr("href") or "") if link is not None else ""
+        sid, labelled = _item_id(li, k, href, by_url)
         items.append(
             RefItem(sid, body[pos : li.start], body[li.start : li.end], href, labelled, li, link)
         )
@@ -101,36 +102,35 @@ class _Style:
     attribute text. A new entry is our own template filled with escaped values."""
 
     def __init__(self, body: str, items: list[RefItem]) -> None:
+        # the last entry with a link (an empty href is none) that is not a placeholder
         model = next(
             (
-                i
+                (i, i.link)
                 for i in reversed(items)
-                if i.href and "ref-missing" not in (i.node.attr("class") or "")
+                if i.link is not None
+                and i.href
+                and "ref-missing" not in (i.node.attr("class") or "")
             ),
             None,
         )
-        self.gap = "\n"
+        last_lead = items[-1].lead if items else ""
+        self.gap = last_lead[len(last_lead.rstrip()) :] or "\n"  # the whitespace before it
         self.labelled = all(i.labelled for i in items)  # an empty list: oo_nb's own form
-        self.attrs = ""
-        self.dash: re.Match[str] | None = None
-        self.domain_tail = False
-        if items:
-            gap = re.search(r"\s*$", items[-1].lead)
-            self.gap = gap.group(0) if gap and gap.group(0) else "\n"
+        self.dash: re.Match[str] | None
         if model is None:
             self.domain_tail = True  # oo_nb's own form: ", domain"
             self.attrs = ' rel="noopener noreferrer"'
+            self.dash = None
             return
-        link = model.link
-        if link is None or link.token is None:
-            return
-        self.attrs = "".join(_safe_attr(a.name, a.value) for a in link.token.attrs)
-        after = body[link.end : model.node.close_start]
-        host = domain_of(model.href)
-        if re.fullmatch(r",\s*" + re.escape(html_lib.escape(host, quote=False)) + r"\s*", after):
-            self.domain_tail = True
-        else:
-            self.dash = _DASH_TAIL.match(after) if after.strip() else None
+        item, link = model
+        self.attrs = "".join(_safe_attr(a.name, a.value) for a in link.attrs or ())
+        after = body[link.end : item.node.close_start]
+        host = domain_of(item.href)
+        self.domain_tail = bool(
+            re.fullmatch(r",\s*" + re.escape(html_lib.escape(host, quote=False)) + r"\s*", after)
+        )
+        # None when no dash follows the link
+        self.dash = None if self.domain_tail else _DASH_TAIL.match(after)
 
     def item(self, sid: str, source: Any, today: date) -> str:
         label = f"[{sid}] " if self.labelled else ""
@@ -181,7 +181,7 @@ def _date_like(example: str, when: date) -> str:
         return when.isoformat()
     if re.fullmatch(r"\d{4}", example):
         return str(when.year)
-    month = example.split(" ", 1)[0].rstrip(".")
+    month = example.partition(" ")[0].rstrip(".")
     name = when.strftime("%B") if len(month) > 3 else when.strftime("%b")
     if re.fullmatch(r"\S+ \d{1,2}, \d{4}", example):
         return f"{name} {when.day}, {when.year}"
@@ -220,32 +220,28 @@ def update_references(
     style = _Style(body, items)
     wrong = next((f"item {k} is {i.sid}" for k, i in enumerate(items, 1) if i.sid != f"s{k}"), None)
     out: list[str] = []
-    made: list[bool] = []  # per item: a placeholder this update wrote
+    kept = 0  # how many come up to the last entry kept as it was
     for item in items:
         if item.sid in old_ids and item.sid not in entries:
             out.append(style.placeholder(item.sid, gap=item.lead))  # only its <li> changes
-            made.append(True)
         else:
             out.append(item.raw)
-            made.append(False)
+            kept = len(out)
     listed = {i.sid for i in items}
     if wrong is None:
         numbers = [n for n in (id_number(s) for s in cited if s in entries) if n is not None]
+        # the highest cited number is in entries: a placeholder written here is never last
         wanted = [f"s{n}" for n in range(len(items) + 1, max(numbers, default=0) + 1)]
     else:
         wanted = sorted(
             (s for s in cited if s in entries and s not in listed), key=lambda s: id_number(s) or 0
         )
     for sid in wanted:
-        if sid in entries:
-            out.append(style.item(sid, entries[sid], today))
-            made.append(False)
-        else:
-            out.append(style.placeholder(sid))
-            made.append(True)
-    while made and made[-1]:  # a placeholder with nothing after it holds no place
-        out.pop()
-        made.pop()
+        out.append(
+            style.item(sid, entries[sid], today) if sid in entries else style.placeholder(sid)
+        )
+    if not wanted:  # a placeholder with nothing after it holds no place
+        del out[kept:]
     new_inner = "".join(out) + tail
     if new_inner == inner:
         return ReferencesUpdate(body, False, wrong)

@@ -4,7 +4,6 @@ not found, and beside it the passages the API cited from the pages it cites (``c
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
@@ -18,7 +17,6 @@ __all__ = ["QUOTE_FOUND", "QUOTE_MISSING", "add_quote_badges", "unsupported_ids"
 QUOTE_FOUND = "quote found"
 QUOTE_MISSING = "quote not found"
 _MAX_CITED = 3  # passages shown beside one paragraph
-_WS = re.compile(r"\s+")
 
 
 def _facts(cache: Any) -> list[Any]:
@@ -73,7 +71,11 @@ def add_quote_badges(
     by_text = {(f.get("text") if isinstance(f, dict) else None): _verdict(f) for f in after_facts}
     flagged = unsupported_ids(cache_before, cache_after)
     cited = _cited_by_url(run)
-    urls = _source_urls(cache_after)
+    # the passages cited from each source's page; a source without a URL names no page (and a
+    # citation saved without one is no source's: url_key("") is "/")
+    passages_of = {
+        sid: cited.get(url_key(url), []) for sid, url in _source_urls(cache_after).items() if url
+    }
     out: list[Hunk] = []
     for h in hunks:
         badges: list[str] = []
@@ -88,10 +90,8 @@ def add_quote_badges(
             if bad:
                 badges.append(f"{QUOTE_MISSING} for a fact citing {', '.join(bad)}")
             for sid in ids:
-                for text in cited.get(url_key(urls.get(sid, "")), []):
+                for text in passages_of.get(sid, []):
                     if len(passages) < _MAX_CITED and f"[{sid}] {text}" not in passages:
                         passages.append(f"[{sid}] {text}")
-        out.append(
-            replace(h, badges=tuple(badges), cited=tuple(passages)) if badges or passages else h
-        )
+        out.append(replace(h, badges=tuple(badges), cited=tuple(passages)))
     return out

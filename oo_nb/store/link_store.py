@@ -18,6 +18,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from oo_nb.format.names import CACHE_DIR
 from oo_nb.format.sanitize import safe_http_url, sanitize_text
 from oo_nb.store import clock
 from oo_nb.store.scan_cache import CacheWarning, check_cache_place
@@ -61,7 +62,7 @@ _FUTURE = timedelta(days=1)  # clocks differ a little; a row from further ahead 
 
 
 def links_path(folder: str | Path) -> Path:
-    return Path(folder) / ".oo-cache" / LINKS_FILE
+    return Path(folder) / CACHE_DIR / LINKS_FILE  # beside the library cache
 
 
 def _in_place(path: Path, outcome: str) -> bool:

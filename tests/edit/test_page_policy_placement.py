@@ -110,3 +110,26 @@ def test_a_page_without_a_head_tag_gets_the_script_before_its_first_load() -> No
     doc = with_policy_bootstrap(Document(_page(load + "\n").replace("<head>\n", "", 1)))
     assert TITLE + CSP_BOOTSTRAP + "\n" + load in doc.text
     _assert_synced_once(doc)
+
+
+NO_ARTICLE = ('id="article"', 'id="essay"')
+NO_HEAD_END = ("</head>", "")
+
+
+@pytest.mark.parametrize(
+    "edits",
+    [[NO_ARTICLE], [NO_HEAD_END], [NO_HEAD_END, NO_ARTICLE]],
+    ids=["no-article", "no-head-end", "neither"],  # the head then ends at </head>, the article,
+)  # the page's end
+def test_a_page_without_an_article_or_a_head_end_gets_the_script_before_its_meta(
+    edits: list[tuple[str, str]],
+) -> None:
+    text = _page()
+    for old, new in edits:
+        assert old in text
+        text = text.replace(old, new, 1)
+    before = Document(text)
+    assert not has_policy_bootstrap(before)
+    doc = with_policy_bootstrap(before)
+    assert CSP_BOOTSTRAP + "\n" + POLICY_META in doc.text  # the line before the page's own meta
+    _assert_synced_once(doc)
