@@ -109,6 +109,7 @@ class Document:
         self._shadows: list[tuple[str, int]] | None = None
         self._article_model: Model | None = None
         self._strips_tabs = False
+        self._page_ids: list[tuple[str, int]] = []  # elements outside the article with a block id
         self._line_starts: list[int] | None = None
         self._anchors: list[tuple[int, int]] = [(0, 1)]  # (offset, its line) looked up so far
         self._parse()
@@ -264,9 +265,15 @@ class Document:
                         self._note_block(script[0], script[1], Span(script[2], start))
                         script = None
                     continue
-                if kind != "start" or name not in ("script", "article"):
+                if kind != "start":
                     continue
-                element_id = next((a.value for a in attrs if a.name == "id"), None)
+                element_id = (
+                    next((a.value for a in attrs if a.name == "id"), None) if attrs else None
+                )
+                if name not in ("script", "article"):
+                    if element_id is not None and _block_name(element_id) in BLOCK_IDS:
+                        self._page_ids.append((element_id, start))  # (page_shadows)
+                    continue
                 if name == "script":
                     script = (element_id, start, stop)
                     continue
@@ -388,28 +395,12 @@ class Document:
         names a block and that come before the block's own ``<script>``, as (id, line): a
         browser's ``getElementById`` finds the first, so the page script shows that element
         while oo_nb reads the block. oo_nb never writes markup there (it is page code:
-        ``page_code`` says when it is not known); read when asked (a tokenizer pass over the
-        page code, which is mostly raw text it skips)."""
-        from oo_nb.format.html_tokens import tokenize  # (no cost at import)
-
-        own = {span.start for span in self.block_tags.values()}
-        article = self.article_span
-        ranges = (
-            [(self.html.start, article.start), (article.end, self.html.end)]
-            if article is not None
-            else [(self.html.start, self.html.end)]
-        )
+        ``page_code`` says when it is not known); noted by the page's one reading."""
         found: list[tuple[str, int]] = []
-        for start, end in ranges:
-            for tok in tokenize(self.text, start, end):
-                if tok.kind != "start" or tok.start in own:
-                    continue
-                element_id = next((a.value for a in tok.attrs if a.name == "id"), None)
-                if element_id is None or _block_name(element_id) not in BLOCK_IDS:
-                    continue
-                block = self.block_tags.get(_block_name(element_id))
-                if block is None or tok.start < block.start:  # (after it, the block is found)
-                    found.append((element_id, self.line_of(tok.start)))
+        for element_id, start in self._page_ids:
+            block = self.block_tags.get(_block_name(element_id))
+            if block is None or start < block.start:  # (after it, the block is found)
+                found.append((element_id, self.line_of(start)))
         return found
 
     def _block_span(self, name: str) -> Span:
