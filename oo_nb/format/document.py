@@ -510,15 +510,8 @@ class Document:
                 f"the edit holds text that cannot be written as UTF-8 ({exc.reason} at character {exc.start})",
                 file=self.file,
             ) from None
-        opener = self.span_text(self.opener)
-        if "'" not in opener and '"' not in opener and re.search(r"[$`\\]", new):
-            # An unquoted heredoc word makes bash expand $(…) and `…` inside the page.
-            raise FormatError(
-                "the heredoc opener is not quoted, so bash would run $(…) and `…` in the page; "
-                f"quote it (: << '{self.marker}') before editing",
-                file=self.file,
-                line=self.line_of(self.opener.start),
-            )
+        # (an unquoted heredoc word, which would make bash expand $(…) in an edit, is refused
+        # when the document is read: ``_find_opener``)
         text = self.text[:start] + new + self.text[end:]
         try:
             result = Document(text, path=self.path)

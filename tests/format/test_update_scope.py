@@ -40,7 +40,6 @@ def _text_edit(doc: Document, old: str, new: str, where: str = "") -> Document:
             "the shell after the heredoc",
         ),
         (lambda d: _text_edit(d, ": << 'OO_HTML'", "touch x\n: << 'OO_HTML'"), "the shell header"),
-        (lambda d: _text_edit(d, ": << 'OO_HTML'", ": << OO_HTML"), "the shell header"),
         (lambda d: _text_edit(d, "<title>", "<title>x"), "the page outside the article"),
         (lambda d: _text_edit(d, "window.stop();", "alert(1);"), "the page outside the article"),
     ],

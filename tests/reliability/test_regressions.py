@@ -203,12 +203,9 @@ def test_damaged_pending_proposal_is_a_format_error(with_history: Path, content:
         load_pending(with_history)
 
 
-def test_edits_are_refused_under_an_unquoted_heredoc_opener(doc: Document) -> None:
-    # `: << OO_HTML` (unquoted) makes bash expand $(…) in the page: agent text would run.
-    unquoted = Document(doc.text.replace(": << 'OO_HTML'", ": << OO_HTML", 1))
-    with pytest.raises(FormatError, match="not quoted"):
-        unquoted.with_article("<p>$(touch pwned)</p>")
-    with pytest.raises(FormatError, match="not quoted"):
-        unquoted.with_block("oo-manifest", {"title": "</b>"})  # dumped as "<\\/b>": a backslash
-    assert unquoted.with_article("<p>plain</p>").article_html == "<p>plain</p>"
+def test_a_document_under_an_unquoted_heredoc_opener_is_refused(doc: Document) -> None:
+    # `: << OO_HTML` (unquoted) makes bash expand $(…) in the page: the text already there, and
+    # any an edit would add, would run. The document is refused as it is read, with the fix.
+    with pytest.raises(FormatError, match=r"unquoted.*: << 'OO_HTML'"):
+        Document(doc.text.replace(": << 'OO_HTML'", ": << OO_HTML", 1))
     assert "$(" in doc.with_article("<p>$(x)</p>").article_html  # quoted opener: inert text
