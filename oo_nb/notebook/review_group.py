@@ -46,8 +46,11 @@ class ReviewGroup:
         self.name, self.ids, self.session = name, ids, session
         self._make_view = make_view
         self.views: list[HunkView] = []
-        # one layout and style for the header and boxes (the body's own is shown and hidden)
+        # one layout and style for the header's buttons, one layout for the boxes (one layout
+        # shared by buttons and boxes kept a group's rows from showing in JupyterLab:
+        # tests/browser/test_lab_review_scale.py)
         self._layout = widgets.Layout()
+        self._box_layout = widgets.Layout()
         self._button_style = widgets.ButtonStyle()
         self.toggle = Button(
             tooltip=f"show or hide the changes in {name}",
@@ -69,18 +72,18 @@ class ReviewGroup:
             )
             self.reject_button.on_click(lambda _: decide(self.ids, "reject"))
             head = widgets.HBox(
-                [self.toggle, self.accept_button, self.reject_button], layout=self._layout
+                [self.toggle, self.accept_button, self.reject_button], layout=self._box_layout
             )
             head.add_class("oo-group-head")
         # built when there are changes left to show
         self.more_button: widgets.Button | None = None
         # the built changes, in a box of their own: a page more only appends to it, so the
         # browser keeps the views it has (and the focus on "Show 50 more", below it)
-        self.rows = widgets.VBox([], layout=self._layout)
+        self.rows = widgets.VBox([], layout=self._box_layout)
         self.rows.add_class("oo-group-rows")
         self.body = widgets.VBox([self.rows])
         self.body.add_class("oo-group-body")
-        self.box = widgets.VBox([head, self.body], layout=self._layout)
+        self.box = widgets.VBox([head, self.body], layout=self._box_layout)
         self.box.add_class("oo-group")
         if opened:
             self.show_more()
