@@ -133,3 +133,39 @@ def test_a_page_without_an_article_or_a_head_end_gets_the_script_before_its_meta
     doc = with_policy_bootstrap(before)
     assert CSP_BOOTSTRAP + "\n" + POLICY_META in doc.text  # the line before the page's own meta
     _assert_synced_once(doc)
+
+
+# Heads broken by hand beyond what o-o or oo_nb write: a policy meta, a </head> or a <head> tag
+# in the body. Where the head ends decides where the script can go; nothing past the article is
+# the head (these kill the page_policy mutants docs/development.md once left untested).
+def _body_gets(markup: str, text: str) -> str:
+    at = text.index("</article>") + len("</article>")
+    return text[:at] + "\n" + markup + "\n" + text[at:]
+
+
+def test_without_a_head_end_a_policy_meta_after_the_article_is_not_the_pages() -> None:
+    text = _page().replace("</head>", "", 1).replace(POLICY_META + "\n", "", 1)
+    doc = with_policy_bootstrap(Document(_body_gets(POLICY_META, text)))
+    script = doc.text.index(CSP_BOOTSTRAP)
+    assert script < doc.text.index('<article id="article"')
+    assert "<head>\n" + CSP_BOOTSTRAP + "\n" + OWN_META in doc.text
+    _assert_synced_once(doc)
+
+
+def test_a_head_end_after_the_article_does_not_stretch_the_head() -> None:
+    text = _page().replace("</head>", "", 1).replace(POLICY_META + "\n", "", 1)
+    doc = with_policy_bootstrap(Document(_body_gets(POLICY_META + "\n</head>", text)))
+    assert doc.text.index(CSP_BOOTSTRAP) < doc.text.index('<article id="article"')
+    assert "<head>\n" + CSP_BOOTSTRAP + "\n" + OWN_META in doc.text
+
+
+def test_a_head_tag_and_a_load_past_the_heads_end_are_not_where_the_script_goes() -> None:
+    """With no ``<head>``, the script goes before the head's first load; a ``<head>`` tag or a
+    load in the body is not looked at."""
+    text = _page().replace("<head>\n", "", 1).replace(POLICY_META + "\n", "", 1)
+    text = _body_gets('<head><img src="https://img.example/a.png">', text)
+    doc = with_policy_bootstrap(Document(text))
+    script = doc.text.index(CSP_BOOTSTRAP)
+    assert script < doc.text.index("<style") < doc.text.index("</head>")
+    assert "<head>" + CSP_BOOTSTRAP not in doc.text and "<head>\n" + CSP_BOOTSTRAP not in doc.text
+    _assert_synced_once(doc)
