@@ -169,3 +169,15 @@ def test_a_head_tag_and_a_load_past_the_heads_end_are_not_where_the_script_goes(
     assert script < doc.text.index("<style") < doc.text.index("</head>")
     assert "<head>" + CSP_BOOTSTRAP not in doc.text and "<head>\n" + CSP_BOOTSTRAP not in doc.text
     _assert_synced_once(doc)
+
+
+def test_with_no_head_tag_and_nothing_loading_in_the_head_the_script_ends_the_head() -> None:
+    """A load in the body is not the head's first load: with no ``<head>`` tag and nothing
+    loading in the head, the script goes where the head ends."""
+    text = _page().replace("<head>\n", "", 1).replace(POLICY_META + "\n", "", 1)
+    style = text[text.index("<style>") : text.index("</style>") + len("</style>\n")]
+    text = _body_gets('<img src="https://img.example/a.png">', text.replace(style, "", 1))
+    doc = with_policy_bootstrap(Document(text))
+    script = doc.text.index(CSP_BOOTSTRAP)
+    assert script < doc.text.index("</head>") < doc.text.index('<article id="article"')
+    assert doc.text.index(CSP_BOOTSTRAP + "\n" + OWN_META) == script
