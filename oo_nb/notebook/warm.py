@@ -1,5 +1,5 @@
-"""pandas, pyarrow and the anthropic SDK imported in the background while the kernel is idle,
-once ``%load_ext oo_nb`` has run.
+"""pandas, pyarrow, the anthropic SDK and matplotlib's figure module imported in the background
+while the kernel is idle, once ``%load_ext oo_nb`` has run.
 
 Each takes seconds on a loaded machine: pandas with pyarrow 4-5 s, the SDK 6-10 s. The first
 ``%oo library`` (its frames) needs pandas and pyarrow; every research agent but ``claude-code``
@@ -13,7 +13,8 @@ the next cell's first ``%oo library`` 2.5x (both read hundreds of modules from a
 once; benchmarks/startup.py --notebook); the SDK alone, started after a second of idle, still
 made a ``%oo library`` typed 3 s later 1.6x slower than no import at all (6.0 -> 9.6 s,
 benchmarks/first_library_kernel.py), as the two imports competed. ``OO_NB_PREWARM=0`` turns it
-off (the benchmarks' "before").
+off (the benchmarks' "before"). Last comes ``matplotlib.figure`` (0.45 s of the 0.47 s a first
+``plot_staleness`` spends importing; pyplot, which picks the backend, is left to the plot).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ __all__ = ["IDLE_S", "MODULES", "PREWARM_ENV", "IdleImport", "prewarm"]
 PREWARM_ENV = "OO_NB_PREWARM"
 IDLE_S = 1.0  # a cell that follows sooner (Run All) is not competed with
 # in the order a newcomer needs them: the library's frames, then the SDK with the backend on it
-MODULES = ("pandas", "pyarrow", "oo_nb.agent.backends.anthropic")
+MODULES = ("pandas", "pyarrow", "oo_nb.agent.backends.anthropic", "matplotlib.figure")
 
 
 class IdleImport:
