@@ -349,7 +349,12 @@ def _run_generator(tmp_path: Path, page: Path, title: str, scope: str, slug: str
 
 
 @pytest.mark.skipif(not GENERATORS, reason="set OO_NB_PUBLISHED_PAGES to a folder of rebuilt pages")
-@pytest.mark.parametrize("page", GENERATORS, ids=lambda p: f"{p.parent.name}/{p.name}")
+def _page_id(page: object) -> str:
+    """A rebuilt page's test id (pytest 8.0 asks for one even when the list is empty)."""
+    return f"{page.parent.name}/{page.name}" if isinstance(page, Path) else str(page)
+
+
+@pytest.mark.parametrize("page", GENERATORS, ids=_page_id)
 def test_a_document_fresh_from_a_published_generator_is_known(tmp_path: Path, page: Path) -> None:
     doc = _run_generator(
         tmp_path, page, "Quantum Computing", "Qubits and more", "quantum-computing"
