@@ -652,17 +652,13 @@ def _tree(
             node.self_closing = self_closing
             node._up = ref(top)
             top.children.append(node)
-            if inert:
-                pass  # (a template's content: found by no name, no id)
-            elif name in named:
-                named[name].append(node)
-            else:
-                named[name] = [node]
-            if attrs and not inert:
-                for a in attrs:
-                    if a.name == "id":
-                        identified.append(node)
-                        break
+            if not inert:  # (a template's content is found by no name and no id)
+                if name in named:
+                    named[name].append(node)
+                else:
+                    named[name] = [node]
+                if attrs and any(a.name == "id" for a in attrs):
+                    identified.append(node)
             # "/>" closes only a foreign element (SVG, MathML); HTML reads <div/> as <div>
             if name not in void and not (
                 self_closing

@@ -136,9 +136,9 @@ def _in_page_links(body: str) -> str:
         label = entry_label(li.text)
         if label is not None and label not in by_label:
             by_label[label] = k
+    label_of = {k: sid for sid, k in by_label.items()}  # (each entry's own label, first wins)
     for k, li in enumerate(items, 1):
-        label = next((sid for sid, at in by_label.items() if at == k), None)
-        anchor = label or (f"s{k}" if f"s{k}" not in by_label else f"n{k}")
+        anchor = label_of.get(k) or (f"s{k}" if f"s{k}" not in by_label else f"n{k}")
         anchors[k] = anchor
         edits.append((li.open_end, li.open_end, f'<span id="oo-ref-{anchor}"></span>'))
     if items:
