@@ -1,31 +1,36 @@
-"""``oo new "Title / scope"``: create a living document, then run its first update."""
+"""``oo new "Title / scope"``: create a living document, then run its first update.
+
+A skin over ``oo_nb.api.new.new_document``: this verb makes the request (from its arguments, or
+by asking the questions, ``new_prompts``) and prints what the API did."""
 
 from __future__ import annotations
 
 import argparse
-import importlib
+import dataclasses
+import shlex
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from oo_nb.api.document import Document
-from oo_nb.api.new import create_document, library_defaults, research_agent_at_hand
-from oo_nb.edit.new import (
-    DEFAULT_AUDIENCE,
-    DEFAULT_BUDGET_USD,
-    DEFAULT_EVERY_DAYS,
-    DEFAULT_TONE,
-    NewSpec,
-    parse_budget,
-    parse_days,
-    prompt_spec,
+from oo_nb.api.new import (
+    NO_AGENT,
+    NewDefaults,
+    NewDocument,
+    NewRequest,
+    new_defaults,
+    new_document,
 )
-from oo_nb.edit.new_defaults import LibraryDefaults
-from oo_nb.errors import OOError
 
-__all__ = ["HELP", "NewResult", "add_arguments", "first_update", "no_agent_note", "run"]
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
+    from oo_nb.api.document import Document
+    from oo_nb.cli.update import UpdateOutcome
+
+__all__ = ["HELP", "NewResult", "add_arguments", "request_from", "run", "said"]
+
+_BUILTIN = NewDefaults()  # oo_nb's own defaults, for the help (a folder may set others)
 HELP = 'create a living document from "Title / scope", then run its first update'
 
 
@@ -38,15 +43,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "also be piped in, one a line).",
     )
     parser.add_argument("--dir", default=".", help="folder for the new file (default: here)")
-    parser.add_argument("--audience", help=f'who reads it (default "{DEFAULT_AUDIENCE}")')
-    parser.add_argument("--tone", help=f'how it is written (default "{DEFAULT_TONE}")')
+    parser.add_argument("--audience", help=f'who reads it (default "{_BUILTIN.audience}")')
+    parser.add_argument("--tone", help=f'how it is written (default "{_BUILTIN.tone}")')
     parser.add_argument(
         "--budget",
         metavar="USD",
-        help=f"most an update may cost (default {DEFAULT_BUDGET_USD:.2f})",
+        help=f"most an update may cost (default {_BUILTIN.budget_usd:.2f})",
     )
     parser.add_argument(
-        "--every", metavar="DAYS", help=f"update cadence in days (default {DEFAULT_EVERY_DAYS})"
+        "--every", metavar="DAYS", help=f"update cadence in days (default {_BUILTIN.every_days})"
     )
     parser.add_argument(
         "--sentinel", metavar="EVENT", help="make it a sentinel document watching for EVENT"
@@ -83,18 +88,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 @dataclass
 class NewResult:
-    document: Document
-    update_result: Any = None
+    """What ``oo new`` prints: the new file's path, then its first update's lines and notes."""
+
+    made: NewDocument
+    update_result: UpdateOutcome | None = None
     notes: list[str] = field(default_factory=list)
     exit_code: int = 0
 
     @property
     def path(self) -> Path:
-        return self.document.path
+        return self.made.path
 
     @property
     def value(self) -> Document:
-        return self.document
+        return self.made.document
 
     def to_text(self) -> str:
         # The path comes first and alone on its line, so `$(oo new ... --no-update)` captures it.
@@ -110,52 +117,38 @@ class NewResult:
         return self.to_text()
 
 
-def _spec(ns: argparse.Namespace, defaults: LibraryDefaults) -> NewSpec:
-    # an option given wins over the library's default (bash index.o-o.html --set), which wins
-    # over oo_nb's
-    fields = defaults.fields
-    budget = ns.budget if ns.budget is not None else fields.get("budget")
-    every = ns.every if ns.every is not None else fields.get("update_every_days")
-    options: dict[str, Any] = {
-        "audience": ns.audience or fields.get("audience") or DEFAULT_AUDIENCE,
-        "tone": ns.tone or fields.get("tone") or DEFAULT_TONE,
-        "budget_usd": parse_budget(budget) if budget is not None else DEFAULT_BUDGET_USD,
-        "every_days": parse_days(every) if every is not None else DEFAULT_EVERY_DAYS,
+def request_from(ns: argparse.Namespace) -> NewRequest:
+    """The API's request from the verb's arguments; with no title, from the answers to its
+    questions (asked in a terminal, else read from stdin one a line)."""
+    # an option given wins over an answer, and both over the library's defaults (the API's)
+    given: dict[str, Any] = {
+        "audience": ns.audience,
+        "tone": ns.tone,
+        "budget": ns.budget,
+        "every_days": ns.every,
         "sentinel": ns.sentinel,
         "criteria": tuple(ns.criteria),
     }
     if ns.title is not None:
-        return NewSpec.from_text(ns.title, **options)
+        return NewRequest.from_text(ns.title, **given)
+    from oo_nb.cli.new_prompts import ask_request
+
+    defaults = new_defaults(ns.dir)
+    criteria = tuple(ns.criteria)
     if sys.stdin is not None and sys.stdin.isatty():
-        asked = prompt_spec(sentinel=ns.sentinel, criteria=tuple(ns.criteria))
+        asked = ask_request(defaults, sentinel=ns.sentinel, criteria=criteria)
     else:
         # answers piped in, one a line, as o-o's `read -p` takes them: no prompts (stdout keeps
         # the new file's path), what is said goes to stderr, and the end of input answers ""
-        asked = prompt_spec(
+        asked = ask_request(
+            defaults,
             ask=_piped_answer,
             say=lambda text: print(text, file=sys.stderr),
             sentinel=ns.sentinel,
-            criteria=tuple(ns.criteria),
+            criteria=criteria,
         )
-    return NewSpec(
-        title=asked.title,
-        scope=asked.scope,
-        audience=ns.audience or _asked(asked.audience, DEFAULT_AUDIENCE, options["audience"]),
-        tone=ns.tone or _asked(asked.tone, DEFAULT_TONE, options["tone"]),
-        budget_usd=(
-            options["budget_usd"]
-            if ns.budget is not None or asked.budget_usd == DEFAULT_BUDGET_USD
-            else asked.budget_usd
-        ),
-        every_days=options["every_days"],
-        sentinel=ns.sentinel,
-        criteria=asked.criteria,
-    )
-
-
-def _asked(answer: str, builtin: str, library: str) -> str:
-    """A prompt's answer; the prompt's own default (an empty answer) is the library's."""
-    return library if answer == builtin else answer
+    options = {key: value for key, value in given.items() if value not in (None, "", ())}
+    return dataclasses.replace(asked, **options)
 
 
 def _piped_answer(_prompt: str) -> str:
@@ -164,63 +157,50 @@ def _piped_answer(_prompt: str) -> str:
     return sys.stdin.readline().rstrip("\r\n")
 
 
-def first_update(
-    path: Path, *, yes: bool = False, agent: str | None = None
-) -> tuple[Any, list[str], int]:
-    """Run the ``update`` verb on a new document if this oo_nb has one. Returns (result, notes,
-    exit code); a failed update leaves the created document in place."""
-    try:
-        update_verb = importlib.import_module("oo_nb.cli.update")
-    except ModuleNotFoundError as exc:
-        if exc.name == "oo_nb.cli.update":
-            return None, ["first update not run: this oo_nb has no update verb"], 0
-        raise
-    parser = argparse.ArgumentParser(prog="oo update", add_help=False)
-    update_verb.add_arguments(parser)
-    argv = [str(path), *(["--yes"] if yes else []), *(["--agent", agent] if agent else [])]
-    try:
-        update_ns = parser.parse_args(argv)
-    except SystemExit:
-        return None, [f"first update not run: `oo update` does not take {' '.join(argv[1:])}"], 2
-    update_ns.verb = "update"
-    try:
-        result = update_verb.run(update_ns)
-    except OOError as exc:
-        return (
-            None,
-            [
-                f"first update failed: {exc}",
-                f"the document is there; try again with: oo update {path}",
-            ],
-            1,
-        )
-    return result, [], int(getattr(result, "exit_code", 0))
-
-
 def run(ns: argparse.Namespace) -> NewResult:
-    spec = _spec(ns, library_defaults(ns.dir))
-    doc = create_document(spec, ns.dir, suffix=getattr(ns, "suffix", False))
-    result = NewResult(doc)
-    if not ns.no_update:
-        missing = no_agent_note(doc.path, ns.agent)
-        if missing is not None:  # said once, with what to run; not an update that failed
-            result.notes, result.exit_code = [missing], 1
-            return result
+    made = new_document(
+        request_from(ns),
+        ns.dir,
+        suffix=getattr(ns, "suffix", False),
+        update=not ns.no_update,
         # A brand-new document has nothing to protect: its first version is written (within
         # its budget) unless --review asks to look first.
-        result.update_result, result.notes, result.exit_code = first_update(
-            doc.path, yes=not getattr(ns, "review", False), agent=ns.agent
-        )
-    return result
-
-
-def no_agent_note(path: Path, agent: str | None) -> str | None:
-    """What to run, when no research agent is at hand here: no ``--agent``/``OO_AGENT``, no
-    API key, no recorded run for the document, no ``claude`` command (None: one is)."""
-    if research_agent_at_hand(path, agent):
-        return None
-    return (
-        "not researched yet: no research agent here (no ANTHROPIC_API_KEY, no `claude` command "
-        "on PATH, no recorded run for it); give it one of the first two, then run: "
-        f"bash {path}"
+        review=getattr(ns, "review", False),
+        agent=ns.agent,
+        progress=None if ns.no_update else _progress(),
     )
+    return said(made, yes=not getattr(ns, "review", False))
+
+
+def _progress() -> Callable[[str], None]:
+    # the update verb's own (loaded when there is an update: it imports the agent)
+    from oo_nb.cli.update import print_progress
+
+    return print_progress
+
+
+def said(made: NewDocument, *, yes: bool) -> NewResult:
+    """What the CLI prints of ``made``, and its exit code."""
+    result = NewResult(made)
+    where = shlex.quote(str(made.path))
+    if made.first_update == "no agent":  # said once, with what to run; not an update that failed
+        result.notes = [
+            f"not researched yet: {NO_AGENT}; give it one of the first two, then run: bash {where}"
+        ]
+        result.exit_code = 1
+    elif made.first_update == "failed" and made.error is not None:
+        from oo_nb.cli.update import nothing_written
+        from oo_nb.errors import AgentError
+
+        error = nothing_written(made.error) if isinstance(made.error, AgentError) else made.error
+        result.notes = [
+            f"first update failed: {error}",
+            f"the document is there; try again with: oo update {where}",
+        ]
+        result.exit_code = 1
+    elif made.proposal is not None:
+        from oo_nb.cli.update import outcome
+
+        result.update_result = outcome(made.proposal, yes=yes)
+        result.exit_code = result.update_result.exit_code
+    return result

@@ -231,16 +231,25 @@ def run(ns: argparse.Namespace) -> UpdateOutcome:
     try:
         proposal = propose_update(Path(ns.doc), Document.read, yes=ns.yes, auto=auto, **options(ns))
     except AgentError as exc:
-        raise type(exc)(
-            f"{exc.message}; nothing was written", cost_usd=exc.cost_usd, file=exc.file
-        ) from None
+        raise nothing_written(exc) from None
+    if ns.review and proposal.status == "proposed":
+        return _review(proposal)
+    return outcome(proposal, yes=ns.yes)
+
+
+def nothing_written(exc: AgentError) -> AgentError:
+    """The agent's error, saying that the document was not written."""
+    return type(exc)(f"{exc.message}; nothing was written", cost_usd=exc.cost_usd, file=exc.file)
+
+
+def outcome(proposal: Proposal, *, yes: bool) -> UpdateOutcome:
+    """What an update that was not reviewed in the terminal did, with its exit code (``oo new``
+    prints its first update with it too)."""
     if proposal.status == "not saved":
         return UpdateOutcome(proposal, 1, "the research of this run is lost: run the update again")
     if proposal.status != "proposed":  # fresh, awaiting, busy, a dry run, or written
         return UpdateOutcome(proposal)
-    if ns.review:
-        return _review(proposal)
-    if ns.yes:
+    if yes:
         return UpdateOutcome(
             proposal,
             1,

@@ -35,7 +35,6 @@ __all__ = [
     "create_document",
     "parse_budget",
     "parse_days",
-    "prompt_spec",
     "render_new",
     "split_title",
 ]
@@ -325,61 +324,3 @@ def _taken(path: Path, slug: str) -> OOError:
         f"file already exists: nothing created (another title, or --suffix for {slug}-2{DOC_SUFFIX})",
         file=str(path),
     )
-
-
-# --------------------------------------------------------------------------- interactive
-def prompt_spec(
-    ask: Callable[[str], str] | None = None,
-    say: Callable[[str], None] | None = None,
-    sentinel: str | None = None,
-    criteria: tuple[str, ...] = (),
-) -> NewSpec:
-    """Ask for title, scope, audience, tone and budget (the original's interactive ``--new``);
-    for a sentinel document given no ``criteria``, also for what would count as the event."""
-    ask = ask or input  # looked up at call time, so a patched input() is used
-    say = say or print
-    say("New living document")
-    title = ""
-    for _ in range(3):
-        title = _SPACES.sub(" ", ask("  Title: ")).strip()
-        if title:
-            break
-        say("  A title is needed.")
-    if not title:
-        raise ValidationError("no title given; nothing created", key="title")
-    scope = ask("  Scope (what should it cover?) [same as title]: ").strip()
-    audience = ask(f"  Audience [{DEFAULT_AUDIENCE}]: ").strip() or DEFAULT_AUDIENCE
-    tone = ask(f"  Tone [{DEFAULT_TONE}]: ").strip() or DEFAULT_TONE
-    budget = DEFAULT_BUDGET_USD
-    for _ in range(3):
-        answer = ask(f"  Budget per update, USD [{DEFAULT_BUDGET_USD:.2f}]: ").strip()
-        try:
-            budget = parse_budget(answer) if answer else DEFAULT_BUDGET_USD
-            break
-        except ValidationError as exc:
-            say(f"  {exc.message}")
-    else:
-        raise ValidationError("no valid budget given; nothing created", key="budget")
-    if sentinel is not None and not criteria:
-        say(
-            "  What would count as the event happening? One criterion per line; an empty line ends."
-        )
-        asked: list[str] = []
-        while len(asked) < _MAX_ASKED_CRITERIA:
-            answer = ask(f"  Criterion {len(asked) + 1}: ").strip()
-            if not answer:
-                break
-            asked.append(answer)
-        criteria = clean_criteria(asked)
-    return NewSpec(
-        title=title,
-        scope=scope,
-        audience=audience,
-        tone=tone,
-        budget_usd=budget,
-        sentinel=sentinel,
-        criteria=criteria,
-    )
-
-
-_MAX_ASKED_CRITERIA = 20

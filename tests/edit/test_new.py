@@ -7,14 +7,16 @@ import io
 import json
 import stat
 import sys
-import types
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from oo_nb.api.new import NewDefaults, NewRequest
+from oo_nb.api.proposal import Proposal
 from oo_nb.cli import new as new_cmd
-from oo_nb.edit.new import NewSpec, create_document, prompt_spec, split_title
+from oo_nb.cli.new_prompts import ask_request
+from oo_nb.edit.new import NewSpec, create_document, split_title
 from oo_nb.errors import OOError, ValidationError
 from oo_nb.format.blocks import Contract
 from oo_nb.format.check import check_path
@@ -207,15 +209,21 @@ def test_interactive_sentinel_asks_for_criteria() -> None:
         prompts.append(prompt)
         return next(answers)
 
-    spec = prompt_spec(ask=ask, say=lambda _text: None, sentinel="A lab declares AGI")
+    spec = ask_request(
+        NewDefaults(), ask=ask, say=lambda _text: None, sentinel="A lab declares AGI"
+    )
     assert (
         spec.criteria == ("a CEO says so", "a benchmark agrees")
         and spec.sentinel == "A lab declares AGI"
     )
     assert prompts[-3:] == ["  Criterion 1: ", "  Criterion 2: ", "  Criterion 3: "]
     given = iter(["AGI declared", "", "", "", ""])  # criteria from the command line: not asked
-    spec = prompt_spec(
-        ask=lambda _p: next(given), say=lambda _t: None, sentinel="E", criteria=("c",)
+    spec = ask_request(
+        NewDefaults(),
+        ask=lambda _p: next(given),
+        say=lambda _t: None,
+        sentinel="E",
+        criteria=("c",),
     )
     assert spec.criteria == ("c",)
 
@@ -305,8 +313,9 @@ def test_hostile_title(tmp_path: Path) -> None:
 def test_interactive_answers(tmp_path: Path) -> None:
     answers = iter(["", "Solar storms", "grid impact", "", "Terse", "abc", "1.25"])
     said: list[str] = []
-    spec = prompt_spec(ask=lambda _prompt: next(answers), say=said.append)
-    assert spec == NewSpec("Solar storms", "grid impact", "General readers", "Terse", 1.25)
+    spec = ask_request(NewDefaults(), ask=lambda _prompt: next(answers), say=said.append)
+    # an empty answer is None: the folder's default, resolved by the API
+    assert spec == NewRequest("Solar storms", "grid impact", None, "Terse", 1.25)
     assert "  A title is needed." in said
     assert any("positive number" in s or "number" in s for s in said)
 
@@ -359,37 +368,55 @@ def test_no_title_in_a_terminal_asks(tmp_path: Path, monkeypatch: pytest.MonkeyP
 
 # ----------------------------------------------------------------------------- first update
 def _fake_update(
-    monkeypatch: pytest.MonkeyPatch, behaviour: str = "ok"
-) -> list[argparse.Namespace]:
-    seen: list[argparse.Namespace] = []
-    fake = types.ModuleType("oo_nb.cli.update")
+    monkeypatch: pytest.MonkeyPatch, behaviour: str = "written"
+) -> list[dict[str, Any]]:
+    """The API's update replaced: what it was asked, and a proposal of ``behaviour``."""
+    seen: list[dict[str, Any]] = []
 
-    def add_arguments(p: argparse.ArgumentParser) -> None:
-        p.add_argument("doc")
-        p.add_argument("--yes", action="store_true")
-        p.add_argument("--agent")
-
-    def run(ns: argparse.Namespace) -> Any:
-        seen.append(ns)
+    def propose_update(path: Path, reopen: Any, **options: Any) -> Proposal:
+        seen.append({"path": path, **options})
         if behaviour == "fail":
-            raise OOError("no API key and no recording", file=ns.doc)
-        return types.SimpleNamespace(exit_code=0, to_text=lambda: "proposal saved for review")
+            raise OOError("no API key and no recording", file=str(path))
+        done = Proposal(path, behaviour, f"{path.name}: v1 from replay")
+        if behaviour == "written":
+            done.written_to = path
+        else:
+            done.saved_to = path.with_name("pending.json")
+        return done
 
-    fake.add_arguments = add_arguments  # type: ignore[attr-defined]
-    fake.run = run  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "oo_nb.cli.update", fake)
+    monkeypatch.setattr("oo_nb.api.update.propose_update", propose_update)
     return seen
 
 
-def test_first_update_runs_through_the_update_verb(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_first_update_runs_through_the_api(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     seen = _fake_update(monkeypatch)
     result = new_cmd.run(_ns("Solar storms", tmp_path, yes=True, agent="replay"))
     assert len(seen) == 1
-    assert (seen[0].doc, seen[0].yes, seen[0].agent) == (str(result.path), True, "replay")
+    assert (seen[0]["path"], seen[0]["yes"], seen[0]["agent"]) == (result.path, True, "replay")
     assert result.exit_code == 0
-    assert result.to_text().splitlines() == [str(result.path), "proposal saved for review"]
+    assert result.to_text().splitlines() == [
+        str(result.path),
+        "solar-storms.o-o.html: v1 from replay",
+        f"  written: {result.path} (the previous version is kept in history)",
+    ]
+
+
+def test_review_keeps_the_first_update_for_review(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen = _fake_update(monkeypatch, "proposed")
+    result = new_cmd.run(_ns("Solar storms", tmp_path, review=True, agent="replay"))
+    assert seen[0]["yes"] is False and result.exit_code == 0
+    assert "proposal saved for review" in result.to_text()
+
+
+def test_a_first_update_kept_back_exits_1_saying_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Asked to write (the default), the update kept it for review (warnings): exit 1."""
+    _fake_update(monkeypatch, "proposed")
+    result = new_cmd.run(_ns("Solar storms", tmp_path, agent="replay"))
+    assert result.exit_code == 1 and "not written automatically" in result.to_text()
 
 
 def test_a_failed_first_update_keeps_the_document(
@@ -398,16 +425,15 @@ def test_a_failed_first_update_keeps_the_document(
     _fake_update(monkeypatch, "fail")
     result = new_cmd.run(_ns("Solar storms", tmp_path, agent="replay"))
     assert result.exit_code == 1 and result.path.exists()
+    assert result.made.first_update == "failed"
     assert "first update failed" in result.to_text()
+    assert f"try again with: oo update {result.path}" in result.to_text()
 
 
-def test_without_an_update_verb_the_document_is_still_made(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setitem(sys.modules, "oo_nb.cli.update", None)  # import raises ModuleNotFoundError
-    result = new_cmd.run(_ns("Solar storms", tmp_path, agent="replay"))
-    assert result.exit_code == 0 and result.path.exists()
-    assert "first update not run" in result.to_text()
+def test_an_unknown_agent_creates_nothing(tmp_path: Path) -> None:
+    with pytest.raises(ValidationError, match="unknown agent 'bogus'") as err:
+        new_cmd.run(_ns("Solar storms", tmp_path, agent="bogus"))
+    assert err.value.key == "agent" and list(tmp_path.iterdir()) == []
 
 
 def test_no_update_skips_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

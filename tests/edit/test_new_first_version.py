@@ -150,3 +150,34 @@ def test_bash_index_show_and_set_edit_the_defaults(tmp_path: Path) -> None:
     shown = bash("--show")
     assert shown.returncode == 0 and "Plain" in shown.stdout
     assert json.loads((lib / NEW_DEFAULTS_FILE).read_text())["fields"] == {"tone": "Plain"}
+
+
+def test_the_questions_offer_the_library_s_defaults(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`oo new` with no title asks with the folder's defaults in brackets, and an empty answer
+    takes them; an answer typed as oo_nb's own default is kept as typed."""
+    import io
+
+    lib = _library(tmp_path)
+    index = lib / "index.o-o.html"
+    assert _contract(index, "--set", "audience", "Sailors", "--set", "budget", "1.25") == 0
+    capsys.readouterr()
+    monkeypatch.setattr(sys, "stdin", io.StringIO("Tides\n\nGeneral readers\n\n\n"))
+    assert main(["new", "--dir", str(lib), "--no-update"]) == 0
+    said = capsys.readouterr().err
+    assert "  Audience [Sailors]: " not in said  # piped: no prompts, only what is said
+    tides = Document.read(lib / "tides.o-o.html").contract
+    assert (tides.audience, tides.tone, tides.max_cost_usd) == (
+        "General readers",
+        "Informative, well-researched, accessible",
+        1.25,
+    )
+    monkeypatch.setattr(sys.stdin, "isatty", lambda: True, raising=False)
+    asked: list[str] = []
+    answers = iter(["Waves", "", "", "", ""])
+    monkeypatch.setattr("builtins.input", lambda prompt="": asked.append(prompt) or next(answers))
+    assert main(["new", "--dir", str(lib), "--no-update"]) == 0
+    assert "  Audience [Sailors]: " in asked and "  Budget per update, USD [1.25]: " in asked
+    waves = Document.read(lib / "waves.o-o.html").contract
+    assert (waves.audience, waves.max_cost_usd) == ("Sailors", 1.25)
