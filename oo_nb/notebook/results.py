@@ -7,6 +7,7 @@ verb, live here so that ``magics.py`` stays a parser and the verb modules stay U
 from __future__ import annotations
 
 import argparse
+import shlex
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -126,19 +127,36 @@ def _plain_or_value(result: Any) -> Any:
 
 
 def _new(ns: argparse.Namespace) -> Document:
-    from oo_nb.api.document import Document
+    """``%oo new``: the API's ``new_document``, its first update narrated as ``%oo update``
+    narrates one; returns the document as it is after it."""
+    from oo_nb.api.new import NO_AGENT, new_document
+    from oo_nb.cli.new import request_from
+    from oo_nb.notebook.update_view import narration
 
     if ns.title is None:  # the kernel's stdin is no terminal, and no answers are piped to it
         raise UsageError('%oo new: give a title: %oo new "Title / scope"')
-    result = _run("new", ns)
-    update = result.update_result
-    if update is not None:  # the first update's own lines, from its result (not the CLI text)
-        print("\n".join(update.lines()))
-        if update.proposal.saved_to is not None:
-            print(f"review it with: %oo review {result.path}")
-    for note in result.notes:
-        print(note)
-    return Document.read(result.path)  # as it is now (the first update may have written it)
+    made = new_document(
+        request_from(ns),
+        ns.dir,
+        suffix=ns.suffix,
+        update=not ns.no_update,
+        review=ns.review,
+        agent=ns.agent,
+        **narration("the new document"),
+    )
+    where = shlex.quote(str(made.path))
+    if made.first_update == "no agent":
+        print(
+            f"not researched yet: {NO_AGENT}; give it one of the first two, then run: %oo update {where}"
+        )
+    elif made.first_update == "failed":
+        print(f"first update failed: {made.error}")
+        print(f"the document is there; try again with: %oo update {where}")
+    elif made.proposal is not None:
+        print(made.proposal.text())
+        if made.proposal.saved_to is not None:
+            print(f"review it with: %oo review {where}")
+    return made.read()  # as it is now (the first update may have written it)
 
 
 def _library(ns: argparse.Namespace) -> Library:

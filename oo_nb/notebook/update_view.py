@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from IPython.core.error import UsageError
 
-__all__ = ["run_update"]
+__all__ = ["narration", "run_update"]
 
 
 def _agent_label(name: str) -> str:
@@ -23,6 +24,16 @@ def _agent_label(name: str) -> str:
 
 def _step(line: str) -> None:
     print(f"  {line}", flush=True)
+
+
+def narration(subject: str) -> dict[str, Callable[[str], None]]:
+    """The update's ``progress`` and ``on_start``: research steps print as they happen, and the
+    agent is named when research begins (never before a gate's answer)."""
+
+    def researching(agent: str) -> None:
+        print(f"Researching {subject} with the {_agent_label(agent)} agent…", flush=True)
+
+    return {"progress": _step, "on_start": researching}
 
 
 def _readable(path: Path) -> None:
@@ -69,9 +80,6 @@ def run_update(ns: argparse.Namespace) -> Any:
     path = Path(ns.doc)
     _readable(path)  # a typo fails here, not after "Researching…"
 
-    def researching(agent: str) -> None:
-        print(f"Researching {path.name} with the {_agent_label(agent)} agent…", flush=True)
-
     proposal = Document.read(path).update(
         force=ns.force,
         model=ns.model,
@@ -81,8 +89,7 @@ def run_update(ns: argparse.Namespace) -> Any:
         dry_run=ns.dry_run,
         yes=ns.yes,
         auto=bool(getattr(ns, "auto", False)),
-        progress=_step,  # research steps print as they happen
-        on_start=researching,  # said when research begins, never before a gate's answer
+        **narration(path.name),
         **_recording(ns),
     )
     if proposal.status == "awaiting" and proposal.reviewable:

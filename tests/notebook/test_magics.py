@@ -383,6 +383,28 @@ def test_new_returns_the_document(shell: InteractiveShell, demo: Path) -> None:
         oo(shell, f'new "X / y" --dir {demo} --budget -3 --no-update')
 
 
+def test_new_goes_through_the_api_not_the_cli_verb(
+    shell: InteractiveShell, demo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`%oo new` calls `oo_nb.api.new.new_document` as `oo new` does; it does not run the
+    CLI verb and read its result."""
+    import oo_nb.api.new
+    from oo_nb.cli import new as new_verb
+
+    def no_cli(_ns: object) -> None:
+        raise AssertionError("the magic ran the CLI verb")
+
+    calls: list[object] = []
+    real = oo_nb.api.new.new_document
+    monkeypatch.setattr(new_verb, "run", no_cli)
+    monkeypatch.setattr(
+        oo_nb.api.new, "new_document", lambda *a, **k: calls.append(a[0]) or real(*a, **k)
+    )
+    doc = oo(shell, f'new "Tide power / tidal range" --dir {demo} --budget 2 --no-update')
+    assert doc.path == demo / "tide-power.o-o.html" and doc.contract.max_cost_usd == 2.0
+    assert calls == [oo_nb.api.new.NewRequest("Tide power", "tidal range", budget="2")]
+
+
 def test_contract_line_and_cell(shell: InteractiveShell, demo: Path) -> None:
     shown = oo(shell, f"contract {HEAT}")
     assert isinstance(shown, TextOutput) and "scope" in shown.text
