@@ -26,14 +26,17 @@ import secrets
 import unicodedata
 from collections.abc import Collection, Mapping
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import nh3
-from lxml import etree
-from lxml import html as lxml_html
 
 from oo_nb.format.names import RESERVED_ID_PREFIXES
 from oo_nb.format.vocab import AGENT_PID, AGENT_PID_COMMENT, strip_unsafe, truncate
+
+if TYPE_CHECKING:  # lxml is loaded by the calls that parse HTML (sanitize_html): the URL and
+    # text checks, which a library's link findings use on a first `%oo library`, need none of it
+    from lxml import etree
 
 __all__ = [
     "ALLOWED_ATTRIBUTES",
@@ -220,6 +223,8 @@ class _Policy:
 
 
 def _inner_html(root: etree._Element) -> str:
+    from lxml import html as lxml_html
+
     parts = [html_lib.escape(root.text or "", quote=False)]
     parts.extend(lxml_html.tostring(child, encoding="unicode", with_tail=True) for child in root)
     return "".join(parts)
@@ -249,6 +254,9 @@ def _prepare(fragment: str, placeholder: str) -> str:
     if not fragment.strip():
         return fragment  # only whitespace: nothing to parse (and cleaning keeps it)
     fragment = _show_unclosed_comments(_PAGE_TAGS.sub("", fragment))
+    from lxml import etree
+    from lxml import html as lxml_html
+
     try:
         root = lxml_html.fragment_fromstring(fragment, create_parent="div")
     except (etree.ParserError, ValueError):

@@ -220,6 +220,29 @@ def test_load_ext_imports_no_heavy_library() -> None:
     assert out.strip() == "[]"
 
 
+def test_a_first_library_call_imports_only_what_its_frame_needs(demo: Path) -> None:
+    """Run All: `%load_ext oo_nb` then `lib = %oo library DIR`, shown, with no idle second
+    between (nothing imported in the background). The call pays pandas and its own reading,
+    not the SDK, the Jupyter server (index links), plotting, widgets or lxml (HTML cleaning of
+    agent output: the link findings use only the URL check beside it)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\nfrom IPython.core.interactiveshell import InteractiveShell\n"
+        "shell = InteractiveShell.instance()\nshell.run_cell('%load_ext oo_nb')\n"
+        f"shell.run_cell('lib = %oo library {demo}').raise_error()\n"
+        "shell.display_formatter.format(shell.user_ns['lib'])\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'pandas', 'anthropic', "
+        "'jupyter_server', 'matplotlib', 'ipywidgets', 'lxml', 'tqdm', 'httpx2', 'PIL'}))"
+    )
+    env = {**os.environ, "OO_NB_PREWARM": "0"}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    ).stdout
+    assert out.strip().splitlines()[-1] == "['pandas']"
+
+
 def test_load_ext_imports_pandas_then_the_sdk_once_the_kernel_is_idle() -> None:
     import subprocess
     import sys
