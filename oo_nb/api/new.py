@@ -134,6 +134,23 @@ class NewDocument:
         The first update's proposal (written, saved for review, or not saved).
     error : oo_nb.OOError or None
         Why the first update failed.
+
+    Examples
+    --------
+    The demo library holds a recorded first run for this sentinel document, so its first
+    update replays offline:
+
+    >>> from oo_nb.api.new import NewRequest, new_document
+    >>> made = new_document(
+    ...     NewRequest.from_text(
+    ...         "Artemis Moon landing / astronauts back on the lunar surface under NASA's "
+    ...         "Artemis programme",
+    ...         sentinel="Astronauts land on the Moon under NASA's Artemis programme",
+    ...     ),
+    ...     demo,
+    ... )
+    >>> made.first_update, made.proposal.status, made.document.version, made.read().version
+    ('ran', 'written', 0, 1)
     """
 
     document: Document

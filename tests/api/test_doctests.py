@@ -17,7 +17,7 @@ MODULES = {
     "oo_nb": ["open"],
     "oo_nb.api.document": ["Document"],
     "oo_nb.api.library": ["Library"],
-    "oo_nb.api.new": ["NewRequest", "new_defaults", "new_document"],
+    "oo_nb.api.new": ["NewRequest", "NewDocument", "new_defaults", "new_document"],
     "oo_nb.api.proposal": ["Proposal"],
     "oo_nb.notebook.frame_display": ["DisplayOptions"],
 }
