@@ -171,7 +171,7 @@ def make_backend(agent: str, opts: UpdateOptions, model: str, doc_path: Path) ->
             )
         import httpx2
 
-        from oo_nb.agent.backends.replay import RecordingTransport
+        from oo_nb.agent.backends.recording import RecordingTransport
 
         recorder = RecordingTransport()
         backend = AnthropicBackend(
