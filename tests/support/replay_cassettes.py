@@ -141,6 +141,19 @@ def _with_thinking(events: list[Event]) -> list[Event]:
     return [*before, events[0], *ping, *events[1:at], *block, *events[at:]]
 
 
+def _final_figures_last(events: list[Event]) -> list[Event]:
+    """As the API streams: ``message_start`` with the input so far, ``message_delta`` with
+    every final figure (more input than at the start) and a container."""
+    out = copy.deepcopy(events)
+    for name, data in out:
+        if name == "message_start":
+            data["message"]["usage"] = {"input_tokens": 5, "output_tokens": 1}
+        elif name == "message_delta":
+            data["usage"]["input_tokens"] += 7
+            data["delta"]["container"] = {"id": "container_1", "expires_at": "2026-12-01T00:00:00Z"}
+    return out
+
+
 def _submit_index(events: list[Event]) -> int:
     return int(
         next(
@@ -284,6 +297,7 @@ def all_cases(tmp: Path) -> list[Case]:
     paused = recorded["json:paused"]
     edited = {
         "sse:thinking, ping, comment": _edit_events(sse_run, 0, _with_thinking, comment=True),
+        "sse:final figures last": _edit_events(sse_run, 0, _final_figures_last),
         "sse:CRLF": _edit_body(sse_run, 0, lambda b: b.replace("\n", "\r\n")),
         "sse:cut before message_delta": _edit_events(sse_run, 0, _cut_before_delta),
         "sse:lone surrogate in tool input": _edit_events(sse_run, 0, _lone_surrogate),
