@@ -1,15 +1,12 @@
 """The replay without the SDK does what the replay through it did, on every cassette in the
 repository (and on answers edited into the shapes a live run may record): the same proposal, the
 same run (costs, tokens, requests, warnings, URLs seen, progress lines) and the same errors, both
-sync and async. And it never imports the SDK (checked in a fresh process)."""
+sync and async; and each recorded answer becomes the same message. That it never imports the
+SDK is checked in a fresh process (``tests/cli/test_sdk_not_imported.py``)."""
 
 from __future__ import annotations
 
 import asyncio
-import os
-import subprocess
-import sys
-import textwrap
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -112,31 +109,6 @@ def _outcome_or_raise(case: Case) -> Any:
     if out["error"]:
         raise AgentError(out["error"][1])
     return out["proposal"]
-
-
-def test_a_replayed_update_never_imports_the_sdk(tmp_path: Path) -> None:
-    """A whole offline update of a demo document, as `oo update` runs it, in a fresh process."""
-    script = textwrap.dedent(
-        f"""
-        import sys
-        from oo_nb.cli.main import main
-        from oo_nb.demo import install_demo
-        install_demo({str(tmp_path / "demo")!r}, quiet=True)
-        code = main(["update", {str(tmp_path / "demo" / "heat-pumps-in-europe.o-o.html")!r},
-                     "--force", "--yes"])
-        assert code == 0, code
-        import oo_nb.agent.backends.replay
-        assert "oo_nb.agent.backends.replay" in sys.modules
-        print(sorted(m for m in sys.modules if m.split(".")[0] in ("anthropic", "httpx2")))
-        """
-    )
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    env.update(PYTHONPATH=str(ROOT), OO_AGENT="", OO_TODAY="2026-12-01")
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout
 
 
 def _sdk_read(body: str, *, stream: bool, ctype: str) -> tuple[Any, Any]:
