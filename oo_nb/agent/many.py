@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib
-import os
 import resource
 import sys
 import threading
@@ -190,12 +189,9 @@ def _warm_sdk(opts: UpdateOptions) -> None:
     documents are read (the import alone takes seconds); the first request waits only for
     what is left of it. Not for a run that will not use it: without a key the default agent is
     a replay or Claude Code, neither of which imports the SDK."""
-    from oo_nb.agent.models import has_api_key
+    from oo_nb.agent.models import uses_the_api
 
-    agent = opts.agent or os.environ.get("OO_AGENT", "").strip() or None
-    if agent not in (None, "anthropic") or opts.dry_run:
-        return
-    if agent is None and not (opts.api_key or has_api_key()):
+    if opts.dry_run or not uses_the_api(opts.agent, opts.api_key):
         return
 
     def load() -> None:

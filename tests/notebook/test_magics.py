@@ -220,7 +220,10 @@ def test_load_ext_imports_no_heavy_library() -> None:
     assert out.strip() == "[]"
 
 
-def test_load_ext_imports_pandas_then_the_sdk_once_the_kernel_is_idle() -> None:
+@pytest.mark.parametrize(("key", "sdk"), [("sk-ant-test-MARKER", "True"), ("", "False")])
+def test_load_ext_imports_pandas_then_the_sdk_once_the_kernel_is_idle(key: str, sdk: str) -> None:
+    """The SDK only when an update would use it: without a key the update is a replay (or
+    Claude Code), which never imports it."""
     import subprocess
     import sys
 
@@ -234,11 +237,12 @@ def test_load_ext_imports_pandas_then_the_sdk_once_the_kernel_is_idle() -> None:
         "(t,) = [t for t in threading.enumerate() if t.name == 'oo-prewarm']\n"
         "t.join()\nprint(t.daemon, *(m in sys.modules for m in ('pandas', 'pyarrow', 'anthropic')))"
     )
-    env = {k: v for k, v in os.environ.items() if k != "OO_NB_PREWARM"}
+    env = {k: v for k, v in os.environ.items() if k not in ("OO_NB_PREWARM", "OO_AGENT")}
+    env.update(ANTHROPIC_API_KEY=key, ANTHROPIC_AUTH_TOKEN="")
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
     ).stdout
-    assert out.split() == ["False", "True", "True", "True", "True"]
+    assert out.split() == ["False", "True", "True", "True", sdk]
 
 
 def test_a_cell_that_starts_runs_alone_and_the_next_import_waits_for_idle(
