@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import Any
 
@@ -311,15 +311,5 @@ class MessagesDriver:
 
 
 async def _awaited(pending: Awaitable[Any]) -> Any:
+    """``pending`` as the coroutine ``await_with_deadline`` takes (a send returns an awaitable)."""
     return await pending
-
-
-@contextlib.contextmanager
-def sending(send: Send) -> Iterator[Send]:
-    """A session with nothing to open or close."""
-    yield send
-
-
-@contextlib.asynccontextmanager
-async def asending(send: AsyncSend) -> AsyncIterator[AsyncSend]:
-    yield send
