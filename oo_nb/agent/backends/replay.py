@@ -40,8 +40,8 @@ __all__ = [
     "REPLAY_BASE_URL",
     "Cassette",
     "ReplayBackend",
-    "cassette_exhausted",
-    "cassette_mismatch",
+    "mismatch_body",
+    "next_recorded",
 ]
 
 CASSETTE_FORMAT = "oo-nb-cassette"
@@ -105,11 +105,11 @@ class Cassette:
 
 
 # --------------------------------------------------------------------------- playback
-def cassette_exhausted(count: int) -> str:
+def _exhausted(count: int) -> str:
     return f"cassette exhausted: the replayed run made more than {count} requests"
 
 
-def cassette_mismatch(position: int, want: dict[str, Any], method: str, path: str) -> str:
+def _mismatch(position: int, want: dict[str, Any], method: str, path: str) -> str:
     """``position``: the request's number, from 1."""
     return (
         f"cassette mismatch at request {position}: recorded {want.get('method')} "
@@ -122,11 +122,11 @@ def next_recorded(cassette: Cassette, position: int, method: str, path: str) -> 
     or the text of why the cassette does not fit (answered as a 400 the run reports)."""
     items = cassette.interactions
     if position >= len(items):
-        return cassette_exhausted(len(items))
+        return _exhausted(len(items))
     item = items[position]
     want = item.get("request", {})
     if (want.get("path") and want.get("path") != path) or want.get("method", "POST") != method:
-        return cassette_mismatch(position + 1, want, method, path)
+        return _mismatch(position + 1, want, method, path)
     return item["response"]
 
 
