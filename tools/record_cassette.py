@@ -13,7 +13,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from oo_nb.agent.backends.replay import RecordingTransport
+from oo_nb.agent.backends.recording import RecordingTransport
 
 __all__ = ["record_demo_cassette", "record_live_cassette"]
 

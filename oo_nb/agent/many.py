@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import importlib
 import resource
+import sys
 import threading
 import time
 from collections.abc import Coroutine, Mapping
@@ -186,8 +187,11 @@ def _fit_open_files(claims: int) -> None:
 def _warm_sdk(opts: UpdateOptions) -> None:
     """Import the anthropic SDK in the background while the folder is walked and the first
     documents are read (the import alone takes seconds); the first request waits only for
-    what is left of it."""
-    if opts.agent not in (None, "anthropic") or opts.dry_run:
+    what is left of it. Not for a run that will not use it: without a key the default agent is
+    a replay or Claude Code, neither of which imports the SDK."""
+    from oo_nb.agent.models import uses_the_api
+
+    if opts.dry_run or not uses_the_api(opts.agent, opts.api_key):
         return
 
     def load() -> None:
@@ -220,9 +224,11 @@ async def _concurrent(
     shared: dict[tuple[str, str, str], Any] = {}
 
     def share_client(backend: Any) -> None:
-        from oo_nb.agent.backends.anthropic import AnthropicBackend
-
-        if type(backend) is AnthropicBackend and backend.async_http_client is None:
+        # not imported yet: no backend here is the SDK's (a replay must not import it)
+        sdk = sys.modules.get("oo_nb.agent.backends.anthropic")
+        if sdk is None:
+            return
+        if type(backend) is sdk.AnthropicBackend and backend.async_http_client is None:
             key = (backend.base_url, backend._key(), str(backend.credential_headers))
             if key not in shared:
                 shared[key] = backend.async_client()

@@ -134,11 +134,12 @@ def choose_agent(
     key; without one, the document's recorded cassette when it has one, else Claude Code when
     ``claude`` is on PATH (the original o-o's own default), else replay (whose error then names
     every way to run)."""
-    import os
     import shutil
 
+    from oo_nb.agent.models import requested_agent
+
     # OO_AGENT sets the default (binder/start sets "replay" when there is no key)
-    requested = requested or os.environ.get("OO_AGENT", "").strip() or None
+    requested = requested_agent(requested)
     if requested:
         if requested not in AGENTS:
             raise AgentError(f"unknown agent {requested!r} (choose {', '.join(AGENTS)})")
@@ -171,7 +172,7 @@ def make_backend(agent: str, opts: UpdateOptions, model: str, doc_path: Path) ->
             )
         import httpx2
 
-        from oo_nb.agent.backends.replay import RecordingTransport
+        from oo_nb.agent.backends.recording import RecordingTransport
 
         recorder = RecordingTransport()
         backend = AnthropicBackend(

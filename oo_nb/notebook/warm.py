@@ -2,12 +2,13 @@
 while the kernel is idle, once ``%load_ext oo_nb`` has run.
 
 Each takes seconds on a loaded machine: pandas with pyarrow 4-5 s, the SDK 6-10 s. The first
-``%oo library`` (its frames) needs pandas and pyarrow; every research agent but ``claude-code``
-goes through the SDK, the replay (recorded) agent included. A person reading the output and
-typing the next cell leaves the kernel idle for seconds: the imports are done then, so
-``%oo library`` and ``%oo update`` do not wait for them. They go in that order (the library is
-what a newcomer runs first), one module at a time, each only once a cell has finished and no
-other cell has started for ``IDLE_S``: a cell that starts meanwhile runs alone, and the next
+``%oo library`` (its frames) needs pandas and pyarrow; an update through the API needs the SDK
+(imported only when an update would use it: a key is set or ``OO_AGENT=anthropic``; a replay
+and Claude Code never import it). A person reading the output and typing the next cell leaves
+the kernel idle for seconds: the imports are done then, so ``%oo library`` and ``%oo update`` do
+not wait for them. They go in that order (the library is what a newcomer runs first), one
+module at a time, each only once a cell has finished and no other cell has started for
+``IDLE_S``: a cell that starts meanwhile runs alone, and the next
 module waits for the next idle second. Started with ``%load_ext`` itself, the SDK import slowed
 the next cell's first ``%oo library`` 2.5x (both read hundreds of modules from a busy disk at
 once; benchmarks/startup.py --notebook); the SDK alone, started after a second of idle, still
@@ -25,12 +26,15 @@ import os
 import threading
 from typing import Any
 
-__all__ = ["IDLE_S", "MODULES", "PREWARM_ENV", "IdleImport", "prewarm"]
+from oo_nb.agent.models import uses_the_api
+
+__all__ = ["IDLE_S", "MODULES", "PREWARM_ENV", "SDK_MODULE", "IdleImport", "prewarm"]
 
 PREWARM_ENV = "OO_NB_PREWARM"
 IDLE_S = 1.0  # a cell that follows sooner (Run All) is not competed with
 # in the order a newcomer needs them: the library's frames, then the SDK with the backend on it
-MODULES = ("pandas", "pyarrow", "oo_nb.agent.backends.anthropic", "matplotlib.figure")
+SDK_MODULE = "oo_nb.agent.backends.anthropic"
+MODULES = ("pandas", "pyarrow", SDK_MODULE, "matplotlib.figure")
 
 
 class IdleImport:
@@ -75,6 +79,8 @@ class IdleImport:
     def _load(self) -> None:
         for module in self.modules:
             self._idle.wait()  # a cell running now runs alone
+            if module == SDK_MODULE and not uses_the_api():
+                continue  # a replay or Claude Code: ~1 CPU s the next cell would compete with
             # an import that fails here fails again, with its message, where a verb needs it
             with contextlib.suppress(Exception):
                 importlib.import_module(module)

@@ -1,6 +1,7 @@
 """`oo update --dry-run` and `oo show` only read and plan: they must never import the anthropic
-SDK (its import alone takes seconds). Checked in a fresh interpreter, by what is in
-``sys.modules`` after the command ran, whichever agent is chosen."""
+SDK (its import alone takes seconds). Nor does a replay (`oo update` and `oo update-all` with
+no key on the demo library's recorded runs): it reads the cassette without the SDK. Checked in a
+fresh interpreter, by what is in ``sys.modules`` after the command ran."""
 
 from __future__ import annotations
 
@@ -68,6 +69,29 @@ def test_dry_run_without_a_key_never_imports_the_sdk(doc: Path) -> None:
 def test_show_never_imports_the_sdk(doc: Path, extra: list[str]) -> None:
     out = _run(["show", *extra, str(doc)], {"ANTHROPIC_API_KEY": "sk-ant-test-MARKER"})
     assert out == {"code": 0, "sdk": []}
+
+
+@pytest.fixture
+def demo(tmp_path: Path) -> Path:
+    from oo_nb.demo import install_demo
+
+    return install_demo(tmp_path / "demo", quiet=True).folder
+
+
+OFFLINE = {"ANTHROPIC_API_KEY": "", "ANTHROPIC_AUTH_TOKEN": "", "OO_AGENT": "", "PATH": ""}
+
+
+def test_a_replayed_update_never_imports_the_sdk(demo: Path) -> None:
+    doc = demo / "heat-pumps-in-europe.o-o.html"
+    out = _run(["update", "--force", "--yes", str(doc)], OFFLINE)
+    assert out == {"code": 0, "sdk": []}
+    assert "replay (recorded)" in doc.read_text("utf-8")  # it was researched and written
+
+
+def test_a_replayed_update_all_never_imports_the_sdk(demo: Path) -> None:
+    out = _run(["update-all", str(demo), "--force", "--yes"], OFFLINE)
+    assert out["sdk"] == []
+    assert "replay (recorded)" in (demo / "heat-pumps-in-europe.o-o.html").read_text("utf-8")
 
 
 def test_the_probe_sees_the_sdk_when_it_is_imported(doc: Path) -> None:

@@ -243,25 +243,32 @@ def test_a_first_library_call_imports_only_what_its_frame_needs(demo: Path) -> N
     assert out.strip().splitlines()[-1] == "['pandas']"
 
 
-def test_load_ext_imports_pandas_then_the_sdk_once_the_kernel_is_idle() -> None:
+@pytest.mark.parametrize(("key", "sdk"), [("sk-ant-test-MARKER", "True"), ("", "False")])
+def test_load_ext_imports_pandas_then_the_sdk_once_the_kernel_is_idle(key: str, sdk: str) -> None:
+    """The SDK only when an update would use it: without a key the update is a replay (or
+    Claude Code), which never imports it."""
     import subprocess
     import sys
 
     code = (
         "import sys, threading, time\nfrom IPython.core.interactiveshell import InteractiveShell\n"
         "import oo_nb.notebook.warm as warm\nwarm.IDLE_S = 0.3\n"
+        # the loader made, kept: its thread may be done before it is looked for
+        "made = []\ninit = warm.IdleImport.__init__\n"
+        "warm.IdleImport.__init__ = lambda self, *a: (made.append(self), init(self, *a))[1]\n"
         "shell = InteractiveShell.instance()\nshell.run_cell('%load_ext oo_nb')\n"
         "shell.run_cell('x = 1')\n"  # cells that follow at once: nothing started yet
         "print(any(t.name == 'oo-prewarm' for t in threading.enumerate()))\n"
         "time.sleep(1.5)\n"  # idle: the imports start
-        "(t,) = [t for t in threading.enumerate() if t.name == 'oo-prewarm']\n"
+        "(loader,) = made\nt = loader.thread\n"
         "t.join()\nprint(t.daemon, *(m in sys.modules for m in ('pandas', 'pyarrow', 'anthropic')))"
     )
-    env = {k: v for k, v in os.environ.items() if k != "OO_NB_PREWARM"}
+    env = {k: v for k, v in os.environ.items() if k not in ("OO_NB_PREWARM", "OO_AGENT")}
+    env.update(ANTHROPIC_API_KEY=key, ANTHROPIC_AUTH_TOKEN="")
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
     ).stdout
-    assert out.split() == ["False", "True", "True", "True", "True"]
+    assert out.split() == ["False", "True", "True", "True", sdk]
 
 
 def test_a_cell_that_starts_runs_alone_and_the_next_import_waits_for_idle(

@@ -2,7 +2,8 @@
 proposal, filling a ``RunInfo`` (tokens, searches, cost, the URLs it saw):
 
 - ``anthropic``: the Messages API through the ``anthropic`` SDK (sync and async);
-- ``replay``: recorded API exchanges played through that same SDK code path;
+- ``replay``: recorded API exchanges played through the same research loop
+  (``driver.MessagesDriver``) without the SDK, which it never imports;
 - ``claude-code``: the ``claude`` CLI run on a scratch copy, its edits diffed into a proposal.
 """
 

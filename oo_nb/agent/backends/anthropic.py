@@ -9,42 +9,46 @@ and connection errors itself (``max_retries``, honouring ``retry-after-ms``); wh
 becomes an ``AgentError`` naming the cause and the cost so far. The whole run has one deadline
 (``deadline_s``, ``oo update --timeout``): each attempt may wait at most what is left of it, and
 the wait is watched from outside the SDK (``agent.deadline``), with a progress line every
-``HEARTBEAT_S`` while one request is outstanding.
+``HEARTBEAT_S`` while one request is outstanding. The loop, the deadline and the accounting of
+lost answers are ``driver.MessagesDriver``'s, shared with the replay (which needs no SDK).
 
 ``base_url`` (or ``ANTHROPIC_BASE_URL``) points it at any Anthropic-compatible endpoint or the
-loopback mock; ``http_client`` lets the replay backend feed recorded exchanges through this same
-code path.
+loopback mock; ``http_client`` lets a recording (``backends.recording``) keep every exchange, and
+lets its reference replay feed recorded exchanges back through this code path.
 """
 
 from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import os
-import re
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import replace
-from functools import partial
 from typing import Any
 
 import anthropic
 import httpx2
 
 from oo_nb.agent.backends.conversation import AgentSettings, Conversation
+from oo_nb.agent.backends.driver import (
+    AsyncSend,
+    Lost,
+    MessagesDriver,
+    Send,
+    StreamUsage,
+    left,
+    not_a_message,
+    status_failure_text,
+    unreadable_answer,
+)
 from oo_nb.agent.backends.follow_ups import follow_ups_for
 from oo_nb.agent.budget import Budget
 from oo_nb.agent.context import AgentContext
-from oo_nb.agent.deadline import (
-    DEFAULT_DEADLINE_S,
-    Deadline,
-    DeadlinePassed,
-    await_with_deadline,
-    call_with_deadline,
-)
+from oo_nb.agent.deadline import DEFAULT_DEADLINE_S, Deadline
 from oo_nb.agent.models import API_KEY_ENV, DEFAULT_MODEL, MODEL_ALIASES, has_api_key, resolve_model
 from oo_nb.agent.types import RunInfo
 from oo_nb.errors import AgentError, register_secret
-from oo_nb.format.vocab import truncate
 from oo_nb.redaction import register_base_url, split_credentials
 
 __all__ = [
@@ -82,103 +86,41 @@ def api_failure_text(exc: BaseException, *, retries: int, where: str) -> str:
     if isinstance(exc, anthropic.APIStatusError):
         kind = exc.type or "error"
         text = exc.api_message or str(exc)
-        if exc.status_code == 200:  # an `error` event inside a stream: not retried by the SDK
-            return f"the API stream broke off with an error event ({kind}: {text})"
-        if exc.status_code == 401:
-            return (
-                f"the API at {where} rejected the credentials (401 {kind}); check ANTHROPIC_API_KEY"
-            )
-        retried = (
-            f", {tries}" if exc.status_code in (408, 409, 429) or exc.status_code >= 500 else ""
-        )
-        return f"API error {exc.status_code} ({kind}): {text}{retried}"
+        return status_failure_text(exc.status_code, kind, text, retries=retries, where=where)
     if isinstance(exc, anthropic.APIResponseValidationError):
         return f"the API answered with data that is not a valid message: {exc}"
     return f"the API call failed: {exc}"
 
 
-def unreadable_answer(exc: BaseException) -> str:
-    """One line for an answer the SDK could not parse (the tool input of a stream nested past
-    its parser's limit, or holding a lone surrogate): the reason without the answer's JSON,
-    which the SDK appends whole."""
-    text = " ".join(str(exc).split()) or type(exc).__name__
-    found = re.search(r"Error: (.*?)(?: JSON: |$)", text)
-    reason = found.group(1) if found else text.split(" JSON: ", 1)[0]
-    if isinstance(exc, RecursionError):
-        reason = "nested too deeply for the JSON parser"
-    reason = reason.rstrip(". ")
-    if "tool parameter JSON" in text:
-        reason = f"its tool input: {reason}"
-    reason = truncate(reason, 160)
-    return f"the API's answer could not be read ({reason}); nothing was proposed"
+def _take(seen: StreamUsage, event: Any) -> None:
+    """What an SDK stream event says of the usage (as JSON) to ``seen``."""
+    if event.type == "message_start":
+        seen.start(event.message.usage.model_dump())
+    elif event.type == "message_delta" and event.usage is not None:
+        seen.delta(event.usage.model_dump())
 
 
-class _Lost(Exception):
-    """An answer began (HTTP 200) but did not arrive whole. ``usage`` is what it reported before
-    it broke off, ``known`` whether that is its final usage (a stream's ``message_delta``);
-    ``retry``: a lost connection, worth one more try if the budget allows it."""
-
-    def __init__(
-        self, message: str, what: str, usage: Any = None, *, known: bool = False, retry: bool
-    ) -> None:
-        super().__init__(message)
-        self.message, self.what, self.usage, self.known, self.retry = (
-            message,
-            what,
-            usage,
-            known,
-            retry,
-        )
+def _stream_lost(seen: StreamUsage, exc: BaseException | None, *, retries: int, where: str) -> Lost:
+    """What a stream that broke off with ``exc`` (None: it just ended) tells the user."""
+    exc = _unwrapped(exc)
+    if _cut(exc):
+        return seen.lost_as(_STREAM_LOST.format(type(exc).__name__), "stream cut", retry=True)
+    if isinstance(exc, anthropic.AnthropicError):  # an `error` event: not retried
+        message = api_failure_text(exc, retries=retries, where=where)
+        return seen.lost_as(message, "stream ended by an error event", retry=False)
+    if exc is None:
+        return seen.ended_early()
+    return seen.unreadable(exc)  # the SDK could not parse or accumulate what came
 
 
-class _StreamUsage:
-    """The usage a stream reported as it went: ``message_start`` carries the input tokens,
-    each ``message_delta`` the usage so far, the last one the final figures (output tokens,
-    server tool uses). A stream that breaks off was billed: before its final ``message_delta``
-    by an unknown amount (the request's bound is charged), after it by what it said."""
-
-    def __init__(self) -> None:
-        self.usage: dict[str, Any] | None = None
-        self.final = False  # its final message_delta came: the usage is known
-        self.billed = False  # the deadline may end the wait mid-stream: charge it once
+class _StreamUsage(StreamUsage):
+    """``StreamUsage`` read from the SDK's stream events."""
 
     def take(self, event: Any) -> None:
-        if event.type == "message_start":
-            self.usage = event.message.usage.model_dump()
-        elif event.type == "message_delta" and event.usage is not None:
-            self.usage = {**(self.usage or {})}
-            self.usage.update({k: v for k, v in event.usage.model_dump().items() if v is not None})
-            self.final = True
+        _take(self, event)
 
-    def bill(self, conv: Conversation, what: str) -> str:
-        """Charge, once, what a stream reported before the deadline ended the wait: its usage
-        when its final figures came, else its request's bound. Returns a note ("" if none)."""
-        if self.usage is None or self.billed:
-            return ""
-        self.billed = True
-        if self.final:
-            conv.record_partial(self.usage)
-            conv.run.requests += 1
-            return ""
-        return conv.charge_unknown(what, self.usage)
-
-    def lost(self, exc: BaseException | None, *, retries: int, where: str) -> _Lost:
-        """What a stream that broke off with ``exc`` (None: it just ended) tells the user."""
-        exc = _unwrapped(exc)
-        if _cut(exc):
-            message, what, retry = _STREAM_LOST.format(type(exc).__name__), "stream cut", True
-        elif isinstance(exc, anthropic.AnthropicError):  # an `error` event: not retried
-            message = api_failure_text(exc, retries=retries, where=where)
-            what, retry = "stream ended by an error event", False
-        elif exc is None:
-            message = "the API stream ended before the message did"
-            what, retry = "stream cut", True
-        elif isinstance(exc, (ValueError, RecursionError)):  # the SDK cannot parse the answer
-            message, what, retry = unreadable_answer(exc), "stream unreadable", False
-        else:  # the SDK could not read what came (events out of order...)
-            message = f"the API stream could not be read ({_named(exc)}); nothing was proposed"
-            what, retry = "stream unreadable", False
-        return _Lost(message, what, self.usage, known=self.final, retry=retry)
+    def lost(self, exc: BaseException | None, *, retries: int, where: str) -> Lost:
+        return _stream_lost(self, exc, retries=retries, where=where)
 
 
 def _unwrapped(exc: BaseException | None) -> BaseException | None:
@@ -203,22 +145,12 @@ def _cut(exc: BaseException | None) -> bool:
     return isinstance(exc, (httpx2.TransportError, anthropic.APIConnectionError))
 
 
-def _body_lost(exc: BaseException) -> _Lost:
+def _body_lost(exc: BaseException) -> Lost:
     """A 200 whose body was cut (a transport error, wrapped or not) or is not a message."""
     exc = _unwrapped(exc) or exc
     if _cut(exc):
-        return _Lost(_BODY_LOST.format(type(exc).__name__), "answer cut", retry=True)
-    if isinstance(exc, RecursionError):  # nested past the JSON parser's limit: one line
-        return _Lost(unreadable_answer(exc), "answer unreadable", retry=False)
-    message = (
-        f"the API answered with a body that is not a message ({_named(exc)}); nothing was proposed"
-    )
-    return _Lost(message, "answer unreadable", retry=False)
-
-
-def _named(exc: BaseException) -> str:
-    text = str(exc).strip()[:200]
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+        return Lost(_BODY_LOST.format(type(exc).__name__), "answer cut", retry=True)
+    return not_a_message(exc)
 
 
 def _message_of(parsed: Any) -> Any:
@@ -227,7 +159,7 @@ def _message_of(parsed: Any) -> Any:
     return parsed
 
 
-class AnthropicBackend:
+class AnthropicBackend(MessagesDriver):
     """Runs one research conversation per document through the Messages API."""
 
     name = "anthropic"
@@ -322,11 +254,6 @@ class AnthropicBackend:
             default_headers=self.credential_headers or None,
         )
 
-    def new_run(self, budget_usd: float) -> RunInfo:
-        return RunInfo(
-            backend=self.name, model=self.model, budget_usd=budget_usd, recorded=self.recorded
-        )
-
     def conversation(
         self, ctx: AgentContext, *, budget: Budget, run: RunInfo, validate: Callable[[Any], Any]
     ) -> Conversation:
@@ -349,21 +276,18 @@ class AnthropicBackend:
         )
 
     # ------------------------------------------------------------------ drivers
-    def _late(self, conv: Conversation, deadline: Deadline, seen: _StreamUsage) -> AgentError:
-        """The deadline passed while waiting: a stream that had begun is charged (once)."""
-        note = seen.bill(conv, "stream cut by the deadline")
-        message = (
-            f"no answer from the API within the deadline ({deadline.describe()}, set by --timeout)"
-        )
-        return conv.fail(f"{message}; {note}" if note else message)
-
     def _count_options(self, deadline: Deadline) -> dict[str, Any]:
-        return {**COUNT_OPTIONS, "timeout": min(COUNT_OPTIONS["timeout"], _left(deadline))}
+        return {**COUNT_OPTIONS, "timeout": min(COUNT_OPTIONS["timeout"], left(deadline))}
+
+    def failure_text(self, exc: BaseException) -> str | None:
+        if isinstance(exc, anthropic.AnthropicError):
+            return api_failure_text(exc, retries=self.max_retries, where=self.base_url)
+        return None
 
     def _exchange(
-        self, client: anthropic.Anthropic, params: dict[str, Any], seen: _StreamUsage
+        self, client: anthropic.Anthropic, params: dict[str, Any], seen: StreamUsage
     ) -> Any:
-        """One request: its message, or ``_Lost`` when the answer began but did not arrive
+        """One request: its message, or ``Lost`` when the answer began but did not arrive
         whole. The body is read outside the SDK's retries: a cut 200 was billed, so sending it
         again is the budget's decision (``_lost``), not the SDK's. ``seen`` keeps what a stream
         reported, for the caller to charge if the deadline ends the wait first. Runs as the
@@ -372,12 +296,14 @@ class AnthropicBackend:
             with client.messages.stream(**params) as stream:
                 try:
                     for event in stream:
-                        seen.take(event)
+                        _take(seen, event)
                     message = stream.get_final_message()
                 except Exception as exc:  # after a 200 anything that stops the stream loses it
-                    raise seen.lost(exc, retries=self.max_retries, where=self.base_url) from None
+                    raise _stream_lost(
+                        seen, exc, retries=self.max_retries, where=self.base_url
+                    ) from None
                 if not seen.final:
-                    raise seen.lost(None, retries=self.max_retries, where=self.base_url)
+                    raise seen.ended_early()
                 return message
         with client.messages.with_streaming_response.create(**params) as response:
             try:
@@ -386,18 +312,20 @@ class AnthropicBackend:
                 raise _body_lost(exc) from None
 
     async def _aexchange(
-        self, client: anthropic.AsyncAnthropic, params: dict[str, Any], seen: _StreamUsage
+        self, client: anthropic.AsyncAnthropic, params: dict[str, Any], seen: StreamUsage
     ) -> Any:
         if self.settings.stream:
             async with client.messages.stream(**params) as astream:
                 try:
                     async for event in astream:
-                        seen.take(event)
+                        _take(seen, event)
                     message = await astream.get_final_message()
                 except Exception as exc:
-                    raise seen.lost(exc, retries=self.max_retries, where=self.base_url) from None
+                    raise _stream_lost(
+                        seen, exc, retries=self.max_retries, where=self.base_url
+                    ) from None
                 if not seen.final:
-                    raise seen.lost(None, retries=self.max_retries, where=self.base_url)
+                    raise seen.ended_early()
                 return message
         async with client.messages.with_streaming_response.create(**params) as response:
             try:
@@ -405,36 +333,11 @@ class AnthropicBackend:
             except Exception as exc:
                 raise _body_lost(exc) from None
 
-    def _lost(self, conv: Conversation, lost: _Lost, tries: int) -> None:
-        """Account for an answer that was lost; raise unless another try is allowed (a lost
-        connection, retries left: the next request is planned within what is left, so the
-        budget, not the SDK, decides whether it is sent). ``tries``: how many times a lost
-        answer was already tried again in this run."""
-        said = lost.message
-        if lost.retry:  # the real count, whichever way the run goes on
-            said = f"{said}; tried again {tries} of {self.max_retries} times"
-            if tries >= self.max_retries:
-                said = f"{said}; nothing was proposed"
-        if lost.known:
-            conv.record_partial(lost.usage)
-            conv.run.requests += 1
-            message = said
-        else:
-            message = f"{said}; {conv.charge_unknown(lost.what, lost.usage)}"
-        if not (lost.retry and tries < self.max_retries):
-            raise conv.fail(message)
-        conv.run.warnings.append(
-            f"{lost.message}: trying again ({tries + 1} of {self.max_retries})"
-        )
-
-    def run(
-        self, ctx: AgentContext, *, budget: Budget, run: RunInfo, validate: Callable[[Any], Any]
-    ) -> Any:
-        """Research until a valid proposal (returned, as ``validate`` made it) or an AgentError."""
-        conv = self.conversation(ctx, budget=budget, run=run, validate=validate)
-        deadline = Deadline(self.deadline_s)
+    @contextlib.contextmanager
+    def session(self, conv: Conversation, deadline: Deadline) -> Iterator[Send]:
+        """A client for one run: the first prompt counted, then each attempt sent on it, each
+        allowed at most what is left of the deadline."""
         client = self.client()
-        lost_tries = 0
         try:
             if self._counts_tokens():
                 try:
@@ -442,40 +345,18 @@ class AnthropicBackend:
                         **self._count_options(deadline)
                     ).messages.count_tokens(**conv.count_request())
                 except anthropic.AnthropicError as exc:
-                    self._count_failed(run, exc)
+                    self._count_failed(conv.run, exc)
                 else:
                     conv.calibrate(getattr(counted, "input_tokens", None))
-            while not conv.done:
-                params = conv.next_request()
-                # each attempt may wait at most what is left; the wait itself is watched from
-                # here (a progress line every HEARTBEAT_S, the deadline kept whatever the SDK does)
-                attempt = client.with_options(timeout=min(self.timeout, _left(deadline)))
-                seen = _StreamUsage()
-                try:
-                    message = call_with_deadline(
-                        partial(self._exchange, attempt, params, seen),
-                        deadline,
-                        run.on_progress,
-                    )
-                except DeadlinePassed:
-                    raise self._late(conv, deadline, seen) from None
-                except _Lost as lost:
-                    self._lost(conv, lost, lost_tries)
-                    lost_tries += 1
-                    continue
-                except anthropic.AnthropicError as exc:
-                    raise api_failure(
-                        exc, conv, retries=self.max_retries, where=self.base_url
-                    ) from None
-                except RecursionError as exc:  # nested past the JSON parser's limit
-                    raise conv.fail(unreadable_answer(exc)) from None
-                except ValueError as exc:  # the SDK's own checks (e.g. streaming required)
-                    raise conv.fail(f"the request was refused by the SDK: {exc}") from None
-                conv.on_response(message)
+
+            def send(params: dict[str, Any], seen: StreamUsage, deadline: Deadline) -> Any:
+                attempt = client.with_options(timeout=min(self.timeout, left(deadline)))
+                return self._exchange(attempt, params, seen)
+
+            yield send
         finally:
             if self.http_client is None:  # a client we were given stays open for its owner
                 client.close()
-        return conv.result
 
     async def _acount(
         self, client: anthropic.AsyncAnthropic, request: dict[str, Any], options: dict[str, Any]
@@ -496,13 +377,9 @@ class AnthropicBackend:
             self._acount(self.shared_async, request, dict(COUNT_OPTIONS))
         )
 
-    async def arun(
-        self, ctx: AgentContext, *, budget: Budget, run: RunInfo, validate: Callable[[Any], Any]
-    ) -> Any:
-        conv = self.conversation(ctx, budget=budget, run=run, validate=validate)
-        deadline = Deadline(self.deadline_s)
+    @contextlib.asynccontextmanager
+    async def asession(self, conv: Conversation, deadline: Deadline) -> AsyncIterator[AsyncSend]:
         client = self.shared_async or self.async_client()
-        lost_tries = 0
         try:
             if self._counts_tokens():
                 ahead, self.counted_ahead = self.counted_ahead, None
@@ -512,43 +389,17 @@ class AnthropicBackend:
                     else self._acount(client, conv.count_request(), self._count_options(deadline))
                 )
                 if isinstance(counted, anthropic.AnthropicError):
-                    self._count_failed(run, counted)
+                    self._count_failed(conv.run, counted)
                 else:
                     conv.calibrate(getattr(counted, "input_tokens", None))
-            while not conv.done:
-                params = conv.next_request()
-                attempt = client.with_options(timeout=min(self.timeout, _left(deadline)))
-                seen = _StreamUsage()
-                told, self.on_first_request = self.on_first_request, None
-                if told is not None:
-                    told()
-                try:
-                    message = await await_with_deadline(
-                        self._aexchange(attempt, params, seen), deadline, run.on_progress
-                    )
-                except DeadlinePassed:
-                    raise self._late(conv, deadline, seen) from None
-                except _Lost as lost:
-                    self._lost(conv, lost, lost_tries)
-                    lost_tries += 1
-                    continue
-                except anthropic.AnthropicError as exc:
-                    raise api_failure(
-                        exc, conv, retries=self.max_retries, where=self.base_url
-                    ) from None
-                except RecursionError as exc:
-                    raise conv.fail(unreadable_answer(exc)) from None
-                except ValueError as exc:
-                    raise conv.fail(f"the request was refused by the SDK: {exc}") from None
-                conv.on_response(message)
+
+            async def send(params: dict[str, Any], seen: StreamUsage, deadline: Deadline) -> Any:
+                attempt = client.with_options(timeout=min(self.timeout, left(deadline)))
+                return await self._aexchange(attempt, params, seen)
+
+            yield send
         finally:
             if conv.follow_ups is not None:
                 conv.follow_ups.record(conv.answered)
             if self.async_http_client is None and client is not self.shared_async:
                 await client.close()
-        return conv.result
-
-
-def _left(deadline: Deadline) -> float:
-    """Seconds an attempt may still wait (never 0, which httpx would read as "no timeout")."""
-    return max(deadline.remaining(), 0.05)

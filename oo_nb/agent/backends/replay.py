@@ -1,47 +1,52 @@
-"""Recorded API exchanges, played back through the same SDK code path.
+"""Recorded API exchanges, played back without the ``anthropic`` SDK.
 
 A cassette is a JSON file holding, in order, each request the backend made (method, path, JSON
 body) and the response it got (status, a few headers, the body text: JSON or SSE). Replaying
-feeds those responses to the ``anthropic`` SDK through ``httpx2.MockTransport``, so the replayed
-run goes through the exact code the live run uses (``AnthropicBackend``), only labelled
-``recorded=True`` everywhere it shows. Used by the demo library, notebooks and Binder when no API
-key is set.
+answers each request of the research loop the live backend runs (``driver.MessagesDriver``: the
+same conversation, deadline and accounting) with the next recorded response, read into a message
+as the SDK would read it (``recorded_answers``), labelled ``recorded=True`` everywhere it shows.
+Used by the demo library, notebooks and Binder when no API key is set: importing the SDK costs
+~1 CPU s (seconds under load), which a replay never waits on; this module imports neither the SDK
+nor ``httpx2``.
 
-Recording wraps the real transport: a live run or a run against the loopback mock is written to a
-cassette with NO request headers at all and every occurrence of the credential scrubbed, so a
-cassette never carries an API key or auth header.
+Recording (``backends.recording``) wraps the real transport: a live run or a run against the
+loopback mock is written to a cassette with NO request headers at all and every occurrence of
+the credential scrubbed, so a cassette never carries an API key or auth header.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import httpx2
-
-from oo_nb.agent.backends.anthropic import AnthropicBackend
-from oo_nb.agent.backends.conversation import AgentSettings
-from oo_nb.errors import AgentError, FormatError
-from oo_nb.redaction import scrub, secrets_now
+from oo_nb.agent.backends.conversation import AgentSettings, Conversation
+from oo_nb.agent.backends.driver import AsyncSend, MessagesDriver, Send, StreamUsage
+from oo_nb.agent.backends.recorded_answers import (
+    ApiFailure,
+    json_message,
+    status_error,
+    stream_message,
+)
+from oo_nb.agent.deadline import Deadline
+from oo_nb.errors import FormatError
 
 __all__ = [
     "CASSETTE_FORMAT",
+    "MESSAGES_PATH",
+    "REPLAY_BASE_URL",
     "Cassette",
-    "RecordingTransport",
     "ReplayBackend",
-    "ReplayTransport",
+    "mismatch_body",
+    "next_recorded",
 ]
 
 CASSETTE_FORMAT = "oo-nb-cassette"
-_KEEP_RESPONSE_HEADERS = ("content-type", "retry-after", "retry-after-ms", "x-should-retry")
-_REDACTED = "[REDACTED]"
-# The body is handed on decoded and whole: these headers no longer describe it.
-_TRANSFER_HEADERS = ("content-encoding", "content-length", "transfer-encoding")
-REPLAY_KEY = "replay-no-key"  # the SDK needs some credential; this one never leaves the process
-REPLAY_BASE_URL = "https://replay.invalid"
+REPLAY_BASE_URL = "https://replay.invalid"  # where a replay's errors say the API is
+MESSAGES_PATH = "/v1/messages"  # what every request of the research loop asks for
 
 
 @dataclass
@@ -100,56 +105,44 @@ class Cassette:
 
 
 # --------------------------------------------------------------------------- playback
-class ReplayTransport(httpx2.MockTransport):
-    """Answers each request with the next recorded response (method and path must match)."""
-
-    def __init__(self, cassette: Cassette) -> None:
-        self.cassette = cassette
-        self.position = 0
-        super().__init__(self._answer)
-
-    def _answer(self, request: httpx2.Request) -> httpx2.Response:
-        items = self.cassette.interactions
-        if self.position >= len(items):
-            return _error(
-                request,
-                f"cassette exhausted: the replayed run made more than {len(items)} requests",
-            )
-        item = items[self.position]
-        self.position += 1
-        want = item.get("request", {})
-        if (want.get("path") and want.get("path") != request.url.path) or want.get(
-            "method", "POST"
-        ) != request.method:
-            return _error(
-                request,
-                f"cassette mismatch at request {self.position}: recorded {want.get('method')} {want.get('path')}, "
-                f"replay asked {request.method} {request.url.path}",
-            )
-        response = item["response"]
-        headers = {k: str(v) for k, v in (response.get("headers") or {}).items()}
-        return httpx2.Response(
-            int(response.get("status", 200)),
-            headers=headers,
-            content=str(response.get("body", "")).encode("utf-8"),
-            request=request,
-        )
+def _exhausted(count: int) -> str:
+    return f"cassette exhausted: the replayed run made more than {count} requests"
 
 
-def _error(request: httpx2.Request, text: str) -> httpx2.Response:
-    body = json.dumps(
+def _mismatch(position: int, want: dict[str, Any], method: str, path: str) -> str:
+    """``position``: the request's number, from 1."""
+    return (
+        f"cassette mismatch at request {position}: recorded {want.get('method')} "
+        f"{want.get('path')}, replay asked {method} {path}"
+    )
+
+
+def next_recorded(cassette: Cassette, position: int, method: str, path: str) -> Any:
+    """The recorded response for request number ``position + 1`` (method and path must match),
+    or the text of why the cassette does not fit (answered as a 400 the run reports)."""
+    items = cassette.interactions
+    if position >= len(items):
+        return _exhausted(len(items))
+    item = items[position]
+    want = item.get("request", {})
+    if (want.get("path") and want.get("path") != path) or want.get("method", "POST") != method:
+        return _mismatch(position + 1, want, method, path)
+    return item["response"]
+
+
+def mismatch_body(text: str) -> str:
+    """The error body a cassette that does not fit is answered with."""
+    return json.dumps(
         {"type": "error", "error": {"type": "invalid_request_error", "message": text}}
     )
-    return httpx2.Response(
-        400,
-        headers={"content-type": "application/json", "x-should-retry": "false"},
-        content=body.encode(),
-        request=request,
-    )
 
 
-class ReplayBackend(AnthropicBackend):
-    """``AnthropicBackend`` fed from a cassette: no network, no key, labelled as recorded."""
+class ReplayBackend(MessagesDriver):
+    """The research loop fed from a cassette: no network, no key, no SDK; labelled as
+    recorded."""
+
+    name = "replay"
+    max_retries = 0  # a retry the live run made was recorded as the next exchange
 
     def __init__(
         self,
@@ -162,94 +155,49 @@ class ReplayBackend(AnthropicBackend):
         recorded_model = str(self.cassette.meta.get("model") or "") or None
         chosen = recorded_model or model or "claude-sonnet-5-5"
         base = settings or AgentSettings(model=chosen)
-        self.transport = ReplayTransport(self.cassette)
-        super().__init__(
-            model=chosen,
-            api_key=REPLAY_KEY,
-            base_url=REPLAY_BASE_URL,
-            http_client=httpx2.Client(transport=self.transport),
-            async_http_client=httpx2.AsyncClient(transport=self.transport),
-            max_retries=0,
-            settings=AgentSettings(
-                **{**base.__dict__, "model": chosen, "stream": self.cassette.streamed}
-            ),
-            recorded=True,
-            label="replay",
+        self.model = chosen
+        self.settings = AgentSettings(
+            **{**base.__dict__, "model": chosen, "stream": self.cassette.streamed}
         )
+        self.base_url = REPLAY_BASE_URL
+        self.recorded = True
+        self.position = 0  # responses played so far
 
-    def _key(self) -> str:
-        return REPLAY_KEY
+    def ready(self) -> None:
+        """A replay needs no key: it can always start."""
 
-
-# --------------------------------------------------------------------------- recording
-def _secrets_of(request: httpx2.Request) -> list[str]:
-    found = []
-    auth = request.headers.get("authorization", "")
-    if auth:
-        found.append(auth.split(" ", 1)[-1])
-    for name in ("x-api-key", "anthropic-api-key"):
-        if request.headers.get(name):
-            found.append(request.headers[name])
-    return [s for s in found if len(s) >= 4]
-
-
-def _scrub(text: str, secrets: list[str]) -> str:
-    for secret in secrets:
-        text = text.replace(secret, _REDACTED)
-    # and what redact finds (an answer that echoes part of the key, in any case), never across
-    # the JSON syntax of the body
-    return scrub(text, keep='"\\', secrets=secrets_now())[0]
-
-
-class RecordingTransport(httpx2.BaseTransport):
-    """Passes requests to ``inner`` and keeps each exchange for a cassette. Request headers are
-    never kept; the credential is scrubbed from every body."""
-
-    def __init__(self, inner: httpx2.BaseTransport | None = None) -> None:
-        self.inner = inner or httpx2.HTTPTransport()
-        self.cassette = Cassette(
-            meta={"recorded_at": datetime.now(UTC).isoformat(timespec="seconds")}
-        )
-        self._secrets: set[str] = set()
-
-    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
-        secrets = _secrets_of(request)
-        self._secrets.update(secrets)
-        response = self.inner.handle_request(request)
-        body = response.read()
-        passed = {k: v for k, v in response.headers.items() if k.lower() not in _TRANSFER_HEADERS}
-        if request.url.path.endswith("/count_tokens"):
-            # Not kept: a replay does not count (its budget uses the estimate), so a cassette
-            # plays the same whether or not the live run was able to count.
-            return httpx2.Response(
-                response.status_code, headers=passed, content=body, request=request
+    def answer(self, params: dict[str, Any], seen: StreamUsage) -> Any:
+        """The message the next recorded response holds; ``ApiFailure`` for an error status
+        (or a cassette that does not fit), ``Lost`` for an answer that broke off."""
+        found = next_recorded(self.cassette, self.position, "POST", MESSAGES_PATH)
+        self.position += 1
+        if isinstance(found, str):
+            raise status_error(
+                400, mismatch_body(found), path=MESSAGES_PATH, retries=0, where=self.base_url
             )
-        text = body.decode("utf-8", "replace")
-        try:
-            sent: Any = json.loads(
-                _scrub(request.content.decode("utf-8", "replace"), secrets) or "null"
+        status = int(found.get("status", 200))
+        headers = {str(k).lower(): str(v) for k, v in (found.get("headers") or {}).items()}
+        body = str(found.get("body", ""))
+        if not 200 <= status < 300:
+            raise status_error(
+                status, body, path=MESSAGES_PATH, retries=self.max_retries, where=self.base_url
             )
-        except json.JSONDecodeError:
-            sent = None
-        headers = {k: v for k, v in response.headers.items() if k.lower() in _KEEP_RESPONSE_HEADERS}
-        self.cassette.interactions.append(
-            {
-                "request": {"method": request.method, "path": request.url.path, "body": sent},
-                "response": {
-                    "status": response.status_code,
-                    "headers": headers,
-                    "body": _scrub(text, secrets),
-                },
-            }
-        )
-        return httpx2.Response(response.status_code, headers=passed, content=body, request=request)
+        if self.settings.stream:
+            return stream_message(
+                body, seen, path=MESSAGES_PATH, retries=self.max_retries, where=self.base_url
+            )
+        return json_message(body, headers.get("content-type", "*"))
 
-    def save(self, path: str | Path, **meta: Any) -> Path:
-        self.cassette.meta.update(meta)
-        data = json.dumps(self.cassette.to_json(), ensure_ascii=False)
-        if any(secret in data for secret in self._secrets):  # belt and braces: never write a key
-            raise AgentError("refusing to write a cassette that contains the credential")
-        return self.cassette.save(path)
+    def failure_text(self, exc: BaseException) -> str | None:
+        return exc.text if isinstance(exc, ApiFailure) else None
 
-    def close(self) -> None:
-        self.inner.close()
+    @contextlib.contextmanager
+    def session(self, conv: Conversation, deadline: Deadline) -> Iterator[Send]:
+        yield lambda params, seen, deadline: self.answer(params, seen)
+
+    @contextlib.asynccontextmanager
+    async def asession(self, conv: Conversation, deadline: Deadline) -> AsyncIterator[AsyncSend]:
+        async def send(params: dict[str, Any], seen: StreamUsage, deadline: Deadline) -> Any:
+            return self.answer(params, seen)
+
+        yield send
