@@ -201,7 +201,7 @@ def make_backend(agent: str, opts: UpdateOptions, model: str, doc_path: Path) ->
                 "install Claude Code and use --agent claude-code, or pass --cassette FILE",
                 file=str(doc_path),
             )
-        return ReplayBackend(cassette, model=model, settings=settings)
+        return ReplayBackend(cassette, model=model, settings=settings, document=doc_path.name)
     from oo_nb.agent.backends.claude_code import ClaudeCodeBackend
 
     claude = ClaudeCodeBackend(model=model, command=opts.claude_command, doc_path=doc_path)

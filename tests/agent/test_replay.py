@@ -180,3 +180,24 @@ def test_update_record_option_writes_a_replayable_cassette(
     assert main(["update", str(doc), "--force", "--agent", "replay", "--cassette", str(out)]) == 0
     assert "replay (recorded)" in capsys.readouterr().out
     assert main(["update", str(doc), "--force", "--agent", "replay", "--record", str(out)]) == 2
+
+
+def test_a_cassette_recorded_for_another_document_is_said(
+    recorded: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """``--cassette`` of another document's run replays it, saying so among the warnings; the
+    document's own cassette says nothing of the kind."""
+    doc, cassette = recorded
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
+    own = prepare_update(doc, UpdateOptions(force=True, today=TODAY, cassette=cassette))
+    assert not any("recorded for" in w for w in own.warnings)
+    other = tmp_path / "elsewhere" / "other-topic.o-o.html"
+    other.parent.mkdir()
+    other.write_bytes(doc.read_bytes())
+    result = prepare_update(other, UpdateOptions(force=True, today=TODAY, cassette=cassette))
+    said = [w for w in result.warnings if "recorded for" in w]
+    assert said == [
+        f"the cassette was recorded for {doc.name!r}, not 'other-topic.o-o.html': what it "
+        "proposes is that document's research"
+    ]

@@ -150,8 +150,10 @@ class ReplayBackend(MessagesDriver):
         *,
         model: str | None = None,
         settings: AgentSettings | None = None,
+        document: str | None = None,
     ) -> None:
         self.cassette = cassette if isinstance(cassette, Cassette) else Cassette.load(cassette)
+        self.document = document  # the file name of the document it is replayed for
         recorded_model = str(self.cassette.meta.get("model") or "") or None
         chosen = recorded_model or model or "claude-sonnet-5-5"
         base = settings or AgentSettings(model=chosen)
@@ -191,12 +193,30 @@ class ReplayBackend(MessagesDriver):
     def failure_text(self, exc: BaseException) -> str | None:
         return exc.text if isinstance(exc, ApiFailure) else None
 
+    def foreign(self) -> str | None:
+        """The warning for a cassette recorded for another document than this replay's (its
+        answers are that document's research), or None."""
+        recorded_for = self.cassette.meta.get("document")
+        if not isinstance(recorded_for, str) or not self.document:
+            return None
+        if recorded_for == self.document:
+            return None
+        return (
+            f"the cassette was recorded for {recorded_for!r}, not {self.document!r}: "
+            "what it proposes is that document's research"
+        )
+
     @contextlib.contextmanager
     def session(self, conv: Conversation, deadline: Deadline) -> Iterator[Send]:
+        if (said := self.foreign()) is not None:
+            conv.run.warnings.append(said)
         yield lambda params, seen, deadline: self.answer(params, seen)
 
     @contextlib.asynccontextmanager
     async def asession(self, conv: Conversation, deadline: Deadline) -> AsyncIterator[AsyncSend]:
+        if (said := self.foreign()) is not None:
+            conv.run.warnings.append(said)
+
         async def send(params: dict[str, Any], seen: StreamUsage, deadline: Deadline) -> Any:
             return self.answer(params, seen)
 
