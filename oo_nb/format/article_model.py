@@ -657,8 +657,11 @@ def _tree(
                     named[name].append(node)
                 else:
                     named[name] = [node]
-                if attrs and any(a.name == "id" for a in attrs):
-                    identified.append(node)
+                if attrs:
+                    for a in attrs:
+                        if a.name == "id":
+                            identified.append(node)
+                            break
             # "/>" closes only a foreign element (SVG, MathML); HTML reads <div/> as <div>
             if name not in void and not (
                 self_closing
