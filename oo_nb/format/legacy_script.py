@@ -49,7 +49,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from oo_nb.errors import OOError
-from oo_nb.format.article_model import Model
+from oo_nb.format.article_model import Model, Node
 from oo_nb.format.blocks import Contract
 from oo_nb.format.document import Document
 from oo_nb.format.names import CONTRACT_BLOCK
@@ -83,6 +83,7 @@ _CONTRACT_LISTS = ("intents", "required_sections")
 # Sink 1: the headings the table of contents reads.
 _TOC_HEADINGS = ("h2", "h3")
 _FIRST = operator.itemgetter(0)
+_MARKUP_CHARS = re.compile("[<>&]")  # what text must hold to carry markup (``carries_markup``)
 # Sink 2: what the citation pass replaces (its own regular expression).
 # Look-alikes that read the same and are never markup. Single angle quotation marks rather than
 # the full-width forms: every Latin font has them (cp1252), while "\uff1c" needs a CJK font and
@@ -287,7 +288,7 @@ def article_risks(model: Model) -> list[InjectionRisk]:
     markup in the article's model: h2/h3 text and ids, attributes inside paragraphs."""
     # (position in the article, then in its paragraph, then among the element's attributes)
     found: list[tuple[tuple[int, int, int], list[InjectionRisk]]] = [
-        ((h.start, -1, 0), heading_risks(h.attr("id") or "", h.text))
+        ((h.start, -1, 0), heading_risks(h.attr("id") or "", _markup_text(model.source, h)))
         for name in _TOC_HEADINGS
         for h in model.elements(name)
     ]
@@ -315,6 +316,12 @@ def article_risks(model: Model) -> list[InjectionRisk]:
                         up = up.parent
     found.sort(key=_FIRST)
     return [risk for _, risks in found for risk in risks]
+
+
+def _markup_text(source: str, node: Node) -> str:
+    """``node.text`` where it could carry markup; "" when the source inside the element holds no
+    "<", ">" or "&", from which alone its text could get one (most headings: not joined)."""
+    return node.text if _MARKUP_CHARS.search(source, node.open_end, node.close_start) else ""
 
 
 def heading_risks(hid: str, text: str) -> list[InjectionRisk]:
