@@ -204,6 +204,8 @@ def _walk(
     read before them. (A stack of the wrappers' children, not recursion: an article may nest
     thousands of wrappers deep.)"""
     source = reading.model.source
+    # text inside the References list cites nothing (the same range for every block)
+    skip = range(refs.start, refs.end) if refs is not None else range(0)
     stack = [iter(children)]
     while stack:
         node = next(stack[-1], None)
@@ -241,7 +243,6 @@ def _walk(
         if len(kids) == 1 and kids[0].kind == "text":  # (most paragraphs: text only)
             texts: Iterable[Node] = kids
         else:
-            skip = range(refs.start, refs.end) if refs is not None else range(0)
             texts = [t for t in node.iter() if t.kind == "text" and t.start not in skip]
         reading.citations += [
             (section, pid, sid) for text in texts for sid in CITATION.findall(text.data)

@@ -169,6 +169,7 @@ _RAW_IN_HTML = frozenset(
 )
 # What a browser keeps inside a table outside its cells (the rest it moves before the table).
 _TABLE_PARTS = frozenset(["table", "tbody", "thead", "tfoot", "tr"])
+_UNMODELLED_NAMES = _TABLE_PARTS | _RAW_IN_HTML  # where ``unmodelled_markup`` looks
 _IN_TABLE = frozenset(
     ["caption", "colgroup", "col", "tbody", "thead", "tfoot", "tr", "td", "th", "script", "style",
      "template", "form"]
@@ -446,9 +447,8 @@ class Model:
              "page's own element there, and the article with it)")
             for at, name in self.strays
         ]  # fmt: skip
-        for n in self.root.iter():
-            if n.kind != "element":
-                continue
+        # (the elements of those names, kept while the tree was built: no walk of the tree)
+        for n in sorted((n for name in _UNMODELLED_NAMES for n in self.elements(name)), key=_START):
             if n.name in _TABLE_PARTS:  # (its children: a text leaf keeps no parent link)
                 out += [
                     (c.start, f"{f'<{c.name}>' if c.kind == 'element' else 'text'} directly "
@@ -657,8 +657,11 @@ def _tree(
                     named[name].append(node)
                 else:
                     named[name] = [node]
-                if attrs and any(a.name == "id" for a in attrs):
-                    identified.append(node)
+                if attrs:
+                    for a in attrs:
+                        if a.name == "id":
+                            identified.append(node)
+                            break
             # "/>" closes only a foreign element (SVG, MathML); HTML reads <div/> as <div>
             if name not in void and not (
                 self_closing

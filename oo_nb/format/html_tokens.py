@@ -294,7 +294,8 @@ class _Reader:
             if value is None:
                 value, value_start, value_end = "", found.end(1), found.end(1)
             else:
-                value = resolve(_nulls(_newlines(value)), in_attribute=True)
+                if "&" in value or "\r" in value or "\0" in value:  # (else read as written)
+                    value = resolve(_nulls(_newlines(value)), in_attribute=True)
                 value_start, value_end = found.start(group), found.end(group)
             start, end = at + found.start(1), at + found.end()
             attrs.append(Attr(key, value, start, end, at + value_start, at + value_end))

@@ -49,7 +49,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from oo_nb.errors import OOError
-from oo_nb.format.article_model import Model
+from oo_nb.format.article_model import Model, Node
 from oo_nb.format.blocks import Contract
 from oo_nb.format.document import Document
 from oo_nb.format.names import CONTRACT_BLOCK
@@ -82,7 +82,8 @@ _CONTRACT_TEXTS = ("subject", "scope", "audience", "tone")
 _CONTRACT_LISTS = ("intents", "required_sections")
 # Sink 1: the headings the table of contents reads.
 _TOC_HEADINGS = ("h2", "h3")
-_START = operator.attrgetter("start")
+_FIRST = operator.itemgetter(0)
+_MARKUP_CHARS = re.compile("[<>&]")  # what text must hold to carry markup (``carries_markup``)
 # Sink 2: what the citation pass replaces (its own regular expression).
 # Look-alikes that read the same and are never markup. Single angle quotation marks rather than
 # the full-width forms: every Latin font has them (cp1252), while "\uff1c" needs a CJK font and
@@ -285,27 +286,42 @@ def contract_risks(contract: Contract | Mapping[str, Any]) -> list[InjectionRisk
 def article_risks(model: Model) -> list[InjectionRisk]:
     """What the table of contents (sink 1) and the citation pass (sink 2) would turn into
     markup in the article's model: h2/h3 text and ids, attributes inside paragraphs."""
-    risks: list[InjectionRisk] = []
-    marked = "[s" in model.source  # (most articles: only the headings need reading)
-    # the model's elements by name, not a walk of the tree; in document order (start order)
-    names = (*_TOC_HEADINGS, "p") if marked else _TOC_HEADINGS
-    for node in sorted((n for name in names for n in model.elements(name)), key=_START):
-        if node.name in _TOC_HEADINGS:
-            risks += heading_risks(node.attr("id") or "", node.text)
-        else:
-            risks += [
-                InjectionRisk(
-                    f"attribute {a.name}= in a paragraph",
-                    a.value,
-                    "holds a citation mark [sN]: the citation pass pastes a link into it, "
-                    "and the rest of the attribute becomes markup",
-                )
-                for inner in node.iter()
-                if inner is not node and inner.attrs
-                for a in inner.attrs
-                if CITATION.search(a.value)
-            ]
-    return risks
+    # (position in the article, then in its paragraph, then among the element's attributes)
+    found: list[tuple[tuple[int, int, int], list[InjectionRisk]]] = [
+        ((h.start, -1, 0), heading_risks(h.attr("id") or "", _markup_text(model.source, h)))
+        for name in _TOC_HEADINGS
+        for h in model.elements(name)
+    ]
+    if "[s" in model.source:  # (most articles: only the headings need reading)
+        # An attribute with a mark is rare: each element's attributes are looked at (the model
+        # keeps its elements by name), not each paragraph's nodes, and a marked one is reported
+        # under every paragraph it sits in.
+        for nodes in model.named.values():
+            for node in nodes:
+                if not node.attrs:
+                    continue
+                for k, a in enumerate(node.attrs):
+                    if "[s" not in a.value or not CITATION.search(a.value):
+                        continue
+                    risk = InjectionRisk(
+                        f"attribute {a.name}= in a paragraph",
+                        a.value,
+                        "holds a citation mark [sN]: the citation pass pastes a link into it, "
+                        "and the rest of the attribute becomes markup",
+                    )
+                    up = node.parent
+                    while up is not None:
+                        if up.name == "p":
+                            found.append(((up.start, node.start, k), [risk]))
+                        up = up.parent
+    found.sort(key=_FIRST)
+    return [risk for _, risks in found for risk in risks]
+
+
+def _markup_text(source: str, node: Node) -> str:
+    """``node.text`` where it could carry markup; "" when the source inside the element holds no
+    "<", ">" or "&", from which alone its text could get one (most headings: not joined)."""
+    return node.text if _MARKUP_CHARS.search(source, node.open_end, node.close_start) else ""
 
 
 def heading_risks(hid: str, text: str) -> list[InjectionRisk]:

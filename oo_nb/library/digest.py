@@ -7,7 +7,6 @@ agent read it."""
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date
@@ -188,9 +187,6 @@ def first_words(text: str, n: int = 8, limit: int = 60) -> str:
 
 
 # --------------------------------------------------------------------------- article
-_TABLE_OR_FOREIGN = re.compile(r"<(?:table|svg|math)\b", re.IGNORECASE)
-
-
 def scan_article(article: str | Model, *, risks: bool = False) -> ArticleScan:
     """Sections, paragraphs (pid, section, tag), citations, references, pids and figures, read
     from the one article model (``article.read_article``; the article's HTML, or its model:
@@ -211,8 +207,7 @@ def scan_article(article: str | Model, *, risks: bool = False) -> ArticleScan:
     _keep_leads(scan, r)
     if risks:
         scan.injection_risks = article_risks(r.model)
-    if _TABLE_OR_FOREIGN.search(html):  # (else nothing a browser reads otherwise: no walk)
-        scan.unmodelled = r.model.unmodelled_markup()
+    scan.unmodelled = r.model.unmodelled_markup()  # (as ``oo check`` reads it: the same rule)
     if r.entries:
         scan.unnumbered = [li.start for li in r.model.unnumbered_entries()]
     scan.is_stub = r.stub or not scan.paragraphs

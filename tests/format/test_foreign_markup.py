@@ -49,3 +49,27 @@ def test_a_heading_in_a_heading_is_two_sections() -> None:
         ("one", "One"),
         ("inner", "Inner"),
     ]
+
+
+def test_unmodelled_markup_comes_in_document_order_from_every_depth() -> None:
+    """The findings of the elements of each name the model keeps come out as a walk of the whole
+    tree gives them (a table part's at the part's place), nested ones included; template content
+    gives none."""
+    source = (
+        "<p>a</p></div><table><tr><td>x<svg><style><b>s</b></style></svg></td></tr>loose"
+        "<table><tbody><em>y</em></tbody></table></table>"
+        "<math><script><i>z</i></script></math><template><table>no</table></template>"
+        "<blockquote><svg><desc><textarea><u>plain html</u></textarea></desc>"
+        "<title><b>t</b></title></svg></blockquote>"
+    )
+    found = read_model(source).unmodelled_markup()
+    assert [(at, what.split(" (")[0]) for at, what in found] == [
+        (8, "an end tag </div> that closes nothing in the article"),
+        (source.index("loose"), "text directly inside <table>"),  # (at the table's place)
+        (source.index("<table><tbody>"), "<table> directly inside <table>"),
+        (source.index("<style>"), "<style> inside <svg>"),
+        (source.index("<em>"), "<em> directly inside <tbody>"),
+        (source.index("<script>"), "<script> inside <math>"),
+        (source.index("<textarea>"), "<textarea> inside <svg>"),
+        (source.index("<title>"), "<title> inside <svg>"),
+    ]

@@ -14,12 +14,14 @@ from oo_nb.format.legacy_script import (
     article_risks,
     carries_markup,
     contract_risks,
+    heading_risks,
     inert_fragment,
     inert_heading_text,
     injection_risks,
     runs_original_script,
 )
 from oo_nb.format.sanitize import sanitize_html
+from oo_nb.format.vocab import CITATION
 from tests.conftest import CORPUS, DOC_NAMES
 
 HOSTILE = "<img src=x onerror=alert(1)>"
@@ -186,3 +188,43 @@ def test_a_contract_edit_is_refused_when_the_value_would_be_injected(tmp_path: P
     assert path.read_bytes() == before  # nothing written
     quiet = apply_edits(path, [Edit("set", "tone", "plain, R&D")])  # '&' alone is text
     assert quiet.written and not any("original page script" in n for n in quiet.notes)
+
+
+def _risks_by_walking_each_paragraph(model: Model) -> list[tuple[str, str]]:
+    """The rule as written down: every h2/h3 and every <p> in document order, each paragraph's
+    inner elements walked for attributes holding [sN] (the reading article_risks replaced)."""
+    out: list[tuple[str, str]] = []
+    names = ("h2", "h3", "p")
+    for node in sorted((n for name in names for n in model.elements(name)), key=lambda n: n.start):
+        if node.name != "p":
+            out += [(r.where, r.text) for r in heading_risks(node.attr("id") or "", node.text)]
+            continue
+        out += [
+            ("attribute " + a.name + "= in a paragraph", a.value)
+            for inner in node.iter()
+            if inner is not node and inner.attrs
+            for a in inner.attrs
+            if CITATION.search(a.value)
+        ]
+    return out
+
+
+def test_article_risks_read_attributes_as_walking_each_paragraph_would() -> None:
+    """A marked attribute is reported once under every paragraph around it (a <p> inside a
+    <button> inside a <p> nests), in document order among the headings, each attribute of an
+    element in its order; one in a template, outside any paragraph or only decoded to a mark
+    in an article with no "[s" written is not."""
+    model = read_model(
+        '<h2 id="a">A &gt; B</h2><h3 id="q\'&quot;">Q</h3><h3><i>&lt;</i><!-- > --></h3>'
+        '<h2 id="a">A</h2><p>x <a title="[s1]" data-x="[s2] and [s3]">y</a>'
+        '<button><p>in <b class="[s4]">z</b> [s9]</p></button> <i lang="s5">w</i></p>'
+        '<h3 id="b">B</h3><p><template><u title="[s6]">t</u></template>'
+        '<em title="&#91;s7]">u</em></p><div title="[s8]"><span title="[s8]">v</span></div>'
+    )
+    found = [(r.where, r.text) for r in article_risks(model)]
+    assert found == _risks_by_walking_each_paragraph(model)
+    assert [text for _, text in found] == [
+        "A > B", "q'\"", "<", "[s1]", "[s2] and [s3]", "[s4]", "[s4]", "[s7]"
+    ]  # fmt: skip
+    unmarked = read_model('<p><em title="&#91;s7]">u</em></p>')
+    assert article_risks(unmarked) == []

@@ -523,3 +523,22 @@ def test_the_audit_reports_the_markup_oo_check_reports(tmp_path: Path) -> None:
         audited = sorted(zip(rows["code"], rows["severity"], rows["message"], strict=True))
         assert audited == checked
         assert set(rows["where"]) == {"article"}
+
+
+def test_the_audit_reports_a_stray_end_tag_as_oo_check_does(tmp_path: Path) -> None:
+    """An end tag that closes nothing in an article with no table, SVG or MathML: the scan once
+    looked for unmodelled markup only in articles with one of those, so the audit missed what
+    ``oo check`` reports."""
+    from oo_nb.format.check import check_path
+    from tests.format.test_article_end import _page
+
+    path = tmp_path / "stray.o-o.html"
+    path.write_text(_page('<h2 id="one">One</h2>\n<p>x</p></section>\n<p>y</p>\n'))
+    checked = sorted(
+        (f.code, f.severity, f.message) for f in check_path(path) if f.code == "unmodelled-markup"
+    )
+    assert len(checked) == 1 and "</section>" in checked[0][2]
+    for cache in (False, True):
+        found = Library(tmp_path, today=TODAY, workers=1, cache=cache).audit(all=True)
+        rows = found[found["code"] == "unmodelled-markup"]
+        assert sorted(zip(rows["code"], rows["severity"], rows["message"], strict=True)) == checked
