@@ -488,7 +488,7 @@ def finish(
         )
     if run.recorded:
         warnings.insert(0, "RECORDED run (replayed from a cassette): not live research")
-    result.auto_write = not run.overspent
+    result.auto_write = not (run.overspent or run.foreign_recording)
     if run.overspent:
         warnings.append(
             f"the run spent ${run.cost_usd:.4f}, over its ${prep.budget_usd:.2f} budget (the API reported more "

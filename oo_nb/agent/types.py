@@ -36,6 +36,9 @@ class RunInfo:
     # The API reported more usage than the request bounds allowed and the total went over the
     # budget: the proposal may only be kept for review, never written automatically (even --yes).
     overspent: bool = False
+    # Replayed from a cassette recorded for another document: its research is that document's,
+    # so --yes and --auto keep it for review. Said when it happens; never saved with a proposal.
+    foreign_recording: bool = field(default=False, repr=False, compare=False)
     batch: bool = False  # run through the Message Batches API (half-price tokens)
     # Told one line per research step as it happens (searches, reads, the proposal): the
     # notebook shows research as it goes. Not data: left out of comparisons and reprs.

@@ -199,5 +199,22 @@ def test_a_cassette_recorded_for_another_document_is_said(
     said = [w for w in result.warnings if "recorded for" in w]
     assert said == [
         f"the cassette was recorded for {doc.name!r}, not 'other-topic.o-o.html': what it "
-        "proposes is that document's research"
+        "proposes is that document's research; kept for review, not written automatically"
     ]
+    assert own.auto_write and not result.auto_write
+
+
+def test_yes_keeps_another_documents_recording_for_review(
+    recorded: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """``oo update OTHER --cassette THIS --yes`` writes nothing: the proposal waits for review."""
+    doc, cassette = recorded
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
+    other = tmp_path / "elsewhere" / "other-topic.o-o.html"
+    other.parent.mkdir()
+    other.write_bytes(doc.read_bytes())
+    before = other.read_bytes()
+    main(["update", str(other), "--force", "--yes", "--cassette", str(cassette)])
+    assert other.read_bytes() == before
+    assert (other.parent / ".oo-history" / other.name / "pending.json").exists()

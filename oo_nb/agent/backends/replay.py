@@ -206,16 +206,19 @@ class ReplayBackend(MessagesDriver):
             "what it proposes is that document's research"
         )
 
+    def _say_foreign(self, conv: Conversation) -> None:
+        if (said := self.foreign()) is not None:
+            conv.run.warnings.append(f"{said}; kept for review, not written automatically")
+            conv.run.foreign_recording = True
+
     @contextlib.contextmanager
     def session(self, conv: Conversation, deadline: Deadline) -> Iterator[Send]:
-        if (said := self.foreign()) is not None:
-            conv.run.warnings.append(said)
+        self._say_foreign(conv)
         yield lambda params, seen, deadline: self.answer(params, seen)
 
     @contextlib.asynccontextmanager
     async def asession(self, conv: Conversation, deadline: Deadline) -> AsyncIterator[AsyncSend]:
-        if (said := self.foreign()) is not None:
-            conv.run.warnings.append(said)
+        self._say_foreign(conv)
 
         async def send(params: dict[str, Any], seen: StreamUsage, deadline: Deadline) -> Any:
             return self.answer(params, seen)
