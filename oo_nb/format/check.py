@@ -8,8 +8,9 @@ from pathlib import Path
 
 from oo_nb.errors import BlockError, OOError
 from oo_nb.format.article import pid_problem
+from oo_nb.format.article_script import script_markup
 from oo_nb.format.document import BLOCK_IDS, Document
-from oo_nb.format.findings import CHECKS, unlinked_reference, unmodelled_markup
+from oo_nb.format.findings import CHECKS, article_script, unlinked_reference, unmodelled_markup
 from oo_nb.format.legacy_script import LEGACY_SCRIPT_HINT, injection_risks
 from oo_nb.format.line_endings import crlf_message, shell_crlf_line
 from oo_nb.format.page_code import finding_code, page_code_findings
@@ -105,6 +106,11 @@ def check_path(path: str | Path) -> list[Finding]:
         for offset, what in model.unmodelled_markup():
             line = doc.line_of(doc.article_span.start + offset)
             add("unmodelled-markup", unmodelled_markup(line, what))
+        # (the article is data, but a cloned page's code can sit in it as well as around it)
+        for offset, what in script_markup(model):
+            add(
+                "article-script", article_script(doc.line_of(doc.article_span.start + offset), what)
+            )
         for li in model.unnumbered_entries():
             add(
                 "unlinked-reference",

@@ -3,7 +3,13 @@ file, format layer) and the library audit (many files) share, so both name a def
 
 from __future__ import annotations
 
-__all__ = ["CHECKS", "SEVERITIES", "unlinked_reference", "unmodelled_markup"]
+__all__ = [
+    "CHECKS",
+    "SEVERITIES",
+    "article_script",
+    "unlinked_reference",
+    "unmodelled_markup",
+]
 
 SEVERITIES = ("error", "warning", "info")
 
@@ -40,6 +46,11 @@ CHECKS: dict[str, tuple[str, str]] = {
         "error",
         "article markup a browser reads otherwise than oo_nb (foreign-content raw text, a table's "
         "foster-parented content)",
+    ),
+    "article-script": (
+        "warning",
+        "article markup that can run script in the reader's browser (an event handler, a "
+        "<script>, a javascript: URL, a srcdoc, a meta refresh, a <base>), as page code can",
     ),
     "shadowed-block": (
         "error",
@@ -80,6 +91,14 @@ def unmodelled_markup(line: int, what: str) -> str:
     return (
         f"line {line}: {what}: a browser reads it otherwise than oo_nb does (sections, blocks); "
         "rewrite it"
+    )
+
+
+def article_script(line: int, what: str) -> str:
+    """The ``article-script`` message for ``what`` (``<img onerror='…'> (an event handler)``)."""
+    return (
+        f"line {line}: {what}: markup in the article that can run script when the page is "
+        "opened; read it before opening the page, and remove it if you did not write it"
     )
 
 

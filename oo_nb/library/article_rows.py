@@ -35,3 +35,5 @@ class ArticleScan:
     # the page does not number (offset): ``oo check``'s two findings, for the audit
     unmodelled: list[tuple[int, str]] = field(default_factory=list)
     unnumbered: list[int] = field(default_factory=list)
+    # markup that can run script (offset in the article, what): ``oo check``'s article-script
+    scripted: list[tuple[int, str]] = field(default_factory=list)

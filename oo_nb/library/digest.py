@@ -17,6 +17,7 @@ from typing import Any
 from oo_nb.errors import BlockError, OOError, ValidationError
 from oo_nb.format.article import Reading, entry_row, pid_is_wellformed, read_article
 from oo_nb.format.article_model import Model
+from oo_nb.format.article_script import script_markup
 from oo_nb.format.blocks import (
     MAX_WHOLE,
     Changelog,
@@ -29,7 +30,7 @@ from oo_nb.format.blocks import (
     cache_rows,
 )
 from oo_nb.format.document import Document
-from oo_nb.format.findings import unlinked_reference, unmodelled_markup
+from oo_nb.format.findings import article_script, unlinked_reference, unmodelled_markup
 from oo_nb.format.jsonblock import parse_block
 from oo_nb.format.legacy_script import (
     InjectionRisk,
@@ -208,6 +209,7 @@ def scan_article(article: str | Model, *, risks: bool = False) -> ArticleScan:
     if risks:
         scan.injection_risks = article_risks(r.model)
     scan.unmodelled = r.model.unmodelled_markup()  # (as ``oo check`` reads it: the same rule)
+    scan.scripted = script_markup(r.model)
     if r.entries:
         scan.unnumbered = [li.start for li in r.model.unnumbered_entries()]
     scan.is_stub = r.stub or not scan.paragraphs
@@ -432,6 +434,8 @@ def _markup(doc: Document, scan: ArticleScan) -> list[tuple[str, str]]:
           for at, what in scan.unmodelled),
         *(("unlinked-reference", unlinked_reference(doc.line_of(start + at)))
           for at in scan.unnumbered),
+        *(("article-script", article_script(doc.line_of(start + at), what))
+          for at, what in scan.scripted),
     ]  # fmt: skip
 
 

@@ -279,7 +279,7 @@ def decode(text: str, path: str, slug: str) -> Result:
 
 
 _STR: frozenset[type] = frozenset({str})
-_MARKUP_CODES = frozenset({"unmodelled-markup", "unlinked-reference"})
+_MARKUP_CODES = frozenset({"unmodelled-markup", "unlinked-reference", "article-script"})
 _STR_OR_NONE: frozenset[type] = frozenset({str, type(None)})
 _INT_OR_NONE: frozenset[type] = frozenset({int, type(None)})
 _BOOL_OR_NONE: frozenset[type] = frozenset({bool, type(None)})
@@ -384,7 +384,7 @@ def _digest(raw: dict[str, Any], path: str, slug: str) -> Digest:
     d.injection_risks = [InjectionRisk(*_check(r, _STR)) for r in raw["injection_risks"]]
     d.unknown_code = list(zip(*_table(raw["unknown_code"], (_STR, _STR, _STR)), strict=True))
     codes, messages = _table(raw["markup"], (_STR, _STR))
-    if not set(codes) <= _MARKUP_CODES:  # the audit grades by code: only the two it knows
+    if not set(codes) <= _MARKUP_CODES:  # the audit grades by code: only those it knows
         raise ValueError("not a markup finding")
     d.markup = list(zip(codes, messages, strict=True))
     refs = raw["references"]
