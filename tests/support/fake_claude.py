@@ -2,7 +2,8 @@
 leaves something other than a document in place of the copy (a FIFO, a device, a socket, a
 link to a device, a folder), sleeps (to be killed), removes the section ``FAKE_CLAUDE_DROP``
 (mode ``drop-section``), adds a paragraph ``FAKE_CLAUDE_TEXT`` to it (``edit-section``) or
-changes nothing, and reports a paid result."""
+changes nothing, and makes the text replacements ``FAKE_CLAUDE_ALSO`` (a JSON list of
+[old, new]) as well; then it reports a paid result."""
 
 from __future__ import annotations
 
@@ -51,6 +52,10 @@ elif mode == "edit-section":  # a paragraph added under the h2 FAKE_CLAUDE_DROP,
     doc.write_text(text[:end] + "\n<p>" + os.environ.get("FAKE_CLAUDE_TEXT", "Added.") + "</p>" + text[end:])
 elif mode != "nochange":
     doc.unlink()
+for old, new in json.loads(os.environ.get("FAKE_CLAUDE_ALSO", "[]")):  # edits beside the mode's
+    text = doc.read_text()
+    assert text.count(old) == 1, old
+    doc.write_text(text.replace(old, new))
 if mode == "fifo":
     os.mkfifo(doc)
 elif mode == "device":  # a character device node (the numbers of /dev/null: harmless to open)

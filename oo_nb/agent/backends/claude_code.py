@@ -33,6 +33,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from oo_nb.agent.backends.claude_dropped import dropped_edits
 from oo_nb.agent.backends.claude_images import (
     IMAGES_FILE,
     images_prompt,
@@ -57,6 +58,7 @@ from oo_nb.store.sigterm import cleanup_on_sigterm
 from oo_nb.store.stale import mark_scratch, sweep_scratch_folders
 
 __all__ = [
+    "DROPPED_NOTE",
     "SCRATCH_PREFIX",
     "ClaudeCodeBackend",
     "parse_output",
@@ -66,6 +68,8 @@ __all__ = [
 ]
 
 SCRATCH_PREFIX = "oo-claude-"
+# (each region the copy changed outside what an update takes from it: never written)
+DROPPED_NOTE = "Claude Code also changed what an update does not write (dropped, not written)"
 _MIN_COPY_LIMIT = 64 * 1024 * 1024  # bytes of the edited copy read back, at least
 
 _URL = re.compile(r"https?://[^\s\"'<>)\]}\\]+")
@@ -523,16 +527,21 @@ class ClaudeCodeBackend:
                 )
                 if images:
                     proposal["images"] = images
+                # what it changed that no update writes: dropped, and the reviewer told so
+                dropped = dropped_edits(original, edited)
             except OOError as exc:
                 raise AgentError(
                     f"Claude Code left the scratch copy unreadable: {exc} (cost ${run.cost_usd:.4f})",
                     cost_usd=run.cost_usd,
                 ) from None
         if not proposal["sections"] and not proposal.get("drop_sections"):
+            also = f"; it changed only what an update does not write: {' | '.join(dropped)}"
             raise AgentError(
-                f"Claude Code changed no article section (cost ${run.cost_usd:.4f})",
+                f"Claude Code changed no article section{also if dropped else ''} "
+                f"(cost ${run.cost_usd:.4f})",
                 cost_usd=run.cost_usd,
             )
+        run.warnings += [f"{DROPPED_NOTE}: {where}" for where in dropped]
         try:
             return validate(proposal)
         except AgentError as exc:  # paid for: say what it cost, and keep what it found
