@@ -24,6 +24,7 @@ from oo_nb.agent.freshness import Freshness, freshness
 from oo_nb.agent.pricing import price_for
 from oo_nb.agent.types import RunInfo
 from oo_nb.errors import AgentError, ConflictError, LockedError, OOError, redact
+from oo_nb.format.article_script import script_markup
 from oo_nb.format.document import Document
 from oo_nb.format.scrub import scrub_document
 from oo_nb.store import clock
@@ -434,6 +435,24 @@ def record_quotes(run: RunInfo, proposal: Any) -> None:
         )
 
 
+def article_script_notes(doc: Document) -> list[str]:
+    """What the review says of markup already in the article that can run script (``oo check``'s
+    ``article-script``): the update keeps it where it is (it was there before, and may be the
+    author's), and the reviewer is told, whichever sections change."""
+    if doc.article_span is None:
+        return []
+    found = script_markup(doc.article_model)
+    if not found:
+        return []
+    at, what = found[0]
+    more = f", and {len(found) - 1} more" if len(found) > 1 else ""
+    return [
+        f"the article already holds markup that can run script in the reader's browser: {what} "
+        f"(line {doc.line_of(doc.article_span.start + at)}{more}); this update keeps it as it is: "
+        "remove it by hand if you did not write it (`oo check` lists it)"
+    ]
+
+
 def finish(
     prep: Prepared, opts: UpdateOptions, backend_name: str, run: RunInfo, proposal: Any
 ) -> UpdateResult:
@@ -486,6 +505,7 @@ def finish(
             "unverified sources (URL not seen in this run's search or fetch results): "
             + ", ".join(candidate.unverified)
         )
+    warnings += article_script_notes(prep.doc)
     if run.recorded:
         warnings.insert(0, "RECORDED run (replayed from a cassette): not live research")
     result.auto_write = not (run.overspent or run.foreign_recording)
