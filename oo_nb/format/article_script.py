@@ -16,7 +16,7 @@ attached and runs), so its content is read again as an article of its own, a few
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from oo_nb.format.article_model import Model, Node, read_model
 from oo_nb.format.vocab import truncate
@@ -30,15 +30,18 @@ _URL_ATTRIBUTES = frozenset(
      "codebase", "cite", "longdesc", "lowsrc", "dynsrc", "icon", "manifest", "to", "from",
      "values"]
 )  # fmt: skip
+_WATCHED = _URL_ATTRIBUTES | {"srcdoc", "attributename"}
+# A value that starts so has that scheme (or none): it runs no script.
+_PLAIN_SCHEMES = ("https://", "http://", "#", "/")
 _SVG_ANIMATIONS = frozenset(("set", "animate", "animatetransform", "animatemotion"))
 # A URL's scheme as the URL parser reads it: after leading C0 controls and spaces, with tabs and
 # newlines anywhere removed.
 _TAB_NEWLINE = re.compile(r"[\t\n\r]")
-_SCHEME = re.compile(r"[\x00-\x20]*([A-Za-z][A-Za-z0-9+.-]*):")
+_SCHEME = re.compile(r"[\x00-\x20]*([A-Za-z][A-Za-z0-9+.\t\n\r-]*):")
 _SCRIPT_SCHEMES = frozenset(("javascript", "vbscript"))
 # data: documents a frame or object renders as a page that runs its own script
 _DATA_DOCUMENT = re.compile(
-    r"data:[\x00-\x20]*(?:text/html|application/xhtml\+xml|image/svg\+xml|text/xml|application/xml)",
+    r"[\x00-\x20]*(?:text/html|application/xhtml\+xml|image/svg\+xml|text/xml|application/xml)",
     re.IGNORECASE,
 )
 _IMAGES = frozenset(("img", "image"))
@@ -51,14 +54,15 @@ def script_url(value: str, *, documents: bool = True) -> bool:
     """Whether a URL runs script where it is loaded or followed: ``javascript:``/``vbscript:``
     (in any case, with tabs, newlines and leading controls), or with ``documents`` a ``data:``
     HTML/SVG/XML document (what a frame or an object renders as a page)."""
-    text = _TAB_NEWLINE.sub("", value)
-    m = _SCHEME.match(text)
+    m = _SCHEME.match(value)  # (the scheme only: an image's data: URL can be megabytes)
     if m is None:
         return False
-    scheme = m.group(1).lower()
-    return scheme in _SCRIPT_SCHEMES or (
-        documents and scheme == "data" and _DATA_DOCUMENT.match(text, m.start(1)) is not None
-    )
+    scheme = _TAB_NEWLINE.sub("", m.group(1)).lower()
+    if scheme in _SCRIPT_SCHEMES:
+        return True
+    if not documents or scheme != "data":
+        return False
+    return _DATA_DOCUMENT.match(_TAB_NEWLINE.sub("", value[m.end() :])) is not None
 
 
 def script_markup(model: Model) -> list[tuple[int, str]]:
@@ -70,10 +74,20 @@ def script_markup(model: Model) -> list[tuple[int, str]]:
 def _found(model: Model, shift: int, depth: int) -> Iterator[tuple[int, str]]:
     # (the elements of each name, kept while the tree was built: no walk of the tree)
     for name, nodes in model.named.items():
+        whole = name in _ELEMENTS
         for node in nodes:
-            what = _problem(name, node)
-            if what:
-                yield shift + node.start, what
+            if whole:
+                what = _ELEMENTS[name](node)
+                if what:
+                    yield shift + node.start, what
+                    continue
+            for a in node.attrs or ():  # (most elements have none: a library scan reads each)
+                attr = a.name
+                if attr[:2] == "on" or attr in _WATCHED:
+                    what = _attribute(name, attr, a.value)
+                    if what:
+                        yield shift + node.start, what
+                        break
     for template in model.elements("template"):
         if template.attr("shadowrootmode") is None:
             continue  # a plain template stays inert: the page script clones none
@@ -86,33 +100,36 @@ def _found(model: Model, shift: int, depth: int) -> Iterator[tuple[int, str]]:
             yield at, what if what.endswith(_IN_SHADOW) else what + _IN_SHADOW
 
 
-def _problem(name: str, node: Node) -> str:
-    if name == "script":
-        return "a <script> element"
-    if name == "base":
-        return "a <base> element (it re-points every link and script of the page)"
-    attrs = node.attrs or ()
-    if name == "meta" and any(
-        a.name == "http-equiv" and a.value.strip().lower() == "refresh" for a in attrs
-    ):
+def _meta(node: Node) -> str:
+    refresh = node.attr("http-equiv")
+    if refresh is not None and refresh.strip().lower() == "refresh":
         return "a <meta http-equiv=refresh> (it loads another page)"
-    seen: set[str] = set()
-    for a in attrs:
-        if a.name in seen:
-            continue  # a browser keeps the first of two attributes with one name
-        seen.add(a.name)
-        if a.name.startswith("on"):
-            return f"<{_shown(name)} {_shown(a.name)}={_quote(a.value)}> (an event handler)"
-        if a.name == "srcdoc":
-            return f"<{_shown(name)} srcdoc={_quote(a.value)}> (a frame's own page)"
-        if a.name in _URL_ATTRIBUTES and _script_urls(name, a.name, a.value):
-            return f"<{_shown(name)} {a.name}={_quote(a.value)}> (a script URL)"
-        if (
-            name in _SVG_ANIMATIONS
-            and a.name == "attributename"
-            and a.value.strip().lower().startswith("on")
-        ):
-            return f"<{name} attributeName={_quote(a.value)}> (it sets an event handler)"
+    return ""
+
+
+# Elements that can run script or re-point the page whatever their attributes say.
+_ELEMENTS: dict[str, Callable[[Node], str]] = {
+    "script": lambda _: "a <script> element",
+    "base": lambda _: "a <base> element (it re-points every link and script of the page)",
+    "meta": _meta,
+}
+
+
+def _attribute(tag: str, attr: str, value: str) -> str:
+    """What an attribute ``attr`` (an ``on*`` name or one of ``_WATCHED``) of ``<tag>`` can run,
+    or ""."""
+    if attr[:2] == "on":
+        return f"<{_shown(tag)} {_shown(attr)}={_quote(value)}> (an event handler)"
+    if attr == "srcdoc":
+        return f"<{_shown(tag)} srcdoc={_quote(value)}> (a frame's own page)"
+    if attr == "attributename":
+        if tag in _SVG_ANIMATIONS and value.strip().lower().startswith("on"):
+            return f"<{tag} attributeName={_quote(value)}> (it sets an event handler)"
+        return ""
+    if value.startswith(_PLAIN_SCHEMES):  # (most links: no parse needed)
+        return ""
+    if _script_urls(tag, attr, value):
+        return f"<{_shown(tag)} {attr}={_quote(value)}> (a script URL)"
     return ""
 
 

@@ -93,6 +93,7 @@ def test_declarative_shadow_roots_too_deep_to_read_are_reported() -> None:
         ("vbscript:x", True),
         ("data:text/html,<script>", True),
         ("DATA: image/svg+xml,<svg onload=x>", True),
+        ("da\nta:te\txt/html,<script>", True),
         ("data:image/png;base64,AAAA", False),
         ("https://a.example/javascript:x", False),
         ("#javascript:x", False),
