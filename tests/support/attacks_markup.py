@@ -12,7 +12,9 @@ of each is proved in tests/browser/test_article_model_dom.py.
 - foreign-content raw text, foster-parented table content (attack 7): a break is ``oo check``
   silent; a heading in a heading: a break is one section where Chromium shows two;
 - a References list with a nested or second list; a break is an entry numbered otherwise than
-  the page does, or check silent about the unnumbered one.
+  the page does, or check silent about the unnumbered one;
+- markup in the article that runs script (attack s34 #7, ``tests/support/script_markup``): a
+  break is ``oo check`` silent on a case that can run script, or flagging one that cannot.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ def attacks(workdir: Path) -> list[Figure]:
         _shadowed_blocks(workdir),
         _reference_lists(workdir),
         _unmodelled(workdir),
+        _article_script(workdir),
     ]
 
 
@@ -219,3 +222,18 @@ def _unmodelled(workdir: Path) -> Figure:
         len(REFUSED) + 1,
         breaks,
     )
+
+
+def _article_script(workdir: Path) -> Figure:
+    from oo_nb.format.check import check_path
+    from tests.format.test_article_script import with_markup
+    from tests.support.script_markup import SCRIPT_MARKUP
+
+    folder = workdir / "article-script"
+    folder.mkdir(parents=True, exist_ok=True)
+    breaks = 0
+    for i, case in enumerate(SCRIPT_MARKUP.values()):
+        path, _ = with_markup(folder, case.html, f"case-{i}")
+        reported = any(f.code == "article-script" for f in check_path(path))
+        breaks += reported is not case.flagged
+    return _row("article markup that runs script not reported by check", len(SCRIPT_MARKUP), breaks)
