@@ -304,7 +304,9 @@ def entry_row(position: int, li: Node) -> tuple[int, str | None, str]:
 
 
 def _entry(li: Node) -> tuple[str | None, str, Node | None]:
-    link = next(li.elements("a"), None)
+    # the entry's link is its first <a> with an href, the one the page shows as a link (an
+    # anchor-only <a id> before it is no link)
+    link = next((a for a in li.elements("a") if a.attr("href") is not None), None)
     url = (link.attr("href") or "") if link is not None else ""
     return entry_label(li.text), url, link
 
