@@ -138,7 +138,7 @@ class _Builder:
         # a duplicate merged on load was in the cache too: its entry is the one that leaves
         self.old_ids = set(book.entries)
         self.old_urls = _url_ids(book.entries)
-        book.merge(old, self.proposal.sources, self.proposal.drop_sources)
+        book.merge(old, self.proposal.sources, self.proposal.drop_sources, self.proposal.sections)
         self._splice_sections(chunks, old)
         self._drop_sections(chunks)
         self.result.images_added = add_images(
@@ -250,7 +250,9 @@ class _Builder:
                 )
                 all_ids.add(renamed)
                 section = replace(section, id=renamed)
-            html, removed = remap_citations(section.html, self.ledger.mapping_for(section.html))
+            mapping = self.ledger.mapping_for(section.html)
+            kept = self.ledger.kept_at.get(section.html, set())
+            html, removed = remap_citations(section.html, mapping, kept)
             if removed:
                 self.warnings.append(
                     f"sections[{index}] ({section.id}) cited unknown or rejected source(s) "

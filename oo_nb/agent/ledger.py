@@ -8,17 +8,19 @@ is given.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from oo_nb.agent.proposal import ProposedFact, ProposedSource
+from oo_nb.agent.proposal import ProposedFact, ProposedSection, ProposedSource
 from oo_nb.agent.quote_rule import too_generic
 from oo_nb.agent.quotes import normalise
 from oo_nb.agent.sources import fact_ids, id_number
 from oo_nb.format.article import Article
+from oo_nb.format.article_model import read_model
 from oo_nb.format.blocks import Contract, SourceCache
 from oo_nb.format.sanitize import safe_http_url, sanitize_text
-from oo_nb.format.vocab import CITATION, listed_domain, url_key
+from oo_nb.format.vocab import CITATION, citation_ids, listed_domain, url_key
 
 __all__ = ["SourceLedger"]
 
@@ -47,6 +49,9 @@ class SourceLedger:
         self.added: list[str] = []
         self.unverified: list[str] = []
         self.twins: list[tuple[str, Any]] = []  # (id, raw item): second items with a taken id
+        # a proposed section's html -> where its citations of a taken id stay with the cached
+        # source (offsets of their "["): text the proposal kept (``_kept_citations``)
+        self.kept_at: dict[str, set[int]] = {}
         # string sources: ids are positions, nothing may be removed (set by load() before any use)
         self.positional = False  # pragma: no mutate
 
@@ -115,7 +120,13 @@ class SourceLedger:
         used += [id_number(s) for s in drops]
         return max((n for n in used if n is not None), default=0) + 1
 
-    def merge(self, old: Article, sources: Sequence[ProposedSource], drops: Sequence[str]) -> None:
+    def merge(
+        self,
+        old: Article,
+        sources: Sequence[ProposedSource],
+        drops: Sequence[str],
+        sections: Sequence[ProposedSection] = (),
+    ) -> None:
         policy = self.contract
         number = self._next_number(old, drops)
         for old_id, raw in self.twins:
@@ -157,6 +168,12 @@ class SourceLedger:
                     if ps.accessed:
                         raw["accessed"] = self._accessed(ps.accessed)
                 continue
+            if ps.id in self.entries:
+                kept = self._kept_citations(ps.id, url, old, sections)
+                if kept is None:
+                    continue
+                for html, offsets in kept.items():
+                    self.kept_at.setdefault(html, set()).update(offsets)
             sid = f"s{number}"
             number += 1
             if ps.id != sid:
@@ -184,9 +201,48 @@ class SourceLedger:
                     f"source {sid} is UNVERIFIED: its URL did not appear in this run's search or fetch results: {url}"
                 )
 
+    def _kept_citations(
+        self, sid: str, url: str, old: Article, sections: Sequence[ProposedSection]
+    ) -> dict[str, set[int]] | None:
+        """A new source declared as ``sid``, an id a cached source with another URL holds: where
+        (by section html, the offsets of their ``[``) the proposal's ``[sid]`` stay with the
+        cached source; None, with a warning, when that cannot be told: the new source is refused.
+
+        A paragraph the proposal kept (its old pid, or its old text) that cited ``sid`` before,
+        no less often than now, kept those citations: re-pointing them would credit an old claim
+        to the new source. A citation in any other text is new and cites the new source. A kept
+        paragraph citing ``sid`` MORE often than before holds both, and which is which is unknown.
+        """
+        before = Counter(c.pid for c in old.citations if c.source_id == sid and c.pid is not None)
+        old_pids = {p.pid for p in old.paragraphs if p.pid}
+        by_text = {_norm_text(p.text): p.pid for p in old.paragraphs if p.pid}
+        kept: dict[str, set[int]] = {}
+        for index, section in enumerate(sections):
+            model = read_model(section.html)
+            cites = [c for c in model.citations if c.source_id == sid]
+            for block in model.blocks if cites else ():
+                inside = [c.start for c in cites if block.start <= c.start < block.end]
+                pid = (
+                    block.pid if block.pid in old_pids else by_text.get(_norm_text(block.node.text))
+                )
+                cited_before = before[pid] if pid else 0
+                if not inside or not cited_before:
+                    continue  # new text: its [sid] cite the new source
+                if len(inside) > cited_before:
+                    self.warnings.append(
+                        f"new source {sid} rejected ({sanitize_text(url, max_len=120)}): {sid} is "
+                        f"already {self.url_of(sid) or 'a cached source'}, and sections[{index}] "
+                        f"({section.id}) cites [{sid}] {len(inside)} time(s) in a paragraph that "
+                        f"cited it {cited_before} time(s): which citation means the new source "
+                        f"cannot be told, so every [{sid}] keeps meaning the cached {sid}"
+                    )
+                    return None
+                kept.setdefault(section.html, set()).update(inside)
+        return kept
+
     def mapping_for(self, text: str) -> dict[str, str | None]:
         mapping: dict[str, str | None] = {}
-        for sid in set(CITATION.findall(text)):
+        for sid in set(citation_ids(text)):
             if sid in self.id_map:
                 mapping[sid] = self.id_map[sid]
             elif sid not in self.entries:
@@ -280,4 +336,9 @@ class SourceLedger:
 
 
 def _fact_norm(text: str) -> str:
-    return re.sub(r"\s+", " ", CITATION.sub("", text)).strip().lower()
+    return _norm_text(text).lower()
+
+
+def _norm_text(text: str) -> str:
+    """Text for "the same?": citations and spacing do not count."""
+    return re.sub(r"\s+", " ", CITATION.sub("", text)).strip()

@@ -5,7 +5,10 @@ Decisions (documented for the review and the format notes):
 - **Ids.** Existing ids never change meaning. New sources are numbered from one above the highest
   id used anywhere in the document (cache, References list, article citations), in the order the
   proposal lists them; when the model picked another id (one already taken, or a gap), the
-  proposal's own citations and facts are rewritten to the new number and a note says so.
+  proposal's own citations and facts are rewritten to the new number and a note says so. Under an
+  id already taken, a paragraph the proposal kept keeps its citations of the cached source, and
+  a source whose citations cannot be told from the cached one's is refused
+  (``SourceLedger._kept_citations``).
 - **Duplicates.** URLs are compared normalised (scheme, ``www.``, default port, fragment,
   trailing slash and tracking parameters ignored). A proposal source whose URL is already cached
   becomes that cached id (the lowest one with it). Ids already sharing a URL in the cache are
@@ -43,14 +46,17 @@ def id_number(source_id: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
-def remap_citations(text: str, mapping: dict[str, str | None]) -> tuple[str, list[str]]:
-    """Rewrite ``[sN]`` tokens in one pass: ``mapping[id]`` is the new id, or None to remove the
-    token (with the space before it). Returns the text and the removed ids."""
+def remap_citations(
+    text: str, mapping: dict[str, str | None], keep: Collection[int] = ()
+) -> tuple[str, list[str]]:
+    """Rewrite ``[sN]`` (and ``[SN]``) tokens in one pass: ``mapping[id]`` is the new id (written
+    ``[sM]``), or None to remove the token (with the space before it). Returns the text and the
+    removed ids. A token starting at an offset in ``keep`` is left as it is."""
     removed: list[str] = []
 
     def swap(m: re.Match[str]) -> str:
-        sid = m.group(2)
-        if sid not in mapping:
+        sid = m.group(2).lower()  # "[S3]" is a citation of s3 (vocab.CITATION)
+        if sid not in mapping or m.start(2) - 1 in keep:
             return m.group(0)
         new = mapping[sid]
         if new is None:

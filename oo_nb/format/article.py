@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from oo_nb.format.article_model import NEVER_OPENED, Model, Node, entries, read_model
-from oo_nb.format.vocab import CITATION, PID, PID_WELLFORMED, entry_label
+from oo_nb.format.vocab import CITATION, PID, PID_WELLFORMED, cited_id, entry_label
 
 __all__ = [
     "CITATION",
@@ -245,7 +245,7 @@ def _walk(
         else:
             texts = [t for t in node.iter() if t.kind == "text" and t.start not in skip]
         reading.citations += [
-            (section, pid, sid) for text in texts for sid in CITATION.findall(text.data)
+            (section, pid, cited_id(m)) for text in texts for m in CITATION.finditer(text.data)
         ]
 
 
@@ -304,7 +304,9 @@ def entry_row(position: int, li: Node) -> tuple[int, str | None, str]:
 
 
 def _entry(li: Node) -> tuple[str | None, str, Node | None]:
-    link = next(li.elements("a"), None)
+    # the entry's link is its first <a> with an href, the one the page shows as a link (an
+    # anchor-only <a id> before it is no link)
+    link = next((a for a in li.elements("a") if a.attr("href") is not None), None)
     url = (link.attr("href") or "") if link is not None else ""
     return entry_label(li.text), url, link
 

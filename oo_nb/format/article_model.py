@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
 from oo_nb.format.html_tokens import Attr, Token, raw_tokens
-from oo_nb.format.vocab import CITATION, PID, js_trim
+from oo_nb.format.vocab import CITATION, PID, cited_id, js_trim
 
 __all__ = [
     "NEVER_OPENED",
@@ -490,7 +490,7 @@ class Model:
             if n.kind == "text" and n.start not in skip:
                 raw = self.source[n.start : n.end]
                 out += [
-                    Citation(m.group(1), n.start + m.start(), n.start + m.end())
+                    Citation(cited_id(m), n.start + m.start(), n.start + m.end())
                     for m in CITATION.finditer(raw)
                 ]
         return tuple(out)

@@ -53,10 +53,11 @@ from oo_nb.format.article_model import Model, Node
 from oo_nb.format.blocks import Contract
 from oo_nb.format.document import Document
 from oo_nb.format.names import CONTRACT_BLOCK
-from oo_nb.format.vocab import CITATION, truncate
+from oo_nb.format.vocab import truncate
 
 __all__ = [
     "LEGACY_SCRIPT_HINT",
+    "ORIGINAL_CITATION",
     "OUR_SCRIPT_SIGNATURE",
     "InjectionRisk",
     "article_risks",
@@ -84,7 +85,10 @@ _CONTRACT_LISTS = ("intents", "required_sections")
 _TOC_HEADINGS = ("h2", "h3")
 _FIRST = operator.itemgetter(0)
 _MARKUP_CHARS = re.compile("[<>&]")  # what text must hold to carry markup (``carries_markup``)
-# Sink 2: what the citation pass replaces (its own regular expression).
+# Sink 2: what the citation pass replaces: its own regular expression /\[s(\d+)\]/g, lower case
+# only. Not vocab.CITATION (what oo_nb's page links, "[S3]" too): "[S3]" in an attribute is no
+# risk under the original script, and marking it would change the text for nothing.
+ORIGINAL_CITATION = re.compile(r"\[s([0-9]+)\]")
 # Look-alikes that read the same and are never markup. Single angle quotation marks rather than
 # the full-width forms: every Latin font has them (cp1252), while "\uff1c" needs a CJK font and
 # showed as empty boxes with Debian's default fonts. A WORD JOINER (invisible) after "&" or "["
@@ -217,12 +221,12 @@ def inert_fragment(fragment: str) -> tuple[str, list[str]]:
     def attribute(m: re.Match[str]) -> str:
         nonlocal attributes
         value = html_lib.unescape(m.group(2))
-        if not CITATION.search(value):
+        if not ORIGINAL_CITATION.search(value):
             return m.group(0)
         attributes += 1
         in_url = m.group(1).strip().rstrip("=").lower() in _URL_ATTRIBUTES
         mark = "%5Bs{}%5D" if in_url else "[" + _JOINER + "s{}]"
-        value = CITATION.sub(lambda c: mark.format(c.group(1)[1:]), value)
+        value = ORIGINAL_CITATION.sub(lambda c: mark.format(c.group(1)), value)
         return f'{m.group(1)}"{html_lib.escape(value, quote=True)}"'
 
     out = _HEADING.sub(heading, fragment)
@@ -301,7 +305,7 @@ def article_risks(model: Model) -> list[InjectionRisk]:
                 if not node.attrs:
                     continue
                 for k, a in enumerate(node.attrs):
-                    if "[s" not in a.value or not CITATION.search(a.value):
+                    if "[s" not in a.value or not ORIGINAL_CITATION.search(a.value):
                         continue
                     risk = InjectionRisk(
                         f"attribute {a.name}= in a paragraph",

@@ -28,6 +28,7 @@ __all__ = [
     "UNSAFE_CHARS",
     "UNSAFE_IN_LINE",
     "citation_ids",
+    "cited_id",
     "domain_matches",
     "domain_of",
     "domain_pattern",
@@ -48,9 +49,12 @@ __all__ = [
 
 # --------------------------------------------------------------------------- citations
 # ASCII digits only, as the page's own script reads them (JavaScript's \d): "[s١]" is no citation.
+# A citation is read as the page's script links it (/\[[sS](\d+)\]/): "[S3]" cites s3 as "[s3]"
+# does. A source's id is lower case, so read an id out of a match with ``cited_id`` (or take
+# ``citation_ids``), never from the group itself.
 SOURCE_ID = re.compile(r"s[0-9]+")
-CITATION = re.compile(r"\[(s[0-9]+)\]")
-CITATION_WITH_SPACE = re.compile(r"(\s?)\[(s[0-9]+)\]")  # removing one takes its space too
+CITATION = re.compile(r"\[([sS][0-9]+)\]")
+CITATION_WITH_SPACE = re.compile(r"(\s?)\[([sS][0-9]+)\]")  # removing one takes its space too
 # JavaScript's white space (its \s, what String.trim strips): the page script reads labels and
 # headings with it; Python's str.isspace leaves out U+FEFF and takes in U+001C..U+001F and U+0085.
 JS_SPACE = (
@@ -76,7 +80,7 @@ def js_trim(text: str) -> str:
 
 # The trailing run of markers of a string fact ("text [s17] [s18]"), matched on the reversed
 # text: a search for (?:\s*\[s\d+\])+\s*$ tries every position of a long fact, this only the end.
-_TRAILING_REVERSED = re.compile(r"\s*(?:\][0-9]+s\[\s*)+")
+_TRAILING_REVERSED = re.compile(r"\s*(?:\][0-9]+[sS]\[\s*)+")
 
 
 # A pid comment: ``pid:SECTION:8HEX`` when well formed. Any ``pid:`` comment without spaces
@@ -97,9 +101,14 @@ def is_source_id(text: str) -> bool:
     return SOURCE_ID.fullmatch(text) is not None
 
 
+def cited_id(match: re.Match[str]) -> str:
+    """The source id a ``CITATION`` match names ("[S3]" names "s3")."""
+    return match.group(1).lower()
+
+
 def citation_ids(text: str) -> list[str]:
     """The ids ``text`` cites, each once, in order of first citation."""
-    return list(dict.fromkeys(CITATION.findall(text)))
+    return list(dict.fromkeys(cited_id(m) for m in CITATION.finditer(text)))
 
 
 def trailing_citations(text: str) -> tuple[int, list[str]]:
@@ -111,7 +120,7 @@ def trailing_citations(text: str) -> tuple[int, list[str]]:
     if run is None:
         return len(text), []
     start = len(text) - run.end()
-    return start, SOURCE_ID.findall(text, start)
+    return start, [cited_id(m) for m in CITATION.finditer(text, start)]
 
 
 # --------------------------------------------------------------------------- id attribute

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 from oo_nb.errors import OOError
 from oo_nb.format.document import Document
 from oo_nb.format.sentinel_state import current_sentinel
-from oo_nb.format.vocab import CITATION
+from oo_nb.format.vocab import citation_ids
 from oo_nb.store.history import HistoryEntry, read_history, sha256_hex
 
 if TYPE_CHECKING:
@@ -137,7 +137,7 @@ def _read_state(path: Path, entry: HistoryEntry) -> _State | None:
         sections=sections,
         status=sentinel.status if sentinel else None,
         evidence=evidence,
-        evidence_urls=tuple(urls.get(i, i) for i in dict.fromkeys(CITATION.findall(evidence))),
+        evidence_urls=tuple(urls.get(i, i) for i in citation_ids(evidence)),
     )
 
 

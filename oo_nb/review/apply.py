@@ -371,9 +371,10 @@ class _Merge:
         gone: list[str] = []
 
         def drop(m: re.Match[str]) -> str:
-            if m.group(2) in kept:
+            sid = m.group(2).lower()  # "[S3]" is a citation of s3 (vocab.CITATION)
+            if sid in kept:
                 return m.group(0)
-            gone.append(m.group(2))
+            gone.append(sid)
             return ""
 
         out = CITATION_WITH_SPACE.sub(drop, text)

@@ -9,7 +9,7 @@ from dataclasses import replace
 from typing import Any
 
 from oo_nb.format.sanitize import sanitize_text
-from oo_nb.format.vocab import CITATION, url_key
+from oo_nb.format.vocab import citation_ids, url_key
 from oo_nb.review.hunks import Hunk
 
 __all__ = ["QUOTE_FOUND", "QUOTE_MISSING", "add_quote_badges", "unsupported_ids"]
@@ -85,7 +85,7 @@ def add_quote_badges(
             if verdict is not None:
                 badges.append(QUOTE_FOUND if verdict else QUOTE_MISSING)
         elif h.area == "article" and h.kind in ("added", "changed") and not h.derived:
-            ids = list(dict.fromkeys(CITATION.findall(h.after_html)))
+            ids = citation_ids(h.after_html)
             bad = [s for s in ids if s in flagged]
             if bad:
                 badges.append(f"{QUOTE_MISSING} for a fact citing {', '.join(bad)}")

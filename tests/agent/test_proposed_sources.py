@@ -237,3 +237,58 @@ def test_a_string_fact_cache_gets_string_facts_without_unknown_sources(corpus_di
     facts = cand.document.block_json("oo-source-cache")["facts"]
     assert facts[-1] == "A new fact. [s1]"
     assert "facts[0] names unknown or rejected source s99: link removed" in cand.warnings
+
+
+def _collision_doc() -> Document:
+    from tests.support.tiny_docs import source
+
+    return page(
+        [
+            ("0a0b0c01", "Heat pumps give three units of heat [s1][s2]."),
+            ("0a0b0c02", "Grants [s1]."),
+        ],
+        [source(1, "IEA"), source(2, "EHPA")],
+    )
+
+
+def test_a_new_source_under_a_taken_id_never_re_points_a_kept_citation() -> None:
+    """The proposal declares its installer survey as s1 (the IEA's id), keeps the first
+    paragraph's [s1] and cites the survey in a new paragraph: the survey is s3, cited by the new
+    paragraph only; the kept claim still cites the IEA."""
+    cand = _build(
+        _collision_doc(),
+        sections=_section(
+            "<!-- pid:tides:0a0b0c01 --><p>Heat pumps give three to four units of heat [s1][s2].</p>"
+            "<p>Installers say stable grants matter [s1].</p>",
+            "tides",
+        ),
+        sources=[{"id": "s1", "url": "https://survey.example/a", "title": "Installer survey"}],
+    )
+    html = cand.document.article_html
+    assert "three to four units of heat [s1][s2].</p>" in html
+    assert "Installers say stable grants matter [s3].</p>" in html
+    assert _sources(cand)["s1"]["title"] == "IEA"
+    assert _sources(cand)["s3"]["url"] == "https://survey.example/a"
+
+
+def test_a_new_source_under_a_taken_id_is_refused_when_its_citations_cannot_be_told_apart() -> None:
+    """A kept paragraph now citing [s1] twice where it cited it once: one is old, one new, and
+    which is which is unknown. The new source is refused, named, and [s1] stays the IEA."""
+    cand = _build(
+        _collision_doc(),
+        sections=_section(
+            "<!-- pid:tides:0a0b0c01 --><p>Heat pumps give three units of heat [s1][s2]; installers "
+            "agree [s1].</p>",
+            "tides",
+        ),
+        sources=[{"id": "s1", "url": "https://survey.example/a", "title": "Installer survey"}],
+    )
+    assert cand.sources_added == []
+    assert "installers agree [s1].</p>" in cand.document.article_html
+    assert set(_sources(cand)) == {"s1", "s2"}
+    assert any(
+        w.startswith(
+            "new source s1 rejected (https://survey.example/a): s1 is already https://example.org/1"
+        )
+        for w in cand.warnings
+    ), cand.warnings

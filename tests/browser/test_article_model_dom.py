@@ -110,7 +110,7 @@ DOM = r"""() => {
   }
   const lis = list ? Array.from(list.children).filter((c) => c.tagName === "LI") : [];
   const items = list ? lis.map((li) => li.textContent.replace(/\s+/g, " ").trim()) : null;
-  const refLinks = lis.map((li) => { const a = li.querySelector("a"); return a ? a.getAttribute("href") || "" : ""; });
+  const refLinks = lis.map((li) => { const a = li.querySelector("a[href]"); return a ? a.getAttribute("href") || "" : ""; });
   const blocks = [];
   let pid = null;
   for (const n of article.childNodes) {
@@ -203,9 +203,10 @@ def test_chromium_reads_the_refused_markup_otherwise(page: Page, case: str) -> N
 # What the library frames hold of an article (``digest.scan_article``), read from Chromium's
 # DOM by the rules the page script follows: headings h2-h4 in document order; the References
 # entries are the <li> children of the list ``referenceList`` finds, labelled by a leading
-# "[sN]", each with its first link's href; blocks are the article's children (and those of
+# "[sN]", each with its first link's href (its first <a> WITH an href); blocks are the article's children (and those of
 # div/section/blockquote wrappers), each with the pid comment before it, else its data-pid,
-# and the section of the last h2 before it; citations are "[sN]" in text outside that list.
+# and the section of the last h2 before it; citations are "[sN]" or "[SN]" (as the page links
+# them, read as "sN") in text outside that list.
 SCAN_CASES = {
     **CASES,
     "nested ul in an entry": REFS.replace("<li>B</li>", "<li>[s2] B<ul><li>[s3] x</li></ul></li>"),
@@ -218,6 +219,11 @@ SCAN_CASES = {
     "citations and comments": (
         '<h2 id="a">A</h2><p>a [s1]<!-- [s7] --> <b>[s2]</b> &#91;s3] [s1]</p>'
         '<p title="[s8]">[S4] [s5]</p><!-- x --!><h2 id="b">B</h2><p>[s6]</p>' + REFS
+    ),
+    "a source cited only as [S3]": '<h2 id="a">A</h2><p>x [S3] y [S1][s2]</p>' + REFS,
+    "an entry whose first anchor has no href": (
+        '<h2 id="a">A</h2><p>x [s1]</p><h2 id="references">References</h2><ol>'
+        '<li>[s1] <a id="iea"></a><a href="https://a.example/1">A</a></li></ol>'
     ),
 }
 
@@ -238,7 +244,7 @@ SCAN_DOM = r"""() => {
   }
   const references = list ? Array.from(list.children).filter((c) => c.tagName === "LI").map((li, i) => {
     const m = /^\s*\[(s[0-9]+)\]/.exec(li.textContent);
-    const a = li.querySelector("a");
+    const a = li.querySelector("a[href]");  // the entry's link: its first <a> with an href
     return [i + 1, m ? m[1] : null, a ? (a.getAttribute("href") || "") : ""];
   }) : [];
   const h2s = Array.from(article.querySelectorAll("h2"));
@@ -271,7 +277,8 @@ SCAN_DOM = r"""() => {
       while (texts.nextNode()) {
         const t = texts.currentNode;
         if (list && list.contains(t)) continue;
-        for (const m of t.data.matchAll(/\[(s[0-9]+)\]/g)) citations.push([section, pid, m[1]]);
+        // the page links [S4] as [s4] (document.js: /\[[sS](\d+)\]/g); the id is lower case
+        for (const m of t.data.matchAll(/\[([sS][0-9]+)\]/g)) citations.push([section, pid, m[1].toLowerCase()]);
       }
     }
   };

@@ -125,3 +125,23 @@ def test_a_heading_nested_in_a_block_starts_a_section() -> None:
     art, _ = _both('<h2 id="a">A</h2><div class="table-wrap"><h2 id="b">B</h2></div><p>x [s1]</p>')
     assert [s.id for s in art.sections] == ["a", "b"]
     assert art.paragraphs[-1].section == "b" and art.citations[0].section == "b"
+
+
+def test_a_citation_in_upper_case_counts_as_the_page_links_it() -> None:
+    """The page links "[S3]" to entry 3 (document.js); it cites s3, in lower case."""
+    html = (
+        '<h2 id="a">A</h2>\n<!-- pid:a:00000001 -->\n<p>x [S3] y [s1]</p>\n'
+        '<h2 id="references">References</h2>\n<ol><li>[s1] one</li><li>[s2] two</li>'
+        "<li>[s3] three</li></ol>\n"
+    )
+    assert Article.parse(html).cited_ids == ("s3", "s1")
+
+
+def test_an_entry_link_is_its_first_anchor_with_an_href() -> None:
+    """``<a id>`` first (an anchor, no link), then the link the page shows."""
+    html = (
+        '<h2 id="a">A</h2>\n<p>x [s1]</p>\n<h2 id="references">References</h2>\n<ol>'
+        '<li>[s1] <a id="iea"></a><a href="https://iea.example/hp">IEA heat pumps</a></li></ol>\n'
+    )
+    ref = Article.parse(html).references[0]
+    assert (ref.source_id, ref.url, ref.title) == ("s1", "https://iea.example/hp", "IEA heat pumps")

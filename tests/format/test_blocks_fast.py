@@ -125,9 +125,11 @@ def test_domain_of_agrees_with_urlsplit_on_tricky_hosts() -> None:
 # --------------------------------------------------------------------------- fact markers
 def markers_by_search(fact: str) -> tuple[str, ...]:
     """What fact_source_ids gave for a string fact before it read the markers from the end
-    (ASCII digits only since the vocabulary: "[s١]" is no citation)."""
-    markers = re.search(r"(?:\s*\[s[0-9]+\])+\s*$", fact)
-    return tuple(dict.fromkeys(re.findall(r"s[0-9]+", markers.group(0)) if markers else []))
+    (ASCII digits only since the vocabulary: "[s١]" is no citation; "[S1]" is s1, as the page
+    links it)."""
+    markers = re.search(r"(?:\s*\[[sS][0-9]+\])+\s*$", fact)
+    found = re.findall(r"[sS]([0-9]+)", markers.group(0)) if markers else []
+    return tuple(dict.fromkeys(f"s{n}" for n in found))
 
 
 def spaces() -> list[str]:

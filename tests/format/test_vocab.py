@@ -165,7 +165,7 @@ def test_blank_entries_cover_nothing(blank: str) -> None:
 CITATIONS = [
     ("a [s1] b [s2] [s1]", ["s1", "s2"]),
     ("[s10][s9]", ["s10", "s9"]),
-    ("[S1]", []),  # the id is lower case
+    ("[S1] [s2] [S2]", ["s1", "s2"]),  # the page links [S1] as [s1]; the id is lower case
     ("[s\u0661]", []),  # ASCII digits only, as the page's script reads them
     ("[s 1] [s] [1] (s1)", []),
 ]
@@ -184,6 +184,7 @@ def test_the_ids_a_text_cites(text: str, ids: list[str]) -> None:
         ("[s1] Tides rose", 15, []),
         ("Tides rose [s1] today", 21, []),
         ("Tides rose [x1]", 15, []),
+        ("Tides rose [S17] [s18]", 10, ["s17", "s18"]),
     ],
 )
 def test_the_trailing_markers_of_a_string_fact(fact: str, start: int, ids: list[str]) -> None:

@@ -542,3 +542,16 @@ def test_the_audit_reports_a_stray_end_tag_as_oo_check_does(tmp_path: Path) -> N
         found = Library(tmp_path, today=TODAY, workers=1, cache=cache).audit(all=True)
         rows = found[found["code"] == "unmodelled-markup"]
         assert sorted(zip(rows["code"], rows["severity"], rows["message"], strict=True)) == checked
+
+
+def test_a_source_cited_only_as_upper_case_is_not_reported_uncited(tmp_path: Path) -> None:
+    """The page links "[S3]" to entry 3: s3 is cited, and only the really uncited s4 is listed."""
+    from tests.support.tiny_docs import page, source
+
+    doc = page(
+        [("0a0b0c01", "Rise [s1][s2]."), ("0a0b0c02", "Fall [S3].")],
+        [source(1), source(2), source(3), source(4)],
+    )
+    (tmp_path / "tides.o-o.html").write_text(doc.text)
+    found = Library(tmp_path, today=TODAY, workers=1).audit(all=True)
+    assert list(findings_for(found, "tides", "uncited-source")["where"]) == ["s4"]

@@ -203,3 +203,16 @@ def test_sources_with_names_for_ids() -> None:
     assert _cache(final) == [S1, noaa] and "Rise higher" in final.article_html
     final = _decide(session, {"src:noaa"}).document
     assert _cache(final) == [S1] and "Rise [s1]." in final.article_html
+
+
+def test_a_new_source_cited_only_in_upper_case_follows_the_text_that_cites_it() -> None:
+    """The page links "[S3]" to entry 3: a kept paragraph citing the new s3 only so keeps s3,
+    even with the source itself rejected (the review says why)."""
+    paras = [("00000001", "Rise [s1]."), ("00000002", "Fall [s2].")]
+    doc = page(paras, [S1, S2])
+    cand = updated([*paras, ("00000003", "Ebb [S3].")], [S1, S2, S3])
+    result = _decide(ReviewSession(doc, cand), {"pid:00000003"})
+    assert "Ebb [S3]." in result.document.article_html
+    assert _cache(result.document) == [S1, S2, S3]
+    assert _refs(result.document) == [li(S1), li(S2), li(S3)]
+    assert result.notes == ("source s3 kept (after the update): kept text cites it",)

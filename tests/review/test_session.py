@@ -506,7 +506,7 @@ def test_every_mix_with_a_fact_on_a_new_source(corpus_dir: Path) -> None:
     summary and the sentinel evidence: citations resolve, References match the cache, a new
     source stays only while kept text or a kept fact cites it, no fact names a missing source,
     and the changelog cites only kept sources."""
-    from oo_nb.format.vocab import CITATION
+    from oo_nb.format.vocab import citation_ids
     from oo_nb.review.blocks import changelog_entries
     from tests.review.test_changelog import agi_candidate
 
@@ -528,7 +528,7 @@ def test_every_mix_with_a_fact_on_a_new_source(corpus_dir: Path) -> None:
             assert "s20" in set(final.article.cited_ids) | fact_ids, flags
         if any(flags):
             entry = changelog_entries(final.block_json("oo-changelog"))[-1]
-            assert set(CITATION.findall(f"{entry['summary']} {entry['sentinel']}")) <= kept, flags
+            assert set(citation_ids(f"{entry['summary']} {entry['sentinel']}")) <= kept, flags
 
 
 def test_an_edit_under_a_rejected_new_heading_keeps_the_section() -> None:

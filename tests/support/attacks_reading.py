@@ -9,6 +9,8 @@ markup rows is proved in tests/browser/test_article_model_dom.py, bash's side he
   ``<template>``: a break is an entry numbered otherwise than the page does;
 - the heredoc's end (a CR terminator under an LF opener, ``<<-`` tabs) and an unquoted opener: a
   break is a shell tail other than the one bash runs, or the file read at all;
+- a citation "[S3]" and a References entry whose first ``<a>`` has no href: a break is the
+  citation not counted, or the entry's url read as '' (the page links both);
 - a section whose next heading sits in a wrapper: a break is the section ending inside it;
 - a stray end tag that closes the page's wrapper, and an update of an article with markup a
   browser reads otherwise: a break is ``oo check`` silent, or the update starting.
@@ -36,7 +38,14 @@ def _row(measure: str, trials: int, breaks: int) -> Figure:
 
 def attacks(workdir: Path) -> list[Figure]:
     workdir.mkdir(parents=True, exist_ok=True)
-    return [_hidden_blocks(), _entries(), _heredoc_ends(workdir), _sections(), _strays(workdir)]
+    return [
+        _hidden_blocks(),
+        _entries(),
+        _citations(),
+        _heredoc_ends(workdir),
+        _sections(),
+        _strays(workdir),
+    ]
 
 
 def _refused(error: type[Exception], call: Callable[..., object], *args: object) -> bool:
@@ -97,6 +106,28 @@ def _entries() -> Figure:
         for html in cases
     )
     return _row("an entry numbered otherwise than the page numbers it", len(cases), breaks)
+
+
+def _citations() -> Figure:
+    """The page links "[S3]" as "[s3]" and shows an entry's first <a> with an href as its link
+    (round six, findings 5 and 10): a break is a citation not counted, or an entry's url lost."""
+    from oo_nb.format.article import Article
+
+    refs = '<h2 id="references">References</h2><ol><li>[s1] {}</li><li>[s2] B</li></ol>'
+    link = '<a href="https://a.example/">A</a>'
+    cited = ["<p>x [S2]</p>", "<p>x <b>[S2]</b></p>", "<p>[s1][S2]</p>"]
+    breaks = sum("s2" not in Article.parse(c + refs.format(link)).cited_ids for c in cited)
+    anchors = ['<a id="a"></a>', '<a name="a">A</a>', "<a>no href</a>"]
+    breaks += sum(
+        Article.parse("<p>[s1]</p>" + refs.format(a + link)).references[0].url
+        != "https://a.example/"
+        for a in anchors
+    )
+    return _row(
+        "an [SN] citation not counted, or an entry's link read from an anchor",
+        len(cited) + len(anchors),
+        breaks,
+    )
 
 
 def _heredoc_ends(workdir: Path) -> Figure:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from datetime import date
 from typing import Any
 
-from oo_nb.format.vocab import CITATION
+from oo_nb.format.vocab import citation_ids
 from oo_nb.store import clock
 from tests.support.mock_api import MockRequest, Reply, Script, error_reply, message
 from tests.support.mock_cache import markup_bytes
@@ -161,7 +161,7 @@ def proposal_for(
     drop: list[str] = []
     try:
         cache = json.loads(blocks.get("source_cache", "{}"))
-        cited = set(CITATION.findall(article))
+        cited = set(citation_ids(article))
         ids = [s.get("id") for s in cache.get("sources", []) if isinstance(s, dict)]
         drop = [i for i in ids if isinstance(i, str) and i not in cited][:1]
     except (json.JSONDecodeError, AttributeError):
