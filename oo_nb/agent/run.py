@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
+from oo_nb import skin
 from oo_nb.agent.budget import Budget, estimate_tokens
 from oo_nb.agent.context import AgentContext, build_context, restore_images
 from oo_nb.agent.freshness import Freshness, freshness
@@ -25,12 +26,16 @@ from oo_nb.agent.pricing import price_for
 from oo_nb.agent.types import RunInfo
 from oo_nb.errors import AgentError, ConflictError, LockedError, OOError, redact
 from oo_nb.format.document import Document
+from oo_nb.format.names import PENDING_PROPOSAL
 from oo_nb.format.scrub import scrub_document
+from oo_nb.format.vocab import truncate
+from oo_nb.skin import force_advice, review_advice
 from oo_nb.store import clock
 
 if TYPE_CHECKING:
     from oo_nb.agent.backends import Backend
     from oo_nb.agent.candidate import Candidate
+    from oo_nb.store.proposals import ProposalInfo
 
 __all__ = [
     "AGENTS",
@@ -120,6 +125,16 @@ class UpdateResult:
     @property
     def cost_usd(self) -> float:
         return self.run.cost_usd if self.run else 0.0
+
+    def summary(self) -> str:
+        """One line: the document, its status, the cost, what the update said."""
+        cost = f" (cost ${self.cost_usd:.4f})" if self.cost_usd else ""
+        said = self.message.splitlines()[0] if self.message else ""
+        said = truncate(said.removeprefix(f"{self.path.name}: "), 160)
+        return f"{self.path.name}: {self.status}{cost}: {said}"
+
+    def __repr__(self) -> str:  # not the dataclass dump: it holds the file's bytes
+        return f"<UpdateResult {self.summary()}>"
 
 
 # --------------------------------------------------------------------------- backends
@@ -311,7 +326,22 @@ def begin(path: str | Path, opts: UpdateOptions) -> Prepared:
 
 
 def fresh_message(path: Path, fresh: Freshness) -> str:
-    return f"{path.name} is {fresh.describe()}; next due {fresh.due}. Use --force to update anyway."
+    return f"{path.name} is {fresh.describe()}; next due {fresh.due}. {force_advice()}"
+
+
+def _awaiting_message(path: Path, waiting: ProposalInfo) -> str:
+    changed = " (the document changed since it was made)" if waiting.stale else ""
+    return (
+        f"{path.name}: proposal awaiting review since {waiting.made}{changed} "
+        f"({review_advice(path)}); not researched again. {force_advice('research')}"
+    )
+
+
+def _discard_advice(path: Path) -> str:
+    """How to delete a damaged saved proposal, where the user is."""
+    if skin.current() == "python":
+        return f"oo_nb.api.saved.discard_saved(path, {PENDING_PROPOSAL!r})"
+    return f"`{skin.current()} review {shlex.quote(str(path))} --discard {PENDING_PROPOSAL}`"
 
 
 def gate(prep: Prepared, opts: UpdateOptions, *, claim: bool = True) -> UpdateResult | None:
@@ -326,20 +356,14 @@ def gate(prep: Prepared, opts: UpdateOptions, *, claim: bool = True) -> UpdateRe
 
         waiting = awaiting_review(prep.path)
         if waiting is not None and waiting.damaged:  # nobody can review it: say how to go on
-            where = shlex.quote(str(prep.path))
             return prep.result(
                 "awaiting",
                 f"{prep.path.name}: the proposal awaiting review is damaged ({waiting.damaged}); "
-                f"not researched again. `oo review {where} --discard pending.json` removes it, "
-                "--force researches anyway.",
+                f"not researched again. {_discard_advice(prep.path)} removes it. "
+                + force_advice("research"),
             )
         if waiting is not None:
-            changed = " (the document changed since it was made)" if waiting.stale else ""
-            return prep.result(
-                "awaiting",
-                f"{prep.path.name}: proposal awaiting review since {waiting.made}{changed} "
-                f"(oo review {shlex.quote(str(prep.path))}); not researched again. Use --force to research anyway.",
-            )
+            return prep.result("awaiting", _awaiting_message(prep.path, waiting))
     if fresh.fresh and not opts.force:
         return prep.result("skipped", fresh_message(prep.path, fresh))
     if not opts.dry_run:
@@ -395,16 +419,12 @@ def _claim(prep: Prepared) -> UpdateResult | None:
         return prep.result(
             "busy",
             f"{prep.path.name}: being researched by another run ({claim}); not researched again. "
-            "Use --force to research anyway.",
+            + force_advice("research"),
         )
     waiting = awaiting_review(prep.path)
     if waiting is not None:
         claim.release()
-        return prep.result(
-            "awaiting",
-            f"{prep.path.name}: proposal awaiting review since {waiting.made} "
-            f"(oo review {shlex.quote(str(prep.path))}); not researched again. Use --force to research anyway.",
-        )
+        return prep.result("awaiting", _awaiting_message(prep.path, waiting))
     prep.claim = claim
     return None
 
