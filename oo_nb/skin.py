@@ -20,7 +20,15 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Literal
 
-__all__ = ["Skin", "current", "force_advice", "review_advice", "speaking", "verb_prefix"]
+__all__ = [
+    "Skin",
+    "current",
+    "force_advice",
+    "review_advice",
+    "saved_advice",
+    "speaking",
+    "verb_prefix",
+]
 
 Skin = Literal["python", "oo", "%oo"]
 _current: list[Skin] = ["python"]
@@ -57,9 +65,28 @@ def force_advice(doing: str = "update") -> str:
 
 
 def review_advice(path: str | Path) -> str:
-    """How to open the proposal that awaits review for ``path``: in Python the ``Proposal``
-    the update returned (or ``doc.proposal()``) is it."""
+    """What opens the proposal that awaits review for ``path``: in Python the ``Proposal`` the
+    update returned (``doc.proposal()`` reads it again) is it."""
     skin = current()
     if skin == "python":
-        return "proposal.review() opens it"
+        return "proposal.review()"
     return f"{skin} review {shlex.quote(str(path))}"
+
+
+# the saved proposals' calls in Python (oo_nb.api.saved), by the `review` option that does each
+_SAVED_CALLS = {
+    "list": "oo_nb.api.saved.saved_proposals(path)",
+    "pick": "oo_nb.api.saved.pick_saved(path, {name!r})",
+    "discard": "oo_nb.api.saved.discard_saved(path, {name!r})",
+}
+
+
+def saved_advice(
+    path: str | Path, action: Literal["list", "pick", "discard"], name: str = ""
+) -> str:
+    """What lists the proposals saved for ``path``, makes ``name`` the current one, or deletes
+    it: ``oo review DOC --pick NAME`` on the command line, ``pick_saved(path, NAME)`` in Python."""
+    skin = current()
+    if skin == "python":
+        return _SAVED_CALLS[action].format(name=name)
+    return f"{skin} review {shlex.quote(str(path))} --{action}" + (f" {name}" if name else "")

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import secrets
-import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
@@ -18,7 +17,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
-from oo_nb import skin
 from oo_nb.agent.budget import Budget, estimate_tokens
 from oo_nb.agent.context import AgentContext, build_context, restore_images
 from oo_nb.agent.freshness import Freshness, freshness
@@ -29,7 +27,7 @@ from oo_nb.format.document import Document
 from oo_nb.format.names import PENDING_PROPOSAL
 from oo_nb.format.scrub import scrub_document
 from oo_nb.format.vocab import truncate
-from oo_nb.skin import force_advice, review_advice
+from oo_nb.skin import force_advice, review_advice, saved_advice
 from oo_nb.store import clock
 
 if TYPE_CHECKING:
@@ -337,13 +335,6 @@ def _awaiting_message(path: Path, waiting: ProposalInfo) -> str:
     )
 
 
-def _discard_advice(path: Path) -> str:
-    """How to delete a damaged saved proposal, where the user is."""
-    if skin.current() == "python":
-        return f"oo_nb.api.saved.discard_saved(path, {PENDING_PROPOSAL!r})"
-    return f"`{skin.current()} review {shlex.quote(str(path))} --discard {PENDING_PROPOSAL}`"
-
-
 def gate(prep: Prepared, opts: UpdateOptions, *, claim: bool = True) -> UpdateResult | None:
     """The review gate, the freshness gate and the dry run: a result when no research should
     happen. A proposal awaiting review is not paid for twice (a cron run would otherwise research
@@ -359,8 +350,8 @@ def gate(prep: Prepared, opts: UpdateOptions, *, claim: bool = True) -> UpdateRe
             return prep.result(
                 "awaiting",
                 f"{prep.path.name}: the proposal awaiting review is damaged ({waiting.damaged}); "
-                f"not researched again. {_discard_advice(prep.path)} removes it. "
-                + force_advice("research"),
+                f"not researched again. `{saved_advice(prep.path, 'discard', PENDING_PROPOSAL)}` "
+                "removes it. " + force_advice("research"),
             )
         if waiting is not None:
             return prep.result("awaiting", _awaiting_message(prep.path, waiting))
@@ -704,7 +695,8 @@ def _write_result(result: UpdateResult, *, yes: bool, auto: bool | None) -> Upda
         result.warnings.append(
             "not written: the proposal goes beyond an update's scope ("
             + "; ".join(beyond)
-            + "); it is saved, and `oo review` shows why it cannot be accepted"
+            + f"); it is saved, and `{review_advice(result.path)}` shows why it cannot be "
+            "accepted"
         )
         _save_pending_keeping_previous(result)
         return result
@@ -719,7 +711,8 @@ def _write_result(result: UpdateResult, *, yes: bool, auto: bool | None) -> Upda
         except (ConflictError, LockedError) as exc:
             # The research is paid for: keep it for review instead of asking for a second run.
             result.warnings.append(
-                f"not written: {exc.message}; the proposal is saved, review it with `oo review`"
+                f"not written: {exc.message}; the proposal is saved, review it with "
+                f"`{review_advice(result.path)}`"
             )
             _save_pending_keeping_previous(result)
             return result
@@ -751,7 +744,7 @@ def keep_earlier_proposal(path: Path, warnings: list[str]) -> Path | None:
     except OOError as exc:  # e.g. the lock is held: the earlier proposal stays where it is
         warnings.append(
             f"an earlier unreviewed proposal could not be set aside ({exc.message}); it is still "
-            f"the current one: `oo review {path.name}` opens it"
+            f"the current one: `{review_advice(path)}` opens it"
         )
         return None
     if kept is not None:
@@ -761,8 +754,8 @@ def keep_earlier_proposal(path: Path, warnings: list[str]) -> Path | None:
 
 def _kept_note(path: Path, kept: Path) -> str:
     return (
-        f"an earlier unreviewed proposal was kept as {kept.name}: `oo review {path.name} --list` shows it, "
-        f"`oo review {path.name} --pick {kept.name}` reviews it"
+        f"an earlier unreviewed proposal was kept as {kept.name}: `{saved_advice(path, 'list')}` "
+        f"shows it, `{saved_advice(path, 'pick', kept.name)}` picks it for review"
     )
 
 

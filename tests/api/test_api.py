@@ -249,3 +249,12 @@ def test_update_all_shows_a_line_a_document(demo: Path) -> None:
     assert "b'" not in repr(done) and "original=" not in repr(done)
     assert "Pass force=True to update anyway" in repr(done) and "--force" not in repr(done)
     assert repr(done.results[0]).startswith("<UpdateResult ") and len(repr(done.results[0])) < 300
+
+
+def test_a_set_aside_proposal_is_named_with_the_python_calls(demo: Path) -> None:
+    oo_nb.open(demo / HEAT).update(agent="replay")
+    again = oo_nb.open(demo / HEAT).update(agent="replay", force=True)
+    kept = [w for w in again.warnings if "earlier unreviewed proposal was kept" in w]
+    assert len(kept) == 1 and "oo review" not in kept[0]
+    assert "`oo_nb.api.saved.saved_proposals(path)` shows it" in kept[0]
+    assert "`oo_nb.api.saved.pick_saved(path, 'pending-" in kept[0]
