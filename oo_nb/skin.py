@@ -24,9 +24,11 @@ __all__ = [
     "Skin",
     "current",
     "force_advice",
+    "history_advice",
     "review_advice",
     "saved_advice",
     "speaking",
+    "update_advice",
     "verb_prefix",
 ]
 
@@ -90,3 +92,19 @@ def saved_advice(
     if skin == "python":
         return _SAVED_CALLS[action].format(name=name)
     return f"{skin} review {shlex.quote(str(path))} --{action}" + (f" {name}" if name else "")
+
+
+def history_advice(path: str | Path) -> str:
+    """What lists the kept versions of ``path``."""
+    skin = current()
+    if skin == "python":
+        return "oo_nb.open(path).history()"
+    return f"{skin} history {shlex.quote(str(path))}"
+
+
+def update_advice(path: str | Path) -> str:
+    """What researches ``path`` again."""
+    skin = current()
+    if skin == "python":
+        return "doc.update()"
+    return f"{skin} update {shlex.quote(str(path))}"

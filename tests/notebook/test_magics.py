@@ -219,6 +219,8 @@ def test_errors_start_with_the_magic_as_typed(
     said = str(caught.value)
     assert said.startswith("%%oo contract: ") and "line 1 ('budget: 0.5')" in said
     assert p.read_bytes() == before
+    done = shell.run_cell_magic("oo", f"contract {p}", "budget: 0.5\n")
+    assert f"the previous version is kept (%oo history {p})" in done.text
 
 
 def test_history_of_nothing_is_a_usage_error(shell: InteractiveShell, tmp_path: Path) -> None:
