@@ -22,7 +22,8 @@ LAYERS: dict[str, int] = {
     "redaction": -1,  # what a secret is: errors redacts every message with it
     "errors": 0,
     "netguard": 0,  # connecting to public addresses only: links and image downloads share it
-    "collector": 0,  # the cyclic collector paused over bulk work, frozen at exit (stdlib only)
+    "collector": 0,
+    "skin": 0,  # where the user is (Python, oo, %oo): advice said as they would type it  # the cyclic collector paused over bulk work, frozen at exit (stdlib only)
     "format": 1,
     "store": 2,
     "library": 3,

@@ -36,6 +36,7 @@ from oo_nb.errors import AgentError, ConflictError, FormatError, ValidationError
 from oo_nb.format.document import Document
 from oo_nb.format.names import PENDING_PROPOSAL
 from oo_nb.format.update_scope import scope_problems
+from oo_nb.skin import saved_advice, update_advice
 from oo_nb.store.store import load_pending
 
 __all__ = [
@@ -284,6 +285,6 @@ def _refusal(problems: list[str], path: Path) -> str:
         "saved proposal refused, nothing written: it goes beyond what an update changes: "
         + "; ".join(shown)
         + (f"; and {more} more" if more > 0 else "")
-        + f". Delete it with `oo review {path.name} --discard {PENDING_PROPOSAL}`, "
-        "or run `oo update` again"
+        + f". Delete it with `{saved_advice(path, 'discard', PENDING_PROPOSAL)}`, "
+        f"or run `{update_advice(path)}` again"
     )

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import secrets
-import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
@@ -26,12 +25,16 @@ from oo_nb.agent.types import RunInfo
 from oo_nb.errors import AgentError, ConflictError, LockedError, OOError, redact
 from oo_nb.format.article_script import script_markup
 from oo_nb.format.document import Document
+from oo_nb.format.names import PENDING_PROPOSAL
 from oo_nb.format.scrub import scrub_document
+from oo_nb.format.vocab import truncate
+from oo_nb.skin import force_advice, review_advice, saved_advice
 from oo_nb.store import clock
 
 if TYPE_CHECKING:
     from oo_nb.agent.backends import Backend
     from oo_nb.agent.candidate import Candidate
+    from oo_nb.store.proposals import ProposalInfo
 
 __all__ = [
     "AGENTS",
@@ -121,6 +124,16 @@ class UpdateResult:
     @property
     def cost_usd(self) -> float:
         return self.run.cost_usd if self.run else 0.0
+
+    def summary(self) -> str:
+        """One line: the document, its status, the cost, what the update said."""
+        cost = f" (cost ${self.cost_usd:.4f})" if self.cost_usd else ""
+        said = self.message.splitlines()[0] if self.message else ""
+        said = truncate(said.removeprefix(f"{self.path.name}: "), 160)
+        return f"{self.path.name}: {self.status}{cost}: {said}"
+
+    def __repr__(self) -> str:  # not the dataclass dump: it holds the file's bytes
+        return f"<UpdateResult {self.summary()}>"
 
 
 # --------------------------------------------------------------------------- backends
@@ -312,7 +325,15 @@ def begin(path: str | Path, opts: UpdateOptions) -> Prepared:
 
 
 def fresh_message(path: Path, fresh: Freshness) -> str:
-    return f"{path.name} is {fresh.describe()}; next due {fresh.due}. Use --force to update anyway."
+    return f"{path.name} is {fresh.describe()}; next due {fresh.due}. {force_advice()}"
+
+
+def _awaiting_message(path: Path, waiting: ProposalInfo) -> str:
+    changed = " (the document changed since it was made)" if waiting.stale else ""
+    return (
+        f"{path.name}: proposal awaiting review since {waiting.made}{changed} "
+        f"({review_advice(path)}); not researched again. {force_advice('research')}"
+    )
 
 
 def gate(prep: Prepared, opts: UpdateOptions, *, claim: bool = True) -> UpdateResult | None:
@@ -327,20 +348,14 @@ def gate(prep: Prepared, opts: UpdateOptions, *, claim: bool = True) -> UpdateRe
 
         waiting = awaiting_review(prep.path)
         if waiting is not None and waiting.damaged:  # nobody can review it: say how to go on
-            where = shlex.quote(str(prep.path))
             return prep.result(
                 "awaiting",
                 f"{prep.path.name}: the proposal awaiting review is damaged ({waiting.damaged}); "
-                f"not researched again. `oo review {where} --discard pending.json` removes it, "
-                "--force researches anyway.",
+                f"not researched again. `{saved_advice(prep.path, 'discard', PENDING_PROPOSAL)}` "
+                "removes it. " + force_advice("research"),
             )
         if waiting is not None:
-            changed = " (the document changed since it was made)" if waiting.stale else ""
-            return prep.result(
-                "awaiting",
-                f"{prep.path.name}: proposal awaiting review since {waiting.made}{changed} "
-                f"(oo review {shlex.quote(str(prep.path))}); not researched again. Use --force to research anyway.",
-            )
+            return prep.result("awaiting", _awaiting_message(prep.path, waiting))
     if fresh.fresh and not opts.force:
         return prep.result("skipped", fresh_message(prep.path, fresh))
     if not opts.dry_run:
@@ -396,16 +411,12 @@ def _claim(prep: Prepared) -> UpdateResult | None:
         return prep.result(
             "busy",
             f"{prep.path.name}: being researched by another run ({claim}); not researched again. "
-            "Use --force to research anyway.",
+            + force_advice("research"),
         )
     waiting = awaiting_review(prep.path)
     if waiting is not None:
         claim.release()
-        return prep.result(
-            "awaiting",
-            f"{prep.path.name}: proposal awaiting review since {waiting.made} "
-            f"(oo review {shlex.quote(str(prep.path))}); not researched again. Use --force to research anyway.",
-        )
+        return prep.result("awaiting", _awaiting_message(prep.path, waiting))
     prep.claim = claim
     return None
 
@@ -704,7 +715,8 @@ def _write_result(result: UpdateResult, *, yes: bool, auto: bool | None) -> Upda
         result.warnings.append(
             "not written: the proposal goes beyond an update's scope ("
             + "; ".join(beyond)
-            + "); it is saved, and `oo review` shows why it cannot be accepted"
+            + f"); it is saved, and `{review_advice(result.path)}` shows why it cannot be "
+            "accepted"
         )
         _save_pending_keeping_previous(result)
         return result
@@ -719,7 +731,8 @@ def _write_result(result: UpdateResult, *, yes: bool, auto: bool | None) -> Upda
         except (ConflictError, LockedError) as exc:
             # The research is paid for: keep it for review instead of asking for a second run.
             result.warnings.append(
-                f"not written: {exc.message}; the proposal is saved, review it with `oo review`"
+                f"not written: {exc.message}; the proposal is saved, review it with "
+                f"`{review_advice(result.path)}`"
             )
             _save_pending_keeping_previous(result)
             return result
@@ -751,7 +764,7 @@ def keep_earlier_proposal(path: Path, warnings: list[str]) -> Path | None:
     except OOError as exc:  # e.g. the lock is held: the earlier proposal stays where it is
         warnings.append(
             f"an earlier unreviewed proposal could not be set aside ({exc.message}); it is still "
-            f"the current one: `oo review {path.name}` opens it"
+            f"the current one: `{review_advice(path)}` opens it"
         )
         return None
     if kept is not None:
@@ -761,8 +774,8 @@ def keep_earlier_proposal(path: Path, warnings: list[str]) -> Path | None:
 
 def _kept_note(path: Path, kept: Path) -> str:
     return (
-        f"an earlier unreviewed proposal was kept as {kept.name}: `oo review {path.name} --list` shows it, "
-        f"`oo review {path.name} --pick {kept.name}` reviews it"
+        f"an earlier unreviewed proposal was kept as {kept.name}: `{saved_advice(path, 'list')}` "
+        f"shows it, `{saved_advice(path, 'pick', kept.name)}` picks it for review"
     )
 
 

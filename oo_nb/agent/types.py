@@ -294,3 +294,19 @@ class LibraryUpdate:
 
     def by_status(self, status: str) -> list[UpdateResult]:
         return [r for r in self.results if r.status == status]
+
+    def __repr__(self) -> str:
+        """A line for the run, then one a document (not the dataclass dump: each result holds
+        its file's bytes and the proposal's data)."""
+        statuses: dict[str, int] = {}
+        for r in self.results:
+            statuses[r.status] = statuses.get(r.status, 0) + 1
+        counts = [f"{n} {status}" for status, n in statuses.items()]
+        counts += [f"{len(self.failures)} failed"] if self.failures else []
+        lines = [
+            f"update-all of {len(self.results) + len(self.failures)} document(s): "
+            f"{', '.join(counts) or 'nothing'}; cost ${self.cost_usd:.4f}, {self.elapsed_s:.1f} s"
+        ]
+        lines += [f"  {r.summary()}" for r in self.results]
+        lines += [f"  {path.name}: failed: {why}" for path, why in self.failures.items()]
+        return "\n".join(lines)

@@ -20,9 +20,9 @@ if TYPE_CHECKING:
 
     from oo_nb.agent.pending import Review
     from oo_nb.api.document import Document
-    from oo_nb.review.session import ReviewSession
+    from oo_nb.review.session import Conflict, ReviewSession
 
-__all__ = ["STATUSES", "Proposal", "ProposalOutdated"]
+__all__ = ["STATUSES", "DecisionConflict", "Proposal", "ProposalOutdated"]
 
 # proposed: research made one now; awaiting: an earlier run's, not yet reviewed; written: the
 # update wrote it (yes/auto); fresh: nothing to do; planned: a dry run; kept: not saved (lost)
@@ -59,6 +59,46 @@ class ProposalOutdated(ConflictError):
         super().__init__(message, file=file)
         self.created = created
         self.rebuilt = rebuilt
+
+
+class DecisionConflict(ConflictError):
+    """Two decisions disagree (a source rejected while accepted text cites it, or its removal
+    accepted while kept text still cites it): ``write()`` wrote nothing, and the message says
+    the calls that settle each one.
+
+    Attributes
+    ----------
+    conflicts : tuple of oo_nb.review.session.Conflict
+        The disagreements, each with the source and the changes citing it.
+    """
+
+    def __init__(self, message: str, *, file: str, conflicts: tuple[Conflict, ...]) -> None:
+        super().__init__(message, file=file)
+        self.conflicts = conflicts
+
+
+def _calls(decide: str, ids: list[str]) -> str:
+    """``proposal.reject("a2").reject("a4")``: the chained calls that take ``decide`` on ids."""
+    return "proposal" + "".join(f".{decide}({i!r})".replace("'", '"') for i in ids)
+
+
+def conflict_fixes(session: ReviewSession, conflict: Conflict) -> str:
+    """How to settle ``conflict`` in Python, as the user would type it: keep the source (its
+    own change decided the other way), or reverse the decisions on the text citing it."""
+    source = session.hunk(conflict.source_change)
+    keep = _calls("accept" if source.kind == "added" else "reject", [source.id])
+    if not conflict.drop_label:  # only a fact cites it: no change of text would settle it
+        return f"keep the source: {keep}"
+    reverse = {
+        hid: "reject" if session.choice(hid).takes_candidate else "accept"
+        for hid in conflict.citing
+    }
+    drop = " and ".join(
+        _calls(decide, [h for h, d in reverse.items() if d == decide])
+        for decide in ("reject", "accept")
+        if decide in reverse.values()
+    )
+    return f"keep the source: {keep}; or {conflict.drop_label.lower()}: {drop}"
 
 
 class Proposal:
@@ -314,8 +354,9 @@ class Proposal:
         Raises
         ------
         oo_nb.OOError
-            Nothing decided yet (call ``accept_all()`` or ``reject_all()`` first), the file
-            changed since the review was opened (``ConflictError``), or it is locked.
+            Nothing decided yet (call ``accept_all()`` or ``reject_all()`` first), two decisions
+            disagree (``DecisionConflict``: a rejected source that accepted text cites), the
+            file changed since the review was opened (``ConflictError``), or it is locked.
         """
         from oo_nb.store.store import discard_pending, write_document
 
@@ -335,6 +376,7 @@ class Proposal:
                     "first",
                     file=str(self.path),
                 )
+            self._refuse_conflicts(session)
         if final.to_bytes() != expected:
             self.written_to = write_document(
                 final, expected=expected, action=action, scrub_secrets=True
@@ -344,6 +386,22 @@ class Proposal:
         self._written = True
         assert self._reopen is not None  # a proposal to write is always made with one
         return self._reopen(self.path)
+
+    def _refuse_conflicts(self, session: ReviewSession) -> None:
+        """Decisions that disagree are the user's to settle, as the widget and the terminal
+        review ask: writing would otherwise keep the source they rejected without a word."""
+        conflicts = session.conflicts()
+        if not conflicts:
+            return
+        said = " ".join(
+            f"{c.question} To settle it, {conflict_fixes(session, c)}." for c in conflicts
+        )
+        raise DecisionConflict(
+            f"nothing written: {len(conflicts)} decision(s) disagree. {said} Then call "
+            "proposal.write() again.",
+            file=str(self.path),
+            conflicts=conflicts,
+        )
 
     def review(self) -> Any:
         """The review widget of this proposal (one widget per proposal, shown again on each call).
@@ -378,11 +436,17 @@ class Proposal:
             said += f"; proposal NOT saved: {self.not_saved}"
         lines = [f"{self.path.name}: {self.status}{cost}: {said}"]
         if self.reviewable:
-            counts = self._decisions().counts()
+            session = self._decisions()
+            counts = session.counts()
             lines.append(
                 f"{sum(counts.values())} change(s): {counts['accept']} accepted, "
                 f"{counts['reject']} rejected, {counts['edit']} edited, {counts['pending']} undecided"
             )
+            if counts["pending"] < sum(counts.values()):  # undecided, nothing can disagree
+                lines += [
+                    f"to settle before write(): {c.question} ({conflict_fixes(session, c)})"
+                    for c in session.conflicts()
+                ]
         lines += [f"warning: {w}" for w in self.warnings]
         if self.kept_because:
             lines.append(

@@ -18,6 +18,7 @@ from oo_nb.cli.verbs import VERBS, build_parser, load
 from oo_nb.collector import keep_to_exit
 from oo_nb.errors import OOError
 from oo_nb.format.surrogates import replaced
+from oo_nb.skin import speaking
 
 __all__ = ["describe_os_error", "main"]
 
@@ -124,7 +125,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one verb; its exit code. Without ``argv`` this is the program (``oo``, ``python -m
     oo_nb``), about to exit: what it built is then kept to the end instead of being walked by a
     last collection (``collector.keep_to_exit``; ~0.3 s of an ``oo update-all``)."""
-    code = _run(list(sys.argv[1:] if argv is None else argv))
+    with speaking("oo"):  # advice from the layers below names `oo`'s options
+        code = _run(list(sys.argv[1:] if argv is None else argv))
     if argv is None:
         keep_to_exit()
     return code

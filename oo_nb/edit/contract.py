@@ -25,6 +25,7 @@ from oo_nb.format.document import Document
 from oo_nb.format.legacy_script import contract_risks, runs_original_script
 from oo_nb.format.names import CONTRACT_BLOCK, MANIFEST_BLOCK
 from oo_nb.format.vocab import domain_pattern, truncate
+from oo_nb.skin import history_advice
 from oo_nb.store import store
 
 __all__ = [
@@ -106,7 +107,10 @@ class ContractEditResult:
         if not self.changes:
             head = f"{self.path}: contract unchanged"
         elif self.written:
-            head = f"{self.path}: contract updated; the previous version is kept (oo history {self.path})"
+            head = (
+                f"{self.path}: contract updated; the previous version is kept "
+                f"({history_advice(self.path)})"
+            )
         else:
             head = f"{self.path}: would change (nothing written)"
         return "\n".join(

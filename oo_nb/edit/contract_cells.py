@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 from oo_nb.edit.contract import (
     LIST_KEYS,
@@ -44,6 +45,7 @@ def parse_body(body: str) -> list[Edit]:
         return _parse_json_body(text)
     edits: list[Edit] = []
     replaced: dict[str, list[str]] = {}
+    set_at: dict[str, tuple[int, str]] = {}  # a field's line and text: a field is set once
     for n, line in enumerate(body.splitlines(), 1):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
@@ -62,6 +64,15 @@ def parse_body(body: str) -> list[Edit]:
                 raise ValidationError(
                     f"+/- apply to lists only ({', '.join(LIST_KEYS)})", line=n, key=raw_key
                 )
+            if key in set_at:
+                first, said = set_at[key]
+                raise ValidationError(
+                    f"given twice, on line {first} ({said!r}) and line {n} ({line.strip()!r}); "
+                    "nothing written: keep the line with the value you mean",
+                    line=n,
+                    key=raw_key,
+                )
+            set_at[key] = (n, line.strip())
             edits.append(Edit("set", key, value))
         elif sign:
             edits.append(Edit("add" if sign == "+" else "remove", key, value))
@@ -71,9 +82,23 @@ def parse_body(body: str) -> list[Edit]:
     return edits
 
 
+def _once_each(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose keys are each given once (``json`` keeps the last of two silently)."""
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise ValidationError(
+                f"given twice in the JSON object ({seen[key]!r} and {value!r}); nothing "
+                "written: keep the value you mean",
+                key=key,
+            )
+        seen[key] = value
+    return seen
+
+
 def _parse_json_body(text: str) -> list[Edit]:
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=_once_each)
     except json.JSONDecodeError as exc:
         raise ValidationError(
             f"invalid JSON: {exc.msg}", line=exc.lineno, column=exc.colno

@@ -120,6 +120,7 @@ def overall_help() -> str:
 def oo_magic(line: str, cell: str | None = None) -> Any:
     """Living documents: ``%oo VERB [ARGS]`` (run ``%oo --help`` for the verbs)."""
     from oo_nb.errors import OOError
+    from oo_nb.skin import speaking, verb_prefix
 
     try:
         verb, ns = parse_line(line)
@@ -129,16 +130,16 @@ def oo_magic(line: str, cell: str | None = None) -> Any:
             )
         from oo_nb.notebook import results
 
-        try:
-            return results.run_verb(verb, ns, cell=cell)
-        except OOError as exc:
-            raise UsageError(f"oo {verb}: {exc}") from exc
-        except (
-            OSError
-        ) as exc:  # a bad path, said in one line as the CLI does; bugs keep their traceback
-            from oo_nb.cli.main import describe_os_error
+        with speaking("%oo"):  # advice from the layers below names the magic's options
+            said = f"%{verb_prefix(verb)}" if cell is not None else verb_prefix(verb)
+            try:
+                return results.run_verb(verb, ns, cell=cell)
+            except OOError as exc:
+                raise UsageError(f"{said}: {exc}") from exc
+            except OSError as exc:  # a bad path, said in one line; bugs keep their traceback
+                from oo_nb.cli.main import describe_os_error
 
-            raise UsageError(f"oo {verb}: {describe_os_error(exc)}") from exc
+                raise UsageError(f"{said}: {describe_os_error(exc)}") from exc
     except _HelpShown:
         return None
 

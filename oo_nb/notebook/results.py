@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 
+from oo_nb.skin import verb_prefix
+
 if TYPE_CHECKING:
     from oo_nb.api.document import Document
     from oo_nb.api.history import Diff, Rollback
@@ -106,7 +108,9 @@ def _history(ns: argparse.Namespace) -> Any:
 
     entries = read_entries(ns.doc)  # a deleted document keeps its history: not Document.read
     if not entries:
-        raise UsageError(f"oo history: {ns.doc}: no such document and no kept versions")
+        raise UsageError(
+            f"{verb_prefix('history')}: {ns.doc}: no such document and no kept versions"
+        )
     return history_frame(entries)
 
 

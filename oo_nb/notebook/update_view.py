@@ -15,6 +15,8 @@ from typing import Any
 
 from IPython.core.error import UsageError
 
+from oo_nb.skin import verb_prefix
+
 __all__ = ["narration", "run_update"]
 
 
@@ -45,7 +47,7 @@ def _readable(path: Path) -> None:
     try:
         mode = path.stat().st_mode
         if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
-            raise UsageError(f"oo update: {path} is not a regular file")
+            raise UsageError(f"{verb_prefix('update')}: {path} is not a regular file")
         with path.open("rb"):
             pass
     except OSError as exc:
@@ -53,7 +55,7 @@ def _readable(path: Path) -> None:
 
         if isinstance(exc, FileNotFoundError) and path.is_symlink():
             raise UsageError(
-                f"oo update: {path} is a symbolic link to {os.readlink(path)}, which does not exist"
+                f"{verb_prefix('update')}: {path} is a symbolic link to {os.readlink(path)}, which does not exist"
             ) from exc
         hint = ""
         if isinstance(exc, FileNotFoundError) and path.parent.is_dir():
@@ -65,7 +67,7 @@ def _readable(path: Path) -> None:
             close = difflib.get_close_matches(path.name, names, n=3, cutoff=0.5)
             if close:
                 hint = f"; did you mean {', '.join(close)}?"
-        raise UsageError(f"oo update: {describe_os_error(exc)}{hint}") from exc
+        raise UsageError(f"{verb_prefix('update')}: {describe_os_error(exc)}{hint}") from exc
 
 
 def run_update(ns: argparse.Namespace) -> Any:

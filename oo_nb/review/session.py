@@ -349,12 +349,13 @@ class ReviewSession:
                 if citing
                 else "text or a fact you kept"
             )
+            cites = "cite" if len(citing) > 1 else "cites"
             if source.kind == "added":
-                question = f"You rejected the new source {sid} ({label}), but {what} cites it."
+                question = f"You rejected the new source {sid} ({label}), but {what} {cites} it."
                 keep = f"Keep source {sid}"
             else:
                 question = (
-                    f"You accepted removing source {sid} ({label}), but {what} still cites it."
+                    f"You accepted removing source {sid} ({label}), but {what} still {cites} it."
                 )
                 keep = f"Keep source {sid} (do not remove it)"
             took = [self.choice(h).takes_candidate for h in citing]

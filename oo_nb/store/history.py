@@ -16,6 +16,7 @@ from typing import Any
 from oo_nb.errors import FormatError, NotFound, OOError
 from oo_nb.format.document import Document
 from oo_nb.format.names import HISTORY_DIR
+from oo_nb.skin import history_advice
 from oo_nb.store.atomic import atomic_write_bytes
 from oo_nb.store.history_place import history_folder, open_plain_file
 
@@ -362,7 +363,7 @@ def pick_from(
                 return Pick(entry, _entry_bytes(p, entry), ())
         span = f"seqs {entries[0].seq}-{entries[-1].seq}" if entries else "no history"
         raise NotFound(
-            f"no seq {seq} in history ({span}; `oo history {p}` lists them)", file=str(p)
+            f"no seq {seq} in history ({span}; `{history_advice(p)}` lists them)", file=str(p)
         )
     same = [e for e in entries if e.version == version]
     if not same:

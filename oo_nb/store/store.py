@@ -198,7 +198,12 @@ def _io_error(exc: OSError, target: Path, data: bytes) -> OOError:
         if written
         else "the document is unchanged"
     )
-    return OOError(f"could not write: {exc.strerror or exc}; {state}", file=str(target))
+    # the path that failed: the document, its temp file, or a part of its history
+    failed = os.fsdecode(exc.filename) if exc.filename is not None else ""
+    if exc.filename2 is not None:
+        failed += f" to {os.fsdecode(exc.filename2)}"
+    named = f" {failed}" if failed else ""
+    return OOError(f"could not write{named}: {exc.strerror or exc}; {state}", file=str(target))
 
 
 def _validate(data: bytes, target: Path) -> None:

@@ -218,3 +218,35 @@ def test_yes_keeps_another_documents_recording_for_review(
     main(["update", str(other), "--force", "--yes", "--cassette", str(cassette)])
     assert other.read_bytes() == before
     assert (other.parent / ".oo-history" / other.name / "pending.json").exists()
+
+
+def test_a_refused_proposal_says_why_when_the_replay_ends(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A recorded proposal the validation refuses is sent back for a correction the cassette
+    never recorded: the run ends "cassette exhausted", and the reason it was refused is said,
+    as a progress line when it happens and in the error."""
+    import oo_nb
+    from oo_nb.demo import demo_today, install_demo
+
+    monkeypatch.setenv("OO_TODAY", demo_today())
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    name = "heat-pumps-in-europe.o-o.html"
+    install_demo(tmp_path, index=False, quiet=True)
+    path = tmp_path / ".oo-cassettes" / f"{name}.json"
+    cassette = json.loads(path.read_text("utf-8"))
+    last = cassette["interactions"][-1]["response"]
+    body = json.loads(last["body"])
+    submit = next(b for b in body["content"] if b.get("name") == "submit_proposal")
+    submit["input"]["sections"][0]["id"] = 'x" onmouseover="alert(1)'
+    last["body"] = json.dumps(body)
+    path.write_text(json.dumps(cassette), "utf-8")
+    said: list[str] = []
+    with pytest.raises(AgentError) as caught:
+        oo_nb.open(tmp_path / name).update(agent="replay", progress=said.append)
+    reason = "key 'sections[0].id': invalid submit_proposal input: must be a section id"
+    assert "cassette exhausted" in str(caught.value) and reason in str(caught.value)
+    assert [line for line in said if line.startswith("proposal refused")] == [
+        f"proposal refused, asked for a correction: {reason} (letters, digits, '-', '_', '.', "
+        """':'), found 'x" onmouseover="alert(1)'"""
+    ]

@@ -11,6 +11,7 @@ from oo_nb.agent.many import find_documents, update_library
 from oo_nb.agent.run import UpdateOptions
 from oo_nb.cli.main import main
 from oo_nb.format.document import Document
+from oo_nb.skin import speaking
 from oo_nb.store import clock
 from oo_nb.store.store import load_pending
 from tests.support.agent_helpers import DOCS, MARKER, assert_no_secret, copy_doc, start_mock
@@ -355,7 +356,8 @@ def test_fresh_documents_the_library_cache_knows_are_not_read(
     for p in docs[:3]:
         _make_fresh(p)
     read = _reads(monkeypatch)
-    unread = update_library(tmp_path, UpdateOptions(dry_run=True), progress=False)
+    with speaking("oo"):  # said as the command below says it
+        unread = update_library(tmp_path, UpdateOptions(dry_run=True), progress=False)
     assert len(read) == len(paths)  # without the cache: every document read
     assert main(["index", str(tmp_path)]) == 0  # the cache now knows every document
     read.clear()

@@ -220,3 +220,41 @@ def test_document_summary_and_dict_are_oo_shows(demo: Path) -> None:
     assert doc.article_html.startswith("<article") or "<p" in doc.article_html
     with pytest.raises(NotADocument):
         oo_nb.open(oo_nb.Library(demo).index().path)
+
+
+def test_advice_is_said_in_python(demo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A proposal from the API names the fix as typed in Python (issue 27), not `oo`'s
+    options; the command says the same in its own words."""
+    from oo_nb.cli.main import main
+
+    oo_nb.open(demo / HEAT).update(agent="replay")
+    again = oo_nb.open(demo / HEAT).update(agent="replay")
+    fresh = oo_nb.open(demo / FRESH).update(agent="replay")
+    for said in (again.text(), fresh.text()):
+        assert "force=True" in said and "--force" not in said and "oo review" not in said
+    assert "proposal.review()" in again.text()
+    assert main(["update", str(demo / HEAT), "--agent", "replay"]) == 0
+    out = capsys.readouterr().out
+    assert f"(oo review {demo / HEAT})" in out and "Use --force to research anyway" in out
+    assert "force=True" not in out
+    assert "force=True" in oo_nb.open(demo / FRESH).update(agent="replay").message
+
+
+def test_update_all_shows_a_line_a_document(demo: Path) -> None:
+    done = oo_nb.Library(demo).update_all(agent="replay", progress=False)
+    lines = repr(done).splitlines()
+    assert lines[0].startswith("update-all of 4 document(s): ") and "cost $" in lines[0]
+    assert len(lines) == 5 and all(line.startswith("  ") for line in lines[1:])
+    assert any(line.startswith(f"  {HEAT}: proposed (cost $") for line in lines)
+    assert "b'" not in repr(done) and "original=" not in repr(done)
+    assert "Pass force=True to update anyway" in repr(done) and "--force" not in repr(done)
+    assert repr(done.results[0]).startswith("<UpdateResult ") and len(repr(done.results[0])) < 300
+
+
+def test_a_set_aside_proposal_is_named_with_the_python_calls(demo: Path) -> None:
+    oo_nb.open(demo / HEAT).update(agent="replay")
+    again = oo_nb.open(demo / HEAT).update(agent="replay", force=True)
+    kept = [w for w in again.warnings if "earlier unreviewed proposal was kept" in w]
+    assert len(kept) == 1 and "oo review" not in kept[0]
+    assert "`oo_nb.api.saved.saved_proposals(path)` shows it" in kept[0]
+    assert "`oo_nb.api.saved.pick_saved(path, 'pending-" in kept[0]

@@ -222,7 +222,7 @@ def test_a_precise_frame_wins_over_open(tmp_path: Path) -> None:
 def test_magic_history_of_a_folder_is_a_usage_error(shell: InteractiveShell, lib: Path) -> None:
     with pytest.raises(UsageError) as err:
         oo(shell, f'history "{lib}"')
-    assert str(err.value) == f"oo history: cannot read {lib}: is a folder, not a file"
+    assert str(err.value) == f"%oo history: cannot read {lib}: is a folder, not a file"
     assert isinstance(err.value.__cause__, IsADirectoryError)
 
 
@@ -231,9 +231,9 @@ def test_magic_new_demo_index_in_impossible_folders(
 ) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("x")
-    with pytest.raises(UsageError, match=r"^oo new: cannot create the folder .*a-file"):
+    with pytest.raises(UsageError, match=r"^%oo new: cannot create the folder .*a-file"):
         oo(shell, f'new "x / y" --dir "{blocker}/nope" --no-update')
-    with pytest.raises(UsageError, match=r"^oo demo: cannot create the folder .*a-file"):
+    with pytest.raises(UsageError, match=r"^%oo demo: cannot create the folder .*a-file"):
         oo(shell, f'demo "{blocker}/x"')
 
 
@@ -245,7 +245,7 @@ def test_magic_index_on_a_full_disk(
         oo(shell, f'index "{lib}"')
     assert (
         str(err.value)
-        == f"oo index: cannot write {lib / 'index.o-o.html'}: no space left on the device"
+        == f"%oo index: cannot write {lib / 'index.o-o.html'}: no space left on the device"
     )
 
 

@@ -277,6 +277,28 @@ def test_bad_bodies(body: str, match: str) -> None:
         parse_body(body)
 
 
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [
+        ("budget: 0.5\nscope: x\nbudget: 9", "line 3, key 'budget': given twice, on line 1"),
+        ("Budget: 0.5\nbudget: 9", "line 2, key 'budget': given twice, on line 1 ('Budget: 0.5')"),
+        (
+            '{"budget": 0.5, "budget": 9}',
+            "key 'budget': given twice in the JSON object (0.5 and 9)",
+        ),
+        ('{"section": "A", "section": "B"}', "key 'section': given twice"),
+    ],
+)
+def test_a_key_set_twice_in_a_cell_is_refused(corpus_copy: Path, body: str, said: str) -> None:
+    """A field given twice is a mistake to ask about, not a last value that silently wins."""
+    path = corpus_copy / "ai-model-landscape.o-o.html"
+    before = path.read_bytes()
+    with pytest.raises(ValidationError) as caught:
+        apply_contract_body(path, body)
+    assert said in str(caught.value)
+    assert path.read_bytes() == before
+
+
 def test_apply_body_is_one_write(corpus_copy: Path) -> None:
     path = corpus_copy / "ai-model-landscape.o-o.html"
     before = Document.read(path)

@@ -197,6 +197,32 @@ def test_history_returns_a_frame_and_rollback_restores(
         oo(shell, f"rollback {p} --to 7")
 
 
+def test_errors_start_with_the_magic_as_typed(
+    shell: InteractiveShell, corpus_copy: Path, tmp_path: Path
+) -> None:
+    """An error of `%oo VERB` says `%oo VERB:` (the place the user is in), not the command's
+    `oo VERB:`; a cell's error says `%%oo VERB:`."""
+    p = corpus_copy / YC
+    cases = {
+        f"rollback {p} --to 7": "%oo rollback: ",
+        f"diff {p} --from 1 --to 2": "%oo diff: ",
+        f"show {tmp_path / 'none.o-o.html'}": "%oo show: ",
+        f"history {tmp_path / 'none.o-o.html'}": "%oo history: ",
+    }
+    for line, start in cases.items():
+        with pytest.raises(UsageError) as caught:
+            oo(shell, line)
+        assert str(caught.value).startswith(start), (line, str(caught.value))
+    before = p.read_bytes()
+    with pytest.raises(UsageError) as caught:
+        shell.run_cell_magic("oo", f"contract {p}", "budget: 0.5\nbudget: 9\n")
+    said = str(caught.value)
+    assert said.startswith("%%oo contract: ") and "line 1 ('budget: 0.5')" in said
+    assert p.read_bytes() == before
+    done = shell.run_cell_magic("oo", f"contract {p}", "budget: 0.5\n")
+    assert f"the previous version is kept (%oo history {p})" in done.text
+
+
 def test_history_of_nothing_is_a_usage_error(shell: InteractiveShell, tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="no such document"):
         oo(shell, f"history {tmp_path / 'none.o-o.html'}")

@@ -111,6 +111,21 @@ def test_a_full_disk_says_the_document_is_unchanged(
     assert not [f for f in p.parent.iterdir() if f.name.endswith(".tmp")]
 
 
+def test_a_history_log_that_is_a_folder_is_named_in_the_error(corpus_copy: Path) -> None:
+    """The error names the path it failed on, not only the system's reason: the user has to
+    find the part of the history that is broken."""
+    p = corpus_copy / DOC
+    before = p.read_bytes()
+    log = store.history_dir(p) / "log.jsonl"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.mkdir()
+    with pytest.raises(OOError) as info:
+        store.write_document(_bumped(p), expected=before, action="update")
+    err = info.value
+    assert err.file == str(p) and f"could not write {log}: " in err.message
+    assert "the document is unchanged" in err.message and p.read_bytes() == before
+
+
 def test_a_failed_sync_after_the_replace_says_the_new_version_is_in_place(
     corpus_copy: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -12,7 +12,10 @@ folder verb that stopped reading the other documents.
 - updates past the deadline: a server that never answers, ``--timeout 1.5``, through ``oo update``
   (streamed and not) and ``oo update-all``;
 - silent gaps over 30 s: the longest silence while waiting, measured with the progress interval
-  shortened to 0.25 s (the interval in use is ``HEARTBEAT_S``, 30 s).
+  shortened to 0.25 s (the interval in use is ``HEARTBEAT_S``, 30 s);
+- errors hiding their cause (round six): a replayed proposal the validation refuses (a hostile
+  section or source id, a NUL, 3,000 sections) said only "cassette exhausted", and a write into
+  a history whose log is a folder only "could not write: Is a directory" (no path).
 """
 
 from __future__ import annotations
@@ -244,6 +247,83 @@ def _agent_json(workdir: Path) -> tuple[Figure, list[str]]:
     return row, breaks
 
 
+# --------------------------------------------------------------------------- hidden causes
+# the demo's recorded proposal changed so that the validation refuses it, and what the error
+# must then say of why
+_REFUSED: dict[str, tuple[Callable[[dict[str, Any]], None], str]] = {
+    "hostile section id": (
+        lambda p: p["sections"][0].update(id='x" onmouseover="alert(1)'),
+        "key 'sections[0].id'",
+    ),
+    "hostile source id": (
+        lambda p: p["sources"][0].update(id='s6" onmouseover="alert(1)'),
+        "key 'sources[0].id'",
+    ),
+    "NUL in a paragraph": (
+        lambda p: p["sections"][0].update(html="<p>nul\x00here [s6]</p>"),
+        "contains a NUL character",
+    ),
+    "3,000 sections": (
+        lambda p: p["sections"].extend(
+            {"id": f"x{i}", "title": f"X{i}", "html": f"<p>x{i}</p>"} for i in range(3000)
+        ),
+        "key 'sections': invalid submit_proposal input",
+    ),
+}
+HEAT = "heat-pumps-in-europe.o-o.html"
+
+
+def _demo(folder: Path) -> Path:
+    from oo_nb.demo import install_demo
+
+    install_demo(folder, index=False, quiet=True)
+    return folder / HEAT
+
+
+def _refuse_in_cassette(doc: Path, change: Callable[[dict[str, Any]], None]) -> None:
+    path = doc.parent / ".oo-cassettes" / f"{doc.name}.json"
+    cassette = json.loads(path.read_text("utf-8"))
+    response = cassette["interactions"][-1]["response"]
+    body = json.loads(response["body"])
+    change(next(b for b in body["content"] if b.get("name") == "submit_proposal")["input"])
+    response["body"] = json.dumps(body)
+    path.write_text(json.dumps(cassette), "utf-8")
+
+
+def _hidden_causes(workdir: Path) -> tuple[Figure, list[str]]:
+    from oo_nb.demo import demo_today
+
+    breaks: list[str] = []
+    env = {"OO_TODAY": demo_today(), "ANTHROPIC_API_KEY": ""}
+    with unittest.mock.patch.dict(os.environ, env):
+        for i, (label, (change, reason)) in enumerate(_REFUSED.items()):
+            doc = _demo(workdir / f"refused{i}")
+            _refuse_in_cassette(doc, change)
+            before = doc.read_bytes()
+            o = oo("update", str(doc), "--agent", "replay", "--yes")
+            said = "cassette exhausted" in o.err and reason in o.err
+            if not (o.code == 2 and said and _tidy(o) and doc.read_bytes() == before):
+                breaks.append(f"{label}: exit {o.code} {o.crash or o.err[-200:]!r}")
+        doc = _demo(workdir / "log-folder")
+        o = oo("update", str(doc), "--agent", "replay")
+        log = doc.parent / ".oo-history" / doc.name / "log.jsonl"
+        log.unlink(missing_ok=True)
+        log.mkdir(parents=True)
+        before = doc.read_bytes()
+        o = oo("review", str(doc), "--accept-all")
+        if not (o.code == 2 and str(log) in o.err and _tidy(o) and doc.read_bytes() == before):
+            breaks.append(f"log.jsonl a folder: exit {o.code} {o.crash or o.err[-200:]!r}")
+    row = Figure(
+        PART,
+        "errors hiding their cause (a refused replayed proposal, a write's failed path)",
+        len(_REFUSED) + 1,
+        len(breaks),
+        "0",
+        not breaks,
+    )
+    return row, breaks
+
+
 # --------------------------------------------------------------------------- the deadline
 def _hang(request: Any) -> Any:
     from tests.support.mock_api import Reply
@@ -363,4 +443,5 @@ def attacks(workdir: Path) -> list[Figure]:
     readers, _ = _readers(workdir)
     agent, _ = _agent_json(workdir)
     deadline_rows, _ = _deadline(workdir)
-    return [readers, agent, *deadline_rows]
+    causes, _ = _hidden_causes(workdir)
+    return [readers, agent, *deadline_rows, causes]

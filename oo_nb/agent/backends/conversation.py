@@ -32,7 +32,7 @@ from oo_nb.agent.types import PROPOSAL_SCHEMA, RunInfo
 from oo_nb.errors import AgentError, BudgetExceeded
 from oo_nb.format.jsonblock import too_deep
 from oo_nb.format.surrogates import scrub
-from oo_nb.format.vocab import domain_patterns
+from oo_nb.format.vocab import domain_patterns, terminal_safe, truncate
 
 __all__ = [
     "SUBMIT_TOOL",
@@ -56,6 +56,8 @@ FETCH_EXCERPT_CHARS = 3_000
 # The same excerpt in estimated tokens, so a CJK page (3 tokens a character) stays inside the
 # wrap-up reserve (Budget.compact_fetch_tokens) like an English one.
 FETCH_EXCERPT_TOKENS = 1_200
+# how much of a refused proposal's validation error the user is shown (it quotes agent text)
+_REFUSAL_SHOWN = 400
 
 
 @dataclass(frozen=True)
@@ -266,6 +268,9 @@ class Conversation:
         self.wrapup: str | None = None  # why research stopped, once it has
         self.reprompted = False
         self.corrected = False
+        # why the proposal was sent back for a correction: said again if the run then fails (a
+        # replay that recorded no correction ends "cassette exhausted", which hides the cause)
+        self.refused = ""
         self.continuations = 0
         self.answered = 0  # responses taken (a request whose answer was lost is not one)
         self.unknown: list[float] = []  # what each answer of unknown usage was charged
@@ -325,6 +330,8 @@ class Conversation:
         if self.unknown and "usage unknown" not in message:  # the cost is bounds: say so
             n, charged = len(self.unknown), sum(self.unknown)
             message += f"; usage unknown for {n} answer(s): charged their bound, ${charged:.4f}"
+        if self.refused and self.refused not in message:
+            message += f"; before that, the proposal was refused and sent back to be corrected: {self.refused}"
         text = f"{message} (cost so far ${cost:.4f})"
         return BudgetExceeded(text, cost_usd=cost) if budget else AgentError(text, cost_usd=cost)
 
@@ -591,6 +598,9 @@ class Conversation:
                     f"submit_proposal was invalid again after a correction: {problem}"
                 ) from None
             self.corrected = True
+            self.refused = terminal_safe(truncate(problem, _REFUSAL_SHOWN))
+            if self.run.on_progress is not None:
+                self.run.on_progress(f"proposal refused, asked for a correction: {self.refused}")
             self._answer_calls(
                 calls,
                 f"Invalid proposal: {problem}. Call submit_proposal again with a corrected, complete proposal.",

@@ -1,0 +1,110 @@
+"""Where the user is, and advice said as they would type it there (issue 27: "errors that name
+the fix as the user would type it in the place they are in").
+
+The same update is asked for from Python (``doc.update()``), the ``oo`` command or the ``%oo``
+magic, and what it says next ("research anyway", "review it") is a different thing to type in
+each. The lower layers ask this module for the words; only the skins set it: ``oo`` for the
+command's run (``cli.main``), ``%oo`` for the magic's (``notebook.magics``). Python is the
+default, so a call from a script or a notebook cell is answered in Python.
+
+The skin is one value for the process, not a context variable: ``update-all`` researches in
+worker threads, which a context variable would not reach; a process runs one command, and a
+kernel one cell at a time.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Literal
+
+__all__ = [
+    "Skin",
+    "current",
+    "force_advice",
+    "history_advice",
+    "review_advice",
+    "saved_advice",
+    "speaking",
+    "update_advice",
+    "verb_prefix",
+]
+
+Skin = Literal["python", "oo", "%oo"]
+_current: list[Skin] = ["python"]
+
+
+def current() -> Skin:
+    """The skin the user is in: ``python``, ``oo`` (the command) or ``%oo`` (the magic)."""
+    return _current[-1]
+
+
+@contextmanager
+def speaking(skin: Skin) -> Iterator[None]:
+    """Say advice as ``skin``'s user types it while the block runs (then as before)."""
+    _current.append(skin)
+    try:
+        yield
+    finally:
+        _current.pop()
+
+
+def verb_prefix(verb: str) -> str:
+    """How a message of ``verb`` starts: ``oo update``, ``%oo update`` (in Python the verb
+    alone: the exception's type and traceback say where it came from)."""
+    skin = current()
+    return verb if skin == "python" else f"{skin} {verb}"
+
+
+def force_advice(doing: str = "update") -> str:
+    """One sentence: how to ``doing`` anyway (research a fresh document, or set aside a
+    proposal that awaits review)."""
+    if current() == "python":
+        return f"Pass force=True to {doing} anyway."
+    return f"Use --force to {doing} anyway."  # the option of `oo` and `%oo` alike
+
+
+def review_advice(path: str | Path) -> str:
+    """What opens the proposal that awaits review for ``path``: in Python the ``Proposal`` the
+    update returned (``doc.proposal()`` reads it again) is it."""
+    skin = current()
+    if skin == "python":
+        return "proposal.review()"
+    return f"{skin} review {shlex.quote(str(path))}"
+
+
+# the saved proposals' calls in Python (oo_nb.api.saved), by the `review` option that does each
+_SAVED_CALLS = {
+    "list": "oo_nb.api.saved.saved_proposals(path)",
+    "pick": "oo_nb.api.saved.pick_saved(path, {name!r})",
+    "discard": "oo_nb.api.saved.discard_saved(path, {name!r})",
+}
+
+
+def saved_advice(
+    path: str | Path, action: Literal["list", "pick", "discard"], name: str = ""
+) -> str:
+    """What lists the proposals saved for ``path``, makes ``name`` the current one, or deletes
+    it: ``oo review DOC --pick NAME`` on the command line, ``pick_saved(path, NAME)`` in Python."""
+    skin = current()
+    if skin == "python":
+        return _SAVED_CALLS[action].format(name=name)
+    return f"{skin} review {shlex.quote(str(path))} --{action}" + (f" {name}" if name else "")
+
+
+def history_advice(path: str | Path) -> str:
+    """What lists the kept versions of ``path``."""
+    skin = current()
+    if skin == "python":
+        return "oo_nb.open(path).history()"
+    return f"{skin} history {shlex.quote(str(path))}"
+
+
+def update_advice(path: str | Path) -> str:
+    """What researches ``path`` again."""
+    skin = current()
+    if skin == "python":
+        return "doc.update()"
+    return f"{skin} update {shlex.quote(str(path))}"
