@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
+from oo_nb.format.heading_ids import TEMPLATE_PAGE_IDS, page_heading_ids
 from oo_nb.format.html_tokens import Attr, Token, raw_tokens
 from oo_nb.format.vocab import CITATION, PID, js_trim
 
@@ -334,11 +335,16 @@ class Section:
     right before the heading; ``nested`` when the heading sits inside another element (then
     its text cannot be replaced without cutting that element)."""
 
-    id: str
+    id: str  # the heading's id in the page (``Model.heading_ids``: the script's when it has none)
     heading: Node
     start: int
     end: int
     nested: bool
+
+    @property
+    def id_written(self) -> bool:
+        """Whether the heading holds its id (else the page script gives it ``id``)."""
+        return bool(self.heading.attr("id"))
 
     @property
     def title(self) -> str:
@@ -372,12 +378,36 @@ class Model:
     # wrapper, and the article with it)
     strays: list[tuple[int, str]] = field(default_factory=list, compare=False, repr=False)
 
+    # the ids of the page's elements outside the article (``heading_ids``: the page script
+    # gives a heading no id another element holds); a Document gives its own page's
+    page_ids: frozenset[str] = field(default=TEMPLATE_PAGE_IDS, compare=False, repr=False)
+
     def elements(self, name: str) -> list[Node]:
         return self.named.get(name, [])
 
     @cached_property
+    def heading_ids(self) -> dict[Node, str]:
+        """Each ``<h2>`` and ``<h3>``'s id as the page has it once its script ran: its own,
+        else the one the table of contents gives it (``heading_ids.page_heading_ids``)."""
+        heads = self.elements("h2") + self.elements("h3")
+        if all(h.attr("id") for h in heads):  # (most articles: every heading has its id)
+            return {h: h.attr("id") or "" for h in heads}
+        heads.sort(key=_START)
+        refs = self.reference_list()
+        taken = set(self.page_ids) | set(self.element_ids)
+        return page_heading_ids(heads, None if refs is None else entries(refs), taken)
+
+    def id_of(self, node: Node) -> str:
+        """The id of ``node`` in the page: ``heading_ids`` for an h2 or h3, else its own."""
+        if node.name in ("h2", "h3"):
+            found = self.heading_ids.get(node)
+            if found is not None:
+                return found
+        return node.attr("id") or ""
+
+    @cached_property
     def blocks(self) -> tuple[Block, ...]:
-        return tuple(_blocks(self.source, self.root))
+        return tuple(_blocks(self.source, self.root, self.heading_ids))
 
     @cached_property
     def sections(self) -> tuple[Section, ...]:
@@ -397,7 +427,7 @@ class Model:
         starts = [_heading_start(self.source, self.root, n) for n in outer]
         return tuple(
             Section(
-                h.attr("id") or "",
+                self.id_of(h),
                 h,
                 starts[i],
                 starts[i + 1] if i + 1 < len(heads) else len(self.source),
@@ -726,7 +756,7 @@ def _heading_start(source: str, root: Node, head: Node) -> int:
     return head.start
 
 
-def _blocks(source: str, root: Node) -> Iterator[Block]:
+def _blocks(source: str, root: Node, heading_ids: dict[Node, str]) -> Iterator[Block]:
     lead_start = 0
     pid: str | None = None
     section = ""
@@ -739,6 +769,6 @@ def _blocks(source: str, root: Node) -> Iterator[Block]:
             continue
         own = pid or (node.attr("data-pid") if node.kind == "element" else None)
         if node.name == "h2":
-            section = node.attr("id") or ""
+            section = heading_ids.get(node, "")
         yield Block(node, lead_start, own, section)
         lead_start, pid = node.end, None
