@@ -2,7 +2,7 @@
 buildToc: ``uniqueId(slugOf(textContent) || "section-" + (i + 1))`` once the References entries
 have theirs), by every reader: the sections, the blocks' section, the article's and the library
 scan's rows, the agent's view of the article (attack round six, #6). Chromium's side:
-tests/browser/test_heading_ids_page.py."""
+tests/browser/test_article_model_dom.py."""
 
 from __future__ import annotations
 
