@@ -23,7 +23,7 @@ from oo_nb.format.vocab import entry_label
 if TYPE_CHECKING:
     from oo_nb.format.article_model import Node
 
-__all__ = ["TEMPLATE_PAGE_IDS", "page_heading_ids", "slug_of"]
+__all__ = ["GIVEN_ID", "TEMPLATE_PAGE_IDS", "page_heading_ids", "slug_of"]
 
 # The ids the document page holds outside its article, as ``render_document`` writes it: what
 # ``getElementById`` also finds when the model is read from the article alone (a Document gives
@@ -34,6 +34,9 @@ TEMPLATE_PAGE_IDS = frozenset(
         "oo-manifest", "oo-contract", "oo-source-cache", "oo-changelog",
     ]
 )  # fmt: skip
+# The form of every id the page script gives a heading (a slug, "section-N", "-2"...): an update
+# writes it on the heading it edits, so the update scope takes it as a heading's id.
+GIVEN_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,79}$")
 _NOT_SLUG = re.compile(r"[^a-z0-9]+")
 _SLUG_CHARS = 60
 

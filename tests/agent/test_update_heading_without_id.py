@@ -15,6 +15,7 @@ from oo_nb.agent.pricing import UsageFigures
 from oo_nb.agent.proposal import validate_proposal
 from oo_nb.agent.types import RunInfo
 from oo_nb.format.document import Document
+from oo_nb.format.update_scope import scope_problems
 from oo_nb.review.diff import diff_documents
 
 DEMO = Path(__file__).resolve().parents[2] / "oo_nb" / "demo" / "data" / "documents"
@@ -83,3 +84,15 @@ def test_a_heading_claude_code_adds_without_an_id_is_a_new_section() -> None:
     assert [s.id for s in cand.document.article.sections if s.level == 2] == [
         "overview", "key-details", "recent-developments", "outlook", "references",
     ]  # fmt: skip
+
+
+def test_the_id_written_is_in_the_update_scope_when_it_starts_with_a_digit() -> None:
+    """A saved proposal is checked against the update scope when reviewed: the id the page gives
+    "2026 Outlook" (``2026-outlook``) written on its heading is no change beyond an update."""
+    doc = _demo(('<h2 id="key-details">Key Details</h2>', "<h2>2026 Outlook</h2>"))
+    edit = {"id": "2026-outlook", "title": "2026 Outlook", "html": "<p>New [s1].</p>"}
+    proposal = validate_proposal({"summary": "s", "sections": [edit]})
+    cand = build_candidate(doc, proposal, RUN, today=TODAY)
+    assert cand.sections_replaced == ["2026-outlook"]
+    assert '<h2 id="2026-outlook">2026 Outlook</h2>' in cand.document.article_html
+    assert scope_problems(doc, cand.document) == []
