@@ -128,7 +128,7 @@ class _Builder:
     # ------------------------------------------------------------------ orchestration
     def build(self, fetch_image: FetchImage | None) -> Candidate:
         old = self.doc.article
-        chunks = split_article(self.doc.article_html)
+        chunks = split_article(self.doc.article_model)
         if self.proposal.ignored:
             self.notes.append(
                 "ignored unknown proposal fields: " + ", ".join(self.proposal.ignored[:20])
@@ -290,6 +290,8 @@ class _Builder:
                 chunk = existing[section.id]
                 if title != chunk.title:  # an unchanged heading keeps its bytes
                     chunk.head = heading(section.id, title, _heading_pid(chunk.head))
+                else:  # (but for the id the page gives it, when it holds none)
+                    chunk.write_id()
                 chunk.body = splice_body(chunk.body, clean, keeper, section.id, pid_tags)
                 chunk.changed = True
                 self.result.sections_replaced.append(section.id)

@@ -21,7 +21,7 @@ from oo_nb.agent.link_notes import link_notes
 from oo_nb.agent.proposal import DROPPABLE_ID
 from oo_nb.agent.sections import is_required
 from oo_nb.errors import AgentError, OOError
-from oo_nb.format.article_model import VOID, Node, read_model
+from oo_nb.format.article_model import VOID, Model, Node, read_model
 from oo_nb.format.document import Document
 from oo_nb.format.names import IMAGE_REF_PREFIX, SOURCE_CACHE_BLOCK
 from oo_nb.format.vocab import CITATION, PID
@@ -112,16 +112,17 @@ def _budget_line(next_source_id: str, budget_usd: float) -> str:
 
 # --------------------------------------------------------------------------- the article
 def compact_article(
-    article_html: str, *, keep_references: bool = True
+    article: str | Model, *, keep_references: bool = True
 ) -> tuple[str, dict[str, str]]:
-    """The article without images (placeholders), scripts, styles, inline styles or event
-    handlers; whitespace collapsed. Pid comments, ids, classes, links and ``[sN]`` stay. Without
-    ``keep_references`` the References list (the one the page numbers: ``article_model``) is left
-    out (the cache has it). Written from the article model, so the model sees what a browser
-    builds."""
-    if not article_html.strip():
+    """The article (its HTML, or the document's model) without images (placeholders), scripts,
+    styles, inline styles or event handlers; whitespace collapsed. Pid comments, ids, classes,
+    links and ``[sN]`` stay; a heading without an id shows the one the page gives it (the id the
+    agent names its section by). Without ``keep_references`` the References list (the one the
+    page numbers: ``article_model``) is left out (the cache has it). Written from the article
+    model, so the model sees what a browser builds."""
+    model = read_model(article) if isinstance(article, str) else article
+    if not model.source.strip():
         return "", {}
-    model = read_model(article_html)
     omit = None if keep_references else model.reference_list()
     refs: dict[str, str] = {}
     out: list[str] = []
@@ -133,7 +134,7 @@ def compact_article(
         if isinstance(item, str):
             out.append(item)
             continue
-        children = _write_compact(item, omit, refs, out)
+        children = _write_compact(item, omit, refs, out, model.heading_ids)
         if children is not None:
             todo.append(f"</{item.name}>")
             todo.extend(reversed(children))
@@ -141,7 +142,11 @@ def compact_article(
 
 
 def _write_compact(
-    node: Node, omit: Node | None, refs: dict[str, str], out: list[str]
+    node: Node,
+    omit: Node | None,
+    refs: dict[str, str],
+    out: list[str],
+    heading_ids: dict[Node, str],
 ) -> list[Node] | None:
     """``node``'s start (all of a leaf) written as the model is to see it, onto ``out``; the
     children to write next, then its end tag (None: nothing more of it)."""
@@ -161,9 +166,11 @@ def _write_compact(
     if name == "svg":
         out.append('<span class="oo-omitted">[inline SVG graphic omitted]</span>')
         return None
-    attrs = []
+    # an h2 or h3 without an id: the one the page script gives it
+    given = heading_ids.get(node) if not node.attr("id") else None
+    attrs = [f' id="{html_escape(given)}"'] if given else []
     for a in node.attrs or ():
-        if a.name not in _KEEP_ATTRS:
+        if a.name not in _KEEP_ATTRS or (given and a.name == "id"):
             continue
         value = a.value
         if name == "img" and a.name == "src" and (value.startswith("data:") or len(value) > 300):
@@ -301,7 +308,7 @@ def build_context(doc: Document, *, today: date, budget_usd: float | None = None
     keep_refs = not cache.sources or any(
         src.form == "string" or not src.url for src in cache.sources
     )
-    article, refs = compact_article(doc.article_html, keep_references=keep_refs)
+    article, refs = compact_article(doc.article_model, keep_references=keep_refs)
     sentinel_text = None
     if contract.sentinel is not None:
         s = contract.sentinel

@@ -17,7 +17,7 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
 from oo_nb.format.article import new_pid
-from oo_nb.format.article_model import read_model
+from oo_nb.format.article_model import Model, read_model
 from oo_nb.format.vocab import CITATION, PID
 
 __all__ = [
@@ -41,6 +41,9 @@ class Chunk:
     changed: bool = False
     nested: bool = False  # the h2 sits inside a container (div, section...): not spliceable
     title: str = ""  # the heading's text, as the page shows it
+    # where the heading's start tag is in ``head`` when it holds no id (the page script gives
+    # it ``id``): an edit of the section writes the id there (``write_id``)
+    unwritten_id_at: int | None = None
 
     @property
     def text(self) -> str:
@@ -50,11 +53,23 @@ class Chunk:
     def has_heading_pid(self) -> bool:
         return self.head.lstrip().startswith("<!--")
 
+    def write_id(self) -> None:
+        """Give the heading the id the page gives it, as its first attribute (one a browser
+        reads before an empty ``id=""``); every other byte of the heading stays."""
+        at = self.unwritten_id_at
+        if at is None or self.id is None:
+            return
+        name_end = at + len("<h2")
+        self.head = f'{self.head[:name_end]} id="{html_lib.escape(self.id)}"{self.head[name_end:]}'
+        self.unwritten_id_at = None
 
-def split_article(text: str) -> list[Chunk]:
-    """Preamble first, then one chunk per h2, where a browser finds them (article_model).
+
+def split_article(article: str | Model) -> list[Chunk]:
+    """Preamble first, then one chunk per h2, where a browser finds them (article_model; the
+    article's HTML, or the document's model), under the id the page gives it.
     ``assemble(split_article(t)) == t``."""
-    model = read_model(text)
+    model = read_model(article) if isinstance(article, str) else article
+    text = model.source
     chunks = [Chunk(None, "", text[: model.preamble_end])]
     for s in model.sections:
         head_end = s.heading.end if not s.nested else s.heading.start
@@ -66,6 +81,7 @@ def split_article(text: str) -> list[Chunk]:
                 text[head_end : s.end],
                 nested=s.nested,
                 title=s.title,
+                unwritten_id_at=None if s.id_written or s.nested else s.heading.start - s.start,
             )
         )
     return chunks

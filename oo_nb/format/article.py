@@ -281,7 +281,7 @@ class Article:
             for pid, section, node in r.blocks
         )
         return cls(
-            tuple(Section(h.attr("id") or "", plain_text(h), _LEVELS[h.name]) for h in r.headings),
+            tuple(Section(r.model.id_of(h), plain_text(h), _LEVELS[h.name]) for h in r.headings),
             paragraphs,
             tuple(Citation(sid, section, pid) for section, pid, sid in r.citations),
             tuple(reference(i, li) for i, li in enumerate(r.entries, 1)),

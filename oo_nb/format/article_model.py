@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
+from oo_nb.format.heading_ids import TEMPLATE_PAGE_IDS, page_heading_ids
 from oo_nb.format.html_tokens import Attr, Token, raw_tokens
 from oo_nb.format.vocab import CITATION, PID, cited_id, js_trim
 
@@ -156,6 +157,29 @@ _SIBLINGS = {
 # stand between an end tag and what it closes.
 NEVER_OPENED = frozenset(("html", "head", "body", "frameset", "frame"))
 _P = frozenset(("p",))
+# HTML's formatting elements: one its end tag does not close stays in the browser's list of
+# active formatting elements and is opened again around the next text or element
+_FORMATTING = frozenset(
+    [
+        "a",
+        "b",
+        "big",
+        "code",
+        "em",
+        "font",
+        "i",
+        "nobr",
+        "s",
+        "small",
+        "strike",
+        "strong",
+        "tt",
+        "u",
+    ]
+)
+# Where that list has a marker: what is left open inside one is forgotten when it closes
+_MARKERS = frozenset(["applet", "object", "marquee", "template", "td", "th", "caption"])
+_WATCHED = {**dict.fromkeys(_FORMATTING, True), **dict.fromkeys(_MARKERS, False)}
 _FOREIGN_ROOTS = frozenset(("svg", "math"))
 _SHALLOW = 32  # up to this many open elements a scope question walks the stack
 _START = operator.attrgetter("start")
@@ -334,11 +358,16 @@ class Section:
     right before the heading; ``nested`` when the heading sits inside another element (then
     its text cannot be replaced without cutting that element)."""
 
-    id: str
+    id: str  # the heading's id in the page (``Model.heading_ids``: the script's when it has none)
     heading: Node
     start: int
     end: int
     nested: bool
+
+    @property
+    def id_written(self) -> bool:
+        """Whether the heading holds its id (else the page script gives it ``id``)."""
+        return bool(self.heading.attr("id"))
 
     @property
     def title(self) -> str:
@@ -367,17 +396,41 @@ class Model:
     named: dict[str, list[Node]] = field(default_factory=dict, compare=False, repr=False)
     # the elements with an id attribute, in document order (kept the same way)
     identified: list[Node] = field(default_factory=list, compare=False, repr=False)
-    # end tags of HTML's special elements that close nothing in the article, as (offset, name):
-    # in the page a browser closes the page's own element there (a "</div>" closes the article's
-    # wrapper, and the article with it)
-    strays: list[tuple[int, str]] = field(default_factory=list, compare=False, repr=False)
+    # markup a browser builds otherwise, noted while the tree is built, as (offset, what): an
+    # end tag that closes nothing in the article (a browser closes the page's own element there:
+    # a "</div>" closes the article's wrapper, and the article with it), a formatting element
+    # left open (a browser opens it again around what follows)
+    unread: list[tuple[int, str]] = field(default_factory=list, compare=False, repr=False)
+    # the ids of the page's elements outside the article (``heading_ids``: the page script
+    # gives a heading no id another element holds); a Document gives its own page's
+    page_ids: frozenset[str] = field(default=TEMPLATE_PAGE_IDS, compare=False, repr=False)
 
     def elements(self, name: str) -> list[Node]:
         return self.named.get(name, [])
 
     @cached_property
+    def heading_ids(self) -> dict[Node, str]:
+        """Each ``<h2>`` and ``<h3>``'s id as the page has it once its script ran: its own,
+        else the one the table of contents gives it (``heading_ids.page_heading_ids``)."""
+        heads = self.elements("h2") + self.elements("h3")
+        if all(h.attr("id") for h in heads):  # (most articles: every heading has its id)
+            return {h: h.attr("id") or "" for h in heads}
+        heads.sort(key=_START)
+        refs = self.reference_list()
+        taken = set(self.page_ids) | set(self.element_ids)
+        return page_heading_ids(heads, None if refs is None else entries(refs), taken)
+
+    def id_of(self, node: Node) -> str:
+        """The id of ``node`` in the page: ``heading_ids`` for an h2 or h3, else its own."""
+        if node.name in ("h2", "h3"):
+            found = self.heading_ids.get(node)
+            if found is not None:
+                return found
+        return node.attr("id") or ""
+
+    @cached_property
     def blocks(self) -> tuple[Block, ...]:
-        return tuple(_blocks(self.source, self.root))
+        return tuple(_blocks(self.source, self.root, self.heading_ids))
 
     @cached_property
     def sections(self) -> tuple[Section, ...]:
@@ -397,7 +450,7 @@ class Model:
         starts = [_heading_start(self.source, self.root, n) for n in outer]
         return tuple(
             Section(
-                h.attr("id") or "",
+                self.id_of(h),
                 h,
                 starts[i],
                 starts[i + 1] if i + 1 < len(heads) else len(self.source),
@@ -440,13 +493,10 @@ class Model:
     def unmodelled_markup(self) -> list[tuple[int, str]]:
         """Markup this model does not read as a browser does, as (offset, what): a raw-text
         element holding markup inside ``<svg>``/``<math>`` (foreign content reads it as markup),
-        what a table holds outside its cells (a browser moves it before the table), and a
-        stray end tag that would close the page's own element (``strays``)."""
-        out = [
-            (at, f"an end tag </{name}> that closes nothing in the article (a browser closes the "
-             "page's own element there, and the article with it)")
-            for at, name in self.strays
-        ]  # fmt: skip
+        what a table holds outside its cells (a browser moves it before the table), a stray
+        end tag that would close the page's own element and a formatting element left open
+        (``unread``)."""
+        out = list(self.unread)
         # (the elements of those names, kept while the tree was built: no walk of the tree)
         for n in sorted((n for name in _UNMODELLED_NAMES for n in self.elements(name)), key=_START):
             if n.name in _TABLE_PARTS:  # (its children: a text leaf keeps no parent link)
@@ -499,8 +549,8 @@ class Model:
 def read_model(source: str) -> Model:
     named: dict[str, list[Node]] = {}
     identified: list[Node] = []
-    strays: list[tuple[int, str]] = []
-    return Model(source, _tree(source, named, identified, strays), named, identified, strays)
+    unread: list[tuple[int, str]] = []
+    return Model(source, _tree(source, named, identified, unread), named, identified, unread)
 
 
 def article_end(source: str, start: int, end: int) -> tuple[int, int] | None:
@@ -521,8 +571,8 @@ def read_article_element(source: str, start: int, end: int) -> tuple[Model, tupl
     article = Node("element", 0, len(body), "article", (), 0, 0)
     named: dict[str, list[Node]] = {}
     identified: list[Node] = []
-    strays: list[tuple[int, str]] = []
-    _tree(body, named, identified, strays, 0, len(body), article)
+    unread: list[tuple[int, str]] = []
+    _tree(body, named, identified, unread, 0, len(body), article)
     if article.end <= article.close_start:
         return None
     close = article.close_start
@@ -532,7 +582,7 @@ def read_article_element(source: str, start: int, end: int) -> tuple[Model, tupl
     for child in root.children:
         if child.attrs is not None:  # (an element: a leaf keeps no parent link)
             child._up = up
-    model = Model(body[:close], root, named, identified, strays)
+    model = Model(body[:close], root, named, identified, unread)
     return model, (start + close, start + article.end)
 
 
@@ -579,13 +629,14 @@ def _tree(
     source: str,
     named: dict[str, list[Node]],
     identified: list[Node],
-    strays: list[tuple[int, str]],
+    unread: list[tuple[int, str]],
     start: int = 0,
     end: int | None = None,
     article: Node | None = None,
 ) -> Node:
     """The tree of ``source[start:end]``; ``named`` gets the elements of each name,
-    ``identified`` those with an id attribute. With an
+    ``identified`` those with an id attribute, ``unread`` the markup a browser builds otherwise
+    (``Model.unread``). With an
     ``article`` node the source starts inside that element, and reading stops where an end tag
     closes it (``article_end``)."""
     stop = len(source) if end is None else end
@@ -597,14 +648,31 @@ def _tree(
 
     inert = 0  # templates open: what they hold is no part of the page a script or reader sees
 
-    def close(count: int, at: int) -> None:
+    def close(count: int, at: int, closer: str = "") -> None:
+        """Pop ``count`` elements, closed at ``at`` by an end tag or start tag ``closer`` (one
+        of its own name is popped after them)."""
         nonlocal inert
+        left: list[Node] | None = None  # formatting elements closed here, not by their end tag
+        cleared = False
         for _ in range(count):
             node = stack.pop()
-            open_at[node.name].pop()
+            name = node.name
+            watched = _WATCHED.get(name)  # (one look-up for most elements: neither kind)
+            if watched is not None:
+                if not watched:
+                    cleared = True  # (what is open inside a cell is forgotten when it closes)
+                elif not inert and not (open_at.get("svg") or open_at.get("math")):
+                    left = [node] if left is None else [*left, node]
+            open_at[name].pop()
             node.end = node.close_start = at
-            if node.name == "template":
+            if name == "template":
                 node.children, inert = [], inert - 1
+        if left is not None and not cleared and closer not in _MARKERS:
+            unread.extend(
+                (n.start, f"<{n.name}> left open where an element around it closes (a browser "
+                 "opens it again around what follows: the next heading can land inside it)")
+                for n in reversed(left)
+            )  # fmt: skip
 
     def open_index(names: set[str] | frozenset[str], bounds: set[str] | frozenset[str]) -> int:
         if len(stack) <= _SHALLOW:  # (most articles: the walk is quicker)
@@ -639,12 +707,12 @@ def _tree(
                 if name in closes_p:
                     i = open_index(_P, _SCOPE)
                     if i > 0:
-                        close(len(stack) - i, start)
+                        close(len(stack) - i, start, name)
                 if name in siblings:
                     names, bounds = siblings[name]
                     i = open_index(names, bounds)
                     if i > 0:
-                        close(len(stack) - i, start)
+                        close(len(stack) - i, start, name)
                 if name in headings and stack[-1].name in headings:
                     close(1, start)
                 top = stack[-1]
@@ -676,7 +744,9 @@ def _tree(
             # most close the element open last (``open_index`` would find it first): no search
             i = len(stack) - 1 if name == top.name else open_index(*_closing(name))
             if i > 0:
-                close(len(stack) - i - 1, start)
+                if name in _FORMATTING and i + 1 < len(stack) and not inert:
+                    _misnested(stack, i, unread)
+                close(len(stack) - i - 1, start, name)
                 node = stack.pop()
                 open_at[node.name].pop()
                 node.close_start, node.end = start, end
@@ -686,9 +756,23 @@ def _tree(
                 if article is not None and len(stack) == 1:
                     return root  # the article's end tag
             elif name in _STRAY_ENDS:
-                strays.append((start, name))
+                unread.append(
+                    (start, f"an end tag </{name}> that closes nothing in the article (a browser "
+                     "closes the page's own element there, and the article with it)")
+                )  # fmt: skip
     close(len(stack) - 1, stop)
     return root
+
+
+def _misnested(stack: list[Node], i: int, unread: list[tuple[int, str]]) -> None:
+    """A formatting element's end tag while HTML's special elements opened inside it are still
+    open: a browser's adoption agency moves them out of it (the model closes them in it)."""
+    block = next((n for n in stack[i + 1 :] if n.name in _SPECIAL), None)
+    if block is not None:
+        unread.append(
+            (block.start, f"<{block.name}> still open inside <{stack[i].name}> at its end tag (a "
+             "browser moves it, and what it holds, out of that element)")
+        )  # fmt: skip
 
 
 @lru_cache(maxsize=512)
@@ -726,7 +810,7 @@ def _heading_start(source: str, root: Node, head: Node) -> int:
     return head.start
 
 
-def _blocks(source: str, root: Node) -> Iterator[Block]:
+def _blocks(source: str, root: Node, heading_ids: dict[Node, str]) -> Iterator[Block]:
     lead_start = 0
     pid: str | None = None
     section = ""
@@ -739,6 +823,6 @@ def _blocks(source: str, root: Node) -> Iterator[Block]:
             continue
         own = pid or (node.attr("data-pid") if node.kind == "element" else None)
         if node.name == "h2":
-            section = node.attr("id") or ""
+            section = heading_ids.get(node, "")
         yield Block(node, lead_start, own, section)
         lead_start, pid = node.end, None

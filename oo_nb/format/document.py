@@ -13,7 +13,7 @@ import re
 import stat
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -253,6 +253,7 @@ class Document:
 
         text = self.text
         pos, end = self.html.start, self.html.end
+        outside_ids: set[str] = set()
         while pos < end:
             resume = end
             script: tuple[str | None, int, int] | None = None  # an open script: id, tag span
@@ -270,6 +271,8 @@ class Document:
                 element_id = (
                     next((a.value for a in attrs if a.name == "id"), None) if attrs else None
                 )
+                if element_id:
+                    outside_ids.add(element_id)  # (the article's headings are given none of them)
                 if name not in ("script", "article"):
                     if element_id is not None and _block_name(element_id) in BLOCK_IDS:
                         self._page_ids.append((element_id, start))  # (page_shadows)
@@ -296,6 +299,8 @@ class Document:
                 if script is not None:  # a script left open runs to the end of the page
                     self._note_block(script[0], script[1], Span(script[2], end))
             pos = resume
+        if self._article_model is not None:
+            self._article_model = replace(self._article_model, page_ids=frozenset(outside_ids))
 
     def _note_block(self, block_id: str | None, tag_start: int, body: Span) -> None:
         if block_id is None:

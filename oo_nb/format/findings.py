@@ -45,7 +45,7 @@ CHECKS: dict[str, tuple[str, str]] = {
     "unmodelled-markup": (
         "error",
         "article markup a browser reads otherwise than oo_nb (foreign-content raw text, a table's "
-        "foster-parented content)",
+        "foster-parented content, a formatting element left open across blocks)",
     ),
     "article-script": (
         "warning",

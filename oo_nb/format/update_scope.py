@@ -23,6 +23,7 @@ from typing import Any
 from oo_nb.errors import OOError
 from oo_nb.format.article_model import Model, Node, read_model
 from oo_nb.format.document import Document, Span
+from oo_nb.format.heading_ids import GIVEN_ID
 from oo_nb.format.legacy_script import runs_original_script
 from oo_nb.format.names import (
     BLOCK_IDS,
@@ -392,7 +393,8 @@ def _attribute_problem(tag: str, attr: str, value: str, allowed: frozenset[str])
         return "" if is_safe_image_src(value) else "only embedded raster images are allowed"
     if attr == "id":
         low = value.lower()
-        if not _ID.match(value):
+        # (a heading may hold the id the page gave it, which may start with a digit: "2026-…")
+        if not (_ID.match(value) or (tag in ("h2", "h3") and GIVEN_ID.match(value))):
             return "not a usable id"
         if (low in RESERVED_IDS and not (low == "references" and tag == "h2")) or low.startswith(
             RESERVED_ID_PREFIXES

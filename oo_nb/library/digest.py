@@ -198,7 +198,7 @@ def scan_article(article: str | Model, *, risks: bool = False) -> ArticleScan:
     if not html or html.isspace():  # (strip() would copy the article)
         return scan
     r = read_article(article)
-    scan.sections = [(h.attr("id") or "", int(h.name[1])) for h in r.headings]
+    scan.sections = [(r.model.id_of(h), int(h.name[1])) for h in r.headings]
     scan.paragraphs = [(pid, section, node.name) for pid, section, node in r.blocks]
     scan.citations = r.citations
     scan.references = [entry_row(i, li) for i, li in enumerate(r.entries, 1)]

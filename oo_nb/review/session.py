@@ -268,7 +268,7 @@ class ReviewSession:
         # edited back is a heading and its text: the sanitiser takes it as any article text)
         if hunk.tag == "h2" and not hunk.whole_section:
             typed, inner = self._heading_parts(hunk, expanded)
-            hid = hunk.key or typed
+            hid = _written_id(hunk) or typed
             if typed and typed != hid:  # the id names the section (its pids, links to it)
                 raise ValidationError(
                     f"{hunk.title}: the heading's id is {hid!r} (the section's name); change "
@@ -412,3 +412,10 @@ class ReviewSession:
             f"<ReviewSession {self.original.file or '(unsaved)'}: {len(self._choices)} hunks, "
             f"{c['accept']} accepted, {c['edit']} edited, {c['reject']} rejected, {c['pending']} pending>"
         )
+
+
+def _written_id(hunk: Hunk) -> str:
+    """The id a section heading's hunk holds as its attribute ("" when none: the page script
+    gives it one, the hunk's ``key``, which an edit does not write)."""
+    head = next(iter(read_model(hunk.after_html or hunk.before_html).elements("h2")), None)
+    return (head.attr("id") or "") if head is not None else ""

@@ -51,11 +51,15 @@ def split_units(html: str) -> tuple[list[Unit], str]:
     ``"".join(u.raw for u in units) + tail == html`` always holds."""
     units: list[Unit] = []
     pos = 0
-    for block in read_model(html).blocks:
+    model = read_model(html)
+    for block in model.blocks:
         if block.tag == "text":  # loose text stays in the next unit's lead, as it always did
             continue
+        # (an h2/h3 without an id: the one the page gives it, the section's id)
         heading = (
-            block.node.attr("id") if block.tag[:1] == "h" and block.tag[1:].isdigit() else None
+            model.id_of(block.node) or None
+            if block.tag[:1] == "h" and block.tag[1:].isdigit()
+            else None
         )
         units.append(
             Unit(

@@ -231,16 +231,18 @@ def test_missing_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_sections_are_split_as_the_page_reads_them() -> None:
     """An h2 in a comment (ended by "--!>" as a browser ends it) or in an attribute value starts
-    no section; the heading's text is its text content (issue 26)."""
+    no section; the heading's text is its text content (issue 26); an h2 without an id is a
+    section under the id the page script gives it (attack round six, #17)."""
     html = (
         '<h2 id="a">A &amp; B</h2><p>one</p><!-- <h2 id="old">Old</h2> --!>'
         "<p title='<h2 id=\"fake\">F</h2>'>two</p><!-- pid:b:00000001 -->\n"
         '<h2 id="b">B</h2><p>three</p><h2>No id</h2><p>four</p>'
     )
     parts = split_sections(html)
-    assert list(parts) == ["a", "b"]
+    assert list(parts) == ["a", "b", "no-id"]
     assert parts["a"][0] == "A & B" and parts["a"][1].endswith(">two</p>")
-    assert parts["b"] == ("B", "<p>three</p><h2>No id</h2><p>four</p>")
+    assert parts["b"] == ("B", "<p>three</p>")
+    assert parts["no-id"] == ("No id", "<p>four</p>")
 
 
 def test_split_and_diff_by_section() -> None:

@@ -13,7 +13,13 @@ markup rows is proved in tests/browser/test_article_model_dom.py, bash's side he
   citation not counted, or the entry's url read as '' (the page links both);
 - a section whose next heading sits in a wrapper: a break is the section ending inside it;
 - a stray end tag that closes the page's wrapper, and an update of an article with markup a
-  browser reads otherwise: a break is ``oo check`` silent, or the update starting.
+  browser reads otherwise: a break is ``oo check`` silent, or the update starting;
+- (round six) a section heading without an id: a break is the section named otherwise than the
+  page names it, an update of it adding a second section, or an ``<h2>`` Claude Code adds read
+  as text of the section before;
+- (round six) a formatting element (``<a>``, ``<b>``...) left open where the element around it
+  closes, which a browser opens again around what follows: a break is ``oo check`` silent, or
+  the update starting.
 """
 
 from __future__ import annotations
@@ -45,6 +51,8 @@ def attacks(workdir: Path) -> list[Figure]:
         _heredoc_ends(workdir),
         _sections(),
         _strays(workdir),
+        _headings_without_id(),
+        _left_open(workdir),
     ]
 
 
@@ -197,6 +205,68 @@ def _strays(workdir: Path) -> Figure:
         breaks += not _refused(AgentError, begin, path, UpdateOptions(force=True, agent="replay"))
     return _row(
         "a stray end tag or unmodelled markup: check silent, or an update started",
+        2 * len(markups),
+        breaks,
+    )
+
+
+def _headings_without_id() -> Figure:
+    from oo_nb.agent.backends.claude_code import proposal_from_copy
+    from oo_nb.agent.candidate import build_candidate
+    from oo_nb.agent.proposal import validate_proposal
+    from oo_nb.format.document import Document
+    from tests.agent.test_update_heading_without_id import RUN, TODAY
+
+    page = _demo()
+    bare = Document(page.replace('<h2 id="key-details">', "<h2>", 1))
+    edit = {"id": "key-details", "title": "Key Details", "html": "<p>New [s1].</p>"}
+    cand = build_candidate(
+        bare, validate_proposal({"summary": "s", "sections": [edit]}), RUN, today=TODAY
+    )
+    after = cand.document.article_html
+    original = Document(page)
+    added = original.with_article(
+        original.article_html.replace(
+            '<h2 id="references">', '<h2>Outlook</h2><p>x</p>\n<h2 id="references">'
+        )
+    )
+    raw = proposal_from_copy(original, added)
+    breaks = [
+        [s.id for s in bare.article_model.sections][1] != "key-details",
+        cand.sections_added != [] or after.count(">Key Details</h2>") != 1,
+        '<h2 id="key-details">' not in after,
+        [s["id"] for s in raw["sections"]] != ["outlook"],
+    ]
+    return _row(
+        "a heading without an id: named otherwise than the page, or a section added twice",
+        len(breaks),
+        sum(breaks),
+    )
+
+
+def _left_open(workdir: Path) -> Figure:
+    from oo_nb.agent.run import UpdateOptions, begin
+    from oo_nb.errors import AgentError
+    from oo_nb.format.check import check_path
+
+    page = _demo()
+    at = page.index("</article>")
+    markups = [
+        '<p>See <a href="https://x.example/">this</p>\n<h2 id="two">Two</h2><p>y</p>',
+        "<p><em>x</p><p>y</p>",
+        "<ul><li><b>x<li>y</ul>",
+        "<p><b><i>x</b>y</i></p>",
+    ]
+    breaks = 0
+    for i, markup in enumerate(markups):
+        path = workdir / f"left-open-{i}" / "heat-pumps-in-europe.o-o.html"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(page[:at] + markup + page[at:])
+        found = [f for f in check_path(path) if f.code == "unmodelled-markup"]
+        breaks += not any("left open" in f.message for f in found)
+        breaks += not _refused(AgentError, begin, path, UpdateOptions(force=True, agent="replay"))
+    return _row(
+        "a formatting element left open across blocks: check silent, or an update started",
         2 * len(markups),
         breaks,
     )

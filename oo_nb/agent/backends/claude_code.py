@@ -49,7 +49,7 @@ from oo_nb.agent.proposal import DROPPABLE_ID
 from oo_nb.agent.quotes import PageTexts, api_texts
 from oo_nb.agent.types import RunInfo
 from oo_nb.errors import AgentError, BudgetExceeded, OOError
-from oo_nb.format.article_model import read_model
+from oo_nb.format.article_model import Model, read_model
 from oo_nb.format.blocks import ImagePolicy
 from oo_nb.format.document import Document
 from oo_nb.format.names import SOURCE_CACHE_BLOCK
@@ -77,15 +77,19 @@ _WS = re.compile(r"\s+")
 
 
 # --------------------------------------------------------------------------- diffing
-def split_sections(article_html: str) -> dict[str, tuple[str, str]]:
-    """h2 id → (heading text, body HTML up to the next h2 with an id), the sections as the page
-    reads them (``article_model``): a pid comment right before the next heading belongs to that
-    heading; an h2 without an id stays in the body before it."""
-    named = [s for s in read_model(article_html).sections if s.id]
+def split_sections(article: str | Model) -> dict[str, tuple[str, str]]:
+    """h2 id → (heading text, body HTML up to the next h2), the sections as the page reads them
+    (``article_model``, or the document's own model): a pid comment right before the next
+    heading belongs to that heading; an h2 without an id is a section under the id the page
+    gives it (``Model.heading_ids``), so an ``<h2>Outlook</h2>`` Claude Code adds is a new
+    section, not text of the one before. (A repeated id: the first section holds it.)"""
+    model = read_model(article) if isinstance(article, str) else article
+    source, sections = model.source, model.sections
     out: dict[str, tuple[str, str]] = {}
-    for i, section in enumerate(named):
-        end = named[i + 1].start if i + 1 < len(named) else len(article_html)
-        out[section.id] = (section.title, article_html[section.heading.end : end].strip())
+    for i, section in enumerate(sections):
+        end = sections[i + 1].start if i + 1 < len(sections) else len(source)
+        if section.id and section.id not in out:
+            out[section.id] = (section.title, source[section.heading.end : end].strip())
     return out
 
 
@@ -119,8 +123,8 @@ def proposal_from_copy(
     original: Document, edited: Document, *, result_text: str = ""
 ) -> dict[str, Any]:
     """The ``submit_proposal``-shaped input that reproduces the copy's edits."""
-    before = split_sections(original.article_html)
-    after = split_sections(edited.article_html)
+    before = split_sections(original.article_model)
+    after = split_sections(edited.article_model)
     sections = [
         {"id": sid, "title": title, "html": body}
         for sid, (title, body) in after.items()
