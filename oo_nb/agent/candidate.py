@@ -264,11 +264,18 @@ class _Builder:
                     "element, so it cannot be replaced safely: not applied"
                 )
                 continue
+            unsafe: list[str] = []
             clean = inline.vet(
-                sanitize_html(html, reserved_ids=all_ids),
+                sanitize_html(html, reserved_ids=all_ids, removed=unsafe),
                 f"sections[{index}] ({section.id})",
                 self.warnings,
             )
+            if unsafe:
+                self.warnings.append(
+                    f"sections[{index}] ({section.id}): control or bidi character(s) "
+                    f"{', '.join(unsafe)} removed from its HTML (they reorder or hide what a "
+                    "reader sees)"
+                )
             if not _has_content(clean):
                 self.warnings.append(
                     f"sections[{index}] ({section.id}) has no content after sanitising: not applied"

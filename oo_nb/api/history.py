@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from oo_nb.format.display import no_typesetting
 from oo_nb.format.document import Document as _Codec
+from oo_nb.format.vocab import terminal_safe
 from oo_nb.store.history import Pick, pick_entry, snapshot_state
 from oo_nb.store.store import HistoryEntry, Restored, read_history, restore
 
@@ -93,7 +94,8 @@ class Diff:
         """
         from oo_nb.review.terminal import render_diff
 
-        return f"{self.label}\n{render_diff(self.changes, color=color)}"
+        # (the label names the file, whose name may hold any character)
+        return f"{terminal_safe(self.label)}\n{render_diff(self.changes, color=color)}"
 
     def to_dict(self) -> dict[str, Any]:
         """The diff as JSON data.

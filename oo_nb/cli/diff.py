@@ -55,6 +55,8 @@ class DiffResult:
         self.value = diff.changes
         self.color = color
         self.as_json = as_json
+        # its own colours in the text (each piece made terminal-safe as it was painted)
+        self.painted = color and not as_json
 
     def to_text(self) -> str:
         if self.as_json:

@@ -18,6 +18,7 @@ from oo_nb.cli.verbs import VERBS, build_parser, load
 from oo_nb.collector import keep_to_exit
 from oo_nb.errors import OOError
 from oo_nb.format.surrogates import replaced
+from oo_nb.format.vocab import terminal_safe
 from oo_nb.skin import speaking
 
 __all__ = ["describe_os_error", "main"]
@@ -140,15 +141,20 @@ def _run(args: list[str]) -> int:
         result = load(ns.verb).run(ns)
         text = result.to_text()
     except OOError as exc:
-        print(f"oo {ns.verb}: error: {exc}", file=sys.stderr)
+        print(terminal_safe(f"oo {ns.verb}: error: {exc}"), file=sys.stderr)
         return 2
     except OSError as exc:
-        print(f"oo {ns.verb}: error: {describe_os_error(exc)}", file=sys.stderr)
+        print(terminal_safe(f"oo {ns.verb}: error: {describe_os_error(exc)}"), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"oo {ns.verb}: interrupted; nothing was written", file=sys.stderr)
         return 130
     if text:
+        # Documents and agents write what verbs print (a changelog summary, a paragraph): no
+        # escape sequence of theirs reaches the terminal. Text in colour has had each piece
+        # made safe where it was painted (review/terminal.py), its own colours kept.
+        if not getattr(result, "painted", False):
+            text = terminal_safe(text)
         try:
             _print(text)
             sys.stdout.flush()
@@ -157,7 +163,7 @@ def _run(args: list[str]) -> int:
     # what the output alone would hide (e.g. files that could not be read): after the output,
     # on stderr, so a pipe's data stays clean
     for line in getattr(result, "stderr_notes", ()):
-        print(f"oo {ns.verb}: {line}", file=sys.stderr)
+        print(terminal_safe(f"oo {ns.verb}: {line}"), file=sys.stderr)
     return int(result.exit_code)
 
 

@@ -24,6 +24,7 @@ from oo_nb.api.document import Document
 from oo_nb.api.update import propose_update
 from oo_nb.errors import AgentError, ConflictError, LockedError
 from oo_nb.format.display import no_typesetting
+from oo_nb.format.vocab import terminal_safe
 
 if TYPE_CHECKING:
     from oo_nb.api.proposal import Proposal
@@ -125,7 +126,7 @@ def add_timeout_argument(p: argparse.ArgumentParser, *, per: str = "the research
 def print_progress(line: str) -> None:
     """A research step or a "still waiting" line, on stderr as it happens (stdout keeps the
     result, for scripts)."""
-    print(f"  {line}", file=sys.stderr, flush=True)
+    print(terminal_safe(f"  {line}"), file=sys.stderr, flush=True)  # (an agent's search words)
 
 
 class UpdateOutcome:

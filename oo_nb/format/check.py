@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,12 +11,24 @@ from oo_nb.errors import BlockError, OOError
 from oo_nb.format.article import pid_problem
 from oo_nb.format.article_script import script_markup
 from oo_nb.format.document import BLOCK_IDS, Document
-from oo_nb.format.findings import CHECKS, article_script, unlinked_reference, unmodelled_markup
+from oo_nb.format.findings import (
+    CHECKS,
+    article_script,
+    unlinked_reference,
+    unmodelled_markup,
+    unsafe_text,
+)
 from oo_nb.format.legacy_script import LEGACY_SCRIPT_HINT, injection_risks
 from oo_nb.format.line_endings import crlf_message, shell_crlf_line
+from oo_nb.format.names import CHANGELOG_BLOCK, CONTRACT_BLOCK, MANIFEST_BLOCK
 from oo_nb.format.page_code import finding_code, page_code_findings
+from oo_nb.format.unsafe_text import article_unsafe_lines, unsafe_fields
 
 __all__ = ["Finding", "check_path"]
+
+# The blocks whose text the page shows as it is (title, contract panel, changelog); the source
+# cache holds pages' own words, quoted.
+_SHOWN_BLOCKS = (MANIFEST_BLOCK, CONTRACT_BLOCK, CHANGELOG_BLOCK)
 
 
 @dataclass(frozen=True)
@@ -82,6 +95,11 @@ def check_path(path: str | Path) -> list[Finding]:
             # Only that error is skipped; any other (whatever its words) is a finding.
             if not (isinstance(exc, BlockError) and exc.message.startswith("missing:")):
                 add(_code(exc, view), _where(exc))
+    for shown in _SHOWN_BLOCKS:  # (a block that cannot be read is reported above)
+        if doc.has_block(shown):
+            with contextlib.suppress(OOError):
+                for field, names in unsafe_fields(doc.block_json(shown)):
+                    add("unsafe-text", unsafe_text(f"{shown} {field}", names))
     cache, article = loaded.get("source_cache"), loaded.get("article")
     if cache is not None and article is not None:
         known = {s.id for s in cache.sources}
@@ -116,6 +134,9 @@ def check_path(path: str | Path) -> list[Finding]:
                 "unlinked-reference",
                 unlinked_reference(doc.line_of(doc.article_span.start + li.start)),
             )
+        span = doc.article_span
+        for line, names in article_unsafe_lines(doc.text, span.start, span.end, doc.line_of):
+            add("unsafe-text", unsafe_text(f"line {line}", names))
     # what the page script reads, read as it reads it (raw JSON, the parsed article), whether or
     # not oo_nb finds the rest valid: the reader's browser runs it either way
     for risk in injection_risks(doc):

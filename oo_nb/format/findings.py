@@ -9,6 +9,7 @@ __all__ = [
     "article_script",
     "unlinked_reference",
     "unmodelled_markup",
+    "unsafe_text",
 ]
 
 SEVERITIES = ("error", "warning", "info")
@@ -65,6 +66,11 @@ CHECKS: dict[str, tuple[str, str]] = {
         "warning",
         "an id used by more than one element of the article: links and the contents go to the first",
     ),
+    "unsafe-text": (
+        "warning",
+        "control, bidi or zero-width characters in the article's text or a block's text: a reader "
+        "sees it reordered or hidden (a price shown as another), or a terminal rewritten",
+    ),
     "overdue": ("warning", "the document is due by its cadence (today or earlier): is_stale"),
     "html-injection": (
         "warning",
@@ -107,4 +113,13 @@ def unlinked_reference(line: int) -> str:
     return (
         f"line {line}: a References entry in a nested or second list; the page numbers only the "
         "first list's own entries, so no [sN] links to it"
+    )
+
+
+def unsafe_text(where: str, names: list[str]) -> str:
+    """The ``unsafe-text`` message for the characters ``names`` (escaped) found ``where``
+    (``line 12`` of the article, ``oo-manifest title``)."""
+    return (
+        f"{where}: control or bidi character(s) {', '.join(names)}: a reader sees the text "
+        "reordered or hidden, unlike what oo_nb reads from it; remove them"
     )

@@ -11,7 +11,10 @@ a whole page) with nh3 and this module's allow-list:
 - removed: scripts, styles and ``style`` attributes (CSS ``url()`` beacons), iframes, objects,
   forms, SVG, MathML, meta/link/base, event handlers, every ``data-*`` attribute (JupyterLab acts
   on ``data-commandlinker-command``), ``javascript:``/``data:text/html`` and relative URLs, and
-  all other comments.
+  all other comments;
+- removed from text and attribute values: control, bidi and zero-width characters
+  (``vocab.UNSAFE_CHARS``): a right-to-left override shows "$0.50" where the source holds
+  "05.0$", and an escape sequence rewrites the terminal of whoever prints the text.
 
 nh3 strips every comment, so pid comments travel through it as placeholder elements whose tag
 name carries a random nonce (unguessable by the input) and come back as comments afterwards.
@@ -32,7 +35,7 @@ from urllib.parse import urlsplit
 import nh3
 
 from oo_nb.format.names import RESERVED_ID_PREFIXES
-from oo_nb.format.vocab import AGENT_PID, AGENT_PID_COMMENT, strip_unsafe, truncate
+from oo_nb.format.vocab import AGENT_PID, AGENT_PID_COMMENT, strip_unsafe, truncate, unsafe_found
 
 if TYPE_CHECKING:  # lxml is loaded by the calls that parse HTML (sanitize_html): the URL and
     # text checks, which a library's link findings use on a first `%oo library`, need none of it
@@ -293,11 +296,23 @@ def remove_keeping_tail(node: etree._Element) -> None:
     parent.remove(node)
 
 
-def sanitize_html(fragment: str, *, reserved_ids: Collection[str] = ()) -> str:
+def sanitize_html(
+    fragment: str, *, reserved_ids: Collection[str] = (), removed: list[str] | None = None
+) -> str:
     """Clean one agent-written HTML fragment with the allow-list above. ``reserved_ids`` are ids
-    the fragment may not use (e.g. the article's other section ids). Idempotent."""
+    the fragment may not use (e.g. the article's other section ids). ``removed``, when given,
+    gets the unsafe characters taken out of what was kept (escaped, ``vocab.unsafe_found``), for
+    a warning. Idempotent."""
     policy = _Policy(reserved_ids)
-    return policy.clean(_prepare(fragment, policy.placeholder))
+    # before lxml, which refuses some controls (the whole fragment was then kept as text), with
+    # CR read as a browser reads it (a line end, not a character to report); after nh3 again:
+    # character references are decoded by then (``&#x202e;`` is the character)
+    fragment = fragment.replace("\r\n", "\n").replace("\r", "\n")
+    found = unsafe_found(fragment)
+    clean = policy.clean(_prepare(strip_unsafe(fragment, ""), policy.placeholder))
+    if removed is not None:
+        removed.extend(dict.fromkeys([*found, *unsafe_found(clean)]))
+    return strip_unsafe(clean, "")
 
 
 def sanitize_text(value: str, *, max_len: int = 300, multiline: bool = False) -> str:
@@ -371,4 +386,7 @@ def removed_by_cleaning(typed: str, clean: str) -> list[str]:
             said.append(why)
     if comments_in:
         said.append("HTML comments")
+    unsafe = unsafe_found(html_lib.unescape(typed))
+    if unsafe:
+        said.append(f"control or bidi characters ({', '.join(unsafe)})")
     return said

@@ -44,6 +44,7 @@ __all__ = [
     "terminal_safe",
     "trailing_citations",
     "truncate",
+    "unsafe_found",
     "url_key",
 ]
 
@@ -267,10 +268,22 @@ def strip_unsafe(text: str, replacement: str = " ") -> str:
     return UNSAFE_CHARS.sub(replacement, text)
 
 
+def _shown(char: str) -> str:
+    return f"\\u{ord(char):04x}"  # every unsafe character is in the BMP
+
+
 def terminal_safe(text: str) -> str:
-    """``text`` for a terminal or a table: unsafe characters shown as U+FFFD, so a reader sees
-    that something was there and nothing moves the cursor or reorders the line."""
-    return UNSAFE_CHARS.sub("\ufffd", text)
+    """``text`` for a terminal or a table: each unsafe character shown escaped (ESC as
+    ``\\u001b``, a right-to-left override as ``\\u202e``), so a reader sees what was there and
+    nothing moves the cursor or reorders the line. Inside a JSON string the escape means the same
+    character, so JSON text stays the same data."""
+    return UNSAFE_CHARS.sub(lambda m: _shown(m.group()), text)
+
+
+def unsafe_found(text: str) -> list[str]:
+    """The unsafe characters in ``text``, each once, escaped as ``terminal_safe`` shows them:
+    for a warning or a finding that names what it saw."""
+    return list(dict.fromkeys(map(_shown, UNSAFE_CHARS.findall(text))))
 
 
 def truncate(text: str, limit: int) -> str:

@@ -30,7 +30,7 @@ from oo_nb.format.blocks import (
     cache_rows,
 )
 from oo_nb.format.document import Document
-from oo_nb.format.findings import article_script, unlinked_reference, unmodelled_markup
+from oo_nb.format.findings import article_script, unlinked_reference, unmodelled_markup, unsafe_text
 from oo_nb.format.jsonblock import parse_block
 from oo_nb.format.legacy_script import (
     InjectionRisk,
@@ -49,6 +49,7 @@ from oo_nb.format.names import (
 )
 from oo_nb.format.page_code import page_code_findings
 from oo_nb.format.sentinel_state import latest_status
+from oo_nb.format.unsafe_text import article_unsafe_lines
 from oo_nb.library.article_rows import LEAD_CHARS, ArticleScan
 
 __all__ = [
@@ -428,7 +429,7 @@ def digest_document(doc: Document, *, slug: str, nbytes: int) -> Digest:
 def _markup(doc: Document, scan: ArticleScan) -> list[tuple[str, str]]:
     """``oo check``'s markup findings, their lines counted in the whole file."""
     assert doc.article_span is not None
-    start = doc.article_span.start
+    start, end = doc.article_span.start, doc.article_span.end
     return [
         *(("unmodelled-markup", unmodelled_markup(doc.line_of(start + at), what))
           for at, what in scan.unmodelled),
@@ -436,6 +437,8 @@ def _markup(doc: Document, scan: ArticleScan) -> list[tuple[str, str]]:
           for at in scan.unnumbered),
         *(("article-script", article_script(doc.line_of(start + at), what))
           for at, what in scan.scripted),
+        *(("unsafe-text", unsafe_text(f"line {line}", names))
+          for line, names in article_unsafe_lines(doc.text, start, end, doc.line_of)),
     ]  # fmt: skip
 
 

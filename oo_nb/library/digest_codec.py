@@ -279,7 +279,9 @@ def decode(text: str, path: str, slug: str) -> Result:
 
 
 _STR: frozenset[type] = frozenset({str})
-_MARKUP_CODES = frozenset({"unmodelled-markup", "unlinked-reference", "article-script"})
+_MARKUP_CODES = frozenset(
+    {"unmodelled-markup", "unlinked-reference", "article-script", "unsafe-text"}
+)
 _STR_OR_NONE: frozenset[type] = frozenset({str, type(None)})
 _INT_OR_NONE: frozenset[type] = frozenset({int, type(None)})
 _BOOL_OR_NONE: frozenset[type] = frozenset({bool, type(None)})

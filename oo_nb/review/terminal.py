@@ -1,5 +1,9 @@
 """Review in a terminal: the summary, then each change as a coloured diff with word highlights
-and a prompt (y/n/e/a/d/q), like ``git add -p``. Also the plain rendering ``oo diff`` prints."""
+and a prompt (y/n/e/a/d/q), like ``git add -p``. Also the plain rendering ``oo diff`` prints.
+
+Every piece of document or agent text goes through ``vocab.terminal_safe`` before it is printed
+(``_Paint`` does it for what it colours, ``_Prompt.say`` for the rest): the only escape
+sequences that reach the terminal are this module's own colours."""
 
 from __future__ import annotations
 
@@ -14,7 +18,7 @@ from typing import Any, TextIO
 
 from oo_nb.errors import OOError
 from oo_nb.format.document import Document
-from oo_nb.format.vocab import truncate
+from oo_nb.format.vocab import terminal_safe, truncate
 from oo_nb.review.diff import DocumentDiff
 from oo_nb.review.hunks import Hunk
 from oo_nb.review.session import ReviewSession
@@ -42,10 +46,13 @@ q - quit without writing anything
 
 
 class _Paint:
+    """``text`` made terminal-safe, then coloured (when colour is on)."""
+
     def __init__(self, on: bool) -> None:
         self.on = on
 
     def __call__(self, code: str, text: str) -> str:
+        text = terminal_safe(text)
         return f"{code}{text}{_RESET}" if self.on and text else text
 
 
@@ -72,10 +79,14 @@ def render_hunk(hunk: Hunk, *, color: bool = False) -> str:
         if hunk.markup_only:
             lines.append(paint(_DIM, "  (same text; the HTML changed)"))
         old = "".join(
-            _mark(w.text, "-", paint) if w.op == "-" else w.text for w in hunk.words if w.op != "+"
+            _mark(w.text, "-", paint) if w.op == "-" else terminal_safe(w.text)
+            for w in hunk.words
+            if w.op != "+"
         )
         new = "".join(
-            _mark(w.text, "+", paint) if w.op == "+" else w.text for w in hunk.words if w.op != "-"
+            _mark(w.text, "+", paint) if w.op == "+" else terminal_safe(w.text)
+            for w in hunk.words
+            if w.op != "-"
         )
         lines.append(paint(_RED, "- ") + old if color else "- " + old)
         lines.append(paint(_GREEN, "+ ") + new if color else "+ " + new)
@@ -102,6 +113,7 @@ def render_hunk(hunk: Hunk, *, color: bool = False) -> str:
 
 
 def _mark(text: str, op: str, paint: _Paint) -> str:
+    text = terminal_safe(text)  # (str.strip would take C0 controls as the spaces around it)
     core = text.strip()
     lead = text[: len(text) - len(text.lstrip())]
     trail = text[len(text.rstrip()) :] if core else ""
@@ -121,7 +133,7 @@ def _short(value: Any, limit: int = 300) -> str:
 
 def render_diff(diff: DocumentDiff, *, color: bool = False) -> str:
     """Every change, decidable ones first, then those that follow them."""
-    parts = [diff.summary.text()]
+    parts = [terminal_safe(diff.summary.text())]  # a cloned document's section ids are in it
     if diff.is_empty:
         return parts[0] + "\nno changes"
     parts.extend(render_hunk(h, color=color) for h in diff.hunks if h.decidable)
@@ -179,7 +191,7 @@ def _editor(explicit: str | None, inp: TextIO) -> str | None:
 def _finish(session: ReviewSession, out: TextIO) -> Document:
     result = session.result()
     for note in result.notes:
-        print(f"note: {note}", file=out)
+        print(terminal_safe(f"note: {note}"), file=out)
     final = result.document
     if result.changed:
         print(
@@ -199,16 +211,21 @@ class _Prompt:
         self.session, self.inp, self.out, self.color, self.editor = session, inp, out, color, editor
 
     def say(self, text: str = "") -> None:
+        """Print text that may hold document or agent words: made terminal-safe here."""
+        self.painted(terminal_safe(text))
+
+    def painted(self, text: str) -> None:
+        """Print what ``_Paint`` or ``render_hunk`` made (already terminal-safe, coloured)."""
         print(text, file=self.out)
 
     def summary(self) -> None:
         paint = _Paint(self.color)
-        self.say(paint(_BOLD, self.session.diff.summary.text()))
+        self.painted(paint(_BOLD, self.session.diff.summary.text()))
         notices = run_notices(self.session.run)
         if notices:  # the run's warnings, saved with the proposal: read them before deciding
             self.say("warnings from the run that made this proposal:")
             for notice in notices:
-                self.say(paint(_BOLD, f"  ! {notice}"))
+                self.painted(paint(_BOLD, f"  ! {notice}"))
 
     def ask(self, question: str) -> str | None:
         self.out.write(question)
@@ -221,7 +238,7 @@ class _Prompt:
         hunks = self.session.diff.decidable
         for n, hunk in enumerate(hunks, 1):
             self.say()
-            self.say(render_hunk(hunk, color=self.color))
+            self.painted(render_hunk(hunk, color=self.color))
             while True:
                 answer = self.ask(f"({n}/{len(hunks)}) accept this change [y,n,e,a,d,q,?]? ")
                 if answer is None or answer == "q":
@@ -254,7 +271,7 @@ class _Prompt:
         text cites) before anything is written; False when the user quits."""
         for conflict in self.session.conflicts():
             self.say()
-            self.say(_Paint(self.color)(_BOLD, f"! {conflict.question}"))
+            self.painted(_Paint(self.color)(_BOLD, f"! {conflict.question}"))
             keys = "k,c,q" if conflict.drop_label else "k,q"
             while True:
                 self.say(f"  k - {conflict.keep_label.lower()}")
@@ -287,7 +304,7 @@ class _Prompt:
         except OOError as exc:
             self.say(f"edit refused: {exc}")
             return False
-        self.say(_Paint(self.color)(_GREEN, f"+ {clean}"))
+        self.painted(_Paint(self.color)(_GREEN, f"+ {clean}"))
         return True
 
     def from_input(self, start: str) -> str | None:

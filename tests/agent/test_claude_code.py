@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from oo_nb.agent.backends.claude_code import parse_output, proposal_from_copy, split_sections
+from oo_nb.agent.clean import unclean_reasons
 from oo_nb.agent.run import UpdateOptions, prepare_update, write_result
 from oo_nb.cli.main import main
 from oo_nb.format.document import Document
@@ -34,7 +35,7 @@ doc_path = next(Path.cwd().glob("*.o-o.html"))
 url = "NEW_URL"
 if mode in ("success", "overspend"):
     doc = Document.read(doc_path)
-    html = doc.article_html.replace('<h2 id="references">', '<h2 id="claude-update">Claude Update</h2>\n<p>Fresh news [s20].</p>\n\n<h2 id="references">', 1)
+    html = doc.article_html.replace('<h2 id="references">', '<h2 id="claude-update">Claude Update</h2>\n<p>' + os.environ.get("FAKE_CLAUDE_TEXT", "Fresh news [s20].") + '</p>\n\n<h2 id="references">', 1)
     doc = doc.with_article(html)
     doc = doc.edit_block("oo-source-cache", lambda c: c["sources"].append({"id": "s20", "url": url, "title": "Found", "tier": "news", "accessed": "2026-11-29"}))
     doc = doc.edit_block("oo-changelog", lambda c: c["entries"].append({"version": 3, "timestamp": "2026-11-29", "summary": "Claude added an update section."}))
@@ -130,6 +131,20 @@ def test_edits_become_a_verified_proposal(fake_claude: Path, tmp_path: Path) -> 
         and latest.extra["agent"] == "claude-code"
     )
     assert result.auto_write
+
+
+def test_bidi_and_control_characters_it_writes_are_removed_with_a_warning(
+    fake_claude: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A right-to-left override makes the page show "$0.50" where the text holds "05.0$"."""
+    monkeypatch.setenv("FAKE_CLAUDE_TEXT", "Price fell to \u202e05.0$\u202c per kWh \x1b[2J [s20].")
+    result = prepare_update(copy_doc(tmp_path / "lib"), opts())
+    cand = result.candidate
+    assert cand is not None
+    assert "Price fell to 05.0$ per kWh [2J [s20]." in cand.document.article_html
+    warning = next(w for w in cand.warnings if "control or bidi" in w)
+    assert "(claude-update)" in warning and "\\u202e, \\u202c, \\u001b" in warning
+    assert any("control or bidi" in why for why in unclean_reasons(result))  # --auto keeps it
 
 
 def test_overspend_is_kept_for_review(

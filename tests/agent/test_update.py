@@ -488,3 +488,32 @@ def test_a_lone_surrogate_in_agent_output_keeps_the_proposal_for_review(
     assert "proposal saved for review" in out and path.read_bytes() == base
     review = open_review(path)  # the saved proposal, rebuilt as a review would
     assert "A \ufffd new" in review.candidate.article_html and review.run["cost_usd"] > 0
+
+
+def test_bidi_and_control_characters_in_agent_html_are_removed_with_a_warning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A right-to-left override in a paragraph made the page show "$0.50" where the article's
+    text (its frames, quotes and search) holds "05.0$"; an ESC rewrote the terminal of whoever
+    printed it. Removed, and the reviewer told which characters."""
+
+    def hostile(p: dict[str, Any]) -> dict[str, Any]:
+        html = p["sections"][0]["html"]
+        p["sections"][0]["html"] = html.replace("A new", "A \u202e05.0$\u202c&#x202e; \x1b[2J new")
+        return p
+
+    mock = start_mock()
+    mock.responder = research_scenario(
+        base_url=lambda: mock.base_url, with_image=False, proposal=hostile
+    )
+    monkeypatch.setenv("ANTHROPIC_API_KEY", MARKER)
+    path = copy_doc(tmp_path)
+    try:
+        assert main(["update", str(path), "--force", "--yes", "--base-url", mock.base_url]) == 0
+    finally:
+        mock.stop()
+    out = capsys.readouterr().out
+    assert "control or bidi character(s) \\u202e, \\u202c, \\u001b removed" in out
+    article = Document.read(path).article_html
+    assert "A 05.0$ [2J new" in article
+    assert not any(c in article for c in "\u202e\u202c\x1b") and "&#x202e;" not in article

@@ -132,3 +132,56 @@ def test_crlf_in_the_page_alone_is_fine(tmp_path: Path) -> None:
     path = crlf_document(tmp_path, page=True, shell=False)
     assert bash_help(path).stdout.startswith("Usage")
     assert [f for f in check_path(path) if f.severity == "error"] == []
+
+
+# --------------------------------------------------------------------------- unsafe characters
+_SPOOF = "Price fell to \u202e05.0$\u202c per kWh"  # Chromium shows "$0.50"
+
+
+def _with_text(tmp_path: Path, paragraph: str, *, comment: str = "") -> tuple[Path, Document]:
+    doc = Document.read(CORPUS / "ai-model-landscape.o-o.html")
+    doc = doc.with_article(doc.article_html + f"<!-- {comment} -->\n<p>{paragraph}</p>\n")
+    path = tmp_path / "a.o-o.html"
+    path.write_bytes(doc.to_bytes())
+    return path, Document.read(path)
+
+
+def _line_of(doc: Document, needle: str) -> int:
+    return doc.line_of(doc.text.index(needle))
+
+
+def test_bidi_and_control_characters_in_the_article_text_are_a_warning_naming_the_line(
+    tmp_path: Path,
+) -> None:
+    from oo_nb.library.library import Library
+
+    path, doc = _with_text(tmp_path, f"{_SPOOF}, <b title='x&#x1b;[2J'>see</b> &rlm;")
+    found = [f for f in check_path(path) if f.code == "unsafe-text"]
+    assert [(f.severity, f.message.split(":")[0]) for f in found] == [
+        ("warning", f"line {_line_of(doc, 'Price fell')}")
+    ]
+    assert "\\u202e, \\u202c, \\u001b, \\u200f" in found[0].message  # references count too
+    audited = Library(tmp_path, workers=1).audit(all=True)
+    same = audited[audited["code"] == "unsafe-text"]
+    assert list(same["message"]) == [found[0].message] and set(same["severity"]) == {"warning"}
+
+
+def test_text_a_reader_never_sees_as_characters_is_no_finding(tmp_path: Path) -> None:
+    path, _ = _with_text(
+        tmp_path, "Plain, caf&eacute; &#8217; \u200d", comment="\u202e in a comment"
+    )
+    assert [f for f in check_path(path) if f.code == "unsafe-text"] == []
+    crlf = crlf_document(tmp_path / "crlf", page=True, shell=False)  # CR is a line end
+    assert [f for f in check_path(crlf) if f.code == "unsafe-text"] == []
+
+
+def test_bidi_and_control_characters_in_the_manifest_name_the_block_and_field(
+    tmp_path: Path,
+) -> None:
+    doc = Document.read(CORPUS / "ai-model-landscape.o-o.html")
+    doc = doc.edit_block("oo-manifest", lambda m: m.update(title="Heat\u202eevil\x1b[2J"))
+    path = tmp_path / "a.o-o.html"
+    path.write_bytes(doc.to_bytes())
+    found = [f for f in check_path(path) if f.code == "unsafe-text"]
+    assert [f.message.split(": control")[0] for f in found] == ["oo-manifest title"]
+    assert "\\u202e, \\u001b" in found[0].message and found[0].severity == "warning"

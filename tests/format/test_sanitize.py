@@ -224,3 +224,30 @@ def test_unclosed_comment_does_not_swallow_the_rest() -> None:
     assert "kept [s1]" in out and "first" in out
     assert "<script" not in out and "&lt;!--" in out
     assert _clean("<!-- pid:a:0011aabb --><p>x</p><!-- ok -->").count("<!--") == 1
+
+
+@pytest.mark.parametrize(
+    "fragment",
+    [
+        "<p>Price fell to \u202e05.0$\u202c per kWh</p>",  # shown as "$0.50" in a browser
+        "<p>a\x1b[2Jb</p>",
+        "<p>a&#x202e;b&#27;</p>",  # character references are the characters
+        '<p title="a\u2066b">x\u200by</p>',
+        "<ul><li>\x9b31m\x07</li></ul>",
+    ],
+)
+def test_control_and_bidi_characters_are_removed_and_named(fragment: str) -> None:
+    removed: list[str] = []
+    clean = sanitize_html(fragment, removed=removed)
+    assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200b]", clean)
+    assert removed and all(name.startswith("\\u") for name in removed)
+    assert sanitize_html(clean) == clean  # idempotent
+
+
+def test_an_edit_that_loses_bidi_characters_says_so() -> None:
+    from oo_nb.format.sanitize import removed_by_cleaning
+
+    typed = "<p>Price \u202e05.0$</p>"
+    assert removed_by_cleaning(typed, sanitize_html(typed)) == [
+        "control or bidi characters (\\u202e)"
+    ]

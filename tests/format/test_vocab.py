@@ -19,6 +19,7 @@ from oo_nb.format.vocab import (
     terminal_safe,
     trailing_citations,
     truncate,
+    unsafe_found,
     url_key,
 )
 
@@ -263,7 +264,8 @@ KEPT = ["\t", "\n", "\u200c", "\u200d", "é", "→", "😀"]
 @pytest.mark.parametrize("char", UNSAFE)
 def test_unsafe_characters_never_reach_a_reader(char: str) -> None:
     assert strip_unsafe(f"a{char}b") == "a b"
-    assert terminal_safe(f"a{char}b") == "a\ufffdb"
+    assert terminal_safe(f"a{char}b") == f"a\\u{ord(char):04x}b"  # shown escaped
+    assert unsafe_found(f"a{char}b{char}") == [f"\\u{ord(char):04x}"]
 
 
 @pytest.mark.parametrize("char", KEPT)

@@ -102,6 +102,17 @@ def test_codec_round_trips_quotes_and_paragraph_leads() -> None:
         digest_codec.decode(json.dumps(raw), "x", "x")
 
 
+def test_codec_round_trips_an_unsafe_text_finding(tmp_path: Path) -> None:
+    """The audit's unsafe-text finding (a bidi override in the article) comes back from the
+    cache: the codec refused every markup code but the two it knew, and the cache was dropped."""
+    doc = Document.read(CORPUS / "agi-declared.o-o.html")
+    path = tmp_path / "a.o-o.html"
+    path.write_bytes(doc.with_article(doc.article_html + "<p>x\u202ey</p>\n").to_bytes())
+    d = digest_file(str(path), "a")
+    assert isinstance(d, Digest) and [code for code, _ in d.markup] == ["unsafe-text"]
+    assert digest_codec.decode(digest_codec.encode(d), d.path, d.slug) == d
+
+
 def test_codec_covers_every_digest_field() -> None:
     assert {f.name for f in dataclasses.fields(Digest)} == digest_codec.ENCODED_FIELDS
 

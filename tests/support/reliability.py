@@ -123,6 +123,7 @@ def _size(sizes: Sizes, workdir: Path, seed: int) -> list[Figure]:
 # part 8: the outside attacks of the second and third hardening rounds, one module per area
 ATTACK_AREAS = (
     "page", "pending", "agent", "errors", "lost", "code", "data", "evidence", "markup", "reading",
+    "terminal",
 )  # fmt: skip
 
 

@@ -1,0 +1,96 @@
+"""Control, bidi and zero-width characters (``vocab.UNSAFE_CHARS``) already in a document, where a
+reader meets them: the article's text and attribute values (a right-to-left override makes the
+page show "$0.50" where the text, and so oo_nb's frames, quotes and search, hold "05.0$") and the
+text of the blocks the page shows (title, contract, changelog). ``oo check`` and the audit report
+them (``unsafe-text``); agent HTML never brings new ones (``sanitize.sanitize_html``).
+
+The article is read as a browser reads it (``html_tokens``): character references count as the
+characters they stand for, comments do not count, and CR is a line end, not a character.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable, Iterator
+from html.entities import html5
+from typing import Any
+
+from oo_nb.format.html_tokens import tokenize
+from oo_nb.format.vocab import UNSAFE_CHARS, terminal_safe, unsafe_found
+
+__all__ = ["article_unsafe_lines", "unsafe_fields"]
+
+
+@functools.cache
+def _references() -> re.Pattern[str]:
+    """A numeric character reference, or a named one that stands for an unsafe character (such
+    as ``&rlm;``)."""
+    names = sorted(n for n, v in html5.items() if UNSAFE_CHARS.search(v))
+    named = "|".join(re.escape(n) for n in names)
+    return re.compile(f"&#([xX][0-9a-fA-F]+|[0-9]+)|&(?:{named})")
+
+
+def _may_hold_one(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` may hold an unsafe character a browser reads: the character
+    (CR aside: a line end to a browser) or a reference to one. A quick test, mostly in C, before
+    the article is tokenized; it may say yes where the tokenizer then finds none."""
+    for m in UNSAFE_CHARS.finditer(text, start, end):
+        if m.group() != "\r":
+            return True
+    for m in _references().finditer(text, start, end):
+        digits = m.group(1)
+        if digits is None or len(digits) > 8:
+            return True  # a named one, or past U+10FFFF (int() refuses thousands of digits)
+        code = int(digits[1:], 16) if digits[0] in "xX" else int(digits)
+        if code > 0x10FFFF or UNSAFE_CHARS.match(chr(code)):
+            return True
+    return False
+
+
+def article_unsafe_lines(
+    text: str, start: int, end: int, line_of: Callable[[int], int]
+) -> list[tuple[int, list[str]]]:
+    """``(line, characters)`` for each line of ``text[start:end]`` (the article) whose text or
+    attribute values hold unsafe characters, escaped as ``vocab.unsafe_found`` names them;
+    ``line_of`` turns an offset into its line (``Document.line_of``)."""
+    if not _may_hold_one(text, start, end):
+        return []
+    lines: dict[int, list[str]] = {}
+    for offset, value in _values(text, start, end):
+        m = UNSAFE_CHARS.search(value)
+        if m is None:
+            continue
+        line = line_of(offset) + value.count("\n", 0, m.start())
+        lines.setdefault(line, []).extend(unsafe_found(value))
+    return [(line, list(dict.fromkeys(names))) for line, names in sorted(lines.items())]
+
+
+def _values(text: str, start: int, end: int) -> Iterator[tuple[int, str]]:
+    """Each text run and attribute value a browser reads, decoded, with where it starts."""
+    for token in tokenize(text, start, end):
+        if token.kind == "text":
+            yield token.start, token.data
+        elif token.kind == "start":
+            for attr in token.attrs:
+                yield attr.value_start, attr.value
+
+
+def unsafe_fields(value: Any, path: str = "") -> list[tuple[str, list[str]]]:
+    """``(field, characters)`` for each string of a block's JSON (its keys too) holding unsafe
+    characters; the field named as ``title`` or ``entries[0].summary``."""
+    found: list[tuple[str, list[str]]] = []
+    if isinstance(value, str):
+        names = unsafe_found(value)
+        if names:
+            found.append((path or "(the block)", names))
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            where = f"{path}.{terminal_safe(str(key))}" if path else terminal_safe(str(key))
+            if isinstance(key, str) and unsafe_found(key):
+                found.append((f"{where} (key)", unsafe_found(key)))
+            found += unsafe_fields(item, where)
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            found += unsafe_fields(item, f"{path}[{i}]")
+    return found
