@@ -78,7 +78,7 @@ def sdk_replay(
 
     plain = ReplayBackend(cassette, model=model, settings=settings)
     transport = ReplayTransport(plain.cassette)
-    backend = AnthropicBackend(
+    return AnthropicBackend(
         model=plain.model,
         api_key=REPLAY_KEY,
         base_url=REPLAY_BASE_URL,
@@ -89,8 +89,6 @@ def sdk_replay(
         recorded=True,
         label="replay",
     )
-    backend.transport = transport  # type: ignore[attr-defined]
-    return backend
 
 
 def _secrets_of(request: httpx2.Request) -> list[str]:
