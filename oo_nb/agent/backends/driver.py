@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import Any
@@ -164,7 +165,7 @@ def left(deadline: Deadline) -> float:
     return max(deadline.remaining(), 0.05)
 
 
-class MessagesDriver:
+class MessagesDriver(ABC):
     """The research loop of a Messages API backend. A subclass says how a request travels
     (``session`` / ``asession``, which yield the function sending one attempt) and which of its
     exceptions are API failures (``failure_text``)."""
@@ -191,15 +192,17 @@ class MessagesDriver:
         return Conversation(ctx, self.settings, budget, run, validate, None)
 
     # ------------------------------------------------------------------ what a subclass says
+    @abstractmethod
     def session(
         self, conv: Conversation, deadline: Deadline
     ) -> contextlib.AbstractContextManager[Send]:
-        raise NotImplementedError
+        """The sender of a run's requests, open while the run lasts (a client, a cassette)."""
 
+    @abstractmethod
     def asession(
         self, conv: Conversation, deadline: Deadline
     ) -> contextlib.AbstractAsyncContextManager[AsyncSend]:
-        raise NotImplementedError
+        """``session`` for an asyncio run."""
 
     def failure_text(self, exc: BaseException) -> str | None:
         """The one line for ``exc`` when it is an API failure of this backend, else None."""
