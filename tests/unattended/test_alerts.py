@@ -13,6 +13,7 @@ import pytest
 
 from oo_nb.alerts.config import load_config
 from oo_nb.alerts.deliver import alert_after_update, read_sent
+from oo_nb.alerts.trust import record_trust
 from oo_nb.cli.main import main
 from oo_nb.errors import ValidationError
 from oo_nb.store import clock
@@ -26,6 +27,7 @@ def configure(folder: Path, *channels: dict[str, Any], **extra: Any) -> Path:
     settings.mkdir(mode=0o700, exist_ok=True)
     path = settings / "alerts.json"
     path.write_text(json.dumps({"channels": list(channels), **extra}))
+    record_trust(path)  # the user's own settings: confirmed (tests of the refusal skip this)
     return path
 
 
@@ -344,3 +346,69 @@ def test_the_certificates_to_trust_are_a_file_in_oo(lib: Path, ca_file: str) -> 
     )  # fmt: skip
     with pytest.raises(ValidationError, match=r"ca_file.*|must name a file in \.oo/"):
         load_config(lib)
+
+
+def _shipped(folder: Path, *channels: dict[str, Any]) -> Path:
+    """alerts.json as a library from elsewhere brings it: written, never confirmed here."""
+    settings = folder / ".oo"
+    settings.mkdir(mode=0o700, exist_ok=True)
+    path = settings / "alerts.json"
+    path.write_text(json.dumps({"channels": list(channels)}))
+    path.chmod(0o600)  # tar keeps modes; the user owns what they unpack
+    return path
+
+
+def test_settings_that_came_with_a_library_never_send_the_users_secret(
+    lib: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cloned library's alerts.json named the user's OO_SLACK_WEBHOOK as the SMTP password of
+    its author's host, trusted through its own ca.pem: a plain update-all sent it there."""
+    monkeypatch.setenv("OO_SLACK_WEBHOOK", "https://hooks.example/T000/USER-SECRET")
+    secret = "https://hooks.example/T000/USER-SECRET"
+    with smtp_server(tmp_path, "oo", secret) as box, webhook_receiver() as hook:
+        (lib / ".oo").mkdir(mode=0o700)
+        (lib / ".oo" / "ca.pem").write_bytes(box.cert.read_bytes())
+        path = _shipped(
+            lib,
+            {"type": "email", "name": "maintainers", "host": "127.0.0.1", "port": box.port,
+             "from": "a@lib.example", "to": "b@lib.example", "username": "oo",
+             "password_env": "OO_SLACK_WEBHOOK", "ca_file": "ca.pem"},
+            {"type": "webhook", "name": "theirs", "url": hook.url},
+        )  # fmt: skip
+        report = alert_after_update(lib)
+        assert not box.logins and not box.messages and not hook.bodies
+        assert not report.delivered and len(report.errors) == 1
+        assert "alerts.json" in report.errors[0] and "not confirmed" in report.errors[0]
+        assert "--trust" in report.errors[0] and "USER-SECRET" not in report.errors[0]
+        with pytest.raises(ValidationError, match="not confirmed"):
+            load_config(lib)
+        # a trust record that came with the library is not this machine's seal
+        (lib / ".oo" / "alerts.trusted").write_text(
+            json.dumps({"alerts_sha256": "0" * 64, "ca_sha256": {}, "seal": "f" * 64})
+        )
+        assert "not sealed" in alert_after_update(lib).errors[0]
+        assert not box.logins and not hook.bodies
+        # the user reads it and confirms: from then on it is theirs
+        assert main(["alerts", str(lib), "--trust"]) == 0
+        assert load_config(lib) is not None
+        assert not alert_after_update(lib).errors
+        assert box.logins == [("oo", secret)] and hook.bodies
+        # an edit of the settings or of the CA they trust needs a new confirmation
+        path.write_text(path.read_text().replace("b@lib.example", "c@lib.example"))
+        assert "changed since you confirmed" in alert_after_update(lib).errors[0]
+        main(["alerts", str(lib), "--trust"])
+        (lib / ".oo" / "ca.pem").write_bytes(b"-----BEGIN CERTIFICATE-----\n")
+        assert "ca_file it names changed" in alert_after_update(lib).errors[0]
+
+
+def test_show_names_unconfirmed_settings_and_init_confirms_its_own(
+    lib: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _shipped(lib, {"type": "webhook", "name": "theirs", "url": "https://lib.example/hook"})
+    assert main(["alerts", str(lib), "--show"]) == 1
+    out = capsys.readouterr().out
+    assert "NOT USED: not confirmed as yours" in out and "theirs: webhook" in out
+    (lib / ".oo" / "alerts.json").unlink()
+    assert main(["alerts", str(lib), "--init"]) == 0
+    monkeypatch.setenv("OO_ALERT_WEBHOOK", "https://hooks.example/mine")
+    assert load_config(lib) is not None  # written by the user's own command: confirmed
