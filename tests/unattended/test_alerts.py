@@ -66,7 +66,8 @@ def test_service_bodies(lib: Path, fmt: str, field: str) -> None:
     assert "has occurred" in body[field] or "has occurred" in body.get("title", "")
     if fmt == "ntfy":
         assert body["topic"] == "lib-watch" and body["priority"] == 4
-    assert set(body) <= {"text", "content", "topic", "title", "message", "tags", "priority"}
+    allowed = {"text", "content", "allowed_mentions", "topic", "title", "message", "tags"}
+    assert set(body) <= allowed | {"priority"}
 
 
 def test_many_events_at_once_make_one_digest(lib: Path) -> None:
@@ -412,3 +413,52 @@ def test_show_names_unconfirmed_settings_and_init_confirms_its_own(
     assert main(["alerts", str(lib), "--init"]) == 0
     monkeypatch.setenv("OO_ALERT_WEBHOOK", "https://hooks.example/mine")
     assert load_config(lib) is not None  # written by the user's own command: confirmed
+
+
+HOSTILE_TEXT = "<!here> see <https://evil.example/login|the review page> @everyone [x](https://evil.example) & co"
+
+
+def test_chat_bodies_never_form_markup_from_event_text(lib: Path) -> None:
+    """A file name `<!channel> urgent.o-o.html` and an error text with `<!here>`, a disguised
+    link and `@everyone` arrived in Slack and Discord as live mentions and links."""
+    from oo_nb.alerts.events import Event
+    from oo_nb.alerts.message import compose, webhook_body
+
+    event = Event(
+        "k", "failed", "<!channel> urgent", "<!channel> urgent: update failed", (HOSTILE_TEXT,)
+    )
+    message = compose("lib", [event])
+    slack = webhook_body(message, "slack", {})["text"]
+    assert "<" not in slack and ">" not in slack
+    assert "&lt;!channel&gt; urgent" in slack and "&lt;!here&gt;" in slack and "&amp; co" in slack
+    discord = webhook_body(message, "discord", {})
+    assert discord["allowed_mentions"] == {"parse": []}
+    assert "\\[x\\]\\(https://evil.example\\)" in discord["content"]
+    assert "\\<\\!channel\\>" not in discord["content"] and "\\<!channel\\>" in discord["content"]
+    long = compose("lib", [Event("k", "failed", "d", "t", ("*" * 3000,))])
+    content = webhook_body(long, "discord", {})["content"]
+    assert len(content) <= 2000 and content.endswith("\\*…")
+
+
+def test_desktop_body_markup_is_escaped(
+    lib: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from oo_nb.alerts.channels import send
+    from oo_nb.alerts.config import Channel
+    from oo_nb.alerts.events import Event
+    from oo_nb.alerts.message import compose
+
+    record = tmp_path / "notified.txt"
+    fake = tmp_path / "notify-send"
+    fake.write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" > "{record}"\n')
+    fake.chmod(0o755)
+    monkeypatch.setenv("OO_NOTIFY_SEND", str(fake))
+    body = '<a href="https://evil.example">review</a> & more'
+    send(
+        Channel("desktop", "desktop"),
+        compose("lib", [Event("k", "failed", "d", "t", (body,))]),
+        lib,
+    )
+    text = record.read_text()
+    assert '&lt;a href="https://evil.example"&gt;review&lt;/a&gt; &amp; more' in text
+    assert "<a " not in text
