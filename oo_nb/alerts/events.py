@@ -3,7 +3,8 @@
 - ``sentinel``: a sentinel document's status became "occurred" (the changes rows of
   ``library.changes``: evidence and sources included);
 - ``proposal``: a proposal awaits review (``store.proposals``: since when, what it cost);
-- ``failed`` / ``budget``: an update failed, or ran out of budget (the ``update-all`` outcome);
+- ``failed`` / ``budget``: an update failed, or spent past its budget whatever its outcome (the
+  ``update-all`` outcome: a failure that spent past it is a ``budget`` event);
 - ``links``: a cited source went dead or moved for good (the last ``oo links`` results).
 
 Each event has a ``key`` that names it for good (document, version, file, URL...): the record
@@ -172,8 +173,12 @@ def run_events(root: Path, outcome: LibraryUpdate) -> list[Event]:
     for path, message in sorted(outcome.failures.items()):
         name = relative_slug(path, base)
         state = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else ""
-        kind = "budget" if "budget" in message.lower() else "failed"
+        overspent = outcome.failure_overspent(path)
+        kind = "budget" if overspent or "budget" in message.lower() else "failed"
         what = "ran out of budget" if kind == "budget" else "update failed"
+        if overspent:  # whatever else went wrong, the money went past what was allowed
+            spent, allowed = outcome.failure_costs[path], outcome.failure_budgets[path]
+            what = f"spent ${spent:.4f} of its ${allowed:.2f} budget, then the update failed"
         out.append(
             Event(
                 key=f"{kind}:{name}:{_short_hash(state, _VARYING.sub('#', message))}",
@@ -184,15 +189,16 @@ def run_events(root: Path, outcome: LibraryUpdate) -> list[Event]:
             )
         )
     for r in outcome.results:
-        if r.run is not None and r.run.overspent:
+        if r.run is not None and r.overspent:
             name = relative_slug(r.path, base)
+            kept = "kept for review: nothing was written automatically"
             out.append(
                 Event(
                     key=f"budget:{name}:{_short_hash(r.original.hex()[:64], str(r.run.cost_usd))}",
                     kind="budget",
                     document=name,
                     title=f"{name}: ran out of budget (${r.run.cost_usd:.4f} of ${r.budget_usd:.2f})",
-                    details=("kept for review: nothing was written automatically",),
+                    details=(kept if r.pending is not None else f"outcome: {r.status}",),
                 )
             )
     return out

@@ -309,6 +309,35 @@ def test_failed_and_budget_events_from_a_run(lib: Path) -> None:
     assert run_events(lib, other)[0].key != failed.key
 
 
+def test_every_document_that_spent_past_its_budget_is_a_budget_event(lib: Path) -> None:
+    """Three Claude Code runs spent $7.50 of a $0.50 budget, then failed ("changed no article
+    section"): the alert said "3 update failed", none "out of budget"."""
+    from oo_nb.agent.run import UpdateResult
+    from oo_nb.agent.types import LibraryUpdate, RunInfo
+    from oo_nb.alerts.events import run_events
+
+    path = lib / "lighthouse.o-o.html"
+    why = "Claude Code changed no article section (cost $7.5000)"
+    over = LibraryUpdate(
+        failures={path: why}, failure_costs={path: 7.5}, failure_budgets={path: 0.5}
+    )
+    (event,) = run_events(lib, over)
+    assert event.kind == "budget" and "$7.5000 of its $0.50 budget" in event.title
+    assert event.details == (why,)
+    within = LibraryUpdate(
+        failures={path: why}, failure_costs={path: 0.2}, failure_budgets={path: 0.5}
+    )
+    assert run_events(lib, within)[0].kind == "failed"
+    # a result past its budget the backend did not flag (its cost says so) is one too
+    run = RunInfo("claude-code", "m", cost_usd=0.9)
+    done = UpdateResult(path, "written", "", b"x", "claude-code", "m", 0.5, run=run, written=path)
+    (spent,) = run_events(lib, LibraryUpdate(results=[done]))
+    assert spent.kind == "budget" and "($0.9000 of $0.50)" in spent.title
+    assert spent.details == ("outcome: written",)
+    run.cost_usd = 0.4
+    assert run_events(lib, LibraryUpdate(results=[done])) == []
+
+
 # ----------------------------------------------------------- settings that came with a library
 def test_a_secret_file_that_is_a_link_is_not_read(lib: Path, tmp_path: Path) -> None:
     """A library from elsewhere shipped `.oo/pw` as a link to the user's private key (theirs and
