@@ -491,3 +491,36 @@ def test_desktop_body_markup_is_escaped(
     text = record.read_text()
     assert '&lt;a href="https://evil.example"&gt;review&lt;/a&gt; &amp; more' in text
     assert "<a " not in text
+
+
+@pytest.mark.parametrize("kind", ["folder", "fifo", "dangling link", "not json"])
+def test_a_damaged_proposal_is_one_failed_event(lib: Path, kind: str) -> None:
+    """A folder, FIFO or dangling link named pending.json blocks the document from every
+    scheduled run ("awaiting review … damaged") and no alert said so."""
+    from oo_nb.store.history import history_dir
+
+    path = lib / "lighthouse.o-o.html"
+    pending = history_dir(path) / "pending.json"
+    if kind == "folder":
+        pending.mkdir()
+    elif kind == "fifo":
+        os.mkfifo(pending)
+    elif kind == "dangling link":
+        pending.symlink_to(lib / "gone.json")
+    else:
+        pending.write_text("{not json")
+    with webhook_receiver() as hook:
+        configure(lib, {"type": "webhook", "name": "team", "url": hook.url}, events=["failed"])
+        report = alert_after_update(lib)
+        assert not report.errors and len(report.new) == 1
+        (event,) = hook.bodies[0]["events"]
+        assert event["kind"] == "failed" and event["document"] == "lighthouse"
+        assert "proposal awaiting review is damaged" in event["title"]
+        assert f"oo review {path} --discard pending.json" in event["details"][0]
+        assert alert_after_update(lib).already_sent == 1 and len(hook.bodies) == 1  # once
+    # set aside (not the one that blocks runs): no event
+    if kind == "not json":
+        pending.rename(pending.with_name("pending-1-1.json"))
+        from oo_nb.alerts.events import collect_events
+
+        assert collect_events(lib, kinds=["failed", "proposal"]) == []
