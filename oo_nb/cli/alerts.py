@@ -11,8 +11,8 @@ import os
 from pathlib import Path
 
 from oo_nb.alerts.config import UntrustedSettings, config_path, load_config, private_dir
-from oo_nb.alerts.deliver import AlertReport, deliver, read_sent, test_alert
-from oo_nb.alerts.events import collect_events
+from oo_nb.alerts.deliver import AlertReport, deliver, read_record, test_alert
+from oo_nb.alerts.events import Event, collect_events
 from oo_nb.alerts.trust import record_trust
 from oo_nb.cli.verbs import TextResult
 from oo_nb.errors import ValidationError
@@ -97,11 +97,16 @@ def _show(folder: Path) -> TextResult:
     lines.append(
         f"  events  {', '.join(sorted(config.events))}; a digest above {config.digest_after} at once"
     )
-    sent = read_sent(folder)
-    waiting = [e for e in collect_events(folder, kinds=config.events) if e.key not in sent]
+    record = read_record(folder)
+    waiting: list[tuple[Event, str]] = []
+    for e in collect_events(folder, kinds=config.events):
+        if e.key not in record:
+            waiting.append((e, ""))
+        elif owing := [c.name for c in config.channels if record[e.key].owed_to(c.name)]:
+            waiting.append((e, f" (not yet to {', '.join(owing)})"))  # that channel failed
     lines.append(f"{len(waiting)} event(s) not sent yet" + (":" if waiting else ""))
-    lines += [f"  [{e.kind}] {e.title}" for e in waiting]
-    return TextResult("\n".join(lines), code, value=waiting)
+    lines += [f"  [{e.kind}] {e.title}{to}" for e, to in waiting]
+    return TextResult("\n".join(lines), code, value=[e for e, _ in waiting])
 
 
 def _report(report: AlertReport) -> TextResult:

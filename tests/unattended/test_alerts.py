@@ -524,3 +524,67 @@ def test_a_damaged_proposal_is_one_failed_event(lib: Path, kind: str) -> None:
         from oo_nb.alerts.events import collect_events
 
         assert collect_events(lib, kinds=["failed", "proposal"]) == []
+
+
+def test_an_event_is_owed_to_each_channel_until_it_takes_it(
+    lib: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With one channel down and one working, the event was recorded as sent and never tried
+    again on the channel that was down, which got nothing once it answered."""
+    with webhook_receiver() as team:
+        down = {"type": "webhook", "name": "phone", "url": "http://127.0.0.1:9/down"}
+        configure(lib, {"type": "webhook", "name": "team", "url": team.url}, down)
+        first = alert_after_update(lib)
+        assert first.delivered == {"team": 1} and "'phone'" in first.errors[0]
+        assert main(["alerts", str(lib), "--show"]) == 0
+        out = capsys.readouterr().out
+        assert "1 event(s) not sent yet" in out and "(not yet to phone)" in out
+        with webhook_receiver() as phone:
+            up = {"type": "webhook", "name": "phone", "url": phone.url}
+            configure(lib, {"type": "webhook", "name": "team", "url": team.url}, up)
+            again = alert_after_update(lib)
+            assert again.delivered == {"phone": 1} and not again.errors
+            assert "has occurred" in phone.bodies[0]["text"] and len(team.bodies) == 1
+            assert alert_after_update(lib).already_sent == 1 and len(phone.bodies) == 1
+        # a channel added later is not sent the backlog: only what happens from now on
+        with webhook_receiver() as late:
+            configure(
+                lib,
+                {"type": "webhook", "name": "team", "url": team.url},
+                {"type": "webhook", "name": "late", "url": late.url},
+            )
+            assert not alert_after_update(lib).new and not late.bodies
+
+
+def test_a_channel_that_never_answers_holds_the_run_a_bounded_time(
+    lib: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import socket
+    import time
+
+    from oo_nb.alerts import deliver as deliver_module
+
+    monkeypatch.setattr(deliver_module, "CHANNEL_DEADLINE_S", 1.0)
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(4)  # accepts connections (the kernel does), never answers
+    try:
+        with webhook_receiver() as team:
+            url = f"http://127.0.0.1:{silent.getsockname()[1]}/hook"
+            configure(
+                lib,
+                {"type": "webhook", "name": "hang", "url": url},
+                {"type": "webhook", "name": "team", "url": team.url},
+            )
+            started = time.monotonic()
+            report = alert_after_update(lib)
+            assert time.monotonic() - started < 3.0
+            assert report.delivered == {"team": 1}
+            assert report.errors == [
+                "channel 'hang' (webhook): no answer within 1 s; given up for this run, "
+                "tried again next time"
+            ]
+            assert len(team.bodies) == 1
+    finally:
+        silent.close()
+    assert "hang" not in read_sent(lib) and read_sent(lib)
