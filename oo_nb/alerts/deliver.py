@@ -21,6 +21,7 @@ from oo_nb.alerts.channels import ChannelError, send
 from oo_nb.alerts.config import AlertConfig, Channel, load_config, private_dir
 from oo_nb.alerts.events import Event, collect_events
 from oo_nb.alerts.message import Message, compose
+from oo_nb.errors import OOError
 from oo_nb.redaction import redact
 from oo_nb.store import clock
 
@@ -265,7 +266,9 @@ def alert_after_update(root: str | Path, outcome: LibraryUpdate | None = None) -
         return deliver(folder, collect_events(folder, outcome, config.events), config)
     # the update is done: no problem of the alerts may change its outcome
     except Exception as exc:
-        return AlertReport(errors=[redact(f"alerts were not sent: {type(exc).__name__}: {exc}")])
+        # a setting of ours says what it is; anything else is named by its type
+        why = str(exc) if isinstance(exc, OOError) else f"{type(exc).__name__}: {exc}"
+        return AlertReport(errors=[redact(f"alerts were not sent: {why}")])
 
 
 def test_alert(root: str | Path) -> AlertReport:

@@ -410,6 +410,7 @@ def test_settings_that_came_with_a_library_never_send_the_users_secret(
         assert not report.delivered and len(report.errors) == 1
         assert "alerts.json" in report.errors[0] and "not confirmed" in report.errors[0]
         assert "--trust" in report.errors[0] and "USER-SECRET" not in report.errors[0]
+        assert report.errors[0].startswith("alerts were not sent: /")  # no class name
         with pytest.raises(ValidationError, match="not confirmed"):
             load_config(lib)
         # a trust record that came with the library is not this machine's seal
