@@ -261,8 +261,14 @@ _MIN_HOSTS_DOWN = 2  # one name that does not resolve may simply not exist
 
 def _resolver_down(rows: list[LinkRow]) -> list[LinkRow]:
     """When every name checked failed to resolve (two hosts or more), the resolver is down, not
-    every site: those rows are ``unknown`` (and not stored), never dead."""
-    tried = [r for r in rows if r.link_status != "skipped"]
+    every site: those rows are ``unknown`` (and not stored), never dead. An IP literal that
+    answers (an intranet page under ``allow_private``) says nothing about DNS: only rows whose
+    host is a name count."""
+    tried = [
+        r
+        for r in rows
+        if r.link_status != "skipped" and not is_address(urlsplit(r.url).hostname or "")
+    ]
     hosts = {(urlsplit(r.url).hostname or "") for r in tried}
     if len(hosts) < _MIN_HOSTS_DOWN or not all((r.error or "").startswith("DNS:") for r in tried):
         return rows

@@ -15,9 +15,10 @@ from oo_nb.agent.link_notes import link_notes
 from oo_nb.format.document import Document
 from oo_nb.library import links
 from oo_nb.library.links import RESOLVER_DOWN, LinkOptions, check_links, check_urls
+from oo_nb.netguard import is_address
 from oo_nb.store import clock
 from oo_nb.store.link_store import LinkRow, links_path, read_links, write_links
-from tests.support.link_server import library_with_sources
+from tests.support.link_server import LinkServer, library_with_sources
 
 URLS = ["https://a.example/1", "https://b.example/2"]
 
@@ -74,3 +75,28 @@ def test_when_no_name_resolves_the_resolver_is_down_and_nothing_is_dead(
     assert read_links(tmp_path) == {}  # not kept: checked again once the resolver answers
     # one name that does not resolve may simply not exist
     assert [r.link_status for r in check_urls(URLS[:1])] == ["dead"]
+
+
+def test_an_ip_address_that_answers_does_not_mean_names_resolve(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Offline with an intranet page by IP (``--allow-private``): the page answering says nothing
+    about DNS, so the names that did not resolve are not dead (nor kept)."""
+    real = socket.getaddrinfo
+
+    def offline(host: object, *args: object, **kwargs: object) -> object:
+        name = host.decode() if isinstance(host, bytes) else str(host)
+        if not is_address(name):
+            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+        return real(host, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(socket, "getaddrinfo", offline)
+    with LinkServer() as server:
+        intranet = server.url("/ok")
+        urls = [*URLS, intranet]
+        opts = LinkOptions(max_age=timedelta(days=7), allow_private=True, timeout_s=2)
+        rows = check_links(str(tmp_path), urls, opts)
+    assert rows[intranet].link_status == "ok"
+    assert {rows[u].link_status for u in URLS} == {"unknown"}
+    assert {rows[u].error for u in URLS} == {RESOLVER_DOWN}
+    assert set(read_links(tmp_path)) == {intranet}  # only what was really checked is kept
