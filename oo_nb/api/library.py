@@ -189,8 +189,8 @@ class Library:
         """One row per fact a document relies on.
 
         Columns: doc (string), fact_id (string), text (string), key (string), value (string),
-        source_ids (object: a list of source ids), has_source (bool), quote (string),
-        quote_found (boolean).
+        source_ids (object: a list of source ids), has_source (bool: one of them is cached),
+        quote (string), quote_found (boolean).
         """
         return self._scan.facts
 

@@ -6,6 +6,7 @@ import argparse
 
 from oo_nb.cli.verbs import TextResult
 from oo_nb.format.check import check_path
+from oo_nb.store import clock
 
 HELP = "validate documents and list findings (exit 1 on errors; --strict: on warnings too)"
 
@@ -16,7 +17,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(ns: argparse.Namespace) -> TextResult:
-    findings = [f for doc in ns.docs for f in check_path(doc)]
+    today = clock.today()  # (OO_TODAY honoured, as the audit does)
+    findings = [f for doc in ns.docs for f in check_path(doc, today)]
     failing = {"error", "warning"} if ns.strict else {"error"}
     bad = [f for f in findings if f.severity in failing]
     lines = [str(f) for f in findings]

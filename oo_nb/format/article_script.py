@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from oo_nb.format.article_model import Model, Node, read_model
 from oo_nb.format.vocab import truncate
 
-__all__ = ["script_markup", "script_url"]
+__all__ = ["script_markup", "script_url", "url_scheme"]
 
 # Attributes a browser reads as a URL it may load or navigate to (``values``/``to``/``from`` on
 # an SVG animation set such an attribute; ``values`` is a ";" list).
@@ -50,6 +50,12 @@ _IN_SHADOW = " (in a declarative shadow root: a browser runs it)"
 _SHOWN = 60  # characters of a value shown in a finding
 
 
+def url_scheme(value: str) -> str | None:
+    """``value``'s scheme as a browser's URL parser reads it (lower case), or None for none."""
+    m = _SCHEME.match(value)
+    return None if m is None else _TAB_NEWLINE.sub("", m.group(1)).lower()
+
+
 def script_url(value: str, *, documents: bool = True) -> bool:
     """Whether a URL runs script where it is loaded or followed: ``javascript:``/``vbscript:``
     (in any case, with tabs, newlines and leading controls), or with ``documents`` a ``data:``
@@ -57,7 +63,7 @@ def script_url(value: str, *, documents: bool = True) -> bool:
     m = _SCHEME.match(value)  # (the scheme only: an image's data: URL can be megabytes)
     if m is None:
         return False
-    scheme = _TAB_NEWLINE.sub("", m.group(1)).lower()
+    scheme = url_scheme(value)
     if scheme in _SCRIPT_SCHEMES:
         return True
     if not documents or scheme != "data":

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 from collections import Counter
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 
 from oo_nb.errors import BlockError, OOError
@@ -22,6 +23,7 @@ from oo_nb.format.legacy_script import LEGACY_SCRIPT_HINT, injection_risks
 from oo_nb.format.line_endings import crlf_message, shell_crlf_line
 from oo_nb.format.names import CHANGELOG_BLOCK, CONTRACT_BLOCK, MANIFEST_BLOCK
 from oo_nb.format.page_code import finding_code, page_code_findings
+from oo_nb.format.source_checks import odd_source_fields, source_row_problems
 from oo_nb.format.unsafe_text import article_unsafe_lines, unsafe_fields
 
 __all__ = ["Finding", "check_path"]
@@ -57,9 +59,10 @@ def _where(exc: OOError) -> str:
     return text.removeprefix(f"{exc.file}: ") if exc.file else text
 
 
-def check_path(path: str | Path) -> list[Finding]:
-    """Structural findings for one file. Codes and severities are the audit's (``CHECKS``): a
-    defect both report has the same code and severity in each (``html-injection`` included)."""
+def check_path(path: str | Path, today: date | None = None) -> list[Finding]:
+    """Structural findings for one file, as of ``today`` (a source accessed after it is named).
+    Codes and severities are the audit's (``CHECKS``): a defect both report has the same code and
+    severity in each (``html-injection`` included)."""
     name = str(path)
     try:
         doc = Document.read(path)
@@ -101,6 +104,15 @@ def check_path(path: str | Path) -> list[Finding]:
                 for field, names in unsafe_fields(doc.block_json(shown)):
                     add("unsafe-text", unsafe_text(f"{shown} {field}", names))
     cache, article = loaded.get("source_cache"), loaded.get("article")
+    if cache is not None:
+        rows = [
+            (s.id, s.url, s.domain, s.title, s.description, s.tier, s.accessed, s.verified, s.form)
+            for s in cache.sources
+        ]
+        for code, where, message in source_row_problems(rows, today or date.today()):
+            add(code, f"{where}: {message}")
+        for where, message in odd_source_fields(cache.raw):
+            add("odd-source-field", f"{where}: {message}")
     if cache is not None and article is not None:
         known = {s.id for s in cache.sources}
         for missing in sorted(

@@ -26,7 +26,17 @@ CHECKS: dict[str, tuple[str, str]] = {
     "empty-cache": ("error", "a populated article with an empty source cache"),
     "denied-domain": ("error", "a cached source is in a domain the contract denies"),
     "orphan-reference": ("warning", "a reference has no cached source (by [sN], URL or domain)"),
+    "duplicate-source-id": (
+        "error",
+        "one source id names several cached sources: which page a citation means is unknown",
+    ),
     "duplicate-url": ("warning", "the same URL is cached under several ids"),
+    "non-http-source": ("warning", "a cached source's URL is not http(s) (javascript:, data:…)"),
+    "future-accessed": ("warning", "a source's access date is after today"),
+    "odd-source-field": (
+        "warning",
+        "a source's verified or accessed value of the wrong kind, read as unknown (oo check)",
+    ),
     "unsourced-fact": ("warning", "a fact object names no source"),
     "unknown-fact-source": ("warning", "a fact names a source id that is not cached"),
     "dead-link": ("warning", "a source URL answered 404/410, has no DNS name or never connects"),

@@ -17,6 +17,7 @@ from oo_nb.format.legacy_script import LEGACY_SCRIPT_HINT
 from oo_nb.format.line_endings import crlf_message
 from oo_nb.format.names import MANIFEST_BLOCK, SOURCE_CACHE_BLOCK
 from oo_nb.format.page_code import finding_code
+from oo_nb.format.source_checks import source_row_problems
 from oo_nb.format.vocab import domain_of, domain_patterns, matched_pattern, truncate, url_key
 from oo_nb.library.digest import Digest
 from oo_nb.library.link_frames import source_urls
@@ -101,6 +102,8 @@ def _source_findings(d: Digest, today: date, stale_after_days: int) -> Iterator[
             )
         if populated and sid not in cited:
             yield _f(d.slug, "uncited-source", sid, f"[{sid}] is never cited in the article")
+    for code, where, message in source_row_problems(d.sources, today):
+        yield _f(d.slug, code, where, message)
     for same_page in by_url.values():
         if len(same_page) > 1:
             ids = [sid for sid, _url in same_page]

@@ -262,9 +262,12 @@ def facts_frame(digests: Sequence[Digest]) -> pd.DataFrame:
     rows = []
     for d in digests:
         quotes = {fid: (q, found) for fid, q, found in d.quotes}
+        known = {s[0] for s in d.sources}
         for fid, text, key, value, sids, _form in d.facts:
             quote, found = quotes.get(fid, (None, None))
-            rows.append((d.slug, fid, text, key, value, list(sids), bool(sids), quote, found))
+            # a source it names that the cache holds: an id of no source is no source
+            has_source = any(sid in known for sid in sids)
+            rows.append((d.slug, fid, text, key, value, list(sids), has_source, quote, found))
     return make_frame(rows, FACT_COLUMNS)
 
 
