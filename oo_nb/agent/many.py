@@ -35,22 +35,24 @@ from oo_nb.agent.types import LibraryUpdate
 from oo_nb.collector import paused
 from oo_nb.errors import AgentError, NotFound, OOError
 from oo_nb.format.names import DOC_SUFFIX
-from oo_nb.store.discover import is_index_page, walk
+from oo_nb.store.discover import LeftOut, is_index_page, walk
 
 __all__ = ["LibraryUpdate", "find_documents", "update_library"]
 
 T = TypeVar("T")
 
 
-def find_documents(folder: str | Path) -> list[Path]:
-    """Every ``*.o-o.html`` under ``folder``, index pages included (``store.discover.walk``).
-    A missing folder or a file is an error, not an empty library: "0 proposed" would hide a typo."""
+def find_documents(folder: str | Path, left_out: list[LeftOut] | None = None) -> list[Path]:
+    """Every ``*.o-o.html`` under ``folder``, index pages included, each file once
+    (``store.discover.walk``; ``left_out`` gets the others named so, a second name for one
+    file among them). A missing folder or a file is an error, not an empty library: "0
+    proposed" would hide a typo."""
     root = Path(folder)
     if root.is_file():
         raise NotFound(
             "is a file, not a folder (`oo update FILE` updates one document)", file=str(root)
         )
-    return walk(root)
+    return walk(root, left_out=left_out)
 
 
 def _run_coroutine(coro: Coroutine[Any, Any, T]) -> T:
@@ -325,7 +327,8 @@ def update_library(
     opts = opts or UpdateOptions()
     out = LibraryUpdate()
     started = time.perf_counter()
-    paths = _settle_known_fresh(find_documents(folder), known_fresh or {}, opts, out)
+    found = find_documents(folder, out.left_out)
+    paths = _settle_known_fresh(found, known_fresh or {}, opts, out)
     if not batch and paths:  # not when every document is known fresh: nothing will be sent
         _warm_sdk(opts)
     todo: list[Prepared] = []  # read up front only for a batch (concurrent runs read as they go)

@@ -13,6 +13,7 @@ from oo_nb.agent.quotes import MAX_CITATIONS, MAX_CITED_CHARS, MAX_QUOTE, PageTe
 
 if TYPE_CHECKING:
     from oo_nb.agent.run import UpdateResult
+    from oo_nb.store.discover import LeftOut
 
 __all__ = ["PROPOSAL_SCHEMA", "LibraryUpdate", "RunInfo"]
 
@@ -286,6 +287,8 @@ class LibraryUpdate:
     failures: dict[Path, str] = field(default_factory=dict)
     failure_costs: dict[Path, float] = field(default_factory=dict)
     failure_budgets: dict[Path, float] = field(default_factory=dict)  # what it was allowed
+    # named like documents and not updated: a second name for a file updated by its own name
+    left_out: list[LeftOut] = field(default_factory=list)
     elapsed_s: float = 0.0
     batch_id: str | None = None
 
@@ -315,4 +318,5 @@ class LibraryUpdate:
         ]
         lines += [f"  {r.summary()}" for r in self.results]
         lines += [f"  {path.name}: failed: {why}" for path, why in self.failures.items()]
+        lines += [f"  {x.path.name}: left out: {x.reason}" for x in self.left_out]
         return "\n".join(lines)

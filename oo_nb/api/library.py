@@ -155,6 +155,13 @@ class Library:
         return self._scan.frame(name)
 
     @property
+    def left_out(self) -> list[tuple[str, str]]:
+        """(path, why) of each file named like a document that is not read: a second name for a
+        file already listed (a link beside it), a name ending ``.O-O.HTML`` in another case, a
+        fifo or device. Hidden files and folders are not searched, nor listed here."""
+        return [(str(x.path), x.reason) for x in self._scan.left_out]
+
+    @property
     def unreadable(self) -> tuple[int, int]:
         """How many files could not be read at all, and how many only in part."""
         failed, partial, _ = self._scan.reading_counts()

@@ -232,12 +232,11 @@ class LibraryResult:
 
     @property
     def stderr_notes(self) -> list[str]:
-        """Lines for stderr: the files that could not be read, so a table that looks complete
-        never hides them (the errors frame itself needs no such line)."""
-        if self.frame_name == "errors":
-            return []
-        note = unreadable_note(self.library)
-        return [note] if note else []
+        """Lines for stderr: the files that could not be read or were left out, so a table that
+        looks complete never hides them (the errors frame itself needs no such line)."""
+        unread = None if self.frame_name == "errors" else unreadable_note(self.library)
+        notes = (unread, left_out_note(self.library))
+        return [note for note in notes if note]
 
     @property
     def frame(self) -> pd.DataFrame:
@@ -260,10 +259,7 @@ class LibraryResult:
 
     def _short(self, path: str) -> str:
         base = self.library.root if self.library.root.is_dir() else self.library.root.parent
-        try:
-            return Path(path).relative_to(base).as_posix()
-        except ValueError:
-            return path
+        return _relative(path, base)
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None, **kwargs: Any) -> Any:
         if self.named:
@@ -271,6 +267,29 @@ class LibraryResult:
             table = frame.to_html(max_rows=60, escape=True)
             return {"text/plain": repr(frame), "text/html": no_typesetting(table)}
         return self.library._repr_mimebundle_(include, exclude)
+
+
+_NAMED_LEFT_OUT = 3  # named in the note; the rest counted
+
+
+def left_out_note(library: Library) -> str | None:
+    """``2 files named like documents left out: alias.o-o.html (same file as x.o-o.html), …``,
+    or None: files the scan saw and did not read are said, not dropped silently."""
+    left = library.left_out
+    if not left:
+        return None
+    base = library.root if library.root.is_dir() else library.root.parent
+    named = [f"{_relative(path, base)} ({why})" for path, why in left[:_NAMED_LEFT_OUT]]
+    more = f", and {len(left) - _NAMED_LEFT_OUT} more" if len(left) > _NAMED_LEFT_OUT else ""
+    files = "file" if len(left) == 1 else "files"
+    return f"{len(left)} {files} named like documents left out: {', '.join(named)}{more}"
+
+
+def _relative(path: str, base: Path) -> str:
+    try:
+        return Path(path).relative_to(base).as_posix()
+    except ValueError:
+        return path
 
 
 def unreadable_note(library: Library, see: str | None = None) -> str | None:

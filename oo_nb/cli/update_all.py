@@ -103,6 +103,8 @@ class UpdateAllOutcome:
             out += [f"          warning: {w}" for w in r.warnings]
         for path, message in sorted(o.failures.items()):
             out.append(f"failed    {path.name}: {message}")
+        for left in o.left_out:  # (a second name: its file is updated once, by its own name)
+            out.append(f"left out  {left.path.name}: {left.reason}")
         counts = {k: 0 for k in ("written", "proposed", "awaiting", "busy", "fresh")}
         for r in o.results:
             label = _label(r)

@@ -31,7 +31,7 @@ from oo_nb.collector import paused as _gc_paused
 from oo_nb.format.names import DOC_SUFFIX
 from oo_nb.library.digest import Digest, Failure, relative_slug
 from oo_nb.library.scan import Known, fetch_later, read_digests
-from oo_nb.store.discover import documents, is_index_page
+from oo_nb.store.discover import LeftOut, documents, is_index_page
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -46,13 +46,16 @@ STORED = ("documents", "sources", "facts", "changelog")  # kept columnar: frame_
 _POOL_MIN_DOCS = 300  # below this a worker pool costs more than it saves
 
 
-def discover(path: str | Path, recursive: bool = True) -> list[Path]:
+def discover(
+    path: str | Path, recursive: bool = True, left_out: list[LeftOut] | None = None
+) -> list[Path]:
     """Every document under ``path`` (``store.discover.documents``: sorted, index pages, hidden
-    and history folders left out); a file is a library of one."""
+    and history folders left out, each file once); a file is a library of one. ``left_out``
+    gets the files named like documents that are not read, and why."""
     root = Path(path)
     if root.is_file():
         return [root]
-    return documents(root, recursive=recursive)
+    return documents(root, recursive=recursive, left_out=left_out)
 
 
 FRAME_ATTR = "oo_nb_frame"  # DataFrame.attrs key: which library frame it is (for its display)
@@ -86,6 +89,7 @@ class Library:
         self._known: dict[str, Known] = {}
         self._decoded: list[Digest] | None = []
         self._failures: list[Failure] = []
+        self.left_out: list[LeftOut] = []  # named like documents, not read: and why
         self._slugs: dict[str, str] = {}
         self._by_slug: dict[str, Digest] = {}
         self._cache: dict[tuple[Any, ...], pd.DataFrame] = {}
@@ -97,7 +101,9 @@ class Library:
         """Re-scan the folder: documents added, changed or removed since. Only those are read
         again: the others keep their rows, from memory or from the library's cache on disk
         (``DIR/.oo-cache/library.sqlite``, see ``library.scan``)."""
-        paths = discover(self.root, self.recursive)
+        left_out: list[LeftOut] = []
+        paths = discover(self.root, self.recursive, left_out)
+        self.left_out = left_out
         is_dir = self.root.is_dir()
         base = self.root if is_dir else self.root.parent
         folder = self.root if is_dir and self.use_cache else None

@@ -166,7 +166,7 @@ def _new(ns: argparse.Namespace) -> Document:
 def _library(ns: argparse.Namespace) -> Library:
     import sys
 
-    from oo_nb.cli.library import open_library, unreadable_note
+    from oo_nb.cli.library import left_out_note, open_library, unreadable_note
 
     if ns.frame != "documents" or ns.format != "table":  # one verb, one type: the Library
         raise UsageError(
@@ -174,8 +174,11 @@ def _library(ns: argparse.Namespace) -> Library:
             f"then lib.{ns.frame if ns.frame != 'audit' else 'audit(all=True)'}"
         )
     lib = open_library(ns)
-    note = unreadable_note(lib, see="the Library's `.errors` frame (`lib.errors`)")
-    if note:
+    notes = (
+        unreadable_note(lib, see="the Library's `.errors` frame (`lib.errors`)"),
+        left_out_note(lib),
+    )
+    for note in filter(None, notes):
         print(f"note: {note}", file=sys.stderr)
     return lib
 

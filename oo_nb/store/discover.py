@@ -11,6 +11,10 @@ Left out of the walk: any folder whose name starts with ``.`` (``.oo-history``, 
 whose name starts with ``.``, and special files such as fifos or devices, and links to them (a
 read would block or never end). A dangling link is listed, so the read that fails reports it.
 Links to folders are not followed.
+
+Left out and said (``left_out``, a list the caller passes): a special file, a name ending in
+the suffix in another case (``NOTES.O-O.HTML``), and a second name for a file already listed (a
+link beside the document: one document per file, the real name kept, or the first by name).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from oo_nb.errors import NotFound, OOError
@@ -32,7 +37,7 @@ from oo_nb.format.names import (
     MANIFEST_BLOCK,
 )
 
-__all__ = ["SKIP_DIRS", "documents", "is_index_page", "walk"]
+__all__ = ["SKIP_DIRS", "LeftOut", "documents", "is_index_page", "walk"]
 
 # Never searched. Hidden folders are skipped by their leading dot anyway; the dotted names here
 # say which ones matter.
@@ -44,26 +49,73 @@ _TERMINATOR_LINE = re.compile(rf"^{HEREDOC_TERMINATOR}[ \t]*\r?$", re.MULTILINE)
 _MANIFEST_ID = re.compile(rf"""id\s*=\s*["']?{MANIFEST_BLOCK}""")
 
 
+@dataclass(frozen=True)
+class LeftOut:
+    """A file named like a document that a walk did not list, and why (``same_as``: the
+    listed name of the same file, for a second name)."""
+
+    path: Path
+    reason: str
+    same_as: Path | None = None
+
+
 def _searched(name: str) -> bool:
     return not name.startswith(".") and name not in SKIP_DIRS
 
 
-def walk(folder: str | Path, *, recursive: bool = True) -> list[Path]:
+def walk(
+    folder: str | Path, *, recursive: bool = True, left_out: list[LeftOut] | None = None
+) -> list[Path]:
     """Every ``*.o-o.html`` file under ``folder`` (sub-folders too unless ``recursive`` is
-    false), sorted, index pages included. A missing folder or a file is an error, not an empty
-    library: "0 documents" would hide a typo."""
+    false), sorted, index pages included, each file once. A missing folder or a file is an
+    error, not an empty library: "0 documents" would hide a typo. ``left_out`` gets the files
+    named like documents that are not listed, and why (hidden ones are not: see above)."""
     root = Path(folder)
     if root.is_file():
         raise NotFound("is a file, not a folder", file=str(root))
     if not root.is_dir():
         raise NotFound("no such folder", file=str(root))
     found: list[tuple[tuple[str, ...], str]] = []  # (parts below root, path): sorted as Paths
-    _visit(str(root), recursive, found)
+    passed: list[LeftOut] = []
+    links: set[str] = set()
+    _visit(str(root), recursive, found, passed, links)
     found.sort()
-    return [Path(path) for _, path in found]
+    paths = _one_name_each(root, [Path(path) for _, path in found], links, passed)
+    if left_out is not None:
+        left_out.extend(sorted(passed, key=lambda x: x.path))
+    return paths
 
 
-def _visit(root: str, recursive: bool, found: list[tuple[tuple[str, ...], str]]) -> None:
+def _one_name_each(
+    root: Path, paths: list[Path], links: set[str], passed: list[LeftOut]
+) -> list[Path]:
+    """``paths`` with each file once: a link to a file listed under another name is left out
+    (researched, counted and rewritten once), the real name kept. Only links are resolved (a
+    plain file found by the walk is where it was found: folder links are not followed)."""
+    if not links:
+        return paths
+    real_root = Path(os.path.realpath(root))
+    by_file: dict[Path, Path] = {}
+    for p in paths:
+        if str(p) not in links:
+            by_file[real_root / p.relative_to(root)] = p
+    kept: set[Path] = set(paths)
+    for p in (p for p in paths if str(p) in links):
+        target = Path(os.path.realpath(p))
+        first = by_file.setdefault(target, p)
+        if first != p:
+            kept.discard(p)
+            passed.append(LeftOut(p, f"same file as {first.relative_to(root).as_posix()}", first))
+    return [p for p in paths if p in kept]
+
+
+def _visit(
+    root: str,
+    recursive: bool,
+    found: list[tuple[tuple[str, ...], str]],
+    passed: list[LeftOut],
+    links: set[str],
+) -> None:
     """What ``os.walk`` (links to folders not followed, an unreadable folder passed over) would
     give, read from each ``scandir`` entry's type: no ``stat`` per file, and the sort compares
     tuples of strings, as Paths compare but faster (10,000 files: 0.22 → 0.05 s). The folders
@@ -86,8 +138,19 @@ def _visit(root: str, recursive: bool, found: list[tuple[tuple[str, ...], str]])
             if is_dir:
                 if recursive and _searched(name) and not entry.is_symlink():
                     stack.append((entry.path, (*parts, name)))
-            elif name.endswith(DOC_SUFFIX) and not name.startswith(".") and _readable_kind(entry):
+            elif name.startswith(".") or not name.lower().endswith(DOC_SUFFIX):
+                continue
+            elif not name.endswith(DOC_SUFFIX):
+                passed.append(
+                    LeftOut(Path(entry.path), f"its suffix is not {DOC_SUFFIX} in lower case")
+                )
+            elif _readable_kind(entry):
                 found.append(((*parts, name), entry.path))
+                if entry.is_symlink():  # (from the listing: no stat)
+                    links.add(entry.path)
+            else:
+                why = "not a regular file (a fifo, socket or device, or a link to one)"
+                passed.append(LeftOut(Path(entry.path), why))
 
 
 def _readable_kind(entry: os.DirEntry[str]) -> bool:
@@ -106,13 +169,15 @@ def _readable_kind(entry: os.DirEntry[str]) -> bool:
     return False
 
 
-def documents(folder: str | Path, *, recursive: bool = True) -> list[Path]:
+def documents(
+    folder: str | Path, *, recursive: bool = True, left_out: list[LeftOut] | None = None
+) -> list[Path]:
     """``walk`` without the index pages. Only files whose name starts with ``index`` (any case,
     the original's naming) are read to decide, by content: ``index-funds.o-o.html`` may be a
     real document, and new documents are never named ``index*`` (``format.slug``)."""
     return [
         path
-        for path in walk(folder, recursive=recursive)
+        for path in walk(folder, recursive=recursive, left_out=left_out)
         if not (path.name.lower().startswith("index") and is_index_page(path))
     ]
 

@@ -477,3 +477,18 @@ def test_reading_and_the_cache_agree_on_a_fresh_document_with_no_budget(
     with pytest.raises(SystemExit):
         main(["update-all", str(tmp_path), "--budget", "0"])
     assert "must be more than $0" in capsys.readouterr().err
+
+
+def test_a_second_name_for_a_document_is_researched_once_and_said_to_be_the_same_file(
+    env: MockAPI, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A link beside a document is not a second document (nor "being researched by another
+    run": it is this run); the report names it as the same file."""
+    copy_doc(tmp_path, "yc-w26-batch.o-o.html")
+    (tmp_path / "alias.o-o.html").symlink_to("yc-w26-batch.o-o.html")
+    assert main(["update-all", str(tmp_path), "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert len(env.message_requests) == 1
+    assert "left out  alias.o-o.html: same file as yc-w26-batch.o-o.html" in out, out
+    assert "another run" not in out
+    assert "0 written, 1 proposed, 0 awaiting review, 0 fresh, 0 failed" in out, out

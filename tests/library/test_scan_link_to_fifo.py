@@ -39,7 +39,9 @@ def test_a_file_swapped_for_a_fifo_after_the_walk_is_an_error_row_not_a_hang(
 
     fifo = tmp_path / "swapped.o-o.html"
     os.mkfifo(fifo)  # listed as the plain file it was when the folder was walked
-    monkeypatch.setattr(library_module, "discover", lambda root, recursive=True: [fifo])
+    monkeypatch.setattr(
+        library_module, "discover", lambda root, recursive=True, left_out=None: [fifo]
+    )
     found: list[Library] = []
     scan = threading.Thread(
         target=lambda: found.append(Library(tmp_path, cache=False, workers=1)), daemon=True

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from oo_nb.store.discover import walk
+from oo_nb.store.discover import LeftOut, walk
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs fifos and links")
 
@@ -39,8 +39,11 @@ def test_links_that_lead_to_no_file_are_still_listed(tmp_path: Path) -> None:
     dangling.symlink_to("missing.o-o.html")
     loop = tmp_path / "e.o-o.html"
     loop.symlink_to(loop.name)
+    left_out: list[LeftOut] = []
     try:
-        listed = walk(tmp_path)
+        listed = walk(tmp_path, left_out=left_out)
     finally:
         loop.unlink()  # pytest's clean-up of old temporary folders cannot resolve a loop
-    assert listed == [plain, linked, dangling, loop]
+    assert listed == [plain, dangling, loop]
+    # a link to a listed file is a second name for it: left out, and said (one document)
+    assert left_out == [LeftOut(linked, "same file as b.o-o.html", plain)]
