@@ -74,7 +74,7 @@ def update_options(
     *,
     force: bool = False,
     model: str | None = None,
-    budget: float | None = None,
+    budget: float | str | None = None,
     agent: str | None = None,
     timeout: float | None = None,
     dry_run: bool = False,
@@ -82,13 +82,15 @@ def update_options(
     on_start: Callable[[str], None] | None = None,
     **more: Any,
 ) -> UpdateOptions:
-    """The agent's options from the API's keyword names (``more``: any other field)."""
+    """The agent's options from the API's keyword names (``more``: any other field). A
+    ``budget`` is held to the one budget rule (``format.budget_rule``), as ``--budget`` is."""
     from oo_nb.agent.run import UpdateOptions
+    from oo_nb.format.budget_rule import parse_budget
 
     return UpdateOptions(
         force=force,
         model=model,
-        budget_usd=budget,
+        budget_usd=None if budget is None else parse_budget(budget),
         agent=agent,
         dry_run=dry_run,
         progress=progress,

@@ -22,7 +22,8 @@ from oo_nb.agent.deadline import DEFAULT_DEADLINE_S
 from oo_nb.agent.run import AGENTS
 from oo_nb.api.document import Document
 from oo_nb.api.update import propose_update
-from oo_nb.errors import AgentError, ConflictError, LockedError
+from oo_nb.errors import AgentError, ConflictError, LockedError, ValidationError
+from oo_nb.format.budget_rule import parse_budget
 from oo_nb.format.display import no_typesetting
 from oo_nb.format.vocab import terminal_safe
 
@@ -102,15 +103,13 @@ def seconds(text: str) -> float:
 
 
 def positive_usd(text: str) -> float:
-    """``--budget``: a positive, finite number of dollars (0 would let nothing be spent, for
-    every document alike: a mistake in the command, said before anything is read)."""
+    """``--budget``: the contract's budget rule (``format.budget_rule``): 0 would let nothing be
+    spent and 1e308 is no bound, for every document alike: a mistake in the command, said
+    before anything is read."""
     try:
-        value = float(text.strip().lstrip("$"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number of dollars, got {text!r}") from None
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"must be more than $0, got {text!r}")
-    return value
+        return parse_budget(text)
+    except ValidationError as exc:
+        raise argparse.ArgumentTypeError(exc.message) from None
 
 
 def add_timeout_argument(p: argparse.ArgumentParser, *, per: str = "the research") -> None:

@@ -18,9 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from oo_nb.edit.new import parse_budget, parse_days
+from oo_nb.edit.new import parse_days
 from oo_nb.errors import OOError, ValidationError
 from oo_nb.format.blocks import FRESHNESS_DAYS, REVIEW_MODES, Contract
+from oo_nb.format.budget_rule import parse_budget
 from oo_nb.format.document import Document
 from oo_nb.format.legacy_script import contract_risks, runs_original_script
 from oo_nb.format.names import CONTRACT_BLOCK, MANIFEST_BLOCK

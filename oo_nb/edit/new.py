@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from oo_nb.errors import OOError, ValidationError
+from oo_nb.format.budget_rule import parse_budget
 from oo_nb.format.document import Document
 from oo_nb.format.names import (
     CHANGELOG_BLOCK,
@@ -74,24 +75,6 @@ def split_title(text: str) -> tuple[str, str]:
             'a title is needed, e.g. oo new "Solar storms / what to expect this year"', key="title"
         )
     return title, scope.strip() if sep else ""
-
-
-def parse_budget(value: str | float) -> float:
-    try:
-        amount = float(str(value).strip().lstrip("$"))
-    except ValueError:
-        raise ValidationError(
-            f"must be a number of US dollars, e.g. 0.50; got {value!r}", key="budget"
-        ) from None
-    # checked after rounding to what the contract stores: 1e-9 would be written as 0.0, a budget
-    # no update can run under
-    stored = round(amount, 4)
-    if not (stored > 0 and stored < 1e6):
-        raise ValidationError(
-            f"must be a positive number of US dollars (at least 0.0001); got {value!r}",
-            key="budget",
-        )
-    return stored
 
 
 def parse_days(value: str | int) -> int:

@@ -476,7 +476,7 @@ def test_reading_and_the_cache_agree_on_a_fresh_document_with_no_budget(
     assert f"failed    {paths[1].name}" in out and "the budget is $0.00" in out
     with pytest.raises(SystemExit):
         main(["update-all", str(tmp_path), "--budget", "0"])
-    assert "must be more than $0" in capsys.readouterr().err
+    assert "from 0.0001 to 100,000" in capsys.readouterr().err
 
 
 def test_a_second_name_for_a_document_is_researched_once_and_said_to_be_the_same_file(

@@ -34,7 +34,7 @@ def test_a_budget_that_would_be_stored_as_zero_is_refused(corpus_copy: Path, tin
     (the outside attack of round four)."""
     path = corpus_copy / "agi-declared.o-o.html"
     before = path.read_bytes()
-    with pytest.raises(ValidationError, match="positive number"):
+    with pytest.raises(ValidationError, match=r"US dollars from 0\.0001 to 100,000"):
         _run(path, "--set", "budget", tiny)
     assert path.read_bytes() == before
 
@@ -162,9 +162,9 @@ def test_text_fields_and_model(corpus_copy: Path) -> None:
 @pytest.mark.parametrize(
     ("argv", "match"),
     [
-        (["--set", "budget", "-1"], "positive"),
+        (["--set", "budget", "-1"], "from 0.0001 to 100,000"),
         (["--set", "budget", "abc"], "number"),
-        (["--set", "budget", "0"], "positive"),
+        (["--set", "budget", "0"], "from 0.0001 to 100,000"),
         (["--set", "update_every_days", "0"], "whole number"),
         (["--set", "update_every_days", "2.5"], "whole number"),
         (["--set", "colour", "red"], "valid fields: subject, scope, audience, tone, budget"),
