@@ -32,6 +32,7 @@ __all__ = [
     "build_context",
     "compact_article",
     "contract_view",
+    "hide_images",
     "next_source_id",
     "restore_images",
     "system_prompt",
@@ -406,6 +407,26 @@ def _removable_line(doc: Document) -> list[str]:
 
 
 _PLACEHOLDER_SRC = re.compile(rf"""(src\s*=\s*["'])({re.escape(IMAGE_PLACEHOLDER)}\d+)(["'])""")
+
+
+_IMAGE_SRC = re.compile(r"""(src\s*=\s*(["']))(.*?)(\2)""", re.DOTALL)
+
+
+def hide_images(html: str, refs: dict[str, str]) -> str:
+    """``html`` with each image ``src`` the document already holds (a value of ``refs``) put
+    back as its ``oo-image:N`` placeholder: a backend that edits the whole file (Claude Code)
+    then proposes what the model sees, so the size caps count what it wrote, not the figures
+    the document had (one image of the size the image policy allows fills a section's cap).
+    ``restore_images`` puts them back after validation, as for the API backend."""
+    if not refs or "src" not in html:
+        return html
+    keys = {src: key for key, src in refs.items()}
+
+    def hide(m: re.Match[str]) -> str:
+        key = keys.get(m.group(3))
+        return m.group(0) if key is None else m.group(1) + key + m.group(4)
+
+    return _IMAGE_SRC.sub(hide, html)
 
 
 def restore_images(proposal: Any, refs: dict[str, str]) -> Any:

@@ -3,6 +3,7 @@ edits diffed into a proposal, failures reported with their cost, overspend never
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import re
@@ -42,6 +43,9 @@ if mode in ("success", "overspend"):
     doc_path.write_bytes(doc.to_bytes())
 elif mode == "broken":
     doc_path.write_text("not a document any more")
+elif mode == "replace":  # one edit of the file's text, as Claude Code's Edit tool makes it
+    old, new = json.loads(os.environ["FAKE_CLAUDE_REPLACE"])
+    doc_path.write_text(doc_path.read_text().replace(old, new, 1))
 events = [
     {"type": "system", "subtype": "init", "model": "x"},
     {"type": "assistant", "message": {"content": [{"type": "tool_use", "id": "toolu_s1", "name": "WebSearch", "input": {"query": "q"}}]}},
@@ -391,3 +395,30 @@ def test_parse_output_counts_web_tools_and_their_citations_only() -> None:
         "https://inside.example/i",
         "https://cited.example/c",
     }
+
+
+def test_a_section_holding_a_policy_sized_image_can_still_be_edited(
+    fake_claude: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One embedded image of the size the image policy allows (150 KB: 204,800 base64
+    characters) filled the section cap, so every paid edit of its section was refused: the
+    figures the document already holds are not counted, and come back byte for byte."""
+    doc = copy_doc(tmp_path / "lib")
+    src = "data:image/jpeg;base64," + base64.b64encode(bytes(150 * 1024)).decode()
+    old = "among researchers, companies, or policymakers.</p>"
+    figure = f'<figure><img src="{src}" alt="chart"><figcaption>Chart</figcaption></figure>'
+    d = Document.read(doc)
+    doc.write_bytes(d.with_article(d.article_html.replace(old, old + figure, 1)).to_bytes())
+    monkeypatch.setenv("FAKE_CLAUDE_MODE", "replace")
+    edit = ["The term AGI remains contested", "The term AGI remains disputed"]
+    monkeypatch.setenv("FAKE_CLAUDE_REPLACE", json.dumps(edit))
+    result = prepare_update(doc, opts())
+    assert result.status == "proposed", result.message
+    assert result.candidate is not None
+    html = result.candidate.document.article_html
+    assert "The term AGI remains disputed" in html and f'src="{src}"' in html
+    # what is kept for review names the figure by its placeholder, as an API run's does
+    assert result.proposal_data is not None
+    sections = json.dumps(result.proposal_data["proposal"]["sections"])
+    assert src not in sections and 'src=\\"oo-image:1\\"' in sections
+    assert result.proposal_data["image_refs"] == {"oo-image:1": src}

@@ -319,7 +319,12 @@ def claude_code_edit(
     }
     backend = ClaudeCodeBackend(model="claude-sonnet-5-5", doc_path=doc)
     ctx = SimpleNamespace(
-        as_of=None, today=date(2026, 12, 4), next_source_id="s1", blocked_domains=(), sentinel=None
+        as_of=None,
+        today=date(2026, 12, 4),
+        next_source_id="s1",
+        blocked_domains=(),
+        sentinel=None,
+        image_refs={},
     )
     budget = Budget(limit_usd=1.0, price=price_for("claude-sonnet-5-5"))
     with _environment(env, tmp):

@@ -457,6 +457,7 @@ def _run_backend(doc: Path) -> Any:
         next_source_id="s1",
         blocked_domains=(),
         sentinel=None,
+        image_refs={},
     )
     budget = Budget(limit_usd=1.0, price=price_for("claude-sonnet-5-5"))
     run: RunInfo = backend.new_run(1.0)

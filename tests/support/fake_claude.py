@@ -114,7 +114,7 @@ from oo_nb.agent.pricing import price_for
 
 backend = ClaudeCodeBackend(model="claude-sonnet-5-5", doc_path=Path(sys.argv[1]))
 ctx = SimpleNamespace(as_of=None, today=date(2026, 11, 29), next_source_id="s1",
-                      blocked_domains=(), sentinel=None)
+                      blocked_domains=(), sentinel=None, image_refs={})
 budget = Budget(limit_usd=1.0, price=price_for("claude-sonnet-5-5"))
 backend.run(ctx, budget=budget, run=backend.new_run(1.0), validate=lambda p: p)
 """

@@ -43,7 +43,7 @@ from oo_nb.agent.backends.claude_images import (
 from oo_nb.agent.backends.claude_stream import stream_events
 from oo_nb.agent.backends.conversation import collect_urls
 from oo_nb.agent.budget import Budget
-from oo_nb.agent.context import AgentContext
+from oo_nb.agent.context import AgentContext, hide_images
 from oo_nb.agent.pricing import count, usage_figures
 from oo_nb.agent.proposal import DROPPABLE_ID
 from oo_nb.agent.quotes import PageTexts, api_texts
@@ -529,6 +529,8 @@ class ClaudeCodeBackend:
                 proposal = proposal_from_copy(
                     original, edited, result_text=str((result or {}).get("result") or "")
                 )
+                for section in proposal["sections"]:  # its figures as the model saw them
+                    section["html"] = hide_images(section["html"], ctx.image_refs)
                 if images:
                     proposal["images"] = images
                 # what it changed that no update writes: dropped, and the reviewer told so
