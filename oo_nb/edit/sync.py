@@ -22,6 +22,7 @@ from oo_nb.format.document import Document, Span
 from oo_nb.format.html_tokens import Token, tokenize
 from oo_nb.format.line_endings import FIX_OPTION, shell_crlf_line, with_lf_shell
 from oo_nb.format.names import RENDERING_BOUNDARY
+from oo_nb.format.page_code import unknown_regions
 from oo_nb.format.template.render import (
     CSP_BOOTSTRAP,
     MARKERS,
@@ -41,6 +42,7 @@ __all__ = [
     "SyncResult",
     "find_section",
     "growth_note",
+    "hand_edited",
     "migrate_early",
     "sync_dir",
     "sync_document",
@@ -121,6 +123,25 @@ def _whole_lines(text: str, start: int, end: int) -> tuple[int, int, str, str]:
 
 
 # --------------------------------------------------------------------------- sync one page
+# A region of page code, by the marker section holding it (``page_code.CodeRegion.kind``).
+_SECTION_OF_REGION = {"stylesheet": "css", "page script": "js", "shell section": "shell"}
+
+
+def hand_edited(doc: Document, sections: tuple[str, ...]) -> list[str]:
+    """The marker ``sections`` of ``doc`` holding code no oo version wrote (a user's own lines
+    in OO:CSS, say; ``page_code.unknown_regions``): sync replaces them, so it names them."""
+    spans = {name: find_section(doc, name) for name in sections}
+    found: list[str] = []
+    for region in unknown_regions(doc):
+        name = _SECTION_OF_REGION.get(region.kind)
+        span = spans.get(name) if name is not None else None
+        if name is None or span is None or name in found:
+            continue
+        if doc.line_of(span.start) <= region.line <= doc.line_of(span.end):
+            found.append(name)
+    return found
+
+
 def _replace(doc: Document, span: Span, new: str) -> Document:
     if doc.newline_at(span.start) == "\r\n":
         new = new.replace("\r\n", "\n").replace("\n", "\r\n")
@@ -410,6 +431,13 @@ def _sync_one(
             )
         note = _join(note, "converted to the current page layout; data unchanged")
     new, changed, missing = sync_document(doc, sections, custom)
+    edited = [] if migrated else [n for n in hand_edited(doc, sections) if n in changed]
+    if edited:  # not silently: the user's own lines go (the page before is kept in history)
+        note = _join(
+            note,
+            f"replaces hand-edited {', '.join(edited)} (code no oo version wrote; the page "
+            "before is kept in history: `oo history`)",
+        )
     if migrated:
         changed = ["css", "js", "shell", "policy", *(c for c in changed if c == "custom")]
     changed = endings + changed

@@ -238,3 +238,15 @@ def test_oo_agent_picks_the_default_backend_even_with_a_key(
     monkeypatch.setenv("OO_AGENT", "replay")
     result = prepare_update(tmp_path / "heat-pumps-in-europe.o-o.html", UpdateOptions())
     assert result.agent == "replay" and result.status == "proposed"
+
+
+def test_a_fresh_demo_is_in_sync_with_its_own_version(tmp_path: Path, today: str) -> None:
+    """`oo demo` then `oo sync --dry-run`: nothing to update (the shipped pages carry this
+    version's page code; a template change re-syncs them: `oo sync oo_nb/demo/data/documents`
+    through a scratch folder)."""
+    from oo_nb.edit.sync import sync_dir
+
+    install_demo(tmp_path / "demo")
+    reports = sync_dir(tmp_path / "demo", dry_run=True).reports
+    assert {r.rel: r.status for r in reports if r.status != "unchanged"} == {}
+    assert len(reports) == len(SHIPPED["documents"]) + 1  # and the index

@@ -385,3 +385,22 @@ def test_sync_names_the_line_oo_check_names(
         assert report.status == "error" and report.note == checked.message
         assert result.exit_code == 1
     assert path.read_bytes() == before
+
+
+def test_sync_names_a_hand_edited_region_it_replaces(tmp_path: Path) -> None:
+    create_document(NewSpec("Tides"), tmp_path)
+    path = tmp_path / "tides.o-o.html"
+    doc = Document.read(path)
+    span = find_section(doc, "css")
+    assert span is not None
+    end = doc.text.index("</style>", span.start)
+    own = "#article p { color: rebeccapurple; } /* mine */\n"
+    path.write_bytes(doc.replace_range(end, end, own).to_bytes())
+    (report,) = sync_dir(tmp_path, dry_run=True).reports
+    assert report.status == "would update" and report.sections == ["css"]
+    assert "replaces hand-edited css" in report.note
+    (report,) = sync_dir(tmp_path).reports
+    assert "replaces hand-edited css" in report.note and own not in path.read_text()
+    # this version's own code, or an earlier version's, is no hand edit
+    (report,) = sync_dir(tmp_path).reports
+    assert report.status == "unchanged" and report.note == ""
