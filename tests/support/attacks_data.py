@@ -16,8 +16,9 @@ counts the breaks found.
   ``oo update`` and ``oo review --list`` not both calling it damaged, no alert event for it, or
   ``oo review --discard pending.json`` (the advice given) not removing it.
 - A paid Claude Code run that edits a section whose id is not a slug (``Recent_Releases.2026``,
-  valid by ``oo check``): a break is the run refused; and a run whose proposal the validator
-  refuses: a break is an error without the cost, or the proposal not kept.
+  valid by ``oo check``), and one that edits a section holding an embedded image of the size the
+  image policy allows (150 KB, s35 L1): a break is the run refused; and a run whose proposal the
+  validator refuses: a break is an error without the cost, or the proposal not kept.
 """
 
 from __future__ import annotations
@@ -291,11 +292,13 @@ def _environment(env: dict[str, str], tmp: Path) -> Iterator[None]:
 
 
 def claude_code_edit(
-    workdir: Path, validate: Callable[[Any], Any] | None = None
+    workdir: Path, validate: Callable[[Any], Any] | None = None, *, figure: bool = False
 ) -> tuple[Any, str, Path]:
     """Run the Claude Code backend (a fake ``claude`` that adds a paragraph to the section
     ``Recent_Releases.2026``) on a copy of a page with that id, validating with ``validate``
-    (the real validator by default): (what the run returned or None, the error, the document)."""
+    (the real validator by default): (what the run returned or None, the error, the document).
+    With ``figure`` the section first holds an embedded image of the size the image policy
+    allows (150 KB)."""
     from datetime import date
     from types import SimpleNamespace
 
@@ -311,6 +314,21 @@ def claude_code_edit(
     tmp.mkdir()
     doc = lib / NOT_SLUG_FIXTURE.name
     doc.write_bytes(NOT_SLUG_FIXTURE.read_bytes())
+    refs: dict[str, str] = {}
+    if figure:
+        import base64
+
+        from oo_nb.agent.context import compact_article
+        from oo_nb.format.document import Document
+
+        page = Document.read(doc)
+        head = f'<h2 id="{NOT_SLUG_ID}">Recent Releases</h2>'
+        src = "data:image/png;base64," + base64.b64encode(bytes(150 * 1024)).decode()
+        shown = (
+            f'{head}\n<figure><img src="{src}" alt="chart"><figcaption>Chart</figcaption></figure>'
+        )
+        doc.write_bytes(page.with_article(page.article_html.replace(head, shown, 1)).to_bytes())
+        refs = compact_article(Document.read(doc).article_model)[1]  # as build_context makes them
     env = {
         **fake_claude_env(workdir / "fake"),
         "FAKE_CLAUDE_MODE": "edit-section",
@@ -324,7 +342,7 @@ def claude_code_edit(
         next_source_id="s1",
         blocked_domains=(),
         sentinel=None,
-        image_refs={},
+        image_refs=refs,
     )
     budget = Budget(limit_usd=1.0, price=price_for("claude-sonnet-5-5"))
     with _environment(env, tmp):
@@ -354,8 +372,14 @@ def _paid_runs(workdir: Path) -> Figure:
     got, said, doc = claude_code_edit(workdir / "refused", refuse_proposal)
     kept = sorted(history_dir(doc).glob("refused-*.json")) if history_dir(doc).is_dir() else []
     breaks += got is not None or "(cost $0.0500)" not in said or len(kept) != 1
+    # s35 L1: a section holding a policy-sized figure (150 KB) filled the section cap
+    got, said, _ = claude_code_edit(workdir / "figure", figure=True)
+    breaks += got is None
     return _row(
-        "paid Claude Code run lost (id as written refused, or proposal not kept)", 2, breaks
+        "paid Claude Code run lost (id as written refused, a section with a policy-sized "
+        "figure refused, or proposal not kept)",
+        3,
+        breaks,
     )
 
 
