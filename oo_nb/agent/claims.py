@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from oo_nb.agent.sections import is_required
 from oo_nb.errors import OOError
 from oo_nb.format.article import cited_in, read_article
+from oo_nb.format.article_model import Model
 from oo_nb.format.document import Document
 from oo_nb.format.vocab import CITATION_WITH_SPACE, truncate, url_key
 
@@ -70,10 +71,11 @@ class Claim:
 def read_claims(doc: Document) -> list[Claim]:
     """The claims of ``doc``'s article, in order."""
     reading = read_article(doc.article_model)
+    refs = _references_section(reading.model)
     out: list[Claim] = []
     for pid, section, node in reading.blocks:
-        if "stub-notice" in (node.attr("class") or "").split():
-            continue  # the placeholder of a section not yet researched: no claim
+        if section == refs or "stub-notice" in (node.attr("class") or "").split():
+            continue  # the sources' own list (written from the cache), a stub's placeholder
         ids = cited_in(reading, node)
         text = " ".join(CITATION_WITH_SPACE.sub("", node.visible_text).split())
         if not text and not ids:
@@ -125,6 +127,13 @@ def article_reasons(
     if renamed:
         reasons.append("required section heading(s) changed: " + _listed(renamed))
     return reasons
+
+
+def _references_section(model: Model) -> str:
+    """The id of the section holding the References list (the sources, not claims)."""
+    refs = model.reference_list()
+    at = refs.start if refs is not None else -1
+    return next((s.id for s in model.sections if s.start <= at < s.end), "references")
 
 
 def _pair(old: list[Claim], new: list[Claim]) -> tuple[list[tuple[Claim, Claim]], list[Claim]]:

@@ -134,3 +134,13 @@ def test_paragraphs_without_pids_are_paired_by_their_words() -> None:
         "new or changed claim(s) citing source(s) of which this run saw no page: "
         "“Sales in Europe fell in 2021 and 2022,…” (s2)"
     ]
+
+
+def test_the_references_section_holds_no_claims() -> None:
+    from oo_nb.agent.claims import article_reasons
+
+    doc = Document.read("oo_nb/demo/data/documents/heat-pumps-in-europe.o-o.html")
+    footer = '<p class="doc-footer">Sources checked [s1].</p>\n'
+    before = doc.with_article(doc.article_html.replace("</ol>\n", "</ol>\n" + footer))
+    after = before.with_article(before.article_html.replace("checked [s1]", "checked again"))
+    assert article_reasons(before, after, (), ()) == []
