@@ -40,7 +40,6 @@ __all__ = [
     "matched_pattern",
     "normal_host",
     "strip_unsafe",
-    "surely_safe",
     "tag_id",
     "terminal_safe",
     "trailing_citations",
@@ -262,13 +261,6 @@ UNSAFE_CHARS = re.compile(f"[{_CONTROLS}{_BIDI}{_INVISIBLE}]")
 # The same and tab and newline: for text that stays on one line (a title, a file name, a note
 # from a hand-editable file printed to a terminal or a cron log).
 UNSAFE_IN_LINE = re.compile(f"[{_CONTROLS}{_BIDI}{_INVISIBLE}\t\n]")
-
-
-def surely_safe(text: str) -> bool:
-    """Whether ``text`` surely holds no unsafe character, in one pass of C: each is a control or
-    format character, which ``str.isprintable`` refuses (tab and newline set aside). False says
-    only "maybe" (a no-break space is not printable either): then ask ``UNSAFE_CHARS``."""
-    return text.replace("\n", "").replace("\t", "").isprintable()
 
 
 def strip_unsafe(text: str, replacement: str = " ") -> str:
