@@ -704,15 +704,17 @@ def _tree(
             top.children.append(_Leaf(kind, start, end, data))
         elif kind == "start":
             if len(stack) > 1:  # (at the top level nothing is open to close)
-                if name in closes_p:
+                # (``open_at`` first: most often no element it could close is open at all)
+                if name in closes_p and open_at.get("p"):
                     i = open_index(_P, _SCOPE)
                     if i > 0:
                         close(len(stack) - i, start, name)
                 if name in siblings:
                     names, bounds = siblings[name]
-                    i = open_index(names, bounds)
-                    if i > 0:
-                        close(len(stack) - i, start, name)
+                    if any(open_at.get(n) for n in names):
+                        i = open_index(names, bounds)
+                        if i > 0:
+                            close(len(stack) - i, start, name)
                 if name in headings and stack[-1].name in headings:
                     close(1, start)
                 top = stack[-1]
@@ -744,9 +746,10 @@ def _tree(
             # most close the element open last (``open_index`` would find it first): no search
             i = len(stack) - 1 if name == top.name else open_index(*_closing(name))
             if i > 0:
-                if name in _FORMATTING and i + 1 < len(stack) and not inert:
-                    _misnested(stack, i, unread)
-                close(len(stack) - i - 1, start, name)
+                if i + 1 < len(stack):  # (most end tags close the element open last)
+                    if name in _FORMATTING and not inert:
+                        _misnested(stack, i, unread)
+                    close(len(stack) - i - 1, start, name)
                 node = stack.pop()
                 open_at[node.name].pop()
                 node.close_start, node.end = start, end
