@@ -15,11 +15,11 @@ from __future__ import annotations
 import bisect
 import re
 import secrets
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from oo_nb.format.article_model import NEVER_OPENED, Model, Node, entries, read_model
-from oo_nb.format.vocab import CITATION, PID, PID_WELLFORMED, cited_id, entry_label
+from oo_nb.format.vocab import CITATION, PID, PID_WELLFORMED, each_cited_id, entry_label
 
 __all__ = [
     "CITATION",
@@ -241,12 +241,16 @@ def _walk(
             continue  # (most blocks: no citation can be in them)
         kids = node.children
         if len(kids) == 1 and kids[0].kind == "text":  # (most paragraphs: text only)
-            texts: Iterable[Node] = kids
+            ids = each_cited_id(kids[0].data)
         else:
-            texts = [t for t in node.iter() if t.kind == "text" and t.start not in skip]
-        reading.citations += [
-            (section, pid, cited_id(m)) for text in texts for m in CITATION.finditer(text.data)
-        ]
+            ids = [
+                sid
+                for t in node.iter()
+                if t.kind == "text" and t.start not in skip
+                for sid in each_cited_id(t.data)
+            ]
+        if ids:
+            reading.citations += [(section, pid, sid) for sid in ids]
 
 
 @dataclass(frozen=True)

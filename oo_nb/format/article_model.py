@@ -294,7 +294,18 @@ class Node:
     @property
     def text(self) -> str:
         """The text content, as ``textContent`` reads it."""
-        return "".join(n.data for n in self.iter() if n.kind == "text")
+        kids = self.children
+        if len(kids) == 1 and kids[0].kind == "text":  # (most paragraphs and links)
+            return kids[0].data
+        out: list[str] = []
+        stack = [self]  # (a stack, not a generator of generators: read for every entry)
+        while stack:
+            node = stack.pop()
+            if node.kind == "text":
+                out.append(node.data)
+            elif node.children:
+                stack.extend(reversed(node.children))
+        return "".join(out)
 
     @property
     def visible_text(self) -> str:
