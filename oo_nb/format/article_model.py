@@ -722,10 +722,12 @@ def _tree(
                         close(len(stack) - i, start, name)
                 if name in siblings:
                     names, bounds = siblings[name]
-                    if any(open_at.get(n) for n in names):
-                        i = open_index(names, bounds)
-                        if i > 0:
-                            close(len(stack) - i, start, name)
+                    for sibling in names:
+                        if open_at.get(sibling):
+                            i = open_index(names, bounds)
+                            if i > 0:
+                                close(len(stack) - i, start, name)
+                            break
                 if name in headings and stack[-1].name in headings:
                     close(1, start)
                 top = stack[-1]
