@@ -85,8 +85,10 @@ _STEP = re.compile(
 )
 # How far one bulk reading of steps looks ahead (``_scan``): twice the last run, within these.
 _WINDOWS = (2048, 65536)
-_QUOTED_ATTR = re.compile(  # ``_ATTR``, its name and value in groups
-    r"""[\t\n\f\r ]+([^\t\n\f\r />="'<][^\t\n\f\r />="'<]*)(?:="([^"]*)"|='([^']*)')?"""
+# ``_ATTR`` in groups: its blanks, its name, "=" and its quoted value, the value in double or
+# single quotes (read by ``findall``: the attributes of a tag follow each other with no gap)
+_QUOTED_ATTR = re.compile(
+    r"""([\t\n\f\r ]+)([^\t\n\f\r />="'<][^\t\n\f\r />="'<]*)(=(?:"([^"]*)"|'([^']*)'))?"""
 )
 _TAG_NAME = re.compile(r"[^\t\n\f\r />]*")
 _ATTR_NAME = re.compile(r"[^\t\n\f\r />][^\t\n\f\r />=]*")
@@ -292,21 +294,21 @@ class _Reader:
         """The attributes of a tag ``_QUOTED_TAG`` matched, ``raw`` from offset ``at``."""
         attrs: list[Attr] = []
         seen: set[str] = set()
-        for found in _QUOTED_ATTR.finditer(raw):
-            key = _name(found.group(1))
+        for blanks, raw_name, assigned, double, single in _QUOTED_ATTR.findall(raw):
+            start = at + len(blanks)
+            name_end = start + len(raw_name)
+            at = name_end + len(assigned)
+            key = _NAMES.get(raw_name) or _name(raw_name)
             if key in seen:  # a repeated attribute: the first one wins
                 continue
             seen.add(key)
-            group = 2 if found.group(2) is not None else 3
-            value = found.group(group)
-            if value is None:
-                value, value_start, value_end = "", found.end(1), found.end(1)
-            else:
+            if assigned:
+                value = double or single
                 if "&" in value or "\r" in value or "\0" in value:  # (else read as written)
                     value = resolve(_nulls(_newlines(value)), in_attribute=True)
-                value_start, value_end = found.start(group), found.end(group)
-            start, end = at + found.start(1), at + found.end()
-            attrs.append(Attr(key, value, start, end, at + value_start, at + value_end))
+                attrs.append(Attr(key, value, start, at, name_end + 2, at - 1))
+            else:
+                attrs.append(Attr(key, "", start, at, name_end, name_end))
         return tuple(attrs)
 
     def tag(self, lt: int, name_at: int, kind: Literal["start", "end"]) -> tuple[_Raw | str, int]:

@@ -246,6 +246,17 @@ def test_reading_at_a_place_stops_where_the_input_is_cut(text: str, cut: int) ->
 _NO_STEP = re.compile(r"()()()()()()()(?s:.+)")
 
 
+def _by_states(text: str) -> list[Token]:
+    """The tokens with no fast path: no step in bulk, no tag read in one match."""
+    never = re.compile(r"(?!)")
+    with (
+        patch.object(html_tokens, "_STEP", _NO_STEP),
+        patch.object(html_tokens, "_QUOTED_TAG", never),
+        patch.object(html_tokens, "_PLAIN_TAG", never),
+    ):
+        return _tokens(text)
+
+
 @settings(max_examples=600, deadline=None)
 @given(
     st.lists(st.one_of(_TAGS, st.sampled_from(_PIECES)), max_size=16).map("".join),
@@ -256,8 +267,7 @@ def test_steps_read_in_bulk_are_the_tokens_the_states_read(
 ) -> None:
     """The bulk reading (``findall`` over a window of steps) gives the states' tokens, also when
     the window cuts a tag, a comment or a run of text anywhere."""
-    with patch.object(html_tokens, "_STEP", _NO_STEP):
-        by_states = _tokens(text)
+    by_states = _by_states(text)
     assert _tokens(text) == by_states
     with patch.object(html_tokens, "_WINDOWS", windows):
         assert _tokens(text) == by_states
@@ -269,8 +279,7 @@ def test_an_article_read_in_bulk_is_the_article_the_states_read() -> None:
         " &lt; two</p><p>3 < 4 <b>bold</b><br/><a href=unquoted>link</a></p>"
         "<!--x--!><title>a<b></title><ol><li>[s1] <a href='https://e.com/'>e</a></li></ol>"
     )
-    with patch.object(html_tokens, "_STEP", _NO_STEP):
-        by_states = _tokens(article * 3)
+    by_states = _by_states(article * 3)
     for windows in [(1, 1), (3, 9), (256, 8192)]:
         with patch.object(html_tokens, "_WINDOWS", windows):
             assert _tokens(article * 3) == by_states
