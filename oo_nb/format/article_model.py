@@ -289,7 +289,15 @@ class Node:
                 extend(reversed(node.children))
 
     def elements(self, name: str) -> Iterator[Node]:
-        return (n for n in self.iter() if n.kind == "element" and n.name == name)
+        """The elements named ``name`` in ``iter``'s order (its walk, not a generator over it:
+        asked of every References entry)."""
+        stack = [self]
+        while stack:
+            node = stack.pop()
+            if node.name == name and node.kind == "element":
+                yield node
+            if node.children:
+                stack.extend(reversed(node.children))
 
     @property
     def text(self) -> str:
