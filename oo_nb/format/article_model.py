@@ -289,12 +289,31 @@ class Node:
                 extend(reversed(node.children))
 
     def elements(self, name: str) -> Iterator[Node]:
-        return (n for n in self.iter() if n.kind == "element" and n.name == name)
+        """The elements named ``name`` in ``iter``'s order (its walk, not a generator over it:
+        asked of every References entry)."""
+        stack = [self]
+        while stack:
+            node = stack.pop()
+            if node.name == name and node.kind == "element":
+                yield node
+            if node.children:
+                stack.extend(reversed(node.children))
 
     @property
     def text(self) -> str:
         """The text content, as ``textContent`` reads it."""
-        return "".join(n.data for n in self.iter() if n.kind == "text")
+        kids = self.children
+        if len(kids) == 1 and kids[0].kind == "text":  # (most paragraphs and links)
+            return kids[0].data
+        out: list[str] = []
+        stack = [self]  # (a stack, not a generator of generators: read for every entry)
+        while stack:
+            node = stack.pop()
+            if node.kind == "text":
+                out.append(node.data)
+            elif node.children:
+                stack.extend(reversed(node.children))
+        return "".join(out)
 
     @property
     def visible_text(self) -> str:
@@ -704,15 +723,19 @@ def _tree(
             top.children.append(_Leaf(kind, start, end, data))
         elif kind == "start":
             if len(stack) > 1:  # (at the top level nothing is open to close)
-                if name in closes_p:
+                # (``open_at`` first: most often no element it could close is open at all)
+                if name in closes_p and open_at.get("p"):
                     i = open_index(_P, _SCOPE)
                     if i > 0:
                         close(len(stack) - i, start, name)
                 if name in siblings:
                     names, bounds = siblings[name]
-                    i = open_index(names, bounds)
-                    if i > 0:
-                        close(len(stack) - i, start, name)
+                    for sibling in names:
+                        if open_at.get(sibling):
+                            i = open_index(names, bounds)
+                            if i > 0:
+                                close(len(stack) - i, start, name)
+                            break
                 if name in headings and stack[-1].name in headings:
                     close(1, start)
                 top = stack[-1]
@@ -744,9 +767,10 @@ def _tree(
             # most close the element open last (``open_index`` would find it first): no search
             i = len(stack) - 1 if name == top.name else open_index(*_closing(name))
             if i > 0:
-                if name in _FORMATTING and i + 1 < len(stack) and not inert:
-                    _misnested(stack, i, unread)
-                close(len(stack) - i - 1, start, name)
+                if i + 1 < len(stack):  # (most end tags close the element open last)
+                    if name in _FORMATTING and not inert:
+                        _misnested(stack, i, unread)
+                    close(len(stack) - i - 1, start, name)
                 node = stack.pop()
                 open_at[node.name].pop()
                 node.close_start, node.end = start, end

@@ -33,6 +33,7 @@ __all__ = [
     "domain_of",
     "domain_pattern",
     "domain_patterns",
+    "each_cited_id",
     "entry_label",
     "is_source_id",
     "js_trim",
@@ -105,6 +106,12 @@ def is_source_id(text: str) -> bool:
 def cited_id(match: re.Match[str]) -> str:
     """The source id a ``CITATION`` match names ("[S3]" names "s3")."""
     return match.group(1).lower()
+
+
+def each_cited_id(text: str) -> list[str]:
+    """The id of every citation in ``text``, in order, repeats kept (``cited_id`` of each
+    ``CITATION`` match, read by ``findall``: no match object per citation)."""
+    return [sid.lower() for sid in CITATION.findall(text)]
 
 
 def citation_ids(text: str) -> list[str]:
