@@ -195,8 +195,9 @@ def _warm_sdk(opts: UpdateOptions) -> None:
         return
 
     def load() -> None:
-        with contextlib.suppress(Exception), paused():  # the request path imports it again
-            importlib.import_module("oo_nb.agent.backends.anthropic")  # and reports
+        # an import that fails here fails again on the request path, and is reported there
+        with contextlib.suppress(Exception), paused(lasting=True):
+            importlib.import_module("oo_nb.agent.backends.anthropic")
 
     threading.Thread(target=load, name="oo-import-sdk", daemon=True).start()
 
