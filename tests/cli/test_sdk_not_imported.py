@@ -1,7 +1,8 @@
 """`oo update --dry-run` and `oo show` only read and plan: they must never import the anthropic
 SDK (its import alone takes seconds). Nor does a replay (`oo update` and `oo update-all` with
 no key on the demo library's recorded runs): it reads the cassette without the SDK. Checked in a
-fresh interpreter, by what is in ``sys.modules`` after the command ran."""
+fresh interpreter, by what is in ``sys.modules`` after the command ran (and so is tqdm, for an
+update-all that shows no bar)."""
 
 from __future__ import annotations
 
@@ -110,3 +111,18 @@ def test_the_probe_sees_the_sdk_when_it_is_imported(doc: Path) -> None:
         timeout=120,
     )
     assert proc.stdout.strip() == "True"
+
+
+def test_update_all_without_a_bar_never_imports_tqdm(demo: Path) -> None:
+    """``--no-progress`` shows no bar: its module is not imported before the first request."""
+    probe = PROBE.replace("m == 'anthropic' or m.startswith('anthropic.')", "m == 'tqdm'")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), **OFFLINE}
+    args = ["update-all", str(demo), "--force", "--no-progress"]
+    shown = subprocess.run(
+        [sys.executable, "-c", probe, *args], capture_output=True, text=True, env=env, check=True
+    )
+    assert json.loads(shown.stdout.strip().splitlines()[-1])["sdk"] == []
+    bar = subprocess.run(  # the control: with the bar, tqdm is there
+        [sys.executable, "-c", probe, *args[:-1]], capture_output=True, text=True, env=env
+    )
+    assert json.loads(bar.stdout.strip().splitlines()[-1])["sdk"] == ["tqdm"]
