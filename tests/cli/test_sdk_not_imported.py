@@ -113,16 +113,28 @@ def test_the_probe_sees_the_sdk_when_it_is_imported(doc: Path) -> None:
     assert proc.stdout.strip() == "True"
 
 
-def test_update_all_without_a_bar_never_imports_tqdm(demo: Path) -> None:
-    """``--no-progress`` shows no bar: its module is not imported before the first request."""
-    probe = PROBE.replace("m == 'anthropic' or m.startswith('anthropic.')", "m == 'tqdm'")
+def _loaded(args: list[str], modules: tuple[str, ...]) -> list[str]:
+    """Which of ``modules`` a fresh `oo` (replaying, offline) has imported after ``args``."""
+    probe = PROBE.replace("m == 'anthropic' or m.startswith('anthropic.')", f"m in {modules!r}")
     env = {**os.environ, "PYTHONPATH": str(ROOT), **OFFLINE}
-    args = ["update-all", str(demo), "--force", "--no-progress"]
-    shown = subprocess.run(
+    proc = subprocess.run(
         [sys.executable, "-c", probe, *args], capture_output=True, text=True, env=env, check=True
     )
-    assert json.loads(shown.stdout.strip().splitlines()[-1])["sdk"] == []
-    bar = subprocess.run(  # the control: with the bar, tqdm is there
-        [sys.executable, "-c", probe, *args[:-1]], capture_output=True, text=True, env=env
-    )
-    assert json.loads(bar.stdout.strip().splitlines()[-1])["sdk"] == ["tqdm"]
+    loaded: list[str] = json.loads(proc.stdout.strip().splitlines()[-1])["sdk"]
+    return loaded
+
+
+def test_update_all_without_a_bar_never_imports_tqdm(demo: Path) -> None:
+    """``--no-progress`` shows no bar: its module is not imported before the first request."""
+    args = ["update-all", str(demo), "--force", "--no-progress"]
+    assert _loaded(args, ("tqdm",)) == []
+    assert _loaded(args[:-1], ("tqdm",)) == ["tqdm"]  # the control: with the bar, it is there
+
+
+def test_update_all_with_force_never_imports_the_library_scan(demo: Path) -> None:
+    """``--force`` researches every document without asking the library's scan which are due:
+    the scan's modules (and its process pool's) are not imported before the first request."""
+    scan = ("oo_nb.library.library", "multiprocessing")
+    assert _loaded(["update-all", str(demo), "--force", "--no-progress"], scan) == []
+    # the control: without --force the scan tells which documents are fresh
+    assert "oo_nb.library.library" in _loaded(["update-all", str(demo), "--no-progress"], scan)
