@@ -359,13 +359,15 @@ def gate(prep: Prepared, opts: UpdateOptions, *, claim: bool = True) -> UpdateRe
     if fresh.fresh and not opts.force:
         return prep.result("skipped", fresh_message(prep.path, fresh))
     if not opts.dry_run:
-        if opts.force:  # no claim is taken: a history folder that is a link is refused now,
-            # before the research is paid for, not when its proposal is saved
+        if claim:  # --force too: it researches fresh documents and sets a proposal aside,
+            # never what another run is researching now (that would be paid twice)
+            return _claim(prep, force=opts.force)
+        if opts.force:  # a history folder that is a link is refused now, before the research
+            # is paid for, not when its proposal is saved (the claim checks it otherwise)
             from oo_nb.store.history_place import check_history_folder
 
             check_history_folder(prep.path)
-            return None
-        return _claim(prep) if claim else None
+        return None
     from oo_nb.agent.backends.conversation import AgentSettings
 
     result = prep.result("planned")
@@ -399,21 +401,21 @@ def gate(prep: Prepared, opts: UpdateOptions, *, claim: bool = True) -> UpdateRe
     return result
 
 
-def _claim(prep: Prepared) -> UpdateResult | None:
+def _claim(prep: Prepared, *, force: bool = False) -> UpdateResult | None:
     """Claim the document's research (``store.research_claim``): None when this run may go on,
-    else the result of a run that researches nothing because another run is at it. Looked at
-    again once claimed: a run that just finished has saved its proposal by then."""
+    else the result of a run that researches nothing because another run is at it (``force``
+    or not: the other run's research is not paid for twice). Without ``force``, looked at again
+    once claimed: a run that just finished has saved its proposal by then."""
     from oo_nb.store.proposals import awaiting_review
     from oo_nb.store.research_claim import claim_research
 
     claim = claim_research(prep.path)
     if isinstance(claim, str):
-        return prep.result(
+        return prep.result(  # no "--force" advice: it would not research now either
             "busy",
-            f"{prep.path.name}: being researched by another run ({claim}); not researched again. "
-            + force_advice("research"),
+            f"{prep.path.name}: being researched by another run ({claim}); not researched again.",
         )
-    waiting = awaiting_review(prep.path)
+    waiting = None if force else awaiting_review(prep.path)
     if waiting is not None:
         claim.release()
         return prep.result("awaiting", _awaiting_message(prep.path, waiting))
