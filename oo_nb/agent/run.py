@@ -243,8 +243,10 @@ class Prepared:
     agent: str
     model: str
     budget_usd: float
-    claim: Any = None  # the research claim ``gate`` took (None: not taken, or --force)
+    claim: Any = None  # the research claim ``gate`` took (None: not taken)
     built: AgentContext | None = field(default=None, repr=False)
+    # the research run once it began: what it cost so far when update-all is interrupted
+    research: RunInfo | None = field(default=None, repr=False)
 
     @property
     def ctx(self) -> AgentContext:
@@ -647,6 +649,7 @@ async def aprepare_update(
         validate = _validator()
         try:
             async with research_slot or contextlib.nullcontext():
+                prep.research = run  # begun: an interrupt from here reports what it cost
                 if hasattr(backend, "arun"):
                     proposal = await backend.arun(
                         prep.ctx, budget=budget, run=run, validate=validate
@@ -696,9 +699,23 @@ def write_result(result: UpdateResult, *, yes: bool, auto: bool | None = False) 
     (``agent/clean.py``), else keep it for review with ``kept_because`` saying why.
     When the proposal cannot be saved either, ``not_saved`` says why (and a warning, loudly)."""
     try:
+        _refuse_after_interrupt(result)
         return _write_result(result, yes=yes, auto=auto)
     finally:
         result.release_claim()  # saved, written or lost: the next run may research
+
+
+def _refuse_after_interrupt(result: UpdateResult) -> None:
+    """update-all was interrupted (``agent.interrupt``): nothing is written or saved after it."""
+    from oo_nb.agent import interrupt
+
+    if interrupt.requested() and result.status == "proposed" and result.candidate is not None:
+        raise AgentError(
+            f"interrupted before it was written or saved: nothing written; its research is lost "
+            f"(cost ${result.cost_usd:.4f})",
+            cost_usd=result.cost_usd,
+            file=str(result.path),
+        )
 
 
 def _write_result(result: UpdateResult, *, yes: bool, auto: bool | None) -> UpdateResult:
