@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from oo_nb.agent.freshness import Freshness
+from oo_nb.agent.interrupt import Stop, catches_signals, clear_after, on_signals, stopped_message
 from oo_nb.agent.run import (
     Prepared,
     UpdateOptions,
@@ -31,7 +32,7 @@ from oo_nb.agent.run import (
     make_backend,
     write_result,
 )
-from oo_nb.agent.types import LibraryUpdate
+from oo_nb.agent.types import LibraryUpdate, UpdateInterrupted
 from oo_nb.collector import paused
 from oo_nb.errors import AgentError, NotFound, OOError
 from oo_nb.format.names import DOC_SUFFIX
@@ -225,12 +226,16 @@ async def _concurrent(
     bar: Any,
     out: LibraryUpdate,
     auto: bool | None = None,
+    stop: Stop | None = None,
 ) -> None:
     """Documents are read one by one and each starts as soon as it is read and a place is free:
     the first request does not wait for the whole folder to be parsed. Up to ``concurrency``
     documents research at once; more are read ahead, their prompts counted (the token count only
     sharpens the budget) while the others research, so a document's first request does not wait
     for its count; a document's candidate is built after it gives up its research place."""
+    # SIGTERM / SIGINT (``agent.interrupt``): only when the caller took them (``stop``)
+    catch = stop is not None
+    stop = stop or Stop(())
     limit = max(1, concurrency)
     gate_ = asyncio.Semaphore(limit)  # documents researching
     # documents read and not finished (researching, counted and waiting, building a candidate):
@@ -252,6 +257,7 @@ async def _concurrent(
     async def one(prep: Prepared, sent: asyncio.Event) -> None:
         try:
             backend = None
+            researching = True
             try:
                 backend = make_backend(prep.agent, opts, prep.model, prep.path)
                 share_client(backend)
@@ -274,7 +280,16 @@ async def _concurrent(
                     configure=share_client,
                     research_slot=gate_,
                 )
-                result = await asyncio.to_thread(write_result, result, yes=yes, auto=auto)
+                researching = False
+                writing = asyncio.ensure_future(
+                    asyncio.to_thread(write_result, result, yes=yes, auto=auto)
+                )
+                try:
+                    result = await asyncio.shield(writing)
+                except asyncio.CancelledError:
+                    # interrupted: a write that began before it ends, and is reported as it
+                    # ended (one not begun yet writes nothing, ``write_result``)
+                    result = await writing
                 out.results.append(result)
             except AgentError as exc:
                 out.failures[prep.path] = str(exc)
@@ -282,6 +297,14 @@ async def _concurrent(
                 out.failure_budgets[prep.path] = prep.budget_usd
             except OOError as exc:
                 out.failures[prep.path] = str(exc)
+            except asyncio.CancelledError:
+                if stop.signum is not None and researching:
+                    cost = prep.research.cost_usd if prep.research is not None else None
+                    out.failures[prep.path] = stopped_message(
+                        stop, cost, claude_code=prep.agent == "claude-code"
+                    )
+                    out.failure_costs[prep.path] = cost or 0.0
+                raise
             finally:
                 bar.update(1)
                 pending = getattr(backend, "counted_ahead", None)
@@ -295,26 +318,37 @@ async def _concurrent(
     # the first ``limit`` documents' requests go out before any reading ahead: its CPU (a
     # few ms a document, and its token count) would delay them, on one interpreter
     first: list[asyncio.Event] | None = []
+    me = asyncio.current_task()
+    signals = on_signals(stop, me) if catch and me is not None else contextlib.nullcontext()
+    reached = 0
     try:
-        for path in paths:
-            await ahead.acquire()
-            if first is not None and len(first) == limit:
-                await asyncio.gather(*(sent.wait() for sent in first))
-                first = None
-            prep = _prepare_one(path, opts, out)
-            if prep is None:
-                ahead.release()
-                bar.update(1)
-            else:
-                sent = asyncio.Event()
-                if first is not None:
-                    first.append(sent)
-                tasks.append(asyncio.create_task(one(prep, sent)))
-            await asyncio.sleep(0)  # let the started documents' requests go out
-        await asyncio.gather(*tasks)
+        with signals:
+            for path in paths:
+                await ahead.acquire()
+                if first is not None and len(first) == limit:
+                    await asyncio.gather(*(sent.wait() for sent in first))
+                    first = None
+                prep = _prepare_one(path, opts, out)
+                reached += 1  # documents read: the rest are "not started" after an interrupt
+                if prep is None:
+                    ahead.release()
+                    bar.update(1)
+                else:
+                    sent = asyncio.Event()
+                    if first is not None:
+                        first.append(sent)
+                    tasks.append(asyncio.create_task(one(prep, sent)))
+                await asyncio.sleep(0)  # let the started documents' requests go out
+            await asyncio.gather(*tasks)
+    except asyncio.CancelledError:
+        if stop.signum is None:
+            raise
+        # interrupted: every document's task says what it did and cost (awaited below)
+        stop.not_started = len(paths) - reached
     finally:
         for task in tasks:
             task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
         for client in shared.values():
             await client.close()
 
@@ -344,6 +378,7 @@ def update_library(
     if not batch and paths:  # not when every document is known fresh: nothing will be sent
         _warm_sdk(opts)
     todo: list[Prepared] = []  # read up front only for a batch (concurrent runs read as they go)
+    stop: Stop | None = None  # SIGTERM / SIGINT while the concurrent run goes on
     if batch:
         ready = _prepare_all(paths, opts, out)
         if ready:  # asked before any claim is taken: a batch that cannot run claims nothing
@@ -369,11 +404,18 @@ def update_library(
                 auto=auto,
             )
         elif not batch and paths:
-            _run_coroutine(_concurrent(paths, opts, yes, concurrency, bar, out, auto))
+            taken = catches_signals()
+            stop = Stop(taken) if taken else None
+            with clear_after():
+                _run_coroutine(_concurrent(paths, opts, yes, concurrency, bar, out, auto, stop))
+            if stop is not None and stop.signum is not None:
+                out.interrupted, out.not_started = stop.name, stop.not_started
     finally:
         bar.close()
         for prep in todo:  # a failed run's claim on its document's research
             prep.release_claim()
     out.elapsed_s = time.perf_counter() - started
     out.results.sort(key=lambda r: str(r.path))
+    if stop is not None and stop.signum is not None:
+        raise UpdateInterrupted(out, stop.exit_code)
     return out

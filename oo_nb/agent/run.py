@@ -248,8 +248,10 @@ class Prepared:
     agent: str
     model: str
     budget_usd: float
-    claim: Any = None  # the research claim ``gate`` took (None: not taken, or --force)
+    claim: Any = None  # the research claim ``gate`` took (None: not taken)
     built: AgentContext | None = field(default=None, repr=False)
+    # the research run once it began: what it cost so far when update-all is interrupted
+    research: RunInfo | None = field(default=None, repr=False)
 
     @property
     def ctx(self) -> AgentContext:
@@ -364,13 +366,15 @@ def gate(prep: Prepared, opts: UpdateOptions, *, claim: bool = True) -> UpdateRe
     if fresh.fresh and not opts.force:
         return prep.result("skipped", fresh_message(prep.path, fresh))
     if not opts.dry_run:
-        if opts.force:  # no claim is taken: a history folder that is a link is refused now,
-            # before the research is paid for, not when its proposal is saved
+        if claim:  # --force too: it researches fresh documents and sets a proposal aside,
+            # never what another run is researching now (that would be paid twice)
+            return _claim(prep, force=opts.force)
+        if opts.force:  # a history folder that is a link is refused now, before the research
+            # is paid for, not when its proposal is saved (the claim checks it otherwise)
             from oo_nb.store.history_place import check_history_folder
 
             check_history_folder(prep.path)
-            return None
-        return _claim(prep) if claim else None
+        return None
     from oo_nb.agent.backends.conversation import AgentSettings
 
     result = prep.result("planned")
@@ -404,21 +408,21 @@ def gate(prep: Prepared, opts: UpdateOptions, *, claim: bool = True) -> UpdateRe
     return result
 
 
-def _claim(prep: Prepared) -> UpdateResult | None:
+def _claim(prep: Prepared, *, force: bool = False) -> UpdateResult | None:
     """Claim the document's research (``store.research_claim``): None when this run may go on,
-    else the result of a run that researches nothing because another run is at it. Looked at
-    again once claimed: a run that just finished has saved its proposal by then."""
+    else the result of a run that researches nothing because another run is at it (``force``
+    or not: the other run's research is not paid for twice). Without ``force``, looked at again
+    once claimed: a run that just finished has saved its proposal by then."""
     from oo_nb.store.proposals import awaiting_review
     from oo_nb.store.research_claim import claim_research
 
     claim = claim_research(prep.path)
     if isinstance(claim, str):
-        return prep.result(
+        return prep.result(  # no "--force" advice: it would not research now either
             "busy",
-            f"{prep.path.name}: being researched by another run ({claim}); not researched again. "
-            + force_advice("research"),
+            f"{prep.path.name}: being researched by another run ({claim}); not researched again.",
         )
-    waiting = awaiting_review(prep.path)
+    waiting = None if force else awaiting_review(prep.path)
     if waiting is not None:
         claim.release()
         return prep.result("awaiting", _awaiting_message(prep.path, waiting))
@@ -650,6 +654,7 @@ async def aprepare_update(
         validate = _validator()
         try:
             async with research_slot or contextlib.nullcontext():
+                prep.research = run  # begun: an interrupt from here reports what it cost
                 if hasattr(backend, "arun"):
                     proposal = await backend.arun(
                         prep.ctx, budget=budget, run=run, validate=validate
@@ -699,9 +704,23 @@ def write_result(result: UpdateResult, *, yes: bool, auto: bool | None = False) 
     (``agent/clean.py``), else keep it for review with ``kept_because`` saying why.
     When the proposal cannot be saved either, ``not_saved`` says why (and a warning, loudly)."""
     try:
+        _refuse_after_interrupt(result)
         return _write_result(result, yes=yes, auto=auto)
     finally:
         result.release_claim()  # saved, written or lost: the next run may research
+
+
+def _refuse_after_interrupt(result: UpdateResult) -> None:
+    """update-all was interrupted (``agent.interrupt``): nothing is written or saved after it."""
+    from oo_nb.agent import interrupt
+
+    if interrupt.requested() and result.status == "proposed" and result.candidate is not None:
+        raise AgentError(
+            f"interrupted before it was written or saved: nothing written; its research is lost "
+            f"(cost ${result.cost_usd:.4f})",
+            cost_usd=result.cost_usd,
+            file=str(result.path),
+        )
 
 
 def _write_result(result: UpdateResult, *, yes: bool, auto: bool | None) -> UpdateResult:
