@@ -222,6 +222,13 @@ SCAN_CASES = {
         '<p title="[s8]">[S4] [s5]</p><!-- x --!><h2 id="b">B</h2><p>[s6]</p>' + REFS
     ),
     "a source cited only as [S3]": '<h2 id="a">A</h2><p>x [S3] y [S1][s2]</p>' + REFS,
+    # issue 26, left from the s34 attack: a CDATA section in foreign content is text (its
+    # citation linked); a leading zero cites the source of that number (entry 2 in the page)
+    "a citation in an svg cdata section": (
+        '<h2 id="a">A</h2><p>x <svg><![CDATA[[s2]]]><desc><![CDATA[a>[s3]]]></desc></svg>'
+        "<![CDATA[[s7]]]></p>" + REFS
+    ),
+    "a citation with a leading zero": '<h2 id="a">A</h2><p>x [s02] [S002]</p>' + REFS,
     "an entry whose first anchor has no href": (
         '<h2 id="a">A</h2><p>x [s1]</p><h2 id="references">References</h2><ol>'
         '<li>[s1] <a id="iea"></a><a href="https://a.example/1">A</a></li></ol>'
@@ -278,8 +285,9 @@ SCAN_DOM = r"""() => {
       while (texts.nextNode()) {
         const t = texts.currentNode;
         if (list && list.contains(t)) continue;
-        // the page links [S4] as [s4] (document.js: /\[[sS](\d+)\]/g); the id is lower case
-        for (const m of t.data.matchAll(/\[([sS][0-9]+)\]/g)) citations.push([section, pid, m[1].toLowerCase()]);
+        // the page links [S4] as [s4] (document.js: /\[[sS](\d+)\]/g); the id is lower case,
+        // and [s02] links to entry Number("02") (with no entry labelled [s02]): s2
+        for (const m of t.data.matchAll(/\[[sS]([0-9]+)\]/g)) citations.push([section, pid, "s" + Number(m[1])]);
       }
     }
   };

@@ -127,3 +127,34 @@ def test_an_end_tag_that_would_close_the_pages_own_element_is_reported(stray: st
 def test_other_end_tags_that_close_nothing_are_not(harmless: str) -> None:
     html = f'<h2 id="one">One</h2><p>x</p>{harmless}<h2 id="two">Two</h2>'
     assert read_model(html).unmodelled_markup() == []
+
+
+# A CDATA section is read where the element open last is SVG or MathML, as Chromium's tokenizer
+# reads it (tests/browser/test_article_model_dom.py); elsewhere it is a bogus comment.
+CDATA_CITES = [
+    ("<p>a <svg><![CDATA[[s3]]]></svg> b</p>", ["s3"]),
+    ("<svg><desc><![CDATA[x>[s5]]]></desc></svg>", ["s5"]),  # a ">" inside does not end it
+    ("<svg><foreignObject><![CDATA[[s4]]]></foreignObject></svg>", ["s4"]),
+    ("<math><mi><![CDATA[[s7]]]></mi></math>", ["s7"]),
+    ("<svg><![CDATA[[s8] to the end", ["s8"]),
+    ("<p><![CDATA[[s3]]]></p>", []),  # HTML: a bogus comment
+    ("<svg><foreignObject><p><![CDATA[[s4]]]></p></foreignObject></svg>", []),
+    (
+        "<math><annotation-xml encoding='text/html'><b><![CDATA[[s4]]]></b></annotation-xml></math>",
+        [],
+    ),
+    ("<svg><![CDATA[s3]]]></svg>", []),  # its opener's "[" is no part of a citation
+]
+
+
+@pytest.mark.parametrize(("html", "ids"), CDATA_CITES)
+def test_a_cdata_section_in_svg_or_mathml_is_text(html: str, ids: list[str]) -> None:
+    model = read_model(html)
+    assert [c.source_id for c in model.citations] == ids
+    assert [html[c.start : c.end].lower() for c in model.citations] == [f"[{i}]" for i in ids]
+    assert list(Article.parse(html).cited_ids) == ids
+
+
+def test_the_markup_after_a_cdata_section_is_read_from_its_end() -> None:
+    model = read_model('<svg><![CDATA[<h2 id="x">]]></svg><h2 id="y">Y</h2>')
+    assert [s.id for s in model.sections] == ["y"]
