@@ -22,7 +22,7 @@ import bisect
 import operator
 import re
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
@@ -157,6 +157,7 @@ _SIBLINGS = {
 # stand between an end tag and what it closes.
 NEVER_OPENED = frozenset(("html", "head", "body", "frameset", "frame"))
 _P = frozenset(("p",))
+_LINK = frozenset(("a",))
 # HTML's formatting elements: one its end tag does not close stays in the browser's list of
 # active formatting elements and is opened again around the next text or element
 _FORMATTING = frozenset(
@@ -753,6 +754,8 @@ def _tree(
                         close(len(stack) - i, start, name)
                 if name in headings and stack[-1].name in headings:
                     close(1, start)
+                if name == "a" and open_at.get("a") and not inert:
+                    _nested_link(open_at, open_index, start, unread)
                 top = stack[-1]
             node = Node("element", start, end, name, attrs, end, end)
             node.self_closing = self_closing
@@ -847,6 +850,24 @@ def _in_integration_point(node: Node, space: str) -> bool:
         "text/html",
         "application/xhtml+xml",
     )
+
+
+def _nested_link(
+    open_at: dict[str, list[int]],
+    open_index: Callable[[frozenset[str], frozenset[str]], int],
+    at: int,
+    unread: list[tuple[int, str]],
+) -> None:
+    """An ``<a>`` while another is open (in the same cell, template or object: HTML's markers
+    bound it): a browser closes the open one there, the model nests the new one in it."""
+    if open_at.get("svg") or open_at.get("math"):
+        return  # (an svg <a> is no HTML link: nested ones stay nested)
+    i = open_index(_LINK, _MARKERS)
+    if i > 0:
+        unread.append(
+            (at, "an <a> inside an open <a> (a browser closes the open one here: what follows "
+             "is outside its link)")
+        )  # fmt: skip
 
 
 def _misnested(stack: list[Node], i: int, unread: list[tuple[int, str]]) -> None:

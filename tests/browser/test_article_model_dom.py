@@ -383,6 +383,9 @@ LEFT_OPEN = {
     "a b and an i misnested": "<p><b><i>x</b>y</i></p>",
     "a div closed by the a around it": '<p>a</p><a href="#x"><div>x</a>y</div>',
     "a code left open at the article's end": "<p><code>x</p>",
+    # issue 26, left from the s34 attack: a browser closes an open <a> where another starts
+    "an a inside an a": '<p><a href="https://x.example/1">x <a href="https://x.example/2">y</a> z</a></p>',
+    "an a inside an a's b": '<p><a href="https://x.example/1">x<b><a href="#y">y</a>z</b></a></p>',
 }
 # ... and where Chromium builds what the model reads: nothing reported
 CLOSED_ALIKE = {
@@ -391,6 +394,9 @@ CLOSED_ALIKE = {
     "around a block": "<b><p>x</p></b><p>y</p>",
     "left open in a template": "<template><p><b>x</p></template><p>y</p>",
     "a link closed in its paragraph": '<p><a href="https://x.example/">x</a></p>\n<h2 id="t">T</h2>',
+    "an a inside an a in a table cell": '<a href="#1">x<table><tbody><tr><td><a href="#2">y</a></td>'
+    "</tr></tbody></table></a><p>z</p>",
+    "an a inside an svg a": '<p><svg><a href="#1"><a href="#2"><text>y</text></a></a></svg></p>',
 }
 TEXT_PATHS = r"""() => {
   const out = [];

@@ -5,12 +5,16 @@ in tests/browser/test_article_model_dom.py."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from oo_nb.agent.sections import assemble, split_article
 from oo_nb.format.article import Article
 from oo_nb.format.article_model import entries, read_model
+from oo_nb.format.check import check_path
 from oo_nb.format.vocab import entry_label, js_trim
+from tests.support.tiny_docs import page
 
 REFS = '<h2 id="references">References</h2><ol><li><a href="https://a.example/">A</a></li>{}</ol>'
 
@@ -158,3 +162,25 @@ def test_a_cdata_section_in_svg_or_mathml_is_text(html: str, ids: list[str]) -> 
 def test_the_markup_after_a_cdata_section_is_read_from_its_end() -> None:
     model = read_model('<svg><![CDATA[<h2 id="x">]]></svg><h2 id="y">Y</h2>')
     assert [s.id for s in model.sections] == ["y"]
+
+
+def test_a_link_inside_an_open_link_is_reported(tmp_path: Path) -> None:
+    """A browser closes an open ``<a>`` where another starts (the s34 attack's nested link):
+    ``oo check`` reports it as it reports the other markup the model builds otherwise."""
+    doc = page([("00000001", 'See <a href="https://x.example/1">x <a href="#y">y</a> z</a> [s1].')])
+    path = tmp_path / "tides.o-o.html"
+    path.write_text(doc.text, "utf-8")
+    found = [f for f in check_path(path) if f.code == "unmodelled-markup"]
+    assert len(found) == 1 and "an <a> inside an open <a>" in found[0].message
+
+
+@pytest.mark.parametrize(
+    "html",
+    [
+        '<p><a href="#1">x</a><a href="#2">y</a></p>',
+        '<a href="#1"><table><tbody><tr><td><a href="#2">y</a></td></tr></tbody></table></a>',
+        '<svg><a href="#1"><a href="#2"><text>y</text></a></a></svg>',
+    ],
+)
+def test_links_a_browser_builds_as_written_are_not(html: str) -> None:
+    assert read_model(html).unmodelled_markup() == []
