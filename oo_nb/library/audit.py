@@ -194,6 +194,8 @@ def _article_findings(d: Digest) -> Iterator[Finding]:
 def _markup_findings(d: Digest) -> Iterator[Finding]:
     for code, message in d.markup:  # (the message names the line, as oo check's does)
         yield _f(d.slug, code, "article", message)
+    for block, message in d.unsafe_blocks:  # (the message names the field, as oo check's does)
+        yield _f(d.slug, "unsafe-text", block, message)
 
 
 def _pid_findings(d: Digest) -> Iterator[Finding]:
