@@ -19,7 +19,7 @@ from typing import Any
 
 from oo_nb.agent.link_notes import link_notes
 from oo_nb.agent.proposal import DROPPABLE_ID
-from oo_nb.agent.sections import is_required
+from oo_nb.agent.sections import UNSEEN_TAGS, is_required
 from oo_nb.errors import AgentError, OOError
 from oo_nb.format.article_model import VOID, Model, Node, read_model
 from oo_nb.format.document import Document
@@ -39,17 +39,6 @@ __all__ = [
 
 IMAGE_PLACEHOLDER = IMAGE_REF_PREFIX  # src of an image the model sees: oo-image:N
 RECENT_CHANGES = 3
-_DROP_TAGS = (
-    "script",
-    "style",
-    "noscript",
-    "template",
-    "iframe",
-    "object",
-    "embed",
-    "link",
-    "meta",
-)
 _KEEP_ATTRS = {
     "id",
     "class",
@@ -161,7 +150,7 @@ def _write_compact(
     if node is omit:
         out.append(_REFS_OMITTED)
         return None
-    if name in _DROP_TAGS:
+    if name in UNSEEN_TAGS:
         return None
     if name == "svg":
         out.append('<span class="oo-omitted">[inline SVG graphic omitted]</span>')

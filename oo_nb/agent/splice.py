@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 
-from oo_nb.agent.sections import PidKeeper
+from oo_nb.agent.sections import UNSEEN_TAGS, PidKeeper
 from oo_nb.format.article_model import Block, Node, read_model
 from oo_nb.format.vocab import PID
 
@@ -103,18 +103,73 @@ def splice_body(
             keeper.taken.add(pid)
             keeper.kept += 1
     leads = {b.pid: old_body[b.lead_start : b.start] for b in old if b.pid}
-    parts: list[str] = []
+    before, after = _unseen_places(old, new, kept)
+    for i in (i for places in (before, after) for at in places.values() for i in at):
+        if pid := old[i].pid:  # (kept where it was, so its pid is taken)
+            keeper.taken.add(pid)
+
+    def as_written(at: list[int]) -> list[str]:
+        return [old_body[old[i].lead_start : old[i].end] for i in at]
+
+    parts = as_written(before.get(-1, []))
     for j, block in enumerate(new):
+        parts += as_written(before.get(j, []))
         if j in kept:
             b = old[kept[j]]
             parts.append(old_body[b.lead_start : b.end])
-            continue
-        body = _mark_inner_paragraphs(fragment, block.node, keeper, section)
-        offered = block.pid if block.pid in keeper.old else None
-        if block.tag != "p" and offered is None and block.tag not in pid_tags:
-            parts.append("\n" + body)
-            continue
-        text = _SPACES.sub(" ", block.node.text).strip()
-        pid = keeper.choose(section, text, offered)
-        parts.append(leads.get(pid, f"\n<!-- {pid} -->\n") + body)
+        else:
+            parts.append(_new_block(fragment, block, leads, keeper, section, pid_tags))
+        parts += as_written(after.get(j, []))
+    parts += as_written(after.get(-1, []))
     return "".join(parts) + (old_body[old[-1].end :] if old else "\n\n")
+
+
+def _unseen_places(
+    old: list[Block], new: list[Block], kept: dict[int, int]
+) -> tuple[dict[int, list[int]], dict[int, list[int]]]:
+    """Where each old block the agent never saw (``UNSEEN_TAGS``) goes among the ``new`` blocks:
+    right after the new place of the nearest old block before it (kept, or rewritten under its
+    pid), else right before that of the nearest one after it, else where it was (first or
+    last). As (new index -> old blocks written before it, new index -> after it); -1 is the
+    body's start in the first, its end in the second."""
+    place = {i: j for j, i in kept.items()}
+    old_at = {b.pid: i for i, b in enumerate(old) if b.pid}
+    for j, block in enumerate(new):
+        i = old_at.get(block.pid or "")
+        if i is not None and j not in kept:
+            place.setdefault(i, j)
+    before: dict[int, list[int]] = {}
+    after: dict[int, list[int]] = {}
+    for i, block in enumerate(old):
+        if block.tag not in UNSEEN_TAGS:
+            continue
+        prev = next((place[k] for k in range(i - 1, -1, -1) if k in place), None)
+        if prev is not None:
+            after.setdefault(prev, []).append(i)
+            continue
+        nxt = next((place[k] for k in range(i + 1, len(old)) if k in place), None)
+        if nxt is not None:
+            before.setdefault(nxt, []).append(i)
+        elif all(b.tag in UNSEEN_TAGS for b in old[:i]) and new:
+            before.setdefault(-1, []).append(i)  # (it led the section: it still does)
+        else:
+            after.setdefault(-1, []).append(i)
+    return before, after
+
+
+def _new_block(
+    fragment: str,
+    block: Block,
+    leads: dict[str, str],
+    keeper: PidKeeper,
+    section: str,
+    pid_tags: Collection[str],
+) -> str:
+    """A block the proposal changed or added, with its pid comment where one is due."""
+    body = _mark_inner_paragraphs(fragment, block.node, keeper, section)
+    offered = block.pid if block.pid in keeper.old else None
+    if block.tag != "p" and offered is None and block.tag not in pid_tags:
+        return "\n" + body
+    text = _SPACES.sub(" ", block.node.text).strip()
+    pid = keeper.choose(section, text, offered)
+    return leads.get(pid, f"\n<!-- {pid} -->\n") + body

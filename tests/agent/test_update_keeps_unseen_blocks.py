@@ -1,0 +1,64 @@
+"""A block the agent is never shown (a ``<template>``, a ``<script>``, a ``<style>``...) in a
+section it rewrites keeps its bytes and its place (issue 26, left from the s34 attack: the
+template was dropped on apply and the review listed it as removed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from oo_nb.agent.sections import UNSEEN_TAGS
+from oo_nb.format.document import Document
+from oo_nb.review.session import ReviewSession
+from tests.agent.test_update_keeps_bytes import section_as_seen, update
+
+SID, TITLE = "pricing-comparison", "Pricing Comparison"
+UNSEEN = {
+    "template": '<template id="tpl"><p>kept [s1]</p></template>',
+    "script": '<script type="application/json" id="data">{"a": 1}</script>',
+    "style": "<style>.price { color: red; }</style>",
+    "noscript": "<noscript><p>no script</p></noscript>",
+}
+
+
+@pytest.fixture
+def doc(corpus_dir: Path) -> Document:
+    return Document.read(corpus_dir / "ai-model-landscape.o-o.html")
+
+
+def _with_block(doc: Document, block: str, after: str) -> tuple[Document, str]:
+    """``doc`` with ``block`` on its own line after the paragraph starting ``after``."""
+    html = doc.article_html
+    at = html.index("\n", html.index(after)) + 1
+    return doc.with_article(html[:at] + "\n" + block + "\n" + html[at:]), block
+
+
+@pytest.mark.parametrize("kind", list(UNSEEN))
+def test_a_rewritten_section_keeps_a_block_the_agent_never_saw(doc: Document, kind: str) -> None:
+    assert kind in UNSEEN_TAGS
+    before, block = _with_block(doc, UNSEEN[kind], "<p>Output tokens consistently cost")
+    seen = section_as_seen(before, SID)
+    assert kind not in seen  # (never shown to the model)
+    old = "Output tokens consistently cost"
+    cand = update(before, SID, TITLE, seen.replace(old, "Output tokens still cost")).document
+    after = cand.article_html
+    assert after.count(block) == 1
+    assert after == before.article_html.replace(old, "Output tokens still cost")
+    session = ReviewSession(before, cand)
+    article = [h for h in session.diff.decidable if h.area == "article"]
+    assert [h.kind for h in article] == ["changed"]  # not "removed template"
+    session.reject_all()
+    assert session.apply().article_html == before.article_html
+
+
+def test_a_block_the_agent_never_saw_stays_after_a_new_paragraph_s_neighbour(doc: Document) -> None:
+    before, block = _with_block(doc, UNSEEN["template"], "<p>Output tokens consistently cost")
+    seen = section_as_seen(before, SID)
+    cand = update(before, SID, TITLE, seen + "<p>Prices fell again [s8].</p>").document
+    after = cand.article_html
+    assert after.count(block) == 1
+    # still right after the paragraph it followed
+    lead = after.index("Output tokens consistently cost")
+    assert after.index(block) > lead
+    assert after.index("Prices fell again") > after.index(block)
