@@ -70,3 +70,22 @@ def test_a_file_given_for_a_folder_is_answered_in_python(tmp_path: Path) -> None
     with pytest.raises(OOError) as caught:
         find_documents(path)
     assert "doc.update()" in str(caught.value) and "`oo update" not in str(caught.value)
+
+
+def test_an_audit_stored_by_one_skin_is_not_served_to_another(tmp_path: Path) -> None:
+    """The audit's findings are stored beside the frames: the CRLF fix, worded for ``oo``, is
+    not what a Python caller reads next."""
+    from datetime import date
+
+    from oo_nb.library.library import Library
+    from tests.support.crlf import crlf_document
+
+    crlf_document(tmp_path, page=True, shell=True)
+
+    def messages() -> list[str]:
+        found = Library(tmp_path, today=date(2026, 3, 1), workers=1).audit(all=True)
+        return list(found.loc[found["code"] == "crlf-shell", "message"])
+
+    with speaking("oo"):
+        assert any("`oo sync " in m for m in messages())
+    assert any("sync_dir(folder, fix_line_endings=True)" in m for m in messages())

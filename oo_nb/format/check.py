@@ -18,7 +18,7 @@ from oo_nb.format.findings import (
     unmodelled_markup,
     unsafe_text,
 )
-from oo_nb.format.legacy_script import LEGACY_SCRIPT_HINT, injection_risks
+from oo_nb.format.legacy_script import injection_risks, legacy_script_hint
 from oo_nb.format.line_endings import crlf_message, shell_crlf_line
 from oo_nb.format.page_code import finding_code, page_code_findings
 from oo_nb.format.unsafe_text import article_unsafe_lines, block_unsafe_fields
@@ -139,6 +139,6 @@ def check_path(path: str | Path) -> list[Finding]:
     # what the page script reads, read as it reads it (raw JSON, the parsed article), whether or
     # not oo_nb finds the rest valid: the reader's browser runs it either way
     for risk in injection_risks(doc):
-        add("html-injection", f"{risk.describe()}; {LEGACY_SCRIPT_HINT}")
+        add("html-injection", f"{risk.describe()}; {legacy_script_hint()}")
     add_page_code()
     return findings
