@@ -19,7 +19,7 @@ from typing import Any
 
 from oo_nb.agent.link_notes import link_notes
 from oo_nb.agent.proposal import DROPPABLE_ID
-from oo_nb.agent.sections import UNSEEN_TAGS, is_required
+from oo_nb.agent.sections import SVG_PLACEHOLDER, UNSEEN_TAGS, is_required
 from oo_nb.errors import AgentError, OOError
 from oo_nb.format.article_model import VOID, Model, Node, read_model
 from oo_nb.format.document import Document
@@ -153,7 +153,7 @@ def _write_compact(
     if name in UNSEEN_TAGS:
         return None
     if name == "svg":
-        out.append('<span class="oo-omitted">[inline SVG graphic omitted]</span>')
+        out.append(SVG_PLACEHOLDER)
         return None
     # an h2 or h3 without an id: the one the page script gives it
     given = heading_ids.get(node) if not node.attr("id") else None

@@ -21,6 +21,7 @@ from oo_nb.format.article_model import Model, read_model
 from oo_nb.format.vocab import CITATION, PID
 
 __all__ = [
+    "SVG_PLACEHOLDER",
     "UNSEEN_TAGS",
     "Chunk",
     "PidKeeper",
@@ -37,6 +38,8 @@ __all__ = [
 UNSEEN_TAGS = frozenset(
     ("script", "style", "noscript", "template", "iframe", "object", "embed", "link", "meta")
 )
+# What the agent is shown for an inline SVG (its markup is long and no agent may write one)
+SVG_PLACEHOLDER = '<span class="oo-omitted">[inline SVG graphic omitted]</span>'
 
 
 @dataclass

@@ -9,10 +9,11 @@ their ``id``/``href``/``src``, and the text with its spacing collapsed (citation
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Collection
 
-from oo_nb.agent.sections import UNSEEN_TAGS, PidKeeper
+from oo_nb.agent.sections import SVG_PLACEHOLDER, UNSEEN_TAGS, PidKeeper
 from oo_nb.format.article_model import Block, Node, read_model
 from oo_nb.format.vocab import PID
 
@@ -22,6 +23,9 @@ _COMPARED_ATTRS = ("id", "href", "src")
 _SPACES = re.compile(r"\s+")
 # tags a parser adds or drops around table rows: their presence is no change
 _IGNORED_TAGS = frozenset(("tbody",))
+# Blocks the agent cannot write back (never shown, or shown as a placeholder; the sanitiser
+# removes them): a section it rewrites keeps them as written
+_KEPT_AS_WRITTEN = UNSEEN_TAGS | {"svg", "math"}
 
 
 def _shape(node: Node, out: list[str]) -> None:
@@ -32,6 +36,9 @@ def _shape(node: Node, out: list[str]) -> None:
         return
     if node.kind != "element":
         return
+    if node.name == "svg":  # the model saw its placeholder: echoing that is no change
+        out.extend(_placeholder_shape())
+        return
     if node.name not in _IGNORED_TAGS:
         attrs = " ".join(f"{a}={node.attr(a)!r}" for a in _COMPARED_ATTRS if node.attr(a))
         out.append(f"<{node.name} {attrs}>")
@@ -39,6 +46,11 @@ def _shape(node: Node, out: list[str]) -> None:
         _shape(child, out)
     if node.name not in _IGNORED_TAGS:
         out.append(f"</{node.name}>")
+
+
+@functools.cache
+def _placeholder_shape() -> tuple[str, ...]:
+    return shape(read_model(SVG_PLACEHOLDER).root.children[0])
 
 
 def shape(node: Node) -> tuple[str, ...]:
@@ -127,7 +139,8 @@ def splice_body(
 def _unseen_places(
     old: list[Block], new: list[Block], kept: dict[int, int]
 ) -> tuple[dict[int, list[int]], dict[int, list[int]]]:
-    """Where each old block the agent never saw (``UNSEEN_TAGS``) goes among the ``new`` blocks:
+    """Where each old block the agent cannot write (``_KEPT_AS_WRITTEN``) and did not echo goes
+    among the ``new`` blocks:
     right after the new place of the nearest old block before it (kept, or rewritten under its
     pid), else right before that of the nearest one after it, else where it was (first or
     last). As (new index -> old blocks written before it, new index -> after it); -1 is the
@@ -141,7 +154,7 @@ def _unseen_places(
     before: dict[int, list[int]] = {}
     after: dict[int, list[int]] = {}
     for i, block in enumerate(old):
-        if block.tag not in UNSEEN_TAGS:
+        if block.tag not in _KEPT_AS_WRITTEN or i in place:
             continue
         prev = next((place[k] for k in range(i - 1, -1, -1) if k in place), None)
         if prev is not None:
@@ -150,7 +163,7 @@ def _unseen_places(
         nxt = next((place[k] for k in range(i + 1, len(old)) if k in place), None)
         if nxt is not None:
             before.setdefault(nxt, []).append(i)
-        elif all(b.tag in UNSEEN_TAGS for b in old[:i]) and new:
+        elif all(b.tag in _KEPT_AS_WRITTEN for b in old[:i]) and new:
             before.setdefault(-1, []).append(i)  # (it led the section: it still does)
         else:
             after.setdefault(-1, []).append(i)

@@ -62,3 +62,35 @@ def test_a_block_the_agent_never_saw_stays_after_a_new_paragraph_s_neighbour(doc
     lead = after.index("Output tokens consistently cost")
     assert after.index(block) > lead
     assert after.index("Prices fell again") > after.index(block)
+
+
+SVG = '<svg width="10" height="10"><rect width="10" height="10"/></svg>'
+
+
+@pytest.mark.parametrize("where", ["block", "inline"])
+def test_an_svg_echoed_as_its_placeholder_keeps_its_bytes(doc: Document, where: str) -> None:
+    """The agent is shown an SVG as a placeholder: a section echoed unchanged wrote the
+    placeholder's text in place of the graphic."""
+    if where == "block":
+        before, _ = _with_block(doc, SVG, "<p>Output tokens consistently cost")
+    else:
+        html = doc.article_html.replace(
+            "Output tokens consistently cost", f"Output tokens {SVG} consistently cost", 1
+        )
+        before = doc.with_article(html)
+    seen = section_as_seen(before, SID)
+    assert "inline SVG graphic omitted" in seen
+    cand = update(before, SID, TITLE, seen + "<p>Prices fell again [s8].</p>").document
+    assert cand.article_html.count(SVG) == 1
+    assert "inline SVG graphic omitted" not in cand.article_html
+    article = [h for h in ReviewSession(before, cand).diff.decidable if h.area == "article"]
+    assert [h.kind for h in article] == ["added"]
+
+
+def test_an_svg_block_whose_placeholder_the_agent_left_out_is_kept(doc: Document) -> None:
+    before, _ = _with_block(doc, SVG, "<p>Output tokens consistently cost")
+    seen = section_as_seen(before, SID).replace(
+        '<span class="oo-omitted">[inline SVG graphic omitted]</span>', ""
+    )
+    cand = update(before, SID, TITLE, seen).document
+    assert cand.article_html == before.article_html
