@@ -26,6 +26,12 @@ _IGNORED_TAGS = frozenset(("tbody",))
 # Blocks the agent cannot write back (never shown, or shown as a placeholder; the sanitiser
 # removes them): a section it rewrites keeps them as written
 _KEPT_AS_WRITTEN = UNSEEN_TAGS | {"svg", "math"}
+# The SVG placeholder as the sanitiser leaves it in agent HTML (its class removed)
+_PLACEHOLDER = re.compile(
+    r"<span\b[^>]*>"
+    + re.escape(SVG_PLACEHOLDER[SVG_PLACEHOLDER.index(">") + 1 : SVG_PLACEHOLDER.rindex("<")])
+    + "</span>"
+)
 
 
 def _shape(node: Node, out: list[str]) -> None:
@@ -124,16 +130,49 @@ def splice_body(
         return [old_body[old[i].lead_start : old[i].end] for i in at]
 
     parts = as_written(before.get(-1, []))
+    written: list[int] = []  # where the new blocks' text is in ``parts``
     for j, block in enumerate(new):
         parts += as_written(before.get(j, []))
         if j in kept:
             b = old[kept[j]]
             parts.append(old_body[b.lead_start : b.end])
         else:
+            written.append(len(parts))
             parts.append(_new_block(fragment, block, leads, keeper, section, pid_tags))
         parts += as_written(after.get(j, []))
     parts += as_written(after.get(-1, []))
+    matched = set(kept.values())
+    _restore_svgs(parts, written, old_body, [b for i, b in enumerate(old) if i not in matched])
     return "".join(parts) + (old_body[old[-1].end :] if old else "\n\n")
+
+
+def _restore_svgs(
+    parts: list[str], written: list[int], old_body: str, changed: list[Block]
+) -> None:
+    """The SVGs of the old blocks the proposal changed, put back for the placeholders it echoed
+    in the blocks it wrote (``context`` shows the agent each SVG as one), in order; when the
+    counts differ no placeholder can be told apart, and they stay as written."""
+    svgs = [n for b in changed if b.tag not in _KEPT_AS_WRITTEN for n in _outermost(b.node, "svg")]
+    found = [(k, m) for k in written for m in _PLACEHOLDER.finditer(parts[k])]
+    if not svgs or len(found) != len(svgs):
+        return
+    for (k, m), svg in reversed(list(zip(found, svgs, strict=True))):
+        parts[k] = parts[k][: m.start()] + old_body[svg.start : svg.end] + parts[k][m.end() :]
+
+
+def _outermost(node: Node, name: str) -> list[Node]:
+    """The ``name`` elements in ``node`` that are in no other one, in order."""
+    out: list[Node] = []
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n.kind != "element":
+            continue
+        if n.name == name:
+            out.append(n)
+            continue
+        stack.extend(reversed(n.children))
+    return out
 
 
 def _unseen_places(

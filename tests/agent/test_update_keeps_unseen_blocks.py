@@ -94,3 +94,28 @@ def test_an_svg_block_whose_placeholder_the_agent_left_out_is_kept(doc: Document
     )
     cand = update(before, SID, TITLE, seen).document
     assert cand.article_html == before.article_html
+
+
+def test_an_edited_paragraph_gets_its_svg_back_for_the_placeholder(doc: Document) -> None:
+    html = doc.article_html.replace(
+        "Output tokens consistently cost", f"Output tokens {SVG} consistently cost", 1
+    )
+    before = doc.with_article(html)
+    seen = section_as_seen(before, SID)
+    edited = seen.replace("consistently cost", "still cost", 1)
+    assert edited != seen
+    after = update(before, SID, TITLE, edited).document.article_html
+    assert after == html.replace(f"{SVG} consistently cost", f"{SVG} still cost", 1)
+
+
+def test_placeholders_that_cannot_be_told_apart_are_not_given_a_graphic(doc: Document) -> None:
+    """Two placeholders echoed for one SVG: which is the graphic cannot be told."""
+    html = doc.article_html.replace(
+        "Output tokens consistently cost", f"Output tokens {SVG} consistently cost", 1
+    )
+    before = doc.with_article(html)
+    seen = section_as_seen(before, SID)
+    placeholder = '<span class="oo-omitted">[inline SVG graphic omitted]</span>'
+    edited = seen.replace("consistently cost", f"{placeholder} still cost", 1)
+    after = update(before, SID, TITLE, edited).document.article_html
+    assert SVG not in after
