@@ -83,6 +83,8 @@ def entry_label(text: str) -> str | None:
 def source_id_of(token: str) -> str:
     """The source id a citation or label token names: "S03" and "s3" name "s3" (the page links
     "[s03]" to entry 3 when no entry is labelled "[s03]"). No int(): a token may be long."""
+    if token[0] == "s" and token[1] != "0":
+        return token  # (most: "s12" as written)
     digits = token[1:].lstrip("0") or "0"
     return "s" + digits
 
@@ -124,12 +126,12 @@ def is_source_id(text: str) -> bool:
 def cited_id(match: re.Match[str]) -> str:
     """The source id a ``CITATION`` or ``CITATION_WITH_SPACE`` match names ("[S3]" and "[s03]"
     name "s3")."""
-    return source_id_of(match.group(match.re.groups))
+    return source_id_of(match.group(match.lastindex or 0))  # (the id is the last group)
 
 
 def cited_label(match: re.Match[str]) -> str:
     """The label the page script looks a ``CITATION`` match up by ("[S03]" by "s03")."""
-    return match.group(match.re.groups).lower()
+    return match.group(match.lastindex or 0).lower()
 
 
 def citation_ids(text: str) -> list[str]:
