@@ -237,6 +237,7 @@ class BatchRun:
                 error = exc
         self.out.failures[prep.path] = str(error.with_file(str(prep.path)))
         self.out.failure_costs[prep.path] = conv.budget.spent_usd + pending_usd
+        self.out.failure_budgets[prep.path] = prep.budget_usd
 
     def _abandon(self, client: anthropic.Anthropic, sent: list[str], why: str) -> None:
         """Cancel the batch unless it ended; fail what it carried, with its bounds."""

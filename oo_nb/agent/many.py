@@ -266,6 +266,7 @@ async def _concurrent(
             except AgentError as exc:
                 out.failures[prep.path] = str(exc)
                 out.failure_costs[prep.path] = exc.cost_usd
+                out.failure_budgets[prep.path] = prep.budget_usd
             except OOError as exc:
                 out.failures[prep.path] = str(exc)
             finally:

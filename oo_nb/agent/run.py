@@ -131,6 +131,11 @@ class UpdateResult:
     def cost_usd(self) -> float:
         return self.run.cost_usd if self.run else 0.0
 
+    @property
+    def overspent(self) -> bool:
+        """The run spent past this document's budget (flagged by the backend, or by its cost)."""
+        return self.run is not None and (self.run.overspent or self.run.cost_usd > self.budget_usd)
+
     def summary(self) -> str:
         """One line: the document, its status, the cost, what the update said."""
         cost = f" (cost ${self.cost_usd:.4f})" if self.cost_usd else ""

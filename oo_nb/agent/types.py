@@ -285,12 +285,18 @@ class LibraryUpdate:
     results: list[UpdateResult] = field(default_factory=list)
     failures: dict[Path, str] = field(default_factory=dict)
     failure_costs: dict[Path, float] = field(default_factory=dict)
+    failure_budgets: dict[Path, float] = field(default_factory=dict)  # what it was allowed
     elapsed_s: float = 0.0
     batch_id: str | None = None
 
     @property
     def cost_usd(self) -> float:
         return sum(r.cost_usd for r in self.results) + sum(self.failure_costs.values())
+
+    def failure_overspent(self, path: Path) -> bool:
+        """The failed document spent past its budget before it failed."""
+        budget = self.failure_budgets.get(path)
+        return budget is not None and self.failure_costs.get(path, 0.0) > budget
 
     def by_status(self, status: str) -> list[UpdateResult]:
         return [r for r in self.results if r.status == status]

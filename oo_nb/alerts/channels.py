@@ -17,7 +17,7 @@ from email.message import EmailMessage
 from pathlib import Path
 
 from oo_nb.alerts.config import Channel
-from oo_nb.alerts.message import Message, webhook_body
+from oo_nb.alerts.message import Message, plain_markup, webhook_body
 from oo_nb.errors import OOError
 from oo_nb.redaction import REDACTED
 
@@ -129,7 +129,8 @@ def _desktop(channel: Channel, message: Message) -> None:
             f"channel {channel.name!r} (desktop): notify-send is not installed (package libnotify-bin)"
         )
     subprocess.run(
-        [command, "--app-name=oo", message.subject, message.body[:1000]],
+        # the body is markup to notification daemons (freedesktop's body-markup): escaped
+        [command, "--app-name=oo", message.subject, plain_markup(message.body[:1000])],
         check=True,
         capture_output=True,
         timeout=TIMEOUT_S,

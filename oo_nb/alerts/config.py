@@ -20,7 +20,9 @@ variable (``*_env``) or from a file under ``DIR/.oo/`` (``*_file``) that only it
 channel's errors must never show (``channels`` replaces it). They are not registered with
 ``redaction`` for the whole process: its echo rule would then also cut every run of 12 characters
 of a webhook URL (``https://hooks.``) out of documents and messages. Bad settings raise a ``ValidationError`` naming
-the file and the field.
+the file and the field. Settings are used only once the user has confirmed them as theirs
+(``alerts.trust``): until then ``load_config`` raises ``UntrustedSettings`` before any secret is
+read.
 """
 
 from __future__ import annotations
@@ -29,9 +31,11 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from shlex import quote
 from typing import Any
 from urllib.parse import urlsplit
 
+from oo_nb.alerts.trust import trust_problem
 from oo_nb.errors import ValidationError
 from oo_nb.store.private_file import PrivateFileError, read_private
 
@@ -41,6 +45,7 @@ __all__ = [
     "WEBHOOK_FORMATS",
     "AlertConfig",
     "Channel",
+    "UntrustedSettings",
     "config_path",
     "load_config",
     "private_dir",
@@ -51,6 +56,10 @@ EVENT_KINDS = ("sentinel", "proposal", "failed", "links", "budget")
 CHANNEL_TYPES = ("webhook", "email", "desktop")
 WEBHOOK_FORMATS = ("json", "slack", "discord", "ntfy")
 DEFAULT_DIGEST_AFTER = 3  # more new events than this at once: one digest per channel
+
+
+class UntrustedSettings(ValidationError):
+    """The settings are not (or no longer) confirmed by the user: nothing is sent."""
 
 
 @dataclass(frozen=True)
@@ -107,13 +116,16 @@ def config_path(root: str | Path) -> Path:
     return Path(root) / ".oo" / CONFIG_FILE
 
 
-def load_config(root: str | Path) -> AlertConfig | None:
+def load_config(root: str | Path, *, require_trust: bool = True) -> AlertConfig | None:
     """The alert settings of a library.
 
     Parameters
     ----------
     root : str or Path
         The library folder; the settings are ``root/.oo/alerts.json``.
+    require_trust : bool
+        Refuse settings the user has not confirmed (``oo alerts DIR --trust``); False only to
+        show or confirm them.
 
     Returns
     -------
@@ -122,6 +134,8 @@ def load_config(root: str | Path) -> AlertConfig | None:
 
     Raises
     ------
+    UntrustedSettings
+        The settings (or a ``ca_file`` they name) are not the ones the user confirmed.
     ValidationError
         A bad field, a password in the file, a secret variable not set or a secret file others
         may read: the message names the file and the field.
@@ -129,10 +143,18 @@ def load_config(root: str | Path) -> AlertConfig | None:
     path = config_path(root)
     if not path.is_file():
         return None
+    data = path.read_bytes()
     try:
-        raw = json.loads(path.read_text("utf-8"))
+        raw = json.loads(data.decode("utf-8"))
     except (ValueError, UnicodeDecodeError) as exc:
         raise ValidationError(f"not valid JSON: {exc}", file=str(path)) from None
+    problem = trust_problem(path, data, raw) if require_trust else None
+    if problem is not None:  # before any secret is read: they may name the user's variables
+        raise UntrustedSettings(
+            f"{problem}: alerts are not sent. Settings that came with a library could send your "
+            f"secrets to its author; read the file, then `oo alerts {quote(str(path.parent.parent))} --trust`",
+            file=str(path),
+        )
     if not isinstance(raw, dict):
         raise ValidationError("must be a JSON object", file=str(path))
     channels_raw = raw.get("channels", [])

@@ -2,8 +2,10 @@
 
 - ``sentinel``: a sentinel document's status became "occurred" (the changes rows of
   ``library.changes``: evidence and sources included);
-- ``proposal``: a proposal awaits review (``store.proposals``: since when, what it cost);
-- ``failed`` / ``budget``: an update failed, or ran out of budget (the ``update-all`` outcome);
+- ``proposal``: a proposal awaits review (``store.proposals``: since when, what it cost); one that
+  cannot be read blocks every run of its document: a ``failed`` event;
+- ``failed`` / ``budget``: an update failed, or spent past its budget whatever its outcome (the
+  ``update-all`` outcome: a failure that spent past it is a ``budget`` event);
 - ``links``: a cited source went dead or moved for good (the last ``oo links`` results).
 
 Each event has a ``key`` that names it for good (document, version, file, URL...): the record
@@ -14,7 +16,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
+import shlex
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,7 +30,7 @@ from oo_nb.library.digest import relative_slug
 from oo_nb.store.discover import documents
 from oo_nb.store.history import history_dir
 from oo_nb.store.link_store import read_links
-from oo_nb.store.proposals import list_proposals
+from oo_nb.store.proposals import ProposalInfo, list_proposals
 
 if TYPE_CHECKING:
     from oo_nb.agent.types import LibraryUpdate
@@ -96,11 +101,36 @@ def _reported_event(file: Path) -> str | None:
     return str(sentinel.get("evidence") or "")
 
 
-def proposal_events(items: Iterable[tuple[Path, str]]) -> list[Event]:
+def _damaged_event(path: Path, name: str, p: ProposalInfo) -> Event:
+    """The current proposal cannot be read (damaged, or a folder, FIFO or dangling link at its
+    name): nobody can review it and no scheduled run researches the document again. Its key
+    holds what is at that name (inode, time), so the same damage is told once."""
+    file = history_dir(path) / p.name
+    try:
+        info = os.lstat(file)
+        identity = f"{info.st_ino}:{info.st_mtime_ns}:{stat.S_IFMT(info.st_mode)}"
+    except OSError:
+        identity = "gone"
+    return Event(
+        key=f"failed:{name}:damaged-proposal:{_short_hash(identity, p.damaged)}",
+        kind="failed",
+        document=name,
+        title=f"{name}: the proposal awaiting review is damaged ({p.damaged}); "
+        "no run researches this document again until it is removed",
+        details=(f"remove it: oo review {shlex.quote(str(path))} --discard {p.name}",),
+        data={"damaged": p.damaged},
+    )
+
+
+def proposal_events(items: Iterable[tuple[Path, str]], *, damaged: bool = True) -> list[Event]:
+    """Proposals awaiting review (``proposal``, or ``sentinel`` when one reports the event), and,
+    with ``damaged``, a current proposal that cannot be read (``failed``)."""
     out = []
     for path, name in items:
         for p in list_proposals(path):
             if p.damaged:
+                if damaged and p.current:  # a set-aside one blocks nothing
+                    out.append(_damaged_event(path, name, p))
                 continue
             cost = f", cost ${p.cost_usd:.4f}" if p.cost_usd is not None else ""
             version = f"v{p.version} " if p.version is not None else ""
@@ -172,8 +202,12 @@ def run_events(root: Path, outcome: LibraryUpdate) -> list[Event]:
     for path, message in sorted(outcome.failures.items()):
         name = relative_slug(path, base)
         state = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else ""
-        kind = "budget" if "budget" in message.lower() else "failed"
+        overspent = outcome.failure_overspent(path)
+        kind = "budget" if overspent or "budget" in message.lower() else "failed"
         what = "ran out of budget" if kind == "budget" else "update failed"
+        if overspent:  # whatever else went wrong, the money went past what was allowed
+            spent, allowed = outcome.failure_costs[path], outcome.failure_budgets[path]
+            what = f"spent ${spent:.4f} of its ${allowed:.2f} budget, then the update failed"
         out.append(
             Event(
                 key=f"{kind}:{name}:{_short_hash(state, _VARYING.sub('#', message))}",
@@ -184,15 +218,16 @@ def run_events(root: Path, outcome: LibraryUpdate) -> list[Event]:
             )
         )
     for r in outcome.results:
-        if r.run is not None and r.run.overspent:
+        if r.run is not None and r.overspent:
             name = relative_slug(r.path, base)
+            kept = "kept for review: nothing was written automatically"
             out.append(
                 Event(
                     key=f"budget:{name}:{_short_hash(r.original.hex()[:64], str(r.run.cost_usd))}",
                     kind="budget",
                     document=name,
                     title=f"{name}: ran out of budget (${r.run.cost_usd:.4f} of ${r.budget_usd:.2f})",
-                    details=("kept for review: nothing was written automatically",),
+                    details=(kept if r.pending is not None else f"outcome: {r.status}",),
                 )
             )
     return out
@@ -225,10 +260,10 @@ def collect_events(
     events: list[Event] = []
     if "sentinel" in wanted:
         events += sentinel_events(items)
-    if "proposal" in wanted:
-        events += proposal_events(items)
+    if "proposal" in wanted or "failed" in wanted:
+        events += proposal_events(items, damaged="failed" in wanted)
     if "links" in wanted and folder.is_dir():
         events += link_events(folder, items)
     if outcome is not None:
-        events += [e for e in run_events(folder, outcome) if e.kind in wanted]
-    return events
+        events += run_events(folder, outcome)
+    return [e for e in events if e.kind in wanted]

@@ -1,16 +1,20 @@
 """One alert's words: a subject and a body for one event or a digest of many, and the JSON bodies
 the webhook services expect (Slack: ``text``; Discord: ``content``, at most 2000 characters;
-ntfy: ``topic``/``title``/``message``; plain JSON: the events as data)."""
+ntfy: ``topic``/``title``/``message``; plain JSON: the events as data). Event text comes from file
+names, web pages and error messages: where a service reads markup, it is escaped so that it can
+never mention everyone or show a disguised link (``plain_markup``, ``_discord_text``)."""
 
 from __future__ import annotations
 
+import html
+import re
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
 from oo_nb.alerts.events import Event
 
-__all__ = ["Message", "compose", "webhook_body"]
+__all__ = ["Message", "compose", "plain_markup", "webhook_body"]
 
 _DISCORD_LIMIT = 2000
 _LABELS = {
@@ -20,6 +24,22 @@ _LABELS = {
     "budget": "out of budget",
     "links": "source dead or moved",
 }
+
+
+# Discord's markdown: emphasis, code, spoilers, quotes, headings and masked links [text](url)
+_DISCORD_MARKUP = re.compile(r"([\\*_~`|\[\]()<>#])")
+# nobody is pinged whatever the text says (@everyone, @here, <@id>, <@&role>)
+_DISCORD_NO_MENTIONS: dict[str, list[str]] = {"parse": []}
+
+
+def plain_markup(text: str) -> str:
+    """``text`` as a service that reads ``& < >`` as markup shows it: Slack's escaping rule
+    (``<!channel>``, ``<url|label>``), the same as notify-send's body markup needs."""
+    return html.escape(text, quote=False)
+
+
+def _discord_text(text: str) -> str:
+    return _DISCORD_MARKUP.sub(r"\\\1", text)
 
 
 @dataclass(frozen=True)
@@ -52,12 +72,12 @@ def compose(library: str, events: list[Event]) -> Message:
 def webhook_body(message: Message, fmt: str, options: dict[str, Any]) -> dict[str, Any]:
     """The JSON body of a webhook POST in the format its service reads."""
     if fmt == "slack":
-        return {"text": f"*{message.subject}*\n{message.body}"}
+        return {"text": f"*{plain_markup(message.subject)}*\n{plain_markup(message.body)}"}
     if fmt == "discord":
-        text = f"**{message.subject}**\n{message.body}"
+        text = f"**{_discord_text(message.subject)}**\n{_discord_text(message.body)}"
         if len(text) > _DISCORD_LIMIT:
-            text = text[: _DISCORD_LIMIT - 1] + "…"
-        return {"content": text}
+            text = text[: _DISCORD_LIMIT - 1].rstrip("\\") + "…"  # no escape cut in half
+        return {"content": text, "allowed_mentions": _DISCORD_NO_MENTIONS}
     if fmt == "ntfy":
         tags = ["rotating_light"] if any(e.kind == "sentinel" for e in message.events) else ["bell"]
         return {

@@ -1,6 +1,7 @@
 """``oo alerts DIR``: send the library's new alerts now; ``--show`` the settings and what is
 waiting without sending; ``--test`` one test message through every channel; ``--init`` a
-starting ``DIR/.oo/alerts.json`` (see ``oo_nb.alerts.config`` for its fields)."""
+starting ``DIR/.oo/alerts.json`` (see ``oo_nb.alerts.config`` for its fields); ``--trust``
+confirms the settings as the user's (``oo_nb.alerts.trust``: none are used before)."""
 
 from __future__ import annotations
 
@@ -9,15 +10,16 @@ import json
 import os
 from pathlib import Path
 
-from oo_nb.alerts.config import config_path, load_config, private_dir
-from oo_nb.alerts.deliver import AlertReport, deliver, read_sent, test_alert
-from oo_nb.alerts.events import collect_events
+from oo_nb.alerts.config import UntrustedSettings, config_path, load_config, private_dir
+from oo_nb.alerts.deliver import AlertReport, deliver, read_record, test_alert
+from oo_nb.alerts.events import Event, collect_events
+from oo_nb.alerts.trust import record_trust
 from oo_nb.cli.verbs import TextResult
 from oo_nb.errors import ValidationError
 
 __all__ = ["HELP", "add_arguments", "run"]
 
-HELP = "send a library's alerts (sentinel occurred, review waiting, failures, dead links); --show, --test, --init"
+HELP = "send a library's alerts (sentinel occurred, review waiting, failures, dead links); --show, --test, --init, --trust"
 
 TEMPLATE = {
     "channels": [
@@ -41,6 +43,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     what.add_argument(
         "--init", action="store_true", help="write a starting DIR/.oo/alerts.json (0600)"
     )
+    what.add_argument(
+        "--trust",
+        action="store_true",
+        help="confirm DIR/.oo/alerts.json (and its ca_file) as yours: nothing is sent before",
+    )
 
 
 def _init(folder: Path) -> TextResult:
@@ -52,28 +59,54 @@ def _init(folder: Path) -> TextResult:
     with os.fdopen(fd, "w", encoding="utf-8") as out:
         json.dump(TEMPLATE, out, indent=2)
         out.write("\n")
+    record_trust(path)  # written by the user's own command: theirs
     return TextResult(
         f"wrote {path}: set OO_ALERT_WEBHOOK to your webhook URL (or edit the channels), "
         f"then `oo alerts {folder} --test`"
     )
 
 
+def _trust(folder: Path) -> TextResult:
+    config = load_config(folder, require_trust=False)  # a bad field is named before confirming
+    if config is None:
+        raise ValidationError("does not exist: nothing to trust", file=str(config_path(folder)))
+    try:
+        record = record_trust(config.path)
+    except OSError as exc:
+        raise ValidationError(f"cannot be confirmed: {exc}", file=str(config.path)) from None
+    lines = [f"confirmed {config.path} as yours (sha256 {record['alerts_sha256'][:12]}…):"]
+    lines += [f"  channel {c.describe()}" for c in config.channels] or ["  (no channels)"]
+    lines.append("an edit of the file (or of a ca_file it names) needs --trust again")
+    return TextResult("\n".join(lines))
+
+
 def _show(folder: Path) -> TextResult:
-    config = load_config(folder)
+    config = load_config(folder, require_trust=False)
     if config is None:
         return TextResult(
             f"no alerts configured: `oo alerts {folder} --init` writes {config_path(folder)}", 1
         )
     lines = [f"settings {config.path}"]
+    code = 0
+    try:
+        load_config(folder)
+    except UntrustedSettings as exc:
+        lines.append(f"  NOT USED: {exc.message}")
+        code = 1
     lines += [f"  channel {c.describe()}" for c in config.channels] or ["  (no channels)"]
     lines.append(
         f"  events  {', '.join(sorted(config.events))}; a digest above {config.digest_after} at once"
     )
-    sent = read_sent(folder)
-    waiting = [e for e in collect_events(folder, kinds=config.events) if e.key not in sent]
+    record = read_record(folder)
+    waiting: list[tuple[Event, str]] = []
+    for e in collect_events(folder, kinds=config.events):
+        if e.key not in record:
+            waiting.append((e, ""))
+        elif owing := [c.name for c in config.channels if record[e.key].owed_to(c.name)]:
+            waiting.append((e, f" (not yet to {', '.join(owing)})"))  # that channel failed
     lines.append(f"{len(waiting)} event(s) not sent yet" + (":" if waiting else ""))
-    lines += [f"  [{e.kind}] {e.title}" for e in waiting]
-    return TextResult("\n".join(lines), value=waiting)
+    lines += [f"  [{e.kind}] {e.title}{to}" for e, to in waiting]
+    return TextResult("\n".join(lines), code, value=[e for e, _ in waiting])
 
 
 def _report(report: AlertReport) -> TextResult:
@@ -90,6 +123,8 @@ def run(ns: argparse.Namespace) -> TextResult:
         return _init(folder)
     if ns.show:
         return _show(folder)
+    if ns.trust:
+        return _trust(folder)
     if ns.test:
         return _report(test_alert(folder))
     config = load_config(folder)

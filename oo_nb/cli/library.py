@@ -89,7 +89,7 @@ def render(
     longer than ``max_rows`` shows its head and tail, as pandas does, and its size (``total``
     rows when ``frame`` is already ``head_and_tail`` of it)."""
     if fmt == "csv":
-        return str(frame.to_csv(index=False)).rstrip("\n")
+        return str(spreadsheet_safe(frame).to_csv(index=False)).rstrip("\n")
     if fmt == "json":
         return str(frame.to_json(orient="records", date_format="iso", force_ascii=False, indent=1))
     if frame.empty:
@@ -98,6 +98,27 @@ def render(
     cut = max_rows is not None and total > max_rows
     table = _table(_clipped(head_and_tail(frame, max_rows) if cut else frame), max_rows)
     return f"{table}\n[{total} rows x {len(frame.columns)} columns]" if cut else table
+
+
+# A cell a spreadsheet would read as a formula (OWASP's CSV injection list): titles and facts
+# come from web pages through updates, so they are untrusted.
+FORMULA_LEADS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with every text cell that starts like a formula led by ``'``, which spreadsheets
+    show and do not evaluate; numbers, dates and other text stay as they are."""
+    from pandas.api.types import is_object_dtype, is_string_dtype
+
+    texts = [c for c in frame.columns if is_object_dtype(frame[c]) or is_string_dtype(frame[c])]
+    if not texts:
+        return frame
+    safe = frame.copy()
+    for column in texts:
+        safe[column] = safe[column].map(
+            lambda v: "'" + v if isinstance(v, str) and v.startswith(FORMULA_LEADS) else v
+        )
+    return safe
 
 
 def head_and_tail(frame: pd.DataFrame, max_rows: int | None) -> pd.DataFrame:

@@ -31,6 +31,7 @@ __all__ = [
     "Reading",
     "Reference",
     "Section",
+    "cited_in",
     "entry_row",
     "excerpt_of",
     "first_excerpt",
@@ -236,17 +237,32 @@ def _walk(
             continue
         section = section_at(node.start)
         reading.blocks.append((pid, section, node))
-        start, end = node.start, node.end
-        if source.find("[", start, end) < 0 and source.find("&", start, end) < 0:
-            continue  # (most blocks: no citation can be in them)
-        kids = node.children
-        if len(kids) == 1 and kids[0].kind == "text":  # (most paragraphs: text only)
-            texts: Iterable[Node] = kids
-        else:
-            texts = [t for t in node.iter() if t.kind == "text" and t.start not in skip]
-        reading.citations += [
-            (section, pid, cited_id(m)) for text in texts for m in CITATION.finditer(text.data)
-        ]
+        if (
+            source.find("[", node.start, node.end) >= 0
+            or source.find("&", node.start, node.end) >= 0
+        ):
+            reading.citations += [(section, pid, sid) for sid in _cited(source, node, skip)]
+
+
+def _cited(source: str, node: Node, skip: range) -> list[str]:
+    """The ids a block cites: ``[sN]`` in its text outside the References list (``skip``)."""
+    start, end = node.start, node.end
+    if source.find("[", start, end) < 0 and source.find("&", start, end) < 0:
+        return []  # (most blocks: no citation can be in them)
+    kids = node.children
+    if len(kids) == 1 and kids[0].kind == "text":  # (most paragraphs: text only)
+        texts: Iterable[Node] = kids
+    else:
+        texts = [t for t in node.iter() if t.kind == "text" and t.start not in skip]
+    return [cited_id(m) for text in texts for m in CITATION.finditer(text.data)]
+
+
+def cited_in(reading: Reading, node: Node) -> list[str]:
+    """The source ids one of ``reading``'s blocks cites, in order (as ``Article.citations``
+    counts them: a block's ``[sN]`` outside the References list)."""
+    refs = reading.model.reference_list()
+    skip = range(refs.start, refs.end) if refs is not None else range(0)
+    return _cited(reading.model.source, node, skip)
 
 
 @dataclass(frozen=True)

@@ -139,17 +139,27 @@ def discard_proposal(path: Path, name: str) -> ProposalInfo:
     accepted, so nothing outside the history folder can be named."""
     if name != PENDING_PROPOSAL and not _ASIDE.match(name):
         raise OOError(
-            f"{name!r} is not a saved proposal name (pending.json or pending-<number>.json; see `oo review DOC --list`)",
+            f"{name!r} is not a saved proposal name (pending.json or pending-<number>.json; see "
+            f"`{saved_advice(path, 'list')}`)",
             file=str(path),
         )
     file = history_dir(path) / name
-    if not file.is_file():
+    if not os.path.lexists(file):
         raise NotFound(
             f"no saved proposal {name} (see `{saved_advice(path, 'list')}`)", file=str(path)
         )
     sha = hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else ""
     info = _info(file, sha)
-    file.unlink()
+    if file.is_dir() and not file.is_symlink():  # listed as damaged: removed when it holds nothing
+        try:
+            file.rmdir()
+        except OSError:
+            raise OOError(
+                f"{file} is a folder that holds files, not a proposal: look inside, then remove it",
+                file=str(path),
+            ) from None
+    else:  # a file, or a FIFO or link at that name (the link itself, never what it names)
+        file.unlink()
     return info
 
 

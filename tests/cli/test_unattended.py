@@ -195,6 +195,23 @@ def test_a_damaged_proposal_awaiting_review_says_how_to_go_on(
     assert mock.requests == []
     assert main(["review", str(doc), "--list"]) == 0
     assert "pending.json: damaged" in capsys.readouterr().out
+    # the advice given works, whatever is at that name (the link itself, never what it names)
+    assert main(["review", str(doc), "--discard", "pending.json"]) == 0
+    assert not os.path.lexists(doc.parent / ".oo-history" / doc.name / "pending.json")
+
+
+def test_a_folder_holding_files_at_the_proposals_name_is_not_emptied(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.support.attacks_data import plant_pending
+
+    doc = create_document(NewSpec("Solar storms", "grid"), tmp_path / "lib").path
+    assert doc is not None
+    pending = plant_pending(doc, "folder")
+    (pending / "keep.txt").write_text("mine")
+    assert main(["review", str(doc), "--discard", "pending.json"]) != 0
+    assert "a folder that holds files" in capsys.readouterr().err
+    assert (pending / "keep.txt").read_text() == "mine"
 
 
 @pytest.mark.parametrize("kind", ["fifo", "folder", "dangling link"])

@@ -12,8 +12,9 @@ counts the breaks found.
 - The Claude Code backend's sweep of killed runs' scratch folders, with the user's own
   ``oo-claude-*`` folders in the temp folder (named like ours, old, with a dead PID, a marker of
   another PID or a linked marker): a break is one of them removed.
-- A FIFO, a folder or a dangling link at ``pending.json``: a break is a paid run started, or
-  ``oo update`` and ``oo review --list`` not both calling it damaged.
+- A FIFO, a folder or a dangling link at ``pending.json``: a break is a paid run started,
+  ``oo update`` and ``oo review --list`` not both calling it damaged, no alert event for it, or
+  ``oo review --discard pending.json`` (the advice given) not removing it.
 - A paid Claude Code run that edits a section whose id is not a slug (``Recent_Releases.2026``,
   valid by ``oo check``): a break is the run refused; and a run whose proposal the validator
   refuses: a break is an error without the cost, or the proposal not kept.
@@ -379,6 +380,7 @@ def plant_pending(doc: Path, kind: str) -> Path:
 def _pending_not_a_file(workdir: Path) -> Figure:
     """A FIFO (a folder, a dangling link) at ``pending.json``: ``oo update`` must not start a
     paid run, and ``oo update`` and ``oo review --list`` must both call it damaged."""
+    from oo_nb.alerts.events import collect_events
     from oo_nb.edit.new import NewSpec, create_document
 
     breaks = 0
@@ -391,8 +393,21 @@ def _pending_not_a_file(workdir: Path) -> Figure:
             said = run_oo("update", str(doc))[1]
             paid = len(mock.message_requests)
         listed = run_oo("review", str(doc), "--list")[1]
-        breaks += paid > 0 or "damaged" not in said or "pending.json: damaged" not in listed
-    return _row("pending.json not a file: a paid run started or not called damaged", 3, breaks)
+        # no run researches it again: an alert tells it, once (s35 I2), with advice that works
+        told = [e for e in collect_events(folder, kinds=["failed"]) if "damaged" in e.title]
+        discarded = run_oo("review", str(doc), "--discard", "pending.json")[0] == 0
+        breaks += (
+            paid > 0
+            or "damaged" not in said
+            or "pending.json: damaged" not in listed
+            or len(told) != 1
+            or not discarded
+        )
+    return _row(
+        "pending.json not a file: a paid run started, not called damaged, no alert or no discard",
+        3,
+        breaks,
+    )
 
 
 def attacks(workdir: Path) -> list[Figure]:

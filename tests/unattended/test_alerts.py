@@ -13,6 +13,7 @@ import pytest
 
 from oo_nb.alerts.config import load_config
 from oo_nb.alerts.deliver import alert_after_update, read_sent
+from oo_nb.alerts.trust import record_trust
 from oo_nb.cli.main import main
 from oo_nb.errors import ValidationError
 from oo_nb.store import clock
@@ -26,6 +27,7 @@ def configure(folder: Path, *channels: dict[str, Any], **extra: Any) -> Path:
     settings.mkdir(mode=0o700, exist_ok=True)
     path = settings / "alerts.json"
     path.write_text(json.dumps({"channels": list(channels), **extra}))
+    record_trust(path)  # the user's own settings: confirmed (tests of the refusal skip this)
     return path
 
 
@@ -64,7 +66,8 @@ def test_service_bodies(lib: Path, fmt: str, field: str) -> None:
     assert "has occurred" in body[field] or "has occurred" in body.get("title", "")
     if fmt == "ntfy":
         assert body["topic"] == "lib-watch" and body["priority"] == 4
-    assert set(body) <= {"text", "content", "topic", "title", "message", "tags", "priority"}
+    allowed = {"text", "content", "allowed_mentions", "topic", "title", "message", "tags"}
+    assert set(body) <= allowed | {"priority"}
 
 
 def test_many_events_at_once_make_one_digest(lib: Path) -> None:
@@ -306,6 +309,35 @@ def test_failed_and_budget_events_from_a_run(lib: Path) -> None:
     assert run_events(lib, other)[0].key != failed.key
 
 
+def test_every_document_that_spent_past_its_budget_is_a_budget_event(lib: Path) -> None:
+    """Three Claude Code runs spent $7.50 of a $0.50 budget, then failed ("changed no article
+    section"): the alert said "3 update failed", none "out of budget"."""
+    from oo_nb.agent.run import UpdateResult
+    from oo_nb.agent.types import LibraryUpdate, RunInfo
+    from oo_nb.alerts.events import run_events
+
+    path = lib / "lighthouse.o-o.html"
+    why = "Claude Code changed no article section (cost $7.5000)"
+    over = LibraryUpdate(
+        failures={path: why}, failure_costs={path: 7.5}, failure_budgets={path: 0.5}
+    )
+    (event,) = run_events(lib, over)
+    assert event.kind == "budget" and "$7.5000 of its $0.50 budget" in event.title
+    assert event.details == (why,)
+    within = LibraryUpdate(
+        failures={path: why}, failure_costs={path: 0.2}, failure_budgets={path: 0.5}
+    )
+    assert run_events(lib, within)[0].kind == "failed"
+    # a result past its budget the backend did not flag (its cost says so) is one too
+    run = RunInfo("claude-code", "m", cost_usd=0.9)
+    done = UpdateResult(path, "written", "", b"x", "claude-code", "m", 0.5, run=run, written=path)
+    (spent,) = run_events(lib, LibraryUpdate(results=[done]))
+    assert spent.kind == "budget" and "($0.9000 of $0.50)" in spent.title
+    assert spent.details == ("outcome: written",)
+    run.cost_usd = 0.4
+    assert run_events(lib, LibraryUpdate(results=[done])) == []
+
+
 # ----------------------------------------------------------- settings that came with a library
 def test_a_secret_file_that_is_a_link_is_not_read(lib: Path, tmp_path: Path) -> None:
     """A library from elsewhere shipped `.oo/pw` as a link to the user's private key (theirs and
@@ -344,3 +376,216 @@ def test_the_certificates_to_trust_are_a_file_in_oo(lib: Path, ca_file: str) -> 
     )  # fmt: skip
     with pytest.raises(ValidationError, match=r"ca_file.*|must name a file in \.oo/"):
         load_config(lib)
+
+
+def _shipped(folder: Path, *channels: dict[str, Any]) -> Path:
+    """alerts.json as a library from elsewhere brings it: written, never confirmed here."""
+    settings = folder / ".oo"
+    settings.mkdir(mode=0o700, exist_ok=True)
+    path = settings / "alerts.json"
+    path.write_text(json.dumps({"channels": list(channels)}))
+    path.chmod(0o600)  # tar keeps modes; the user owns what they unpack
+    return path
+
+
+def test_settings_that_came_with_a_library_never_send_the_users_secret(
+    lib: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cloned library's alerts.json named the user's OO_SLACK_WEBHOOK as the SMTP password of
+    its author's host, trusted through its own ca.pem: a plain update-all sent it there."""
+    monkeypatch.setenv("OO_SLACK_WEBHOOK", "https://hooks.example/T000/USER-SECRET")
+    secret = "https://hooks.example/T000/USER-SECRET"
+    with smtp_server(tmp_path, "oo", secret) as box, webhook_receiver() as hook:
+        (lib / ".oo").mkdir(mode=0o700)
+        (lib / ".oo" / "ca.pem").write_bytes(box.cert.read_bytes())
+        path = _shipped(
+            lib,
+            {"type": "email", "name": "maintainers", "host": "127.0.0.1", "port": box.port,
+             "from": "a@lib.example", "to": "b@lib.example", "username": "oo",
+             "password_env": "OO_SLACK_WEBHOOK", "ca_file": "ca.pem"},
+            {"type": "webhook", "name": "theirs", "url": hook.url},
+        )  # fmt: skip
+        report = alert_after_update(lib)
+        assert not box.logins and not box.messages and not hook.bodies
+        assert not report.delivered and len(report.errors) == 1
+        assert "alerts.json" in report.errors[0] and "not confirmed" in report.errors[0]
+        assert "--trust" in report.errors[0] and "USER-SECRET" not in report.errors[0]
+        assert report.errors[0].startswith("alerts were not sent: /")  # no class name
+        with pytest.raises(ValidationError, match="not confirmed"):
+            load_config(lib)
+        # a trust record that came with the library is not this machine's seal
+        (lib / ".oo" / "alerts.trusted").write_text(
+            json.dumps({"alerts_sha256": "0" * 64, "ca_sha256": {}, "seal": "f" * 64})
+        )
+        assert "not sealed" in alert_after_update(lib).errors[0]
+        assert not box.logins and not hook.bodies
+        # the user reads it and confirms: from then on it is theirs
+        assert main(["alerts", str(lib), "--trust"]) == 0
+        assert load_config(lib) is not None
+        assert not alert_after_update(lib).errors
+        assert box.logins == [("oo", secret)] and hook.bodies
+        # an edit of the settings or of the CA they trust needs a new confirmation
+        path.write_text(path.read_text().replace("b@lib.example", "c@lib.example"))
+        assert "changed since you confirmed" in alert_after_update(lib).errors[0]
+        main(["alerts", str(lib), "--trust"])
+        (lib / ".oo" / "ca.pem").write_bytes(b"-----BEGIN CERTIFICATE-----\n")
+        assert "ca_file it names changed" in alert_after_update(lib).errors[0]
+
+
+def test_show_names_unconfirmed_settings_and_init_confirms_its_own(
+    lib: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _shipped(lib, {"type": "webhook", "name": "theirs", "url": "https://lib.example/hook"})
+    assert main(["alerts", str(lib), "--show"]) == 1
+    out = capsys.readouterr().out
+    assert "NOT USED: not confirmed as yours" in out and "theirs: webhook" in out
+    (lib / ".oo" / "alerts.json").unlink()
+    assert main(["alerts", str(lib), "--init"]) == 0
+    monkeypatch.setenv("OO_ALERT_WEBHOOK", "https://hooks.example/mine")
+    assert load_config(lib) is not None  # written by the user's own command: confirmed
+
+
+HOSTILE_TEXT = "<!here> see <https://evil.example/login|the review page> @everyone [x](https://evil.example) & co"
+
+
+def test_chat_bodies_never_form_markup_from_event_text(lib: Path) -> None:
+    """A file name `<!channel> urgent.o-o.html` and an error text with `<!here>`, a disguised
+    link and `@everyone` arrived in Slack and Discord as live mentions and links."""
+    from oo_nb.alerts.events import Event
+    from oo_nb.alerts.message import compose, webhook_body
+
+    event = Event(
+        "k", "failed", "<!channel> urgent", "<!channel> urgent: update failed", (HOSTILE_TEXT,)
+    )
+    message = compose("lib", [event])
+    slack = webhook_body(message, "slack", {})["text"]
+    assert "<" not in slack and ">" not in slack
+    assert "&lt;!channel&gt; urgent" in slack and "&lt;!here&gt;" in slack and "&amp; co" in slack
+    discord = webhook_body(message, "discord", {})
+    assert discord["allowed_mentions"] == {"parse": []}
+    assert "\\[x\\]\\(https://evil.example\\)" in discord["content"]
+    assert "\\<\\!channel\\>" not in discord["content"] and "\\<!channel\\>" in discord["content"]
+    long = compose("lib", [Event("k", "failed", "d", "t", ("*" * 3000,))])
+    content = webhook_body(long, "discord", {})["content"]
+    assert len(content) <= 2000 and content.endswith("\\*…")
+
+
+def test_desktop_body_markup_is_escaped(
+    lib: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from oo_nb.alerts.channels import send
+    from oo_nb.alerts.config import Channel
+    from oo_nb.alerts.events import Event
+    from oo_nb.alerts.message import compose
+
+    record = tmp_path / "notified.txt"
+    fake = tmp_path / "notify-send"
+    fake.write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" > "{record}"\n')
+    fake.chmod(0o755)
+    monkeypatch.setenv("OO_NOTIFY_SEND", str(fake))
+    body = '<a href="https://evil.example">review</a> & more'
+    send(
+        Channel("desktop", "desktop"),
+        compose("lib", [Event("k", "failed", "d", "t", (body,))]),
+        lib,
+    )
+    text = record.read_text()
+    assert '&lt;a href="https://evil.example"&gt;review&lt;/a&gt; &amp; more' in text
+    assert "<a " not in text
+
+
+@pytest.mark.parametrize("kind", ["folder", "fifo", "dangling link", "not json"])
+def test_a_damaged_proposal_is_one_failed_event(lib: Path, kind: str) -> None:
+    """A folder, FIFO or dangling link named pending.json blocks the document from every
+    scheduled run ("awaiting review … damaged") and no alert said so."""
+    from oo_nb.store.history import history_dir
+
+    path = lib / "lighthouse.o-o.html"
+    pending = history_dir(path) / "pending.json"
+    if kind == "folder":
+        pending.mkdir()
+    elif kind == "fifo":
+        os.mkfifo(pending)
+    elif kind == "dangling link":
+        pending.symlink_to(lib / "gone.json")
+    else:
+        pending.write_text("{not json")
+    with webhook_receiver() as hook:
+        configure(lib, {"type": "webhook", "name": "team", "url": hook.url}, events=["failed"])
+        report = alert_after_update(lib)
+        assert not report.errors and len(report.new) == 1
+        (event,) = hook.bodies[0]["events"]
+        assert event["kind"] == "failed" and event["document"] == "lighthouse"
+        assert "proposal awaiting review is damaged" in event["title"]
+        assert f"oo review {path} --discard pending.json" in event["details"][0]
+        assert alert_after_update(lib).already_sent == 1 and len(hook.bodies) == 1  # once
+    # set aside (not the one that blocks runs): no event
+    if kind == "not json":
+        pending.rename(pending.with_name("pending-1-1.json"))
+        from oo_nb.alerts.events import collect_events
+
+        assert collect_events(lib, kinds=["failed", "proposal"]) == []
+
+
+def test_an_event_is_owed_to_each_channel_until_it_takes_it(
+    lib: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With one channel down and one working, the event was recorded as sent and never tried
+    again on the channel that was down, which got nothing once it answered."""
+    with webhook_receiver() as team:
+        down = {"type": "webhook", "name": "phone", "url": "http://127.0.0.1:9/down"}
+        configure(lib, {"type": "webhook", "name": "team", "url": team.url}, down)
+        first = alert_after_update(lib)
+        assert first.delivered == {"team": 1} and "'phone'" in first.errors[0]
+        assert main(["alerts", str(lib), "--show"]) == 0
+        out = capsys.readouterr().out
+        assert "1 event(s) not sent yet" in out and "(not yet to phone)" in out
+        with webhook_receiver() as phone:
+            up = {"type": "webhook", "name": "phone", "url": phone.url}
+            configure(lib, {"type": "webhook", "name": "team", "url": team.url}, up)
+            again = alert_after_update(lib)
+            assert again.delivered == {"phone": 1} and not again.errors
+            assert "has occurred" in phone.bodies[0]["text"] and len(team.bodies) == 1
+            assert alert_after_update(lib).already_sent == 1 and len(phone.bodies) == 1
+        # a channel added later is not sent the backlog: only what happens from now on
+        with webhook_receiver() as late:
+            configure(
+                lib,
+                {"type": "webhook", "name": "team", "url": team.url},
+                {"type": "webhook", "name": "late", "url": late.url},
+            )
+            assert not alert_after_update(lib).new and not late.bodies
+
+
+def test_a_channel_that_never_answers_holds_the_run_a_bounded_time(
+    lib: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import socket
+    import time
+
+    from oo_nb.alerts import deliver as deliver_module
+
+    monkeypatch.setattr(deliver_module, "CHANNEL_DEADLINE_S", 1.0)
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(4)  # accepts connections (the kernel does), never answers
+    try:
+        with webhook_receiver() as team:
+            url = f"http://127.0.0.1:{silent.getsockname()[1]}/hook"
+            configure(
+                lib,
+                {"type": "webhook", "name": "hang", "url": url},
+                {"type": "webhook", "name": "team", "url": team.url},
+            )
+            started = time.monotonic()
+            report = alert_after_update(lib)
+            assert time.monotonic() - started < 3.0
+            assert report.delivered == {"team": 1}
+            assert report.errors == [
+                "channel 'hang' (webhook): no answer within 1 s; given up for this run, "
+                "tried again next time"
+            ]
+            assert len(team.bodies) == 1
+    finally:
+        silent.close()
+    assert "hang" not in read_sent(lib) and read_sent(lib)

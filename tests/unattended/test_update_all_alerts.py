@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from oo_nb.alerts.trust import record_trust
 from oo_nb.cli.main import main
 from tests.support.agent_helpers import MARKER, copy_doc, start_mock
 from tests.support.alert_receivers import webhook_receiver
@@ -37,6 +38,7 @@ def _settings(folder: Path, url: str) -> None:
     (folder / ".oo" / "alerts.json").write_text(
         json.dumps({"channels": channels, "digest_after": 10})
     )
+    record_trust(folder / ".oo" / "alerts.json")
 
 
 def test_update_all_sends_review_and_failure_alerts_once(

@@ -33,7 +33,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from oo_nb.agent.backends.claude_dropped import dropped_edits
+from oo_nb.agent.backends.claude_dropped import dropped_edits, taken_edits
 from oo_nb.agent.backends.claude_images import (
     IMAGES_FILE,
     images_prompt,
@@ -539,6 +539,7 @@ class ClaudeCodeBackend:
                     cost_usd=run.cost_usd,
                 ) from None
         if not proposal["sections"] and not proposal.get("drop_sections"):
+            dropped += taken_edits(original, proposal)  # nothing is written: none of it either
             also = f"; it changed only what an update does not write: {' | '.join(dropped)}"
             raise AgentError(
                 f"Claude Code changed no article section{also if dropped else ''} "
