@@ -46,6 +46,7 @@ from oo_nb.format.legacy_script import (
 from oo_nb.format.names import SOURCE_CACHE_BLOCK
 from oo_nb.format.sanitize import elements_removed, sanitize_html, sanitize_text
 from oo_nb.format.vocab import url_key
+from oo_nb.skin import sync_advice
 from oo_nb.store import clock
 
 __all__ = ["Candidate", "build_candidate", "unsupported_quotes"]
@@ -295,7 +296,8 @@ class _Builder:
                     self.warnings.append(
                         f"sections[{index}] ({section.id}): {'; '.join(inert)} shown with look-alike "
                         "characters, because the page still runs the original o-o page script, "
-                        "which reads them as HTML (`oo sync DIR --migrate` gives it oo_nb's page code)"
+                        f"which reads them as HTML (`{sync_advice('DIR', 'migrate')}` gives it "
+                        "oo_nb's page code)"
                     )
             if section.id in existing:
                 chunk = existing[section.id]

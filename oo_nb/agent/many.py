@@ -36,6 +36,7 @@ from oo_nb.agent.types import LibraryUpdate, UpdateInterrupted
 from oo_nb.collector import paused
 from oo_nb.errors import AgentError, NotFound, OOError
 from oo_nb.format.names import DOC_SUFFIX
+from oo_nb.skin import update_advice
 from oo_nb.store.discover import is_index_page, walk
 
 __all__ = ["LibraryUpdate", "find_documents", "update_library"]
@@ -49,7 +50,8 @@ def find_documents(folder: str | Path) -> list[Path]:
     root = Path(folder)
     if root.is_file():
         raise NotFound(
-            "is a file, not a folder (`oo update FILE` updates one document)", file=str(root)
+            f"is a file, not a folder (`{update_advice(root)}` updates one document)",
+            file=str(root),
         )
     return walk(root)
 

@@ -28,7 +28,13 @@ from oo_nb.format.document import Document
 from oo_nb.format.names import PENDING_PROPOSAL
 from oo_nb.format.scrub import scrub_document
 from oo_nb.format.vocab import truncate
-from oo_nb.skin import force_advice, review_advice, saved_advice
+from oo_nb.skin import (
+    check_advice,
+    force_advice,
+    review_advice,
+    saved_advice,
+    update_all_advice,
+)
 from oo_nb.store import clock
 
 if TYPE_CHECKING:
@@ -289,7 +295,8 @@ def begin(path: str | Path, opts: UpdateOptions) -> Prepared:
     doc = Document.parse(original, path=p)
     if doc.kind != "document":
         raise AgentError(
-            "this is the library index page, not a document: use `oo update-all DIR`", file=str(p)
+            f"this is the library index page, not a document: use `{update_all_advice(p.parent)}`",
+            file=str(p),
         )
     if doc.article_span is not None:
         # an edit is a splice at the model's node boundaries: where the model and a browser
@@ -301,7 +308,8 @@ def begin(path: str | Path, opts: UpdateOptions) -> Prepared:
             raise AgentError(
                 f"the article holds markup a browser reads otherwise than oo_nb: {what} (line "
                 f"{line}{f', and {len(unread) - 1} more' if len(unread) > 1 else ''}); an "
-                "update could cut into it: change it by hand first (`oo check` lists it)",
+                f"update could cut into it: change it by hand first (`{check_advice(p)}` "
+                "lists it)",
                 file=str(p),
                 line=line,
             )
@@ -469,7 +477,7 @@ def article_script_notes(doc: Document) -> list[str]:
     return [
         f"the article already holds markup that can run script in the reader's browser: {what} "
         f"(line {doc.line_of(doc.article_span.start + at)}{more}); this update keeps it as it is: "
-        "remove it by hand if you did not write it (`oo check` lists it)"
+        f"remove it by hand if you did not write it (`{check_advice(doc.file or 'DOC')}` lists it)"
     ]
 
 

@@ -17,7 +17,7 @@ import secrets
 from dataclasses import dataclass, field
 
 from oo_nb.format.article_model import NEVER_OPENED, Model, Node, entries, read_model
-from oo_nb.format.vocab import CITATION, PID, PID_WELLFORMED, each_cited_id, entry_label
+from oo_nb.format.vocab import CITATION, PID, PID_WELLFORMED, each_cited_id, entry_source
 
 __all__ = [
     "CITATION",
@@ -326,7 +326,7 @@ def _entry(li: Node) -> tuple[str | None, str, Node | None]:
     # anchor-only <a id> before it is no link)
     link = next((a for a in li.elements("a") if a.attr("href") is not None), None)
     url = (link.attr("href") or "") if link is not None else ""
-    return entry_label(li.text), url, link
+    return entry_source(li.text), url, link
 
 
 def figure(section: str, fig: Node) -> Figure:

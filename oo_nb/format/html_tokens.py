@@ -9,8 +9,9 @@ to its own end tag. Proved on the html5lib tokenizer tests (tests/format/test_ht
 Offsets are half-open character offsets into the string given, and the tokens tile the range
 read: concatenating ``text[t.start:t.end]`` gives it back. Source a browser drops (``</>``, a tag
 cut by the end of input) is covered by the text token around it, whose ``data`` is what the
-browser keeps. Not modelled (tree-builder rules, not the tokenizer's): foreign content (CDATA
-sections and ``<style>`` inside ``<svg>``), the newline dropped after ``<pre>``/``<textarea>``.
+browser keeps. Not modelled (tree-builder rules, not the tokenizer's): foreign content (a CDATA
+section, which ``cdata_section`` reads where the tree builder finds one, and ``<style>`` inside
+``<svg>``), the newline dropped after ``<pre>``/``<textarea>``.
 
 Fast paths (``str.find`` for text, one regular expression for a plain tag, the common run of
 text, tags and comments read in bulk by ``findall``) keep to the states' results (tested against
@@ -35,6 +36,7 @@ __all__ = [
     "Kind",
     "RawToken",
     "Token",
+    "cdata_section",
     "content_end",
     "markup_at",
     "plain_tags",
@@ -425,6 +427,17 @@ def _content(text: str, at: int, state: str, last_start_tag: str) -> tuple[int, 
     else:
         stop = _raw_text_end(text, at, last_start_tag)
     return stop, stop
+
+
+def cdata_section(text: str, lt: int, end: int | None = None) -> tuple[int, str]:
+    """Where the CDATA section whose ``<![CDATA[`` is at ``lt`` ends in ``text[:end]`` (past its
+    ``]]>``, else at the end), and the text it holds. The tokenizer reads one only where the tree
+    builder's current node is an SVG or MathML element (elsewhere it is a bogus comment): the
+    tree builder asks for it there (``article_model``)."""
+    source = text if end is None or end >= len(text) else text[:end]
+    at = lt + len("<![CDATA[")
+    stop, after = _content(source, at, "cdata section", "")
+    return after, _decoded(source[at:stop], "cdata section")
 
 
 def _decoded(raw: str, state: str) -> str:

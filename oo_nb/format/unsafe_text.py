@@ -1,8 +1,9 @@
 """Control, bidi and zero-width characters (``vocab.UNSAFE_CHARS``) already in a document, where a
 reader meets them: the article's text and attribute values (a right-to-left override makes the
 page show "$0.50" where the text, and so oo_nb's frames, quotes and search, hold "05.0$") and the
-text of the blocks the page shows (title, contract, changelog). ``oo check`` and the audit report
-them (``unsafe-text``); agent HTML never brings new ones (``sanitize.sanitize_html``).
+strings of the JSON blocks (the title, contract and changelog the page shows; the source titles
+and facts the frames, the review and the next References entries show). ``oo check`` and the
+audit report them (``unsafe-text``); agent HTML never brings new ones (``sanitize.sanitize_html``).
 
 The article is read as a browser reads it (``html_tokens``): character references count as the
 characters they stand for, comments do not count, and CR is a line end, not a character.
@@ -19,7 +20,7 @@ from typing import Any
 from oo_nb.format.html_tokens import tokenize
 from oo_nb.format.vocab import UNSAFE_CHARS, terminal_safe, unsafe_found
 
-__all__ = ["article_unsafe_lines", "unsafe_fields"]
+__all__ = ["article_unsafe_lines", "block_unsafe_fields", "unsafe_fields"]
 
 
 @functools.cache
@@ -113,6 +114,31 @@ def _values(text: str, start: int, end: int) -> Iterator[tuple[int, str]]:
         elif token.kind == "start":
             for attr in token.attrs:
                 yield attr.value_start, attr.value
+
+
+def block_unsafe_fields(text: str, value: Any) -> list[tuple[str, list[str]]]:
+    """``unsafe_fields`` of a JSON block parsed into ``value`` from ``text``: most blocks hold
+    none, which a look at the text (mostly in C) tells before their strings are walked."""
+    if not _json_may_hold_one(text):
+        return []
+    return unsafe_fields(value)
+
+
+@functools.cache
+def _json_escapes() -> re.Pattern[str]:
+    """A JSON escape that stands for an unsafe character (``\u202e``, ``\b``...)."""
+    chars = [chr(c) for c in range(0x10000) if UNSAFE_CHARS.match(chr(c))]
+    hexes = "|".join(f"{ord(c):04x}" for c in chars)
+    return re.compile(rf"\\(?:[bfr]|u(?i:{hexes}))")
+
+
+def _json_may_hold_one(text: str) -> bool:
+    """Whether JSON ``text`` may hold an unsafe character in a string: written as it is (CR
+    aside: a line end between tokens) or as an escape. Two searches in C for most blocks."""
+    for m in UNSAFE_CHARS.finditer(text):
+        if m.group() != "\r":
+            return True
+    return _json_escapes().search(text) is not None
 
 
 def unsafe_fields(value: Any, path: str = "") -> list[tuple[str, list[str]]]:
