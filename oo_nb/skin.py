@@ -22,13 +22,16 @@ from typing import Literal
 
 __all__ = [
     "Skin",
+    "check_advice",
     "current",
     "force_advice",
     "history_advice",
     "review_advice",
     "saved_advice",
     "speaking",
+    "sync_advice",
     "update_advice",
+    "update_all_advice",
     "verb_prefix",
 ]
 
@@ -108,3 +111,28 @@ def update_advice(path: str | Path) -> str:
     if skin == "python":
         return "doc.update()"
     return f"{skin} update {shlex.quote(str(path))}"
+
+
+def update_all_advice(folder: str | Path) -> str:
+    """What updates every stale document under ``folder``."""
+    skin = current()
+    if skin == "python":
+        return "oo_nb.Library(folder).update_all()"
+    return f"{skin} update-all {shlex.quote(str(folder))}"
+
+
+def check_advice(path: str | Path) -> str:
+    """What lists the findings of the document at ``path`` (``oo check``'s)."""
+    skin = current()
+    if skin == "python":
+        return "oo_nb.format.check.check_path(path)"
+    return f"{skin} check {shlex.quote(str(path))}"
+
+
+def sync_advice(folder: str | Path, option: Literal["migrate", "fix_line_endings"]) -> str:
+    """What gives the pages under ``folder`` this version's page code with ``option``
+    (``--migrate``: also an original o-o page's; ``--fix-line-endings``: LF in the shell part)."""
+    skin = current()
+    if skin == "python":
+        return f"oo_nb.edit.sync.sync_dir(folder, {option}=True)"
+    return f"{skin} sync {shlex.quote(str(folder))} --{option.replace('_', '-')}"

@@ -44,8 +44,9 @@ from oo_nb.format.legacy_script import (
     runs_original_script,
 )
 from oo_nb.format.names import SOURCE_CACHE_BLOCK
-from oo_nb.format.sanitize import sanitize_html, sanitize_text
+from oo_nb.format.sanitize import elements_removed, sanitize_html, sanitize_text
 from oo_nb.format.vocab import url_key
+from oo_nb.skin import sync_advice
 from oo_nb.store import clock
 
 __all__ = ["Candidate", "build_candidate", "unsupported_quotes"]
@@ -265,11 +266,15 @@ class _Builder:
                 )
                 continue
             unsafe: list[str] = []
-            clean = inline.vet(
-                sanitize_html(html, reserved_ids=all_ids, removed=unsafe),
-                f"sections[{index}] ({section.id})",
-                self.warnings,
-            )
+            sanitized = sanitize_html(html, reserved_ids=all_ids, removed=unsafe)
+            held = existing[section.id].body if section.id in existing else ""
+            dropped = elements_removed(html, sanitized, held=held)
+            if dropped:
+                self.warnings.append(
+                    f"sections[{index}] ({section.id}): {', '.join(dropped)} removed from its "
+                    "HTML (an article holds only what the sanitiser allows)"
+                )
+            clean = inline.vet(sanitized, f"sections[{index}] ({section.id})", self.warnings)
             if unsafe:
                 self.warnings.append(
                     f"sections[{index}] ({section.id}): control or bidi character(s) "
@@ -291,7 +296,8 @@ class _Builder:
                     self.warnings.append(
                         f"sections[{index}] ({section.id}): {'; '.join(inert)} shown with look-alike "
                         "characters, because the page still runs the original o-o page script, "
-                        "which reads them as HTML (`oo sync DIR --migrate` gives it oo_nb's page code)"
+                        f"which reads them as HTML (`{sync_advice('DIR', 'migrate')}` gives it "
+                        "oo_nb's page code)"
                     )
             if section.id in existing:
                 chunk = existing[section.id]

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from oo_nb.agent.candidate import Candidate, unsupported_quotes
+from oo_nb.agent.claims import article_reasons
 from oo_nb.agent.inline_links import unseen_links
 from oo_nb.errors import OOError
 from oo_nb.format.document import Document
@@ -24,8 +25,9 @@ if TYPE_CHECKING:
 
 __all__ = ["unclean_reasons"]
 
-# the warnings ``run.finish`` adds for what is checked here on its own (said once, not twice)
-_COUNTED_ELSEWHERE = ("unverified sources", "the run spent $")
+# the warnings ``run.finish`` and the candidate add for what is checked here on its own (said
+# once, not twice: ``claims.py`` holds new paragraphs to the same rule)
+_COUNTED_ELSEWHERE = ("unverified sources", "the run spent $", "new paragraph ")
 
 
 def unclean_reasons(result: UpdateResult) -> list[str]:
@@ -46,7 +48,9 @@ def unclean_reasons(result: UpdateResult) -> list[str]:
     removed = _removed_sections(before, candidate, result.proposal_data or {})
     if removed:
         reasons.append("section(s) removed: " + ", ".join(removed))
-    links = unseen_links(before, candidate.document, run.seen_urls if run else ())
+    seen = run.seen_urls if run else set()
+    reasons += article_reasons(before, candidate.document, seen, _required(before))
+    links = unseen_links(before, candidate.document, seen)
     if links:
         reasons.append(
             "link(s) in the new text not seen in this run's searches or fetches: "
@@ -74,6 +78,13 @@ def _removed_sections(original: Document, candidate: Candidate, data: dict[str, 
     before = _section_ids(original)
     after = set(_section_ids(candidate.document))
     return list(dict.fromkeys([*said, *(s for s in before if s not in after)]))
+
+
+def _required(doc: Document) -> tuple[str, ...]:
+    try:
+        return doc.contract.required_sections
+    except OOError:  # a damaged contract requires nothing here (check and the review say so)
+        return ()
 
 
 def _section_ids(doc: Document) -> list[str]:

@@ -19,7 +19,7 @@ from typing import Any
 
 from oo_nb.agent.link_notes import link_notes
 from oo_nb.agent.proposal import DROPPABLE_ID
-from oo_nb.agent.sections import is_required
+from oo_nb.agent.sections import SVG_PLACEHOLDER, UNSEEN_TAGS, is_required
 from oo_nb.errors import AgentError, OOError
 from oo_nb.format.article_model import VOID, Model, Node, read_model
 from oo_nb.format.document import Document
@@ -40,17 +40,6 @@ __all__ = [
 
 IMAGE_PLACEHOLDER = IMAGE_REF_PREFIX  # src of an image the model sees: oo-image:N
 RECENT_CHANGES = 3
-_DROP_TAGS = (
-    "script",
-    "style",
-    "noscript",
-    "template",
-    "iframe",
-    "object",
-    "embed",
-    "link",
-    "meta",
-)
 _KEEP_ATTRS = {
     "id",
     "class",
@@ -162,10 +151,10 @@ def _write_compact(
     if node is omit:
         out.append(_REFS_OMITTED)
         return None
-    if name in _DROP_TAGS:
+    if name in UNSEEN_TAGS:
         return None
     if name == "svg":
-        out.append('<span class="oo-omitted">[inline SVG graphic omitted]</span>')
+        out.append(SVG_PLACEHOLDER)
         return None
     # an h2 or h3 without an id: the one the page script gives it
     given = heading_ids.get(node) if not node.attr("id") else None

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from oo_nb.agent.freshness import Freshness
+from oo_nb.agent.interrupt import Stop, catches_signals, clear_after, on_signals, stopped_message
 from oo_nb.agent.run import (
     Prepared,
     UpdateOptions,
@@ -31,10 +32,11 @@ from oo_nb.agent.run import (
     make_backend,
     write_result,
 )
-from oo_nb.agent.types import LibraryUpdate
+from oo_nb.agent.types import LibraryUpdate, UpdateInterrupted
 from oo_nb.collector import paused
 from oo_nb.errors import AgentError, NotFound, OOError
 from oo_nb.format.names import DOC_SUFFIX
+from oo_nb.skin import update_advice
 from oo_nb.store.discover import LeftOut, is_index_page, walk
 
 __all__ = ["LibraryUpdate", "find_documents", "update_library"]
@@ -50,7 +52,8 @@ def find_documents(folder: str | Path, left_out: list[LeftOut] | None = None) ->
     root = Path(folder)
     if root.is_file():
         raise NotFound(
-            "is a file, not a folder (`oo update FILE` updates one document)", file=str(root)
+            f"is a file, not a folder (`{update_advice(root)}` updates one document)",
+            file=str(root),
         )
     return walk(root, left_out=left_out)
 
@@ -78,12 +81,26 @@ def _run_coroutine(coro: Coroutine[Any, Any, T]) -> T:
     return value
 
 
+class _NoBar:
+    """The bar when none is shown (``--no-progress``): tqdm is not even imported (~30 ms of
+    start-up, before the first request)."""
+
+    def update(self, n: int = 1) -> None:
+        pass
+
+    def set_postfix_str(self, text: str = "", refresh: bool = True) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
 def _progress(total: int, enabled: bool) -> Any:
+    if not enabled:
+        return _NoBar()
     from tqdm.auto import tqdm
 
-    bar = tqdm(
-        total=total, desc="update-all", unit="doc", disable=not enabled or total == 0, leave=True
-    )
+    bar = tqdm(total=total, desc="update-all", unit="doc", disable=total == 0, leave=True)
     widgets = getattr(bar, "container", None)  # the notebook's bar: label, bar, figures
     if widgets is not None:  # its label must not shrink and wrap ("update-/all")
         widgets.children[0].layout.flex = "0 0 auto"
@@ -197,8 +214,9 @@ def _warm_sdk(opts: UpdateOptions) -> None:
         return
 
     def load() -> None:
-        with contextlib.suppress(Exception), paused():  # the request path imports it again
-            importlib.import_module("oo_nb.agent.backends.anthropic")  # and reports
+        # an import that fails here fails again on the request path, and is reported there
+        with contextlib.suppress(Exception), paused(lasting=True):
+            importlib.import_module("oo_nb.agent.backends.anthropic")
 
     threading.Thread(target=load, name="oo-import-sdk", daemon=True).start()
 
@@ -212,12 +230,16 @@ async def _concurrent(
     bar: Any,
     out: LibraryUpdate,
     auto: bool | None = None,
+    stop: Stop | None = None,
 ) -> None:
     """Documents are read one by one and each starts as soon as it is read and a place is free:
     the first request does not wait for the whole folder to be parsed. Up to ``concurrency``
     documents research at once; more are read ahead, their prompts counted (the token count only
     sharpens the budget) while the others research, so a document's first request does not wait
     for its count; a document's candidate is built after it gives up its research place."""
+    # SIGTERM / SIGINT (``agent.interrupt``): only when the caller took them (``stop``)
+    catch = stop is not None
+    stop = stop or Stop(())
     limit = max(1, concurrency)
     gate_ = asyncio.Semaphore(limit)  # documents researching
     # documents read and not finished (researching, counted and waiting, building a candidate):
@@ -239,6 +261,7 @@ async def _concurrent(
     async def one(prep: Prepared, sent: asyncio.Event) -> None:
         try:
             backend = None
+            researching = True
             try:
                 backend = make_backend(prep.agent, opts, prep.model, prep.path)
                 share_client(backend)
@@ -261,7 +284,16 @@ async def _concurrent(
                     configure=share_client,
                     research_slot=gate_,
                 )
-                result = await asyncio.to_thread(write_result, result, yes=yes, auto=auto)
+                researching = False
+                writing = asyncio.ensure_future(
+                    asyncio.to_thread(write_result, result, yes=yes, auto=auto)
+                )
+                try:
+                    result = await asyncio.shield(writing)
+                except asyncio.CancelledError:
+                    # interrupted: a write that began before it ends, and is reported as it
+                    # ended (one not begun yet writes nothing, ``write_result``)
+                    result = await writing
                 out.results.append(result)
             except AgentError as exc:
                 out.failures[prep.path] = str(exc)
@@ -269,6 +301,14 @@ async def _concurrent(
                 out.failure_budgets[prep.path] = prep.budget_usd
             except OOError as exc:
                 out.failures[prep.path] = str(exc)
+            except asyncio.CancelledError:
+                if stop.signum is not None and researching:
+                    cost = prep.research.cost_usd if prep.research is not None else None
+                    out.failures[prep.path] = stopped_message(
+                        stop, cost, claude_code=prep.agent == "claude-code"
+                    )
+                    out.failure_costs[prep.path] = cost or 0.0
+                raise
             finally:
                 bar.update(1)
                 pending = getattr(backend, "counted_ahead", None)
@@ -282,26 +322,37 @@ async def _concurrent(
     # the first ``limit`` documents' requests go out before any reading ahead: its CPU (a
     # few ms a document, and its token count) would delay them, on one interpreter
     first: list[asyncio.Event] | None = []
+    me = asyncio.current_task()
+    signals = on_signals(stop, me) if catch and me is not None else contextlib.nullcontext()
+    reached = 0
     try:
-        for path in paths:
-            await ahead.acquire()
-            if first is not None and len(first) == limit:
-                await asyncio.gather(*(sent.wait() for sent in first))
-                first = None
-            prep = _prepare_one(path, opts, out)
-            if prep is None:
-                ahead.release()
-                bar.update(1)
-            else:
-                sent = asyncio.Event()
-                if first is not None:
-                    first.append(sent)
-                tasks.append(asyncio.create_task(one(prep, sent)))
-            await asyncio.sleep(0)  # let the started documents' requests go out
-        await asyncio.gather(*tasks)
+        with signals:
+            for path in paths:
+                await ahead.acquire()
+                if first is not None and len(first) == limit:
+                    await asyncio.gather(*(sent.wait() for sent in first))
+                    first = None
+                prep = _prepare_one(path, opts, out)
+                reached += 1  # documents read: the rest are "not started" after an interrupt
+                if prep is None:
+                    ahead.release()
+                    bar.update(1)
+                else:
+                    sent = asyncio.Event()
+                    if first is not None:
+                        first.append(sent)
+                    tasks.append(asyncio.create_task(one(prep, sent)))
+                await asyncio.sleep(0)  # let the started documents' requests go out
+            await asyncio.gather(*tasks)
+    except asyncio.CancelledError:
+        if stop.signum is None:
+            raise
+        # interrupted: every document's task says what it did and cost (awaited below)
+        stop.not_started = len(paths) - reached
     finally:
         for task in tasks:
             task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
         for client in shared.values():
             await client.close()
 
@@ -332,6 +383,7 @@ def update_library(
     if not batch and paths:  # not when every document is known fresh: nothing will be sent
         _warm_sdk(opts)
     todo: list[Prepared] = []  # read up front only for a batch (concurrent runs read as they go)
+    stop: Stop | None = None  # SIGTERM / SIGINT while the concurrent run goes on
     if batch:
         ready = _prepare_all(paths, opts, out)
         if ready:  # asked before any claim is taken: a batch that cannot run claims nothing
@@ -357,11 +409,18 @@ def update_library(
                 auto=auto,
             )
         elif not batch and paths:
-            _run_coroutine(_concurrent(paths, opts, yes, concurrency, bar, out, auto))
+            taken = catches_signals()
+            stop = Stop(taken) if taken else None
+            with clear_after():
+                _run_coroutine(_concurrent(paths, opts, yes, concurrency, bar, out, auto, stop))
+            if stop is not None and stop.signum is not None:
+                out.interrupted, out.not_started = stop.name, stop.not_started
     finally:
         bar.close()
         for prep in todo:  # a failed run's claim on its document's research
             prep.release_claim()
     out.elapsed_s = time.perf_counter() - started
     out.results.sort(key=lambda r: str(r.path))
+    if stop is not None and stop.signum is not None:
+        raise UpdateInterrupted(out, stop.exit_code)
     return out

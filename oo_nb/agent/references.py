@@ -30,7 +30,7 @@ from oo_nb.agent.sources import id_number, references_html, url_key
 from oo_nb.format.article_model import Node, entries, first_list, read_model
 from oo_nb.format.blocks import domain_of, parse_date
 from oo_nb.format.sanitize import safe_http_url, sanitize_text
-from oo_nb.format.vocab import entry_label
+from oo_nb.format.vocab import entry_source
 
 __all__ = ["RefItem", "update_references"]
 
@@ -62,7 +62,7 @@ class RefItem:
 def _item_id(
     li: Node, k: int, href: str, by_url: Mapping[str, str | Sequence[str]]
 ) -> tuple[str, bool]:
-    label = entry_label(li.text)
+    label = entry_source(li.text)
     if label is not None:
         return label, True
     # no link is no URL: never the cached source whose URL is empty (url_key("") is "/")

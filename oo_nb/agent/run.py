@@ -28,7 +28,13 @@ from oo_nb.format.document import Document
 from oo_nb.format.names import PENDING_PROPOSAL
 from oo_nb.format.scrub import scrub_document
 from oo_nb.format.vocab import truncate
-from oo_nb.skin import force_advice, review_advice, saved_advice
+from oo_nb.skin import (
+    check_advice,
+    force_advice,
+    review_advice,
+    saved_advice,
+    update_all_advice,
+)
 from oo_nb.store import clock
 
 if TYPE_CHECKING:
@@ -248,8 +254,10 @@ class Prepared:
     agent: str
     model: str
     budget_usd: float
-    claim: Any = None  # the research claim ``gate`` took (None: not taken, or --force)
+    claim: Any = None  # the research claim ``gate`` took (None: not taken)
     built: AgentContext | None = field(default=None, repr=False)
+    # the research run once it began: what it cost so far when update-all is interrupted
+    research: RunInfo | None = field(default=None, repr=False)
 
     @property
     def ctx(self) -> AgentContext:
@@ -287,7 +295,8 @@ def begin(path: str | Path, opts: UpdateOptions) -> Prepared:
     doc = Document.parse(original, path=p)
     if doc.kind != "document":
         raise AgentError(
-            "this is the library index page, not a document: use `oo update-all DIR`", file=str(p)
+            f"this is the library index page, not a document: use `{update_all_advice(p.parent)}`",
+            file=str(p),
         )
     if doc.article_span is not None:
         # an edit is a splice at the model's node boundaries: where the model and a browser
@@ -299,7 +308,8 @@ def begin(path: str | Path, opts: UpdateOptions) -> Prepared:
             raise AgentError(
                 f"the article holds markup a browser reads otherwise than oo_nb: {what} (line "
                 f"{line}{f', and {len(unread) - 1} more' if len(unread) > 1 else ''}); an "
-                "update could cut into it: change it by hand first (`oo check` lists it)",
+                f"update could cut into it: change it by hand first (`{check_advice(p)}` "
+                "lists it)",
                 file=str(p),
                 line=line,
             )
@@ -364,13 +374,15 @@ def gate(prep: Prepared, opts: UpdateOptions, *, claim: bool = True) -> UpdateRe
     if fresh.fresh and not opts.force:
         return prep.result("skipped", fresh_message(prep.path, fresh))
     if not opts.dry_run:
-        if opts.force:  # no claim is taken: a history folder that is a link is refused now,
-            # before the research is paid for, not when its proposal is saved
+        if claim:  # --force too: it researches fresh documents and sets a proposal aside,
+            # never what another run is researching now (that would be paid twice)
+            return _claim(prep, force=opts.force)
+        if opts.force:  # a history folder that is a link is refused now, before the research
+            # is paid for, not when its proposal is saved (the claim checks it otherwise)
             from oo_nb.store.history_place import check_history_folder
 
             check_history_folder(prep.path)
-            return None
-        return _claim(prep) if claim else None
+        return None
     from oo_nb.agent.backends.conversation import AgentSettings
 
     result = prep.result("planned")
@@ -404,21 +416,21 @@ def gate(prep: Prepared, opts: UpdateOptions, *, claim: bool = True) -> UpdateRe
     return result
 
 
-def _claim(prep: Prepared) -> UpdateResult | None:
+def _claim(prep: Prepared, *, force: bool = False) -> UpdateResult | None:
     """Claim the document's research (``store.research_claim``): None when this run may go on,
-    else the result of a run that researches nothing because another run is at it. Looked at
-    again once claimed: a run that just finished has saved its proposal by then."""
+    else the result of a run that researches nothing because another run is at it (``force``
+    or not: the other run's research is not paid for twice). Without ``force``, looked at again
+    once claimed: a run that just finished has saved its proposal by then."""
     from oo_nb.store.proposals import awaiting_review
     from oo_nb.store.research_claim import claim_research
 
     claim = claim_research(prep.path)
     if isinstance(claim, str):
-        return prep.result(
+        return prep.result(  # no "--force" advice: it would not research now either
             "busy",
-            f"{prep.path.name}: being researched by another run ({claim}); not researched again. "
-            + force_advice("research"),
+            f"{prep.path.name}: being researched by another run ({claim}); not researched again.",
         )
-    waiting = awaiting_review(prep.path)
+    waiting = None if force else awaiting_review(prep.path)
     if waiting is not None:
         claim.release()
         return prep.result("awaiting", _awaiting_message(prep.path, waiting))
@@ -465,7 +477,7 @@ def article_script_notes(doc: Document) -> list[str]:
     return [
         f"the article already holds markup that can run script in the reader's browser: {what} "
         f"(line {doc.line_of(doc.article_span.start + at)}{more}); this update keeps it as it is: "
-        "remove it by hand if you did not write it (`oo check` lists it)"
+        f"remove it by hand if you did not write it (`{check_advice(doc.file or 'DOC')}` lists it)"
     ]
 
 
@@ -650,6 +662,7 @@ async def aprepare_update(
         validate = _validator()
         try:
             async with research_slot or contextlib.nullcontext():
+                prep.research = run  # begun: an interrupt from here reports what it cost
                 if hasattr(backend, "arun"):
                     proposal = await backend.arun(
                         prep.ctx, budget=budget, run=run, validate=validate
@@ -699,9 +712,23 @@ def write_result(result: UpdateResult, *, yes: bool, auto: bool | None = False) 
     (``agent/clean.py``), else keep it for review with ``kept_because`` saying why.
     When the proposal cannot be saved either, ``not_saved`` says why (and a warning, loudly)."""
     try:
+        _refuse_after_interrupt(result)
         return _write_result(result, yes=yes, auto=auto)
     finally:
         result.release_claim()  # saved, written or lost: the next run may research
+
+
+def _refuse_after_interrupt(result: UpdateResult) -> None:
+    """update-all was interrupted (``agent.interrupt``): nothing is written or saved after it."""
+    from oo_nb.agent import interrupt
+
+    if interrupt.requested() and result.status == "proposed" and result.candidate is not None:
+        raise AgentError(
+            f"interrupted before it was written or saved: nothing written; its research is lost "
+            f"(cost ${result.cost_usd:.4f})",
+            cost_usd=result.cost_usd,
+            file=str(result.path),
+        )
 
 
 def _write_result(result: UpdateResult, *, yes: bool, auto: bool | None) -> UpdateResult:

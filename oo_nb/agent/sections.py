@@ -21,6 +21,8 @@ from oo_nb.format.article_model import Model, read_model
 from oo_nb.format.vocab import CITATION, PID
 
 __all__ = [
+    "SVG_PLACEHOLDER",
+    "UNSEEN_TAGS",
     "Chunk",
     "PidKeeper",
     "assemble",
@@ -28,6 +30,16 @@ __all__ = [
     "remove_stub_notices",
     "split_article",
 ]
+
+
+# Elements the agent is never shown (``context.compact_article`` leaves them and their content
+# out), so a section it rewrites cannot hold them: ``splice.splice_body`` keeps such a block of
+# the old section where it was (a <template> was dropped on apply, and the review showed it).
+UNSEEN_TAGS = frozenset(
+    ("script", "style", "noscript", "template", "iframe", "object", "embed", "link", "meta")
+)
+# What the agent is shown for an inline SVG (its markup is long and no agent may write one)
+SVG_PLACEHOLDER = '<span class="oo-omitted">[inline SVG graphic omitted]</span>'
 
 
 @dataclass

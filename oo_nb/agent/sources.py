@@ -30,7 +30,7 @@ from typing import Any
 
 from oo_nb.format.blocks import domain_of, fact_source_ids
 from oo_nb.format.sanitize import safe_http_url, sanitize_text
-from oo_nb.format.vocab import CITATION_WITH_SPACE, url_key
+from oo_nb.format.vocab import CITATION_WITH_SPACE, cited_id, url_key
 
 __all__ = [
     "fact_ids",
@@ -55,7 +55,7 @@ def remap_citations(
     removed: list[str] = []
 
     def swap(m: re.Match[str]) -> str:
-        sid = m.group(2).lower()  # "[S3]" is a citation of s3 (vocab.CITATION)
+        sid = cited_id(m)  # "[S3]" and "[s03]" cite s3
         if sid not in mapping or m.start(2) - 1 in keep:
             return m.group(0)
         new = mapping[sid]

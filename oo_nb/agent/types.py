@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from oo_nb.agent.run import UpdateResult
     from oo_nb.store.discover import LeftOut
 
-__all__ = ["PROPOSAL_SCHEMA", "LibraryUpdate", "RunInfo"]
+__all__ = ["PROPOSAL_SCHEMA", "LibraryUpdate", "RunInfo", "UpdateInterrupted"]
 
 
 @dataclass
@@ -291,6 +291,9 @@ class LibraryUpdate:
     left_out: list[LeftOut] = field(default_factory=list)
     elapsed_s: float = 0.0
     batch_id: str | None = None
+    # the signal that interrupted the run ("SIGTERM", "SIGINT"), and the documents it left unread
+    interrupted: str = ""
+    not_started: int = 0
 
     @property
     def cost_usd(self) -> float:
@@ -319,4 +322,24 @@ class LibraryUpdate:
         lines += [f"  {r.summary()}" for r in self.results]
         lines += [f"  {path.name}: failed: {why}" for path, why in self.failures.items()]
         lines += [f"  {x.path.name}: left out: {x.reason}" for x in self.left_out]
+        if self.interrupted:
+            lines.append(f"  {self.interrupted_line()}")
         return "\n".join(lines)
+
+    def interrupted_line(self) -> str:
+        """What an interrupted run says: the signal, nothing written after it, what it left."""
+        left = f"; {self.not_started} document(s) not started" if self.not_started else ""
+        return (
+            f"interrupted by {self.interrupted}: research runs ended, nothing written after "
+            f"it{left}; cost so far ${self.cost_usd:.4f}"
+        )
+
+
+class UpdateInterrupted(KeyboardInterrupt):
+    """update-all was stopped by SIGTERM or SIGINT (``agent.interrupt``); ``outcome`` holds
+    what it did until then. A KeyboardInterrupt: code that handles Ctrl-C handles this too."""
+
+    def __init__(self, outcome: LibraryUpdate, exit_code: int) -> None:
+        super().__init__(outcome.interrupted_line())
+        self.outcome = outcome
+        self.exit_code = exit_code  # as a shell reports the signal: 130, 143

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from oo_nb.errors import NotFound, ValidationError
-from oo_nb.library.library import Library as _Scan
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -20,6 +19,7 @@ if TYPE_CHECKING:
     from oo_nb.agent.types import LibraryUpdate
     from oo_nb.api.document import Document
     from oo_nb.library.index_page import IndexResult
+    from oo_nb.library.library import Library as _Scan
 
 __all__ = ["CHANGE_KINDS", "Library"]
 
@@ -76,9 +76,17 @@ class Library:
             raise NotFound("no such folder", file=str(path))
         self._today = today
         # the scan runs on first use: index() and update_all() read the folder their own way
-        self._open: Callable[[], _Scan] = lambda: _Scan(
-            path, recursive, today=today, workers=workers, cache=cache, executor=executor
-        )
+
+        def open_scan() -> _Scan:
+            # its modules (~30 ms with its process pool's) only when it runs: an update-all
+            # with --force never scans, and its first request would wait for them
+            from oo_nb.library.library import Library as Scan
+
+            return Scan(
+                path, recursive, today=today, workers=workers, cache=cache, executor=executor
+            )
+
+        self._open: Callable[[], _Scan] = open_scan
         self._scanned: _Scan | None = None
 
     @property

@@ -134,6 +134,10 @@ class NewDocument:
         The first update's proposal (written, saved for review, or not saved).
     error : oo_nb.OOError or None
         Why the first update failed.
+    set_aside : pathlib.Path or None
+        A proposal left awaiting review by a deleted document of the same file name, set aside
+        under this name so it is never taken for the new document's (``Document.proposals()``
+        lists it).
 
     Examples
     --------
@@ -157,6 +161,7 @@ class NewDocument:
     first_update: Literal["ran", "not asked", "no agent", "failed"] = "not asked"
     proposal: Proposal | None = None
     error: OOError | None = field(default=None)
+    set_aside: Path | None = None
 
     @property
     def path(self) -> Path:
@@ -271,10 +276,11 @@ def new_document(
     if update and agent is not None:
         _check_agent(agent)
     doc = _write(request, folder, suffix=suffix)
+    aside = _set_aside_leftover(doc.path)
     if not update:
-        return NewDocument(doc)
+        return NewDocument(doc, set_aside=aside)
     if not _agent_at_hand(doc.path, agent):
-        return NewDocument(doc, "no agent")
+        return NewDocument(doc, "no agent", set_aside=aside)
     from oo_nb.api.update import propose_update
 
     try:
@@ -287,8 +293,17 @@ def new_document(
             on_start=on_start,
         )
     except OOError as exc:
-        return NewDocument(doc, "failed", error=exc)
-    return NewDocument(doc, "ran", proposal)
+        return NewDocument(doc, "failed", error=exc, set_aside=aside)
+    return NewDocument(doc, "ran", proposal, set_aside=aside)
+
+
+def _set_aside_leftover(path: Path) -> Path | None:
+    """A proposal awaiting review at a file name nobody held until now was made for a deleted
+    document: it is set aside (kept, it was paid for), never reviewed, applied or awaited as the
+    new document's. Done once the new file exists, so a name that was taken moves nothing."""
+    from oo_nb.store.proposals import set_aside_pending
+
+    return set_aside_pending(path)
 
 
 def _library_defaults(folder: str | Path) -> LibraryDefaults:

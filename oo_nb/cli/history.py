@@ -6,7 +6,7 @@ import argparse
 
 from oo_nb.api.history import read_entries
 from oo_nb.cli.verbs import TextResult
-from oo_nb.store.history import snapshot_state
+from oo_nb.store.history import CHANGED_OUTSIDE, snapshot_state
 from oo_nb.store.store import HistoryEntry
 
 HELP = "list a document's kept versions (version, date, action, summary, cost)"
@@ -47,7 +47,18 @@ def format_history(entries: list[HistoryEntry], doc: str = "DOC") -> str:
         "  ".join(c.ljust(w) for c, w in zip(r[:7], widths, strict=True)) + "  " + r[7]
         for r in rows
     ]
-    return "\n".join(table + lost + _hints(entries, doc))
+    return "\n".join(table + lost + _outside(entries, doc) + _hints(entries, doc))
+
+
+def _outside(entries: list[HistoryEntry], doc: str) -> list[str]:
+    """Say so where the file was changed outside oo: what oo wrote before is kept, and how to
+    get it back."""
+    return [
+        f"seq {e.seq} is what oo last wrote before the file was changed outside oo (an editor, a "
+        f"checkout, a sync tool): `oo rollback {doc} --seq {e.seq}` gives it back."
+        for e in entries
+        if e.action == CHANGED_OUTSIDE
+    ]
 
 
 def _hints(entries: list[HistoryEntry], doc: str) -> list[str]:

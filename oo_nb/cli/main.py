@@ -8,6 +8,7 @@ stack. Every other exception is a bug in oo_nb and keeps its traceback.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import sys
@@ -15,7 +16,7 @@ import traceback
 from collections.abc import Sequence
 
 from oo_nb.cli.verbs import VERBS, build_parser, load
-from oo_nb.collector import keep_to_exit
+from oo_nb.collector import keep_to_exit, program
 from oo_nb.errors import OOError
 from oo_nb.format.surrogates import replaced
 from oo_nb.format.vocab import terminal_safe
@@ -126,7 +127,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one verb; its exit code. Without ``argv`` this is the program (``oo``, ``python -m
     oo_nb``), about to exit: what it built is then kept to the end instead of being walked by a
     last collection (``collector.keep_to_exit``; ~0.3 s of an ``oo update-all``)."""
-    with speaking("oo"):  # advice from the layers below names `oo`'s options
+    # advice from the layers below names `oo`'s options; as the program, what is imported to
+    # last may be frozen at once (``collector.paused``)
+    with speaking("oo"), program() if argv is None else contextlib.nullcontext():
         code = _run(list(sys.argv[1:] if argv is None else argv))
     if argv is None:
         keep_to_exit()

@@ -179,12 +179,23 @@ def _progress() -> Callable[[str], None]:
     return print_progress
 
 
+def leftover_note(made: NewDocument) -> str:
+    """The proposal a deleted document of this name left, set aside: named, never applied."""
+    from oo_nb.skin import saved_advice
+
+    return (
+        f"a proposal left by a deleted document of this name was set aside as {made.set_aside} "
+        f"(not this document's; `{saved_advice(made.path, 'list')}` lists it)"
+    )
+
+
 def said(made: NewDocument, *, yes: bool) -> NewResult:
     """What the CLI prints of ``made``, and its exit code."""
     result = NewResult(made)
     where = shlex.quote(str(made.path))
+    result.notes = [leftover_note(made)] if made.set_aside is not None else []
     if made.first_update == "no agent":  # said once, with what to run; not an update that failed
-        result.notes = [
+        result.notes += [
             f"not researched yet: {NO_AGENT}; give it one of the first two, then run: bash {where}"
         ]
         result.exit_code = 1
@@ -193,7 +204,7 @@ def said(made: NewDocument, *, yes: bool) -> NewResult:
         from oo_nb.errors import AgentError
 
         error = nothing_written(made.error) if isinstance(made.error, AgentError) else made.error
-        result.notes = [
+        result.notes += [
             f"first update failed: {error}",
             f"the document is there; try again with: oo update {where}",
         ]

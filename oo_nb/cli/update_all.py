@@ -117,6 +117,8 @@ class UpdateAllOutcome:
             f"{len(o.failures)} failed; total cost ${o.cost_usd:.4f}; {o.elapsed_s:.1f} s"
             + (f"; batch {o.batch_id}" if o.batch_id else "")
         )
+        if o.interrupted:
+            out.append(o.interrupted_line())
         return out + self.alert_lines
 
     def to_text(self) -> str:
@@ -140,10 +142,27 @@ def _label(r: UpdateResult) -> str:
 
 
 def run(ns: argparse.Namespace) -> UpdateAllOutcome:
+    from oo_nb.agent.types import UpdateInterrupted
     from oo_nb.api.library import Library
 
     folder = Path(ns.dir)
-    outcome = Library(folder).update_all(
+    try:
+        outcome = _update_all(Library(folder), ns)
+    except UpdateInterrupted as stop:  # said with what it did; no alert is sent after it
+        result = UpdateAllOutcome(stop.outcome)
+        result.exit_code = stop.exit_code
+        return result
+    result = UpdateAllOutcome(outcome)
+    if getattr(ns, "alerts", True) and folder.is_dir():
+        from oo_nb.alerts.deliver import alert_after_update  # never raises: a line per problem
+
+        report = alert_after_update(folder, outcome)
+        result.alert_lines = report.lines() if report.configured else []
+    return result
+
+
+def _update_all(library: Any, ns: argparse.Namespace) -> LibraryUpdate:
+    outcome: LibraryUpdate = library.update_all(
         force=ns.force,
         yes=ns.yes,
         auto=bool(ns.auto),
@@ -157,10 +176,4 @@ def run(ns: argparse.Namespace) -> UpdateAllOutcome:
         base_url=ns.base_url,
         timeout=ns.timeout,
     )
-    result = UpdateAllOutcome(outcome)
-    if getattr(ns, "alerts", True) and folder.is_dir():
-        from oo_nb.alerts.deliver import alert_after_update  # never raises: a line per problem
-
-        report = alert_after_update(folder, outcome)
-        result.alert_lines = report.lines() if report.configured else []
-    return result
+    return outcome

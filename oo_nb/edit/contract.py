@@ -26,7 +26,7 @@ from oo_nb.format.document import Document
 from oo_nb.format.legacy_script import contract_risks, runs_original_script
 from oo_nb.format.names import CONTRACT_BLOCK, MANIFEST_BLOCK
 from oo_nb.format.vocab import domain_pattern, truncate
-from oo_nb.skin import history_advice
+from oo_nb.skin import history_advice, sync_advice
 from oo_nb.store import store
 
 __all__ = [
@@ -471,8 +471,8 @@ def _refuse_markup(doc: Document, result: Document) -> None:
             "this document still runs the original o-o page script, which shows that value as HTML, "
             "so it would run as markup in the reader's browser. Write it without '<', '>' or a "
             "character reference for them (look-alikes such as \u2039 \u203a read the same), or "
-            f"first give the document oo_nb's page code, which shows it as text: `oo sync "
-            f"{_folder(doc)} --migrate`",
+            "first give the document oo_nb's page code, which shows it as text: "
+            f"`{sync_advice(_folder(doc), 'migrate')}`",
             file=doc.file,
             key=risk.where.removeprefix("contract "),
         )

@@ -289,7 +289,9 @@ def create_document(
         doc = Document.parse(data, path=path)
         _ = doc.manifest, doc.contract, doc.source_cache, doc.changelog  # must read back valid
         try:
-            store.atomic_write_bytes(path, data, mode=0o755, exclusive=True)
+            # through the store, as every write: its history keeps the state written (and a
+            # deleted document's last one, when the name was its)
+            store.write_document(doc, expected=None, action="new", path=path)
         except OOError:
             if path.exists():
                 if not suffix:

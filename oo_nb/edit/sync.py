@@ -33,6 +33,7 @@ from oo_nb.format.template.render import (
     shell_section,
 )
 from oo_nb.format.vocab import tag_id
+from oo_nb.skin import sync_advice
 from oo_nb.store import store
 from oo_nb.store.discover import walk
 
@@ -405,14 +406,16 @@ def _sync_one(
     doc = with_lf_shell(start) if fix_line_endings else start
     endings = [] if doc is start else ["line endings"]  # CR LF -> LF in the shell part only
     crlf = shell_crlf_line(doc)
-    note = "" if crlf is None else f"{_CRLF_NOTE} (line {crlf}); `oo sync DIR {FIX_OPTION}`"
+    fix = sync_advice("DIR", "fix_line_endings")
+    note = "" if crlf is None else f"{_CRLF_NOTE} (line {crlf}); `{fix}`"
     migrated = False
     if doc.layout == "early":
         if not migrate:
+            advice = sync_advice("DIR", "migrate")
             early = (
-                "runs the original's shell; `oo sync DIR --migrate` gives it this version's"
+                f"runs the original's shell; `{advice}` gives it this version's"
                 if doc.kind == "index"
-                else "no OO markers; `oo sync DIR --migrate` converts it"
+                else f"no OO markers; `{advice}` converts it"
             )
             if not endings:
                 return FileReport(rel, "early layout", note=_join(early, note))

@@ -12,14 +12,12 @@ it, else its ``data-pid``.
 
 from __future__ import annotations
 
-import bisect
 import re
 import secrets
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from oo_nb.format.article_model import NEVER_OPENED, Model, Node, entries, read_model
-from oo_nb.format.vocab import CITATION, PID, PID_WELLFORMED, cited_id, entry_label
+from oo_nb.format.vocab import CITATION, PID, PID_WELLFORMED, each_cited_id, entry_source
 
 __all__ = [
     "CITATION",
@@ -31,6 +29,7 @@ __all__ = [
     "Reading",
     "Reference",
     "Section",
+    "cited_in",
     "entry_row",
     "excerpt_of",
     "first_excerpt",
@@ -173,13 +172,6 @@ def read_article(html: str | Model) -> Reading:
     refs = model.reference_list()
     if refs is not None:
         reading.entries = entries(refs)
-    starts = [s.heading.start for s in model.sections]
-    ids = [s.id for s in model.sections]
-
-    def section_at(at: int) -> str:
-        i = bisect.bisect_right(starts, at) - 1
-        return ids[i] if i >= 0 else ""
-
     reading.headings = sorted(
         (h for name in _LEVELS for h in model.elements(name)), key=lambda h: h.start
     )
@@ -189,64 +181,90 @@ def read_article(html: str | Model) -> Reading:
             for n in model.root.iter()
             if n.token is not None
         )
-    _walk(reading, model.root.children, None, section_at, refs)
+    _walk(reading, model.root.children, refs)
     return reading
 
 
-def _walk(
-    reading: Reading,
-    children: list[Node],
-    pending: str | None,
-    section_at: Callable[[int], str],
-    refs: Node | None,
-) -> None:
-    """The blocks among ``children`` (descending into wrappers), ``pending`` the pid comment
-    read before them. (A stack of the wrappers' children, not recursion: an article may nest
+def _walk(reading: Reading, children: list[Node], refs: Node | None) -> None:
+    """The blocks among ``children`` (descending into wrappers), each with the pid comment
+    read before it. (A stack of the wrappers' children, not recursion: an article may nest
     thousands of wrappers deep.)"""
-    source = reading.model.source
+    model = reading.model
+    source = model.source
+    # each block's section: the last h2 starting before it (blocks come in document order)
+    starts = [s.heading.start for s in model.sections] + [len(source) + 1]
+    ids = ["", *(s.id for s in model.sections)]
+    here, section = 0, ""
     # text inside the References list cites nothing (the same range for every block)
     skip = range(refs.start, refs.end) if refs is not None else range(0)
+    pids, pid_nodes, blocks, citations = (
+        reading.pids,
+        reading.pid_nodes,
+        reading.blocks,
+        reading.citations,
+    )
+    pending: str | None = None
     stack = [iter(children)]
     while stack:
-        node = next(stack[-1], None)
-        if node is None:
+        for node in stack[-1]:  # (a for loop: the wrapper's iterator goes on after a descent)
+            kind = node.kind
+            if kind == "comment":
+                data = node.data
+                if "pid:" in data and PID.match(data):
+                    pending = data.strip()
+                    pids.append(pending)
+                continue
+            if kind != "element" or node.name in NEVER_OPENED:
+                continue  # (text, and the tags a browser opens nothing for)
+            pid, pending = pending, None
+            if pid is None and node.attrs:
+                pid = node.attr("data-pid") or None
+                if pid is not None:
+                    pids.append(pid)
+            if pid is not None and pid not in pid_nodes:
+                pid_nodes[pid] = node
+            name = node.name
+            if name in _LEVELS or node is refs:
+                continue
+            if name in _CONTAINERS and not (node.attr("class") or "").startswith("table-wrap"):
+                stack.append(iter(node.children))
+                pending = pid
+                break
+            start = node.start
+            while starts[here] <= start:
+                here += 1
+                section = ids[here]
+            blocks.append((pid, section, node))
+            cited = _cited(source, node, skip)
+            if cited:
+                citations += [(section, pid, sid) for sid in cited]
+        else:
             stack.pop()
             pending = None  # (a pid comment last in a wrapper names nothing after it)
-            continue
-        if node.kind == "comment":
-            data = node.data
-            if "pid:" in data and PID.match(data):
-                pending = data.strip()
-                reading.pids.append(pending)
-            continue
-        if node.kind != "element" or node.name in NEVER_OPENED:
-            continue  # (text, and the tags a browser opens nothing for)
-        pid, pending = pending, None
-        if pid is None:
-            pid = node.attr("data-pid") or None
-            if pid is not None:
-                reading.pids.append(pid)
-        if pid is not None and pid not in reading.pid_nodes:
-            reading.pid_nodes[pid] = node
-        if node.name in _LEVELS or node is refs:
-            continue
-        if node.name in _CONTAINERS and not (node.attr("class") or "").startswith("table-wrap"):
-            stack.append(iter(node.children))
-            pending = pid
-            continue
-        section = section_at(node.start)
-        reading.blocks.append((pid, section, node))
-        start, end = node.start, node.end
-        if source.find("[", start, end) < 0 and source.find("&", start, end) < 0:
-            continue  # (most blocks: no citation can be in them)
-        kids = node.children
-        if len(kids) == 1 and kids[0].kind == "text":  # (most paragraphs: text only)
-            texts: Iterable[Node] = kids
-        else:
-            texts = [t for t in node.iter() if t.kind == "text" and t.start not in skip]
-        reading.citations += [
-            (section, pid, cited_id(m)) for text in texts for m in CITATION.finditer(text.data)
-        ]
+
+
+def _cited(source: str, node: Node, skip: range) -> list[str]:
+    """The ids a block cites: ``[sN]`` in its text outside the References list (``skip``)."""
+    start, end = node.start, node.end
+    if source.find("[", start, end) < 0 and source.find("&", start, end) < 0:
+        return []  # (most blocks: no citation can be in them)
+    kids = node.children
+    if len(kids) == 1 and kids[0].kind == "text":  # (most paragraphs: text only)
+        return each_cited_id(kids[0].data)
+    return [
+        sid
+        for t in node.iter()
+        if t.kind == "text" and t.start not in skip
+        for sid in each_cited_id(t.data)
+    ]
+
+
+def cited_in(reading: Reading, node: Node) -> list[str]:
+    """The source ids one of ``reading``'s blocks cites, in order (as ``Article.citations``
+    counts them: a block's ``[sN]`` outside the References list)."""
+    refs = reading.model.reference_list()
+    skip = range(refs.start, refs.end) if refs is not None else range(0)
+    return _cited(reading.model.source, node, skip)
 
 
 @dataclass(frozen=True)
@@ -308,7 +326,7 @@ def _entry(li: Node) -> tuple[str | None, str, Node | None]:
     # anchor-only <a id> before it is no link)
     link = next((a for a in li.elements("a") if a.attr("href") is not None), None)
     url = (link.attr("href") or "") if link is not None else ""
-    return entry_label(li.text), url, link
+    return entry_source(li.text), url, link
 
 
 def figure(section: str, fig: Node) -> Figure:

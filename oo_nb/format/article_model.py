@@ -22,12 +22,12 @@ import bisect
 import operator
 import re
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
 from oo_nb.format.heading_ids import TEMPLATE_PAGE_IDS, page_heading_ids
-from oo_nb.format.html_tokens import Attr, Token, raw_tokens
+from oo_nb.format.html_tokens import Attr, RawToken, Token, cdata_section, raw_tokens
 from oo_nb.format.vocab import CITATION, PID, cited_id, js_trim
 
 __all__ = [
@@ -157,6 +157,7 @@ _SIBLINGS = {
 # stand between an end tag and what it closes.
 NEVER_OPENED = frozenset(("html", "head", "body", "frameset", "frame"))
 _P = frozenset(("p",))
+_LINK = frozenset(("a",))
 # HTML's formatting elements: one its end tag does not close stays in the browser's list of
 # active formatting elements and is opened again around the next text or element
 _FORMATTING = frozenset(
@@ -181,6 +182,16 @@ _FORMATTING = frozenset(
 _MARKERS = frozenset(["applet", "object", "marquee", "template", "td", "th", "caption"])
 _WATCHED = {**dict.fromkeys(_FORMATTING, True), **dict.fromkeys(_MARKERS, False)}
 _FOREIGN_ROOTS = frozenset(("svg", "math"))
+# Start tags that end foreign content (a browser closes the SVG or MathML elements open): what
+# follows is HTML again (``font`` only with color, face or size: counted as one here)
+_BREAKOUT = frozenset(
+    [
+        "b", "big", "blockquote", "body", "br", "center", "code", "dd", "div", "dl", "dt", "em",
+        "embed", "font", "h1", "h2", "h3", "h4", "h5", "h6", "head", "hr", "i", "img", "li",
+        "listing", "menu", "meta", "nobr", "ol", "p", "pre", "ruby", "s", "small", "span",
+        "strong", "strike", "sub", "sup", "table", "tt", "u", "ul", "var",
+    ]
+)  # fmt: skip
 _SHALLOW = 32  # up to this many open elements a scope question walks the stack
 _START = operator.attrgetter("start")
 _SPACES = re.compile(r"\s+")
@@ -289,12 +300,31 @@ class Node:
                 extend(reversed(node.children))
 
     def elements(self, name: str) -> Iterator[Node]:
-        return (n for n in self.iter() if n.kind == "element" and n.name == name)
+        """The elements named ``name`` in ``iter``'s order (its walk, not a generator over it:
+        asked of every References entry)."""
+        stack = [self]
+        while stack:
+            node = stack.pop()
+            if node.name == name and node.kind == "element":
+                yield node
+            if node.children:
+                stack.extend(reversed(node.children))
 
     @property
     def text(self) -> str:
         """The text content, as ``textContent`` reads it."""
-        return "".join(n.data for n in self.iter() if n.kind == "text")
+        kids = self.children
+        if len(kids) == 1 and kids[0].kind == "text":  # (most paragraphs and links)
+            return kids[0].data
+        out: list[str] = []
+        stack = [self]  # (a stack, not a generator of generators: read for every entry)
+        while stack:
+            node = stack.pop()
+            if node.kind == "text":
+                out.append(node.data)
+            elif node.children:
+                stack.extend(reversed(node.children))
+        return "".join(out)
 
     @property
     def visible_text(self) -> str:
@@ -538,12 +568,22 @@ class Model:
         out: list[Citation] = []
         for n in self.root.iter():
             if n.kind == "text" and n.start not in skip:
-                raw = self.source[n.start : n.end]
+                start, end = _text_span(self.source, n)
                 out += [
-                    Citation(cited_id(m), n.start + m.start(), n.start + m.end())
-                    for m in CITATION.finditer(raw)
+                    Citation(cited_id(m), m.start(), m.end())
+                    for m in CITATION.finditer(self.source, start, end)
                 ]
         return tuple(out)
+
+
+def _text_span(source: str, text: Node) -> tuple[int, int]:
+    """Where a text node's own characters are: a CDATA section's without its ``<![CDATA[`` and
+    ``]]>`` (their brackets are no part of a citation)."""
+    start, end = text.start, text.end
+    if source.startswith("<![CDATA[", start):  # (text in HTML never starts so: a bogus comment)
+        start += len("<![CDATA[")
+        end -= 3 if source.endswith("]]>", start, end) else 0
+    return start, end
 
 
 def read_model(source: str) -> Model:
@@ -695,26 +735,50 @@ def _tree(
         stack.append(article)
         top = article
     closes_p, siblings, headings, void = _CLOSES_P, _SIBLINGS, _HEADINGS, VOID | NEVER_OPENED
-    for raw in raw_tokens(source, start, end):
+    # where the tokens go on after a CDATA section read here (only a source holding one is read
+    # by the resumable walk: the others pay nothing for it)
+    resume: list[int] | None = None
+    tokens: Iterator[RawToken | Token] = raw_tokens(source, start, end)
+    if source.find("<![CDATA[", start, stop) >= 0:
+        resume = []
+        tokens = _resumable(source, start, end, resume)
+    for raw in tokens:
         if isinstance(raw, Token):  # a DOCTYPE
             top.children.append(_Leaf("comment", raw.start, raw.end, raw.data))
             continue
         kind, start, end, name, attrs, self_closing, data = raw
         if kind == "text" or kind == "comment":
+            if (
+                resume is not None
+                and data.startswith("[CDATA[")
+                and (open_at.get("svg") or open_at.get("math"))
+                and source.startswith("<![CDATA[", start)
+                and _in_foreign_content(stack)
+            ):  # a CDATA section: its text is the page's text (a citation in it is linked)
+                after, cdata = cdata_section(source, start, stop)
+                top.children.append(_Leaf("text", start, after, cdata))
+                resume.append(after)
+                continue
             top.children.append(_Leaf(kind, start, end, data))
         elif kind == "start":
             if len(stack) > 1:  # (at the top level nothing is open to close)
-                if name in closes_p:
+                # (``open_at`` first: most often no element it could close is open at all)
+                if name in closes_p and open_at.get("p"):
                     i = open_index(_P, _SCOPE)
                     if i > 0:
                         close(len(stack) - i, start, name)
                 if name in siblings:
                     names, bounds = siblings[name]
-                    i = open_index(names, bounds)
-                    if i > 0:
-                        close(len(stack) - i, start, name)
+                    for sibling in names:
+                        if open_at.get(sibling):
+                            i = open_index(names, bounds)
+                            if i > 0:
+                                close(len(stack) - i, start, name)
+                            break
                 if name in headings and stack[-1].name in headings:
                     close(1, start)
+                if name == "a" and open_at.get("a") and not inert:
+                    _nested_link(open_at, open_index, start, unread)
                 top = stack[-1]
             node = Node("element", start, end, name, attrs, end, end)
             node.self_closing = self_closing
@@ -744,9 +808,10 @@ def _tree(
             # most close the element open last (``open_index`` would find it first): no search
             i = len(stack) - 1 if name == top.name else open_index(*_closing(name))
             if i > 0:
-                if name in _FORMATTING and i + 1 < len(stack) and not inert:
-                    _misnested(stack, i, unread)
-                close(len(stack) - i - 1, start, name)
+                if i + 1 < len(stack):  # (most end tags close the element open last)
+                    if name in _FORMATTING and not inert:
+                        _misnested(stack, i, unread)
+                    close(len(stack) - i - 1, start, name)
                 node = stack.pop()
                 open_at[node.name].pop()
                 node.close_start, node.end = start, end
@@ -762,6 +827,71 @@ def _tree(
                 )  # fmt: skip
     close(len(stack) - 1, stop)
     return root
+
+
+def _resumable(
+    source: str, start: int, end: int | None, resume: list[int]
+) -> Iterator[RawToken | Token]:
+    """``raw_tokens``, started again at the offset the reader puts in ``resume`` (past a CDATA
+    section, which the tokenizer read as a bogus comment up to its first ">")."""
+    at = start
+    while True:
+        for raw in raw_tokens(source, at, end):
+            yield raw
+            if resume:
+                at = resume.pop()
+                break
+        else:
+            return
+
+
+def _in_foreign_content(stack: list[Node]) -> bool:
+    """Whether the element open last is an SVG or MathML element (then the tokenizer reads
+    ``<![CDATA[`` as a CDATA section). An element is HTML inside an HTML integration point
+    (svg ``foreignObject``, ``desc``, ``title``; MathML ``annotation-xml`` holding HTML) or a
+    MathML text integration point (``mi`` …), and where a breakout element (``<p>``, ``<div>``
+    …) closes the foreign ones."""
+    space = "html"
+    for node in stack[1:]:
+        name = node.name
+        if name in _FOREIGN_ROOTS:
+            space = "svg" if name == "svg" or space == "svg" else "math"
+        elif space != "html" and (name in _BREAKOUT or _in_integration_point(node, space)):
+            space = "html"
+    return space != "html"
+
+
+def _in_integration_point(node: Node, space: str) -> bool:
+    """Whether ``node``, inside an element of ``space``, is HTML there."""
+    parent = node.parent
+    if parent is None:
+        return False
+    if space == "svg":
+        return parent.name in ("foreignobject", "desc", "title")
+    if parent.name in ("mi", "mo", "mn", "ms", "mtext"):
+        return node.name not in ("mglyph", "malignmark")
+    return parent.name == "annotation-xml" and (parent.attr("encoding") or "").lower() in (
+        "text/html",
+        "application/xhtml+xml",
+    )
+
+
+def _nested_link(
+    open_at: dict[str, list[int]],
+    open_index: Callable[[frozenset[str], frozenset[str]], int],
+    at: int,
+    unread: list[tuple[int, str]],
+) -> None:
+    """An ``<a>`` while another is open (in the same cell, template or object: HTML's markers
+    bound it): a browser closes the open one there, the model nests the new one in it."""
+    if open_at.get("svg") or open_at.get("math"):
+        return  # (an svg <a> is no HTML link: nested ones stay nested)
+    i = open_index(_LINK, _MARKERS)
+    if i > 0:
+        unread.append(
+            (at, "an <a> inside an open <a> (a browser closes the open one here: what follows "
+             "is outside its link)")
+        )  # fmt: skip
 
 
 def _misnested(stack: list[Node], i: int, unread: list[tuple[int, str]]) -> None:

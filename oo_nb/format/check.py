@@ -19,18 +19,16 @@ from oo_nb.format.findings import (
     unmodelled_markup,
     unsafe_text,
 )
-from oo_nb.format.legacy_script import LEGACY_SCRIPT_HINT, injection_risks
+from oo_nb.format.legacy_script import injection_risks, legacy_script_hint
 from oo_nb.format.line_endings import crlf_message, shell_crlf_line
-from oo_nb.format.names import CHANGELOG_BLOCK, CONTRACT_BLOCK, MANIFEST_BLOCK
 from oo_nb.format.page_code import finding_code, page_code_findings
 from oo_nb.format.source_checks import odd_source_fields, source_row_problems
-from oo_nb.format.unsafe_text import article_unsafe_lines, unsafe_fields
+from oo_nb.format.unsafe_text import article_unsafe_lines, block_unsafe_fields
 
 __all__ = ["Finding", "check_path"]
 
 # The blocks whose text the page shows as it is (title, contract panel, changelog); the source
 # cache holds pages' own words, quoted.
-_SHOWN_BLOCKS = (MANIFEST_BLOCK, CONTRACT_BLOCK, CHANGELOG_BLOCK)
 
 
 @dataclass(frozen=True)
@@ -98,11 +96,12 @@ def check_path(path: str | Path, today: date | None = None) -> list[Finding]:
             # Only that error is skipped; any other (whatever its words) is a finding.
             if not (isinstance(exc, BlockError) and exc.message.startswith("missing:")):
                 add(_code(exc, view), _where(exc))
-    for shown in _SHOWN_BLOCKS:  # (a block that cannot be read is reported above)
-        if doc.has_block(shown):
+    for block in BLOCK_IDS:  # (a block that cannot be read is reported above)
+        if doc.has_block(block):
             with contextlib.suppress(OOError):
-                for field, names in unsafe_fields(doc.block_json(shown)):
-                    add("unsafe-text", unsafe_text(f"{shown} {field}", names))
+                fields = block_unsafe_fields(doc.block_text(block), doc.block_json(block))
+                for field, names in fields:
+                    add("unsafe-text", unsafe_text(f"{block} {field}", names))
     cache, article = loaded.get("source_cache"), loaded.get("article")
     if cache is not None:
         rows = [
@@ -152,6 +151,6 @@ def check_path(path: str | Path, today: date | None = None) -> list[Finding]:
     # what the page script reads, read as it reads it (raw JSON, the parsed article), whether or
     # not oo_nb finds the rest valid: the reader's browser runs it either way
     for risk in injection_risks(doc):
-        add("html-injection", f"{risk.describe()}; {LEGACY_SCRIPT_HINT}")
+        add("html-injection", f"{risk.describe()}; {legacy_script_hint()}")
     add_page_code()
     return findings

@@ -56,7 +56,8 @@ CHECKS: dict[str, tuple[str, str]] = {
     "unmodelled-markup": (
         "error",
         "article markup a browser reads otherwise than oo_nb (foreign-content raw text, a table's "
-        "foster-parented content, a formatting element left open across blocks)",
+        "foster-parented content, a formatting element left open across blocks, a link inside a "
+        "link)",
     ),
     "article-script": (
         "warning",

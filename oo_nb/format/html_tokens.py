@@ -9,11 +9,13 @@ to its own end tag. Proved on the html5lib tokenizer tests (tests/format/test_ht
 Offsets are half-open character offsets into the string given, and the tokens tile the range
 read: concatenating ``text[t.start:t.end]`` gives it back. Source a browser drops (``</>``, a tag
 cut by the end of input) is covered by the text token around it, whose ``data`` is what the
-browser keeps. Not modelled (tree-builder rules, not the tokenizer's): foreign content (CDATA
-sections and ``<style>`` inside ``<svg>``), the newline dropped after ``<pre>``/``<textarea>``.
+browser keeps. Not modelled (tree-builder rules, not the tokenizer's): foreign content (a CDATA
+section, which ``cdata_section`` reads where the tree builder finds one, and ``<style>`` inside
+``<svg>``), the newline dropped after ``<pre>``/``<textarea>``.
 
-Fast paths (``str.find`` for text, one regular expression for a plain tag) keep to the states'
-results; ``benchmarks/html_tokens.py`` measures them.
+Fast paths (``str.find`` for text, one regular expression for a plain tag, the common run of
+text, tags and comments read in bulk by ``findall``) keep to the states' results (tested against
+them); ``benchmarks/html_tokens.py`` measures them.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ __all__ = [
     "Kind",
     "RawToken",
     "Token",
+    "cdata_section",
     "content_end",
     "markup_at",
     "plain_tags",
@@ -68,17 +71,26 @@ _QUOTED_TAG = re.compile(rf"<(/?)([A-Za-z][^\t\n\f\r />]*)((?:{_ATTR})*)[\t\n\f\
 # (``_CONTENT_STATE``): what ``plain_tags`` takes in bulk.
 _TAG_BODY = rf"/?[A-Za-z][^\t\n\f\r />]*(?:{_ATTR})*[\t\n\f\r ]*/?>"
 _WHOLE_TAG = re.compile("<" + _TAG_BODY)
-_PLAIN_RUN = re.compile(
-    rf"[^<]*(?:<(?!(?ai:{'|'.join(_CONTENT_STATE)})[\t\n\f\r />])" + _TAG_BODY + r"[^<]*)*"
-)
-# The common step in the data state, in one match: text that needs no decoding, then a tag
-# ``_QUOTED_TAG`` reads or a comment of the plain form (no CR or NUL in it, not ``<!-->``).
+# Not the start tag of an element whose content is text (``_CONTENT_STATE``): after one the
+# tree builder switches the tokenizer's state.
+_NOT_CONTENT = rf"(?!(?ai:{'|'.join(_CONTENT_STATE)})[\t\n\f\r />])"
+_PLAIN_RUN = re.compile(rf"[^<]*(?:<{_NOT_CONTENT}" + _TAG_BODY + r"[^<]*)*")
+# The common steps in the data state, read in bulk (``_scan``): text (decoded apart when it
+# holds "&" or CR), then a tag ``_QUOTED_TAG`` reads (not the start tag of an element whose
+# content is text) or a comment of the plain form (no CR or NUL in it, not ``<!-->``).
 _STEP = re.compile(
-    rf"""([^<&\r]*)<(?:(/?)([A-Za-z][^\t\n\f\r />]*)((?:{_ATTR})*)[\t\n\f\r ]*(/?)>"""
-    r"|!--(?!-?>)([^\r\0]*?)--!?>)"
+    rf"""([^<]*+)(<(?:(/)|{_NOT_CONTENT})([A-Za-z][^\t\n\f\r />]*)((?:{_ATTR})*)"""
+    r"[\t\n\f\r ]*(/?)>|<!--(?!-?>)([^\r\0]*?)--!?>)"
+    # anything else (a lone "<", other markup, a step cut by the window's end), to the window's
+    # end in one step of C (".+" in DOTALL jumps there): the states read it
+    r"|(?s:.+)"
 )
-_QUOTED_ATTR = re.compile(  # ``_ATTR``, its name and value in groups
-    r"""[\t\n\f\r ]+([^\t\n\f\r />="'<][^\t\n\f\r />="'<]*)(?:="([^"]*)"|='([^']*)')?"""
+# How far one bulk reading of steps looks ahead (``_scan``): twice the last run, within these.
+_WINDOWS = (2048, 65536)
+# ``_ATTR`` in groups: its blanks, its name, "=" and its quoted value, the value in double or
+# single quotes (read by ``findall``: the attributes of a tag follow each other with no gap)
+_QUOTED_ATTR = re.compile(
+    r"""([\t\n\f\r ]+)([^\t\n\f\r />="'<][^\t\n\f\r />="'<]*)(=(?:"([^"]*)"|'([^']*)'))?"""
 )
 _TAG_NAME = re.compile(r"[^\t\n\f\r />]*")
 _ATTR_NAME = re.compile(r"[^\t\n\f\r />][^\t\n\f\r />=]*")
@@ -284,21 +296,21 @@ class _Reader:
         """The attributes of a tag ``_QUOTED_TAG`` matched, ``raw`` from offset ``at``."""
         attrs: list[Attr] = []
         seen: set[str] = set()
-        for found in _QUOTED_ATTR.finditer(raw):
-            key = _name(found.group(1))
+        for blanks, raw_name, assigned, double, single in _QUOTED_ATTR.findall(raw):
+            start = at + len(blanks)
+            name_end = start + len(raw_name)
+            at = name_end + len(assigned)
+            key = _NAMES.get(raw_name) or _name(raw_name)
             if key in seen:  # a repeated attribute: the first one wins
                 continue
             seen.add(key)
-            group = 2 if found.group(2) is not None else 3
-            value = found.group(group)
-            if value is None:
-                value, value_start, value_end = "", found.end(1), found.end(1)
-            else:
+            if assigned:
+                value = double or single
                 if "&" in value or "\r" in value or "\0" in value:  # (else read as written)
                     value = resolve(_nulls(_newlines(value)), in_attribute=True)
-                value_start, value_end = found.start(group), found.end(group)
-            start, end = at + found.start(1), at + found.end()
-            attrs.append(Attr(key, value, start, end, at + value_start, at + value_end))
+                attrs.append(Attr(key, value, start, at, name_end + 2, at - 1))
+            else:
+                attrs.append(Attr(key, "", start, at, name_end, name_end))
         return tuple(attrs)
 
     def tag(self, lt: int, name_at: int, kind: Literal["start", "end"]) -> tuple[_Raw | str, int]:
@@ -417,6 +429,17 @@ def _content(text: str, at: int, state: str, last_start_tag: str) -> tuple[int, 
     return stop, stop
 
 
+def cdata_section(text: str, lt: int, end: int | None = None) -> tuple[int, str]:
+    """Where the CDATA section whose ``<![CDATA[`` is at ``lt`` ends in ``text[:end]`` (past its
+    ``]]>``, else at the end), and the text it holds. The tokenizer reads one only where the tree
+    builder's current node is an SVG or MathML element (elsewhere it is a bogus comment): the
+    tree builder asks for it there (``article_model``)."""
+    source = text if end is None or end >= len(text) else text[:end]
+    at = lt + len("<![CDATA[")
+    stop, after = _content(source, at, "cdata section", "")
+    return after, _decoded(source[at:stop], "cdata section")
+
+
 def _decoded(raw: str, state: str) -> str:
     """Text read in ``state`` as a browser keeps it."""
     if state == "data":
@@ -443,7 +466,9 @@ def _scan(
     at = start
     text_from = -1  # where the pending text token starts, -1 when none is pending
     pieces: list[str] = []
-    step_at, known_name = _STEP.match, _NAMES.get  # (the hot loop: one lookup each, not per step)
+    # (the hot loop: one lookup each, not one per step)
+    steps, known_name, quoted_attrs = _STEP.findall, _NAMES.get, reader.quoted_attrs
+    window = _WINDOWS[0]
     while at < size:
         if state != "data":
             stop, next_at = _content(source, at, state, last_start_tag)
@@ -453,28 +478,37 @@ def _scan(
             at, state = next_at, "data"
             continue
         if text_from < 0:
-            step = step_at(source, at)
-            if step is not None:
-                # every group in one call (groups(), not six group() calls): most tokens are read
-                # here, and the calls were a third of the loop's time
-                data, slash, raw_name, raw_attrs, self_closing, comment = step.groups()
+            # Steps in bulk: ``findall`` reads a window's run of steps in C, as tuples of strings
+            # whose offsets follow from their lengths (most tokens are read here: a match object
+            # and its calls per token were half the loop's time). A match that is no step (its
+            # second group empty: a lone "<", other markup, a step cut by the window) ends the
+            # run, and the states read from there (below); the next window is twice the run,
+            # so markup the steps do not read costs a bounded look ahead.
+            stepped, stopped = at, False
+            for data, whole, slash, raw_name, raw_attrs, self_closing, comment in steps(
+                source, at, min(size, at + window)
+            ):
+                if not whole:
+                    stopped = True
+                    break
                 lt = at + len(data)
                 if data:
+                    if "&" in data or "\r" in data:
+                        data = _decoded(data, "data")
                     yield ("text", at, lt, "", (), False, data)
-                end_at = step.end()
-                if raw_name is None:  # a comment
-                    yield ("comment", lt, end_at, "", (), False, comment)
-                else:
-                    name = known_name(raw_name) or _name(raw_name)
-                    if slash:
-                        yield ("end", lt, end_at, name, (), False, "")
-                    else:
-                        attrs = reader.quoted_attrs(raw_attrs, step.start(4)) if raw_attrs else ()
-                        yield ("start", lt, end_at, name, attrs, bool(self_closing), "")
-                        last_start_tag = name
-                        if follow_tree_builder:
-                            state = _CONTENT_STATE.get(name, "data")
-                at = end_at
+                at = lt + len(whole)
+                if not raw_name:  # a comment
+                    yield ("comment", lt, at, "", (), False, comment)
+                    continue
+                name = known_name(raw_name) or _name(raw_name)
+                if slash:
+                    yield ("end", lt, at, name, (), False, "")
+                    continue
+                attrs = quoted_attrs(raw_attrs, lt + 1 + len(raw_name)) if raw_attrs else ()
+                yield ("start", lt, at, name, attrs, bool(self_closing), "")
+                last_start_tag = name  # (never one of ``_CONTENT_STATE``: the states read those)
+            window = min(max(2 * (at - stepped), _WINDOWS[0]), _WINDOWS[1])
+            if not stopped and at > stepped:
                 continue
         lt = source.find("<", at)
         stop = size if lt < 0 else lt

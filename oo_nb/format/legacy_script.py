@@ -54,9 +54,9 @@ from oo_nb.format.blocks import Contract
 from oo_nb.format.document import Document
 from oo_nb.format.names import CONTRACT_BLOCK
 from oo_nb.format.vocab import truncate
+from oo_nb.skin import sync_advice
 
 __all__ = [
-    "LEGACY_SCRIPT_HINT",
     "ORIGINAL_CITATION",
     "OUR_SCRIPT_SIGNATURE",
     "InjectionRisk",
@@ -68,6 +68,7 @@ __all__ = [
     "inert_fragment",
     "inert_heading_text",
     "injection_risks",
+    "legacy_script_hint",
     "runs_original_script",
 ]
 
@@ -77,7 +78,14 @@ OUR_SCRIPT_SIGNATURE = "/* oo_nb page script"
 _SIGNATURE_BYTES = OUR_SCRIPT_SIGNATURE.encode()
 _STAR = OUR_SCRIPT_SIGNATURE.index("*")
 _HOPS = 64  # "*" looked at in the bytes before one search of the text settles it
-LEGACY_SCRIPT_HINT = "it runs the original o-o page script; `oo sync DIR --migrate` replaces it"
+
+
+def legacy_script_hint() -> str:
+    """What ``oo check`` and the audit add to an ``html-injection`` finding (the fix as the caller
+    types it: ``skin``)."""
+    return f"it runs the original o-o page script; `{sync_advice('DIR', 'migrate')}` replaces it"
+
+
 # Sink 3: the contract values the panel concatenates into HTML.
 _CONTRACT_TEXTS = ("subject", "scope", "audience", "tone")
 _CONTRACT_LISTS = ("intents", "required_sections")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from oo_nb.errors import FormatError
 from oo_nb.format.document import Document
+from oo_nb.skin import sync_advice
 
 __all__ = ["FIX_OPTION", "crlf_message", "shell_crlf_line", "with_lf_shell"]
 
@@ -31,10 +32,11 @@ def shell_crlf_line(doc: Document) -> int | None:
 
 
 def crlf_message(line: int, folder: str) -> str:
-    """What ``oo check`` and the audit say about it (one wording for both)."""
+    """What ``oo check`` and the audit say about it (one wording for both; the fix as the
+    caller types it: ``skin``)."""
     return (
         f"bash cannot run this file: CRLF line endings in the shell part (line {line}); "
-        f"fix with `oo sync {folder} {FIX_OPTION}`"
+        f"fix with `{sync_advice(folder, 'fix_line_endings')}`"
     )
 
 

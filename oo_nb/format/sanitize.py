@@ -46,6 +46,7 @@ __all__ = [
     "ALLOWED_TAGS",
     "INLINE_TAGS",
     "RESERVED_IDS",
+    "elements_removed",
     "is_safe_image_src",
     "remove_keeping_tail",
     "removed_by_cleaning",
@@ -340,36 +341,12 @@ def removed_by_cleaning(typed: str, clean: str) -> list[str]:
     """What ``sanitize_html`` took out of ``typed`` to give ``clean``, in a reader's words (one
     phrase per kind of thing): so a person who typed it is told before it is used, never left to
     find it gone."""
-    from oo_nb.format.html_tokens import tokenize  # the one tokenizer; only an edit needs it
-
-    def counts(text: str) -> tuple[dict[str, int], dict[str, int], int]:
-        tags: dict[str, int] = {}
-        attrs: dict[str, int] = {}
-        comments = 0
-        for tok in tokenize(text):
-            if tok.kind == "start":
-                tags[tok.name] = tags.get(tok.name, 0) + 1
-                if tok.name in ALLOWED_TAGS:  # attributes of a removed element go with it
-                    for a in tok.attrs:
-                        attrs[a.name] = attrs.get(a.name, 0) + 1
-            elif tok.kind == "comment" and not AGENT_PID_COMMENT.fullmatch(tok.data):
-                comments += 1
-        return tags, attrs, comments
-
-    tags_in, attrs_in, comments_in = counts(_PAGE_TAGS.sub("", typed))
-    tags_out, attrs_out, _ = counts(clean)
-    said: list[str] = []
-    for name, n in tags_in.items():
-        if name in ("h1", "h2") or n <= tags_out.get(name, 0):
-            continue  # a heading inside a section is kept, as an <h3>
-        if name in _CLEAN_CONTENT:
-            said.append(f"<{name}> with everything in it")
-        elif name == "img":  # its src was refused: an image from elsewhere is never loaded
-            said.append("an image that is not an embedded png/jpeg/gif/webp")
-        else:
-            said.append(f"the <{name}> tag (its text is kept)")
+    _, attrs_in, comments_in = _counts(_PAGE_TAGS.sub("", typed))
+    _, attrs_out, _ = _counts(clean)
+    gone = _tags_gone(typed, clean)
+    said = [_tag_phrase(name) for name in gone]
     for name, n in attrs_in.items():
-        if name == "src" and tags_in.get("img", 0) > tags_out.get("img", 0):
+        if name == "src" and "img" in gone:
             continue  # said with its image
         if n > attrs_out.get(name, 0):
             why = (
@@ -390,3 +367,61 @@ def removed_by_cleaning(typed: str, clean: str) -> list[str]:
     if unsafe:
         said.append(f"control or bidi characters ({', '.join(unsafe)})")
     return said
+
+
+def elements_removed(typed: str, clean: str, *, held: str = "") -> list[str]:
+    """The elements ``sanitize_html`` took out of ``typed`` to give ``clean`` (an image from
+    elsewhere, a ``<script>``...), in ``removed_by_cleaning``'s words, leaving out as many of each
+    as it takes out of ``held`` (what the section held before: an agent's copy of it carries
+    them along, and the page keeps its own), so an update's run is never silently clean."""
+    gone = _tags_gone(typed, clean)
+    if gone and held.strip():
+        before = _tags_gone(held, sanitize_html(held))
+        gone = {name: n for name, n in gone.items() if n > before.get(name, 0)}
+    return [_tag_phrase(name) for name in gone]
+
+
+def _counts(text: str) -> tuple[dict[str, int], dict[str, int], int]:
+    """Start tags by name, the attributes of the allowed ones by name, and comments other than
+    pid comments, in ``text``."""
+    from oo_nb.format.html_tokens import tokenize  # the one tokenizer; only an edit needs it
+
+    tags: dict[str, int] = {}
+    attrs: dict[str, int] = {}
+    comments = 0
+    inside = 0  # depth in elements removed with everything in them: their parts go with them
+    for tok in tokenize(text):
+        if tok.kind == "end" and inside and tok.name in _CLEAN_CONTENT:
+            inside -= 1
+        if tok.kind == "start":
+            opens = tok.name in _CLEAN_CONTENT and not tok.self_closing
+            if inside:
+                inside += opens
+                continue
+            inside += opens
+            tags[tok.name] = tags.get(tok.name, 0) + 1
+            if tok.name in ALLOWED_TAGS:  # attributes of a removed element go with it
+                for a in tok.attrs:
+                    attrs[a.name] = attrs.get(a.name, 0) + 1
+        elif tok.kind == "comment" and not AGENT_PID_COMMENT.fullmatch(tok.data):
+            comments += 1
+    return tags, attrs, comments
+
+
+def _tags_gone(typed: str, clean: str) -> dict[str, int]:
+    """How many elements of each name cleaning took out (an h1/h2 is kept, as an ``<h3>``)."""
+    tags_in, _, _ = _counts(_PAGE_TAGS.sub("", typed))
+    tags_out, _, _ = _counts(clean)
+    return {
+        name: n - tags_out.get(name, 0)
+        for name, n in tags_in.items()
+        if name not in ("h1", "h2") and n > tags_out.get(name, 0)
+    }
+
+
+def _tag_phrase(name: str) -> str:
+    if name in _CLEAN_CONTENT:
+        return f"<{name}> with everything in it"
+    if name == "img":  # its src was refused: an image from elsewhere is never loaded
+        return "an image that is not an embedded png/jpeg/gif/webp"
+    return f"the <{name}> tag (its text is kept)"

@@ -29,16 +29,20 @@ __all__ = [
     "UNSAFE_IN_LINE",
     "citation_ids",
     "cited_id",
+    "cited_label",
     "domain_matches",
     "domain_of",
     "domain_pattern",
     "domain_patterns",
+    "each_cited_id",
     "entry_label",
+    "entry_source",
     "is_source_id",
     "js_trim",
     "listed_domain",
     "matched_pattern",
     "normal_host",
+    "source_id_of",
     "strip_unsafe",
     "tag_id",
     "terminal_safe",
@@ -51,7 +55,9 @@ __all__ = [
 # --------------------------------------------------------------------------- citations
 # ASCII digits only, as the page's own script reads them (JavaScript's \d): "[s١]" is no citation.
 # A citation is read as the page's script links it (/\[[sS](\d+)\]/): "[S3]" cites s3 as "[s3]"
-# does. A source's id is lower case, so read an id out of a match with ``cited_id`` (or take
+# does, and "[s02]" cites s2: the script looks "s02" up among the References labels, else takes
+# entry Number("02"), the entry the References numbering gives s2. A source's id is lower case
+# with no leading zero, so read an id out of a match with ``cited_id`` (or take
 # ``citation_ids``), never from the group itself.
 SOURCE_ID = re.compile(r"s[0-9]+")
 CITATION = re.compile(r"\[([sS][0-9]+)\]")
@@ -69,9 +75,25 @@ LEADING_CITATION = re.compile(f"[{re.escape(JS_SPACE)}]*\\[([sS][0-9]+)\\]")
 
 
 def entry_label(text: str) -> str | None:
-    """The label a References entry's text starts with ("[S3] ..." is "s3"), or None."""
+    """The label a References entry's text starts with, as the page script keys it ("[S03] ..."
+    is "s03": the entry's id in the page), or None; the source it names is ``source_id_of``."""
     m = LEADING_CITATION.match(text)
     return m.group(1).lower() if m else None
+
+
+def source_id_of(token: str) -> str:
+    """The source id a citation or label token names: "S03" and "s3" name "s3" (the page links
+    "[s03]" to entry 3 when no entry is labelled "[s03]"). No int(): a token may be long."""
+    if token[0] == "s" and token[1] != "0":
+        return token  # (most: "s12" as written)
+    digits = token[1:].lstrip("0") or "0"
+    return "s" + digits
+
+
+def entry_source(text: str) -> str | None:
+    """The source id a References entry's label names ("[S03] ..." names "s3"), or None."""
+    label = entry_label(text)
+    return None if label is None else source_id_of(label)
 
 
 def js_trim(text: str) -> str:
@@ -103,8 +125,20 @@ def is_source_id(text: str) -> bool:
 
 
 def cited_id(match: re.Match[str]) -> str:
-    """The source id a ``CITATION`` match names ("[S3]" names "s3")."""
-    return match.group(1).lower()
+    """The source id a ``CITATION`` or ``CITATION_WITH_SPACE`` match names ("[S3]" and "[s03]"
+    name "s3")."""
+    return source_id_of(match.group(match.lastindex or 0))  # (the id is the last group)
+
+
+def cited_label(match: re.Match[str]) -> str:
+    """The label the page script looks a ``CITATION`` match up by ("[S03]" by "s03")."""
+    return match.group(match.lastindex or 0).lower()
+
+
+def each_cited_id(text: str) -> list[str]:
+    """The id of every citation in ``text``, in order, repeats kept (``cited_id`` of each
+    ``CITATION`` match, read by ``findall``: no match object per citation)."""
+    return [source_id_of(token) for token in CITATION.findall(text)]
 
 
 def citation_ids(text: str) -> list[str]:

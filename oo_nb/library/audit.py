@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from oo_nb.format.article import pid_problem
 from oo_nb.format.findings import CHECKS, SEVERITIES
-from oo_nb.format.legacy_script import LEGACY_SCRIPT_HINT
+from oo_nb.format.legacy_script import legacy_script_hint
 from oo_nb.format.line_endings import crlf_message
 from oo_nb.format.names import MANIFEST_BLOCK, SOURCE_CACHE_BLOCK
 from oo_nb.format.page_code import finding_code
@@ -197,6 +197,8 @@ def _article_findings(d: Digest) -> Iterator[Finding]:
 def _markup_findings(d: Digest) -> Iterator[Finding]:
     for code, message in d.markup:  # (the message names the line, as oo check's does)
         yield _f(d.slug, code, "article", message)
+    for block, message in d.unsafe_blocks:  # (the message names the field, as oo check's does)
+        yield _f(d.slug, "unsafe-text", block, message)
 
 
 def _pid_findings(d: Digest) -> Iterator[Finding]:
@@ -234,7 +236,7 @@ def _shell_findings(d: Digest) -> Iterator[Finding]:
 
 def _script_findings(d: Digest) -> Iterator[Finding]:
     for risk in d.injection_risks:
-        yield _f(d.slug, "html-injection", risk.where, f"{risk.describe()}; {LEGACY_SCRIPT_HINT}")
+        yield _f(d.slug, "html-injection", risk.where, f"{risk.describe()}; {legacy_script_hint()}")
     for severity, where, message in d.unknown_code:
         yield _f(d.slug, finding_code(where), where, message, severity)
 

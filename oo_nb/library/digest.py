@@ -49,7 +49,7 @@ from oo_nb.format.names import (
 )
 from oo_nb.format.page_code import page_code_findings
 from oo_nb.format.sentinel_state import latest_status
-from oo_nb.format.unsafe_text import article_unsafe_lines
+from oo_nb.format.unsafe_text import article_unsafe_lines, block_unsafe_fields
 from oo_nb.library.article_rows import LEAD_CHARS, ArticleScan
 
 __all__ = [
@@ -138,6 +138,8 @@ class Digest:
     problems: list[Problem] = field(default_factory=list)
     crlf_line: int | None = None  # first shell line ending in CR LF: bash cannot run the file
     markup: list[tuple[str, str]] = field(default_factory=list)  # (code, message): oo check's
+    # (block, message): oo check's unsafe-text findings in the JSON blocks' strings
+    unsafe_blocks: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def citations(self) -> list[tuple[str, str | None, str]]:
@@ -241,9 +243,15 @@ def _block(doc: Document, name: str, digest: Digest) -> Any:
         return None
     text = doc.block_text(name)
     try:
-        return parse_block(text, block=name)
+        value = parse_block(text, block=name)
     except BlockError:
         pass
+    else:
+        digest.unsafe_blocks += [
+            (name, unsafe_text(f"{name} {where}", names))
+            for where, names in block_unsafe_fields(text, value)
+        ]
+        return value
     # Only a failing block pays for the line table: parse again for the located error.
     try:
         line, column = doc.block_position(name)

@@ -23,6 +23,7 @@ from typing import Any
 
 from oo_nb.format.blocks import MAX_CADENCE_DAYS, MAX_WHOLE
 from oo_nb.format.legacy_script import InjectionRisk
+from oo_nb.format.names import BLOCK_IDS
 from oo_nb.library.digest import Digest, Failure, Problem, digest_many
 
 __all__ = [
@@ -101,6 +102,7 @@ _SPECIAL = (
     "injection_risks",
     "unknown_code",
     "markup",
+    "unsafe_blocks",
     "cite_ids",
     "cite_counts",  # not stored: Counter(cite_ids), as take_article counts them
     "references",
@@ -146,6 +148,7 @@ def encode(result: Result) -> str:
     out["injection_risks"] = [[r.where, r.text, r.reason] for r in d.injection_risks]
     out["unknown_code"] = _columns(d.unknown_code, 3)
     out["markup"] = _columns(d.markup, 2)
+    out["unsafe_blocks"] = _columns(d.unsafe_blocks, 2)
     refs = _columns(d.references, 3)
     if refs[0] == tuple(range(1, len(refs[0]) + 1)):  # positions 1..n (always, as scanned)
         del refs[0]
@@ -389,6 +392,10 @@ def _digest(raw: dict[str, Any], path: str, slug: str) -> Digest:
     if not set(codes) <= _MARKUP_CODES:  # the audit grades by code: only those it knows
         raise ValueError("not a markup finding")
     d.markup = list(zip(codes, messages, strict=True))
+    blocks, messages = _table(raw["unsafe_blocks"], (_STR, _STR))
+    if not set(blocks) <= set(BLOCK_IDS):
+        raise ValueError("not a block")
+    d.unsafe_blocks = list(zip(blocks, messages, strict=True))
     refs = raw["references"]
     if type(refs) is list and len(refs) == 2:  # positions 1..n left out
         if refs[1] is None:  # the sources' urls

@@ -27,6 +27,7 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
+from oo_nb import skin
 from oo_nb.collector import paused as _gc_paused
 from oo_nb.format.names import DOC_SUFFIX
 from oo_nb.library.digest import Digest, Failure, relative_slug
@@ -351,8 +352,11 @@ class Library:
             return document_findings(self, stale_after_days, day)
 
         if self._stamps is not None:  # stored as the frames are: a warm audit decodes no digest
-            # (its `crlf-shell` messages name each file's folder as the library was opened)
-            variant = f"{day}|{stale_after_days}|{self.root}|{code_version_of_audit()}"
+            # (its `crlf-shell` messages name each file's folder as the library was opened, and
+            # their fixes in the caller's words: the skin)
+            variant = (
+                f"{day}|{stale_after_days}|{self.root}|{code_version_of_audit()}|{skin.current()}"
+            )
             stored: Callable[[], pd.DataFrame] = self._stored("audit", variant, make)
         else:
             stored = make

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from oo_nb.format.article_model import Model, Node, entries, read_model
 from oo_nb.format.names import INDEX_CONTENT_END, INDEX_CONTENT_START, INDEX_NAME
 from oo_nb.format.sanitize import ALLOWED_ATTRIBUTES, ALLOWED_TAGS
-from oo_nb.format.vocab import CITATION, cited_id, entry_label
+from oo_nb.format.vocab import CITATION, cited_label, entry_label
 
 if TYPE_CHECKING:
     from oo_nb.api.document import Document as PublicDocument
@@ -166,8 +166,8 @@ def _citation_links(
         if node.kind != "text" or skip:
             continue
         for m in CITATION.finditer(source, node.start, node.end):
-            sid = cited_id(m)
-            k = by_label.get(sid) or int(sid[1:])
+            label = cited_label(m)  # (looked up as the page script does: "[s02]" by "s02")
+            k = by_label.get(label) or int(label[1:])
             if 1 <= k <= len(items):
                 link = (
                     f'<a class="oo-cite" href="about:srcdoc#oo-ref-{anchors[k]}" '

@@ -149,6 +149,10 @@ def _new(ns: argparse.Namespace) -> Document:
         **narration("the new document"),
     )
     where = shlex.quote(str(made.path))
+    if made.set_aside is not None:
+        from oo_nb.cli.new import leftover_note
+
+        print(leftover_note(made))
     if made.first_update == "no agent":
         print(
             f"not researched yet: {NO_AGENT}; give it one of the first two, then run: %oo update {where}"

@@ -17,7 +17,7 @@ from oo_nb.format.article_model import read_model
 from oo_nb.format.blocks import fact_source_ids
 from oo_nb.format.document import Document
 from oo_nb.format.names import CHANGELOG_BLOCK, CONTRACT_BLOCK, MANIFEST_BLOCK, SOURCE_CACHE_BLOCK
-from oo_nb.format.vocab import CITATION_WITH_SPACE, is_source_id, truncate
+from oo_nb.format.vocab import CITATION_WITH_SPACE, cited_id, is_source_id, truncate
 from oo_nb.review.blocks import MISSING, changelog_entries, get_path, source_ids
 from oo_nb.review.diff import DocumentDiff
 from oo_nb.review.hunks import Choice, Hunk
@@ -371,7 +371,7 @@ class _Merge:
         gone: list[str] = []
 
         def drop(m: re.Match[str]) -> str:
-            sid = m.group(2).lower()  # "[S3]" is a citation of s3 (vocab.CITATION)
+            sid = cited_id(m)  # "[S3]" and "[s03]" cite s3
             if sid in kept:
                 return m.group(0)
             gone.append(sid)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from oo_nb.format.article_model import entries, read_model
-from oo_nb.format.vocab import LEADING_CITATION, entry_label
+from oo_nb.format.vocab import LEADING_CITATION, entry_source
 from oo_nb.review.units import text_of
 
 __all__ = ["RefList", "Side", "entry_lines", "merge_refs", "out_of_order", "parse_refs"]
@@ -40,7 +40,7 @@ def parse_refs(body: str, urls: Iterable[tuple[str, str]] = ()) -> RefList:
     seen: set[str] = set()
     pos = lst.open_end
     for k, li in enumerate(entries(lst)):
-        label = entry_label(li.text)
+        label = entry_source(li.text)
         link = next((a for a in li.elements("a") if a.attr("href") is not None), None)
         url = (link.attr("href") or "") if link is not None else ""
         sid = label or by_url.get(url) or f"s{k + 1}"

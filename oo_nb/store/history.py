@@ -1,6 +1,14 @@
 """Document history: ``.oo-history/<file name>/`` next to the document holds ``snapshots/`` (the
 exact bytes of every replaced version) and ``log.jsonl`` (one row per write). Reading it, picking
-an entry by version or seq, and recording a snapshot before a replace."""
+an entry by version or seq, and recording a snapshot before a replace.
+
+``snapshots/last-written.snap`` holds the bytes oo last wrote to the document. A snapshot taken
+before each write alone never keeps the state a write produces: once the file was changed
+outside oo (an editor, ``git checkout``, a backup restored, a sync tool) that state, a paid
+update, was gone. Now, while the file differs from it, it is listed as the state before the
+file (replaced by ``CHANGED_OUTSIDE``) and can be rolled back to; the next write records it as
+a row of its own. One copy per document: the store grows by one file's size, not one per write.
+"""
 
 from __future__ import annotations
 
@@ -21,14 +29,17 @@ from oo_nb.store.atomic import atomic_write_bytes
 from oo_nb.store.history_place import history_folder, open_plain_file
 
 __all__ = [
+    "CHANGED_OUTSIDE",
     "HISTORY_DIR",
     "HistoryEntry",
     "Pick",
     "Recorded",
     "history_dir",
+    "keep_written",
     "pick_entry",
     "pick_from",
     "read_history",
+    "record_outside_change",
     "record_snapshot",
     "seq_bytes",
     "sha256_hex",
@@ -36,6 +47,11 @@ __all__ = [
     "utc_now",
     "version_bytes",
 ]
+
+
+# the bytes oo last wrote to the document, and how a listing names what replaced them
+WRITTEN_FILE = "last-written.snap"
+CHANGED_OUTSIDE = "a change made outside oo"
 
 
 def history_dir(path: Path) -> Path:
@@ -251,9 +267,61 @@ def record_snapshot(path: Path, data: bytes, action: str) -> Recorded:
     return Recorded(path, snap, size)
 
 
+def _written_file(path: Path) -> Path:
+    return history_dir(path) / "snapshots" / WRITTEN_FILE
+
+
+def _read_written(path: Path) -> bytes | None:
+    """The bytes oo last wrote to ``path``; None when there are none (a history from before this
+    was kept) or they cannot be read as a plain file (never through a link)."""
+    try:
+        fd = open_plain_file(_written_file(path), os.O_RDONLY)
+    except (OSError, OOError):
+        return None
+    try:
+        return _read_fd(fd)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _unrecorded_written(
+    path: Path, rows: list[dict[str, Any]], current: bytes | None
+) -> bytes | None:
+    """The state oo last wrote when it is neither the file now nor in any row: the file was
+    changed (or deleted) outside oo since. (A write killed before it kept its bytes leaves an
+    earlier state there, which a row holds; bytes a row holds are kept already.)"""
+    written = _read_written(path)
+    if written is None or written == current:
+        return None
+    sha = sha256_hex(written)
+    if any(row["sha256"] == sha for row in rows):
+        return None
+    return written
+
+
+def record_outside_change(path: Path, current: bytes | None) -> Recorded | None:
+    """Before a write (under the document's lock): when the file (``current``, None when
+    missing) is not what oo last wrote, keep what oo wrote as a row of its own, replaced by
+    ``CHANGED_OUTSIDE``, so no written state is lost."""
+    written = _unrecorded_written(path, _read_log(path), current)
+    if written is None:
+        return None
+    return record_snapshot(path, written, CHANGED_OUTSIDE)
+
+
+def keep_written(path: Path, data: bytes) -> None:
+    """After a write: ``data`` is what oo last wrote to ``path`` (``last-written.snap``)."""
+    folder = history_folder(path, "snapshots")
+    atomic_write_bytes(folder / WRITTEN_FILE, data, mode=0o644)
+
+
 def read_history(path: str | Path) -> list[HistoryEntry]:
-    """Every kept version, oldest first, then the current file."""
+    """Every kept version, oldest first, then the current file. The state oo last wrote is
+    among them when the file was changed outside oo since (``CHANGED_OUTSIDE``)."""
     p = Path(path)
+    rows = _read_log(p)
     entries = [
         HistoryEntry(
             seq=row["seq"],
@@ -266,10 +334,29 @@ def read_history(path: str | Path) -> list[HistoryEntry]:
             sha256=row.get("sha256", ""),
             snapshot=history_dir(p) / "snapshots" / row["file"],
         )
-        for row in _read_log(p)
+        for row in rows
     ]
-    if p.exists():
-        data = p.read_bytes()
+    data = p.read_bytes() if p.exists() else None
+    written = _unrecorded_written(p, rows, data)
+    if written is not None:
+        file = _written_file(p)
+        info = _describe(written)
+        entries.append(
+            HistoryEntry(
+                seq=(entries[-1].seq + 1) if entries else 1,
+                version=info["version"],
+                as_of=info["as_of"],
+                summary=info["summary"],
+                cost_usd=info["cost_usd"],
+                saved_at=datetime.fromtimestamp(file.stat().st_mtime, UTC).isoformat(
+                    timespec="seconds"
+                ),
+                action=CHANGED_OUTSIDE,
+                sha256=sha256_hex(written),
+                snapshot=file,
+            )
+        )
+    if data is not None:
         info = _describe(data)
         mtime = datetime.fromtimestamp(p.stat().st_mtime, UTC).isoformat(timespec="seconds")
         entries.append(

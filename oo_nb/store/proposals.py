@@ -17,6 +17,7 @@ from pathlib import Path
 from oo_nb.errors import NotFound, OOError
 from oo_nb.format.names import PENDING_PROPOSAL
 from oo_nb.format.vocab import UNSAFE_IN_LINE
+from oo_nb.skin import saved_advice
 from oo_nb.store.seal import is_sealed
 from oo_nb.store.store import document_lock, history_dir, set_aside_current
 
@@ -113,12 +114,15 @@ def pick_proposal(path: Path, name: str) -> Path | None:
     aside. Returns where the previous current one went."""
     if not _ASIDE.match(name):
         raise OOError(
-            f"{name!r} is not a set-aside proposal name (see `oo review DOC --list`)",
+            f"{name!r} is not a set-aside proposal name (see `{saved_advice(path, 'list')}`)",
             file=str(path),
         )
     chosen = history_dir(path) / name
     if not chosen.is_file():
-        raise NotFound(f"no set-aside proposal {name} (see `oo review DOC --list`)", file=str(path))
+        raise NotFound(
+            f"no set-aside proposal {name} (see `{saved_advice(path, 'list')}`)",
+            file=str(path),
+        )
     with document_lock(path, "pick a proposal"):  # a concurrent update's save waits
         if not chosen.is_file():
             raise NotFound(
@@ -135,12 +139,15 @@ def discard_proposal(path: Path, name: str) -> ProposalInfo:
     accepted, so nothing outside the history folder can be named."""
     if name != PENDING_PROPOSAL and not _ASIDE.match(name):
         raise OOError(
-            f"{name!r} is not a saved proposal name (pending.json or pending-<number>.json; see `oo review DOC --list`)",
+            f"{name!r} is not a saved proposal name (pending.json or pending-<number>.json; see "
+            f"`{saved_advice(path, 'list')}`)",
             file=str(path),
         )
     file = history_dir(path) / name
     if not os.path.lexists(file):
-        raise NotFound(f"no saved proposal {name} (see `oo review DOC --list`)", file=str(path))
+        raise NotFound(
+            f"no saved proposal {name} (see `{saved_advice(path, 'list')}`)", file=str(path)
+        )
     sha = hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else ""
     info = _info(file, sha)
     if file.is_dir() and not file.is_symlink():  # listed as damaged: removed when it holds nothing

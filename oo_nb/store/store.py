@@ -29,9 +29,11 @@ from oo_nb.store.history import (
     HistoryEntry,
     Pick,
     history_dir,
+    keep_written,
     pick_entry,
     pick_from,
     read_history,
+    record_outside_change,
     record_snapshot,
     seq_bytes,
     sha256_hex,
@@ -146,6 +148,10 @@ def write_document(
             except FileNotFoundError:
                 current = None
             if expected is None:
+                if current is not None:  # as the exclusive write would: nothing recorded
+                    raise OOError("already exists; not overwritten", file=str(target))
+                # a deleted document's last written state, before a new file takes its name
+                record_outside_change(target, None)
                 atomic_write_bytes(target, data, mode=0o755, exclusive=True)
             else:
                 if current != expected:
@@ -155,6 +161,8 @@ def write_document(
                     )
                 if current == data:
                     return target
+                # what oo wrote last, when the file was changed outside oo since: a row first
+                record_outside_change(target, current)
                 recorded = record_snapshot(target, current, action)
                 try:
                     atomic_write_bytes(target, data)
@@ -162,11 +170,20 @@ def write_document(
                     if not _holds(target, data):  # not replaced: no "replaced by" row for it
                         recorded.undo()
                     raise
+            _keep_written(target, data)
     except (
         OSError
     ) as exc:  # disk full, permissions...: an OOError that says what state the file is in
         raise _io_error(exc, target, data) from exc
     return target
+
+
+def _keep_written(target: Path, data: bytes) -> None:
+    """Keep the state just written (``history.keep_written``). The write itself succeeded: a
+    failure here (a full disk) costs only this copy, and the last row still holds the state
+    before it, so history lists nothing wrong; it is not reported as a failed write."""
+    with contextlib.suppress(OSError, OOError):
+        keep_written(target, data)
 
 
 def _sweep_stale_temps(target: Path) -> None:

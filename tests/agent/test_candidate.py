@@ -699,7 +699,7 @@ def test_heading_text_is_inert_on_the_original_page_script(
     cand = build(doc, raw)
     new = next(s for s in cand.document.article.sections if s.id == "new-sec")
     assert new.title == shown
-    assert any("look-alike" in w and "--migrate" in w for w in cand.warnings) is warned
+    assert any("look-alike" in w and "migrate=True" in w for w in cand.warnings) is warned
 
 
 def test_heading_text_is_kept_on_our_page_script(tmp_path: Path) -> None:
@@ -748,7 +748,7 @@ def test_section_html_is_inert_on_the_original_page_script(corpus_dir: Path, nam
     assert "https://a.example/%5Bs1%5D" in article
     assert "Models \u2039 10B \u2039 20B" in article
     warned = [w for w in cand.warnings if "look-alike" in w]
-    assert len(warned) == 1 and "section title" in warned[0] and "--migrate" in warned[0]
+    assert len(warned) == 1 and "section title" in warned[0] and "migrate=True" in warned[0]
 
 
 def test_section_html_is_kept_on_our_page_script(tmp_path: Path) -> None:

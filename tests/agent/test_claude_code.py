@@ -17,7 +17,7 @@ from oo_nb.agent.clean import unclean_reasons
 from oo_nb.agent.run import UpdateOptions, prepare_update, write_result
 from oo_nb.cli.main import main
 from oo_nb.format.document import Document
-from tests.support.agent_helpers import CORPUS, TODAY, copy_doc
+from tests.support.agent_helpers import CORPUS, TODAY, copy_doc, no_history_written
 
 NEW_URL = "https://news.example.com/claude-found-this"
 READ_URL = "https://blog.example.net/already-linked"  # a link already in the document
@@ -239,7 +239,7 @@ def test_failures_write_nothing(
     assert main(["update", str(doc), "--force", "--yes", "--agent", "claude-code"]) == 2
     err = capsys.readouterr().err
     assert re.search(pattern, err), err
-    assert doc.read_bytes() == base and not (doc.parent / ".oo-history").exists()
+    assert doc.read_bytes() == base and no_history_written(doc)
 
 
 def test_missing_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -91,3 +91,19 @@ def test_edits_only_outside_the_article_are_named_in_the_refusal(
     with pytest.raises(AgentError, match="changed no article section") as err:
         _run(tmp_path, monkeypatch, "nochange", [edit])
     assert named in err.value.message
+
+
+def test_a_cached_source_re_pointed_alone_is_named_in_the_refusal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a source-cache edit is taken only with an article edit: without one it is dropped too, and
+    # the refusal said "changed no article section" naming nothing
+    repoint = (
+        '{"id": "s1", "url": "https://www.windowscentral.com',
+        '{"id": "s1", "url": "https://evil.example',
+    )
+    with pytest.raises(AgentError, match="changed no article section") as err:
+        _run(tmp_path, monkeypatch, "nochange", [repoint])
+    message = err.value.message
+    assert "only what an update does not write: a cached source: oo-source-cache s1.url" in message
+    assert "'\"https://evil.example/artificial-intelligence/" in message

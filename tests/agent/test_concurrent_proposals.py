@@ -18,20 +18,21 @@ from tests.support.concurrent_updates import concurrent_updates
 
 # 12 runs in threads of this process; 8 in processes of their own (each imports the SDK: seconds)
 @pytest.mark.parametrize(("processes", "n"), [(True, 8), (False, 12)], ids=["processes", "threads"])
-def test_parallel_updates_of_one_document_keep_every_proposal(
+def test_parallel_forced_updates_of_one_document_research_it_once(
     processes: bool, n: int, tmp_path: Path
 ) -> None:
+    """--force researches a fresh document and sets a proposal aside; it never pays again for
+    research another run is doing now: one run researches and saves, the others send nothing
+    and say so."""
     path = copy_doc(tmp_path)
     before = path.read_bytes()
     outcome = concurrent_updates(path, n, key=MARKER, processes=processes)
     assert outcome.unaccounted == 0, outcome.outputs
-    assert outcome.saved_said == n, outcome.outputs  # nothing kept them from saving
-    assert outcome.files == n  # 1 current + N-1 set aside: none overwritten
-    assert len(outcome.kept_names) == n - 1 == len(set(outcome.kept_names))
+    assert outcome.saved_said == 1 and outcome.busy_said == n - 1, outcome.outputs
+    assert outcome.files == 1  # the one proposal, saved
     folder = store.history_dir(path)
-    assert all((folder / name).is_file() for name in outcome.kept_names)
     listed = list_proposals(path)
-    assert len(listed) == n and not any(p.damaged for p in listed)
+    assert len(listed) == 1 and not any(p.damaged for p in listed)
     assert path.read_bytes() == before
     assert not list(folder.glob(".*.tmp"))
 
@@ -130,11 +131,13 @@ def test_two_cron_runs_at_once_research_once(
     assert "proposal awaiting review since" in out.getvalue()
 
 
+@pytest.mark.parametrize("force", [[], ["--force"]], ids=["plain", "force"])
 def test_update_all_leaves_a_document_another_run_is_researching(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    force: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`update-all` while a run researches one of its documents: that document is reported as
-    being researched (no request for it), the others are researched; no claim outlives the run."""
+    """`update-all` (with --force too: a cron line with it) while a run researches one of its
+    documents: that document is reported as being researched (no request for it, not paid
+    twice), the others are researched; no claim outlives the run."""
     import contextlib
     import io
 
@@ -153,13 +156,14 @@ def test_update_all_leaves_a_document_another_run_is_researching(
     out = io.StringIO()
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
-            main(["update-all", str(tmp_path / "lib"), "--concurrency", "1"])
+            main(["update-all", str(tmp_path / "lib"), "--concurrency", "1", *force])
     finally:
         held.release()
         mock.stop()
     said = out.getvalue()
     assert "being researched by another run (pid" in said and "a test's research" in said, said
     assert list_proposals(busy) == [] and len(list_proposals(other)) == 1, said
+    assert "--force" not in said.split("being researched by another run")[1].split("\n")[0]
     for doc in (busy, other):  # every claim let go: a new claim is had at once
         again = claim_research(doc)
         assert isinstance(again, ResearchClaim)

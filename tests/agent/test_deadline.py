@@ -28,8 +28,14 @@ from oo_nb.agent.run import UpdateOptions
 from oo_nb.cli.main import main
 from oo_nb.cli.verbs import build_parser
 from oo_nb.errors import AgentError
-from oo_nb.store.store import history_dir
-from tests.support.agent_helpers import DOCS, MARKER, copy_doc, run_backend, start_mock
+from tests.support.agent_helpers import (
+    DOCS,
+    MARKER,
+    copy_doc,
+    no_history_written,
+    run_backend,
+    start_mock,
+)
 from tests.support.magic_helpers import oo
 from tests.support.mock_api import MockAPI, Reply, Script, error_reply, message
 from tests.support.mock_scenarios import endless_pause, research_scenario, text
@@ -123,7 +129,7 @@ def test_a_hung_server_stops_at_the_deadline_with_progress_lines(
         f"oo update: error: {path}: no answer from the API within the deadline (1.5 s, set by "
         "--timeout) (cost so far $0.0000); nothing was written"
     )
-    assert path.read_bytes() == before and not history_dir(path).exists()
+    assert path.read_bytes() == before and no_history_written(path)
 
 
 def test_the_deadline_holds_across_retries(quick_heartbeat: float) -> None:

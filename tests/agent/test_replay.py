@@ -138,6 +138,7 @@ def test_streamed_runs_record_and_replay_as_sse(tmp_path: Path) -> None:
     )
     replay = ReplayBackend(cassette)
     assert replay.settings.stream
+    first.release_claim()  # not written: its claim on the research is let go by hand
     again = prepare_update(doc, UpdateOptions(force=True, today=TODAY), backend=replay)
     assert again.candidate is not None and first.candidate is not None
     a, b = again.candidate.document, first.candidate.document

@@ -20,7 +20,15 @@ from oo_nb.format.document import Document
 from oo_nb.store import clock
 from oo_nb.store.store import history_dir, load_pending, read_history
 from tests.agent.test_context import image_heavy
-from tests.support.agent_helpers import CORPUS, DOCS, MARKER, assert_no_secret, copy_doc, start_mock
+from tests.support.agent_helpers import (
+    CORPUS,
+    DOCS,
+    MARKER,
+    assert_no_secret,
+    copy_doc,
+    no_history_written,
+    start_mock,
+)
 from tests.support.mock_api import MockAPI, Reply, Script, error_reply, message
 from tests.support.mock_scenarios import endless_pause, research_scenario, text, tool_use
 
@@ -178,7 +186,7 @@ def test_each_failure_writes_nothing_and_reports_cost(
     err = capsys.readouterr().err
     assert "oo update: error:" in err and pattern in err
     assert "cost so far $" in err and "nothing was written" in err
-    assert path.read_bytes() == base and not history_dir(path).exists()
+    assert path.read_bytes() == base and no_history_written(path)
     assert_no_secret(tmp_path)
 
 

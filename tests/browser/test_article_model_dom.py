@@ -222,6 +222,13 @@ SCAN_CASES = {
         '<p title="[s8]">[S4] [s5]</p><!-- x --!><h2 id="b">B</h2><p>[s6]</p>' + REFS
     ),
     "a source cited only as [S3]": '<h2 id="a">A</h2><p>x [S3] y [S1][s2]</p>' + REFS,
+    # issue 26, left from the s34 attack: a CDATA section in foreign content is text (its
+    # citation linked); a leading zero cites the source of that number (entry 2 in the page)
+    "a citation in an svg cdata section": (
+        '<h2 id="a">A</h2><p>x <svg><![CDATA[[s2]]]><desc><![CDATA[a>[s3]]]></desc></svg>'
+        "<![CDATA[[s7]]]></p>" + REFS
+    ),
+    "a citation with a leading zero": '<h2 id="a">A</h2><p>x [s02] [S002]</p>' + REFS,
     "an entry whose first anchor has no href": (
         '<h2 id="a">A</h2><p>x [s1]</p><h2 id="references">References</h2><ol>'
         '<li>[s1] <a id="iea"></a><a href="https://a.example/1">A</a></li></ol>'
@@ -278,8 +285,9 @@ SCAN_DOM = r"""() => {
       while (texts.nextNode()) {
         const t = texts.currentNode;
         if (list && list.contains(t)) continue;
-        // the page links [S4] as [s4] (document.js: /\[[sS](\d+)\]/g); the id is lower case
-        for (const m of t.data.matchAll(/\[([sS][0-9]+)\]/g)) citations.push([section, pid, m[1].toLowerCase()]);
+        // the page links [S4] as [s4] (document.js: /\[[sS](\d+)\]/g); the id is lower case,
+        // and [s02] links to entry Number("02") (with no entry labelled [s02]): s2
+        for (const m of t.data.matchAll(/\[[sS]([0-9]+)\]/g)) citations.push([section, pid, "s" + Number(m[1])]);
       }
     }
   };
@@ -375,6 +383,9 @@ LEFT_OPEN = {
     "a b and an i misnested": "<p><b><i>x</b>y</i></p>",
     "a div closed by the a around it": '<p>a</p><a href="#x"><div>x</a>y</div>',
     "a code left open at the article's end": "<p><code>x</p>",
+    # issue 26, left from the s34 attack: a browser closes an open <a> where another starts
+    "an a inside an a": '<p><a href="https://x.example/1">x <a href="https://x.example/2">y</a> z</a></p>',
+    "an a inside an a's b": '<p><a href="https://x.example/1">x<b><a href="#y">y</a>z</b></a></p>',
 }
 # ... and where Chromium builds what the model reads: nothing reported
 CLOSED_ALIKE = {
@@ -383,6 +394,9 @@ CLOSED_ALIKE = {
     "around a block": "<b><p>x</p></b><p>y</p>",
     "left open in a template": "<template><p><b>x</p></template><p>y</p>",
     "a link closed in its paragraph": '<p><a href="https://x.example/">x</a></p>\n<h2 id="t">T</h2>',
+    "an a inside an a in a table cell": '<a href="#1">x<table><tbody><tr><td><a href="#2">y</a></td>'
+    "</tr></tbody></table></a><p>z</p>",
+    "an a inside an svg a": '<p><svg><a href="#1"><a href="#2"><text>y</text></a></a></svg></p>',
 }
 TEXT_PATHS = r"""() => {
   const out = [];

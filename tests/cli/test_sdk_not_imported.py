@@ -1,7 +1,8 @@
 """`oo update --dry-run` and `oo show` only read and plan: they must never import the anthropic
 SDK (its import alone takes seconds). Nor does a replay (`oo update` and `oo update-all` with
 no key on the demo library's recorded runs): it reads the cassette without the SDK. Checked in a
-fresh interpreter, by what is in ``sys.modules`` after the command ran."""
+fresh interpreter, by what is in ``sys.modules`` after the command ran (and so is tqdm, for an
+update-all that shows no bar)."""
 
 from __future__ import annotations
 
@@ -110,3 +111,30 @@ def test_the_probe_sees_the_sdk_when_it_is_imported(doc: Path) -> None:
         timeout=120,
     )
     assert proc.stdout.strip() == "True"
+
+
+def _loaded(args: list[str], modules: tuple[str, ...]) -> list[str]:
+    """Which of ``modules`` a fresh `oo` (replaying, offline) has imported after ``args``."""
+    probe = PROBE.replace("m == 'anthropic' or m.startswith('anthropic.')", f"m in {modules!r}")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), **OFFLINE}
+    proc = subprocess.run(
+        [sys.executable, "-c", probe, *args], capture_output=True, text=True, env=env, check=True
+    )
+    loaded: list[str] = json.loads(proc.stdout.strip().splitlines()[-1])["sdk"]
+    return loaded
+
+
+def test_update_all_without_a_bar_never_imports_tqdm(demo: Path) -> None:
+    """``--no-progress`` shows no bar: its module is not imported before the first request."""
+    args = ["update-all", str(demo), "--force", "--no-progress"]
+    assert _loaded(args, ("tqdm",)) == []
+    assert _loaded(args[:-1], ("tqdm",)) == ["tqdm"]  # the control: with the bar, it is there
+
+
+def test_update_all_with_force_never_imports_the_library_scan(demo: Path) -> None:
+    """``--force`` researches every document without asking the library's scan which are due:
+    the scan's modules (and its process pool's) are not imported before the first request."""
+    scan = ("oo_nb.library.library", "multiprocessing")
+    assert _loaded(["update-all", str(demo), "--force", "--no-progress"], scan) == []
+    # the control: without --force the scan tells which documents are fresh
+    assert "oo_nb.library.library" in _loaded(["update-all", str(demo), "--no-progress"], scan)

@@ -245,7 +245,9 @@ def test_an_existing_file_is_an_error_naming_it_unless_suffix(tmp_path: Path) ->
     with pytest.raises(OOError, match="file already exists") as caught:
         _new("Solar storms / b", tmp_path)  # o-o: "Error — file already exists: PATH"
     assert str(first) in str(caught.value) and "--suffix" in str(caught.value)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["solar-storms.o-o.html"]
+    # nothing else made (the history folder keeps the first one's state as written)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".oo-history", "solar-storms.o-o.html"]
+    assert [p.name for p in (tmp_path / ".oo-history").iterdir()] == ["solar-storms.o-o.html"]
     second = _new("Solar storms / b", tmp_path, suffix=True).path
     third = _new("Solar  storms!", tmp_path, suffix=True).path
     assert (first.name, second.name, third.name) == (

@@ -130,7 +130,7 @@ def test_early_documents_are_reported_not_touched(corpus_copy: Path) -> None:
     for name in [*EARLY, "index.o-o.html"]:
         assert status[name] == "early layout"
         assert (corpus_copy / name).read_bytes() == snapshot[name]
-    assert "--migrate" in result.to_text()
+    assert "sync_dir(folder, migrate=True)" in result.to_text()  # (in Python's words: skin)
     assert result.exit_code == 0
 
 
@@ -238,7 +238,8 @@ def test_early_index_without_migrate_is_reported_not_touched(corpus_copy: Path) 
     before = (corpus_copy / "index.o-o.html").read_bytes()
     result = sync_dir(corpus_copy, "shell")
     assert _status(result)["index.o-o.html"] == "early layout"
-    assert "--migrate" in next(r.note for r in result.reports if r.rel == "index.o-o.html")
+    note = next(r.note for r in result.reports if r.rel == "index.o-o.html")
+    assert "sync_dir(folder, migrate=True)" in note
     assert (corpus_copy / "index.o-o.html").read_bytes() == before
 
 
@@ -313,7 +314,7 @@ def test_fix_line_endings_gives_the_shell_lf_and_keeps_the_page_bytes(tmp_path: 
     assert bash_help(path).returncode != 0
     # without the option: nothing written, and the report says why bash fails
     report = sync_dir(tmp_path).reports[0]
-    assert report.status == "unchanged" and "--fix-line-endings" in report.note
+    assert report.status == "unchanged" and "fix_line_endings=True" in report.note
     assert path.read_bytes() == before and not read_history(path)[:-1]
     dry = sync_dir(tmp_path, fix_line_endings=True, dry_run=True).reports[0]
     assert dry.status == "would update" and path.read_bytes() == before

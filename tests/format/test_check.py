@@ -7,6 +7,7 @@ from pathlib import Path
 
 from oo_nb.format.check import check_path
 from oo_nb.format.document import Document
+from oo_nb.skin import speaking
 from tests.conftest import CORPUS
 from tests.support.crlf import bash_help, crlf_document, parts
 
@@ -109,7 +110,8 @@ def test_crlf_in_the_shell_is_an_error_bash_really_cannot_run(tmp_path: Path) ->
     path = crlf_document(tmp_path, page=True, shell=True)
     ran = bash_help(path)
     assert ran.returncode != 0 and "syntax error" in ran.stderr  # what bash does with it
-    found = [f for f in check_path(path) if f.code == "crlf-shell"]
+    with speaking("oo"):  # (the fix as ``oo check`` words it; in Python: sync_dir)
+        found = [f for f in check_path(path) if f.code == "crlf-shell"]
     assert len(found) == 1 and found[0].severity == "error"
     assert found[0].message == (
         "bash cannot run this file: CRLF line endings in the shell part (line 1); "

@@ -240,3 +240,46 @@ def test_reading_at_a_place_stops_where_the_input_is_cut(text: str, cut: int) ->
             assert content_end(text, after, token[3], end) == content_end(
                 text[:end], after, token[3]
             )
+
+
+# A pattern of the steps' groups that reads no step: every token is read by the states.
+_NO_STEP = re.compile(r"()()()()()()()(?s:.+)")
+
+
+def _by_states(text: str) -> list[Token]:
+    """The tokens with no fast path: no step in bulk, no tag read in one match."""
+    never = re.compile(r"(?!)")
+    with (
+        patch.object(html_tokens, "_STEP", _NO_STEP),
+        patch.object(html_tokens, "_QUOTED_TAG", never),
+        patch.object(html_tokens, "_PLAIN_TAG", never),
+    ):
+        return _tokens(text)
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    st.lists(st.one_of(_TAGS, st.sampled_from(_PIECES)), max_size=16).map("".join),
+    st.sampled_from([(1, 1), (1, 3), (2, 7), (5, 40)]),
+)
+def test_steps_read_in_bulk_are_the_tokens_the_states_read(
+    text: str, windows: tuple[int, int]
+) -> None:
+    """The bulk reading (``findall`` over a window of steps) gives the states' tokens, also when
+    the window cuts a tag, a comment or a run of text anywhere."""
+    by_states = _by_states(text)
+    assert _tokens(text) == by_states
+    with patch.object(html_tokens, "_WINDOWS", windows):
+        assert _tokens(text) == by_states
+
+
+def test_an_article_read_in_bulk_is_the_article_the_states_read() -> None:
+    article = (
+        '<h2 id="a">A &amp; B</h2>\r\n<!-- pid:a:0123abcd -->\n<p class="x" title=\'y\'>One [s1]'
+        " &lt; two</p><p>3 < 4 <b>bold</b><br/><a href=unquoted>link</a></p>"
+        "<!--x--!><title>a<b></title><ol><li>[s1] <a href='https://e.com/'>e</a></li></ol>"
+    )
+    by_states = _by_states(article * 3)
+    for windows in [(1, 1), (3, 9), (256, 8192)]:
+        with patch.object(html_tokens, "_WINDOWS", windows):
+            assert _tokens(article * 3) == by_states

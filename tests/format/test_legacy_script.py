@@ -22,6 +22,7 @@ from oo_nb.format.legacy_script import (
     runs_original_script,
 )
 from oo_nb.format.sanitize import sanitize_html
+from oo_nb.skin import speaking
 from tests.conftest import CORPUS, DOC_NAMES
 
 HOSTILE = "<img src=x onerror=alert(1)>"
@@ -168,7 +169,7 @@ def test_oo_check_warns_about_values_the_original_script_would_inject(tmp_path: 
     )
     found = [f for f in check_path(path) if f.code == "html-injection"]
     assert len(found) == 1 and found[0].severity == "warning"
-    assert "contract tone" in found[0].message and "--migrate" in found[0].message
+    assert "contract tone" in found[0].message and "migrate=True" in found[0].message
     path.write_bytes(migrate_early(Document.read(path)).to_bytes())
     assert not [f for f in check_path(path) if f.code == "html-injection"]
 
@@ -180,7 +181,7 @@ def test_a_contract_edit_is_refused_when_the_value_would_be_injected(tmp_path: P
     path = tmp_path / "a.o-o.html"
     path.write_bytes((CORPUS / "ai-model-landscape.o-o.html").read_bytes())
     before = path.read_bytes()
-    with pytest.raises(ValidationError) as refused:
+    with speaking("oo"), pytest.raises(ValidationError) as refused:  # (as `oo contract` says)
         apply_edits(path, [Edit("set", "scope", HOSTILE)])
     message = str(refused.value)
     assert "key 'scope'" in message and "original o-o page script" in message

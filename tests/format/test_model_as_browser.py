@@ -5,12 +5,16 @@ in tests/browser/test_article_model_dom.py."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from oo_nb.agent.sections import assemble, split_article
 from oo_nb.format.article import Article
 from oo_nb.format.article_model import entries, read_model
+from oo_nb.format.check import check_path
 from oo_nb.format.vocab import entry_label, js_trim
+from tests.support.tiny_docs import page
 
 REFS = '<h2 id="references">References</h2><ol><li><a href="https://a.example/">A</a></li>{}</ol>'
 
@@ -126,4 +130,57 @@ def test_an_end_tag_that_would_close_the_pages_own_element_is_reported(stray: st
 @pytest.mark.parametrize("harmless", ["</span>", "</p>", "</li>", "</table>", "</body>"])
 def test_other_end_tags_that_close_nothing_are_not(harmless: str) -> None:
     html = f'<h2 id="one">One</h2><p>x</p>{harmless}<h2 id="two">Two</h2>'
+    assert read_model(html).unmodelled_markup() == []
+
+
+# A CDATA section is read where the element open last is SVG or MathML, as Chromium's tokenizer
+# reads it (tests/browser/test_article_model_dom.py); elsewhere it is a bogus comment.
+CDATA_CITES = [
+    ("<p>a <svg><![CDATA[[s3]]]></svg> b</p>", ["s3"]),
+    ("<svg><desc><![CDATA[x>[s5]]]></desc></svg>", ["s5"]),  # a ">" inside does not end it
+    ("<svg><foreignObject><![CDATA[[s4]]]></foreignObject></svg>", ["s4"]),
+    ("<math><mi><![CDATA[[s7]]]></mi></math>", ["s7"]),
+    ("<svg><![CDATA[[s8] to the end", ["s8"]),
+    ("<p><![CDATA[[s3]]]></p>", []),  # HTML: a bogus comment
+    ("<svg><foreignObject><p><![CDATA[[s4]]]></p></foreignObject></svg>", []),
+    (
+        "<math><annotation-xml encoding='text/html'><b><![CDATA[[s4]]]></b></annotation-xml></math>",
+        [],
+    ),
+    ("<svg><![CDATA[s3]]]></svg>", []),  # its opener's "[" is no part of a citation
+]
+
+
+@pytest.mark.parametrize(("html", "ids"), CDATA_CITES)
+def test_a_cdata_section_in_svg_or_mathml_is_text(html: str, ids: list[str]) -> None:
+    model = read_model(html)
+    assert [c.source_id for c in model.citations] == ids
+    assert [html[c.start : c.end].lower() for c in model.citations] == [f"[{i}]" for i in ids]
+    assert list(Article.parse(html).cited_ids) == ids
+
+
+def test_the_markup_after_a_cdata_section_is_read_from_its_end() -> None:
+    model = read_model('<svg><![CDATA[<h2 id="x">]]></svg><h2 id="y">Y</h2>')
+    assert [s.id for s in model.sections] == ["y"]
+
+
+def test_a_link_inside_an_open_link_is_reported(tmp_path: Path) -> None:
+    """A browser closes an open ``<a>`` where another starts (the s34 attack's nested link):
+    ``oo check`` reports it as it reports the other markup the model builds otherwise."""
+    doc = page([("00000001", 'See <a href="https://x.example/1">x <a href="#y">y</a> z</a> [s1].')])
+    path = tmp_path / "tides.o-o.html"
+    path.write_text(doc.text, "utf-8")
+    found = [f for f in check_path(path) if f.code == "unmodelled-markup"]
+    assert len(found) == 1 and "an <a> inside an open <a>" in found[0].message
+
+
+@pytest.mark.parametrize(
+    "html",
+    [
+        '<p><a href="#1">x</a><a href="#2">y</a></p>',
+        '<a href="#1"><table><tbody><tr><td><a href="#2">y</a></td></tr></tbody></table></a>',
+        '<svg><a href="#1"><a href="#2"><text>y</text></a></a></svg>',
+    ],
+)
+def test_links_a_browser_builds_as_written_are_not(html: str) -> None:
     assert read_model(html).unmodelled_markup() == []

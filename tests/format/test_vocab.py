@@ -288,3 +288,12 @@ def test_text_that_is_safe_is_kept(char: str) -> None:
 def test_truncation_counts_its_ellipsis(text: str, limit: int, shown: str) -> None:
     assert truncate(text, limit) == shown
     assert len(truncate(text * 50, limit)) <= max(limit, 0)
+
+
+def test_each_cited_id_reads_every_citation_as_cited_id_does() -> None:
+    # the findall fast path and the match reading are one rule: "[s02]" and "[S2]" cite s2
+    from oo_nb.format.vocab import CITATION, cited_id, each_cited_id
+
+    text = "a [s02] b [S2] c [s10][s0] d [s007] [S00] [x1] [s] [s12]"
+    assert each_cited_id(text) == [cited_id(m) for m in CITATION.finditer(text)]
+    assert each_cited_id(text) == ["s2", "s2", "s10", "s0", "s7", "s0", "s12"]

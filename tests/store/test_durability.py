@@ -100,10 +100,12 @@ def test_a_document_write_syncs_the_snapshot_fully_before_replacing_the_document
     assert synced_in_order(calls.for_target(snapshot))
     assert calls.for_target(path) == ["fsync temp", "replace", "fsync folder"]
     # the snapshot is durable before the document is replaced: never only the new one on disk
+    # (after it, the folder is synced again for the copy of the state written, last-written.snap)
     order = [f"{c} {w}" for c, w in calls.log]
-    last_snapshot_sync = max(i for i, e in enumerate(order) if e == f"fsync {snapshot.parent}")
+    snapshot_placed = next(i for i, e in enumerate(order) if e.endswith(f" -> {snapshot}"))
+    snapshot_sync = order.index(f"fsync {snapshot.parent}", snapshot_placed)
     document_replace = order.index(f"replace {next(iter(_temps(calls, path)))} -> {path}")
-    assert last_snapshot_sync < document_replace
+    assert snapshot_sync < document_replace
 
 
 def synced_in_order(calls: list[str]) -> bool:

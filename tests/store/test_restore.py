@@ -8,6 +8,7 @@ from pathlib import Path
 
 from oo_nb.format.document import Document
 from oo_nb.store import store
+from oo_nb.store.history import CHANGED_OUTSIDE
 
 DOC = "yc-w26-batch.o-o.html"
 
@@ -23,13 +24,17 @@ def test_a_deleted_document_comes_back_from_history(corpus_copy: Path) -> None:
     v1 = p.read_bytes()
     for v in (2, 3, 4):
         _bump(p, v)
+    v4 = p.read_bytes()
     p.unlink()
-    assert [e.seq for e in store.read_history(p)] == [1, 2, 3]
+    # the last state oo wrote (v4) is kept too: replaced by the deletion, made outside oo
+    hist = store.read_history(p)
+    assert [e.seq for e in hist] == [1, 2, 3, 4] and hist[-1].action == CHANGED_OUTSIDE
     done = store.restore(p, 1)
     assert done.written is True and done.path == p and p.read_bytes() == v1
     # nothing was replaced: the restored file is the next entry `oo history` lists
-    assert done.current_seq == store.read_history(p)[-1].seq == 4
+    assert done.current_seq == store.read_history(p)[-1].seq == 5
     assert store.read_history(p)[-1].action == "current"
+    assert store.seq_bytes(p, 4) == v4
 
 
 def test_a_rollback_to_a_version_held_by_one_state_is_recorded_by_its_version(

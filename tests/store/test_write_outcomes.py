@@ -14,6 +14,7 @@ import pytest
 from oo_nb.errors import OOError
 from oo_nb.format.document import Document
 from oo_nb.store import atomic, store
+from oo_nb.store.history import CHANGED_OUTSIDE
 
 DOC = "yc-w26-batch.o-o.html"
 
@@ -204,12 +205,14 @@ def test_a_hand_broken_document_can_be_rolled_back_and_restored_again(corpus_cop
     p.write_bytes(broken)
     current = store.read_history(p)[-1]
     assert (current.version, current.summary, current.as_of) == (None, "(unreadable)", "")
+    written = store.read_history(p)[1]  # what oo wrote before the hand edit is kept as seq 2
+    assert (written.seq, written.version, written.action) == (2, 2, CHANGED_OUTSIDE)
     store.rollback(p, 1)
     assert p.read_bytes() == v1
-    kept = store.read_history(p)[1]
-    assert (kept.seq, kept.version, kept.summary, kept.cost_usd) == (2, None, "(unreadable)", None)
+    kept = store.read_history(p)[2]
+    assert (kept.seq, kept.version, kept.summary, kept.cost_usd) == (3, None, "(unreadable)", None)
     assert kept.as_of == "" and kept.action == "rollback to v1"
-    assert store.seq_bytes(p, 2) == broken
+    assert store.seq_bytes(p, 3) == broken
 
 
 def test_a_document_without_a_date_or_changelog_reads_with_empty_fields(corpus_copy: Path) -> None:

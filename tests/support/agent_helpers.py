@@ -37,6 +37,16 @@ def copy_doc(folder: Path, name: str = "agi-declared.o-o.html") -> Path:
     return target
 
 
+def no_history_written(path: Path) -> bool:
+    """Nothing of ``path``'s history was written (no snapshot, row or proposal): its folder is
+    missing, or holds only the lock of the research claim a failed run took."""
+    from oo_nb.store.history import history_dir
+    from oo_nb.store.research_claim import RESEARCH_LOCK
+
+    folder = history_dir(path)
+    return not folder.exists() or [p.name for p in folder.iterdir()] == [RESEARCH_LOCK]
+
+
 def start_mock(responder: Any = None, **kw: Any) -> MockAPI:
     """A started mock that insists on the test key (a responder, a list of replies, or none)."""
     return MockAPI(responder, api_key=MARKER, **kw).start()

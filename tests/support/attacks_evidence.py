@@ -8,6 +8,12 @@ one attack of issue 28 from outside (the public functions) and counts the breaks
 - ``--auto`` with a new paragraph linking (``<a href>``) a made-up login page no search returned,
   and with a fact whose quote is boilerplate found on its page ("the company said"): a break is
   the proposal called clean, or the quote found.
+- ``--auto`` with Claude Code's copy edited as the s35 attack did (every citation deleted, a
+  number changed and a claim negated under their old citations, a citation re-pointed to a source
+  the run never saw, an uncited new section, a section's text made ``<p>.</p>``, a required
+  section's heading renamed, an ``<img>`` beacon the sanitiser drops): a break is the proposal
+  called clean; and a normal update (a new paragraph citing the page the run read, a paragraph
+  moved) called unclean.
 - ``links.sqlite`` rows dated 2019, a planted "moved" row and an edited own row; and a resolver
   that resolves no name: a break is an old row read as current, a planted or edited row in the
   update prompt, or a link marked dead while no name resolved.
@@ -169,6 +175,51 @@ def _auto_clean(workdir: Path) -> Figure:
     return _row("--auto: boilerplate quote found or made-up inline link called clean", 2, breaks)
 
 
+def _auto_claims(workdir: Path) -> Figure:
+    """The s35 attack's edits of the article, and two normal updates, judged for ``--auto``."""
+    import re
+
+    from tests.support.copy_edits import auto_reasons, replaced, with_new_source
+
+    def strip_citations(text: str) -> str:
+        head, rest = text.split('<h2 id="references">', 1)
+        return re.sub(r"\[s\d+\]", "", head) + '<h2 id="references">' + rest
+
+    def overview_dot(text: str) -> str:
+        start = text.index('<h2 id="overview">Overview</h2>') + len(
+            '<h2 id="overview">Overview</h2>'
+        )
+        return text[:start] + "\n<p>.</p>\n\n" + text[text.index('<h2 id="key-details">') :]
+
+    refs = '<h2 id="references">'
+    held: list[list[Callable[[str], str]]] = [
+        [strip_citations],
+        [replaced("three to four units of heat", "ten to twelve units of heat")],
+        [replaced("cost more to install but run more efficiently", "cost less and run worse")],
+        [replaced("[s1][s4]", "[s5]")],
+        [
+            replaced(
+                refs, '<h2 id="ads">Sponsored</h2>\n<p>Buy our heat pumps today.</p>\n\n' + refs
+            )
+        ],
+        [overview_dot],
+        [replaced('<h2 id="key-details">Key Details</h2>', '<h2 id="key-details">Buy Now</h2>')],
+        [replaced("grants [s5].", 'grants [s5].<img src="https://track.example/p.gif">')],
+    ]
+    normal: list[list[Callable[[str], str]]] = [
+        [with_new_source, replaced(refs, "<p>Sales fell by a fifth in 2026 [s6].</p>\n\n" + refs)],
+        [replaced("Installers reported", "Fitters reported")],
+    ]
+    seen_s5 = ["https://heating-news.example/2026/11/slow-start-to-the-season"]
+    breaks = sum(not auto_reasons(*edits) for edits in held)
+    breaks += bool(auto_reasons(*normal[0])) + bool(auto_reasons(*normal[1], seen=seen_s5))
+    return _row(
+        "--auto: an article edit a reviewer would hold called clean, or a normal one held",
+        len(held) + len(normal),
+        breaks,
+    )
+
+
 def _link_rows(workdir: Path) -> Figure:
     import socket
     import sqlite3
@@ -239,7 +290,13 @@ def _fetch_echo(workdir: Path) -> Figure:
 
 def attacks(workdir: Path) -> list[Figure]:
     workdir.mkdir(parents=True, exist_ok=True)
-    steps: list[Callable[[Path], Figure]] = [_forged_pending, _auto_clean, _link_rows, _fetch_echo]
+    steps: list[Callable[[Path], Figure]] = [
+        _forged_pending,
+        _auto_clean,
+        _auto_claims,
+        _link_rows,
+        _fetch_echo,
+    ]
     return [step(workdir / step.__name__.strip("_")) for step in steps]
 
 

@@ -284,6 +284,60 @@ def _snapshots(workdir: Path) -> Figure:
     return _row("missing snapshots not flagged by oo history", len(cases), breaks)
 
 
+def _written_states(workdir: Path) -> Figure:
+    """The state a write produced, then the file changed outside oo (an editor's append, a
+    `git checkout` of the state before, a truncation, a sync tool's other file, a deletion),
+    after each kind of write (an update, a contract edit, `oo new`): `oo history` must list it
+    and say so, and `oo rollback --seq N` give it back byte for byte (it kept only the states
+    before each write: the paid update was gone)."""
+
+    def by_update(folder: Path) -> Path:
+        return three_writes(folder)
+
+    def by_contract(folder: Path) -> Path:
+        path = _copy("agi-declared.o-o.html", folder)
+        _cli("contract", str(path), "--set", "tone", "dry")
+        return path
+
+    def by_new(folder: Path) -> Path:
+        _cli("new", "Tidal stream power", "--dir", str(folder), "--no-update")
+        return folder / "tidal-stream-power.o-o.html"
+
+    def append(path: Path) -> None:
+        path.write_bytes(path.read_bytes() + b"<!-- an editor touched it -->\n")
+
+    def checkout(path: Path) -> None:  # the state before the write, or an older file
+        kept = [e.snapshot for e in read_history(path) if e.snapshot is not None]
+        path.write_bytes(kept[-1].read_bytes() if kept else b"checked out")
+
+    def truncate(path: Path) -> None:
+        path.write_bytes(path.read_bytes()[:100])
+
+    def other_file(path: Path) -> None:
+        path.write_bytes(corpus_file("ai-model-landscape.o-o.html", workdir).read_bytes())
+
+    def delete(path: Path) -> None:
+        path.unlink()
+
+    trials = breaks = 0
+    for write in (by_update, by_contract, by_new):
+        for change in (append, checkout, truncate, other_file, delete):
+            trials += 1
+            path = write(workdir / f"{write.__name__}-{change.__name__}")
+            written = path.read_bytes()
+            change(path)
+            try:
+                code, out, _ = _cli("history", str(path))
+                seq = next(e.seq for e in read_history(path) if e.action.endswith("outside oo"))
+                restored, _, _ = _cli("rollback", str(path), "--seq", str(seq))
+                ok = code == 0 and f"seq {seq} is what oo last wrote" in out
+                ok = ok and restored == 0 and path.read_bytes() == written
+            except Exception:  # a crash, or the state not listed (StopIteration), is a break
+                ok = False
+            breaks += not ok
+    return _row("written states lost after a change made outside oo", trials, breaks)
+
+
 # --------------------------------------------------------------------------- SIGTERM
 _WRITER = r"""
 import os, sys, time
@@ -524,6 +578,7 @@ def attacks(workdir: Path) -> list[Figure]:
         _crlf,
         _disk_full,
         _snapshots,
+        _written_states,
         _sigterm,
         _scratch_copy,
         _json_lines,

@@ -1,9 +1,11 @@
 """N concurrent ``oo update DOC --force`` (no ``--yes``) of one document, through the CLI against
 the loopback mock, and what they left: every run was told its proposal was saved (or that it
-was not), so the saved proposals on disk must number the runs told "saved".
+was not, or that another run is researching the document and it sent nothing), so the saved
+proposals on disk must number the runs told "saved".
 
-The mock holds every answer until all N requests have arrived, then answers them at once: the
-runs build their candidates side by side and reach the save together, as paid runs started
+The mock holds every answer until all N requests have arrived (or a few seconds have passed:
+runs that found the research claimed send none), then answers them at once: runs that research
+build their candidates side by side and reach the save together, as paid runs started
 together do. ``processes=True`` runs each update in its own Python process (``python -m
 oo_nb.cli``), else each in a thread of this one (the update command's ``run``; the lock is per open file,
 so threads exclude each other as processes do; each run's text is the command's own, as
@@ -36,6 +38,7 @@ class Outcome:
     runs: int
     saved_said: int  # runs that said "proposal saved for review"
     not_saved_said: int  # runs that said plainly their proposal was NOT saved
+    busy_said: int  # runs that sent nothing: another run was researching the document
     files: int  # pending.json + pending-*.json on disk
     kept_names: list[str]  # the set-aside names the runs reported
     outputs: list[str]
@@ -48,15 +51,16 @@ class Outcome:
     @property
     def unaccounted(self) -> int:
         """Runs that said neither saved nor not saved (a crash, a silent end)."""
-        return self.runs - self.saved_said - self.not_saved_said
+        return self.runs - self.saved_said - self.not_saved_said - self.busy_said
 
 
 def _gathering(n: int, responder: Any) -> Any:
-    barrier = threading.Barrier(n, timeout=60)
+    # short: a run that found the research claimed never asks, and must not hold the others
+    barrier = threading.Barrier(n, timeout=3)
 
     def respond(request: MockRequest) -> Reply:
         with contextlib.suppress(threading.BrokenBarrierError):
-            barrier.wait()  # a run that never asked must not hold the others forever
+            barrier.wait()
         reply: Reply = responder(request)
         return reply
 
@@ -129,6 +133,7 @@ def concurrent_updates(
         runs=n,
         saved_said=sum("proposal saved for review" in text for text in outputs),
         not_saved_said=sum("proposal NOT saved" in text for text in outputs),
+        busy_said=sum("being researched by another run" in text for text in outputs),
         files=len(
             [p for p in files if p.name == PENDING_PROPOSAL or p.name.startswith("pending-")]
         ),

@@ -21,6 +21,7 @@ __all__ = [
     "read_log",
     "research_claude_env",
     "wait_for_log",
+    "wait_for_runs",
 ]
 
 FAKE_MODES = ("fifo", "device", "socket", "link", "folder")
@@ -33,8 +34,10 @@ mode = os.environ.get("FAKE_CLAUDE_MODE", "nochange")
 doc = next(Path.cwd().glob("*.o-o.html"))
 log = Path(os.environ["FAKE_CLAUDE_LOG"])
 log.write_text(json.dumps({"cwd": os.getcwd(), "pid": os.getpid()}))
+with open(str(log) + ".all", "a") as every:  # one line per run, for runs side by side
+    every.write(json.dumps({"cwd": os.getcwd(), "pid": os.getpid()}) + "\n")
 if mode == "sleep":
-    time.sleep(120)
+    time.sleep(float(os.environ.get("FAKE_CLAUDE_SLEEP", "120")))
 if mode == "drop-section":  # the copy loses one section (heading and text), as an edit would
     import re
     sid = os.environ["FAKE_CLAUDE_DROP"]
@@ -89,6 +92,18 @@ def fake_claude_env(folder: Path) -> dict[str, str]:
 def read_log(env: dict[str, str]) -> dict[str, Any]:
     data: dict[str, Any] = json.loads(Path(env["FAKE_CLAUDE_LOG"]).read_text())
     return data
+
+
+def wait_for_runs(env: dict[str, str], n: int, timeout: float = 60.0) -> list[dict[str, Any]]:
+    """The first ``n`` runs started (their folder and PID), once they have."""
+    log = Path(env["FAKE_CLAUDE_LOG"] + ".all")
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        lines = log.read_text().splitlines() if log.exists() else []
+        if len(lines) >= n:
+            return [json.loads(line) for line in lines]
+        time.sleep(0.05)
+    raise TimeoutError(f"fewer than {n} fake claude runs started")
 
 
 def wait_for_log(env: dict[str, str], timeout: float = 30.0) -> dict[str, Any]:

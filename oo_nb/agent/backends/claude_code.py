@@ -33,7 +33,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from oo_nb.agent.backends.claude_dropped import dropped_edits
+from oo_nb.agent.backends.claude_child import run_child
+from oo_nb.agent.backends.claude_dropped import dropped_edits, taken_edits
 from oo_nb.agent.backends.claude_images import (
     IMAGES_FILE,
     images_prompt,
@@ -497,20 +498,7 @@ class ClaudeCodeBackend:
                 "Read",
                 "Edit",
             ]
-            try:
-                proc = subprocess.run(
-                    cmd,
-                    cwd=tmp,
-                    capture_output=True,
-                    text=True,
-                    timeout=self.timeout_s,
-                    env=dict(os.environ),
-                    check=False,
-                )
-            except subprocess.TimeoutExpired:
-                raise AgentError(
-                    f"Claude Code did not finish within {self.timeout_s:.0f} s (its cost is unknown)"
-                ) from None
+            proc = run_child(cmd, cwd=tmp, timeout_s=self.timeout_s)
             result, urls = parse_output(proc.stdout, run.pages)
             self._account(result, urls, budget, run)
             _count_web_tools(proc.stdout, run)
@@ -541,6 +529,7 @@ class ClaudeCodeBackend:
                     cost_usd=run.cost_usd,
                 ) from None
         if not proposal["sections"] and not proposal.get("drop_sections"):
+            dropped += taken_edits(original, proposal)  # nothing is written: none of it either
             also = f"; it changed only what an update does not write: {' | '.join(dropped)}"
             raise AgentError(
                 f"Claude Code changed no article section{also if dropped else ''} "

@@ -26,7 +26,7 @@ from oo_nb.format.names import (
 from oo_nb.format.update_scope import outside_changes
 from oo_nb.format.vocab import truncate
 
-__all__ = ["dropped_edits"]
+__all__ = ["dropped_edits", "taken_edits"]
 
 _PATHS = 5  # changed values named per block
 _SHOWN = 60
@@ -39,6 +39,30 @@ def dropped_edits(original: Document, edited: Document) -> list[str]:
     out += _block_edits(original, edited)
     out += _article_edits(original, edited)
     return out
+
+
+def taken_edits(original: Document, proposal: dict[str, Any]) -> list[str]:
+    """The source-cache edits ``proposal`` took from the copy (``proposal_from_copy``: new or
+    re-pointed sources, dropped sources, new facts), one line each in ``dropped_edits``'s words:
+    with no article section changed nothing is written, so a refusal names these as dropped too
+    (a cached source re-pointed to another site, alone, went unnamed)."""
+    old = {s.get("id"): s for s in _list(_json(original, SOURCE_CACHE_BLOCK), "sources")}
+    paths: list[str] = []
+    for source in proposal.get("sources") or []:
+        sid, url = source.get("id"), source.get("url")
+        if isinstance(old.get(sid), dict):
+            paths.append(
+                f"{SOURCE_CACHE_BLOCK} {sid}.url {_brief(old[sid].get('url'))} -> {_brief(url)}"
+            )
+        else:
+            paths.append(f"{SOURCE_CACHE_BLOCK}: new source {sid} {_brief(url)}")
+    dropped = proposal.get("drop_sources") or []
+    if dropped:
+        paths.append(f"{SOURCE_CACHE_BLOCK}: source(s) {', '.join(map(str, dropped))} removed")
+    facts = proposal.get("facts") or []
+    if facts:
+        paths.append(f"{SOURCE_CACHE_BLOCK}: {len(facts)} new fact(s)")
+    return [f"a cached source: {_listed(paths)}"] if paths else []
 
 
 # --------------------------------------------------------------------------- the blocks

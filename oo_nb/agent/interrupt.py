@@ -1,0 +1,109 @@
+"""SIGTERM or SIGINT to ``update-all`` (a supervisor, ``timeout``, cron's kill, Ctrl-C, ``kill``):
+its research runs end, nothing is written after it, and the report says "interrupted" with the
+cost known so far, as ``oo update`` does for its one run (``store.sigterm``).
+
+update-all researches in an asyncio loop, Claude Code runs in worker threads. Python's default
+for SIGTERM ended the process at once: its Claude Code children ran on (paid, their cost recorded
+nowhere) and their scratch folders stayed. SIGINT cancelled the loop's task, but the worker
+threads finished their runs and wrote under ``--auto`` seconds later. Inside ``on_signals`` both
+signals instead set one flag (``requested``) and cancel the run's task: a Claude Code run that
+sees the flag ends its child (``backends/claude_code``), ``write_result`` writes nothing once it
+is set, and the task's documents are reported interrupted with what they cost so far.
+
+Only in the main thread, and only where the signals have Python's default handlers: a notebook
+kernel or a server that handles them is left alone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+__all__ = ["Stop", "catches_signals", "clear_after", "on_signals", "requested", "stopped_message"]
+
+_requested = threading.Event()
+
+
+def requested() -> bool:
+    """Whether a run inside ``on_signals`` was told to stop (read by worker threads too)."""
+    return _requested.is_set()
+
+
+@dataclass
+class Stop:
+    """The signals a run takes, the one that stopped it (None: not stopped), and how many
+    documents it left."""
+
+    signals: tuple[signal.Signals, ...]  # the ones taken (``catches_signals``)
+    signum: int | None = None
+    not_started: int = 0
+
+    @property
+    def name(self) -> str:
+        return signal.Signals(self.signum).name if self.signum is not None else ""
+
+    @property
+    def exit_code(self) -> int:
+        """What a shell reports for a process ended by this signal (130, 143)."""
+        return 128 + (self.signum or 0)
+
+
+def catches_signals() -> tuple[signal.Signals, ...]:
+    """The signals ``on_signals`` may take here: in the main thread, SIGTERM when it has its
+    default action and SIGINT when it has Python's handler (asyncio's own is installed later,
+    inside run). An ignored SIGINT (a background job of a script) stays ignored."""
+    if threading.current_thread() is not threading.main_thread():
+        return ()
+    taken = (
+        (signal.SIGTERM, signal.SIG_DFL),
+        (signal.SIGINT, signal.default_int_handler),
+    )
+    return tuple(sig for sig, default in taken if signal.getsignal(sig) is default)
+
+
+@contextlib.contextmanager
+def on_signals(stop: Stop, task: asyncio.Task[object]) -> Iterator[None]:
+    """While inside (in ``task``'s running loop), ``stop.signals`` set ``stop`` and the flag
+    and cancel ``task``. The flag is cleared on the way in; a signal's flag stays set until the
+    loop's worker threads are done (``clear_after``)."""
+    loop = asyncio.get_running_loop()
+
+    def fire(signum: int) -> None:
+        if stop.signum is None:  # a second signal while the first one's cleanup runs: no more
+            stop.signum = signum
+            _requested.set()
+            task.cancel()
+
+    _requested.clear()
+    for sig in stop.signals:
+        loop.add_signal_handler(sig, fire, sig)
+    try:
+        yield
+    finally:
+        for sig in stop.signals:
+            loop.remove_signal_handler(sig)  # back to the defaults, SIGINT's included
+
+
+@contextlib.contextmanager
+def clear_after() -> Iterator[None]:
+    """Around the loop's whole run (``asyncio.run`` waits for its worker threads): the flag
+    goes once nothing of the stopped run can still write."""
+    try:
+        yield
+    finally:
+        _requested.clear()
+
+
+def stopped_message(stop: Stop, cost_usd: float | None, *, claude_code: bool) -> str:
+    """What an interrupted document's line says: nothing written, and what it cost so far
+    (``cost_usd`` None: its research had not begun)."""
+    if cost_usd is None:
+        return f"interrupted by {stop.name} before its research began: nothing sent or written"
+    known = f"cost so far ${cost_usd:.4f}"
+    if claude_code:  # Claude Code reports its cost only when it ends
+        known += " (Claude Code was ended before it reported its cost: at most its budget)"
+    return f"interrupted by {stop.name} during its research: nothing written; {known}"

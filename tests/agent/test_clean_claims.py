@@ -1,0 +1,146 @@
+"""`--auto` and the article's claims (`agent/claims.py`, through `clean.unclean_reasons`): what a
+careful reviewer would not let through unattended is kept for review, one reason naming the
+paragraphs or sections; a normal update (a new paragraph citing the page the run read, a moved or
+re-wrapped paragraph) is still written. Each edit is made as Claude Code makes it, in the copy."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from oo_nb.format.document import Document
+from tests.support.copy_edits import NEW_URL, auto_reasons, replaced, with_new_source
+
+OVERVIEW_2 = "overview:030632e6"
+KD_1, KD_2, KD_3 = "key-details:7c6c448c", "key-details:d3374542", "key-details:7b4f58cc"
+RECENT = "recent-developments:b5917858"
+GRANTS = "blamed uncertainty about grants [s5]."
+NEW_PARAGRAPH = "<p>Sales fell by a fifth in 2026, the association said [s6].</p>\n"
+
+
+def _new_paragraph(html: str = NEW_PARAGRAPH) -> Callable[[str], str]:
+    return replaced('<h2 id="references">', html + '\n<h2 id="references">')
+
+
+def test_a_normal_update_is_still_written() -> None:
+    # a new paragraph citing the page the run read, one edited to cite it too
+    assert auto_reasons(with_new_source, _new_paragraph()) == []
+    edit = replaced(GRANTS, "blamed uncertainty about grants [s5], which returned in 2026 [s6].")
+    assert auto_reasons(with_new_source, edit) == []
+    # a paragraph that cited nothing may be revised citing nothing (a summary, a status line)
+    assert auto_reasons(replaced("(A demo document:", "(A demo document, revised:")) == []
+
+
+def test_citations_taken_out_of_kept_paragraphs_are_not_clean() -> None:
+    def strip(text: str) -> str:
+        head, rest = text.split('<h2 id="references">', 1)
+        return re.sub(r"\[s\d+\]", "", head) + '<h2 id="references">' + rest
+
+    assert auto_reasons(strip) == [
+        f"citation(s) taken out of paragraph(s) kept: {OVERVIEW_2} (s1, s4, s3); {KD_1} (s2); "
+        f"{KD_2} (s1); {KD_3} (s4); {RECENT} (s5)"
+    ]
+
+
+def test_an_edited_claim_citing_only_sources_the_run_did_not_see_is_not_clean() -> None:
+    numbers = replaced("three to four units of heat", "ten to twelve units of heat")
+    assert auto_reasons(numbers) == [
+        "new or changed claim(s) citing source(s) of which this run saw no page: "
+        f"{OVERVIEW_2} “A heat pump moves heat from the outside…” (s1, s4, s3)"
+    ]
+    negated = replaced("cost more to install but run more efficiently", "cost less and run worse")
+    assert auto_reasons(negated) == [
+        "new or changed claim(s) citing source(s) of which this run saw no page: "
+        f"{KD_3} “Air-to-water and air-to-air units make…” (s4)"
+    ]
+    # the run read one of its sources: the edit is what that page says
+    assert auto_reasons(numbers, seen=["https://en.wikipedia.org/wiki/Heat_pump"]) == []
+
+
+def test_a_citation_re_pointed_to_a_source_the_run_did_not_see_is_not_clean() -> None:
+    assert auto_reasons(replaced("[s1][s4]", "[s5]")) == [
+        f"citation(s) taken out of paragraph(s) kept: {OVERVIEW_2} (s1, s4)",
+        "new or changed claim(s) citing source(s) of which this run saw no page: "
+        f"{OVERVIEW_2} “A heat pump moves heat from the outside…” (s5)",
+    ]
+
+
+def test_an_uncited_new_section_is_not_clean() -> None:
+    ad = '<h2 id="ads">Sponsored</h2>\n<p>Buy our heat pumps today.</p>\n\n'
+    reasons = auto_reasons(_new_paragraph(ad))
+    assert reasons == [
+        "new paragraph(s) citing no source: ads:043a27d7 “Buy our heat pumps today.”"
+    ]
+
+
+def test_a_section_whose_text_mostly_went_is_not_clean() -> None:
+    def dot(text: str) -> str:
+        start = text.index('<h2 id="overview">Overview</h2>') + len(
+            '<h2 id="overview">Overview</h2>'
+        )
+        return text[:start] + "\n<p>.</p>\n\n" + text[text.index('<h2 id="key-details">') :]
+
+    assert auto_reasons(dot) == [
+        "section text mostly removed: overview (82 words → 0)",
+        "new paragraph(s) citing no source: overview:706668f5 “.”",
+    ]
+
+
+def test_a_paragraph_cut_to_a_few_words_is_not_clean() -> None:
+    cut = replaced(
+        "Running costs depend mostly on the ratio between electricity and gas prices: where "
+        "electricity is taxed heavily compared with gas, a heat pump pays for itself more slowly",
+        "Running costs vary",
+    )
+    assert auto_reasons(cut, seen=["https://www.iea.org/energy-system/buildings/heat-pumps"]) == [
+        f"paragraph text mostly removed: {KD_2} (28 words → 3)"
+    ]
+
+
+def test_a_required_sections_heading_renamed_is_not_clean() -> None:
+    renamed = replaced('<h2 id="key-details">Key Details</h2>', '<h2 id="key-details">Buy Now</h2>')
+    assert auto_reasons(renamed) == [
+        "required section heading(s) changed: key-details (“Key Details” → “Buy Now”)"
+    ]
+
+
+def test_moving_or_rewrapping_a_paragraph_is_no_change_of_its_claims() -> None:
+    moved = (
+        f"<!-- pid:{KD_3} -->\n<p>Air-to-water and air-to-air units make up most installations; "
+        "ground-source systems cost more to install but run more efficiently [s4].</p>\n"
+    )
+    to_recent = replaced(
+        '<h2 id="recent-developments">Recent Developments</h2>\n',
+        '<h2 id="recent-developments">Recent Developments</h2>\n' + moved,
+    )
+    assert auto_reasons(replaced(moved, ""), to_recent) == []
+    assert (
+        auto_reasons(replaced("slow start to the heating", "slow start\n   to the heating")) == []
+    )
+
+
+def test_paragraphs_without_pids_are_paired_by_their_words() -> None:
+    from oo_nb.agent.claims import article_reasons
+
+    doc = Document.read("oo_nb/demo/data/documents/heat-pumps-in-europe.o-o.html")
+    bare = doc.with_article(re.sub(r"<!-- pid:[^>]*-->\n", "", doc.article_html))
+    assert article_reasons(bare, bare, (), ()) == []
+    unsourced = bare.with_article(bare.article_html.replace(" [s2]", ""))
+    assert article_reasons(bare, unsourced, (), ()) == [
+        "citation(s) taken out of paragraph(s) kept: “Sales in Europe grew quickly in 2021 an…” (s2)"
+    ]
+    edited = bare.with_article(bare.article_html.replace("grew quickly", "fell"))
+    assert article_reasons(bare, edited, [NEW_URL], ()) == [
+        "new or changed claim(s) citing source(s) of which this run saw no page: "
+        "“Sales in Europe fell in 2021 and 2022,…” (s2)"
+    ]
+
+
+def test_the_references_section_holds_no_claims() -> None:
+    from oo_nb.agent.claims import article_reasons
+
+    doc = Document.read("oo_nb/demo/data/documents/heat-pumps-in-europe.o-o.html")
+    footer = '<p class="doc-footer">Sources checked [s1].</p>\n'
+    before = doc.with_article(doc.article_html.replace("</ol>\n", "</ol>\n" + footer))
+    after = before.with_article(before.article_html.replace("checked [s1]", "checked again"))
+    assert article_reasons(before, after, (), ()) == []

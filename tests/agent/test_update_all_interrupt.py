@@ -1,0 +1,137 @@
+"""SIGTERM or SIGINT to `oo update-all` (a supervisor, `timeout`, `kill`, Ctrl-C): its Claude
+Code children are ended with it (they ran on, paid and recorded nowhere), their scratch folders
+go, nothing is written after it, and the report says "interrupted" with the cost so far, as
+`oo update` does for its one run."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from oo_nb.agent.backends.claude_code import SCRATCH_PREFIX
+from oo_nb.agent.run import UpdateOptions, prepare_update, write_result
+from oo_nb.errors import AgentError
+from oo_nb.format.names import PENDING_PROPOSAL
+from oo_nb.store.history import history_dir
+from tests.support.agent_helpers import DOCS, MARKER, copy_doc, start_mock
+from tests.support.fake_claude import fake_claude_env, wait_for_runs
+from tests.support.mock_scenarios import research_scenario
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def _gone(pid: int, within: float = 10.0) -> bool:
+    deadline = time.monotonic() + within
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not _alive(pid)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_an_interrupted_update_all_ends_its_claude_code_runs_and_writes_nothing(
+    sig: signal.Signals, tmp_path: Path
+) -> None:
+    lib = tmp_path / "lib"
+    docs = [copy_doc(lib, name) for name in DOCS[:3]]
+    before = {doc: doc.read_bytes() for doc in docs}
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = {
+        **os.environ,
+        **fake_claude_env(tmp_path),
+        "FAKE_CLAUDE_MODE": "sleep",
+        "FAKE_CLAUDE_SLEEP": "20",  # it would then end, changed nothing, and report $0.05
+        "TMPDIR": str(scratch),
+    }
+    env.pop("ANTHROPIC_API_KEY", None)
+    args = ["update-all", str(lib), "--agent", "claude-code", "--force", "--auto"]
+    child = subprocess.Popen(
+        [sys.executable, "-m", "oo_nb", *args, "--concurrency", "2", "--no-progress"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        runs = wait_for_runs(env, 2)
+        child.send_signal(sig)
+        out, err = child.communicate(timeout=60)
+    finally:
+        if child.poll() is None:
+            child.kill()
+    assert child.returncode == 128 + sig, (out, err)
+    name = signal.Signals(sig).name
+    assert f"interrupted by {name}: research runs ended, nothing written after it" in out, out
+    assert out.count(f"interrupted by {name} during its research: nothing written") == 2, out
+    assert "cost so far $0.0000 (Claude Code was ended before it reported its cost" in out
+    assert all(_gone(run["pid"]) for run in runs)  # no Claude Code runs on, out of sight
+    assert [p for p in scratch.iterdir() if p.name.startswith(SCRATCH_PREFIX)] == []
+    assert {doc: doc.read_bytes() for doc in docs} == before
+    assert not any((history_dir(doc) / PENDING_PROPOSAL).exists() for doc in docs)
+
+
+def test_a_proposal_finished_after_the_interrupt_is_neither_written_nor_saved(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A research run that ends just after update-all was interrupted: its worker thread goes on
+    to write; it must not (it wrote under --auto seconds after a SIGINT)."""
+    doc = copy_doc(tmp_path)
+    base = doc.read_bytes()
+    mock = start_mock(research_scenario(with_image=False))
+    try:
+        result = prepare_update(
+            doc,
+            UpdateOptions(force=True, agent="anthropic", base_url=mock.base_url, api_key=MARKER),
+        )
+    finally:
+        mock.stop()
+    assert result.status == "proposed" and result.cost_usd > 0
+    monkeypatch.setattr("oo_nb.agent.interrupt.requested", lambda: True)
+    with pytest.raises(AgentError, match="interrupted before it was written or saved") as caught:
+        write_result(result, yes=True)
+    assert caught.value.cost_usd == result.cost_usd
+    assert doc.read_bytes() == base and not (history_dir(doc) / PENDING_PROPOSAL).exists()
+
+
+def test_an_interrupted_update_all_on_the_api_writes_nothing_and_says_so(tmp_path: Path) -> None:
+    """The API backend's requests are cancelled with the run: nothing is written after it."""
+    lib = tmp_path / "lib"
+    docs = [copy_doc(lib, name) for name in DOCS[:2]]
+    before = {doc: doc.read_bytes() for doc in docs}
+    mock = start_mock(research_scenario(with_image=False), latency=20.0)
+    env = {**os.environ, "ANTHROPIC_API_KEY": MARKER}
+    args = ["update-all", str(lib), "--force", "--auto", "--base-url", mock.base_url]
+    child = subprocess.Popen(
+        [sys.executable, "-m", "oo_nb", *args, "--no-progress"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while len(mock.message_requests) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        child.send_signal(signal.SIGTERM)
+        out, err = child.communicate(timeout=60)
+    finally:
+        if child.poll() is None:
+            child.kill()
+        mock.stop()
+    assert child.returncode == 128 + signal.SIGTERM, (out, err)
+    assert out.count("interrupted by SIGTERM during its research: nothing written") == 2, out
+    assert "interrupted by SIGTERM: research runs ended, nothing written after it" in out
+    assert {doc: doc.read_bytes() for doc in docs} == before
+    assert not any((history_dir(doc) / PENDING_PROPOSAL).exists() for doc in docs)
