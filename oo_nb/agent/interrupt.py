@@ -1,4 +1,4 @@
-"""SIGTERM or SIGINT to ``update-all`` (a supervisor, ``timeout``, cron's kill, Ctrl-C, ``kill``):
+"""SIGTERM, SIGHUP or SIGINT to ``update-all`` (a supervisor, ``timeout``, cron's kill, Ctrl-C, ``kill``):
 its research runs end, nothing is written after it, and the report says "interrupted" with the
 cost known so far, as ``oo update`` does for its one run (``store.sigterm``).
 
@@ -53,16 +53,27 @@ class Stop:
 
 
 def catches_signals() -> tuple[signal.Signals, ...]:
-    """The signals ``on_signals`` may take here: in the main thread, SIGTERM when it has its
-    default action and SIGINT when it has Python's handler (asyncio's own is installed later,
-    inside run). An ignored SIGINT (a background job of a script) stays ignored."""
-    if threading.current_thread() is not threading.main_thread():
+    """The signals ``on_signals`` may take here: in the main thread with no loop running (else
+    the run goes to a worker thread's loop, which cannot take them), SIGTERM and SIGHUP when they
+    have their default action and SIGINT when it has Python's handler (asyncio's own is
+    installed later, inside run). An ignored SIGINT (a background job of a script) stays
+    ignored."""
+    if threading.current_thread() is not threading.main_thread() or _loop_running():
         return ()
     taken = (
         (signal.SIGTERM, signal.SIG_DFL),
+        (signal.SIGHUP, signal.SIG_DFL),  # the terminal closed, the ssh session dropped
         (signal.SIGINT, signal.default_int_handler),
     )
     return tuple(sig for sig, default in taken if signal.getsignal(sig) is default)
+
+
+def _loop_running() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 @contextlib.contextmanager
@@ -71,6 +82,11 @@ def on_signals(stop: Stop, task: asyncio.Task[object]) -> Iterator[None]:
     and cancel ``task``. The flag is cleared on the way in; a signal's flag stays set until the
     loop's worker threads are done (``clear_after``)."""
     loop = asyncio.get_running_loop()
+    if threading.current_thread() is not threading.main_thread():
+        # the loop runs in a worker thread (called from a running loop: a notebook kernel, an
+        # async program): only the main thread's loop can take signals; the caller keeps them
+        yield
+        return
 
     def fire(signum: int) -> None:
         if stop.signum is None:  # a second signal while the first one's cleanup runs: no more

@@ -1,4 +1,4 @@
-"""SIGTERM during a write or an agent run: the cleanup code runs, then the process ends as the
+"""SIGTERM (or SIGHUP) during a write or an agent run: the cleanup code runs, then the process ends as the
 signal asked.
 
 Python's default for SIGTERM ends the process at once: no ``finally`` runs, so a write's temp
@@ -29,21 +29,23 @@ class Terminated(BaseException):
 
 
 _depth = 0
-_fired = False
+_fired: int | None = None  # the signal that arrived inside, to be sent again on the way out
+# SIGHUP too: a closed terminal or a dropped ssh session ends the process the same way
+_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
 
-def _on_sigterm(signum: int, frame: FrameType | None) -> None:
+def _on_signal(signum: int, frame: FrameType | None) -> None:
     global _fired
-    if _fired:  # a second SIGTERM while the first one's cleanup runs: let it finish
+    if _fired is not None:  # a second signal while the first one's cleanup runs: let it finish
         return
-    _fired = True
+    _fired = signum
     raise Terminated(f"terminated by signal {signum}")
 
 
 @contextlib.contextmanager
 def cleanup_on_sigterm() -> Iterator[None]:
-    """While inside (nested blocks count once), SIGTERM raises ``Terminated``; leaving the
-    outermost block after it re-sends the signal with its default action."""
+    """While inside (nested blocks count once), SIGTERM or SIGHUP raises ``Terminated``;
+    leaving the outermost block after it re-sends the signal with its default action."""
     global _depth, _fired
     if threading.current_thread() is not threading.main_thread() or (
         _depth == 0 and signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
@@ -51,19 +53,24 @@ def cleanup_on_sigterm() -> Iterator[None]:
         yield  # no signal arrives here, or someone else handles SIGTERM
         return
     _depth += 1
+    taken: list[signal.Signals] = []
     try:
         if _depth == 1:
-            _fired = False
-            signal.signal(signal.SIGTERM, _on_sigterm)
+            _fired = None
+            for sig in _SIGNALS:
+                if signal.getsignal(sig) is signal.SIG_DFL:  # (a nohup'ed SIGHUP stays ignored)
+                    signal.signal(sig, _on_signal)
+                    taken.append(sig)
         yield
     finally:
-        # blocked while the handler is put back: a SIGTERM now must not cut this short
-        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+        # blocked while the handlers are put back: a signal now must not cut this short
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, set(_SIGNALS))
         try:
             _depth -= 1
-            if _depth == 0:
-                signal.signal(signal.SIGTERM, signal.SIG_DFL)
-                if _fired:  # the cleanup ran on the way here: end as SIGTERM ends a process
-                    os.kill(os.getpid(), signal.SIGTERM)  # delivered when unblocked
+            for sig in taken:
+                signal.signal(sig, signal.SIG_DFL)
+            if _depth == 0 and _fired is not None:
+                # the cleanup ran on the way here: end as the signal ends a process
+                os.kill(os.getpid(), _fired)  # delivered when unblocked
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)

@@ -91,7 +91,11 @@ def test_anything_but_a_regular_file_is_refused_not_read(
     assert list(scratch.iterdir()) == []  # the scratch folder went too
 
 
-def test_sigterm_removes_the_scratch_folder_and_stops_claude(tmp_path: Path) -> None:
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_sigterm_removes_the_scratch_folder_and_stops_claude(
+    tmp_path: Path, sig: signal.Signals
+) -> None:
+    # SIGHUP: the terminal closed or the ssh session dropped, ended as SIGTERM ends it
     doc = copy_doc(tmp_path / "lib")
     env = {**fake_claude_env(tmp_path), "FAKE_CLAUDE_MODE": "sleep", "TMPDIR": str(tmp_path)}
     child = subprocess.Popen(
@@ -102,8 +106,8 @@ def test_sigterm_removes_the_scratch_folder_and_stops_claude(tmp_path: Path) -> 
     )
     started = wait_for_log(env)
     assert Path(started["cwd"]).is_dir() and Path(started["cwd"]).name.startswith(SCRATCH_PREFIX)
-    child.send_signal(signal.SIGTERM)
-    assert child.wait(timeout=30) == -signal.SIGTERM
+    child.send_signal(sig)
+    assert child.wait(timeout=30) == -sig
     assert not Path(started["cwd"]).exists()
     deadline = time.monotonic() + 10
     while _alive(started["pid"]) and time.monotonic() < deadline:

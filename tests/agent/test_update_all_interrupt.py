@@ -39,7 +39,9 @@ def _gone(pid: int, within: float = 10.0) -> bool:
     return not _alive(pid)
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+@pytest.mark.parametrize(
+    "sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT], ids=["SIGTERM", "SIGHUP", "SIGINT"]
+)
 def test_an_interrupted_update_all_ends_its_claude_code_runs_and_writes_nothing(
     sig: signal.Signals, tmp_path: Path
 ) -> None:
@@ -135,3 +137,24 @@ def test_an_interrupted_update_all_on_the_api_writes_nothing_and_says_so(tmp_pat
     assert "interrupted by SIGTERM: research runs ended, nothing written after it" in out
     assert {doc: doc.read_bytes() for doc in docs} == before
     assert not any((history_dir(doc) / PENDING_PROPOSAL).exists() for doc in docs)
+
+
+def test_update_all_runs_when_called_from_a_running_loop(tmp_path: Path) -> None:
+    # a notebook kernel's cell, an async program: the run goes to a worker thread's loop, which
+    # cannot take signals (set_wakeup_fd is the main thread's); the caller keeps its own
+    code = (
+        "import asyncio, signal, sys, oo_nb\n"
+        "async def main():\n"
+        "    return oo_nb.Library(sys.argv[1]).update_all(force=True, progress=False)\n"
+        "print(asyncio.run(main()))\n"
+        "assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL\n"
+    )
+    lib = tmp_path / "lib"
+    copy_doc(lib, DOCS[0])
+    env = {**os.environ, "OO_DATA_DIR": str(tmp_path / "data")}
+    env.pop("ANTHROPIC_API_KEY", None)
+    run = subprocess.run(
+        [sys.executable, "-c", code, str(lib)], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert run.returncode == 0, run.stderr
+    assert "set_wakeup_fd" not in run.stderr
