@@ -20,10 +20,18 @@ import asyncio
 import contextlib
 import signal
 import threading
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 
-__all__ = ["Stop", "catches_signals", "clear_after", "on_signals", "requested", "stopped_message"]
+__all__ = [
+    "Stop",
+    "catches_signals",
+    "clear_after",
+    "loop_running",
+    "on_signals",
+    "requested",
+    "stopped_message",
+]
 
 _requested = threading.Event()
 
@@ -41,6 +49,20 @@ class Stop:
     signals: tuple[signal.Signals, ...]  # the ones taken (``catches_signals``)
     signum: int | None = None
     not_started: int = 0
+    # while the run's loop is inside ``on_signals``: stops it from another thread (the caller's
+    # Ctrl-C, a kernel's Interrupt, when the loop runs in a worker thread)
+    request: Callable[[int], None] | None = field(default=None, repr=False)
+
+    def interrupt(self, signum: int = signal.SIGINT) -> None:
+        """Stop the run as ``signum`` would, from any thread: its research ends, nothing is
+        written after it."""
+        request = self.request
+        if request is not None:
+            with contextlib.suppress(RuntimeError):  # (the loop closed meanwhile: it has ended)
+                request(signum)
+        elif self.signum is None:  # the loop has not reached ``on_signals``: it stops there
+            self.signum = signum
+            _requested.set()
 
     @property
     def name(self) -> str:
@@ -58,7 +80,7 @@ def catches_signals() -> tuple[signal.Signals, ...]:
     have their default action and SIGINT when it has Python's handler (asyncio's own is
     installed later, inside run). An ignored SIGINT (a background job of a script) stays
     ignored."""
-    if threading.current_thread() is not threading.main_thread() or _loop_running():
+    if threading.current_thread() is not threading.main_thread() or loop_running():
         return ()
     taken = (
         (signal.SIGTERM, signal.SIG_DFL),
@@ -68,7 +90,8 @@ def catches_signals() -> tuple[signal.Signals, ...]:
     return tuple(sig for sig, default in taken if signal.getsignal(sig) is default)
 
 
-def _loop_running() -> bool:
+def loop_running() -> bool:
+    """Whether this thread runs an event loop now (update-all then runs in a worker thread)."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
@@ -82,11 +105,10 @@ def on_signals(stop: Stop, task: asyncio.Task[object]) -> Iterator[None]:
     and cancel ``task``. The flag is cleared on the way in; a signal's flag stays set until the
     loop's worker threads are done (``clear_after``)."""
     loop = asyncio.get_running_loop()
-    if threading.current_thread() is not threading.main_thread():
-        # the loop runs in a worker thread (called from a running loop: a notebook kernel, an
-        # async program): only the main thread's loop can take signals; the caller keeps them
-        yield
-        return
+    # only a main-thread loop can take signals (set_wakeup_fd); a loop in a worker thread (the
+    # caller has a running loop: a notebook kernel's cell, an async program) is stopped through
+    # ``stop.interrupt`` by the caller's thread, and the caller keeps its own handlers
+    signals = stop.signals if threading.current_thread() is threading.main_thread() else ()
 
     def fire(signum: int) -> None:
         if stop.signum is None:  # a second signal while the first one's cleanup runs: no more
@@ -94,13 +116,22 @@ def on_signals(stop: Stop, task: asyncio.Task[object]) -> Iterator[None]:
             _requested.set()
             task.cancel()
 
+    def request(signum: int) -> None:
+        loop.call_soon_threadsafe(fire, signum)
+
+    early = stop.signum  # ``stop.interrupt`` came before the loop got here
     _requested.clear()
-    for sig in stop.signals:
+    stop.request = request
+    if early is not None:
+        stop.signum = None
+        fire(early)
+    for sig in signals:
         loop.add_signal_handler(sig, fire, sig)
     try:
         yield
     finally:
-        for sig in stop.signals:
+        stop.request = None
+        for sig in signals:
             loop.remove_signal_handler(sig)  # back to the defaults, SIGINT's included
 
 

@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import importlib
 import resource
+import signal
 import sys
 import threading
 import time
@@ -20,7 +21,14 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from oo_nb.agent.freshness import Freshness
-from oo_nb.agent.interrupt import Stop, catches_signals, clear_after, on_signals, stopped_message
+from oo_nb.agent.interrupt import (
+    Stop,
+    catches_signals,
+    clear_after,
+    loop_running,
+    on_signals,
+    stopped_message,
+)
 from oo_nb.agent.run import (
     Prepared,
     UpdateOptions,
@@ -58,23 +66,33 @@ def find_documents(folder: str | Path, left_out: list[LeftOut] | None = None) ->
     return walk(root, left_out=left_out)
 
 
-def _run_coroutine(coro: Coroutine[Any, Any, T]) -> T:
-    """``asyncio.run``, also from inside a running loop (Jupyter): then in a worker thread."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
+def _run_coroutine(coro: Coroutine[Any, Any, T], stop: Stop | None = None) -> T:
+    """``asyncio.run``, also from inside a running loop (Jupyter): then in a worker thread, and
+    a KeyboardInterrupt while waiting for it (a kernel's Interrupt, Ctrl-C) stops the run
+    through ``stop`` as SIGINT would, before this thread goes on."""
+    if not loop_running():
         return asyncio.run(coro)
     box: dict[str, Any] = {}
+    # waited on through an Event: a Thread.join cut short by KeyboardInterrupt may return at
+    # once when called again (CPython before 3.13), before the thread is done
+    done = threading.Event()
 
     def worker() -> None:
         try:
             box["value"] = asyncio.run(coro)
         except BaseException as exc:
             box["error"] = exc
+        finally:
+            done.set()
 
-    t = threading.Thread(target=worker, name="oo-update-all")
-    t.start()
-    t.join()
+    threading.Thread(target=worker, name="oo-update-all").start()
+    try:
+        done.wait()
+    except KeyboardInterrupt:
+        if stop is None:
+            raise
+        stop.interrupt(signal.SIGINT)  # its research ends; nothing is written after it
+        done.wait()
     if "error" in box:
         raise box["error"]
     value: T = box["value"]
@@ -410,9 +428,12 @@ def update_library(
             )
         elif not batch and paths:
             taken = catches_signals()
-            stop = Stop(taken) if taken else None
+            # from a running loop the run goes to a worker thread: no signal reaches its loop,
+            # the caller's KeyboardInterrupt stops it (``_run_coroutine``)
+            stop = Stop(taken) if taken or loop_running() else None
             with clear_after():
-                _run_coroutine(_concurrent(paths, opts, yes, concurrency, bar, out, auto, stop))
+                coro = _concurrent(paths, opts, yes, concurrency, bar, out, auto, stop)
+                _run_coroutine(coro, stop)
             if stop is not None and stop.signum is not None:
                 out.interrupted, out.not_started = stop.name, stop.not_started
     finally:

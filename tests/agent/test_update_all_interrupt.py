@@ -158,3 +158,54 @@ def test_update_all_runs_when_called_from_a_running_loop(tmp_path: Path) -> None
     )
     assert run.returncode == 0, run.stderr
     assert "set_wakeup_fd" not in run.stderr
+
+
+def test_an_interrupt_of_update_all_called_from_a_running_loop_ends_its_runs(
+    tmp_path: Path,
+) -> None:
+    # a notebook kernel's Interrupt: the cell (a running loop, Python's SIGINT handler) gets a
+    # KeyboardInterrupt while the run goes on in a worker thread; the runs must end with it and
+    # nothing be written or saved (they were waited out, paid, then dropped)
+    code = (
+        "import asyncio, signal, sys, oo_nb\n"
+        "from oo_nb.agent.types import UpdateInterrupted\n"
+        "async def main():\n"
+        "    signal.signal(signal.SIGINT, signal.default_int_handler)  # as a kernel's cell has\n"
+        "    try:\n"
+        "        oo_nb.Library(sys.argv[1]).update_all(\n"
+        "            agent='claude-code', auto=True, force=True, concurrency=2, progress=False)\n"
+        "    except UpdateInterrupted as stop:\n"
+        "        print('UpdateInterrupted', stop.outcome.interrupted, flush=True)\n"
+        "asyncio.run(main())\n"
+    )
+    lib = tmp_path / "lib"
+    docs = [copy_doc(lib, name) for name in DOCS[:2]]
+    before = {doc: doc.read_bytes() for doc in docs}
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = {
+        **os.environ,
+        **fake_claude_env(tmp_path),
+        "FAKE_CLAUDE_MODE": "sleep",
+        "FAKE_CLAUDE_SLEEP": "20",
+        "TMPDIR": str(scratch),
+    }
+    env.pop("ANTHROPIC_API_KEY", None)
+    child = subprocess.Popen(
+        [sys.executable, "-c", code, str(lib)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        runs = wait_for_runs(env, 2)
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=60)
+    finally:
+        if child.poll() is None:
+            child.kill()
+    assert "UpdateInterrupted SIGINT" in out, (out, err)
+    assert all(_gone(run["pid"]) for run in runs)  # ended, not waited out (they sleep 20 s)
+    assert {doc: doc.read_bytes() for doc in docs} == before
+    assert not any((history_dir(doc) / PENDING_PROPOSAL).exists() for doc in docs)
