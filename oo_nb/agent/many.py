@@ -343,8 +343,10 @@ async def _concurrent(
     me = asyncio.current_task()
     signals = on_signals(stop, me) if catch and me is not None else contextlib.nullcontext()
     reached = 0
-    try:
-        with signals:
+    # the signals stay taken through the cleanup: a second one (Ctrl-C, then a supervisor's
+    # SIGTERM) must not end the process while the runs are being ended
+    with signals:
+        try:
             for path in paths:
                 await ahead.acquire()
                 if first is not None and len(first) == limit:
@@ -362,17 +364,19 @@ async def _concurrent(
                     tasks.append(asyncio.create_task(one(prep, sent)))
                 await asyncio.sleep(0)  # let the started documents' requests go out
             await asyncio.gather(*tasks)
-    except asyncio.CancelledError:
-        if stop.signum is None:
-            raise
-        # interrupted: every document's task says what it did and cost (awaited below)
-        stop.not_started = len(paths) - reached
-    finally:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        for client in shared.values():
-            await client.close()
+        except asyncio.CancelledError:
+            if stop.signum is None:
+                raise
+            # interrupted: every document's task says what it did and cost (awaited below)
+            stop.not_started = len(paths) - reached
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            for client in shared.values():
+                await client.close()
+            if stop.signum is not None:  # the worker threads end their Claude Code runs
+                await asyncio.get_running_loop().shutdown_default_executor()
 
 
 def update_library(

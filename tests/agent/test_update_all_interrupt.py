@@ -209,3 +209,51 @@ def test_an_interrupt_of_update_all_called_from_a_running_loop_ends_its_runs(
     assert all(_gone(run["pid"]) for run in runs)  # ended, not waited out (they sleep 20 s)
     assert {doc: doc.read_bytes() for doc in docs} == before
     assert not any((history_dir(doc) / PENDING_PROPOSAL).exists() for doc in docs)
+
+
+@pytest.mark.parametrize(
+    "first, second",
+    [(signal.SIGINT, signal.SIGTERM), (signal.SIGTERM, signal.SIGINT)],
+    ids=["SIGINT-then-SIGTERM", "SIGTERM-then-SIGINT"],
+)
+def test_a_second_signal_during_the_interrupt_does_not_cut_its_cleanup_short(
+    first: signal.Signals, second: signal.Signals, tmp_path: Path
+) -> None:
+    # Ctrl-C, then a supervisor's SIGTERM a moment later: the first one's cleanup goes on (the
+    # process died by SIGTERM's default with its Claude Code children left running)
+    lib = tmp_path / "lib"
+    docs = [copy_doc(lib, name) for name in DOCS[:2]]
+    before = {doc: doc.read_bytes() for doc in docs}
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = {
+        **os.environ,
+        **fake_claude_env(tmp_path),
+        "FAKE_CLAUDE_MODE": "sleep",
+        "FAKE_CLAUDE_SLEEP": "20",
+        "TMPDIR": str(scratch),
+    }
+    env.pop("ANTHROPIC_API_KEY", None)
+    args = ["update-all", str(lib), "--agent", "claude-code", "--force", "--auto"]
+    child = subprocess.Popen(
+        [sys.executable, "-m", "oo_nb", *args, "--concurrency", "2", "--no-progress"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        runs = wait_for_runs(env, 2)
+        child.send_signal(first)
+        time.sleep(0.1)
+        child.send_signal(second)
+        out, err = child.communicate(timeout=60)
+    finally:
+        if child.poll() is None:
+            child.kill()
+    assert child.returncode == 128 + first, (out, err)
+    name = signal.Signals(first).name
+    assert out.count(f"interrupted by {name} during its research: nothing written") == 2, out
+    assert all(_gone(run["pid"]) for run in runs)
+    assert [p for p in scratch.iterdir() if p.name.startswith(SCRATCH_PREFIX)] == []
+    assert {doc: doc.read_bytes() for doc in docs} == before
