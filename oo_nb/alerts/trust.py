@@ -5,9 +5,11 @@ A library from elsewhere (a clone, a tarball) brings its ``.oo/`` folder. Its al
 name a host of its author's and one of the user's ``OO_`` variables as the password or URL, and a
 ``ca_file`` that makes that host trusted; owner and mode prove nothing (tar keeps modes, a clone
 makes the user the owner). So the confirmation is this machine's seal (``store.seal``, keyed
-outside every library) over the digests of alerts.json and of each ``ca_file`` it names, kept in
+outside every library) over the digests of alerts.json, of each ``ca_file`` it names and of each
+``url_file`` / ``password_file`` a channel reads (what it sends to and with), kept in
 ``.oo/alerts.trusted``: a file that came with the library cannot vouch for itself, and an edit of
-either file after the confirmation needs a new one.
+any of them after the confirmation needs a new one. The secret files' digests are keyed (the
+seal's HMAC, not a plain sha256): a short password cannot be guessed back from the record.
 """
 
 from __future__ import annotations
@@ -26,14 +28,20 @@ TRUST_FILE = "alerts.trusted"
 _MAX_TRUST_FILE = 64 * 1024
 
 
-def _ca_names(raw: Any) -> list[str]:
-    """The ``ca_file`` names the settings give (only plain names: others are refused later)."""
+# the fields naming a file of .oo/ whose text a channel sends to or with (config's ``_secret``)
+SECRET_FILE_FIELDS = ("url_file", "password_file")
+
+
+def _file_names(raw: Any, fields: tuple[str, ...]) -> list[str]:
+    """The file names the settings give in ``fields`` (only plain names: others are refused
+    later)."""
     channels = raw.get("channels") if isinstance(raw, dict) else None
     names = set()
     for channel in channels if isinstance(channels, list) else []:
-        name = channel.get("ca_file") if isinstance(channel, dict) else None
-        if isinstance(name, str) and name and Path(name).name == name and name != "..":
-            names.add(name)
+        for field in fields:
+            name = channel.get(field) if isinstance(channel, dict) else None
+            if isinstance(name, str) and name and Path(name).name == name and name != "..":
+                names.add(name)
     return sorted(names)
 
 
@@ -44,10 +52,25 @@ def _digest(path: Path) -> str:
         return "missing"
 
 
+def _keyed_digest(path: Path) -> str:
+    """The file's digest under this machine's seal key ("missing" when unreadable; a link is
+    not followed: it could point at any of the user's files, and reading it refuses it anyway)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return "missing"
+    with os.fdopen(fd, "rb") as handle:
+        plain = hashlib.sha256(handle.read()).hexdigest()
+    return seal({"secret_file": path.name, "sha256": plain}) or "no key"
+
+
 def _record(settings: Path, data: bytes, raw: Any) -> dict[str, Any]:
+    folder = settings.parent
+    secret_files = _file_names(raw, SECRET_FILE_FIELDS)
     return {
         "alerts_sha256": hashlib.sha256(data).hexdigest(),
-        "ca_sha256": {n: _digest(settings.parent / n) for n in _ca_names(raw)},
+        "ca_sha256": {n: _digest(folder / n) for n in _file_names(raw, ("ca_file",))},
+        "secret_files": {n: _keyed_digest(folder / n) for n in secret_files},
     }
 
 
@@ -98,4 +121,8 @@ def trust_problem(settings: Path, data: bytes, raw: Any) -> str | None:
         return "changed since you confirmed it"
     if stored.get("ca_sha256") != record["ca_sha256"]:
         return "a ca_file it names changed since you confirmed it"
+    stored_files = stored.get("secret_files", {})  # none in a record from before they were sealed
+    for name, digest in record["secret_files"].items():
+        if not isinstance(stored_files, dict) or stored_files.get(name) != digest:
+            return f"the file .oo/{name} it reads a URL or password from changed since you confirmed it"
     return None

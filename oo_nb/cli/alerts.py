@@ -76,7 +76,9 @@ def _trust(folder: Path) -> TextResult:
         raise ValidationError(f"cannot be confirmed: {exc}", file=str(config.path)) from None
     lines = [f"confirmed {config.path} as yours (sha256 {record['alerts_sha256'][:12]}…):"]
     lines += [f"  channel {c.describe()}" for c in config.channels] or ["  (no channels)"]
-    lines.append("an edit of the file (or of a ca_file it names) needs --trust again")
+    lines.append(
+        "an edit of the file (or of a ca_file, url_file or password_file it names) needs --trust again"
+    )
     return TextResult("\n".join(lines))
 
 
