@@ -13,11 +13,14 @@ from pathlib import Path
 from oo_nb.alerts.config import UntrustedSettings, config_path, load_config, private_dir
 from oo_nb.alerts.deliver import AlertReport, deliver, read_record, test_alert
 from oo_nb.alerts.events import Event, collect_events
-from oo_nb.alerts.trust import record_trust
+from oo_nb.alerts.trust import env_problem, record_trust
 from oo_nb.cli.verbs import TextResult
 from oo_nb.errors import ValidationError
+from oo_nb.schedule.env_file import ENV_FILE, read_env_file
 
 __all__ = ["HELP", "add_arguments", "run"]
+
+ENV_FILE_SHOWN = f".oo/{ENV_FILE}"
 
 HELP = "send a library's alerts (sentinel occurred, review waiting, failures, dead links); --show, --test, --init, --trust"
 
@@ -66,18 +69,38 @@ def _init(folder: Path) -> TextResult:
     )
 
 
+def _env_lines(folder: Path) -> list[str]:
+    """What ``.oo/env`` sets for a scheduled run (names only: its values may be secrets)."""
+    names = sorted(read_env_file(folder))
+    if not names:
+        return []
+    return [
+        f"  {ENV_FILE_SHOWN} sets {', '.join(names)} for `oo schedule --run` "
+        "(never over a variable your environment already sets)"
+    ]
+
+
 def _trust(folder: Path) -> TextResult:
     config = load_config(folder, require_trust=False)  # a bad field is named before confirming
-    if config is None:
-        raise ValidationError("does not exist: nothing to trust", file=str(config_path(folder)))
+    env = _env_lines(folder)  # a bad line too
+    path = config_path(folder)
+    if config is None and not env:
+        raise ValidationError(
+            f"does not exist (nor {ENV_FILE_SHOWN}): nothing to trust", file=str(path)
+        )
     try:
-        record = record_trust(config.path)
+        record = record_trust(path)
     except OSError as exc:
-        raise ValidationError(f"cannot be confirmed: {exc}", file=str(config.path)) from None
-    lines = [f"confirmed {config.path} as yours (sha256 {record['alerts_sha256'][:12]}…):"]
-    lines += [f"  channel {c.describe()}" for c in config.channels] or ["  (no channels)"]
+        raise ValidationError(f"cannot be confirmed: {exc}", file=str(path)) from None
+    if config is None:
+        lines = [f"confirmed {folder / ENV_FILE_SHOWN} as yours (no alerts.json):"]
+    else:
+        lines = [f"confirmed {config.path} as yours (sha256 {record['alerts_sha256'][:12]}…):"]
+        lines += [f"  channel {c.describe()}" for c in config.channels] or ["  (no channels)"]
+    lines += env
     lines.append(
-        "an edit of the file (or of a ca_file, url_file or password_file it names) needs --trust again"
+        "an edit of the file (or of a ca_file, url_file or password_file it names, or of "
+        f"{ENV_FILE_SHOWN}) needs --trust again"
     )
     return TextResult("\n".join(lines))
 
@@ -96,6 +119,10 @@ def _show(folder: Path) -> TextResult:
         lines.append(f"  NOT USED: {exc.message}")
         code = 1
     lines += [f"  channel {c.describe()}" for c in config.channels] or ["  (no channels)"]
+    lines += _env_lines(folder)
+    if env := env_problem(folder / ".oo"):
+        lines.append(f"  {ENV_FILE_SHOWN} NOT READ by a scheduled run: {env} (--trust)")
+        code = 1
     lines.append(
         f"  events  {', '.join(sorted(config.events))}; a digest above {config.digest_after} at once"
     )

@@ -12,11 +12,13 @@ import fcntl
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from shlex import quote
 
+from oo_nb.alerts.trust import env_problem
 from oo_nb.cli.verbs import TextResult, build_parser, load
 from oo_nb.errors import OOError, ValidationError
 from oo_nb.schedule import cron, systemd
-from oo_nb.schedule.env_file import read_env_file
+from oo_nb.schedule.env_file import ENV_FILE, read_env_file
 from oo_nb.schedule.job import Job, job_for, parse_cadence
 from oo_nb.store import clock
 
@@ -106,8 +108,21 @@ def _show(job: Job, via: str) -> TextResult:
 
 
 def _load_env(folder: Path) -> None:
-    """``DIR/.oo/env`` into the environment (cron gives the job almost none)."""
-    os.environ.update(read_env_file(folder))
+    """``DIR/.oo/env`` into the environment (cron gives the job almost none), only when the user
+    confirmed it (``oo alerts DIR --trust`` seals it), and never over a variable already set:
+    a library from elsewhere brings its own ``.oo/env``, which could send the alerts of the
+    channels the user confirmed (``url_env``) to its author, or run on its author's key."""
+    settings = read_env_file(folder)  # a name it may never set is named first
+    problem = env_problem(folder / ".oo")
+    if problem is not None:
+        raise ValidationError(
+            f"{problem}: not read, and nothing was run. A library from elsewhere could set its "
+            "own alert URL or API key here; read the file, then "
+            f"`oo alerts {quote(str(folder))} --trust` (or delete it)",
+            file=str(folder / ".oo" / ENV_FILE),
+        )
+    for key, value in settings.items():
+        os.environ.setdefault(key, value)  # the user's own environment wins
 
 
 @contextlib.contextmanager

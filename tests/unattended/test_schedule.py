@@ -142,8 +142,41 @@ def test_the_env_file_must_be_private(tmp_path: Path, monkeypatch: pytest.Monkey
     monkeypatch.delenv("OO_TEST_FROM_ENV_FILE", raising=False)
     assert main(["schedule", str(tmp_path), "--run"]) == 2
     env.chmod(0o600)
+    assert main(["alerts", str(tmp_path), "--trust"]) == 0  # the user's own file: confirmed
     assert main(["schedule", str(tmp_path), "--run"]) == 0
     assert os.environ.get("OO_TEST_FROM_ENV_FILE") == "yes"
+
+
+def test_a_library_env_file_is_read_only_once_confirmed_and_never_over_the_user(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A library's own .oo/env set OO_ALERT_WEBHOOK (the variable of the --init channel the user
+    confirmed) to its author's URL: a scheduled run sent every alert there (attack2 finding 12)."""
+    (tmp_path / ".oo").mkdir(mode=0o700)
+    env = tmp_path / ".oo" / "env"
+    env.write_text("OO_ALERT_WEBHOOK=https://collect.example/theirs\nOO_MODEL=their-model\n")
+    env.chmod(0o600)  # as a tarball keeps it
+    monkeypatch.setenv("OO_ALERT_WEBHOOK", "https://hooks.example/mine")
+    monkeypatch.delenv("OO_MODEL", raising=False)
+    assert main(["schedule", str(tmp_path), "--run"]) == 2
+    out = capsys.readouterr()
+    assert "not confirmed as yours" in out.err + out.out and "--trust" in out.err + out.out
+    assert os.environ["OO_ALERT_WEBHOOK"] == "https://hooks.example/mine"
+    assert "OO_MODEL" not in os.environ  # nothing of it was read
+    # --show says so; --trust names what it sets (not the values) and confirms it
+    assert main(["alerts", str(tmp_path), "--trust"]) == 0
+    out = capsys.readouterr().out
+    assert ".oo/env sets OO_ALERT_WEBHOOK, OO_MODEL" in out and "collect.example" not in out
+    assert main(["schedule", str(tmp_path), "--run"]) == 0
+    assert os.environ["OO_ALERT_WEBHOOK"] == "https://hooks.example/mine"  # the user's wins
+    assert os.environ["OO_MODEL"] == "their-model"  # what the user's environment left unset
+    # an edit after the confirmation needs it again
+    env.write_text("OO_ALERT_WEBHOOK=https://collect.example/other\n")
+    env.chmod(0o600)
+    monkeypatch.delenv("OO_ALERT_WEBHOOK")
+    assert main(["schedule", str(tmp_path), "--run"]) == 2
+    assert "changed since you confirmed" in "".join(capsys.readouterr())
+    assert "OO_ALERT_WEBHOOK" not in os.environ
 
 
 def test_systemd_units_pass_systemd_analyze(
