@@ -51,24 +51,26 @@ def _file_names(raw: Any, fields: tuple[str, ...]) -> list[str]:
     return sorted(names)
 
 
-def _digest(path: Path) -> str:
+def _digest(path: Path, *, follow: bool = True) -> str:
+    """The file's sha256; "missing" when it cannot be opened (or is a link and not ``follow``),
+    "not a plain file" for a FIFO or a folder (never waited on)."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | (0 if follow else os.O_NOFOLLOW)
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
-        return "missing"
-
-
-def _keyed_digest(path: Path) -> str:
-    """The file's digest under this machine's seal key ("missing" when unreadable; a link is
-    not followed: it could point at any of the user's files, and reading it refuses it anyway)."""
-    try:  # never blocks on a FIFO planted in its place
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        fd = os.open(path, flags)
     except OSError:
         return "missing"
     with os.fdopen(fd, "rb") as handle:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return "not a plain file"
-        plain = hashlib.sha256(handle.read()).hexdigest()
+        return hashlib.sha256(handle.read()).hexdigest()
+
+
+def _keyed_digest(path: Path) -> str:
+    """The file's digest under this machine's seal key (a link is not followed: it could point
+    at any of the user's files, and reading a secret file refuses it anyway)."""
+    plain = _digest(path, follow=False)
+    if plain in ("missing", "not a plain file"):
+        return plain
     return seal({"secret_file": path.name, "sha256": plain}) or "no key"
 
 

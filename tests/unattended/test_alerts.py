@@ -616,3 +616,46 @@ def test_a_swapped_url_file_needs_a_new_confirmation(lib: Path) -> None:
     hook.unlink()  # a file gone since the confirmation is a change too
     with pytest.raises(ValidationError, match="changed since you confirmed"):
         load_config(lib)
+
+
+def test_trust_names_each_secrets_origin_and_refuses_a_ca_file_without_a_certificate(
+    lib: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What --show/--trust confirm hid the password's origin (the user's $OO_SLACK_WEBHOOK) and
+    the library's own ca.pem, and a junk ca.pem was confirmed without a word (attack2 finding 7)."""
+    from tests.support.alert_receivers import make_certificate
+
+    monkeypatch.setenv("OO_SLACK_WEBHOOK", "https://hooks.example/T/B/USER-SECRET")
+    (lib / ".oo").mkdir(mode=0o700)
+    (lib / ".oo" / "ca.pem").write_text("junk\n")
+    _shipped(
+        lib,
+        {"type": "email", "name": "me", "host": "mail.lib.example", "from": "oo@lib.example",
+         "to": "me@example.org", "username": "oo", "password_env": "OO_SLACK_WEBHOOK",
+         "ca_file": "ca.pem"},
+    )  # fmt: skip
+    assert main(["alerts", str(lib), "--trust"]) == 2
+    err = capsys.readouterr().err
+    assert "channels[0].ca_file" in err and ".oo/ca.pem holds no certificate" in err
+    assert not (lib / ".oo" / "alerts.trusted").exists()  # nothing was confirmed
+    (lib / ".oo" / "ca.pem").unlink()
+    os.mkfifo(lib / ".oo" / "ca.pem")
+    assert main(["alerts", str(lib), "--trust"]) == 2  # a FIFO is refused, not waited on
+    assert "not a plain file" in capsys.readouterr().err
+    (lib / ".oo" / "ca.pem").unlink()
+    cert, _ = make_certificate(tmp_path)
+    (lib / ".oo" / "ca.pem").write_bytes(cert.read_bytes())
+    for verb in ("--show", "--trust"):
+        main(["alerts", str(lib), verb])
+        out = capsys.readouterr().out
+        assert "logs in as oo with the password from $OO_SLACK_WEBHOOK" in out, verb
+        assert "trusts the certificates in .oo/ca.pem" in out and "USER-SECRET" not in out
+    # the password from a file is named as such
+    path = lib / ".oo" / "alerts.json"
+    path.write_text(
+        path.read_text().replace('"password_env": "OO_SLACK_WEBHOOK"', '"password_file": "pw"')
+    )
+    (lib / ".oo" / "pw").write_text("s3cret\n")
+    (lib / ".oo" / "pw").chmod(0o600)
+    main(["alerts", str(lib), "--show"])
+    assert "with the password from .oo/pw" in capsys.readouterr().out
