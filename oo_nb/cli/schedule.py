@@ -21,6 +21,7 @@ from oo_nb.schedule import cron, systemd
 from oo_nb.schedule.env_file import ENV_FILE, read_env_file
 from oo_nb.schedule.job import Job, job_for, parse_cadence
 from oo_nb.store import clock
+from oo_nb.store.seal import key_path
 
 __all__ = ["HELP", "add_arguments", "run"]
 
@@ -169,7 +170,7 @@ def run(ns: argparse.Namespace) -> TextResult:
             raise ValidationError("is not a folder", file=str(folder))
         return _run_now(folder)
     cadence = parse_cadence(ns.every or "daily", ns.at)
-    job = job_for(folder, cadence)
+    job = job_for(folder, cadence, data_dir=str(key_path().parent))  # the key --trust used
     via = _via(ns.via)
     if ns.every:
         return _install(job, via, ns.dry_run)

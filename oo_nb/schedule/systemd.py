@@ -65,7 +65,8 @@ def units(job: Job) -> dict[str, str]:
             "[Service]\n"
             "Type=oneshot\n"
             f"WorkingDirectory={_value(library)}\n"
-            f"ExecStart={exec_start}\n"
+            + "".join(f"Environment={_word(f'{k}={v}')}\n" for k, v in job.environment.items())
+            + f"ExecStart={exec_start}\n"
             f"StandardOutput=append:{log}\n"
             f"StandardError=append:{log}\n"
         ),

@@ -233,3 +233,39 @@ def test_the_real_crontab(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
 def test_magic_schedule_dry_run(tmp_path: Path, shell: InteractiveShell) -> None:
     out = oo(shell, f'schedule "{tmp_path}" --every 6h --dry-run --via cron')
     assert "-P -m oo_nb schedule . --run" in out.text and out.exit_code == 0
+
+
+def test_the_job_reads_the_seal_key_the_user_confirmed_with(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The user's shell sets XDG_DATA_HOME, so --trust sealed with the key there; cron (HOME
+    only) read ~/.local/share/oo-nb's: every scheduled run said the alerts were "not confirmed on
+    this machine" (attack2 finding 14). The job now carries OO_DATA_DIR as resolved at install."""
+    lib = tmp_path / "lib"
+    (lib / ".oo").mkdir(parents=True, mode=0o700)
+    (lib / ".oo" / "alerts.json").write_text(
+        '{"channels": [{"type": "webhook", "name": "w", "url": "http://127.0.0.1:9/x"}]}'
+    )
+    monkeypatch.delenv("OO_DATA_DIR", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    assert main(["alerts", str(lib), "--trust"]) == 0
+    assert main(["schedule", str(lib), "--every", "daily", "--via", "cron"]) == 0
+    line = next(
+        x for x in (home / "crontab.txt").read_text().splitlines() if x.startswith("0 6 * * * ")
+    )
+    assert f"OO_DATA_DIR={tmp_path / 'xdg' / 'oo-nb'}" in line
+    # as cron runs it: no XDG_DATA_HOME, no OO_DATA_DIR
+    cron_env = {"HOME": str(home), "PATH": "/usr/bin:/bin"}
+    done = subprocess.run(
+        ["/bin/sh", "-c", line.removeprefix("0 6 * * * ")],
+        env=cron_env,
+        capture_output=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    log = (lib / ".oo" / "schedule.log").read_text()
+    assert "update-all --auto" in log and "not confirmed" not in log, log
+    assert not (home / ".local" / "share" / "oo-nb" / "seal.key").exists()
+    # a systemd unit carries it too
+    text = "".join(systemd.units(job_for(lib, parse_cadence("daily"), data_dir="/d/x")).values())
+    assert 'Environment="OO_DATA_DIR=/d/x"' in text
