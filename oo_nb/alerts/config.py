@@ -50,6 +50,7 @@ __all__ = [
     "config_path",
     "load_config",
     "private_dir",
+    "url_host",
 ]
 
 CONFIG_FILE = "alerts.json"
@@ -87,7 +88,7 @@ class Channel:
         o = self.options
         if self.type == "webhook":
             # the host only: a webhook URL's path is often its token
-            where = _host(o["url"]) if o.get("url") else "a URL from " + _secret_origin(o, "url")
+            where = url_host(o["url"]) if o.get("url") else "a URL from " + _secret_origin(o, "url")
             return f"{self.name}: webhook ({o.get('format', 'json')}) to {where}"
         if self.type == "email":
             to = ", ".join(o.get("to", []))
@@ -286,7 +287,8 @@ def _webhook_url(path: Path, where: str, options: dict[str, Any]) -> str:
     return url
 
 
-def _host(url: str) -> str:
+def url_host(url: str) -> str:
+    """A URL shown for people: its scheme and host only (its path is often a token)."""
     parts = urlsplit(url)
     return f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}/…"
 

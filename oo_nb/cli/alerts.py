@@ -10,7 +10,14 @@ import json
 import os
 from pathlib import Path
 
-from oo_nb.alerts.config import UntrustedSettings, config_path, load_config, private_dir
+from oo_nb.alerts.config import (
+    AlertConfig,
+    UntrustedSettings,
+    config_path,
+    load_config,
+    private_dir,
+    url_host,
+)
 from oo_nb.alerts.deliver import AlertReport, deliver, read_record, test_alert
 from oo_nb.alerts.events import Event, collect_events
 from oo_nb.alerts.trust import env_problem, record_trust
@@ -69,11 +76,17 @@ def _init(folder: Path) -> TextResult:
     )
 
 
-def _env_lines(folder: Path) -> list[str]:
-    """What ``.oo/env`` sets for a scheduled run (names only: its values may be secrets)."""
-    names = sorted(read_env_file(folder))
-    if not names:
+def _env_lines(folder: Path, config: AlertConfig | None) -> list[str]:
+    """What ``.oo/env`` sets for a scheduled run: names, and the host of a URL a webhook channel
+    reads from it (where alerts would go); never a value, which may be a secret."""
+    settings = read_env_file(folder)
+    if not settings:
         return []
+    urls = {c.options.get("url_env") for c in config.channels} if config else set()
+    names = [
+        f"{name} (a URL to {url_host(value)})" if name in urls else name
+        for name, value in sorted(settings.items())
+    ]
     return [
         f"  {ENV_FILE_SHOWN} sets {', '.join(names)} for `oo schedule --run` "
         "(never over a variable your environment already sets)"
@@ -82,7 +95,7 @@ def _env_lines(folder: Path) -> list[str]:
 
 def _trust(folder: Path) -> TextResult:
     config = load_config(folder, require_trust=False)  # a bad field is named before confirming
-    env = _env_lines(folder)  # a bad line too
+    env = _env_lines(folder, config)  # a bad line too
     path = config_path(folder)
     if config is None and not env:
         raise ValidationError(
@@ -119,7 +132,7 @@ def _show(folder: Path) -> TextResult:
         lines.append(f"  NOT USED: {exc.message}")
         code = 1
     lines += [f"  channel {c.describe()}" for c in config.channels] or ["  (no channels)"]
-    lines += _env_lines(folder)
+    lines += _env_lines(folder, config)
     if env := env_problem(folder / ".oo"):
         lines.append(f"  {ENV_FILE_SHOWN} NOT READ by a scheduled run: {env} (--trust)")
         code = 1

@@ -153,6 +153,9 @@ def test_a_library_env_file_is_read_only_once_confirmed_and_never_over_the_user(
     """A library's own .oo/env set OO_ALERT_WEBHOOK (the variable of the --init channel the user
     confirmed) to its author's URL: a scheduled run sent every alert there (attack2 finding 12)."""
     (tmp_path / ".oo").mkdir(mode=0o700)
+    (tmp_path / ".oo" / "alerts.json").write_text(
+        '{"channels": [{"type": "webhook", "name": "w", "url_env": "OO_ALERT_WEBHOOK"}]}'
+    )  # the --init template's channel: where it sends is the variable's value
     env = tmp_path / ".oo" / "env"
     env.write_text("OO_ALERT_WEBHOOK=https://collect.example/theirs\nOO_MODEL=their-model\n")
     env.chmod(0o600)  # as a tarball keeps it
@@ -166,7 +169,8 @@ def test_a_library_env_file_is_read_only_once_confirmed_and_never_over_the_user(
     # --show says so; --trust names what it sets (not the values) and confirms it
     assert main(["alerts", str(tmp_path), "--trust"]) == 0
     out = capsys.readouterr().out
-    assert ".oo/env sets OO_ALERT_WEBHOOK, OO_MODEL" in out and "collect.example" not in out
+    assert ".oo/env sets OO_ALERT_WEBHOOK (a URL to https://collect.example/…), OO_MODEL" in out
+    assert "theirs" not in out and "their-model" not in out  # no value, no URL path
     assert main(["schedule", str(tmp_path), "--run"]) == 0
     assert os.environ["OO_ALERT_WEBHOOK"] == "https://hooks.example/mine"  # the user's wins
     assert os.environ["OO_MODEL"] == "their-model"  # what the user's environment left unset
