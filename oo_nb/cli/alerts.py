@@ -21,6 +21,7 @@ from oo_nb.alerts.config import (
 from oo_nb.alerts.deliver import AlertReport, deliver, read_record, test_alert
 from oo_nb.alerts.events import Event, collect_events
 from oo_nb.alerts.trust import env_problem, record_trust
+from oo_nb.cli.schedule import seal_key_mismatch
 from oo_nb.cli.verbs import TextResult
 from oo_nb.errors import ValidationError
 from oo_nb.schedule.env_file import ENV_FILE, read_env_file
@@ -133,6 +134,9 @@ def _show(folder: Path) -> TextResult:
         code = 1
     lines += [f"  channel {c.describe()}" for c in config.channels] or ["  (no channels)"]
     lines += _env_lines(folder, config)
+    if stale := seal_key_mismatch(folder):
+        lines.append(f"  WARNING: {stale}")
+        code = 1
     if env := env_problem(folder / ".oo"):
         lines.append(f"  {ENV_FILE_SHOWN} NOT READ by a scheduled run: {env} (--trust)")
         code = 1

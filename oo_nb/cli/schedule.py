@@ -10,6 +10,7 @@ import argparse
 import contextlib
 import fcntl
 import os
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from shlex import quote
@@ -23,7 +24,7 @@ from oo_nb.schedule.job import Job, job_for, parse_cadence
 from oo_nb.store import clock
 from oo_nb.store.seal import key_path
 
-__all__ = ["HELP", "add_arguments", "run"]
+__all__ = ["HELP", "add_arguments", "run", "seal_key_mismatch"]
 
 HELP = "install, show or remove the library's scheduled `update-all --auto` (cron or a systemd user timer)"
 
@@ -105,6 +106,33 @@ def _show(job: Job, via: str) -> TextResult:
         lines += [f"last lines of {job.log}:", *("  " + line for line in tail)]
     return TextResult(
         "\n".join(lines), exit_code=0 if len(lines) > 1 or "no job" not in lines[0] else 1
+    )
+
+
+def seal_key_mismatch(folder: Path) -> str | None:
+    """Why the library's installed job (crontab or systemd unit) would read another seal key
+    than this shell does (one installed before jobs carried OO_DATA_DIR, or from another
+    shell): its runs would find the alerts confirmed here "not sealed". None when no job is
+    installed or it reads this key."""
+    here = str(key_path().parent.absolute())
+    job = job_for(folder, parse_cadence("daily"), data_dir=here)
+    try:
+        cron_lines = [x for x in cron.installed_block(job.id) if not x.startswith("#")]
+    except (OOError, OSError, subprocess.SubprocessError):  # no crontab to read: no cron job
+        cron_lines = []
+    unit = systemd.unit_dir() / systemd.unit_names(job.id)[0]
+    unit_lines = unit.read_text("utf-8", errors="replace").splitlines() if unit.is_file() else []
+    wanted = [w.replace("%", "\\%") for w in job.env_words()]
+    stale = any(not all(w in line for w in wanted) for line in cron_lines)
+    stale = stale or (
+        bool(unit_lines) and not set(systemd.environment_lines(job)) <= set(unit_lines)
+    )
+    if not stale:
+        return None
+    return (
+        f"the scheduled job of {folder} reads the seal key of another folder than {here} "
+        "(where settings are confirmed from this shell): its runs will find them not confirmed; "
+        f"install it again (`oo schedule {quote(str(folder))} --every …`)"
     )
 
 

@@ -104,10 +104,13 @@ class Job:
     def log(self) -> Path:
         return self.library / ".oo" / LOG_FILE
 
+    def env_words(self) -> list[str]:
+        """The job's variables as shell assignments (``NAME=quoted``)."""
+        return [f"{k}={shlex.quote(v)}" for k, v in self.environment.items()]
+
     def shell_command(self) -> str:
         """The job as one shell line: every path single-quoted (``shlex.quote``)."""
-        env = [f"{k}={shlex.quote(v)}" for k, v in self.environment.items()]
-        argv = " ".join([*env, *(shlex.quote(a) for a in (self.python, *self.args))])
+        argv = " ".join([*self.env_words(), *(shlex.quote(a) for a in (self.python, *self.args))])
         log = shlex.quote(f".oo/{LOG_FILE}")
         return f"cd {shlex.quote(str(self.library))} && mkdir -p .oo && {argv} >> {log} 2>&1"
 

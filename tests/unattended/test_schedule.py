@@ -273,3 +273,36 @@ def test_the_job_reads_the_seal_key_the_user_confirmed_with(
     # a systemd unit carries it too
     text = "".join(systemd.units(job_for(lib, parse_cadence("daily"), data_dir="/d/x")).values())
     assert 'Environment="OO_DATA_DIR=/d/x"' in text
+
+
+def test_alerts_show_warns_when_the_installed_job_reads_another_seal_key(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A job installed from another shell (or before jobs carried OO_DATA_DIR) reads another
+    key than the one --trust seals with: --show says so instead of "no problem"."""
+    lib = tmp_path / "lib"
+    (lib / ".oo").mkdir(parents=True, mode=0o700)
+    (lib / ".oo" / "alerts.json").write_text('{"channels": [{"type": "desktop"}]}')
+    monkeypatch.delenv("OO_DATA_DIR", raising=False)
+    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+    assert main(["schedule", str(lib), "--every", "daily", "--via", "cron"]) == 0  # ~/.local/share
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))  # the user's shell, later
+    assert main(["alerts", str(lib), "--trust"]) == 0
+    capsys.readouterr()
+    assert main(["alerts", str(lib), "--show"]) == 1
+    out = capsys.readouterr().out
+    assert "WARNING: the scheduled job" in out and str(tmp_path / "xdg" / "oo-nb") in out
+    assert main(["schedule", str(lib), "--every", "daily", "--via", "cron"]) == 0  # again, here
+    capsys.readouterr()
+    assert main(["alerts", str(lib), "--show"]) == 0
+    assert "WARNING" not in capsys.readouterr().out
+    # a systemd unit written from another shell: the same warning
+    assert main(["schedule", str(lib), "--remove", "--via", "cron"]) == 0
+    units = tmp_path / "units"
+    units.mkdir()
+    monkeypatch.setenv("OO_SYSTEMD_USER_DIR", str(units))
+    job = job_for(lib, parse_cadence("daily"), data_dir=str(tmp_path / "elsewhere"))
+    for name, text in systemd.units(job).items():
+        (units / name).write_text(text)
+    main(["alerts", str(lib), "--show"])
+    assert "WARNING: the scheduled job" in capsys.readouterr().out
