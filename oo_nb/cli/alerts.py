@@ -24,7 +24,7 @@ from oo_nb.alerts.trust import env_problem, record_trust
 from oo_nb.cli.schedule import seal_key_mismatch
 from oo_nb.cli.verbs import TextResult
 from oo_nb.errors import ValidationError
-from oo_nb.schedule.env_file import ENV_FILE, read_env_file
+from oo_nb.schedule.env_file import ENV_FILE, env_file_defaults, read_env_file
 
 __all__ = ["HELP", "add_arguments", "run"]
 
@@ -167,10 +167,9 @@ def run(ns: argparse.Namespace) -> TextResult:
         raise ValidationError("is not a folder", file=str(folder))
     if ns.init:
         return _init(folder)
-    if ns.show:
-        return _show(folder)
-    if ns.trust:
-        return _trust(folder)
+    if ns.show or ns.trust:
+        with env_file_defaults(folder):  # a variable the scheduled run takes from .oo/env
+            return _show(folder) if ns.show else _trust(folder)
     if ns.test:
         return _report(test_alert(folder))
     config = load_config(folder)

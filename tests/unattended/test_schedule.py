@@ -306,3 +306,21 @@ def test_alerts_show_warns_when_the_installed_job_reads_another_seal_key(
         (units / name).write_text(text)
     main(["alerts", str(lib), "--show"])
     assert "WARNING: the scheduled job" in capsys.readouterr().out
+
+
+def test_trust_reads_a_channels_variable_from_the_env_file_it_confirms(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The documented cron set-up keeps the webhook only in .oo/env: --trust must confirm it
+    (it named "the variable OO_ALERT_WEBHOOK is not set" and so could never seal .oo/env)."""
+    (tmp_path / ".oo").mkdir(mode=0o700)
+    (tmp_path / ".oo" / "alerts.json").write_text(
+        '{"channels": [{"type": "webhook", "name": "w", "url_env": "OO_ALERT_WEBHOOK"}]}'
+    )
+    env = tmp_path / ".oo" / "env"
+    env.write_text("OO_ALERT_WEBHOOK=https://hooks.example/mine\n")
+    env.chmod(0o600)
+    monkeypatch.delenv("OO_ALERT_WEBHOOK", raising=False)
+    assert main(["alerts", str(tmp_path), "--trust"]) == 0
+    assert main(["alerts", str(tmp_path), "--show"]) == 0
+    assert "OO_ALERT_WEBHOOK" not in os.environ  # set for the check only
