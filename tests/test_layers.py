@@ -30,7 +30,7 @@ LAYERS: dict[str, int] = {
     "edit": 3,
     "agent": 3,
     "review": 3,
-    "schedule": 3,  # the update job as cron or systemd sees it: errors and the stdlib only
+    "schedule": 3,  # the update job as cron or systemd sees it: errors, the seal key's place, stdlib
     "demo": 4,
     "alerts": 4,  # reads library changes, agent outcomes and store records; the CLI calls it
     "api": 5,  # the Python calls a notebook user makes; cli and notebook are skins over it

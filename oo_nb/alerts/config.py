@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import os
+import ssl
 from dataclasses import dataclass, field
 from pathlib import Path
 from shlex import quote
@@ -49,6 +50,7 @@ __all__ = [
     "config_path",
     "load_config",
     "private_dir",
+    "url_host",
 ]
 
 CONFIG_FILE = "alerts.json"
@@ -86,11 +88,18 @@ class Channel:
         o = self.options
         if self.type == "webhook":
             # the host only: a webhook URL's path is often its token
-            where = _host(o["url"]) if o.get("url") else "a URL from " + _secret_origin(o, "url")
+            where = url_host(o["url"]) if o.get("url") else "a URL from " + _secret_origin(o, "url")
             return f"{self.name}: webhook ({o.get('format', 'json')}) to {where}"
         if self.type == "email":
             to = ", ".join(o.get("to", []))
-            return f"{self.name}: email via {o.get('host')}:{o.get('port', 587)} (STARTTLS) to {to}"
+            tls = "STARTTLS" if o.get("starttls", True) else "no TLS"
+            text = f"{self.name}: email via {o.get('host')}:{o.get('port', 587)} ({tls}) to {to}"
+            if o.get("username"):  # what it sends the host, and where that comes from
+                text += f"; logs in as {o['username']} with the password from "
+                text += _secret_origin(o, "password")
+            if o.get("ca_file"):  # a host it trusts beyond the system's CAs
+                text += f"; trusts the certificates in .oo/{o['ca_file']}"
+            return text
         return f"{self.name}: desktop notification (notify-send)"
 
 
@@ -236,6 +245,8 @@ def _channel(path: Path, index: int, raw: Any) -> Channel:
             raise ValidationError(
                 "must name a file in .oo/", file=str(path), key=f"{where}.ca_file"
             )
+        if ca_file is not None:
+            _check_certificates(path, where, path.parent / ca_file)
         if options.get("username"):
             secret = _secret(path, where, options, "password")
             if secret is None:
@@ -243,6 +254,26 @@ def _channel(path: Path, index: int, raw: Any) -> Channel:
                     "a username needs password_env or password_file", file=str(path), key=where
                 )
     return Channel(kind, name.strip(), options, secret)
+
+
+def _check_certificates(path: Path, where: str, ca_path: Path) -> None:
+    """Refuse a ``ca_file`` that holds no certificate: it would be confirmed and trusted blind."""
+    reason = None
+    try:
+        if not ca_path.is_file():  # a FIFO would hold the read forever
+            reason = "is not a plain file" if ca_path.exists() else "does not exist"
+        else:
+            ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT).load_verify_locations(cafile=str(ca_path))
+    except ssl.SSLError:
+        reason = "holds no certificate"
+    except (OSError, ValueError):
+        reason = "cannot be read"
+    if reason is not None:
+        raise ValidationError(
+            f".oo/{ca_path.name} {reason} (a PEM file of the CA to trust is needed)",
+            file=str(path),
+            key=f"{where}.ca_file",
+        ) from None
 
 
 def _webhook_url(path: Path, where: str, options: dict[str, Any]) -> str:
@@ -256,7 +287,8 @@ def _webhook_url(path: Path, where: str, options: dict[str, Any]) -> str:
     return url
 
 
-def _host(url: str) -> str:
+def url_host(url: str) -> str:
+    """A URL shown for people: its scheme and host only (its path is often a token)."""
     parts = urlsplit(url)
     return f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}/…"
 

@@ -10,14 +10,25 @@ import json
 import os
 from pathlib import Path
 
-from oo_nb.alerts.config import UntrustedSettings, config_path, load_config, private_dir
+from oo_nb.alerts.config import (
+    AlertConfig,
+    UntrustedSettings,
+    config_path,
+    load_config,
+    private_dir,
+    url_host,
+)
 from oo_nb.alerts.deliver import AlertReport, deliver, read_record, test_alert
 from oo_nb.alerts.events import Event, collect_events
-from oo_nb.alerts.trust import record_trust
+from oo_nb.alerts.trust import env_problem, record_trust
+from oo_nb.cli.schedule import seal_key_mismatch
 from oo_nb.cli.verbs import TextResult
 from oo_nb.errors import ValidationError
+from oo_nb.schedule.env_file import ENV_FILE, env_file_defaults, read_env_file
 
 __all__ = ["HELP", "add_arguments", "run"]
+
+ENV_FILE_SHOWN = f".oo/{ENV_FILE}"
 
 HELP = "send a library's alerts (sentinel occurred, review waiting, failures, dead links); --show, --test, --init, --trust"
 
@@ -66,17 +77,45 @@ def _init(folder: Path) -> TextResult:
     )
 
 
+def _env_lines(folder: Path, config: AlertConfig | None) -> list[str]:
+    """What ``.oo/env`` sets for a scheduled run: names, and the host of a URL a webhook channel
+    reads from it (where alerts would go); never a value, which may be a secret."""
+    settings = read_env_file(folder)
+    if not settings:
+        return []
+    urls = {c.options.get("url_env") for c in config.channels} if config else set()
+    names = [
+        f"{name} (a URL to {url_host(value)})" if name in urls else name
+        for name, value in sorted(settings.items())
+    ]
+    return [
+        f"  {ENV_FILE_SHOWN} sets {', '.join(names)} for `oo schedule --run` "
+        "(never over a variable your environment already sets)"
+    ]
+
+
 def _trust(folder: Path) -> TextResult:
     config = load_config(folder, require_trust=False)  # a bad field is named before confirming
-    if config is None:
-        raise ValidationError("does not exist: nothing to trust", file=str(config_path(folder)))
+    env = _env_lines(folder, config)  # a bad line too
+    path = config_path(folder)
+    if config is None and not env:
+        raise ValidationError(
+            f"does not exist (nor {ENV_FILE_SHOWN}): nothing to trust", file=str(path)
+        )
     try:
-        record = record_trust(config.path)
+        record = record_trust(path)
     except OSError as exc:
-        raise ValidationError(f"cannot be confirmed: {exc}", file=str(config.path)) from None
-    lines = [f"confirmed {config.path} as yours (sha256 {record['alerts_sha256'][:12]}…):"]
-    lines += [f"  channel {c.describe()}" for c in config.channels] or ["  (no channels)"]
-    lines.append("an edit of the file (or of a ca_file it names) needs --trust again")
+        raise ValidationError(f"cannot be confirmed: {exc}", file=str(path)) from None
+    if config is None:
+        lines = [f"confirmed {folder / ENV_FILE_SHOWN} as yours (no alerts.json):"]
+    else:
+        lines = [f"confirmed {config.path} as yours (sha256 {record['alerts_sha256'][:12]}…):"]
+        lines += [f"  channel {c.describe()}" for c in config.channels] or ["  (no channels)"]
+    lines += env
+    lines.append(
+        "an edit of the file (or of a ca_file, url_file or password_file it names, or of "
+        f"{ENV_FILE_SHOWN}) needs --trust again"
+    )
     return TextResult("\n".join(lines))
 
 
@@ -94,6 +133,13 @@ def _show(folder: Path) -> TextResult:
         lines.append(f"  NOT USED: {exc.message}")
         code = 1
     lines += [f"  channel {c.describe()}" for c in config.channels] or ["  (no channels)"]
+    lines += _env_lines(folder, config)
+    if stale := seal_key_mismatch(folder):
+        lines.append(f"  WARNING: {stale}")
+        code = 1
+    if env := env_problem(folder / ".oo"):
+        lines.append(f"  {ENV_FILE_SHOWN} NOT READ by a scheduled run: {env} (--trust)")
+        code = 1
     lines.append(
         f"  events  {', '.join(sorted(config.events))}; a digest above {config.digest_after} at once"
     )
@@ -121,10 +167,9 @@ def run(ns: argparse.Namespace) -> TextResult:
         raise ValidationError("is not a folder", file=str(folder))
     if ns.init:
         return _init(folder)
-    if ns.show:
-        return _show(folder)
-    if ns.trust:
-        return _trust(folder)
+    if ns.show or ns.trust:
+        with env_file_defaults(folder):  # a variable the scheduled run takes from .oo/env
+            return _show(folder) if ns.show else _trust(folder)
     if ns.test:
         return _report(test_alert(folder))
     config = load_config(folder)

@@ -10,17 +10,21 @@ import argparse
 import contextlib
 import fcntl
 import os
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from shlex import quote
 
+from oo_nb.alerts.trust import env_problem
 from oo_nb.cli.verbs import TextResult, build_parser, load
 from oo_nb.errors import OOError, ValidationError
 from oo_nb.schedule import cron, systemd
-from oo_nb.schedule.env_file import read_env_file
+from oo_nb.schedule.env_file import ENV_FILE, read_env_file
 from oo_nb.schedule.job import Job, job_for, parse_cadence
 from oo_nb.store import clock
+from oo_nb.store.seal import key_path
 
-__all__ = ["HELP", "add_arguments", "run"]
+__all__ = ["HELP", "add_arguments", "run", "seal_key_mismatch"]
 
 HELP = "install, show or remove the library's scheduled `update-all --auto` (cron or a systemd user timer)"
 
@@ -105,9 +109,49 @@ def _show(job: Job, via: str) -> TextResult:
     )
 
 
+def seal_key_mismatch(folder: Path) -> str | None:
+    """Why the library's installed job (crontab or systemd unit) would read another seal key
+    than this shell does (one installed before jobs carried OO_DATA_DIR, or from another
+    shell): its runs would find the alerts confirmed here "not sealed". None when no job is
+    installed or it reads this key."""
+    here = str(key_path().parent.absolute())
+    job = job_for(folder, parse_cadence("daily"), data_dir=here)
+    try:
+        cron_lines = [x for x in cron.installed_block(job.id) if not x.startswith("#")]
+    except (OOError, OSError, subprocess.SubprocessError):  # no crontab to read: no cron job
+        cron_lines = []
+    unit = systemd.unit_dir() / systemd.unit_names(job.id)[0]
+    unit_lines = unit.read_text("utf-8", errors="replace").splitlines() if unit.is_file() else []
+    wanted = [w.replace("%", "\\%") for w in job.env_words()]
+    stale = any(not all(w in line for w in wanted) for line in cron_lines)
+    stale = stale or (
+        bool(unit_lines) and not set(systemd.environment_lines(job)) <= set(unit_lines)
+    )
+    if not stale:
+        return None
+    return (
+        f"the scheduled job of {folder} reads the seal key of another folder than {here} "
+        "(where settings are confirmed from this shell): its runs will find them not confirmed; "
+        f"install it again (`oo schedule {quote(str(folder))} --every …`)"
+    )
+
+
 def _load_env(folder: Path) -> None:
-    """``DIR/.oo/env`` into the environment (cron gives the job almost none)."""
-    os.environ.update(read_env_file(folder))
+    """``DIR/.oo/env`` into the environment (cron gives the job almost none), only when the user
+    confirmed it (``oo alerts DIR --trust`` seals it), and never over a variable already set:
+    a library from elsewhere brings its own ``.oo/env``, which could send the alerts of the
+    channels the user confirmed (``url_env``) to its author, or run on its author's key."""
+    settings = read_env_file(folder)  # a name it may never set is named first
+    problem = env_problem(folder / ".oo")
+    if problem is not None:
+        raise ValidationError(
+            f"{problem}: not read, and nothing was run. A library from elsewhere could set its "
+            "own alert URL or API key here; read the file, then "
+            f"`oo alerts {quote(str(folder))} --trust` (or delete it)",
+            file=str(folder / ".oo" / ENV_FILE),
+        )
+    for key, value in settings.items():
+        os.environ.setdefault(key, value)  # the user's own environment wins
 
 
 @contextlib.contextmanager
@@ -154,7 +198,7 @@ def run(ns: argparse.Namespace) -> TextResult:
             raise ValidationError("is not a folder", file=str(folder))
         return _run_now(folder)
     cadence = parse_cadence(ns.every or "daily", ns.at)
-    job = job_for(folder, cadence)
+    job = job_for(folder, cadence, data_dir=str(key_path().parent))  # the key --trust used
     via = _via(ns.via)
     if ns.every:
         return _install(job, via, ns.dry_run)

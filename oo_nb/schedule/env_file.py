@@ -9,12 +9,15 @@ the ``OO_`` variables alert channels read their secrets from. Never ``PATH`` (a 
 
 from __future__ import annotations
 
+import contextlib
+import os
+from collections.abc import Iterator
 from pathlib import Path
 
 from oo_nb.errors import ValidationError
 from oo_nb.store.private_file import PrivateFileError, read_private
 
-__all__ = ["ENV_FILE", "OWN_SETTINGS", "read_env_file"]
+__all__ = ["ENV_FILE", "OWN_SETTINGS", "env_file_defaults", "read_env_file"]
 
 ENV_FILE = "env"
 
@@ -68,3 +71,17 @@ def read_env_file(folder: Path) -> dict[str, str]:
             )
         settings[key] = value.strip()
     return settings
+
+
+@contextlib.contextmanager
+def env_file_defaults(folder: Path) -> Iterator[dict[str, str]]:
+    """The variables of ``folder/.oo/env`` that the environment does not set, set for the
+    block and taken away after it: settings that name them (an alert's ``url_env``) are shown
+    and confirmed as a scheduled run would read them, never over the user's own."""
+    added = {k: v for k, v in read_env_file(folder).items() if k not in os.environ}
+    os.environ.update(added)
+    try:
+        yield added
+    finally:
+        for key in added:
+            os.environ.pop(key, None)

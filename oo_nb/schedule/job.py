@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from oo_nb.errors import ValidationError
+from oo_nb.store.seal import DATA_DIR_ENV
 
 __all__ = ["Cadence", "Job", "job_for", "parse_cadence"]
 
@@ -84,6 +85,15 @@ class Job:
     cadence: Cadence
     python: str  # absolute path of the interpreter
     args: tuple[str, ...]  # after the interpreter: -P -m oo_nb schedule . --run
+    # the seal key's folder as the installing shell resolved it ($OO_DATA_DIR, else
+    # $XDG_DATA_HOME/oo-nb, ...): cron passes neither variable, and a run reading another key
+    # would find the alerts the user confirmed "not sealed" on every run
+    data_dir: str | None = None
+
+    @property
+    def environment(self) -> dict[str, str]:
+        """The variables the job sets for its run."""
+        return {DATA_DIR_ENV: self.data_dir} if self.data_dir else {}
 
     @property
     def id(self) -> str:
@@ -94,9 +104,13 @@ class Job:
     def log(self) -> Path:
         return self.library / ".oo" / LOG_FILE
 
+    def env_words(self) -> list[str]:
+        """The job's variables as shell assignments (``NAME=quoted``)."""
+        return [f"{k}={shlex.quote(v)}" for k, v in self.environment.items()]
+
     def shell_command(self) -> str:
         """The job as one shell line: every path single-quoted (``shlex.quote``)."""
-        argv = " ".join(shlex.quote(a) for a in (self.python, *self.args))
+        argv = " ".join([*self.env_words(), *(shlex.quote(a) for a in (self.python, *self.args))])
         log = shlex.quote(f".oo/{LOG_FILE}")
         return f"cd {shlex.quote(str(self.library))} && mkdir -p .oo && {argv} >> {log} 2>&1"
 
@@ -110,7 +124,9 @@ def _checked(path: str, what: str) -> str:
     return path
 
 
-def job_for(library: str | Path, cadence: Cadence, python: str | None = None) -> Job:
+def job_for(
+    library: str | Path, cadence: Cadence, python: str | None = None, data_dir: str | None = None
+) -> Job:
     """The update job of a library.
 
     Parameters
@@ -121,6 +137,8 @@ def job_for(library: str | Path, cadence: Cadence, python: str | None = None) ->
         When it runs.
     python : str, optional
         The interpreter's absolute path (default: this one, ``sys.executable``).
+    data_dir : str, optional
+        The seal key's folder the run must use (``store.seal``), set as ``OO_DATA_DIR``.
 
     Returns
     -------
@@ -140,4 +158,7 @@ def job_for(library: str | Path, cadence: Cadence, python: str | None = None) ->
         raise ValidationError(f"the interpreter must be an absolute path, not {interpreter!r}")
     _checked(str(folder), "library")
     _checked(interpreter, "python")
-    return Job(folder, cadence, interpreter, ("-P", "-m", "oo_nb", "schedule", ".", "--run"))
+    if data_dir is not None:
+        data_dir = _checked(str(Path(data_dir).expanduser().absolute()), "data folder")
+    args = ("-P", "-m", "oo_nb", "schedule", ".", "--run")
+    return Job(folder, cadence, interpreter, args, data_dir)

@@ -52,6 +52,11 @@ def _word(text: str) -> str:
     return '"' + _value(text).replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+def environment_lines(job: Job) -> list[str]:
+    """The service's ``Environment=`` lines for the job's variables."""
+    return [f"Environment={_word(f'{k}={v}')}" for k, v in job.environment.items()]
+
+
 def units(job: Job) -> dict[str, str]:
     """File name -> text of the service and the timer."""
     service, timer = unit_names(job.id)
@@ -65,7 +70,8 @@ def units(job: Job) -> dict[str, str]:
             "[Service]\n"
             "Type=oneshot\n"
             f"WorkingDirectory={_value(library)}\n"
-            f"ExecStart={exec_start}\n"
+            + "".join(f"{line}\n" for line in environment_lines(job))
+            + f"ExecStart={exec_start}\n"
             f"StandardOutput=append:{log}\n"
             f"StandardError=append:{log}\n"
         ),

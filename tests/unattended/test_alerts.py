@@ -158,6 +158,7 @@ def test_email_over_starttls_with_login_from_a_private_file(lib: Path, tmp_path:
         assert "Relit on 1 December" in mail.get_payload()
         # a wrong password: the channel is named, the password is not shown
         secret.write_text("wrong-password-1")
+        record_trust(lib / ".oo" / "alerts.json")  # the user's own new password: confirmed again
         watched_library(lib, "beacon.o-o.html")
         bad = alert_after_update(lib)
         assert bad.errors and "'me' (email)" in bad.errors[0] and "login refused" in bad.errors[0]
@@ -345,12 +346,13 @@ def test_a_secret_file_that_is_a_link_is_not_read(lib: Path, tmp_path: Path) -> 
     key = tmp_path / "id_ed25519"
     key.write_text("PRIVATE-KEY-MATERIAL")
     key.chmod(0o600)
+    (lib / ".oo").mkdir(mode=0o700)
+    (lib / ".oo" / "pw").symlink_to(key)  # there when confirmed: the read refuses it still
     configure(
         lib,
         {"type": "email", "name": "mail", "host": "127.0.0.1", "from": "a@x", "to": "b@x",
          "username": "me", "password_file": "pw"},
     )  # fmt: skip
-    (lib / ".oo" / "pw").symlink_to(key)
     with pytest.raises(ValidationError, match="plain file") as caught:
         load_config(lib)
     assert "PRIVATE-KEY" not in str(caught.value)
@@ -589,3 +591,71 @@ def test_a_channel_that_never_answers_holds_the_run_a_bounded_time(
     finally:
         silent.close()
     assert "hang" not in read_sent(lib) and read_sent(lib)
+
+
+def test_a_swapped_url_file_needs_a_new_confirmation(lib: Path) -> None:
+    """The seal covers what a channel sends to: its url_file's text (attack finding 8). A library
+    update that swaps .oo/hook (0600, as tar keeps it) for another host's URL is not confirmed."""
+    import hashlib
+
+    hook = lib / ".oo" / "hook"
+    lib.joinpath(".oo").mkdir(mode=0o700)
+    hook.write_text("https://hooks.example/mine-token\n")
+    hook.chmod(0o600)
+    configure(lib, {"type": "webhook", "name": "team", "url_file": "hook"})
+    assert load_config(lib) is not None
+    record = (lib / ".oo" / "alerts.trusted").read_text()
+    assert hashlib.sha256(hook.read_bytes()).hexdigest() not in record  # keyed, not guessable
+    hook.write_text("https://collect.example/theirs\n")
+    hook.chmod(0o600)
+    with pytest.raises(ValidationError, match=r"\.oo/hook .*changed since you confirmed.*--trust"):
+        load_config(lib)
+    assert "collect.example" not in alert_after_update(lib).errors[0]
+    assert main(["alerts", str(lib), "--trust"]) == 0
+    assert load_config(lib) is not None
+    hook.unlink()  # a file gone since the confirmation is a change too
+    with pytest.raises(ValidationError, match="changed since you confirmed"):
+        load_config(lib)
+
+
+def test_trust_names_each_secrets_origin_and_refuses_a_ca_file_without_a_certificate(
+    lib: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What --show/--trust confirm hid the password's origin (the user's $OO_SLACK_WEBHOOK) and
+    the library's own ca.pem, and a junk ca.pem was confirmed without a word (attack2 finding 7)."""
+    from tests.support.alert_receivers import make_certificate
+
+    monkeypatch.setenv("OO_SLACK_WEBHOOK", "https://hooks.example/T/B/USER-SECRET")
+    (lib / ".oo").mkdir(mode=0o700)
+    (lib / ".oo" / "ca.pem").write_text("junk\n")
+    _shipped(
+        lib,
+        {"type": "email", "name": "me", "host": "mail.lib.example", "from": "oo@lib.example",
+         "to": "me@example.org", "username": "oo", "password_env": "OO_SLACK_WEBHOOK",
+         "ca_file": "ca.pem"},
+    )  # fmt: skip
+    assert main(["alerts", str(lib), "--trust"]) == 2
+    err = capsys.readouterr().err
+    assert "channels[0].ca_file" in err and ".oo/ca.pem holds no certificate" in err
+    assert not (lib / ".oo" / "alerts.trusted").exists()  # nothing was confirmed
+    (lib / ".oo" / "ca.pem").unlink()
+    os.mkfifo(lib / ".oo" / "ca.pem")
+    assert main(["alerts", str(lib), "--trust"]) == 2  # a FIFO is refused, not waited on
+    assert "not a plain file" in capsys.readouterr().err
+    (lib / ".oo" / "ca.pem").unlink()
+    cert, _ = make_certificate(tmp_path)
+    (lib / ".oo" / "ca.pem").write_bytes(cert.read_bytes())
+    for verb in ("--show", "--trust"):
+        main(["alerts", str(lib), verb])
+        out = capsys.readouterr().out
+        assert "logs in as oo with the password from $OO_SLACK_WEBHOOK" in out, verb
+        assert "trusts the certificates in .oo/ca.pem" in out and "USER-SECRET" not in out
+    # the password from a file is named as such
+    path = lib / ".oo" / "alerts.json"
+    path.write_text(
+        path.read_text().replace('"password_env": "OO_SLACK_WEBHOOK"', '"password_file": "pw"')
+    )
+    (lib / ".oo" / "pw").write_text("s3cret\n")
+    (lib / ".oo" / "pw").chmod(0o600)
+    main(["alerts", str(lib), "--show"])
+    assert "with the password from .oo/pw" in capsys.readouterr().out

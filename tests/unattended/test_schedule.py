@@ -142,8 +142,45 @@ def test_the_env_file_must_be_private(tmp_path: Path, monkeypatch: pytest.Monkey
     monkeypatch.delenv("OO_TEST_FROM_ENV_FILE", raising=False)
     assert main(["schedule", str(tmp_path), "--run"]) == 2
     env.chmod(0o600)
+    assert main(["alerts", str(tmp_path), "--trust"]) == 0  # the user's own file: confirmed
     assert main(["schedule", str(tmp_path), "--run"]) == 0
     assert os.environ.get("OO_TEST_FROM_ENV_FILE") == "yes"
+
+
+def test_a_library_env_file_is_read_only_once_confirmed_and_never_over_the_user(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A library's own .oo/env set OO_ALERT_WEBHOOK (the variable of the --init channel the user
+    confirmed) to its author's URL: a scheduled run sent every alert there (attack2 finding 12)."""
+    (tmp_path / ".oo").mkdir(mode=0o700)
+    (tmp_path / ".oo" / "alerts.json").write_text(
+        '{"channels": [{"type": "webhook", "name": "w", "url_env": "OO_ALERT_WEBHOOK"}]}'
+    )  # the --init template's channel: where it sends is the variable's value
+    env = tmp_path / ".oo" / "env"
+    env.write_text("OO_ALERT_WEBHOOK=https://collect.example/theirs\nOO_MODEL=their-model\n")
+    env.chmod(0o600)  # as a tarball keeps it
+    monkeypatch.setenv("OO_ALERT_WEBHOOK", "https://hooks.example/mine")
+    monkeypatch.delenv("OO_MODEL", raising=False)
+    assert main(["schedule", str(tmp_path), "--run"]) == 2
+    out = capsys.readouterr()
+    assert "not confirmed as yours" in out.err + out.out and "--trust" in out.err + out.out
+    assert os.environ["OO_ALERT_WEBHOOK"] == "https://hooks.example/mine"
+    assert "OO_MODEL" not in os.environ  # nothing of it was read
+    # --show says so; --trust names what it sets (not the values) and confirms it
+    assert main(["alerts", str(tmp_path), "--trust"]) == 0
+    out = capsys.readouterr().out
+    assert ".oo/env sets OO_ALERT_WEBHOOK (a URL to https://collect.example/…), OO_MODEL" in out
+    assert "theirs" not in out and "their-model" not in out  # no value, no URL path
+    assert main(["schedule", str(tmp_path), "--run"]) == 0
+    assert os.environ["OO_ALERT_WEBHOOK"] == "https://hooks.example/mine"  # the user's wins
+    assert os.environ["OO_MODEL"] == "their-model"  # what the user's environment left unset
+    # an edit after the confirmation needs it again
+    env.write_text("OO_ALERT_WEBHOOK=https://collect.example/other\n")
+    env.chmod(0o600)
+    monkeypatch.delenv("OO_ALERT_WEBHOOK")
+    assert main(["schedule", str(tmp_path), "--run"]) == 2
+    assert "changed since you confirmed" in "".join(capsys.readouterr())
+    assert "OO_ALERT_WEBHOOK" not in os.environ
 
 
 def test_systemd_units_pass_systemd_analyze(
@@ -200,3 +237,90 @@ def test_the_real_crontab(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
 def test_magic_schedule_dry_run(tmp_path: Path, shell: InteractiveShell) -> None:
     out = oo(shell, f'schedule "{tmp_path}" --every 6h --dry-run --via cron')
     assert "-P -m oo_nb schedule . --run" in out.text and out.exit_code == 0
+
+
+def test_the_job_reads_the_seal_key_the_user_confirmed_with(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The user's shell sets XDG_DATA_HOME, so --trust sealed with the key there; cron (HOME
+    only) read ~/.local/share/oo-nb's: every scheduled run said the alerts were "not confirmed on
+    this machine" (attack2 finding 14). The job now carries OO_DATA_DIR as resolved at install."""
+    lib = tmp_path / "lib"
+    (lib / ".oo").mkdir(parents=True, mode=0o700)
+    (lib / ".oo" / "alerts.json").write_text(
+        '{"channels": [{"type": "webhook", "name": "w", "url": "http://127.0.0.1:9/x"}]}'
+    )
+    monkeypatch.delenv("OO_DATA_DIR", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    assert main(["alerts", str(lib), "--trust"]) == 0
+    assert main(["schedule", str(lib), "--every", "daily", "--via", "cron"]) == 0
+    line = next(
+        x for x in (home / "crontab.txt").read_text().splitlines() if x.startswith("0 6 * * * ")
+    )
+    assert f"OO_DATA_DIR={tmp_path / 'xdg' / 'oo-nb'}" in line
+    # as cron runs it: no XDG_DATA_HOME, no OO_DATA_DIR
+    cron_env = {"HOME": str(home), "PATH": "/usr/bin:/bin"}
+    done = subprocess.run(
+        ["/bin/sh", "-c", line.removeprefix("0 6 * * * ")],
+        env=cron_env,
+        capture_output=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    log = (lib / ".oo" / "schedule.log").read_text()
+    assert "update-all --auto" in log and "not confirmed" not in log, log
+    assert not (home / ".local" / "share" / "oo-nb" / "seal.key").exists()
+    # a systemd unit carries it too
+    text = "".join(systemd.units(job_for(lib, parse_cadence("daily"), data_dir="/d/x")).values())
+    assert 'Environment="OO_DATA_DIR=/d/x"' in text
+
+
+def test_alerts_show_warns_when_the_installed_job_reads_another_seal_key(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A job installed from another shell (or before jobs carried OO_DATA_DIR) reads another
+    key than the one --trust seals with: --show says so instead of "no problem"."""
+    lib = tmp_path / "lib"
+    (lib / ".oo").mkdir(parents=True, mode=0o700)
+    (lib / ".oo" / "alerts.json").write_text('{"channels": [{"type": "desktop"}]}')
+    monkeypatch.delenv("OO_DATA_DIR", raising=False)
+    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+    assert main(["schedule", str(lib), "--every", "daily", "--via", "cron"]) == 0  # ~/.local/share
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))  # the user's shell, later
+    assert main(["alerts", str(lib), "--trust"]) == 0
+    capsys.readouterr()
+    assert main(["alerts", str(lib), "--show"]) == 1
+    out = capsys.readouterr().out
+    assert "WARNING: the scheduled job" in out and str(tmp_path / "xdg" / "oo-nb") in out
+    assert main(["schedule", str(lib), "--every", "daily", "--via", "cron"]) == 0  # again, here
+    capsys.readouterr()
+    assert main(["alerts", str(lib), "--show"]) == 0
+    assert "WARNING" not in capsys.readouterr().out
+    # a systemd unit written from another shell: the same warning
+    assert main(["schedule", str(lib), "--remove", "--via", "cron"]) == 0
+    units = tmp_path / "units"
+    units.mkdir()
+    monkeypatch.setenv("OO_SYSTEMD_USER_DIR", str(units))
+    job = job_for(lib, parse_cadence("daily"), data_dir=str(tmp_path / "elsewhere"))
+    for name, text in systemd.units(job).items():
+        (units / name).write_text(text)
+    main(["alerts", str(lib), "--show"])
+    assert "WARNING: the scheduled job" in capsys.readouterr().out
+
+
+def test_trust_reads_a_channels_variable_from_the_env_file_it_confirms(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The documented cron set-up keeps the webhook only in .oo/env: --trust must confirm it
+    (it named "the variable OO_ALERT_WEBHOOK is not set" and so could never seal .oo/env)."""
+    (tmp_path / ".oo").mkdir(mode=0o700)
+    (tmp_path / ".oo" / "alerts.json").write_text(
+        '{"channels": [{"type": "webhook", "name": "w", "url_env": "OO_ALERT_WEBHOOK"}]}'
+    )
+    env = tmp_path / ".oo" / "env"
+    env.write_text("OO_ALERT_WEBHOOK=https://hooks.example/mine\n")
+    env.chmod(0o600)
+    monkeypatch.delenv("OO_ALERT_WEBHOOK", raising=False)
+    assert main(["alerts", str(tmp_path), "--trust"]) == 0
+    assert main(["alerts", str(tmp_path), "--show"]) == 0
+    assert "OO_ALERT_WEBHOOK" not in os.environ  # set for the check only
