@@ -231,3 +231,46 @@ def test_a_new_image_is_not_its_own_source() -> None:
     assert reason.startswith("new paragraph(s) citing no source:")
     [reason] = auto_reasons(_new_paragraph(f'<p><img src="{IMAGE}" alt="Buy now"></p>\n'))
     assert reason.startswith("new paragraph(s) citing no source:")
+
+
+def _web_call(tool: str, args: dict[str, str], content: object) -> str:
+    """Claude Code's stream-json lines of one web tool call and its result."""
+    import json
+
+    use = {"type": "tool_use", "id": "t1", "name": tool, "input": args}
+    done = {"type": "tool_result", "tool_use_id": "t1", "content": content}
+    return "\n".join(
+        json.dumps({"type": kind, "message": {"content": [block]}})
+        for kind, block in (("assistant", use), ("user", done))
+    )
+
+
+IEA = "https://www.iea.org/energy-system/buildings/heat-pumps"
+WIKI = "https://en.wikipedia.org/wiki/Heat_pump"
+AD_PAGE = "https://heatdeals.example/myths"
+AD_LINK = "https://heatdeals.example/buy?ref=oo"
+
+
+def test_a_url_named_in_a_page_the_run_read_is_not_seen() -> None:
+    from oo_nb.agent.backends.claude_code import parse_output
+
+    page = f"Myths busted! Buy: {AD_LINK} Further reading: {IEA} and {WIKI}"
+    _, seen = parse_output(_web_call("WebFetch", {"url": AD_PAGE, "prompt": "Summarise."}, page))
+    assert seen == {AD_PAGE}
+    negated = replaced("three to four units of heat", "less than one unit of heat")
+    assert auto_reasons(negated, seen=seen) == [
+        "new or changed claim(s) citing source(s) of which this run saw no page: "
+        f"{OVERVIEW_2} “A heat pump moves heat from the outside…” (s1, s4, s3)"
+    ]
+    link = replaced("across European markets.", f'across Europe (<a href="{AD_LINK}">offers</a>).')
+    assert auto_reasons(link, seen=seen) == [
+        f"link(s) in the new text not seen in this run's searches or fetches: {AD_LINK}"
+    ]
+    # the page the run read itself is seen, and so are a search's own hits (not its summary's)
+    hits = (
+        f'Web search results for query: "q"\n\nLinks: [{{"title": "Heat pump", "url": "{WIKI}"}}]'
+    )
+    _, seen = parse_output(_web_call("WebSearch", {"query": "q"}, hits + f"\n\nSee {IEA}."))
+    assert seen == {WIKI}
+    _, seen = parse_output(_web_call("WebFetch", {"url": IEA, "prompt": "Summarise."}, page))
+    assert auto_reasons(negated, seen=seen) == []
