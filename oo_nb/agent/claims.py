@@ -7,7 +7,7 @@ shows words or an image or cites a source, an ``<h3>``/``<h4>`` subheading, or t
 Claims of the two sides are paired by pid, then by unchanged words (a document without pids, a
 paragraph moved), then by the most words kept (an edit of a paragraph without pid); what is left
 is new (after) or gone (before). Sources are compared by id (an update keeps the ids the document holds: a new source
-takes a new one, ``ledger.py``) and are seen when this run's searches or fetches showed the URL the
+takes a new one, ``ledger.py``) and are seen when this run fetched, or its searches returned, the URL the
 candidate's cache gives them (``url_key``).
 
 What a careful reviewer would not let through unattended, one sentence each:
