@@ -1,14 +1,14 @@
 """What an update does to the article's claims, paragraph by paragraph: the part of the ``--auto``
 rule (``clean.py``) that reads the text, from the one article model (``format/article``).
 
-A claim is one block of the article (a paragraph, a list, a table, a figure, an h5...) that
-shows words or an image or cites a source, an ``<h3>``/``<h4>`` subheading, or text no block holds
-(bare between blocks, or straight inside a ``<div>`` or ``<blockquote>``); a stub notice is none.
-Claims of the two sides are paired by pid, then by unchanged words (a document without pids, a
-paragraph moved), then by the most words kept (an edit of a paragraph without pid); what is left
-is new (after) or gone (before). Sources are compared by id (an update keeps the ids the document holds: a new source
-takes a new one, ``ledger.py``) and are seen when this run fetched, or its searches returned, the URL the
-candidate's cache gives them (``url_key``).
+A claim is one block of the article (a paragraph, a list, a table, a figure, an h5...) that shows
+words or an image or cites a source, an ``<h3>``/``<h4>`` subheading, or text no block holds (bare
+between blocks, or straight inside a ``<div>`` or ``<blockquote>``); a stub notice is none. Claims
+of the two sides are paired by pid, then by unchanged words (a document without pids, a paragraph
+moved), then by the most words kept (an edit of a paragraph without pid); what is left is new
+(after) or gone (before). Sources are compared by id (an update keeps the ids the document holds: a
+new source takes a new one, ``ledger.py``) and are seen when this run fetched, or its searches
+returned, the URL the candidate's cache gives them (``url_key``).
 
 What a careful reviewer would not let through unattended, one sentence each:
 
