@@ -243,14 +243,19 @@ def _pair(old: list[Claim], new: list[Claim]) -> tuple[list[tuple[Claim, Claim]]
 
 def _unseen(pairs: list[tuple[Claim, Claim]], added: list[Claim], seen: set[str]) -> list[str]:
     """Kept or edited claims citing a source they did not cite before of which the run saw no
-    page; edited or new claims none of whose sources the run saw. (A new paragraph may also
-    cite sources the document held: its claims come with the new source it cites.)"""
+    page; edited or new claims none of whose sources the run saw; edited claims whose old words
+    changed under old citations none of which the run saw (a source the run read, newly cited
+    beside them, vouches for what it adds, not for the old sources' words changed). (A new
+    paragraph may also cite sources the document held: its claims come with the new source.)"""
     out: list[str] = []
     for b, a in [*pairs, *((None, c) for c in added)]:
         fresh = [k for k in a.cites if b is not None and k not in b.cites and k not in seen]
         changed = b is None or b.words != a.words
         if not fresh and changed and not any(k in seen for k in a.cites):
             fresh = list(a.cites)
+        if not fresh and b is not None and _kept(b.bag, a.bag) < b.size:
+            still = [k for k in b.cites if k in a.cites]
+            fresh = [] if any(k in seen for k in still) else still
         if fresh:
             out.append(f"{_named(a)} ({', '.join(fresh)})")
     return out

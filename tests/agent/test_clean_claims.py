@@ -274,3 +274,18 @@ def test_a_url_named_in_a_page_the_run_read_is_not_seen() -> None:
     assert seen == {WIKI}
     _, seen = parse_output(_web_call("WebFetch", {"url": IEA, "prompt": "Summarise."}, page))
     assert auto_reasons(negated, seen=seen) == []
+
+
+def test_a_source_the_run_read_cited_beside_old_ones_does_not_vouch_for_their_words() -> None:
+    laundered = replaced(
+        "typically delivers three to four units of heat for each unit of electricity it uses [s1][s4]",
+        "typically delivers less than one unit of heat for each unit of electricity it uses "
+        "[s1][s4][s6]",
+    )
+    assert auto_reasons(with_new_source, laundered) == [
+        "new or changed claim(s) citing source(s) of which this run saw no page: "
+        f"{OVERVIEW_2} “A heat pump moves heat from the outside…” (s1, s4, s3)"
+    ]
+    # words added beside the old ones, citing the page read, are an update
+    added = replaced(GRANTS, "blamed uncertainty about grants [s5], which returned in 2026 [s6].")
+    assert auto_reasons(with_new_source, added) == []
