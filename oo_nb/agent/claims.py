@@ -32,6 +32,7 @@ import re
 from collections import Counter
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
+from functools import cached_property
 
 from oo_nb.agent.sections import is_required
 from oo_nb.errors import OOError
@@ -61,13 +62,14 @@ class Claim:
     words: tuple[str, ...]  # that text's words and punctuation marks ("uses ." reads "uses.")
     cites: tuple[str, ...]  # the source ids it cites, each once, in order
     images: tuple[str, ...] = ()  # the ``src`` of each image it shows
+    links: tuple[str, ...] = ()  # the ``href`` of each link in it (an image's credit)
 
     @property
     def size(self) -> int:
         """How many words (not punctuation marks) it holds."""
         return sum(self.bag.values())
 
-    @property
+    @cached_property  # (asked once per pairing tried: a frozen dataclass keeps it in __dict__)
     def bag(self) -> Counter[str]:
         """Its words (not punctuation marks), case folded, each with its count."""
         return Counter(t.casefold() for t in self.words if t[0].isalnum() or t[0] == "_")
@@ -104,11 +106,13 @@ def read_claims(doc: Document) -> list[Claim]:
             continue  # the sources' own list (written from the cache), a stub's placeholder
         ids = cited_in(reading, node)
         text = " ".join(CITATION_WITH_SPACE.sub("", shown).split())
-        images = _images(node)
+        images = _attrs(node, "img", "src")
         if not text and not ids and not images:
             continue  # an empty paragraph, a rule
         words = tuple(_TOKEN.findall(text))
-        out.append(Claim(pid, section, tag, text, words, tuple(dict.fromkeys(ids)), images))
+        links = _attrs(node, "a", "href") if images else ()
+        cites = tuple(dict.fromkeys(ids))
+        out.append(Claim(pid, section, tag, text, words, cites, images, links))
     return out
 
 
@@ -156,7 +160,7 @@ def article_reasons(
     if emptied:
         reasons.append("section text mostly removed or replaced: " + _listed(emptied))
     old_images = {src for b in old for src in b.images}
-    uncited = [a for a in added if not a.cites and not _self_sourced(a, old_images)]
+    uncited = [a for a in added if not a.cites and not _self_sourced(a, old_images, seen_keys)]
     if uncited:
         reasons.append(
             "new paragraph(s) citing no source: " + _listed([_named(a) for a in uncited])
@@ -185,18 +189,22 @@ def _section_at(model: Model, at: int) -> str:
     return next((s.id for s in model.sections if s.start <= at < s.end), "")
 
 
-def _images(node: Node) -> tuple[str, ...]:
+def _attrs(node: Node, tag: str, name: str) -> tuple[str, ...]:
+    """Attribute ``name`` of each ``tag`` element in ``node`` ("" where it has none)."""
     if node.kind != "element":
         return ()
-    return tuple(
-        n.attr("src") or "" for n in node.iter() if n.kind == "element" and n.name == "img"
-    )
+    return tuple(n.attr(name) or "" for n in node.iter() if n.kind == "element" and n.name == tag)
 
 
-def _self_sourced(claim: Claim, old_images: set[str]) -> bool:
+def _self_sourced(claim: Claim, old_images: set[str], seen_keys: set[str]) -> bool:
     """A figure or image sourced by its own credit link (``images.py``): one showing only images
-    the document held before (a new one, a ``data:`` chart, is the agent's own)."""
-    return bool(claim.images) and all(src in old_images for src in claim.images)
+    the document held before, or crediting a page this run read (a new image crediting nothing
+    the run read, a ``data:`` chart, is the agent's own)."""
+    if not claim.images:
+        return False
+    if all(src in old_images for src in claim.images):
+        return True
+    return any(url_key(href) in seen_keys for href in claim.links if href.startswith("http"))
 
 
 def _kept(before: Counter[str], after: Counter[str]) -> int:

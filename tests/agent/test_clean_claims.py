@@ -231,6 +231,13 @@ def test_a_new_image_is_not_its_own_source() -> None:
     assert reason.startswith("new paragraph(s) citing no source:")
     [reason] = auto_reasons(_new_paragraph(f'<p><img src="{IMAGE}" alt="Buy now"></p>\n'))
     assert reason.startswith("new paragraph(s) citing no source:")
+    # a figure crediting a page the run read is its own source (as ``images.py`` writes one)
+    credit = '<span class="img-src">Source: <a href="{}">news.example.com</a></span>'
+    credited = figure.replace("</figcaption>", credit.format(NEW_URL) + "</figcaption>")
+    assert auto_reasons(_new_paragraph(credited)) == []
+    elsewhere = figure.replace("</figcaption>", credit.format(AD_LINK) + "</figcaption>")
+    reasons = auto_reasons(_new_paragraph(elsewhere))
+    assert reasons[0].startswith("new paragraph(s) citing no source:"), reasons
 
 
 def _web_call(tool: str, args: dict[str, str], content: object) -> str:
