@@ -18,10 +18,12 @@ What a careful reviewer would not let through unattended, one sentence each:
   length in other words is a rewrite, ``<p>.</p>`` for two cited paragraphs a cut);
 - new text that cites nothing, whatever holds it (an advert in a new section, a ``<div>``, an
   ``<h3>``, a caption); a figure or image is its own source (its credit link, ``images.py``) only
-  when its image is one the document held before; a new or edited one citing only
-  sources of which this run saw no page (a number changed under its old citations); a kept or
-  edited one citing a source it did not cite before of which this run saw no page (a claim
-  re-pointed). (An edited paragraph that cited nothing before may cite nothing after: o-o's
+  when its image is one the document held before or its credit links a page the run read;
+- a new or edited claim citing only sources of which this run saw no page (a number changed under
+  its old citations), or whose old words changed under old sources none of which the run saw (a
+  page it read cited beside them vouches for what it adds); a kept or edited one citing a source
+  it did not cite before of which this run saw no page (a claim re-pointed). (An edited paragraph
+  that cited nothing before may cite nothing after while it keeps half its words: o-o's
   summaries, a sentinel's status, are written so and revised by every update.)
 - a section the contract requires whose heading text changed ("Key Details" shown as "Buy Now").
 """
