@@ -1,21 +1,29 @@
 """What an update does to the article's claims, paragraph by paragraph: the part of the ``--auto``
 rule (``clean.py``) that reads the text, from the one article model (``format/article``).
 
-A claim is one block of the article (a paragraph, a list, a table, a figure...) that shows words
-or cites a source; a stub notice is none. Claims of the two sides are paired by pid, then by
-unchanged words (a document without pids, a paragraph moved); what is left is new (after) or gone
-(before). Sources are compared by id (an update keeps the ids the document holds: a new source
-takes a new one, ``ledger.py``) and are seen when this run's searches or fetches showed the URL the
-candidate's cache gives them (``url_key``).
+A claim is one block of the article (a paragraph, a list, a table, a figure, an h5...) that shows
+words or an image or cites a source, an ``<h3>``/``<h4>`` subheading, or text no block holds (bare
+between blocks, or straight inside a ``<div>`` or ``<blockquote>``); a stub notice is none. Claims
+of the two sides are paired by pid, then by unchanged words (a document without pids, a paragraph
+moved), then by the most words kept (an edit of a paragraph without pid); what is left is new
+(after) or gone (before). Sources are compared by id (an update keeps the ids the document holds: a
+new source takes a new one, ``ledger.py``) and are seen when this run fetched, or its searches
+returned, the URL the candidate's cache gives them (``url_key``).
 
 What a careful reviewer would not let through unattended, one sentence each:
 
-- a kept or edited paragraph that lost citations (its claims left unsourced);
-- a paragraph, or a section, whose text mostly went (``<p>.</p>`` for two cited paragraphs);
-- a new paragraph that cites nothing (an advert in a new section); a new or edited one citing only
-  sources of which this run saw no page (a number changed under its old citations); a kept or
-  edited one citing a source it did not cite before of which this run saw no page (a claim
-  re-pointed). (An edited paragraph that cited nothing before may cite nothing after: o-o's
+- a kept or edited paragraph that lost citations (its claims left unsourced); a cited paragraph
+  removed, and a source it cited left cited by nothing (a claim dropped with its evidence);
+- a paragraph, or a section, that kept less than half of its words (a multiset of words: the same
+  length in other words is a rewrite, ``<p>.</p>`` for two cited paragraphs a cut);
+- new text that cites nothing, whatever holds it (an advert in a new section, a ``<div>``, an
+  ``<h3>``, a caption); a figure or image is its own source (its credit link, ``images.py``) only
+  when its image is one the document held before or its credit links a page the run read;
+- a new or edited claim citing only sources of which this run saw no page (a number changed under
+  its old citations), or whose old words changed under old sources none of which the run saw (a
+  page it read cited beside them vouches for what it adds); a kept or edited one citing a source
+  it did not cite before of which this run saw no page (a claim re-pointed). (An edited paragraph
+  that cited nothing before may cite nothing after while it keeps half its words: o-o's
   summaries, a sentinel's status, are written so and revised by every update.)
 - a section the contract requires whose heading text changed ("Key Details" shown as "Buy Now").
 """
@@ -23,13 +31,15 @@ What a careful reviewer would not let through unattended, one sentence each:
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
+from functools import cached_property
 
 from oo_nb.agent.sections import is_required
 from oo_nb.errors import OOError
-from oo_nb.format.article import cited_in, read_article
-from oo_nb.format.article_model import Model
+from oo_nb.format.article import cited_in, loose_text, plain_text, read_article
+from oo_nb.format.article_model import Model, Node
 from oo_nb.format.document import Document
 from oo_nb.format.vocab import CITATION_WITH_SPACE, truncate, url_key
 
@@ -39,8 +49,7 @@ __all__ = ["Claim", "article_reasons", "read_claims"]
 # only from this many words on (a two-word line shortened is no lost text).
 _KEPT_SHARE = 0.5
 _MIN_WORDS = 8
-# Blocks whose source is their own credit link (``images.py``), not an ``[sN]``.
-_SELF_SOURCED = frozenset(("figure", "img"))
+_SUBHEADINGS = frozenset(("h3", "h4"))  # (h5, h6 are blocks already; an h2 starts a section)
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 _NAMED = 5  # paragraphs or sections named per reason
 _FIRST_CHARS = 40
@@ -54,11 +63,18 @@ class Claim:
     text: str  # the visible text without its citations, its spacing collapsed
     words: tuple[str, ...]  # that text's words and punctuation marks ("uses ." reads "uses.")
     cites: tuple[str, ...]  # the source ids it cites, each once, in order
+    images: tuple[str, ...] = ()  # the ``src`` of each image it shows
+    links: tuple[str, ...] = ()  # the ``href`` of each link in it (an image's credit)
 
     @property
     def size(self) -> int:
         """How many words (not punctuation marks) it holds."""
-        return sum(1 for t in self.words if t[0].isalnum() or t[0] == "_")
+        return sum(self.bag.values())
+
+    @cached_property  # (asked once per pairing tried: a frozen dataclass keeps it in __dict__)
+    def bag(self) -> Counter[str]:
+        """Its words (not punctuation marks), case folded, each with its count."""
+        return Counter(t.casefold() for t in self.words if t[0].isalnum() or t[0] == "_")
 
     @property
     def name(self) -> str:
@@ -72,16 +88,33 @@ def read_claims(doc: Document) -> list[Claim]:
     """The claims of ``doc``'s article, in order."""
     reading = read_article(doc.article_model)
     refs = _references_section(reading.model)
+    model = reading.model
+    pid_of = {id(node): pid for pid, node in reading.pid_nodes.items()}
+    # (pid, section, node, the text it shows, the element showing it)
+    held = [(p, s, node, node.visible_text, node.name) for p, s, node in reading.blocks]
+    held += [
+        (pid_of.get(id(h)), _section_at(model, h.start), h, plain_text(h), h.name)
+        for h in reading.headings
+        if h.name in _SUBHEADINGS
+    ]
+    held += [
+        (None, _section_at(model, t.start), t, t.data, "text" if up is model.root else up.name)
+        for up, t in loose_text(reading)
+    ]
+    held.sort(key=lambda one: one[2].start)
     out: list[Claim] = []
-    for pid, section, node in reading.blocks:
+    for pid, section, node, shown, tag in held:
         if section == refs or "stub-notice" in (node.attr("class") or "").split():
             continue  # the sources' own list (written from the cache), a stub's placeholder
         ids = cited_in(reading, node)
-        text = " ".join(CITATION_WITH_SPACE.sub("", node.visible_text).split())
-        if not text and not ids:
+        text = " ".join(CITATION_WITH_SPACE.sub("", shown).split())
+        images = _attrs(node, "img", "src")
+        if not text and not ids and not images:
             continue  # an empty paragraph, a rule
         words = tuple(_TOKEN.findall(text))
-        out.append(Claim(pid, section, node.name, text, words, tuple(dict.fromkeys(ids))))
+        links = _attrs(node, "a", "href") if images else ()
+        cites = tuple(dict.fromkeys(ids))
+        out.append(Claim(pid, section, tag, text, words, cites, images, links))
     return out
 
 
@@ -104,15 +137,32 @@ def article_reasons(
     ]
     if lost:
         reasons.append("citation(s) taken out of paragraph(s) kept: " + _listed(lost))
+    paired = {id(b) for b, _ in pairs}
+    # (a section removed whole is a reason of its own: ``clean.py``)
+    live = {"", *(s.id for s in after.article_model.sections)}
+    gone = [b for b in old if id(b) not in paired and b.cites and b.section in live]
+    if gone:
+        cited_after = {k for a in new for k in a.cites}
+        orphaned = [
+            k for k in dict.fromkeys(k for b in gone for k in b.cites) if k not in cited_after
+        ]
+        reasons.append(
+            "cited paragraph(s) removed: "
+            + _listed([f"{b.name} ({', '.join(b.cites)})" for b in gone])
+            + (f"; leaving {', '.join(orphaned)} cited by nothing" if orphaned else "")
+        )
     cut = [
-        f"{a.name} ({b.size} words → {a.size})" for b, a in pairs if _mostly_went(b.size, a.size)
+        f"{a.name} ({b.size} words, {_kept(b.bag, a.bag)} kept)"
+        for b, a in pairs
+        if _mostly_went(b.size, _kept(b.bag, a.bag))
     ]
     if cut:
-        reasons.append("paragraph text mostly removed: " + _listed(cut))
+        reasons.append("paragraph text mostly removed or replaced: " + _listed(cut))
     emptied = _emptied_sections(old, new)
     if emptied:
-        reasons.append("section text mostly removed: " + _listed(emptied))
-    uncited = [a for a in added if not a.cites and a.tag not in _SELF_SOURCED]
+        reasons.append("section text mostly removed or replaced: " + _listed(emptied))
+    old_images = {src for b in old for src in b.images}
+    uncited = [a for a in added if not a.cites and not _self_sourced(a, old_images, seen_keys)]
     if uncited:
         reasons.append(
             "new paragraph(s) citing no source: " + _listed([_named(a) for a in uncited])
@@ -136,8 +186,37 @@ def _references_section(model: Model) -> str:
     return next((s.id for s in model.sections if s.start <= at < s.end), "references")
 
 
+def _section_at(model: Model, at: int) -> str:
+    """The id of the section holding offset ``at`` ("" before the first heading)."""
+    return next((s.id for s in model.sections if s.start <= at < s.end), "")
+
+
+def _attrs(node: Node, tag: str, name: str) -> tuple[str, ...]:
+    """Attribute ``name`` of each ``tag`` element in ``node`` ("" where it has none)."""
+    if node.kind != "element":
+        return ()
+    return tuple(n.attr(name) or "" for n in node.iter() if n.kind == "element" and n.name == tag)
+
+
+def _self_sourced(claim: Claim, old_images: set[str], seen_keys: set[str]) -> bool:
+    """A figure or image sourced by its own credit link (``images.py``): one showing only images
+    the document held before, or crediting a page this run read (a new image crediting nothing
+    the run read, a ``data:`` chart, is the agent's own)."""
+    if not claim.images:
+        return False
+    if all(src in old_images for src in claim.images):
+        return True
+    return any(url_key(href) in seen_keys for href in claim.links if href.startswith("http"))
+
+
+def _kept(before: Counter[str], after: Counter[str]) -> int:
+    """How many of ``before``'s words ``after`` still holds (each as often as both have it)."""
+    return sum((before & after).values())
+
+
 def _pair(old: list[Claim], new: list[Claim]) -> tuple[list[tuple[Claim, Claim]], list[Claim]]:
-    """(before, after) pairs, by pid first, then by unchanged words; and the new claims."""
+    """(before, after) pairs, by pid first, then by unchanged words, then by the most words
+    kept (at least half); and the new claims."""
     by_pid: dict[str, int] = {}
     for i, c in enumerate(old):
         if c.pid:
@@ -160,44 +239,66 @@ def _pair(old: list[Claim], new: list[Claim]) -> tuple[list[tuple[Claim, Claim]]
         if free:
             used.add(free[0])
             match[j] = free[0]
+    for j, c in enumerate(new):  # (only what is left: a few edited paragraphs without pids)
+        if j in match or not c.words:
+            continue
+        kept = {i: _kept(b.bag, c.bag) for i, b in enumerate(old) if i not in used}
+        best = max(kept, key=lambda i: kept[i], default=-1)
+        if best >= 0 and kept[best] > 0 and not _mostly_went(old[best].size, kept[best]):
+            used.add(best)
+            match[j] = best
     pairs = [(old[match[j]], c) for j, c in enumerate(new) if j in match]
     return pairs, [c for j, c in enumerate(new) if j not in match]
 
 
 def _unseen(pairs: list[tuple[Claim, Claim]], added: list[Claim], seen: set[str]) -> list[str]:
     """Kept or edited claims citing a source they did not cite before of which the run saw no
-    page; edited or new claims none of whose sources the run saw. (A new paragraph may also
-    cite sources the document held: its claims come with the new source it cites.)"""
+    page; edited or new claims none of whose sources the run saw; edited claims whose old words
+    changed under old citations none of which the run saw (a source the run read, newly cited
+    beside them, vouches for what it adds, not for the old sources' words changed). (A new
+    paragraph may also cite sources the document held: its claims come with the new source.)"""
     out: list[str] = []
     for b, a in [*pairs, *((None, c) for c in added)]:
         fresh = [k for k in a.cites if b is not None and k not in b.cites and k not in seen]
         changed = b is None or b.words != a.words
         if not fresh and changed and not any(k in seen for k in a.cites):
             fresh = list(a.cites)
+        if not fresh and b is not None and _kept(b.bag, a.bag) < b.size:
+            still = [k for k in b.cites if k in a.cites]
+            fresh = [] if any(k in seen for k in still) else still
         if fresh:
             out.append(f"{_named(a)} ({', '.join(fresh)})")
     return out
 
 
 def _emptied_sections(old: list[Claim], new: list[Claim]) -> list[str]:
-    """Sections on both sides that kept less than half their words."""
+    """Sections on both sides that kept less than half their words, new text counting only
+    where it cites a source (a section's claims replaced by newly sourced ones is an update;
+    by uncited words of the same length, a rewrite)."""
     words_b, words_a = _section_words(old), _section_words(new)
-    return [
-        f"{sid} ({n} words → {words_a[sid]})"
-        for sid, n in words_b.items()
-        if sid in words_a and _mostly_went(n, words_a[sid])
-    ]
-
-
-def _section_words(claims: list[Claim]) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for c in claims:
-        out[c.section] = out.get(c.section, 0) + c.size
+    cited_a: Counter[str] = Counter()
+    for c in new:
+        cited_a[c.section] += c.size if c.cites else 0
+    out = []
+    for sid, bag in words_b.items():
+        if sid not in words_a:
+            continue
+        n, kept = sum(bag.values()), _kept(bag, words_a[sid])
+        if _mostly_went(n, max(kept, cited_a[sid])):
+            out.append(f"{sid} ({n} words, {kept} kept)")
     return out
 
 
-def _mostly_went(before: int, after: int) -> bool:
-    return before >= _MIN_WORDS and after < before * _KEPT_SHARE
+def _section_words(claims: list[Claim]) -> dict[str, Counter[str]]:
+    out: dict[str, Counter[str]] = {}
+    for c in claims:
+        out.setdefault(c.section, Counter()).update(c.bag)
+    return out
+
+
+def _mostly_went(before: int, kept: int) -> bool:
+    """Whether a text of ``before`` words kept too few of them (``kept``)."""
+    return before >= _MIN_WORDS and kept < before * _KEPT_SHARE
 
 
 def _renamed_required(before: Document, after: Document, required: Collection[str]) -> list[str]:

@@ -20,8 +20,9 @@ __all__ = ["PROPOSAL_SCHEMA", "LibraryUpdate", "RunInfo", "UpdateInterrupted"]
 
 @dataclass
 class RunInfo:
-    """What one update run used. ``seen_urls`` holds every URL that appeared in a web search or
-    web fetch result of this run: a new source is verified only if its URL is among them."""
+    """What one update run used. ``seen_urls`` holds the URLs this run read: each page a web
+    fetch returned and each hit a web search returned (not a URL written inside their text); a
+    new source is verified, and an edited claim's source seen, only if its URL is among them."""
 
     backend: str  # "anthropic" | "replay" | "claude-code"
     model: str

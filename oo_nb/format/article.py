@@ -33,6 +33,7 @@ __all__ = [
     "entry_row",
     "excerpt_of",
     "first_excerpt",
+    "loose_text",
     "new_pid",
     "pid_problem",
     "read_article",
@@ -226,7 +227,7 @@ def _walk(reading: Reading, children: list[Node], refs: Node | None) -> None:
             name = node.name
             if name in _LEVELS or node is refs:
                 continue
-            if name in _CONTAINERS and not (node.attr("class") or "").startswith("table-wrap"):
+            if _is_wrapper(node):
                 stack.append(iter(node.children))
                 pending = pid
                 break
@@ -257,6 +258,27 @@ def _cited(source: str, node: Node, skip: range) -> list[str]:
         if t.kind == "text" and t.start not in skip
         for sid in each_cited_id(t.data)
     ]
+
+
+def loose_text(reading: Reading) -> list[tuple[Node, Node]]:
+    """The text nodes showing something that no block holds, each with the element it is in
+    (the root, or a wrapper ``_walk`` descends into: ``<div>``, ``<blockquote>``): bare text
+    between blocks, an advert in a ``<div>``. (Text leaves hold no parent link: walked down.)"""
+    out = []
+    stack = [reading.model.root]
+    while stack:
+        holder = stack.pop()
+        for node in holder.children:
+            if node.kind == "text" and node.data.strip():
+                out.append((holder, node))
+            elif node.kind == "element" and _is_wrapper(node):
+                stack.append(node)
+    return sorted(out, key=lambda one: one[1].start)
+
+
+def _is_wrapper(node: Node) -> bool:
+    """An element ``_walk`` descends into rather than reads as one block."""
+    return node.name in _CONTAINERS and not (node.attr("class") or "").startswith("table-wrap")
 
 
 def cited_in(reading: Reading, node: Node) -> list[str]:

@@ -391,8 +391,7 @@ def test_parse_output_counts_web_tools_and_their_citations_only() -> None:
     assert result is not None
     assert urls == {
         "https://search.example/s",
-        "https://fetch.example/page",
-        "https://inside.example/i",
+        "https://fetch.example/page",  # (not inside.example: written in its text, not read)
         "https://cited.example/c",
     }
 

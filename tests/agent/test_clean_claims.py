@@ -81,7 +81,8 @@ def test_a_section_whose_text_mostly_went_is_not_clean() -> None:
         return text[:start] + "\n<p>.</p>\n\n" + text[text.index('<h2 id="key-details">') :]
 
     assert auto_reasons(dot) == [
-        "section text mostly removed: overview (82 words → 0)",
+        f"cited paragraph(s) removed: {OVERVIEW_2} (s1, s4, s3); leaving s3 cited by nothing",
+        "section text mostly removed or replaced: overview (82 words, 0 kept)",
         "new paragraph(s) citing no source: overview:706668f5 “.”",
     ]
 
@@ -93,7 +94,7 @@ def test_a_paragraph_cut_to_a_few_words_is_not_clean() -> None:
         "Running costs vary",
     )
     assert auto_reasons(cut, seen=["https://www.iea.org/energy-system/buildings/heat-pumps"]) == [
-        f"paragraph text mostly removed: {KD_2} (28 words → 3)"
+        f"paragraph text mostly removed or replaced: {KD_2} (28 words, 2 kept)"
     ]
 
 
@@ -144,3 +145,154 @@ def test_the_references_section_holds_no_claims() -> None:
     before = doc.with_article(doc.article_html.replace("</ol>\n", "</ol>\n" + footer))
     after = before.with_article(before.article_html.replace("checked [s1]", "checked again"))
     assert article_reasons(before, after, (), ()) == []
+
+
+INTRO = (
+    "This document follows heat pumps — electric heating that moves heat instead of burning fuel — "
+    "across European markets. (A demo document: its research was recorded for the oo_nb "
+    "tutorials and is illustrative, not current.)"
+)
+
+
+def test_a_cited_paragraph_removed_is_not_clean() -> None:
+    def drop(pid: str) -> Callable[[str], str]:
+        def edit(text: str) -> str:
+            out, n = re.subn(rf"<!-- pid:{pid} -->\n<p>.*?</p>\n", "", text, count=1, flags=re.S)
+            assert n == 1
+            return out
+
+        return edit
+
+    # 35 of Key Details' 80 words: the section keeps over half
+    assert auto_reasons(drop(KD_1)) == [
+        f"cited paragraph(s) removed: {KD_1} (s2); leaving s2 cited by nothing"
+    ]
+    # the Overview's cited claim gone, its length made up by the uncited intro grown
+    grown = replaced(
+        "is illustrative, not current.)",
+        "is illustrative, not current.) Many households now regret installing one: running costs "
+        "are often higher than a gas boiler, the units are noisy, they struggle in cold weather, "
+        "and installers and grant schemes have overpromised on savings again and again across "
+        "every market we follow here.",
+    )
+    assert auto_reasons(drop(OVERVIEW_2), grown) == [
+        f"cited paragraph(s) removed: {OVERVIEW_2} (s1, s4, s3); leaving s3 cited by nothing",
+        "section text mostly removed or replaced: overview (82 words, 39 kept)",
+    ]
+
+
+def test_an_uncited_paragraph_rewritten_in_other_words_is_not_clean() -> None:
+    rewrite = replaced(
+        INTRO,
+        "Heat pumps are dangerous and banned in most of Europe; experts now advise every "
+        "household to install a gas boiler instead, and the EU will fine owners from next year.",
+    )
+    [reason] = auto_reasons(rewrite)
+    assert reason.startswith("paragraph text mostly removed or replaced: overview:"), reason
+    # a revision keeping most of its words is still free (a summary, a status line)
+    assert auto_reasons(replaced("across European markets.", "across Europe's markets.")) == []
+
+
+AD = "Sponsored: buy our heat pumps today at heatdeals.example, 50% off, call now."
+IMAGE = (
+    "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEElEQVR4nGP4z8AARAwQ"
+    "CgAf7gP9i18U1AAAAABJRU5ErkJggg=="
+)
+
+
+def test_new_uncited_text_outside_a_paragraph_is_not_clean() -> None:
+    for html in (
+        f"<div>{AD}</div>\n",
+        f"<blockquote>{AD}</blockquote>\n",
+        f"<h3>{AD}</h3>\n",
+        f"<h5>{AD}</h5>\n",
+        f"<figure><figcaption>{AD}</figcaption></figure>\n",
+        f"{AD}\n\n",
+        f"<div><div>{AD}</div></div>\n",
+    ):
+        reasons = auto_reasons(_new_paragraph(html))
+        assert len(reasons) == 1 and reasons[0].startswith("new paragraph(s) citing no source:"), (
+            html,
+            reasons,
+        )
+        assert "Sponsored: buy our heat pumps" in reasons[0]
+    # the same text citing the page the run read is an update
+    cited = AD.replace("now.", "now [s6].")
+    for html in (f"<div>{cited}</div>\n", f"<h3>{cited}</h3>\n", f"{cited}\n\n"):
+        assert auto_reasons(with_new_source, _new_paragraph(html)) == [], html
+
+
+def test_a_new_image_is_not_its_own_source() -> None:
+    figure = (
+        f'<figure><img src="{IMAGE}" alt="Sales collapse 90% in 2026">'
+        "<figcaption>Heat pump sales collapsed 90% in 2026.</figcaption></figure>\n"
+    )
+    [reason] = auto_reasons(_new_paragraph(figure))
+    assert reason.startswith("new paragraph(s) citing no source:")
+    [reason] = auto_reasons(_new_paragraph(f'<p><img src="{IMAGE}" alt="Buy now"></p>\n'))
+    assert reason.startswith("new paragraph(s) citing no source:")
+    # a figure crediting a page the run read is its own source (as ``images.py`` writes one)
+    credit = '<span class="img-src">Source: <a href="{}">news.example.com</a></span>'
+    credited = figure.replace("</figcaption>", credit.format(NEW_URL) + "</figcaption>")
+    assert auto_reasons(_new_paragraph(credited)) == []
+    elsewhere = figure.replace("</figcaption>", credit.format(AD_LINK) + "</figcaption>")
+    reasons = auto_reasons(_new_paragraph(elsewhere))
+    assert reasons[0].startswith("new paragraph(s) citing no source:"), reasons
+
+
+def _web_call(tool: str, args: dict[str, str], content: object) -> str:
+    """Claude Code's stream-json lines of one web tool call and its result."""
+    import json
+
+    use = {"type": "tool_use", "id": "t1", "name": tool, "input": args}
+    done = {"type": "tool_result", "tool_use_id": "t1", "content": content}
+    return "\n".join(
+        json.dumps({"type": kind, "message": {"content": [block]}})
+        for kind, block in (("assistant", use), ("user", done))
+    )
+
+
+IEA = "https://www.iea.org/energy-system/buildings/heat-pumps"
+WIKI = "https://en.wikipedia.org/wiki/Heat_pump"
+AD_PAGE = "https://heatdeals.example/myths"
+AD_LINK = "https://heatdeals.example/buy?ref=oo"
+
+
+def test_a_url_named_in_a_page_the_run_read_is_not_seen() -> None:
+    from oo_nb.agent.backends.claude_code import parse_output
+
+    page = f"Myths busted! Buy: {AD_LINK} Further reading: {IEA} and {WIKI}"
+    _, seen = parse_output(_web_call("WebFetch", {"url": AD_PAGE, "prompt": "Summarise."}, page))
+    assert seen == {AD_PAGE}
+    negated = replaced("three to four units of heat", "less than one unit of heat")
+    assert auto_reasons(negated, seen=seen) == [
+        "new or changed claim(s) citing source(s) of which this run saw no page: "
+        f"{OVERVIEW_2} “A heat pump moves heat from the outside…” (s1, s4, s3)"
+    ]
+    link = replaced("across European markets.", f'across Europe (<a href="{AD_LINK}">offers</a>).')
+    assert auto_reasons(link, seen=seen) == [
+        f"link(s) in the new text not seen in this run's searches or fetches: {AD_LINK}"
+    ]
+    # the page the run read itself is seen, and so are a search's own hits (not its summary's)
+    hits = (
+        f'Web search results for query: "q"\n\nLinks: [{{"title": "Heat pump", "url": "{WIKI}"}}]'
+    )
+    _, seen = parse_output(_web_call("WebSearch", {"query": "q"}, hits + f"\n\nSee {IEA}."))
+    assert seen == {WIKI}
+    _, seen = parse_output(_web_call("WebFetch", {"url": IEA, "prompt": "Summarise."}, page))
+    assert auto_reasons(negated, seen=seen) == []
+
+
+def test_a_source_the_run_read_cited_beside_old_ones_does_not_vouch_for_their_words() -> None:
+    laundered = replaced(
+        "typically delivers three to four units of heat for each unit of electricity it uses [s1][s4]",
+        "typically delivers less than one unit of heat for each unit of electricity it uses "
+        "[s1][s4][s6]",
+    )
+    assert auto_reasons(with_new_source, laundered) == [
+        "new or changed claim(s) citing source(s) of which this run saw no page: "
+        f"{OVERVIEW_2} “A heat pump moves heat from the outside…” (s1, s4, s3)"
+    ]
+    # words added beside the old ones, citing the page read, are an update
+    added = replaced(GRANTS, "blamed uncertainty about grants [s5], which returned in 2026 [s6].")
+    assert auto_reasons(with_new_source, added) == []

@@ -184,6 +184,34 @@ def _web_urls(text: str) -> set[str]:
     return {u.rstrip(".,;") for u in _URL.findall(text)}
 
 
+def _search_hits(text: str) -> set[str]:
+    """The URLs a WebSearch result gives as its hits: its ``Links`` list when it has one (the
+    summary after it is the search model's words), else every URL (no other shape is known)."""
+    links = _links_list(text)
+    if links is None:
+        return _web_urls(text)
+    return {
+        link["url"] for link in links if isinstance(link, dict) and isinstance(link.get("url"), str)
+    }
+
+
+def _url_fields(value: Any) -> set[str]:
+    """The ``url`` fields of a tool result's structured copy (a search's hits, the page a fetch
+    read), at any depth: not the URLs written inside its texts."""
+    out: set[str] = set()
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            url = item.get("url")
+            if isinstance(url, str) and _URL.fullmatch(url):
+                out.add(url)
+            stack += item.values()
+        elif isinstance(item, list):
+            stack += item
+    return out
+
+
 def _tool_text(content: Any) -> str:
     if isinstance(content, str):
         return content
@@ -264,9 +292,11 @@ def parse_output(
     stdout: str, pages: PageTexts | None = None
 ) -> tuple[dict[str, Any] | None, set[str]]:
     """The final ``result`` object (``--output-format json`` or ``stream-json``) and the URLs
-    this run saw on the web: those in successful WebSearch / WebFetch results (matched to their
-    ``tool_use`` by id; a result whose call is unknown does not count), the URL a successful
-    WebFetch read, and search results and citations inside assistant turns."""
+    this run saw on the web: the URL a successful WebFetch read, the hits of a successful
+    WebSearch (its ``Links`` list, or the ``url`` fields of its structured copy), each matched to
+    its ``tool_use`` by id (a result whose call is unknown does not count), and search results and
+    citations inside assistant turns. A URL merely written in a page's or a summary's text is
+    not seen: the run did not read it (an advertiser's page naming the document's sources)."""
     result: dict[str, Any] | None = None
     urls: set[str] = set()
     web_calls: dict[str, str] = {}  # tool_use id -> fetched URL ("" for a search)
@@ -315,10 +345,11 @@ def parse_output(
                 query = queries.get(str(b["tool_use_id"]), "")
                 content = _without_query(b.get("content"), query)
                 content = _without_prompt(content, prompts.get(str(b["tool_use_id"]), ""))
-                urls |= _web_urls(json.dumps(content))
                 fetched = web_calls[str(b["tool_use_id"])]
                 if fetched:
                     urls.add(fetched)
+                else:
+                    urls |= _search_hits(_tool_text(content))
                 if pages is not None:  # the text it showed, for quote checks
                     if fetched:
                         pages.add(fetched, _tool_text(content))
@@ -328,7 +359,7 @@ def parse_output(
             if web and len([b for b in blocks if b.get("type") == "tool_result"]) == 1:
                 one = str(web[0]["tool_use_id"])
                 copy = _without_query(event.get("tool_use_result"), queries.get(one, ""))
-                urls |= _web_urls(json.dumps(_without_prompt(copy, prompts.get(one, ""))))
+                urls |= _url_fields(_without_prompt(copy, prompts.get(one, "")))
     if result is None:
         try:
             whole = json.loads(stdout)
