@@ -97,36 +97,30 @@ def saved_advice(
     return f"{skin} review {shlex.quote(str(path))} --{action}" + (f" {name}" if name else "")
 
 
+def _said(python: str, verb: str, target: str | Path) -> str:
+    """``python`` in Python; else the verb on ``target`` as the user's command or magic."""
+    skin = current()
+    return python if skin == "python" else f"{skin} {verb} {shlex.quote(str(target))}"
+
+
 def history_advice(path: str | Path) -> str:
     """What lists the kept versions of ``path``."""
-    skin = current()
-    if skin == "python":
-        return "oo_nb.open(path).history()"
-    return f"{skin} history {shlex.quote(str(path))}"
+    return _said("oo_nb.open(path).history()", "history", path)
 
 
 def update_advice(path: str | Path) -> str:
     """What researches ``path`` again."""
-    skin = current()
-    if skin == "python":
-        return "doc.update()"
-    return f"{skin} update {shlex.quote(str(path))}"
+    return _said("doc.update()", "update", path)
 
 
 def update_all_advice(folder: str | Path) -> str:
     """What updates every stale document under ``folder``."""
-    skin = current()
-    if skin == "python":
-        return "oo_nb.Library(folder).update_all()"
-    return f"{skin} update-all {shlex.quote(str(folder))}"
+    return _said("oo_nb.Library(folder).update_all()", "update-all", folder)
 
 
 def check_advice(path: str | Path) -> str:
     """What lists the findings of the document at ``path`` (``oo check``'s)."""
-    skin = current()
-    if skin == "python":
-        return "oo_nb.format.check.check_path(path)"
-    return f"{skin} check {shlex.quote(str(path))}"
+    return _said("oo_nb.format.check.check_path(path)", "check", path)
 
 
 def sync_advice(folder: str | Path, option: Literal["migrate", "fix_line_endings"]) -> str:

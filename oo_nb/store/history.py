@@ -340,39 +340,33 @@ def read_history(path: str | Path) -> list[HistoryEntry]:
     written = _unrecorded_written(p, rows, data)
     if written is not None:
         file = _written_file(p)
-        info = _describe(written)
-        entries.append(
-            HistoryEntry(
-                seq=(entries[-1].seq + 1) if entries else 1,
-                version=info["version"],
-                as_of=info["as_of"],
-                summary=info["summary"],
-                cost_usd=info["cost_usd"],
-                saved_at=datetime.fromtimestamp(file.stat().st_mtime, UTC).isoformat(
-                    timespec="seconds"
-                ),
-                action=CHANGED_OUTSIDE,
-                sha256=sha256_hex(written),
-                snapshot=file,
-            )
-        )
+        entries.append(_entry_of(written, entries, _stamp(file), CHANGED_OUTSIDE, file))
     if data is not None:
-        info = _describe(data)
-        mtime = datetime.fromtimestamp(p.stat().st_mtime, UTC).isoformat(timespec="seconds")
-        entries.append(
-            HistoryEntry(
-                seq=(entries[-1].seq + 1) if entries else 1,
-                version=info["version"],
-                as_of=info["as_of"],
-                summary=info["summary"],
-                cost_usd=info["cost_usd"],
-                saved_at=mtime,
-                action="current",
-                sha256=sha256_hex(data),
-                snapshot=None,
-            )
-        )
+        entries.append(_entry_of(data, entries, _stamp(p), "current", None))
     return entries
+
+
+def _stamp(file: Path) -> str:
+    return datetime.fromtimestamp(file.stat().st_mtime, UTC).isoformat(timespec="seconds")
+
+
+def _entry_of(
+    data: bytes, before: list[HistoryEntry], saved_at: str, action: str, snapshot: Path | None
+) -> HistoryEntry:
+    """The entry after ``before`` for bytes no log row holds (the file now, or the state oo
+    last wrote before a change made outside oo)."""
+    info = _describe(data)
+    return HistoryEntry(
+        seq=(before[-1].seq + 1) if before else 1,
+        version=info["version"],
+        as_of=info["as_of"],
+        summary=info["summary"],
+        cost_usd=info["cost_usd"],
+        saved_at=saved_at,
+        action=action,
+        sha256=sha256_hex(data),
+        snapshot=snapshot,
+    )
 
 
 def _entry_bytes(p: Path, entry: HistoryEntry) -> bytes:

@@ -39,6 +39,33 @@ def _gone(pid: int, within: float = 10.0) -> bool:
     return not _alive(pid)
 
 
+def _sleeping_claude(tmp_path: Path) -> tuple[dict[str, str], Path]:
+    """The environment of a run whose Claude Code stand-in sleeps 20 s (it would then end,
+    having changed nothing, and report $0.05), and its scratch folder's parent."""
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = {
+        **os.environ,
+        **fake_claude_env(tmp_path),
+        "FAKE_CLAUDE_MODE": "sleep",
+        "FAKE_CLAUDE_SLEEP": "20",
+        "TMPDIR": str(scratch),
+    }
+    env.pop("ANTHROPIC_API_KEY", None)
+    return env, scratch
+
+
+def _update_all(lib: Path, env: dict[str, str]) -> subprocess.Popen[str]:
+    args = ["update-all", str(lib), "--agent", "claude-code", "--force", "--auto"]
+    return subprocess.Popen(
+        [sys.executable, "-m", "oo_nb", *args, "--concurrency", "2", "--no-progress"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
 @pytest.mark.parametrize(
     "sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT], ids=["SIGTERM", "SIGHUP", "SIGINT"]
 )
@@ -48,24 +75,8 @@ def test_an_interrupted_update_all_ends_its_claude_code_runs_and_writes_nothing(
     lib = tmp_path / "lib"
     docs = [copy_doc(lib, name) for name in DOCS[:3]]
     before = {doc: doc.read_bytes() for doc in docs}
-    scratch = tmp_path / "tmp"
-    scratch.mkdir()
-    env = {
-        **os.environ,
-        **fake_claude_env(tmp_path),
-        "FAKE_CLAUDE_MODE": "sleep",
-        "FAKE_CLAUDE_SLEEP": "20",  # it would then end, changed nothing, and report $0.05
-        "TMPDIR": str(scratch),
-    }
-    env.pop("ANTHROPIC_API_KEY", None)
-    args = ["update-all", str(lib), "--agent", "claude-code", "--force", "--auto"]
-    child = subprocess.Popen(
-        [sys.executable, "-m", "oo_nb", *args, "--concurrency", "2", "--no-progress"],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    env, scratch = _sleeping_claude(tmp_path)
+    child = _update_all(lib, env)
     try:
         runs = wait_for_runs(env, 2)
         child.send_signal(sig)
@@ -181,16 +192,7 @@ def test_an_interrupt_of_update_all_called_from_a_running_loop_ends_its_runs(
     lib = tmp_path / "lib"
     docs = [copy_doc(lib, name) for name in DOCS[:2]]
     before = {doc: doc.read_bytes() for doc in docs}
-    scratch = tmp_path / "tmp"
-    scratch.mkdir()
-    env = {
-        **os.environ,
-        **fake_claude_env(tmp_path),
-        "FAKE_CLAUDE_MODE": "sleep",
-        "FAKE_CLAUDE_SLEEP": "20",
-        "TMPDIR": str(scratch),
-    }
-    env.pop("ANTHROPIC_API_KEY", None)
+    env, scratch = _sleeping_claude(tmp_path)
     child = subprocess.Popen(
         [sys.executable, "-c", code, str(lib)],
         env=env,
@@ -207,6 +209,7 @@ def test_an_interrupt_of_update_all_called_from_a_running_loop_ends_its_runs(
             child.kill()
     assert "UpdateInterrupted SIGINT" in out, (out, err)
     assert all(_gone(run["pid"]) for run in runs)  # ended, not waited out (they sleep 20 s)
+    assert [p for p in scratch.iterdir() if p.name.startswith(SCRATCH_PREFIX)] == []
     assert {doc: doc.read_bytes() for doc in docs} == before
     assert not any((history_dir(doc) / PENDING_PROPOSAL).exists() for doc in docs)
 
@@ -224,24 +227,8 @@ def test_a_second_signal_during_the_interrupt_does_not_cut_its_cleanup_short(
     lib = tmp_path / "lib"
     docs = [copy_doc(lib, name) for name in DOCS[:2]]
     before = {doc: doc.read_bytes() for doc in docs}
-    scratch = tmp_path / "tmp"
-    scratch.mkdir()
-    env = {
-        **os.environ,
-        **fake_claude_env(tmp_path),
-        "FAKE_CLAUDE_MODE": "sleep",
-        "FAKE_CLAUDE_SLEEP": "20",
-        "TMPDIR": str(scratch),
-    }
-    env.pop("ANTHROPIC_API_KEY", None)
-    args = ["update-all", str(lib), "--agent", "claude-code", "--force", "--auto"]
-    child = subprocess.Popen(
-        [sys.executable, "-m", "oo_nb", *args, "--concurrency", "2", "--no-progress"],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    env, scratch = _sleeping_claude(tmp_path)
+    child = _update_all(lib, env)
     try:
         runs = wait_for_runs(env, 2)
         child.send_signal(first)
