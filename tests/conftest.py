@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.support.isolation import AMBIENT
+from tests.support.state_guard import StateGuard
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
@@ -25,6 +26,23 @@ DOC_NAMES = [
     "yc-w26-batch.o-o.html",
 ]
 ALL_NAMES = [*DOC_NAMES, "index.o-o.html"]
+
+
+_STATE = StateGuard()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    _STATE.before()  # before any fixture of the test is set up
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item) -> Iterator[None]:
+    """Fail a test that leaves process-wide state changed once its fixtures (monkeypatch too)
+    are torn down: left behind, it fails some other test, in one order only."""
+    yield
+    if left := _STATE.changes():
+        pytest.fail(f"{item.nodeid} left state behind:\n  " + "\n  ".join(left), pytrace=False)
 
 
 @pytest.fixture(autouse=True)

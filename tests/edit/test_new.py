@@ -15,6 +15,7 @@ import pytest
 from oo_nb.api.new import NewDefaults, NewRequest
 from oo_nb.api.proposal import Proposal
 from oo_nb.cli import new as new_cmd
+from oo_nb.cli import update as _update_cmd  # noqa: F401  imported now, not under a patch (below)
 from oo_nb.cli.new_prompts import ask_request
 from oo_nb.edit.new import NewSpec, create_document, split_title
 from oo_nb.errors import OOError, ValidationError
@@ -372,7 +373,11 @@ def test_no_title_in_a_terminal_asks(tmp_path: Path, monkeypatch: pytest.MonkeyP
 def _fake_update(
     monkeypatch: pytest.MonkeyPatch, behaviour: str = "written"
 ) -> list[dict[str, Any]]:
-    """The API's update replaced: what it was asked, and a proposal of ``behaviour``."""
+    """The API's update replaced: what it was asked, and a proposal of ``behaviour``.
+
+    ``oo_nb.cli.update`` is imported at the top of this file: first imported under this patch
+    (``oo new`` loads it for its progress lines), its ``from ... import propose_update`` would
+    keep the fake for every later test of the run."""
     seen: list[dict[str, Any]] = []
 
     def propose_update(path: Path, reopen: Any, **options: Any) -> Proposal:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import time
+import unittest.mock
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from contextlib import contextmanager
@@ -148,6 +149,8 @@ def test_the_scan_runs_on_a_dask_cluster(library: Path, serial: Library) -> None
     from distributed import Client, LocalCluster
 
     with (
+        # the nanny sets its workers' environment (PYTHONHASHSEED, OMP_NUM_THREADS...) in ours
+        unittest.mock.patch.dict(os.environ),
         LocalCluster(
             processes=True,
             n_workers=2,

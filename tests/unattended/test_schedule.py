@@ -139,8 +139,11 @@ def test_the_env_file_must_be_private(tmp_path: Path, monkeypatch: pytest.Monkey
     env = tmp_path / ".oo" / "env"
     env.write_text("OO_TEST_FROM_ENV_FILE=yes\n")
     env.chmod(0o644)
-    monkeypatch.delenv("OO_TEST_FROM_ENV_FILE", raising=False)
+    # set, not deleted: monkeypatch undoes only what it changed, so an absent name the run then
+    # sets would outlive the test
+    monkeypatch.setenv("OO_TEST_FROM_ENV_FILE", "before")
     assert main(["schedule", str(tmp_path), "--run"]) == 2
+    assert os.environ["OO_TEST_FROM_ENV_FILE"] == "before"  # refused: nothing read from it
     env.chmod(0o600)
     assert main(["alerts", str(tmp_path), "--trust"]) == 0  # the user's own file: confirmed
     assert main(["schedule", str(tmp_path), "--run"]) == 0
