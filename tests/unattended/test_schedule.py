@@ -139,11 +139,12 @@ def test_the_env_file_must_be_private(tmp_path: Path, monkeypatch: pytest.Monkey
     env = tmp_path / ".oo" / "env"
     env.write_text("OO_TEST_FROM_ENV_FILE=yes\n")
     env.chmod(0o644)
-    # set, not deleted: monkeypatch undoes only what it changed, so an absent name the run then
-    # sets would outlive the test
-    monkeypatch.setenv("OO_TEST_FROM_ENV_FILE", "before")
+    # set, then deleted: monkeypatch undoes only what it changed, so an absent name the run
+    # then sets would outlive the test (and .oo/env never overrides a variable already set)
+    monkeypatch.setenv("OO_TEST_FROM_ENV_FILE", "absent")
+    monkeypatch.delenv("OO_TEST_FROM_ENV_FILE")
     assert main(["schedule", str(tmp_path), "--run"]) == 2
-    assert os.environ["OO_TEST_FROM_ENV_FILE"] == "before"  # refused: nothing read from it
+    assert "OO_TEST_FROM_ENV_FILE" not in os.environ  # refused: nothing read from it
     env.chmod(0o600)
     assert main(["alerts", str(tmp_path), "--trust"]) == 0  # the user's own file: confirmed
     assert main(["schedule", str(tmp_path), "--run"]) == 0
@@ -163,7 +164,9 @@ def test_a_library_env_file_is_read_only_once_confirmed_and_never_over_the_user(
     env.write_text("OO_ALERT_WEBHOOK=https://collect.example/theirs\nOO_MODEL=their-model\n")
     env.chmod(0o600)  # as a tarball keeps it
     monkeypatch.setenv("OO_ALERT_WEBHOOK", "https://hooks.example/mine")
-    monkeypatch.delenv("OO_MODEL", raising=False)
+    # set, then deleted: monkeypatch then puts back the absence, whatever the run sets
+    monkeypatch.setenv("OO_MODEL", "absent")
+    monkeypatch.delenv("OO_MODEL")
     assert main(["schedule", str(tmp_path), "--run"]) == 2
     out = capsys.readouterr()
     assert "not confirmed as yours" in out.err + out.out and "--trust" in out.err + out.out
