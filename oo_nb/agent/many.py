@@ -18,6 +18,7 @@ import time
 from collections.abc import Coroutine, Mapping
 from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, TypeVar
 
 from oo_nb.agent.freshness import Freshness
@@ -99,23 +100,11 @@ def _run_coroutine(coro: Coroutine[Any, Any, T], stop: Stop | None = None) -> T:
     return value
 
 
-class _NoBar:
-    """The bar when none is shown (``--no-progress``): tqdm is not even imported (~30 ms of
-    start-up, before the first request)."""
-
-    def update(self, n: int = 1) -> None:
-        pass
-
-    def set_postfix_str(self, text: str = "", refresh: bool = True) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
-
 def _progress(total: int, enabled: bool) -> Any:
-    if not enabled:
-        return _NoBar()
+    if not enabled:  # no bar (``--no-progress``): tqdm is not even imported (~30 ms of start-up)
+        return SimpleNamespace(
+            update=lambda n=1: None, set_postfix_str=lambda *a, **k: None, close=lambda: None
+        )
     from tqdm.auto import tqdm
 
     bar = tqdm(total=total, desc="update-all", unit="doc", disable=total == 0, leave=True)

@@ -23,7 +23,7 @@ from oo_nb.agent.run import UpdateOptions, prepare_update
 from oo_nb.errors import AgentError
 from oo_nb.store.stale import mark_scratch
 from tests.support.agent_helpers import TODAY, copy_doc
-from tests.support.fake_claude import FAKE_MODES, fake_claude_env, wait_for_log
+from tests.support.fake_claude import FAKE_MODES, fake_claude_env, gone, wait_for_log
 
 KINDS = {
     "fifo": "a FIFO",
@@ -109,18 +109,7 @@ def test_sigterm_removes_the_scratch_folder_and_stops_claude(
     child.send_signal(sig)
     assert child.wait(timeout=30) == -sig
     assert not Path(started["cwd"]).exists()
-    deadline = time.monotonic() + 10
-    while _alive(started["pid"]) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not _alive(started["pid"])  # Claude Code does not run on, out of sight
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
+    assert gone(started["pid"])  # Claude Code does not run on, out of sight
 
 
 def test_the_next_run_removes_scratch_folders_of_killed_runs(tmp_path: Path, scratch: Path) -> None:

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,23 +21,8 @@ from oo_nb.errors import AgentError
 from oo_nb.format.names import PENDING_PROPOSAL
 from oo_nb.store.history import history_dir
 from tests.support.agent_helpers import DOCS, MARKER, copy_doc, start_mock
-from tests.support.fake_claude import fake_claude_env, wait_for_runs
+from tests.support.fake_claude import fake_claude_env, gone, wait_for_runs
 from tests.support.mock_scenarios import research_scenario
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
-
-
-def _gone(pid: int, within: float = 10.0) -> bool:
-    deadline = time.monotonic() + within
-    while _alive(pid) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return not _alive(pid)
 
 
 def _sleeping_claude(tmp_path: Path) -> tuple[dict[str, str], Path]:
@@ -66,6 +52,24 @@ def _update_all(lib: Path, env: dict[str, str]) -> subprocess.Popen[str]:
     )
 
 
+def _interrupted(
+    child: subprocess.Popen[str], env: dict[str, str], *signals: signal.Signals
+) -> tuple[list[dict[str, Any]], str, str]:
+    """Once two Claude Code runs have started: ``signals`` to ``child``, 0.1 s apart; the
+    runs, and what the child printed when it ended."""
+    try:
+        runs = wait_for_runs(env, 2)
+        for i, sig in enumerate(signals):
+            if i:
+                time.sleep(0.1)
+            child.send_signal(sig)
+        out, err = child.communicate(timeout=60)
+    finally:
+        if child.poll() is None:
+            child.kill()
+    return runs, out, err
+
+
 @pytest.mark.parametrize(
     "sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT], ids=["SIGTERM", "SIGHUP", "SIGINT"]
 )
@@ -77,19 +81,13 @@ def test_an_interrupted_update_all_ends_its_claude_code_runs_and_writes_nothing(
     before = {doc: doc.read_bytes() for doc in docs}
     env, scratch = _sleeping_claude(tmp_path)
     child = _update_all(lib, env)
-    try:
-        runs = wait_for_runs(env, 2)
-        child.send_signal(sig)
-        out, err = child.communicate(timeout=60)
-    finally:
-        if child.poll() is None:
-            child.kill()
+    runs, out, err = _interrupted(child, env, sig)
     assert child.returncode == 128 + sig, (out, err)
     name = signal.Signals(sig).name
     assert f"interrupted by {name}: research runs ended, nothing written after it" in out, out
     assert out.count(f"interrupted by {name} during its research: nothing written") == 2, out
     assert "cost so far $0.0000 (Claude Code was ended before it reported its cost" in out
-    assert all(_gone(run["pid"]) for run in runs)  # no Claude Code runs on, out of sight
+    assert all(gone(run["pid"]) for run in runs)  # no Claude Code runs on, out of sight
     assert [p for p in scratch.iterdir() if p.name.startswith(SCRATCH_PREFIX)] == []
     assert {doc: doc.read_bytes() for doc in docs} == before
     assert not any((history_dir(doc) / PENDING_PROPOSAL).exists() for doc in docs)
@@ -200,15 +198,9 @@ def test_an_interrupt_of_update_all_called_from_a_running_loop_ends_its_runs(
         stderr=subprocess.PIPE,
         text=True,
     )
-    try:
-        runs = wait_for_runs(env, 2)
-        child.send_signal(signal.SIGINT)
-        out, err = child.communicate(timeout=60)
-    finally:
-        if child.poll() is None:
-            child.kill()
+    runs, out, err = _interrupted(child, env, signal.SIGINT)
     assert "UpdateInterrupted SIGINT" in out, (out, err)
-    assert all(_gone(run["pid"]) for run in runs)  # ended, not waited out (they sleep 20 s)
+    assert all(gone(run["pid"]) for run in runs)  # ended, not waited out (they sleep 20 s)
     assert [p for p in scratch.iterdir() if p.name.startswith(SCRATCH_PREFIX)] == []
     assert {doc: doc.read_bytes() for doc in docs} == before
     assert not any((history_dir(doc) / PENDING_PROPOSAL).exists() for doc in docs)
@@ -229,18 +221,10 @@ def test_a_second_signal_during_the_interrupt_does_not_cut_its_cleanup_short(
     before = {doc: doc.read_bytes() for doc in docs}
     env, scratch = _sleeping_claude(tmp_path)
     child = _update_all(lib, env)
-    try:
-        runs = wait_for_runs(env, 2)
-        child.send_signal(first)
-        time.sleep(0.1)
-        child.send_signal(second)
-        out, err = child.communicate(timeout=60)
-    finally:
-        if child.poll() is None:
-            child.kill()
+    runs, out, err = _interrupted(child, env, first, second)
     assert child.returncode == 128 + first, (out, err)
     name = signal.Signals(first).name
     assert out.count(f"interrupted by {name} during its research: nothing written") == 2, out
-    assert all(_gone(run["pid"]) for run in runs)
+    assert all(gone(run["pid"]) for run in runs)
     assert [p for p in scratch.iterdir() if p.name.startswith(SCRATCH_PREFIX)] == []
     assert {doc: doc.read_bytes() for doc in docs} == before

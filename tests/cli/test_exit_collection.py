@@ -99,7 +99,7 @@ def test_only_a_command_run_as_the_program_may_freeze(
         assert counts[2] == start and counts[3] > start  # frozen as the block ended
         gc.unfreeze()
         with collector.paused(lasting=True):  # the program has ended: nothing frozen now
-            pass
-        assert gc.get_freeze_count() == start
+            inside = gc.get_freeze_count()
+        assert inside == start and gc.get_freeze_count() == start
     finally:
         gc.unfreeze()

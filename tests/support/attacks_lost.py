@@ -37,7 +37,7 @@ from oo_nb.store.store import history_dir, read_history, save_pending, write_doc
 from tests.conftest import CORPUS, corpus_file
 from tests.support.corpus import document_versions
 from tests.support.crlf import bash_help, crlf_document, parts
-from tests.support.fake_claude import BACKEND_CHILD, FAKE_MODES, fake_claude_env, wait_for_log
+from tests.support.fake_claude import BACKEND_CHILD, FAKE_MODES, fake_claude_env, gone, wait_for_log
 from tests.support.figures import Figure
 from tests.support.lost_samples import mixed_folder, three_writes
 
@@ -417,10 +417,7 @@ def _sigterm(workdir: Path) -> Figure:
         claude.send_signal(signal.SIGTERM)
         status = claude.wait(timeout=30)
         breaks += status != -signal.SIGTERM or any(scratch.iterdir())
-        deadline = time.monotonic() + 5
-        while _alive(int(started["pid"])) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        breaks += _alive(int(started["pid"]))  # no Claude Code left running unseen
+        breaks += not gone(int(started["pid"]), within=5)  # no Claude Code left running unseen
     # leftovers of killed processes: swept by the next write, the next run
     dead = _dead_pid()
     folder = workdir / "term-stale"
@@ -448,14 +445,6 @@ def _sigterm(workdir: Path) -> Figure:
     trials += 1
     breaks += stale_scratch.exists()
     return _row("temp files left after SIGTERM or a kill (next run)", trials, breaks)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
 
 
 # --------------------------------------------------------------------------- scratch copy

@@ -193,3 +193,20 @@ def research_claude_env(folder: Path, url: str = RESEARCH_URL) -> dict[str, str]
         "FAKE_CLAUDE_LOG": str(folder / "claude-log.json"),
         "FAKE_CLAUDE_URL": url,
     }
+
+
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` still runs."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def gone(pid: int, within: float = 10.0) -> bool:
+    """Whether process ``pid`` has ended, waiting up to ``within`` seconds for it."""
+    deadline = time.monotonic() + within
+    while alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not alive(pid)
