@@ -42,8 +42,8 @@ def unclean_reasons(result: UpdateResult) -> list[str]:
             + ", ".join(candidate.unverified)
         )
     run = result.run
-    if run is not None and (run.overspent or run.cost_usd > result.budget_usd):
-        reasons.append(f"over budget: ${run.cost_usd:.4f} of ${result.budget_usd:.2f}")
+    if result.overspent:  # (the one rule: ``UpdateResult.overspent``)
+        reasons.append(f"over budget: ${result.cost_usd:.4f} of ${result.budget_usd:.2f}")
     before = Document.parse(result.original)  # parsed once for both comparisons
     removed = _removed_sections(before, candidate, result.proposal_data or {})
     if removed:
