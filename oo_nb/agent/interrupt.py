@@ -11,7 +11,11 @@ sees the flag ends its child (``backends/claude_code``), ``write_result`` writes
 is set, and the task's documents are reported interrupted with what they cost so far.
 
 Only in the main thread, and only where the signals have Python's default handlers: a notebook
-kernel or a server that handles them is left alone.
+kernel or a server that handles them is left alone. Around the whole run (``held``), from before
+its loop starts to its outcome, the same signals are recorded where ``on_signals`` does not take
+them (asyncio closing the loop, the moments after it): a run that had finished and gets a signal
+in its last milliseconds reports its work as interrupted, with the signal's exit status, rather
+than a CancelledError, a bare KeyboardInterrupt or a silent SIGTERM death.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ __all__ = [
     "Stop",
     "catches_signals",
     "clear_after",
+    "held",
     "loop_running",
     "on_signals",
     "requested",
@@ -52,6 +57,9 @@ class Stop:
     # while the run's loop is inside ``on_signals``: stops it from another thread (the caller's
     # Ctrl-C, a kernel's Interrupt, when the loop runs in a worker thread)
     request: Callable[[int], None] | None = field(default=None, repr=False)
+    # the run's work is over and its cleanup runs: a signal is recorded (the report says
+    # interrupted) and cancels nothing, or the cleanup's own awaits would end in CancelledError
+    settling: bool = False
 
     def interrupt(self, signum: int = signal.SIGINT) -> None:
         """Stop the run as ``signum`` would, from any thread: its research ends, nothing is
@@ -114,12 +122,14 @@ def on_signals(stop: Stop, task: asyncio.Task[object]) -> Iterator[None]:
         if stop.signum is None:  # a second signal while the first one's cleanup runs: no more
             stop.signum = signum
             _requested.set()
-            task.cancel()
+            if not stop.settling:
+                task.cancel()
 
     def request(signum: int) -> None:
         loop.call_soon_threadsafe(fire, signum)
 
     early = stop.signum  # ``stop.interrupt`` came before the loop got here
+    before = {sig: signal.getsignal(sig) for sig in signals}  # ``held``'s, or the defaults
     _requested.clear()
     stop.request = request
     if early is not None:
@@ -131,8 +141,46 @@ def on_signals(stop: Stop, task: asyncio.Task[object]) -> Iterator[None]:
         yield
     finally:
         stop.request = None
-        for sig in signals:
-            loop.remove_signal_handler(sig)  # back to the defaults, SIGINT's included
+        # blocked meanwhile: a signal must not meet the default that remove_signal_handler puts
+        # back before the handler from before is
+        with _blocked(signals):
+            for sig in signals:
+                loop.remove_signal_handler(sig)
+                signal.signal(sig, before[sig])
+
+
+@contextlib.contextmanager
+def held(stop: Stop) -> Iterator[None]:
+    """Around a run's whole loop and the making of its outcome (main thread): ``stop.signals``
+    stop it as ``stop.interrupt`` does wherever ``on_signals`` does not take them. Inside
+    ``clear_after``: a signal after the loop must not leave the flag set for a later run."""
+    signals = stop.signals if threading.current_thread() is threading.main_thread() else ()
+
+    def record(signum: int, frame: object) -> None:
+        stop.interrupt(signum)
+
+    before = {sig: signal.getsignal(sig) for sig in signals}
+    for sig in signals:
+        signal.signal(sig, record)
+    try:
+        yield
+    finally:
+        with _blocked(signals):
+            for sig, handler in before.items():
+                signal.signal(sig, handler)
+            # one that came while they were put back belongs to the run, not to the default
+            for sig in signal.sigpending() & set(signals):
+                signal.sigtimedwait([sig], 0)
+                stop.interrupt(sig)
+
+
+@contextlib.contextmanager
+def _blocked(signals: tuple[signal.Signals, ...]) -> Iterator[None]:
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, signals)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 @contextlib.contextmanager

@@ -26,6 +26,7 @@ from oo_nb.agent.interrupt import (
     Stop,
     catches_signals,
     clear_after,
+    held,
     loop_running,
     on_signals,
     stopped_message,
@@ -359,6 +360,7 @@ async def _concurrent(
             # interrupted: every document's task says what it did and cost (awaited below)
             stop.not_started = len(paths) - reached
         finally:
+            stop.settling = True  # a signal from here on is reported, and cuts no await short
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
@@ -405,36 +407,38 @@ def update_library(
         bar = _progress(len(todo), progress)
     else:  # documents are read as they start: the bar counts every one, fresh ones included
         bar = _progress(len(paths), progress)
-    try:
-        if batch and todo:
-            from oo_nb.agent.batch import run_batch
-
-            out.batch_id = run_batch(
-                todo,
-                opts,
-                yes=yes,
-                bar=bar,
-                out=out,
-                poll_interval=poll_interval,
-                max_wait_s=max_wait_s,
-                auto=auto,
-            )
-        elif not batch and paths:
+        if paths:
             taken = catches_signals()
             # from a running loop the run goes to a worker thread: no signal reaches its loop,
             # the caller's KeyboardInterrupt stops it (``_run_coroutine``)
             stop = Stop(taken) if taken or loop_running() else None
-            with clear_after():
+    # the signals stay taken until the outcome is made: one in the run's last moments (its
+    # cleanup, asyncio closing the loop) makes it an interrupted run, not a traceback
+    with clear_after(), held(stop) if stop is not None else contextlib.nullcontext():
+        try:
+            if batch and todo:
+                from oo_nb.agent.batch import run_batch
+
+                out.batch_id = run_batch(
+                    todo,
+                    opts,
+                    yes=yes,
+                    bar=bar,
+                    out=out,
+                    poll_interval=poll_interval,
+                    max_wait_s=max_wait_s,
+                    auto=auto,
+                )
+            elif not batch and paths:
                 coro = _concurrent(paths, opts, yes, concurrency, bar, out, auto, stop)
                 _run_coroutine(coro, stop)
-            if stop is not None and stop.signum is not None:
-                out.interrupted, out.not_started = stop.name, stop.not_started
-    finally:
-        bar.close()
-        for prep in todo:  # a failed run's claim on its document's research
-            prep.release_claim()
-    out.elapsed_s = time.perf_counter() - started
-    out.results.sort(key=lambda r: str(r.path))
+        finally:
+            bar.close()
+            for prep in todo:  # a failed run's claim on its document's research
+                prep.release_claim()
+        out.elapsed_s = time.perf_counter() - started
+        out.results.sort(key=lambda r: str(r.path))
     if stop is not None and stop.signum is not None:
+        out.interrupted, out.not_started = stop.name, stop.not_started
         raise UpdateInterrupted(out, stop.exit_code)
     return out
