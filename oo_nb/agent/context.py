@@ -23,6 +23,7 @@ from oo_nb.agent.sections import SVG_PLACEHOLDER, UNSEEN_TAGS, is_required
 from oo_nb.errors import AgentError, OOError
 from oo_nb.format.article_model import VOID, Model, Node, read_model
 from oo_nb.format.document import Document
+from oo_nb.format.model_edits import IMG_START, spliced
 from oo_nb.format.names import IMAGE_REF_PREFIX, SOURCE_CACHE_BLOCK
 from oo_nb.format.vocab import CITATION, PID
 
@@ -395,27 +396,13 @@ def _removable_line(doc: Document) -> list[str]:
     ]
 
 
-_PLACEHOLDER_SRC = re.compile(rf"""(src\s*=\s*["'])({re.escape(IMAGE_PLACEHOLDER)}\d+)(["'])""")
-
-
-_IMAGE_SRC = re.compile(r"""(src\s*=\s*(["']))(.*?)(\2)""", re.DOTALL)
-
-
 def hide_images(html: str, refs: dict[str, str]) -> str:
     """``html`` with each image ``src`` the document already holds (a value of ``refs``) put
     back as its ``oo-image:N`` placeholder: a backend that edits the whole file (Claude Code)
     then proposes what the model sees, so the size caps count what it wrote, not the figures
     the document had (one image of the size the image policy allows fills a section's cap).
     ``restore_images`` puts them back after validation, as for the API backend."""
-    if not refs or "src" not in html:
-        return html
-    keys = {src: key for key, src in refs.items()}
-
-    def hide(m: re.Match[str]) -> str:
-        key = keys.get(m.group(3))
-        return m.group(0) if key is None else m.group(1) + key + m.group(4)
-
-    return _IMAGE_SRC.sub(hide, html)
+    return _swap_image_srcs(html, {src: key for key, src in refs.items()})
 
 
 def restore_images(proposal: Any, refs: dict[str, str]) -> Any:
@@ -424,12 +411,27 @@ def restore_images(proposal: Any, refs: dict[str, str]) -> Any:
     are dropped by the sanitiser."""
     if not refs or not getattr(proposal, "sections", None):
         return proposal
-
-    def put_back(m: re.Match[str]) -> str:
-        return m.group(1) + refs.get(m.group(2), m.group(2)) + m.group(3)
-
     sections = tuple(
-        dataclasses.replace(s, html=_PLACEHOLDER_SRC.sub(put_back, s.html))
-        for s in proposal.sections
+        dataclasses.replace(s, html=_swap_image_srcs(s.html, refs)) for s in proposal.sections
     )
     return dataclasses.replace(proposal, sections=sections)
+
+
+def _swap_image_srcs(html: str, swaps: dict[str, str]) -> str:
+    """``html`` with each ``<img>`` element's ``src`` that ``swaps`` holds replaced by its value
+    there. Read through the article model, as ``compact_article`` made the placeholders: not the
+    text "<img" in an attribute value, a comment or raw text, not a ``data-src``; the value as a
+    browser reads it (character references decoded, the first of a repeated ``src``). A splice
+    at the value's span: every other byte stays."""
+    if not swaps or not IMG_START.search(html):
+        return html
+    edits: dict[int, tuple[int, str]] = {}
+    for img in read_model(html).elements("img"):
+        src = next((a for a in img.attrs or () if a.name == "src"), None)
+        new = swaps.get(src.value) if src is not None else None
+        if src is None or new is None:
+            continue
+        value = html_escape(new)  # (a URL's "&" and quotes, written as the attribute reads them)
+        quoted = src.value_end < src.end  # its closing quote follows the value
+        edits[src.value_start] = (src.value_end, value if quoted else f'"{value}"')
+    return spliced(html, edits)

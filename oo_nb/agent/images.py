@@ -24,6 +24,7 @@ from PIL import Image, ImageFile, UnidentifiedImageError
 from oo_nb.errors import ValidationError
 from oo_nb.format.article_model import Model, Node, read_model
 from oo_nb.format.blocks import Contract, ImagePolicy, domain_of
+from oo_nb.format.model_edits import IMG_START, spliced
 from oo_nb.format.sanitize import safe_http_url, sanitize_html, sanitize_text
 from oo_nb.format.vocab import listed_domain
 
@@ -49,7 +50,6 @@ MAX_SIDE = 20_000
 MIN_SIDE = 48  # shrinking stops here: smaller than this is not worth showing
 _FORMATS = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WEBP": "image/webp"}
 _DATA_URI = re.compile(r"^data:(image/[a-z]+);base64,(.*)$", re.DOTALL)
-_IMG_TAG = re.compile(r"<img\b", re.IGNORECASE)
 _SIZE = frozenset(("width", "height"))  # an image re-encoded here loses the original's size
 
 
@@ -286,7 +286,7 @@ def add_images(
 def count_images(text: str) -> int:
     """How many images an article fragment shows: every ``<img>`` element, in a figure or not
     (not the text "<img" in an attribute value or a comment)."""
-    return len(read_model(text).elements("img")) if _IMG_TAG.search(text) else 0
+    return len(read_model(text).elements("img")) if IMG_START.search(text) else 0
 
 
 class InlineImages:
@@ -311,7 +311,7 @@ class InlineImages:
         """``fragment`` is sanitised section HTML; returns it with every new image re-encoded
         or removed (a figure left without an image goes too, caption included). An edit is a
         splice at the image's (or the figure's) span: every other byte stays."""
-        if not _IMG_TAG.search(fragment):
+        if not IMG_START.search(fragment):
             return fragment
         edits: dict[int, tuple[int, str]] = {}  # start -> (end, replacement)
         dropped: set[int] = set()
@@ -333,7 +333,7 @@ class InlineImages:
                 and all(id(img) in dropped for img in figure.elements("img"))
             ):
                 edits[figure.start] = (figure.end, "")
-        return _spliced(fragment, edits)
+        return spliced(fragment, edits)
 
     def _judge(self, node: Node) -> tuple[str | None, str | None]:
         """(None, the src to write, None when it stays as it is) when ``node`` stays, else (why
@@ -389,21 +389,6 @@ def _image_tag(node: Node, src: str) -> str:
     attrs = [(a.name, src if a.name == "src" else a.value) for a in node.attrs or ()]
     kept = "".join(f' {name}="{html_lib.escape(v)}"' for name, v in attrs if name not in _SIZE)
     return f"<img{kept}>"
-
-
-def _spliced(text: str, edits: dict[int, tuple[int, str]]) -> str:
-    """``text`` with each span ``start..end`` replaced; a span inside an earlier one (an image
-    inside a figure that goes) is left to it."""
-    out: list[str] = []
-    at = 0
-    for start in sorted(edits):
-        end, replacement = edits[start]
-        if start < at:
-            continue
-        out += [text[at:start], replacement]
-        at = end
-    out.append(text[at:])
-    return "".join(out)
 
 
 def _reason(exc: BaseException) -> str:
