@@ -19,16 +19,8 @@ from oo_nb.errors import ValidationError
 from oo_nb.store import clock
 from oo_nb.store.link_store import LinkRow, write_links
 from tests.support.alert_receivers import smtp_server, webhook_receiver
+from tests.support.alert_settings import fake_notify_send, write_alerts
 from tests.support.watched import watched_library
-
-
-def configure(folder: Path, *channels: dict[str, Any], **extra: Any) -> Path:
-    settings = folder / ".oo"
-    settings.mkdir(mode=0o700, exist_ok=True)
-    path = settings / "alerts.json"
-    path.write_text(json.dumps({"channels": list(channels), **extra}))
-    record_trust(path)  # the user's own settings: confirmed (tests of the refusal skip this)
-    return path
 
 
 @pytest.fixture
@@ -39,7 +31,7 @@ def lib(tmp_path: Path) -> Path:
 
 def test_sentinel_flip_sent_once_with_evidence_and_sources(lib: Path) -> None:
     with webhook_receiver() as hook:
-        configure(lib, {"type": "webhook", "name": "team", "format": "json", "url": hook.url})
+        write_alerts(lib, {"type": "webhook", "name": "team", "format": "json", "url": hook.url})
         first = alert_after_update(lib)
         assert not first.errors and first.delivered == {"team": 1}
         assert len(hook.bodies) == 1
@@ -60,7 +52,7 @@ def test_sentinel_flip_sent_once_with_evidence_and_sources(lib: Path) -> None:
 )
 def test_service_bodies(lib: Path, fmt: str, field: str) -> None:
     with webhook_receiver() as hook:
-        configure(lib, {"type": "webhook", "format": fmt, "url": hook.url, "topic": "lib-watch"})
+        write_alerts(lib, {"type": "webhook", "format": fmt, "url": hook.url, "topic": "lib-watch"})
         assert not alert_after_update(lib).errors
     body = hook.bodies[0]
     assert "has occurred" in body[field] or "has occurred" in body.get("title", "")
@@ -89,7 +81,7 @@ def test_many_events_at_once_make_one_digest(lib: Path) -> None:
         ],
     )
     with webhook_receiver() as hook:
-        configure(lib, {"type": "webhook", "format": "json", "url": hook.url}, digest_after=3)
+        write_alerts(lib, {"type": "webhook", "format": "json", "url": hook.url}, digest_after=3)
         report = alert_after_update(lib)
     assert len(report.new) == 6 and len(hook.bodies) == 1
     body = hook.bodies[0]
@@ -104,7 +96,7 @@ def test_failing_channel_is_named_secret_redacted_and_retried(
 ) -> None:
     with webhook_receiver(status=500) as broken, webhook_receiver() as good:
         monkeypatch.setenv("OO_TEST_HOOK", broken.url)
-        configure(
+        write_alerts(
             lib,
             {"type": "webhook", "name": "pager", "url_env": "OO_TEST_HOOK"},
             {"type": "webhook", "name": "backup", "url": good.url},
@@ -117,7 +109,7 @@ def test_failing_channel_is_named_secret_redacted_and_retried(
     # a channel that took nothing: the event stays unsent for it to be tried again
     with webhook_receiver(status=500) as broken:
         monkeypatch.setenv("OO_TEST_HOOK", broken.url)
-        configure(lib, {"type": "webhook", "name": "pager", "url_env": "OO_TEST_HOOK"})
+        write_alerts(lib, {"type": "webhook", "name": "pager", "url_env": "OO_TEST_HOOK"})
         watched_library(lib, "beacon.o-o.html")
         first = alert_after_update(lib)
         assert first.errors and not first.delivered
@@ -125,7 +117,7 @@ def test_failing_channel_is_named_secret_redacted_and_retried(
 
 
 def test_unreachable_channel_never_raises(lib: Path) -> None:
-    configure(lib, {"type": "webhook", "name": "gone", "url": "http://127.0.0.1:9/hook"})
+    write_alerts(lib, {"type": "webhook", "name": "gone", "url": "http://127.0.0.1:9/hook"})
     report = alert_after_update(lib)
     assert report.errors and "'gone'" in report.errors[0] and "cannot connect" in report.errors[0]
 
@@ -149,7 +141,7 @@ def test_email_over_starttls_with_login_from_a_private_file(lib: Path, tmp_path:
             "password_file": "smtp-password",
             "ca_file": "ca.pem",
         }
-        configure(lib, channel)
+        write_alerts(lib, channel)
         report = alert_after_update(lib)
         assert not report.errors, report.errors
         assert box.tls_at_login == [True]  # the password only went over STARTTLS
@@ -178,7 +170,7 @@ def test_email_refused_without_starttls(lib: Path, tmp_path: Path) -> None:
     controller = Controller(Sink(), hostname="127.0.0.1", port=port)
     controller.start()
     try:
-        configure(
+        write_alerts(
             lib,
             {"type": "email", "host": "127.0.0.1", "port": port, "from": "a@b.c", "to": "d@e.f"},
         )
@@ -191,12 +183,8 @@ def test_email_refused_without_starttls(lib: Path, tmp_path: Path) -> None:
 def test_desktop_through_notify_send(
     lib: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    record = tmp_path / "notified.txt"
-    fake = tmp_path / "notify-send"
-    fake.write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" > "{record}"\n')
-    fake.chmod(0o755)
-    monkeypatch.setenv("OO_NOTIFY_SEND", str(fake))
-    configure(lib, {"type": "desktop"})
+    record = fake_notify_send(tmp_path, monkeypatch)
+    write_alerts(lib, {"type": "desktop"})
     assert not alert_after_update(lib).errors
     args = record.read_text().splitlines()
     assert args[0] == "--app-name=oo" and "has occurred" in args[1]
@@ -207,16 +195,18 @@ def test_desktop_through_notify_send(
 
 
 def test_bad_settings_name_the_file_and_field(lib: Path) -> None:
-    path = configure(lib, {"type": "email", "host": "h", "from": "f", "to": "t", "password": "x"})
+    path = write_alerts(
+        lib, {"type": "email", "host": "h", "from": "f", "to": "t", "password": "x"}
+    )
     with pytest.raises(ValidationError, match=r"alerts\.json: key 'channels\[0\]\.password'"):
         load_config(lib)
-    configure(lib, {"type": "webhook", "url_env": "OO_NOT_SET_ANYWHERE"})
+    write_alerts(lib, {"type": "webhook", "url_env": "OO_NOT_SET_ANYWHERE"})
     with pytest.raises(ValidationError, match="OO_NOT_SET_ANYWHERE is not set"):
         load_config(lib)
     secret = lib / ".oo" / "hook-url"
     secret.write_text("https://example.org/hook/abc")
     secret.chmod(0o644)
-    configure(lib, {"type": "webhook", "url_file": "hook-url"})
+    write_alerts(lib, {"type": "webhook", "url_file": "hook-url"})
     with pytest.raises(ValidationError, match="chmod 600"):
         load_config(lib)
     path.write_text("{not json")
@@ -232,7 +222,7 @@ def test_cli_init_show_test(
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     capsys.readouterr()
     with webhook_receiver() as hook:
-        configure(lib, {"type": "webhook", "name": "team", "url": hook.url})
+        write_alerts(lib, {"type": "webhook", "name": "team", "url": hook.url})
         assert main(["alerts", str(lib), "--show"]) == 0
         out = capsys.readouterr().out
         assert (
@@ -247,7 +237,7 @@ def test_cli_init_show_test(
         assert main(["alerts", str(lib), "--show"]) == 0
         assert "0 event(s) not sent yet" in capsys.readouterr().out
     monkeypatch.setenv("OO_TEST_HOOK", "http://127.0.0.1:9/x")
-    configure(lib, {"type": "webhook", "name": "gone", "url_env": "OO_TEST_HOOK"})
+    write_alerts(lib, {"type": "webhook", "name": "gone", "url_env": "OO_TEST_HOOK"})
     assert main(["alerts", str(lib), "--test"]) == 1
     assert "'gone'" in capsys.readouterr().out
     assert os.environ["OO_TEST_HOOK"]
@@ -283,7 +273,7 @@ def test_an_error_that_quotes_the_url_hides_its_token(
     lib: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("OO_TEST_HOOK", "http://127.0.0.1:9/hook/SECRET-TOKEN-123 x")
-    configure(lib, {"type": "webhook", "name": "pager", "url_env": "OO_TEST_HOOK"})
+    write_alerts(lib, {"type": "webhook", "name": "pager", "url_env": "OO_TEST_HOOK"})
     report = alert_after_update(lib)
     assert report.errors and "'pager'" in report.errors[0]
     assert "SECRET-TOKEN" not in report.errors[0] and "[redacted]" in report.errors[0]
@@ -348,7 +338,7 @@ def test_a_secret_file_that_is_a_link_is_not_read(lib: Path, tmp_path: Path) -> 
     key.chmod(0o600)
     (lib / ".oo").mkdir(mode=0o700)
     (lib / ".oo" / "pw").symlink_to(key)  # there when confirmed: the read refuses it still
-    configure(
+    write_alerts(
         lib,
         {"type": "email", "name": "mail", "host": "127.0.0.1", "from": "a@x", "to": "b@x",
          "username": "me", "password_file": "pw"},
@@ -363,7 +353,7 @@ def test_a_secret_variable_must_be_one_made_for_oo(
 ) -> None:
     """Settings from a clone named ANTHROPIC_API_KEY as a webhook's URL variable."""
     monkeypatch.setenv("ANTHROPIC_API_KEY", "https://attacker.example/sk-ant-secret")
-    configure(lib, {"type": "webhook", "name": "hook", "url_env": "ANTHROPIC_API_KEY"})
+    write_alerts(lib, {"type": "webhook", "name": "hook", "url_env": "ANTHROPIC_API_KEY"})
     with pytest.raises(ValidationError, match="starting with OO_") as caught:
         load_config(lib)
     assert "sk-ant-secret" not in str(caught.value)
@@ -371,23 +361,13 @@ def test_a_secret_variable_must_be_one_made_for_oo(
 
 @pytest.mark.parametrize("ca_file", ["/home/me/ca.pem", "../ca.pem", "sub/ca.pem", ".."])
 def test_the_certificates_to_trust_are_a_file_in_oo(lib: Path, ca_file: str) -> None:
-    configure(
+    write_alerts(
         lib,
         {"type": "email", "name": "mail", "host": "127.0.0.1", "from": "a@x", "to": "b@x",
          "ca_file": ca_file},
     )  # fmt: skip
     with pytest.raises(ValidationError, match=r"ca_file.*|must name a file in \.oo/"):
         load_config(lib)
-
-
-def _shipped(folder: Path, *channels: dict[str, Any]) -> Path:
-    """alerts.json as a library from elsewhere brings it: written, never confirmed here."""
-    settings = folder / ".oo"
-    settings.mkdir(mode=0o700, exist_ok=True)
-    path = settings / "alerts.json"
-    path.write_text(json.dumps({"channels": list(channels)}))
-    path.chmod(0o600)  # tar keeps modes; the user owns what they unpack
-    return path
 
 
 def test_settings_that_came_with_a_library_never_send_the_users_secret(
@@ -400,12 +380,13 @@ def test_settings_that_came_with_a_library_never_send_the_users_secret(
     with smtp_server(tmp_path, "oo", secret) as box, webhook_receiver() as hook:
         (lib / ".oo").mkdir(mode=0o700)
         (lib / ".oo" / "ca.pem").write_bytes(box.cert.read_bytes())
-        path = _shipped(
+        path = write_alerts(
             lib,
             {"type": "email", "name": "maintainers", "host": "127.0.0.1", "port": box.port,
              "from": "a@lib.example", "to": "b@lib.example", "username": "oo",
              "password_env": "OO_SLACK_WEBHOOK", "ca_file": "ca.pem"},
             {"type": "webhook", "name": "theirs", "url": hook.url},
+            trusted=False,
         )  # fmt: skip
         report = alert_after_update(lib)
         assert not box.logins and not box.messages and not hook.bodies
@@ -437,7 +418,8 @@ def test_settings_that_came_with_a_library_never_send_the_users_secret(
 def test_show_names_unconfirmed_settings_and_init_confirms_its_own(
     lib: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _shipped(lib, {"type": "webhook", "name": "theirs", "url": "https://lib.example/hook"})
+    theirs = {"type": "webhook", "name": "theirs", "url": "https://lib.example/hook"}
+    write_alerts(lib, theirs, trusted=False)
     assert main(["alerts", str(lib), "--show"]) == 1
     out = capsys.readouterr().out
     assert "NOT USED: not confirmed as yours" in out and "theirs: webhook" in out
@@ -480,11 +462,7 @@ def test_desktop_body_markup_is_escaped(
     from oo_nb.alerts.events import Event
     from oo_nb.alerts.message import compose
 
-    record = tmp_path / "notified.txt"
-    fake = tmp_path / "notify-send"
-    fake.write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" > "{record}"\n')
-    fake.chmod(0o755)
-    monkeypatch.setenv("OO_NOTIFY_SEND", str(fake))
+    record = fake_notify_send(tmp_path, monkeypatch)
     body = '<a href="https://evil.example">review</a> & more'
     send(
         Channel("desktop", "desktop"),
@@ -513,7 +491,7 @@ def test_a_damaged_proposal_is_one_failed_event(lib: Path, kind: str) -> None:
     else:
         pending.write_text("{not json")
     with webhook_receiver() as hook:
-        configure(lib, {"type": "webhook", "name": "team", "url": hook.url}, events=["failed"])
+        write_alerts(lib, {"type": "webhook", "name": "team", "url": hook.url}, events=["failed"])
         report = alert_after_update(lib)
         assert not report.errors and len(report.new) == 1
         (event,) = hook.bodies[0]["events"]
@@ -536,7 +514,7 @@ def test_an_event_is_owed_to_each_channel_until_it_takes_it(
     again on the channel that was down, which got nothing once it answered."""
     with webhook_receiver() as team:
         down = {"type": "webhook", "name": "phone", "url": "http://127.0.0.1:9/down"}
-        configure(lib, {"type": "webhook", "name": "team", "url": team.url}, down)
+        write_alerts(lib, {"type": "webhook", "name": "team", "url": team.url}, down)
         first = alert_after_update(lib)
         assert first.delivered == {"team": 1} and "'phone'" in first.errors[0]
         assert main(["alerts", str(lib), "--show"]) == 0
@@ -544,14 +522,14 @@ def test_an_event_is_owed_to_each_channel_until_it_takes_it(
         assert "1 event(s) not sent yet" in out and "(not yet to phone)" in out
         with webhook_receiver() as phone:
             up = {"type": "webhook", "name": "phone", "url": phone.url}
-            configure(lib, {"type": "webhook", "name": "team", "url": team.url}, up)
+            write_alerts(lib, {"type": "webhook", "name": "team", "url": team.url}, up)
             again = alert_after_update(lib)
             assert again.delivered == {"phone": 1} and not again.errors
             assert "has occurred" in phone.bodies[0]["text"] and len(team.bodies) == 1
             assert alert_after_update(lib).already_sent == 1 and len(phone.bodies) == 1
         # a channel added later is not sent the backlog: only what happens from now on
         with webhook_receiver() as late:
-            configure(
+            write_alerts(
                 lib,
                 {"type": "webhook", "name": "team", "url": team.url},
                 {"type": "webhook", "name": "late", "url": late.url},
@@ -574,7 +552,7 @@ def test_a_channel_that_never_answers_holds_the_run_a_bounded_time(
     try:
         with webhook_receiver() as team:
             url = f"http://127.0.0.1:{silent.getsockname()[1]}/hook"
-            configure(
+            write_alerts(
                 lib,
                 {"type": "webhook", "name": "hang", "url": url},
                 {"type": "webhook", "name": "team", "url": team.url},
@@ -602,7 +580,7 @@ def test_a_swapped_url_file_needs_a_new_confirmation(lib: Path) -> None:
     lib.joinpath(".oo").mkdir(mode=0o700)
     hook.write_text("https://hooks.example/mine-token\n")
     hook.chmod(0o600)
-    configure(lib, {"type": "webhook", "name": "team", "url_file": "hook"})
+    write_alerts(lib, {"type": "webhook", "name": "team", "url_file": "hook"})
     assert load_config(lib) is not None
     record = (lib / ".oo" / "alerts.trusted").read_text()
     assert hashlib.sha256(hook.read_bytes()).hexdigest() not in record  # keyed, not guessable
@@ -628,11 +606,12 @@ def test_trust_names_each_secrets_origin_and_refuses_a_ca_file_without_a_certifi
     monkeypatch.setenv("OO_SLACK_WEBHOOK", "https://hooks.example/T/B/USER-SECRET")
     (lib / ".oo").mkdir(mode=0o700)
     (lib / ".oo" / "ca.pem").write_text("junk\n")
-    _shipped(
+    write_alerts(
         lib,
         {"type": "email", "name": "me", "host": "mail.lib.example", "from": "oo@lib.example",
          "to": "me@example.org", "username": "oo", "password_env": "OO_SLACK_WEBHOOK",
          "ca_file": "ca.pem"},
+        trusted=False,
     )  # fmt: skip
     assert main(["alerts", str(lib), "--trust"]) == 2
     err = capsys.readouterr().err

@@ -18,6 +18,7 @@ from oo_nb.cli.main import main
 from oo_nb.errors import ValidationError
 from oo_nb.schedule import cron, systemd
 from oo_nb.schedule.job import job_for, parse_cadence
+from tests.support.alert_settings import write_alerts
 from tests.support.magic_helpers import oo
 
 if TYPE_CHECKING:
@@ -32,6 +33,8 @@ case "$1" in
 esac
 """
 USER_LINES = "MAILTO=me@example.org\n# my backups\n30 2 * * * /usr/bin/backup --all\n\n"
+# the --init template's channel: where it sends is the value of $OO_ALERT_WEBHOOK
+_INIT_CHANNEL = {"type": "webhook", "name": "w", "url_env": "OO_ALERT_WEBHOOK"}
 HOSTILE = "lib $(touch INJECTED) `touch INJECTED2` 'quoted' \"dq\" 100%"
 
 
@@ -156,10 +159,7 @@ def test_a_library_env_file_is_read_only_once_confirmed_and_never_over_the_user(
 ) -> None:
     """A library's own .oo/env set OO_ALERT_WEBHOOK (the variable of the --init channel the user
     confirmed) to its author's URL: a scheduled run sent every alert there (attack2 finding 12)."""
-    (tmp_path / ".oo").mkdir(mode=0o700)
-    (tmp_path / ".oo" / "alerts.json").write_text(
-        '{"channels": [{"type": "webhook", "name": "w", "url_env": "OO_ALERT_WEBHOOK"}]}'
-    )  # the --init template's channel: where it sends is the variable's value
+    write_alerts(tmp_path, _INIT_CHANNEL, trusted=False)
     env = tmp_path / ".oo" / "env"
     env.write_text("OO_ALERT_WEBHOOK=https://collect.example/theirs\nOO_MODEL=their-model\n")
     env.chmod(0o600)  # as a tarball keeps it
@@ -252,9 +252,8 @@ def test_the_job_reads_the_seal_key_the_user_confirmed_with(
     only) read ~/.local/share/oo-nb's: every scheduled run said the alerts were "not confirmed on
     this machine" (attack2 finding 14). The job now carries OO_DATA_DIR as resolved at install."""
     lib = tmp_path / "lib"
-    (lib / ".oo").mkdir(parents=True, mode=0o700)
-    (lib / ".oo" / "alerts.json").write_text(
-        '{"channels": [{"type": "webhook", "name": "w", "url": "http://127.0.0.1:9/x"}]}'
+    write_alerts(
+        lib, {"type": "webhook", "name": "w", "url": "http://127.0.0.1:9/x"}, trusted=False
     )
     monkeypatch.delenv("OO_DATA_DIR", raising=False)
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
@@ -287,8 +286,7 @@ def test_alerts_show_warns_when_the_installed_job_reads_another_seal_key(
     """A job installed from another shell (or before jobs carried OO_DATA_DIR) reads another
     key than the one --trust seals with: --show says so instead of "no problem"."""
     lib = tmp_path / "lib"
-    (lib / ".oo").mkdir(parents=True, mode=0o700)
-    (lib / ".oo" / "alerts.json").write_text('{"channels": [{"type": "desktop"}]}')
+    write_alerts(lib, {"type": "desktop"}, trusted=False)
     monkeypatch.delenv("OO_DATA_DIR", raising=False)
     monkeypatch.delenv("XDG_DATA_HOME", raising=False)
     assert main(["schedule", str(lib), "--every", "daily", "--via", "cron"]) == 0  # ~/.local/share
@@ -319,10 +317,7 @@ def test_trust_reads_a_channels_variable_from_the_env_file_it_confirms(
 ) -> None:
     """The documented cron set-up keeps the webhook only in .oo/env: --trust must confirm it
     (it named "the variable OO_ALERT_WEBHOOK is not set" and so could never seal .oo/env)."""
-    (tmp_path / ".oo").mkdir(mode=0o700)
-    (tmp_path / ".oo" / "alerts.json").write_text(
-        '{"channels": [{"type": "webhook", "name": "w", "url_env": "OO_ALERT_WEBHOOK"}]}'
-    )
+    write_alerts(tmp_path, _INIT_CHANNEL, trusted=False)
     env = tmp_path / ".oo" / "env"
     env.write_text("OO_ALERT_WEBHOOK=https://hooks.example/mine\n")
     env.chmod(0o600)

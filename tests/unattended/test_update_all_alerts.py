@@ -3,17 +3,20 @@ a failed update arrive at a loopback webhook; a failing channel never fails the 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
-from oo_nb.alerts.trust import record_trust
 from oo_nb.cli.main import main
 from tests.support.agent_helpers import MARKER, copy_doc, start_mock
 from tests.support.alert_receivers import webhook_receiver
+from tests.support.alert_settings import write_alerts
 from tests.support.mock_api import MockRequest, Reply, message
 from tests.support.mock_scenarios import research_scenario, text
+
+
+def _team(url: str) -> dict[str, str]:
+    return {"type": "webhook", "name": "team", "format": "slack", "url": url}
 
 
 @pytest.fixture
@@ -32,22 +35,13 @@ def api(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
     mock.stop()
 
 
-def _settings(folder: Path, url: str) -> None:
-    (folder / ".oo").mkdir(mode=0o700)
-    channels = [{"type": "webhook", "name": "team", "format": "slack", "url": url}]
-    (folder / ".oo" / "alerts.json").write_text(
-        json.dumps({"channels": channels, "digest_after": 10})
-    )
-    record_trust(folder / ".oo" / "alerts.json")
-
-
 def test_update_all_sends_review_and_failure_alerts_once(
     api: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     copy_doc(tmp_path, "agi-declared.o-o.html")
     copy_doc(tmp_path, "yc-w26-batch.o-o.html")
     with webhook_receiver() as hook:
-        _settings(tmp_path, hook.url)
+        write_alerts(tmp_path, _team(hook.url), digest_after=10)
         code = main(["update-all", str(tmp_path), "--force", "--no-progress"])
         out = capsys.readouterr().out
         assert code == 1  # the refused document failed: update-all says so, as before
@@ -67,7 +61,7 @@ def test_failing_alert_never_fails_the_update(
     api: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     copy_doc(tmp_path, "agi-declared.o-o.html")
-    _settings(tmp_path, "http://127.0.0.1:9/unreachable")
+    write_alerts(tmp_path, _team("http://127.0.0.1:9/unreachable"), digest_after=10)
     # without --auto the update is kept for review: an event, and its channel is down
     assert main(["update-all", str(tmp_path), "--force", "--no-progress"]) == 0
     out = capsys.readouterr().out
