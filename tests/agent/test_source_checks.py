@@ -105,22 +105,17 @@ OTHER_PAGE = [
 ]
 
 
-@pytest.mark.parametrize("url", SAME_PAGE)
-def test_a_variant_url_key_calls_the_same_page_counts_as_seen(corpus_dir: Path, url: str) -> None:
-    assert url_key(url) == url_key(SEEN)
+@pytest.mark.parametrize(
+    ("url", "same"), [(u, True) for u in SAME_PAGE] + [(u, False) for u in OTHER_PAGE]
+)
+def test_a_source_is_verified_only_when_url_key_calls_it_the_seen_page(
+    corpus_dir: Path, url: str, same: bool
+) -> None:
+    """A variant of the seen address counts as seen; another page on the seen host does not."""
+    assert (url_key(url) == url_key(SEEN)) is same
     doc = Document.read(corpus_dir / "yc-w26-batch.o-o.html")
-    cand = _build(doc, [{"id": "s90", "url": url, "title": "Real"}], SEEN)
-    assert not cand.unverified
+    cand = _build(doc, [{"id": "s90", "url": url, "title": "Real" if same else "Made up"}], SEEN)
     added = [s for s in cand.document.block_json("oo-source-cache")["sources"] if s["url"] == url]
-    assert [s["verified"] for s in added] == [True]
-
-
-@pytest.mark.parametrize("url", OTHER_PAGE)
-def test_another_page_on_a_seen_host_is_not_verified(corpus_dir: Path, url: str) -> None:
-    assert url_key(url) != url_key(SEEN)
-    doc = Document.read(corpus_dir / "yc-w26-batch.o-o.html")
-    cand = _build(doc, [{"id": "s90", "url": url, "title": "Made up"}], SEEN)
-    added = [s for s in cand.document.block_json("oo-source-cache")["sources"] if s["url"] == url]
-    assert [s["verified"] for s in added] == [False]
-    assert cand.unverified == [added[0]["id"]]
-    assert any("UNVERIFIED" in w for w in cand.warnings)
+    assert [s["verified"] for s in added] == [same]
+    assert cand.unverified == ([] if same else [added[0]["id"]])
+    assert any("UNVERIFIED" in w for w in cand.warnings) is not same

@@ -9,6 +9,8 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from oo_nb.format.check import check_path
 from oo_nb.library.audit import audit
 from oo_nb.library.library import Library
@@ -43,35 +45,53 @@ def test_two_sources_with_one_id_are_an_error_naming_both(tmp_path: Path) -> Non
     assert list(row["severity"]) == ["error"] and list(row["where"]) == ["s1"]
 
 
-def test_a_source_url_that_is_not_a_web_page_is_named(tmp_path: Path) -> None:
-    path = _write(tmp_path, "js", [dict(source(1), url=" JavaScript:alert(1)")])
-    [message] = _codes(path)["non-http-source"]
-    assert "javascript: URL" in message and "alert(1)" in message
-    found = audit(Library(tmp_path), today=TODAY)
-    assert "non-http-source" in set(found["code"])
+# a source field that is not what it claims: the change to source(1) that makes it so, the code
+# ``oo check`` names it by, each message's words (one tuple a message), the same field as it may
+# be (no defect), and whether the audit names it too (odd fields: check only, it alone reads the
+# raw block)
+FIELD_CASES = {
+    "a URL that is not a web page": (
+        {"url": " JavaScript:alert(1)"},
+        "non-http-source",
+        [("javascript: URL", "alert(1)")],
+        {"url": "https://example.org/1"},
+        True,
+    ),
+    "an access date after today": (
+        {"accessed": "2099-01-01"},
+        "future-accessed",
+        [("2099-01-01", "2026-06-01")],
+        {"accessed": TODAY.isoformat()},
+        True,
+    ),
+    "a verified or accessed of the wrong kind, named not silently unknown": (
+        {"verified": "false", "accessed": "last week"},
+        "odd-source-field",
+        [("sources[0]: verified is 'false'",), ("sources[0]: accessed is 'last week'",)],
+        {"verified": False},
+        False,
+    ),
+}
 
 
-def test_an_access_date_after_today_is_named(tmp_path: Path) -> None:
-    path = _write(tmp_path, "future", [dict(source(1), accessed="2099-01-01")])
-    [message] = _codes(path)["future-accessed"]
-    assert "2099-01-01" in message and "2026-06-01" in message
-    found = audit(Library(tmp_path), today=TODAY)
-    assert "future-accessed" in set(found["code"])
-    # today's date is no defect
-    assert "future-accessed" not in _codes(
-        _write(tmp_path, "today", [dict(source(1), accessed=TODAY.isoformat())])
-    )
-
-
-def test_a_verified_or_accessed_of_the_wrong_kind_is_named_not_silently_unknown(
+@pytest.mark.parametrize(
+    ("bad", "code", "words", "fine", "audited"), list(FIELD_CASES.values()), ids=list(FIELD_CASES)
+)
+def test_a_source_field_that_is_not_what_it_claims_is_named(
     tmp_path: Path,
+    bad: dict[str, Any],
+    code: str,
+    words: list[tuple[str, ...]],
+    fine: dict[str, Any],
+    audited: bool,
 ) -> None:
-    path = _write(tmp_path, "odd", [dict(source(1), verified="false", accessed="last week")])
-    messages = _codes(path)["odd-source-field"]
-    assert any("sources[0]: verified is 'false'" in m for m in messages)
-    assert any("sources[0]: accessed is 'last week'" in m for m in messages)
-    plain = _write(tmp_path, "plain", [dict(source(1), verified=False)])
-    assert "odd-source-field" not in _codes(plain)
+    messages = _codes(_write(tmp_path, "bad", [dict(source(1), **bad)]))[code]
+    assert len(messages) == len(words), messages
+    for each in words:
+        assert any(all(w in m for w in each) for m in messages), (each, messages)
+    if audited:
+        assert code in set(audit(Library(tmp_path), today=TODAY)["code"])
+    assert code not in _codes(_write(tmp_path, "fine", [dict(source(1), **fine)]))
 
 
 def test_a_fact_naming_only_unknown_ids_has_no_source(tmp_path: Path) -> None:
