@@ -12,10 +12,12 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
 
+from oo_nb.agent.interrupt import Stop, clear_after, held
 from oo_nb.format.document import Document
 from tests.support.agent_helpers import DOCS, MARKER, copy_doc, start_mock
 from tests.support.mock_scenarios import research_scenario
@@ -87,3 +89,23 @@ def test_a_signal_during_the_last_cleanup_gives_the_report_and_the_signals_statu
     assert f"interrupted by {name}: research runs ended, nothing written after it" in run.stdout
     assert "nothing was written" not in run.stderr
     assert [Document.read(doc).manifest.version for doc in docs] == [v + 1 for v in versions]
+
+
+def test_a_signal_pending_while_the_handlers_are_put_back_is_the_runs() -> None:
+    """One that arrives as ``held`` puts the handlers from before back (blocked meanwhile) is
+    taken as the run's, not left to the default action (SIGHUP's would end the process)."""
+    stop = Stop((signal.SIGHUP,))
+    before = signal.getsignal(signal.SIGHUP)
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGHUP})
+    try:
+        with clear_after(), held(stop):
+            # to this thread, which blocks it: pending when ``held`` puts the default back
+            signal.pthread_kill(threading.get_ident(), signal.SIGHUP)
+        left = signal.SIGHUP in signal.sigpending()
+        after = signal.getsignal(signal.SIGHUP)
+    finally:
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)  # (one left pending must not end pytest)
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        signal.signal(signal.SIGHUP, before)
+    assert stop.signum == signal.SIGHUP and not left
+    assert after is before
