@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 __all__ = [
     "Stop",
     "catches_signals",
-    "clear_after",
     "held",
     "loop_running",
     "on_signals",
@@ -111,7 +110,7 @@ def loop_running() -> bool:
 def on_signals(stop: Stop, task: asyncio.Task[object]) -> Iterator[None]:
     """While inside (in ``task``'s running loop), ``stop.signals`` set ``stop`` and the flag
     and cancel ``task``. The flag is cleared on the way in; a signal's flag stays set until the
-    loop's worker threads are done (``clear_after``)."""
+    loop's worker threads are done (``held``)."""
     loop = asyncio.get_running_loop()
     # only a main-thread loop can take signals (set_wakeup_fd); a loop in a worker thread (the
     # caller has a running loop: a notebook kernel's cell, an async program) is stopped through
@@ -151,9 +150,11 @@ def on_signals(stop: Stop, task: asyncio.Task[object]) -> Iterator[None]:
 
 @contextlib.contextmanager
 def held(stop: Stop) -> Iterator[None]:
-    """Around a run's whole loop and the making of its outcome (main thread): ``stop.signals``
-    stop it as ``stop.interrupt`` does wherever ``on_signals`` does not take them. Inside
-    ``clear_after``: a signal after the loop must not leave the flag set for a later run."""
+    """Around a run's whole loop and the making of its outcome: in the main thread,
+    ``stop.signals`` stop it as ``stop.interrupt`` does wherever ``on_signals`` does not take
+    them. The flag goes on the way out (``asyncio.run`` has waited for the loop's worker
+    threads: nothing of the stopped run can still write), a signal's after the loop too, so it
+    is never left set for a later run."""
     signals = stop.signals if threading.current_thread() is threading.main_thread() else ()
 
     def record(signum: int, frame: object) -> None:
@@ -172,6 +173,7 @@ def held(stop: Stop) -> Iterator[None]:
             for sig in signal.sigpending() & set(signals):
                 signal.sigtimedwait([sig], 0)
                 stop.interrupt(sig)
+        _requested.clear()
 
 
 @contextlib.contextmanager
@@ -181,16 +183,6 @@ def _blocked(signals: tuple[signal.Signals, ...]) -> Iterator[None]:
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-
-
-@contextlib.contextmanager
-def clear_after() -> Iterator[None]:
-    """Around the loop's whole run (``asyncio.run`` waits for its worker threads): the flag
-    goes once nothing of the stopped run can still write."""
-    try:
-        yield
-    finally:
-        _requested.clear()
 
 
 def stopped_message(stop: Stop, cost_usd: float | None, *, claude_code: bool) -> str:

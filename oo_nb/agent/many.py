@@ -25,7 +25,6 @@ from oo_nb.agent.freshness import Freshness
 from oo_nb.agent.interrupt import (
     Stop,
     catches_signals,
-    clear_after,
     held,
     loop_running,
     on_signals,
@@ -414,7 +413,7 @@ def update_library(
             stop = Stop(taken) if taken or loop_running() else None
     # the signals stay taken until the outcome is made: one in the run's last moments (its
     # cleanup, asyncio closing the loop) makes it an interrupted run, not a traceback
-    with clear_after(), held(stop) if stop is not None else contextlib.nullcontext():
+    with held(stop) if stop is not None else contextlib.nullcontext():
         try:
             if batch and todo:
                 from oo_nb.agent.batch import run_batch
