@@ -39,7 +39,7 @@ from oo_nb.errors import OOError
 from oo_nb.format.document import Document
 from oo_nb.format.sentinel_state import current_sentinel
 from oo_nb.format.vocab import citation_ids
-from oo_nb.store.history import HistoryEntry, read_history, sha256_hex
+from oo_nb.store.history import HistoryEntry, entry_bytes, read_history
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -100,9 +100,7 @@ class _State:
 def _read_state(path: Path, entry: HistoryEntry) -> _State | None:
     """The state of one history entry, or None when its bytes cannot be had or read."""
     try:
-        data = entry.snapshot.read_bytes() if entry.snapshot else path.read_bytes()
-        if sha256_hex(data) != entry.sha256:
-            return None
+        data = entry_bytes(path, entry)  # checked, and never through a link
         doc = Document.parse(data, path=path)
         if doc.kind != "document":
             return None

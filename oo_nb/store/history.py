@@ -26,7 +26,7 @@ from oo_nb.format.document import Document
 from oo_nb.format.names import HISTORY_DIR
 from oo_nb.skin import history_advice
 from oo_nb.store.atomic import atomic_write_bytes
-from oo_nb.store.history_place import history_folder, open_plain_file
+from oo_nb.store.history_place import history_folder, open_plain_file, read_kept_file
 
 __all__ = [
     "CHANGED_OUTSIDE",
@@ -34,6 +34,7 @@ __all__ = [
     "HistoryEntry",
     "Pick",
     "Recorded",
+    "entry_bytes",
     "history_dir",
     "keep_written",
     "pick_entry",
@@ -369,14 +370,19 @@ def _entry_of(
     )
 
 
-def _entry_bytes(p: Path, entry: HistoryEntry) -> bytes:
-    """The bytes of one history entry, checked against the sha256 the log recorded."""
+def entry_bytes(p: Path, entry: HistoryEntry) -> bytes:
+    """The bytes of one history entry, checked against the sha256 the log recorded. A snapshot
+    is never read through a link (``read_kept_file``): ``FormatError`` names it."""
     what = f"seq {entry.seq} (version {'-' if entry.version is None else entry.version})"
     try:
-        data = entry.snapshot.read_bytes() if entry.snapshot else p.read_bytes()
+        data = read_kept_file(entry.snapshot) if entry.snapshot else p.read_bytes()
     except FileNotFoundError:
         raise FormatError(
             f"history snapshot of {what} is missing", file=str(entry.snapshot or p)
+        ) from None
+    except OOError as exc:
+        raise FormatError(
+            f"history snapshot of {what} is refused: {exc.message}", file=str(entry.snapshot)
         ) from None
     if sha256_hex(data) != entry.sha256:
         raise FormatError(
@@ -392,10 +398,10 @@ def snapshot_state(entry: HistoryEntry) -> str:
     if entry.snapshot is None:
         return "current"
     try:
-        data = entry.snapshot.read_bytes()
+        data = read_kept_file(entry.snapshot)
     except FileNotFoundError:
         return "missing"
-    except OSError:  # a folder in its place, no permission...: it cannot be read back either
+    except (OSError, OOError):  # a link, a folder in its place, no permission...: not read back
         return "damaged"
     return "ok" if sha256_hex(data) == entry.sha256 else "damaged"
 
@@ -441,7 +447,7 @@ def pick_from(
     if seq is not None:
         for entry in entries:
             if entry.seq == seq:
-                return Pick(entry, _entry_bytes(p, entry), ())
+                return Pick(entry, entry_bytes(p, entry), ())
         span = f"seqs {entries[0].seq}-{entries[-1].seq}" if entries else "no history"
         raise NotFound(
             f"no seq {seq} in history ({span}; `{history_advice(p)}` lists them)", file=str(p)
@@ -457,7 +463,7 @@ def pick_from(
     differing = [e for e in same if e.sha256 != avoid_sha]
     chosen = (differing or same)[-1]
     others = tuple(e.seq for e in same if e.sha256 != chosen.sha256)
-    return Pick(chosen, _entry_bytes(p, chosen), others, tuple(e.seq for e in same))
+    return Pick(chosen, entry_bytes(p, chosen), others, tuple(e.seq for e in same))
 
 
 def seq_bytes(path: str | Path, seq: int) -> bytes:
