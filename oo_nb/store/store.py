@@ -248,7 +248,10 @@ class Restored:
     path: Path
     pick: Pick
     written: bool
-    current_seq: int  # the seq the file had before the rollback (it keeps it in history)
+    # the seq the file had before the rollback (it keeps it in history); when there was no file
+    # (a deleted document), the seq the restored file now has
+    current_seq: int
+    replaced: bool = True  # False: there was no file (a deleted document came back)
 
 
 def _new_unknown_code(restored: Document, current: bytes | None) -> list[CodeRegion]:
@@ -284,7 +287,7 @@ def restore(
         entries[-1].seq if current is not None else (entries[-1].seq + 1 if entries else 1)
     )
     if current == pick.data:
-        return Restored(p, pick, False, current_seq)
+        return Restored(p, pick, False, current_seq)  # (never None: a pick has bytes)
     target = pick.entry
     label = "-" if target.version is None else str(target.version)
     restored = Document.parse(pick.data, path=p)
@@ -303,7 +306,7 @@ def restore(
         f" (seq {target.seq})" if seq is not None or pick.others else ""
     )
     written = write_document(restored, expected=current, action=action, timeout=timeout)
-    return Restored(written, pick, True, current_seq)
+    return Restored(written, pick, True, current_seq, replaced=current is not None)
 
 
 def rollback(
