@@ -27,14 +27,16 @@ def history_frame(entries: list[HistoryEntry]) -> pd.DataFrame:
     """One row per kept state, oldest first, indexed by ``seq``; the current file is the last.
 
     Columns: version (Int64), as_of (datetime64), saved_at (datetime64, UTC), state (object:
-    ``current`` or ``replaced by ACTION``), cost_usd (Float64), summary (object)."""
+    ``current`` or ``replaced by ACTION``, with ``(former document)`` for a deleted document's
+    state whose name this one took), cost_usd (Float64), summary (object)."""
     import pandas as pd
 
     def state(e: HistoryEntry) -> str:
         if e.snapshot is None:
             return "current"
         kept = snapshot_state(e)
-        return f"replaced by {e.action}" + ("" if kept == "ok" else f" (snapshot {kept})")
+        former = " (former document)" if e.former else ""
+        return f"replaced by {e.action}{former}" + ("" if kept == "ok" else f" (snapshot {kept})")
 
     rows = [
         {
