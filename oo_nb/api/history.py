@@ -27,14 +27,16 @@ def history_frame(entries: list[HistoryEntry]) -> pd.DataFrame:
     """One row per kept state, oldest first, indexed by ``seq``; the current file is the last.
 
     Columns: version (Int64), as_of (datetime64), saved_at (datetime64, UTC), state (object:
-    ``current`` or ``replaced by ACTION``), cost_usd (Float64), summary (object)."""
+    ``current`` or ``replaced by ACTION``, with ``(former document)`` for a deleted document's
+    state whose name this one took), cost_usd (Float64), summary (object)."""
     import pandas as pd
 
     def state(e: HistoryEntry) -> str:
         if e.snapshot is None:
             return "current"
         kept = snapshot_state(e)
-        return f"replaced by {e.action}" + ("" if kept == "ok" else f" (snapshot {kept})")
+        former = " (former document)" if e.former else ""
+        return f"replaced by {e.action}{former}" + ("" if kept == "ok" else f" (snapshot {kept})")
 
     rows = [
         {
@@ -183,8 +185,9 @@ class Rollback:
         Its manifest version.
     written : bool
         False when the file already held those bytes (nothing was written).
-    previous_seq : int
-        The seq the replaced file keeps in history.
+    previous_seq : int or None
+        The seq the replaced file keeps in history; None when there was no file (a deleted
+        document came back).
     message : str
         What happened, in one or two lines (what ``oo rollback`` prints).
     """
@@ -195,7 +198,7 @@ class Rollback:
     seq: int
     version: int | None
     written: bool
-    previous_seq: int
+    previous_seq: int | None
     message: str
 
     def __repr__(self) -> str:
@@ -219,7 +222,7 @@ def roll_back(
         entry.seq,
         entry.version,
         done.written,
-        done.current_seq,
+        done.current_seq if done.replaced else None,
         _describe(done, by_seq=seq is not None),
     )
 
@@ -235,11 +238,17 @@ def _describe(done: Restored, *, by_seq: bool) -> str:
             else f", the same bytes as the current file (seq {done.current_seq})"
         )
         return f"{done.path}: already at version {version} (seq {entry.seq}{same}); nothing written"
-    kept = f"the previous file is kept in history as seq {done.current_seq}"
+    # a deleted document that comes back replaced no file: nothing was kept of one
+    kept = (
+        f"the previous file is kept in history as seq {done.current_seq}"
+        if done.replaced
+        else "there was no file to replace"
+    )
     if by_seq:
         return f"{done.path}: restored seq {entry.seq} (version {version}; {kept})"
     if not done.pick.others:  # the version number alone named one state
-        return f"{done.path}: restored version {version} (the previous file is kept in history)"
+        said = "the previous file is kept in history" if done.replaced else kept
+        return f"{done.path}: restored version {version} ({said})"
     held = ", ".join(map(str, done.pick.same_version))
     return (
         f"{done.path}: restored version {version} from seq {entry.seq} ({kept})\n"

@@ -25,6 +25,8 @@ def format_history(entries: list[HistoryEntry], doc: str = "DOC") -> str:
     for e in entries:
         state = snapshot_state(e)
         ended = "(current)" if e.snapshot is None else f"replaced by {e.action}"
+        if e.former:
+            ended += " [former document]"
         if state in ("missing", "damaged"):
             ended += f" [snapshot {state}]"
             lost.append(
@@ -47,7 +49,24 @@ def format_history(entries: list[HistoryEntry], doc: str = "DOC") -> str:
         "  ".join(c.ljust(w) for c, w in zip(r[:7], widths, strict=True)) + "  " + r[7]
         for r in rows
     ]
-    return "\n".join(table + lost + _outside(entries, doc) + _hints(entries, doc))
+    return "\n".join(
+        table + lost + _former(entries, doc) + _outside(entries, doc) + _hints(entries, doc)
+    )
+
+
+def _former(entries: list[HistoryEntry], doc: str) -> list[str]:
+    """Say which states are a former document's: one deleted, whose name a new one took."""
+    spans: dict[int, list[int]] = {}
+    for e in entries:
+        if e.former:
+            spans.setdefault(e.document, []).append(e.seq)
+    if not spans:
+        return []
+    seqs = ", ".join(f"{s[0]}-{s[-1]}" if len(s) > 1 else str(s[0]) for s in spans.values())
+    return [
+        f"seq {seqs}: a former document at this name (deleted, then `oo new` made this one); "
+        f"`--to` never picks them, `oo rollback {doc} --seq N` restores one."
+    ]
 
 
 def _outside(entries: list[HistoryEntry], doc: str) -> list[str]:
@@ -57,7 +76,7 @@ def _outside(entries: list[HistoryEntry], doc: str) -> list[str]:
         f"seq {e.seq} is what oo last wrote before the file was changed outside oo (an editor, a "
         f"checkout, a sync tool): `oo rollback {doc} --seq {e.seq}` gives it back."
         for e in entries
-        if e.action == CHANGED_OUTSIDE
+        if e.action == CHANGED_OUTSIDE and not e.former  # (a former one's: said by `_former`)
     ]
 
 
@@ -69,7 +88,7 @@ def _hints(entries: list[HistoryEntry], doc: str) -> list[str]:
     ]
     shared: dict[int, list[HistoryEntry]] = {}
     for e in entries:
-        if e.version is not None:
+        if e.version is not None and not e.former:  # what `--to` chooses among
             shared.setdefault(e.version, []).append(e)
     for version, same in shared.items():
         if len({e.sha256 for e in same}) > 1:

@@ -213,5 +213,6 @@ def said(made: NewDocument, *, yes: bool) -> NewResult:
         from oo_nb.cli.update import outcome
 
         result.update_result = outcome(made.proposal, yes=yes)
+        result.update_result.written_note = "its first researched version"
         result.exit_code = result.update_result.exit_code
     return result

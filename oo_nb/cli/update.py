@@ -132,6 +132,9 @@ class UpdateOutcome:
     """What ``oo update`` did: the API's ``Proposal``, its text and exit code (0 done, 1 kept
     back)."""
 
+    # said of a written update; `oo new` says its own (a new document had no previous version)
+    written_note = "the previous version is kept in history"
+
     def __init__(self, proposal: Proposal, exit_code: int = 0, note: str = "") -> None:
         self.proposal = proposal
         self.value = proposal
@@ -145,7 +148,7 @@ class UpdateOutcome:
         if p.status == "planned" and p.plan:
             out.append("  first request plan: " + ", ".join(f"{k} {v}" for k, v in p.plan.items()))
         if p.written_to:
-            out.append(f"  written: {p.written_to} (the previous version is kept in history)")
+            out.append(f"  written: {p.written_to} ({self.written_note})")
         elif p.saved_to:
             if p.kept_because:
                 out.append(

@@ -290,8 +290,8 @@ def create_document(
         _ = doc.manifest, doc.contract, doc.source_cache, doc.changelog  # must read back valid
         try:
             # through the store, as every write: its history keeps the state written (and a
-            # deleted document's last one, when the name was its)
-            store.write_document(doc, expected=None, action="new", path=path)
+            # deleted document's last one, when the name was its: a former document's states)
+            store.write_document(doc, expected=None, action="new", path=path, new_document=True)
         except OOError:
             if path.exists():
                 if not suffix:

@@ -4,7 +4,8 @@ status, read from the history every write already keeps (``store.history``: the 
 
 Each pair of consecutive kept states of a document (the current file last) is compared. A state
 whose snapshot is missing, damaged or unreadable is stepped over: the next readable one is
-compared with the last readable one, so nothing is reported twice and nothing invented. A
+compared with the last readable one, so nothing is reported twice and nothing invented. States
+of two documents at one name (one deleted, then a new one made) are never compared. A
 document with no history (only its current file) has no rows: there is nothing to compare.
 
 Columns (``COLUMNS``, with their dtypes):
@@ -39,7 +40,7 @@ from oo_nb.errors import OOError
 from oo_nb.format.document import Document
 from oo_nb.format.sentinel_state import current_sentinel
 from oo_nb.format.vocab import citation_ids
-from oo_nb.store.history import HistoryEntry, read_history, sha256_hex
+from oo_nb.store.history import HistoryEntry, entry_bytes, read_history
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -100,9 +101,7 @@ class _State:
 def _read_state(path: Path, entry: HistoryEntry) -> _State | None:
     """The state of one history entry, or None when its bytes cannot be had or read."""
     try:
-        data = entry.snapshot.read_bytes() if entry.snapshot else path.read_bytes()
-        if sha256_hex(data) != entry.sha256:
-            return None
+        data = entry_bytes(path, entry)  # checked, and never through a link
         doc = Document.parse(data, path=path)
         if doc.kind != "document":
             return None
@@ -207,7 +206,8 @@ def document_changes(path: str | Path, name: str | None = None) -> list[Change]:
         state = _read_state(p, entry)
         if state is None:
             continue
-        if previous is not None:
+        # a deleted document's last state and the first of a new one at its name: no change
+        if previous is not None and previous.entry.document == entry.document:
             # the previous state's log row says when, and by what, it was replaced
             written = _when(previous.entry.saved_at)
             day = state.as_of or (written.date() if written else None)

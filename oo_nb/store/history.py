@@ -8,6 +8,11 @@ outside oo (an editor, ``git checkout``, a backup restored, a sync tool) that st
 update, was gone. Now, while the file differs from it, it is listed as the state before the
 file (replaced by ``CHANGED_OUTSIDE``) and can be rolled back to; the next write records it as
 a row of its own. One copy per document: the store grows by one file's size, not one per write.
+
+A document deleted, then a new one made under its name (``oo new`` with the same title): the
+history of the name goes on, but its earlier states are a former document's (``former.json``
+holds the last seq of each). They are listed as such, never picked by version (``--to 1`` of
+the new document once restored the deleted one), and still restored by their seq (``former``).
 """
 
 from __future__ import annotations
@@ -26,7 +31,8 @@ from oo_nb.format.document import Document
 from oo_nb.format.names import HISTORY_DIR
 from oo_nb.skin import history_advice
 from oo_nb.store.atomic import atomic_write_bytes
-from oo_nb.store.history_place import history_folder, open_plain_file
+from oo_nb.store.former import FormerMark, document_of, former_ends, mark_former
+from oo_nb.store.history_place import history_folder, open_plain_file, read_kept_file
 
 __all__ = [
     "CHANGED_OUTSIDE",
@@ -34,6 +40,7 @@ __all__ = [
     "HistoryEntry",
     "Pick",
     "Recorded",
+    "entry_bytes",
     "history_dir",
     "keep_written",
     "pick_entry",
@@ -44,6 +51,7 @@ __all__ = [
     "seq_bytes",
     "sha256_hex",
     "snapshot_state",
+    "start_new_document",
     "utc_now",
     "version_bytes",
 ]
@@ -79,6 +87,10 @@ class HistoryEntry:
     action: str  # the write that replaced this version ("current" for the file itself)
     sha256: str
     snapshot: Path | None  # None for the current file
+    # which document at this name the state belongs to (1, then 2 once a deleted document's
+    # name was taken by a new one); former: not the current document's, never picked by version
+    document: int = 1
+    former: bool = False
 
 
 def _describe(data: bytes) -> dict[str, Any]:
@@ -317,11 +329,22 @@ def keep_written(path: Path, data: bytes) -> None:
     atomic_write_bytes(folder / WRITTEN_FILE, data, mode=0o644)
 
 
+def start_new_document(path: Path) -> FormerMark | None:
+    """Before a new document takes the name of a deleted one (``oo new``), under the lock and
+    after ``record_outside_change``: every state kept so far is a former document's. None when
+    there is nothing kept, or nothing since the last such mark."""
+    rows = _read_log(path)
+    return mark_former(path, history_dir(path), rows[-1]["seq"]) if rows else None
+
+
 def read_history(path: str | Path) -> list[HistoryEntry]:
     """Every kept version, oldest first, then the current file. The state oo last wrote is
-    among them when the file was changed outside oo since (``CHANGED_OUTSIDE``)."""
+    among them when the file was changed outside oo since (``CHANGED_OUTSIDE``); those of a
+    former document at this name are marked ``former``."""
     p = Path(path)
     rows = _read_log(p)
+    ends = former_ends(history_dir(p)) if rows else []
+    current = len(ends) + 1
     entries = [
         HistoryEntry(
             seq=row["seq"],
@@ -333,6 +356,8 @@ def read_history(path: str | Path) -> list[HistoryEntry]:
             action=row.get("action", ""),
             sha256=row.get("sha256", ""),
             snapshot=history_dir(p) / "snapshots" / row["file"],
+            document=document_of(row["seq"], ends),
+            former=document_of(row["seq"], ends) < current,
         )
         for row in rows
     ]
@@ -340,9 +365,9 @@ def read_history(path: str | Path) -> list[HistoryEntry]:
     written = _unrecorded_written(p, rows, data)
     if written is not None:
         file = _written_file(p)
-        entries.append(_entry_of(written, entries, _stamp(file), CHANGED_OUTSIDE, file))
+        entries.append(_entry_of(written, entries, _stamp(file), CHANGED_OUTSIDE, file, current))
     if data is not None:
-        entries.append(_entry_of(data, entries, _stamp(p), "current", None))
+        entries.append(_entry_of(data, entries, _stamp(p), "current", None, current))
     return entries
 
 
@@ -351,12 +376,19 @@ def _stamp(file: Path) -> str:
 
 
 def _entry_of(
-    data: bytes, before: list[HistoryEntry], saved_at: str, action: str, snapshot: Path | None
+    data: bytes,
+    before: list[HistoryEntry],
+    saved_at: str,
+    action: str,
+    snapshot: Path | None,
+    document: int,
 ) -> HistoryEntry:
     """The entry after ``before`` for bytes no log row holds (the file now, or the state oo
-    last wrote before a change made outside oo)."""
+    last wrote before a change made outside oo): the current document's, as a former one's
+    states are all in rows (``start_new_document`` comes after ``record_outside_change``)."""
     info = _describe(data)
     return HistoryEntry(
+        document=document,
         seq=(before[-1].seq + 1) if before else 1,
         version=info["version"],
         as_of=info["as_of"],
@@ -369,14 +401,19 @@ def _entry_of(
     )
 
 
-def _entry_bytes(p: Path, entry: HistoryEntry) -> bytes:
-    """The bytes of one history entry, checked against the sha256 the log recorded."""
+def entry_bytes(p: Path, entry: HistoryEntry) -> bytes:
+    """The bytes of one history entry, checked against the sha256 the log recorded. A snapshot
+    is never read through a link (``read_kept_file``): ``FormatError`` names it."""
     what = f"seq {entry.seq} (version {'-' if entry.version is None else entry.version})"
     try:
-        data = entry.snapshot.read_bytes() if entry.snapshot else p.read_bytes()
+        data = read_kept_file(entry.snapshot) if entry.snapshot else p.read_bytes()
     except FileNotFoundError:
         raise FormatError(
             f"history snapshot of {what} is missing", file=str(entry.snapshot or p)
+        ) from None
+    except OOError as exc:
+        raise FormatError(
+            f"history snapshot of {what} is refused: {exc.message}", file=str(entry.snapshot)
         ) from None
     if sha256_hex(data) != entry.sha256:
         raise FormatError(
@@ -392,10 +429,10 @@ def snapshot_state(entry: HistoryEntry) -> str:
     if entry.snapshot is None:
         return "current"
     try:
-        data = entry.snapshot.read_bytes()
+        data = read_kept_file(entry.snapshot)
     except FileNotFoundError:
         return "missing"
-    except OSError:  # a folder in its place, no permission...: it cannot be read back either
+    except (OSError, OOError):  # a link, a folder in its place, no permission...: not read back
         return "damaged"
     return "ok" if sha256_hex(data) == entry.sha256 else "damaged"
 
@@ -441,23 +478,31 @@ def pick_from(
     if seq is not None:
         for entry in entries:
             if entry.seq == seq:
-                return Pick(entry, _entry_bytes(p, entry), ())
+                return Pick(entry, entry_bytes(p, entry), ())
         span = f"seqs {entries[0].seq}-{entries[-1].seq}" if entries else "no history"
         raise NotFound(
             f"no seq {seq} in history ({span}; `{history_advice(p)}` lists them)", file=str(p)
         )
-    same = [e for e in entries if e.version == version]
+    # a former document's states (a deleted one whose name this one took) only by seq
+    same = [e for e in entries if e.version == version and not e.former]
     if not same:
-        known = sorted({e.version for e in entries if e.version is not None})
+        known = sorted({e.version for e in entries if e.version is not None and not e.former})
+        former = [str(e.seq) for e in entries if e.version == version and e.former]
+        also = (
+            f"; seq {', '.join(former)} of a former document at this name (deleted, then a new "
+            "one took its name) carry it: `--seq N` restores one"
+            if former
+            else ""
+        )
         raise NotFound(
-            f"no version {version} in history (known: {', '.join(map(str, known)) or 'none'})",
+            f"no version {version} in history (known: {', '.join(map(str, known)) or 'none'}{also})",
             file=str(p),
         )
     avoid_sha = sha256_hex(avoid) if avoid is not None else None
     differing = [e for e in same if e.sha256 != avoid_sha]
     chosen = (differing or same)[-1]
     others = tuple(e.seq for e in same if e.sha256 != chosen.sha256)
-    return Pick(chosen, _entry_bytes(p, chosen), others, tuple(e.seq for e in same))
+    return Pick(chosen, entry_bytes(p, chosen), others, tuple(e.seq for e in same))
 
 
 def seq_bytes(path: str | Path, seq: int) -> bytes:

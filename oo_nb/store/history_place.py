@@ -9,6 +9,9 @@ anything but a folder (a plain file for the files) is refused, naming it; nothin
 A file written in place with more than one name (a hard link, which tar, ``cp -a`` and
 ``rsync -H`` keep) shares its bytes with another file: taking a lock emptied a document that way.
 It is refused too. A lock holding anything but a holder's note is not ours and is not cut.
+
+Reading is held to the same place: a snapshot planted as a link (to a file elsewhere whose bytes
+match the log) was followed by a rollback and its bytes written into the document.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ __all__ = [
     "in_place_problem",
     "library_file",
     "open_plain_file",
+    "read_kept_file",
     "write_holder_note",
 ]
 
@@ -122,6 +126,49 @@ def open_plain_file(file: Path, flags: int) -> int:
         raise OOError(f"{problem}; the {_WHY}")
     os.set_blocking(fd, True)
     return fd
+
+
+def read_kept_file(file: Path, depth: int = 4) -> bytes:
+    """The bytes of ``file``, kept in a document's history (``.oo-history/NAME/snapshots/FILE``:
+    its last ``depth`` names), opened one name at a time without following a link at any of
+    them (a folder swapped for a link between a check and the read is refused too). Raises
+    ``OOError`` naming a link, or what is not a folder / plain file; ``FileNotFoundError`` when
+    one is missing. A file with a second name is read: only writing in place shares bytes."""
+    *folders, name = file.parts[-depth:]
+    here = Path(*file.parts[:-depth])
+    fd = os.open(here, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        for folder in folders:
+            here = here / folder
+            inner = _open_below(fd, folder, here, os.O_RDONLY | os.O_DIRECTORY)
+            os.close(fd)
+            fd = inner
+        inner = _open_below(fd, name, file, os.O_RDONLY | os.O_NONBLOCK)
+        os.close(fd)
+        fd = inner
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # a fifo's read would block for ever
+            raise OOError(f"{file} is not a regular file; {_READ_WHY}")
+        data = bytearray()
+        while chunk := os.read(fd, 1 << 20):
+            data += chunk
+        return bytes(data)
+    finally:
+        os.close(fd)
+
+
+_READ_WHY = "a document's history is read only inside the library, never through a link"
+
+
+def _open_below(folder_fd: int, name: str, path: Path, flags: int) -> int:
+    """Open ``name`` in the folder open as ``folder_fd``, never through a link."""
+    try:
+        return os.open(name, flags | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=folder_fd)
+    except OSError as exc:
+        if exc.errno not in (errno.ELOOP, errno.ENOTDIR):
+            raise
+        if stat.S_ISLNK(os.lstat(name, dir_fd=folder_fd).st_mode):
+            raise OOError(f"{path} is a symbolic link; {_READ_WHY}") from None
+        raise OOError(f"{path} is not a folder; {_READ_WHY}") from None
 
 
 # What a lock holds while taken (``write_holder_note``); empty when free.

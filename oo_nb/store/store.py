@@ -37,6 +37,7 @@ from oo_nb.store.history import (
     record_snapshot,
     seq_bytes,
     sha256_hex,
+    start_new_document,
     utc_now,
     version_bytes,
 )
@@ -125,10 +126,13 @@ def write_document(
     path: Path | None = None,
     timeout: float = LOCK_TIMEOUT_S,
     scrub_secrets: bool = False,
+    new_document: bool = False,
 ) -> Path:
     """Validate ``doc``, then under the lock: check the file still holds ``expected`` (no lost
     update), snapshot it into history and replace it atomically. ``expected=None`` creates a
-    new file and refuses to overwrite. ``scrub_secrets`` (a candidate made from model output):
+    new file and refuses to overwrite; with ``new_document`` (``oo new``, not a deleted
+    document coming back) what history holds at that name is a former document's
+    (``history.start_new_document``). ``scrub_secrets`` (a candidate made from model output):
     the API key and every echo of it are replaced first (``format.scrub``)."""
     target = path or doc.path
     if target is None:
@@ -152,7 +156,13 @@ def write_document(
                     raise OOError("already exists; not overwritten", file=str(target))
                 # a deleted document's last written state, before a new file takes its name
                 record_outside_change(target, None)
-                atomic_write_bytes(target, data, mode=0o755, exclusive=True)
+                former = start_new_document(target) if new_document else None
+                try:
+                    atomic_write_bytes(target, data, mode=0o755, exclusive=True)
+                except BaseException:
+                    if former is not None and not os.path.lexists(target):  # none started
+                        former.undo()
+                    raise
             else:
                 if current != expected:
                     raise ConflictError(
@@ -248,7 +258,10 @@ class Restored:
     path: Path
     pick: Pick
     written: bool
-    current_seq: int  # the seq the file had before the rollback (it keeps it in history)
+    # the seq the file had before the rollback (it keeps it in history); when there was no file
+    # (a deleted document), the seq the restored file now has
+    current_seq: int
+    replaced: bool = True  # False: there was no file (a deleted document came back)
 
 
 def _new_unknown_code(restored: Document, current: bytes | None) -> list[CodeRegion]:
@@ -284,7 +297,7 @@ def restore(
         entries[-1].seq if current is not None else (entries[-1].seq + 1 if entries else 1)
     )
     if current == pick.data:
-        return Restored(p, pick, False, current_seq)
+        return Restored(p, pick, False, current_seq)  # (never None: a pick has bytes)
     target = pick.entry
     label = "-" if target.version is None else str(target.version)
     restored = Document.parse(pick.data, path=p)
@@ -303,7 +316,7 @@ def restore(
         f" (seq {target.seq})" if seq is not None or pick.others else ""
     )
     written = write_document(restored, expected=current, action=action, timeout=timeout)
-    return Restored(written, pick, True, current_seq)
+    return Restored(written, pick, True, current_seq, replaced=current is not None)
 
 
 def rollback(

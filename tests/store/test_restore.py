@@ -87,3 +87,25 @@ def test_a_rollback_keeps_code_the_file_already_has(corpus_copy: Path) -> None:
     _bump(p, 2)
     assert store.restore(p, seq=1).written
     assert p.read_text() == text
+
+
+def test_a_deleted_document_brought_back_replaced_no_file(corpus_copy: Path) -> None:
+    """s35 attack 2, row 11 (a): `oo rollback --seq 2` of a deleted document said "the previous
+    file is kept in history as seq 3"; there was none (seq 3 was the file it had just written)."""
+    from oo_nb.api.history import roll_back
+
+    p = corpus_copy / DOC
+    v2 = _bump(p, 2)
+    p.unlink()
+    by_seq = roll_back(p, seq=2)
+    assert p.read_bytes() == v2 and by_seq.written and by_seq.previous_seq is None
+    assert by_seq.message == f"{p}: restored seq 2 (version 2; there was no file to replace)"
+    p.unlink()
+    by_version = roll_back(p, 1)
+    assert by_version.previous_seq is None
+    assert by_version.message == f"{p}: restored version 1 (there was no file to replace)"
+    # with a file in place, the replaced one is kept and named
+    again = roll_back(p, seq=2)
+    assert (
+        again.previous_seq == 3 and "the previous file is kept in history as seq 3" in again.message
+    )
