@@ -14,7 +14,7 @@ from collections.abc import Collection, Sequence
 
 from oo_nb.format.vocab import CITATION, cited_id
 
-__all__ = ["Span", "marked_tokens", "sentences", "spans", "unread_grounds"]
+__all__ = ["Span", "marked_tokens", "regrouped", "sentences", "spans", "unread_grounds"]
 
 TOKEN = re.compile(r"\w+|[^\w\s]")  # a word, or one punctuation mark
 _MARK = "["  # a citation token is "[sN]" (no word or mark token starts so and is longer)
@@ -106,3 +106,38 @@ def unread_grounds(
         if left > 0 and old_words[words] > 0:
             grounds += [k for k in closing if k in cites]
     return [k for k in dict.fromkeys(grounds) if k not in read]
+
+
+def regrouped(
+    old: Sequence[Sequence[str]], new: Sequence[Sequence[str]]
+) -> tuple[set[int], set[int]]:
+    """Which of ``old``'s and ``new``'s claims (their tokens, in document order, those an update
+    changed in one section) only regroup sentences: a run of old claims and a run of new ones
+    holding the same sentences with the same citations (a multiset), more than one claim in all
+    (a paragraph split in two at a sentence, two merged, sentences reordered). Returns their
+    indices in ``old`` and in ``new``. Runs are matched from the start of both lists; where a
+    claim's sentences fit neither side (an edit), both heads are passed over."""
+    old_sentences = [Counter(sentences(t)) for t in old]
+    new_sentences = [Counter(sentences(t)) for t in new]
+    out_old: set[int] = set()
+    out_new: set[int] = set()
+    i = k = 0
+    while i < len(old) and k < len(new):
+        o, n = i + 1, k + 1
+        have, want = old_sentences[i].copy(), new_sentences[k].copy()
+        while have != want:
+            if want <= have and n < len(new):
+                want += new_sentences[n]
+                n += 1
+            elif have <= want and o < len(old):
+                have += old_sentences[o]
+                o += 1
+            else:
+                break
+        if have == want:
+            out_old.update(range(i, o))
+            out_new.update(range(k, n))
+            i, k = o, n
+        else:
+            i, k = i + 1, k + 1
+    return out_old, out_new

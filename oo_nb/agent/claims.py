@@ -28,6 +28,10 @@ What a careful reviewer would not let through unattended, one sentence each:
   that cited nothing before may cite nothing after while it keeps half its words: o-o's
   summaries, a sentinel's status, are written so and revised by every update.)
 - a section the contract requires whose heading text changed ("Key Details" shown as "Buy Now").
+
+Claims that only regroup sentences (a paragraph split at a sentence, two merged, each sentence
+keeping its words and citations: ``claim_spans.regrouped``) are taken out of the comparison. A
+copy edit of a cited claim's words is not: one word can negate a claim.
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from functools import cached_property
 
-from oo_nb.agent.claim_spans import TOKEN, marked_tokens, unread_grounds
+from oo_nb.agent.claim_spans import TOKEN, marked_tokens, regrouped, unread_grounds
 from oo_nb.agent.sections import is_required
 from oo_nb.errors import OOError
 from oo_nb.format.article import cited_in, loose_text, plain_text, read_article
@@ -134,6 +138,7 @@ def article_reasons(
     urls = {**_source_urls(before), **_source_urls(after)}
     read_ids = {sid for sid, url in urls.items() if url_key(url) in read_keys}
     pairs, added = _pair(old, new)
+    pairs, added, regrouped_old = _without_regrouped(old, new, pairs, added)
     reasons: list[str] = []
     lost = [
         f"{a.name} ({', '.join(k for k in b.cites if k not in a.cites)})"
@@ -142,7 +147,7 @@ def article_reasons(
     ]
     if lost:
         reasons.append("citation(s) taken out of paragraph(s) kept: " + _listed(lost))
-    paired = {id(b) for b, _ in pairs}
+    paired = {id(b) for b, _ in pairs} | regrouped_old
     # (a section removed whole is a reason of its own: ``clean.py``)
     live = {"", *(s.id for s in after.article_model.sections)}
     gone = [b for b in old if id(b) not in paired and b.cites and b.section in live]
@@ -254,6 +259,31 @@ def _pair(old: list[Claim], new: list[Claim]) -> tuple[list[tuple[Claim, Claim]]
             match[j] = best
     pairs = [(old[match[j]], c) for j, c in enumerate(new) if j in match]
     return pairs, [c for j, c in enumerate(new) if j not in match]
+
+
+def _without_regrouped(
+    old: list[Claim], new: list[Claim], pairs: list[tuple[Claim, Claim]], added: list[Claim]
+) -> tuple[list[tuple[Claim, Claim]], list[Claim], set[int]]:
+    """``pairs`` and ``added`` without the claims that only regroup sentences, section by
+    section (``claim_spans.regrouped``: a paragraph split at a sentence, two merged, each
+    sentence keeping its words and citations), and the ids of the old claims so regrouped. A
+    claim paired with one regrouped becomes new (its partner's words went elsewhere)."""
+    same = {id(b) for b, a in pairs if b.marked == a.marked} | {
+        id(a) for b, a in pairs if b.marked == a.marked
+    }
+    out_old: set[int] = set()
+    out_new: set[int] = set()
+    for section in dict.fromkeys(c.section for c in new):
+        was = [c for c in old if c.section == section and id(c) not in same]
+        now = [c for c in new if c.section == section and id(c) not in same]
+        gone, came = regrouped([c.marked for c in was], [c.marked for c in now])
+        out_old |= {id(was[i]) for i in gone}
+        out_new |= {id(now[j]) for j in came}
+    if not out_old:
+        return pairs, added, out_old
+    kept = [(b, a) for b, a in pairs if id(b) not in out_old and id(a) not in out_new]
+    left = [a for b, a in pairs if id(b) in out_old and id(a) not in out_new]
+    return kept, [a for a in added if id(a) not in out_new] + left, out_old
 
 
 def _unseen(pairs: list[tuple[Claim, Claim]], added: list[Claim], read: set[str]) -> list[str]:

@@ -340,3 +340,44 @@ def test_a_source_the_run_read_cited_beside_old_ones_does_not_vouch_for_their_wo
         "new or changed claim(s) resting on source(s) of which this run read no page: "
         f"{RECENT} “Installers reported a slow start to the…” (s5)"
     ]
+
+
+SPLIT_AT = " That efficiency puts heat pumps"
+MERGED_AT = f"changed their subsidy schemes [s2].</p>\n<!-- pid:{KD_2} -->\n<p>"
+
+
+def test_a_split_or_merge_keeping_every_sentence_and_its_citations_is_written() -> None:
+    """outside attack 2, row 3: with nothing fetched, a cited paragraph split in two at a
+    sentence, or two paragraphs merged, each sentence keeping its words and citations, was held
+    ("citation(s) taken out", "cited paragraph(s) removed", "saw no page")."""
+    split = replaced(SPLIT_AT, "</p>\n<p>That efficiency puts heat pumps")
+    merged = replaced(MERGED_AT, "changed their subsidy schemes [s2]. ")
+    assert auto_reasons(split, seen=()) == []
+    assert auto_reasons(merged, seen=()) == []
+    # split, then the halves' order swapped: the same sentences still
+    swapped = replaced(
+        "<p>A heat pump moves heat",
+        "<p>That efficiency puts heat pumps at the centre of EU plans to cut gas use in buildings "
+        "[s3].</p>\n<p>A heat pump moves heat",
+    )
+    cut = replaced(SPLIT_AT + " at the centre of EU plans to cut gas use in buildings [s3].", "")
+    assert auto_reasons(swapped, cut, seen=()) == []
+
+
+def test_a_split_or_merge_that_changes_a_sentence_is_held() -> None:
+    # a word of a cited sentence changed in the split: a copy edit of a claim stays held
+    split = replaced(SPLIT_AT, "</p>\n<p>That efficiency puts heat pumps")
+    negated = replaced("at the centre of EU plans", "outside EU plans")
+    reasons = auto_reasons(split, negated, seen=())
+    assert reasons[-1].startswith("new or changed claim(s) resting on source(s)"), reasons
+    assert reasons[-1].endswith("“That efficiency puts heat pumps outside…” (s3)"), reasons
+    # a citation moved to the other sentence in the merge
+    merged = replaced(MERGED_AT, "changed their subsidy schemes. ")
+    moved = replaced("pays for itself more slowly [s1].", "pays for itself more slowly [s1][s2].")
+    reasons = auto_reasons(merged, moved, seen=())
+    assert reasons and reasons[0] == f"cited paragraph(s) removed: {KD_2} (s1)", reasons
+    # a one-word copy edit of a cited claim, nothing read: held (one word can negate a claim)
+    assert auto_reasons(replaced("depend mostly", "depend largely"), seen=()) == [
+        "new or changed claim(s) resting on source(s) of which this run read no page: "
+        f"{KD_2} “Running costs depend largely on the rat…” (s1)"
+    ]
