@@ -26,7 +26,11 @@ from oo_nb.cli.schedule import seal_key_mismatch
 from oo_nb.cli.verbs import TextResult
 from oo_nb.errors import ValidationError
 from oo_nb.schedule.env_file import ENV_FILE, env_file_defaults, read_env_file
-from oo_nb.store.library_trust import REVIEW_AUTO_FIELD, review_auto_documents
+from oo_nb.store.library_trust import (
+    REVIEW_AUTO_FIELD,
+    review_auto_documents,
+    review_auto_problem,
+)
 
 __all__ = ["HELP", "add_arguments", "run"]
 
@@ -133,23 +137,44 @@ def _review_auto_lines(names: list[str]) -> list[str]:
     written without review (``store.library_trust``)."""
     if not names:
         return []
-    shown = ", ".join(names[:_NAMED]) + (
-        f" and {len(names) - _NAMED} more" if len(names) > _NAMED else ""
-    )
     return [
         f'  review: "auto" in {len(names)} document(s) (a clean update written without review): '
-        + shown
+        + _first_names(names)
     ]
+
+
+def _unconfirmed_review_auto(folder: Path) -> list[str]:
+    """A line naming the documents whose contract asks ``review: "auto"`` that an update does
+    not obey (not confirmed with --trust), if any."""
+    names = [n for n in review_auto_documents(folder) if review_auto_problem(folder / n)]
+    if not names:
+        return []
+    return [
+        f'  review: "auto" NOT USED in {len(names)} document(s), not confirmed (--trust): '
+        + _first_names(names)
+    ]
+
+
+def _first_names(names: list[str]) -> str:
+    more = len(names) - _NAMED
+    return ", ".join(names[:_NAMED]) + (f" and {more} more" if more > 0 else "")
 
 
 def _show(folder: Path) -> TextResult:
     config = load_config(folder, require_trust=False)
+    unconfirmed = _unconfirmed_review_auto(folder)
     if config is None:
         return TextResult(
-            f"no alerts configured: `oo alerts {folder} --init` writes {config_path(folder)}", 1
+            "\n".join(
+                [
+                    f"no alerts configured: `oo alerts {folder} --init` writes {config_path(folder)}",
+                    *unconfirmed,
+                ]
+            ),
+            1,
         )
-    lines = [f"settings {config.path}"]
-    code = 0
+    lines = [f"settings {config.path}", *unconfirmed]
+    code = 1 if unconfirmed else 0
     try:
         load_config(folder)
     except UntrustedSettings as exc:

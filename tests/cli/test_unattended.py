@@ -319,3 +319,34 @@ def test_a_stale_proposal_awaiting_review_does_not_send_the_user_in_a_circle(
     assert (
         "not researched again" in capsys.readouterr().out
     )  # hence plain `oo update` is no way out
+
+
+def test_alerts_show_and_trust_name_the_documents_asking_review_auto(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from oo_nb.store.library_trust import review_auto_problem
+
+    monkeypatch.setenv("OO_ALERT_WEBHOOK", "http://127.0.0.1:9/hook")  # (the template's channel)
+    doc = create_document(NewSpec("Solar storms", "grid"), tmp_path).path
+    assert doc is not None
+    assert main(["contract", str(doc), "--set", "review", "auto"]) == 0
+    # --init confirms the alerts it writes, not what it does not show
+    assert main(["alerts", str(tmp_path), "--init"]) == 0
+    assert review_auto_problem(doc) is not None
+    capsys.readouterr()
+    assert main(["alerts", str(tmp_path), "--show"]) == 1
+    out = capsys.readouterr().out
+    assert 'review: "auto" NOT USED in 1 document(s), not confirmed (--trust): solar-storms' in out
+    assert main(["alerts", str(tmp_path), "--trust"]) == 0
+    out = capsys.readouterr().out
+    assert 'review: "auto" in 1 document(s) (a clean update written without review): ' in out
+    assert review_auto_problem(doc) is None
+    assert main(["alerts", str(tmp_path), "--show"]) == 0
+    assert "NOT USED" not in capsys.readouterr().out
+    # a library whose only setting from elsewhere is a contract's review: auto
+    other = create_document(NewSpec("Tides", "grid"), tmp_path / "other").path
+    assert other is not None
+    assert main(["contract", str(other), "--set", "review", "auto"]) == 0
+    assert main(["alerts", str(tmp_path / "other"), "--trust"]) == 0
+    assert "(no alerts.json)" in capsys.readouterr().out
+    assert review_auto_problem(other) is None
