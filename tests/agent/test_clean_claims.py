@@ -381,3 +381,20 @@ def test_a_split_or_merge_that_changes_a_sentence_is_held() -> None:
         "new or changed claim(s) resting on source(s) of which this run read no page: "
         f"{KD_2} “Running costs depend largely on the rat…” (s1)"
     ]
+
+
+def test_a_new_paragraph_rests_on_the_citations_closing_its_words() -> None:
+    # the old sources' names on a new claim, beside the page read: which one it rests on is unknown
+    laundered = (
+        "<p>A heat pump delivers less than one unit of heat per unit of power [s1][s4][s6].</p>\n"
+    )
+    [reason] = auto_reasons(with_new_source, _new_paragraph(laundered))
+    assert reason.startswith("new or changed claim(s) resting on source(s)") and reason.endswith(
+        "(s1, s4)"
+    ), reason
+    # a claim closed by the page read alone, beside an old one the run also read
+    both = "<p>Sales fell by a fifth in 2026 [s6], after the 2023 fall [s2].</p>\n"
+    sales = "https://www.ehpa.org/market-data/"
+    assert auto_reasons(with_new_source, _new_paragraph(both), seen=[NEW_URL, sales]) == []
+    [reason] = auto_reasons(with_new_source, _new_paragraph(both))
+    assert reason.endswith("(s2)"), reason
