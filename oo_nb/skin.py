@@ -30,6 +30,7 @@ __all__ = [
     "saved_advice",
     "speaking",
     "sync_advice",
+    "trust_advice",
     "update_advice",
     "update_all_advice",
     "verb_prefix",
@@ -130,3 +131,11 @@ def sync_advice(folder: str | Path, option: Literal["migrate", "fix_line_endings
     if skin == "python":
         return f"oo_nb.edit.sync.sync_dir(folder, {option}=True)"
     return f"{skin} sync {shlex.quote(str(folder))} --{option.replace('_', '-')}"
+
+
+def trust_advice(folder: str | Path) -> str:
+    """What confirms the library ``folder``'s settings from elsewhere as the user's (its
+    alerts, ``.oo/env``, its contracts' ``review: "auto"``): the command, in Python too (no call
+    does it: the user's own act, in a terminal)."""
+    skin = current()
+    return f"{'oo' if skin == 'python' else skin} alerts {shlex.quote(str(folder))} --trust"

@@ -7,8 +7,9 @@ between blocks, or straight inside a ``<div>`` or ``<blockquote>``); a stub noti
 of the two sides are paired by pid, then by unchanged words (a document without pids, a paragraph
 moved), then by the most words kept (an edit of a paragraph without pid); what is left is new
 (after) or gone (before). Sources are compared by id (an update keeps the ids the document holds: a
-new source takes a new one, ``ledger.py``) and are seen when this run fetched, or its searches
-returned, the URL the candidate's cache gives them (``url_key``).
+new source takes a new one, ``ledger.py``) and count as read when this run fetched the URL the
+candidate's cache gives them (``url_key``; ``RunInfo.read_urls``): a search hit listing it, or a
+page naming it, is not its page read.
 
 What a careful reviewer would not let through unattended, one sentence each:
 
@@ -19,23 +20,28 @@ What a careful reviewer would not let through unattended, one sentence each:
 - new text that cites nothing, whatever holds it (an advert in a new section, a ``<div>``, an
   ``<h3>``, a caption); a figure or image is its own source (its credit link, ``images.py``) only
   when its image is one the document held before or its credit links a page the run read;
-- a new or edited claim citing only sources of which this run saw no page (a number changed under
-  its old citations), or whose old words changed under old sources none of which the run saw (a
-  page it read cited beside them vouches for what it adds); a kept or edited one citing a source
-  it did not cite before of which this run saw no page (a claim re-pointed). (An edited paragraph
+- a new or edited claim whose changed words rest on a source this run did not read: the
+  citations closing those words (``claim_spans``), all of them when several close it (which one
+  the words rest on cannot be told: a number changed under ``[s1][s4]`` with only s4 read, or
+  under ``[s1][s4][s6]`` with only the new s6 read); a kept or edited one citing a source it did
+  not cite before of which this run read no page (a claim re-pointed). (An edited paragraph
   that cited nothing before may cite nothing after while it keeps half its words: o-o's
   summaries, a sentinel's status, are written so and revised by every update.)
 - a section the contract requires whose heading text changed ("Key Details" shown as "Buy Now").
+
+Claims that only regroup sentences (a paragraph split at a sentence, two merged, each sentence
+keeping its words and citations: ``claim_spans.regrouped``) are taken out of the comparison. A
+copy edit of a cited claim's words is not: one word can negate a claim.
 """
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from functools import cached_property
 
+from oo_nb.agent.claim_spans import TOKEN, marked_tokens, regrouped, unread_grounds
 from oo_nb.agent.sections import is_required
 from oo_nb.errors import OOError
 from oo_nb.format.article import cited_in, loose_text, plain_text, read_article
@@ -50,7 +56,6 @@ __all__ = ["Claim", "article_reasons", "read_claims"]
 _KEPT_SHARE = 0.5
 _MIN_WORDS = 8
 _SUBHEADINGS = frozenset(("h3", "h4"))  # (h5, h6 are blocks already; an h2 starts a section)
-_TOKEN = re.compile(r"\w+|[^\w\s]")
 _NAMED = 5  # paragraphs or sections named per reason
 _FIRST_CHARS = 40
 
@@ -65,6 +70,9 @@ class Claim:
     cites: tuple[str, ...]  # the source ids it cites, each once, in order
     images: tuple[str, ...] = ()  # the ``src`` of each image it shows
     links: tuple[str, ...] = ()  # the ``href`` of each link in it (an image's credit)
+    marked: tuple[
+        str, ...
+    ] = ()  # its words and marks with each citation in place (``claim_spans``)
 
     @property
     def size(self) -> int:
@@ -111,24 +119,26 @@ def read_claims(doc: Document) -> list[Claim]:
         images = _attrs(node, "img", "src")
         if not text and not ids and not images:
             continue  # an empty paragraph, a rule
-        words = tuple(_TOKEN.findall(text))
+        words = tuple(TOKEN.findall(text))
         links = _attrs(node, "a", "href") if images else ()
         cites = tuple(dict.fromkeys(ids))
-        out.append(Claim(pid, section, tag, text, words, cites, images, links))
+        marked = marked_tokens(shown)
+        out.append(Claim(pid, section, tag, text, words, cites, images, links, marked))
     return out
 
 
 def article_reasons(
-    before: Document, after: Document, seen: Iterable[str], required: Collection[str]
+    before: Document, after: Document, read: Iterable[str], required: Collection[str]
 ) -> list[str]:
     """Why the article of ``after`` may not be written unattended over ``before``'s (``[]``:
-    it may). ``seen``: the URLs this run's searches and fetches showed; ``required``: the
-    contract's required sections."""
+    it may). ``read``: the URLs of the pages this run read (``RunInfo.read_urls``: fetched, not
+    a search's hit list); ``required``: the contract's required sections."""
     old, new = read_claims(before), read_claims(after)
-    seen_keys = {url_key(u) for u in seen}
+    read_keys = {url_key(u) for u in read}
     urls = {**_source_urls(before), **_source_urls(after)}
-    seen_ids = {sid for sid, url in urls.items() if url_key(url) in seen_keys}
+    read_ids = {sid for sid, url in urls.items() if url_key(url) in read_keys}
     pairs, added = _pair(old, new)
+    pairs, added, regrouped_old = _without_regrouped(old, new, pairs, added)
     reasons: list[str] = []
     lost = [
         f"{a.name} ({', '.join(k for k in b.cites if k not in a.cites)})"
@@ -137,7 +147,7 @@ def article_reasons(
     ]
     if lost:
         reasons.append("citation(s) taken out of paragraph(s) kept: " + _listed(lost))
-    paired = {id(b) for b, _ in pairs}
+    paired = {id(b) for b, _ in pairs} | regrouped_old
     # (a section removed whole is a reason of its own: ``clean.py``)
     live = {"", *(s.id for s in after.article_model.sections)}
     gone = [b for b in old if id(b) not in paired and b.cites and b.section in live]
@@ -162,15 +172,15 @@ def article_reasons(
     if emptied:
         reasons.append("section text mostly removed or replaced: " + _listed(emptied))
     old_images = {src for b in old for src in b.images}
-    uncited = [a for a in added if not a.cites and not _self_sourced(a, old_images, seen_keys)]
+    uncited = [a for a in added if not a.cites and not _self_sourced(a, old_images, read_keys)]
     if uncited:
         reasons.append(
             "new paragraph(s) citing no source: " + _listed([_named(a) for a in uncited])
         )
-    unseen = _unseen(pairs, added, seen_ids)
+    unseen = _unseen(pairs, added, read_ids)
     if unseen:
         reasons.append(
-            "new or changed claim(s) citing source(s) of which this run saw no page: "
+            "new or changed claim(s) resting on source(s) of which this run read no page: "
             + _listed(unseen)
         )
     renamed = _renamed_required(before, after, required)
@@ -198,7 +208,7 @@ def _attrs(node: Node, tag: str, name: str) -> tuple[str, ...]:
     return tuple(n.attr(name) or "" for n in node.iter() if n.kind == "element" and n.name == tag)
 
 
-def _self_sourced(claim: Claim, old_images: set[str], seen_keys: set[str]) -> bool:
+def _self_sourced(claim: Claim, old_images: set[str], read_keys: set[str]) -> bool:
     """A figure or image sourced by its own credit link (``images.py``): one showing only images
     the document held before, or crediting a page this run read (a new image crediting nothing
     the run read, a ``data:`` chart, is the agent's own)."""
@@ -206,7 +216,7 @@ def _self_sourced(claim: Claim, old_images: set[str], seen_keys: set[str]) -> bo
         return False
     if all(src in old_images for src in claim.images):
         return True
-    return any(url_key(href) in seen_keys for href in claim.links if href.startswith("http"))
+    return any(url_key(href) in read_keys for href in claim.links if href.startswith("http"))
 
 
 def _kept(before: Counter[str], after: Counter[str]) -> int:
@@ -251,21 +261,42 @@ def _pair(old: list[Claim], new: list[Claim]) -> tuple[list[tuple[Claim, Claim]]
     return pairs, [c for j, c in enumerate(new) if j not in match]
 
 
-def _unseen(pairs: list[tuple[Claim, Claim]], added: list[Claim], seen: set[str]) -> list[str]:
-    """Kept or edited claims citing a source they did not cite before of which the run saw no
-    page; edited or new claims none of whose sources the run saw; edited claims whose old words
-    changed under old citations none of which the run saw (a source the run read, newly cited
-    beside them, vouches for what it adds, not for the old sources' words changed). (A new
-    paragraph may also cite sources the document held: its claims come with the new source.)"""
+def _without_regrouped(
+    old: list[Claim], new: list[Claim], pairs: list[tuple[Claim, Claim]], added: list[Claim]
+) -> tuple[list[tuple[Claim, Claim]], list[Claim], set[int]]:
+    """``pairs`` and ``added`` without the claims that only regroup sentences, section by
+    section (``claim_spans.regrouped``: a paragraph split at a sentence, two merged, each
+    sentence keeping its words and citations), and the ids of the old claims so regrouped. A
+    claim paired with one regrouped becomes new (its partner's words went elsewhere)."""
+    same = {id(b) for b, a in pairs if b.marked == a.marked} | {
+        id(a) for b, a in pairs if b.marked == a.marked
+    }
+    out_old: set[int] = set()
+    out_new: set[int] = set()
+    for section in dict.fromkeys(c.section for c in new):
+        was = [c for c in old if c.section == section and id(c) not in same]
+        now = [c for c in new if c.section == section and id(c) not in same]
+        gone, came = regrouped([c.marked for c in was], [c.marked for c in now])
+        out_old |= {id(was[i]) for i in gone}
+        out_new |= {id(now[j]) for j in came}
+    if not out_old:
+        return pairs, added, out_old
+    kept = [(b, a) for b, a in pairs if id(b) not in out_old and id(a) not in out_new]
+    left = [a for b, a in pairs if id(b) in out_old and id(a) not in out_new]
+    return kept, [a for a in added if id(a) not in out_new] + left, out_old
+
+
+def _unseen(pairs: list[tuple[Claim, Claim]], added: list[Claim], read: set[str]) -> list[str]:
+    """Kept or edited claims citing a source they did not cite before of which the run read no
+    page (a claim re-pointed); new or edited claims whose changed wording rests on a source the
+    run did not read (``claim_spans.unread_grounds``: the citations closing the changed words;
+    a page the run read, cited beside old sources, vouches for the words it closes alone, not
+    for the old sources' words changed)."""
     out: list[str] = []
     for b, a in [*pairs, *((None, c) for c in added)]:
-        fresh = [k for k in a.cites if b is not None and k not in b.cites and k not in seen]
-        changed = b is None or b.words != a.words
-        if not fresh and changed and not any(k in seen for k in a.cites):
-            fresh = list(a.cites)
-        if not fresh and b is not None and _kept(b.bag, a.bag) < b.size:
-            still = [k for k in b.cites if k in a.cites]
-            fresh = [] if any(k in seen for k in still) else still
+        fresh = [k for k in a.cites if b is not None and k not in b.cites and k not in read]
+        if not fresh and (b is None or b.marked != a.marked):
+            fresh = unread_grounds(b.marked if b else None, a.marked, a.cites, read)
         if fresh:
             out.append(f"{_named(a)} ({', '.join(fresh)})")
     return out

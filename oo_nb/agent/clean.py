@@ -1,7 +1,7 @@
 """Whether a proposal may be written unattended (``--auto``, or the contract's ``review: "auto"``).
 
 ``unclean_reasons`` returns why it may not, one sentence per reason; an empty list means clean:
-every new source verified, every new ``<a href>`` in the text seen in the run, no run warning,
+every new source verified, every new ``<a href>`` in the text a page the run read, no run warning,
 within budget, no section removed, no quote unsupported. A removed section is one the proposal drops (``Candidate.sections_removed``, or
 ``drop_sections`` in a saved proposal's data) or any top-level section the candidate lacks; an
 unsupported quote is one the run's check did not find (``unsupported_quotes``) or a fact in the
@@ -48,12 +48,12 @@ def unclean_reasons(result: UpdateResult) -> list[str]:
     removed = _removed_sections(before, candidate, result.proposal_data or {})
     if removed:
         reasons.append("section(s) removed: " + ", ".join(removed))
-    seen = run.seen_urls if run else set()
-    reasons += article_reasons(before, candidate.document, seen, _required(before))
-    links = unseen_links(before, candidate.document, seen)
+    read = run.read_urls if run else set()  # (pages fetched: a search's hit list is no read)
+    reasons += article_reasons(before, candidate.document, read, _required(before))
+    links = unseen_links(before, candidate.document, read)
     if links:
         reasons.append(
-            "link(s) in the new text not seen in this run's searches or fetches: "
+            "link(s) in the new text to pages this run did not read: "
             + ", ".join(_short(u, 100) for u in links)
         )
     unsupported = _unsupported_quotes(before, candidate)

@@ -1,6 +1,7 @@
 """Links an update writes into the article's text (``<a href>``), checked as its sources are: a
-link the document did not hold before must point at a page this run saw in a search or fetch
-result, or the proposal waits for review. A made-up URL in a new paragraph (a login page no search
+link the document did not hold before must point at a page this run read (fetched: a URL in a
+search's hit list or inside another page's text is no page read, ``RunInfo.read_urls``), or the
+proposal waits for review. A made-up URL in a new paragraph (a login page no search
 returned) was written by ``--auto`` because only the source list was checked."""
 
 from __future__ import annotations
@@ -44,8 +45,8 @@ def _known(doc: Document) -> set[str]:
     return {url_key(u) for u in urls}
 
 
-def unseen_links(original: Document, candidate: Document, seen: Iterable[str]) -> list[str]:
-    """Links of ``candidate``'s article that ``original`` did not hold and that no search or
-    fetch result of the run showed (``seen``)."""
-    vouched = _known(original) | {url_key(u) for u in seen}
+def unseen_links(original: Document, candidate: Document, read: Iterable[str]) -> list[str]:
+    """Links of ``candidate``'s article that ``original`` did not hold and whose page the run
+    did not read (``read``)."""
+    vouched = _known(original) | {url_key(u) for u in read}
     return [u for u in article_links(candidate.article_html) if url_key(u) not in vouched]

@@ -36,6 +36,7 @@ from oo_nb.skin import (
     update_all_advice,
 )
 from oo_nb.store import clock
+from oo_nb.store.library_trust import review_auto_problem
 
 if TYPE_CHECKING:
     from oo_nb.agent.backends import Backend
@@ -736,7 +737,11 @@ def _write_result(result: UpdateResult, *, yes: bool, auto: bool | None) -> Upda
 
     if result.status != "proposed" or result.candidate is None:
         return result
-    if not yes and (auto or (auto is None and result.review == "auto")):
+    asked = auto is None and result.review == "auto" and not yes  # by the contract alone
+    if asked and (unconfirmed := review_auto_problem(result.path)):
+        result.kept_because = [unconfirmed]  # proposed, as without it (``store.library_trust``)
+        asked = False
+    if not yes and (auto or asked):
         from oo_nb.agent.clean import unclean_reasons
 
         result.kept_because = unclean_reasons(result)

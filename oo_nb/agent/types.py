@@ -20,9 +20,11 @@ __all__ = ["PROPOSAL_SCHEMA", "LibraryUpdate", "RunInfo", "UpdateInterrupted"]
 
 @dataclass
 class RunInfo:
-    """What one update run used. ``seen_urls`` holds the URLs this run read: each page a web
+    """What one update run used. ``seen_urls`` holds the URLs this run saw: each page a web
     fetch returned and each hit a web search returned (not a URL written inside their text); a
-    new source is verified, and an edited claim's source seen, only if its URL is among them."""
+    new source is verified only if its URL is among them. ``read_urls`` holds the pages it read:
+    fetched (or quoted by the API's citations), not merely listed by a search; the ``--auto``
+    rule takes an edited claim's source, or a new link, as checked only if it is among them."""
 
     backend: str  # "anthropic" | "replay" | "claude-code"
     model: str
@@ -34,6 +36,9 @@ class RunInfo:
     budget_usd: float = 0.0
     recorded: bool = False  # True when replayed from a cassette: say so wherever it shows
     seen_urls: set[str] = field(default_factory=set)
+    # In memory only, as ``pages``: the ``--auto`` rule reads it in the run; a saved proposal is
+    # never written unattended.
+    read_urls: set[str] = field(default_factory=set, compare=False)
     warnings: list[str] = field(default_factory=list)
     # The API reported more usage than the request bounds allowed and the total went over the
     # budget: the proposal may only be kept for review, never written automatically (even --yes).

@@ -13,7 +13,8 @@ seal's HMAC, not a plain sha256): a short password cannot be guessed back from t
 
 The same record confirms ``.oo/env`` (``schedule.env_file``): a scheduled run reads it only when
 its keyed digest is the one sealed, since a library's own ``.oo/env`` could set the variable a
-confirmed channel reads (``url_env``) to its author's URL, or its own API key and model.
+confirmed channel reads (``url_env``) to its author's URL, or its own API key and model. And it
+names the documents whose contract's ``review: "auto"`` an update obeys (``store.library_trust``).
 """
 
 from __future__ import annotations
@@ -26,12 +27,15 @@ from pathlib import Path
 from typing import Any
 
 from oo_nb.schedule.env_file import ENV_FILE
-from oo_nb.store.seal import is_sealed, seal
+from oo_nb.store.library_trust import (
+    REVIEW_AUTO_FIELD,
+    TRUST_FILE,
+    review_auto_documents,
+    stored_trust,
+)
+from oo_nb.store.seal import seal
 
 __all__ = ["TRUST_FILE", "env_problem", "record_trust", "trust_problem"]
-
-TRUST_FILE = "alerts.trusted"
-_MAX_TRUST_FILE = 64 * 1024
 
 
 # the fields naming a file of .oo/ whose text a channel sends to or with (config's ``_secret``)
@@ -85,8 +89,10 @@ def _record(settings: Path, data: bytes, raw: Any) -> dict[str, Any]:
     }
 
 
-def record_trust(settings: Path) -> dict[str, Any]:
-    """Confirm the settings at ``settings`` (alerts.json) as they are now; returns the record.
+def record_trust(settings: Path, *, review_auto: bool = True) -> dict[str, Any]:
+    """Confirm the settings at ``settings`` (alerts.json) as they are now, and (``review_auto``)
+    the documents of the library whose contract asks ``review: "auto"``, else keep those the
+    record named; returns the record.
 
     Raises
     ------
@@ -102,6 +108,12 @@ def record_trust(settings: Path) -> dict[str, Any]:
     except (ValueError, UnicodeDecodeError):
         raw = None
     record = _record(settings, data, raw)
+    if review_auto:
+        record[REVIEW_AUTO_FIELD] = review_auto_documents(settings.parent.parent)
+    else:  # (``--init``: it shows alerts only, so it confirms nothing else)
+        stored = stored_trust(settings.parent)
+        named = stored.get(REVIEW_AUTO_FIELD) if isinstance(stored, dict) else None
+        record[REVIEW_AUTO_FIELD] = named if isinstance(named, list) else []
     mark = seal(record)
     if mark is None:
         raise OSError("no seal key could be made in this user's data folder (OO_DATA_DIR)")
@@ -118,7 +130,7 @@ def record_trust(settings: Path) -> dict[str, Any]:
 def trust_problem(settings: Path, data: bytes, raw: Any) -> str | None:
     """None when ``data`` (the bytes of alerts.json, parsed as ``raw``) and its CA files are
     what the user confirmed; otherwise why not, in words for the user."""
-    stored = _stored(settings.parent)
+    stored = stored_trust(settings.parent)
     if isinstance(stored, str):
         return stored
     record = _record(settings, data, raw)
@@ -133,28 +145,13 @@ def trust_problem(settings: Path, data: bytes, raw: Any) -> str | None:
     return None
 
 
-def _stored(folder: Path) -> dict[str, Any] | str:
-    """The sealed record in ``folder`` (``.oo/``), or why there is none, in words for the user."""
-    path = folder / TRUST_FILE
-    try:
-        with path.open("rb") as handle:
-            stored = json.loads(handle.read(_MAX_TRUST_FILE).decode("utf-8"))
-    except FileNotFoundError:
-        return "not confirmed as yours"
-    except (OSError, ValueError, UnicodeDecodeError):
-        stored = None
-    if not isinstance(stored, dict) or not is_sealed(stored):
-        return f"not confirmed on this machine ({TRUST_FILE} is not sealed by it)"
-    return stored
-
-
 def env_problem(folder: Path) -> str | None:
     """None when ``folder/env`` (``folder`` is ``.oo/``) is absent or is the one the user
     confirmed with ``oo alerts DIR --trust``; otherwise why not, in words for the user."""
     digest = _keyed_digest(folder / ENV_FILE)
     if digest == "missing":
         return None
-    stored = _stored(folder)
+    stored = stored_trust(folder)
     if isinstance(stored, str):
         return stored
     if stored.get("env") != digest:

@@ -1,7 +1,8 @@
 """``oo alerts DIR``: send the library's new alerts now; ``--show`` the settings and what is
 waiting without sending; ``--test`` one test message through every channel; ``--init`` a
 starting ``DIR/.oo/alerts.json`` (see ``oo_nb.alerts.config`` for its fields); ``--trust``
-confirms the settings as the user's (``oo_nb.alerts.trust``: none are used before)."""
+confirms the settings as the user's (``oo_nb.alerts.trust``: none are used before), and the
+documents whose contract asks ``review: "auto"`` (``oo_nb.store.library_trust``)."""
 
 from __future__ import annotations
 
@@ -25,10 +26,16 @@ from oo_nb.cli.schedule import seal_key_mismatch
 from oo_nb.cli.verbs import TextResult
 from oo_nb.errors import ValidationError
 from oo_nb.schedule.env_file import ENV_FILE, env_file_defaults, read_env_file
+from oo_nb.store.library_trust import (
+    REVIEW_AUTO_FIELD,
+    review_auto_documents,
+    review_auto_problem,
+)
 
 __all__ = ["HELP", "add_arguments", "run"]
 
 ENV_FILE_SHOWN = f".oo/{ENV_FILE}"
+_NAMED = 10  # documents named in a line
 
 HELP = "send a library's alerts (sentinel occurred, review waiting, failures, dead links); --show, --test, --init, --trust"
 
@@ -57,7 +64,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     what.add_argument(
         "--trust",
         action="store_true",
-        help="confirm DIR/.oo/alerts.json (and its ca_file) as yours: nothing is sent before",
+        help="confirm DIR/.oo/alerts.json (and its ca_file), .oo/env and the contracts asking "
+        'review: "auto" as yours: none is used before',
     )
 
 
@@ -70,7 +78,7 @@ def _init(folder: Path) -> TextResult:
     with os.fdopen(fd, "w", encoding="utf-8") as out:
         json.dump(TEMPLATE, out, indent=2)
         out.write("\n")
-    record_trust(path)  # written by the user's own command: theirs
+    record_trust(path, review_auto=False)  # written by the user's own command: theirs
     return TextResult(
         f"wrote {path}: set OO_ALERT_WEBHOOK to your webhook URL (or edit the channels), "
         f"then `oo alerts {folder} --test`"
@@ -97,36 +105,76 @@ def _env_lines(folder: Path, config: AlertConfig | None) -> list[str]:
 def _trust(folder: Path) -> TextResult:
     config = load_config(folder, require_trust=False)  # a bad field is named before confirming
     env = _env_lines(folder, config)  # a bad line too
+    auto = review_auto_documents(folder)
     path = config_path(folder)
-    if config is None and not env:
+    if config is None and not env and not auto:
         raise ValidationError(
-            f"does not exist (nor {ENV_FILE_SHOWN}): nothing to trust", file=str(path)
+            f"does not exist (nor {ENV_FILE_SHOWN}, nor a contract asking review: auto): "
+            "nothing to trust",
+            file=str(path),
         )
+    private_dir(folder)
     try:
         record = record_trust(path)
     except OSError as exc:
         raise ValidationError(f"cannot be confirmed: {exc}", file=str(path)) from None
     if config is None:
-        lines = [f"confirmed {folder / ENV_FILE_SHOWN} as yours (no alerts.json):"]
+        lines = [f"confirmed as yours, in {folder} (no alerts.json):"]
     else:
         lines = [f"confirmed {config.path} as yours (sha256 {record['alerts_sha256'][:12]}…):"]
         lines += [f"  channel {c.describe()}" for c in config.channels] or ["  (no channels)"]
     lines += env
+    lines += _review_auto_lines(record.get(REVIEW_AUTO_FIELD, []))
     lines.append(
         "an edit of the file (or of a ca_file, url_file or password_file it names, or of "
-        f"{ENV_FILE_SHOWN}) needs --trust again"
+        f"{ENV_FILE_SHOWN}), or a contract asking review: auto after this, needs --trust again"
     )
     return TextResult("\n".join(lines))
 
 
+def _review_auto_lines(names: list[str]) -> list[str]:
+    """The documents whose contract's ``review: "auto"`` is confirmed: a clean update of each is
+    written without review (``store.library_trust``)."""
+    if not names:
+        return []
+    return [
+        f'  review: "auto" in {len(names)} document(s) (a clean update written without review): '
+        + _first_names(names)
+    ]
+
+
+def _unconfirmed_review_auto(folder: Path) -> list[str]:
+    """A line naming the documents whose contract asks ``review: "auto"`` that an update does
+    not obey (not confirmed with --trust), if any."""
+    names = [n for n in review_auto_documents(folder) if review_auto_problem(folder / n)]
+    if not names:
+        return []
+    return [
+        f'  review: "auto" NOT USED in {len(names)} document(s), not confirmed (--trust): '
+        + _first_names(names)
+    ]
+
+
+def _first_names(names: list[str]) -> str:
+    more = len(names) - _NAMED
+    return ", ".join(names[:_NAMED]) + (f" and {more} more" if more > 0 else "")
+
+
 def _show(folder: Path) -> TextResult:
     config = load_config(folder, require_trust=False)
+    unconfirmed = _unconfirmed_review_auto(folder)
     if config is None:
         return TextResult(
-            f"no alerts configured: `oo alerts {folder} --init` writes {config_path(folder)}", 1
+            "\n".join(
+                [
+                    f"no alerts configured: `oo alerts {folder} --init` writes {config_path(folder)}",
+                    *unconfirmed,
+                ]
+            ),
+            1,
         )
-    lines = [f"settings {config.path}"]
-    code = 0
+    lines = [f"settings {config.path}", *unconfirmed]
+    code = 1 if unconfirmed else 0
     try:
         load_config(folder)
     except UntrustedSettings as exc:

@@ -26,7 +26,7 @@ from oo_nb.format.document import Document
 from oo_nb.format.legacy_script import contract_risks, runs_original_script
 from oo_nb.format.names import CONTRACT_BLOCK, MANIFEST_BLOCK
 from oo_nb.format.vocab import domain_pattern, truncate
-from oo_nb.skin import history_advice, sync_advice
+from oo_nb.skin import history_advice, sync_advice, trust_advice
 from oo_nb.store import store
 
 __all__ = [
@@ -82,6 +82,8 @@ _ALIASES = {
 _DOMAIN = re.compile(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$")
 
 Op = Literal["set", "add", "remove", "replace"]
+# a contract's review: "auto" from elsewhere must not write unattended (``store.library_trust``)
+_REVIEW_AUTO_NOTE = 'review: "auto" is used once you confirm it on this machine: `{}`'
 
 
 @dataclass(frozen=True)
@@ -432,14 +434,17 @@ def plan_edits(doc: Document, edits: list[Edit]) -> tuple[Document, list[str], l
             contract = doc.block_json(CONTRACT_BLOCK)
             if not isinstance(contract, dict):
                 raise ValidationError("the contract is not a JSON object", block=CONTRACT_BLOCK)
+            was = contract.get("review")
             for edit in contract_edits:
                 if edit.op == "set":
                     _set_field(contract, edit, changes, notes)
                 else:
                     _edit_list(contract, edit, changes, notes)
-            Contract.from_json(contract, file=doc.file)  # still a valid contract
+            asked = Contract.from_json(contract, file=doc.file)  # still a valid contract
             if changes:
                 result = result.with_block(CONTRACT_BLOCK, contract)
+            if asked.review == "auto" and was != "auto":
+                notes.append(_REVIEW_AUTO_NOTE.format(trust_advice(Path(doc.file or ".").parent)))
         if cadence:
             manifest = doc.block_json(MANIFEST_BLOCK)
             if not isinstance(manifest, dict):

@@ -131,9 +131,11 @@ def test_a_new_inline_link_the_run_never_saw_is_not_clean() -> None:
     link = '<a href="https://made-up.example/login">sign in</a>'
     result = _result(doc.with_article(html[:at] + " " + link + html[at:]))
     reasons = unclean_reasons(result)
-    assert any("made-up.example/login" in r and "not seen" in r for r in reasons), reasons
+    assert any("made-up.example/login" in r and "did not read" in r for r in reasons), reasons
     assert result.run is not None
-    result.run.seen_urls = {"https://made-up.example/login"}
+    result.run.seen_urls = {"https://made-up.example/login"}  # a search listed it: not read
+    assert any("made-up.example" in r for r in unclean_reasons(result))
+    result.run.read_urls = {"https://made-up.example/login"}  # its page fetched
     assert not any("made-up.example" in r for r in unclean_reasons(result))
     # links the document already held are not new
     assert unclean_reasons(_result(_doc())) == []

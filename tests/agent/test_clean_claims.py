@@ -45,22 +45,27 @@ def test_citations_taken_out_of_kept_paragraphs_are_not_clean() -> None:
 def test_an_edited_claim_citing_only_sources_the_run_did_not_see_is_not_clean() -> None:
     numbers = replaced("three to four units of heat", "ten to twelve units of heat")
     assert auto_reasons(numbers) == [
-        "new or changed claim(s) citing source(s) of which this run saw no page: "
-        f"{OVERVIEW_2} “A heat pump moves heat from the outside…” (s1, s4, s3)"
+        "new or changed claim(s) resting on source(s) of which this run read no page: "
+        f"{OVERVIEW_2} “A heat pump moves heat from the outside…” (s1, s4)"
     ]
     negated = replaced("cost more to install but run more efficiently", "cost less and run worse")
     assert auto_reasons(negated) == [
-        "new or changed claim(s) citing source(s) of which this run saw no page: "
+        "new or changed claim(s) resting on source(s) of which this run read no page: "
         f"{KD_3} “Air-to-water and air-to-air units make…” (s4)"
     ]
-    # the run read one of its sources: the edit is what that page says
-    assert auto_reasons(numbers, seen=["https://en.wikipedia.org/wiki/Heat_pump"]) == []
+    # the run read both sources the changed words rest on ([s1][s4]): the edit is what they say
+    assert auto_reasons(numbers, seen=[IEA, WIKI]) == []
+    # one of the two read: which one the new words rest on cannot be told
+    assert auto_reasons(numbers, seen=[WIKI]) == [
+        "new or changed claim(s) resting on source(s) of which this run read no page: "
+        f"{OVERVIEW_2} “A heat pump moves heat from the outside…” (s1)"
+    ]
 
 
 def test_a_citation_re_pointed_to_a_source_the_run_did_not_see_is_not_clean() -> None:
     assert auto_reasons(replaced("[s1][s4]", "[s5]")) == [
         f"citation(s) taken out of paragraph(s) kept: {OVERVIEW_2} (s1, s4)",
-        "new or changed claim(s) citing source(s) of which this run saw no page: "
+        "new or changed claim(s) resting on source(s) of which this run read no page: "
         f"{OVERVIEW_2} “A heat pump moves heat from the outside…” (s5)",
     ]
 
@@ -132,7 +137,7 @@ def test_paragraphs_without_pids_are_paired_by_their_words() -> None:
     ]
     edited = bare.with_article(bare.article_html.replace("grew quickly", "fell"))
     assert article_reasons(bare, edited, [NEW_URL], ()) == [
-        "new or changed claim(s) citing source(s) of which this run saw no page: "
+        "new or changed claim(s) resting on source(s) of which this run read no page: "
         "“Sales in Europe fell in 2021 and 2022,…” (s2)"
     ]
 
@@ -262,25 +267,52 @@ def test_a_url_named_in_a_page_the_run_read_is_not_seen() -> None:
     from oo_nb.agent.backends.claude_code import parse_output
 
     page = f"Myths busted! Buy: {AD_LINK} Further reading: {IEA} and {WIKI}"
-    _, seen = parse_output(_web_call("WebFetch", {"url": AD_PAGE, "prompt": "Summarise."}, page))
-    assert seen == {AD_PAGE}
+    read: set[str] = set()
+    fetch = _web_call("WebFetch", {"url": AD_PAGE, "prompt": "Summarise."}, page)
+    _, seen = parse_output(fetch, read=read)
+    assert seen == read == {AD_PAGE}
     negated = replaced("three to four units of heat", "less than one unit of heat")
-    assert auto_reasons(negated, seen=seen) == [
-        "new or changed claim(s) citing source(s) of which this run saw no page: "
-        f"{OVERVIEW_2} “A heat pump moves heat from the outside…” (s1, s4, s3)"
+    assert auto_reasons(negated, seen=read) == [
+        "new or changed claim(s) resting on source(s) of which this run read no page: "
+        f"{OVERVIEW_2} “A heat pump moves heat from the outside…” (s1, s4)"
     ]
     link = replaced("across European markets.", f'across Europe (<a href="{AD_LINK}">offers</a>).')
-    assert auto_reasons(link, seen=seen) == [
-        f"link(s) in the new text not seen in this run's searches or fetches: {AD_LINK}"
+    assert auto_reasons(link, seen=read) == [
+        f"link(s) in the new text to pages this run did not read: {AD_LINK}"
     ]
-    # the page the run read itself is seen, and so are a search's own hits (not its summary's)
+    # the pages the run read themselves are read
+    read = set()
+    for url in (IEA, WIKI):
+        parse_output(_web_call("WebFetch", {"url": url, "prompt": "Summarise."}, page), read=read)
+    assert auto_reasons(negated, seen=read) == []
+
+
+def test_a_search_hit_is_seen_but_not_read() -> None:
+    """outside attack 2, row 6: a search whose hits merely list a source (a title, no page
+    read) made that source "seen", and a claim citing it could be negated unattended."""
+    from oo_nb.agent.backends.claude_code import parse_output
+
     hits = (
         f'Web search results for query: "q"\n\nLinks: [{{"title": "Heat pump", "url": "{WIKI}"}}]'
     )
-    _, seen = parse_output(_web_call("WebSearch", {"query": "q"}, hits + f"\n\nSee {IEA}."))
-    assert seen == {WIKI}
-    _, seen = parse_output(_web_call("WebFetch", {"url": IEA, "prompt": "Summarise."}, page))
-    assert auto_reasons(negated, seen=seen) == []
+    read: set[str] = set()
+    _, seen = parse_output(
+        _web_call("WebSearch", {"query": "q"}, hits + f"\n\nSee {IEA}."), read=read
+    )
+    assert seen == {WIKI} and read == set()  # a new source found so is verified, no page read
+    negated = replaced(
+        "cost more to install but run more efficiently [s4]",
+        "cost less to install and run less efficiently [s4]",
+    )
+    assert auto_reasons(negated, seen=read, hits=seen) == [
+        "new or changed claim(s) resting on source(s) of which this run read no page: "
+        f"{KD_3} “Air-to-water and air-to-air units make…” (s4)"
+    ]
+    link = replaced("across European markets.", f'across Europe (<a href="{AD_LINK}">offers</a>).')
+    assert auto_reasons(link, seen=read, hits=[AD_LINK]) == [
+        f"link(s) in the new text to pages this run did not read: {AD_LINK}"
+    ]
+    assert auto_reasons(negated, seen=[WIKI]) == []
 
 
 def test_a_source_the_run_read_cited_beside_old_ones_does_not_vouch_for_their_words() -> None:
@@ -290,9 +322,79 @@ def test_a_source_the_run_read_cited_beside_old_ones_does_not_vouch_for_their_wo
         "[s1][s4][s6]",
     )
     assert auto_reasons(with_new_source, laundered) == [
-        "new or changed claim(s) citing source(s) of which this run saw no page: "
-        f"{OVERVIEW_2} “A heat pump moves heat from the outside…” (s1, s4, s3)"
+        "new or changed claim(s) resting on source(s) of which this run read no page: "
+        f"{OVERVIEW_2} “A heat pump moves heat from the outside…” (s1, s4)"
     ]
-    # words added beside the old ones, citing the page read, are an update
+    # one of the old sources read as well: which one the new words rest on cannot be told
+    assert auto_reasons(with_new_source, laundered, seen=[NEW_URL, IEA]) == [
+        "new or changed claim(s) resting on source(s) of which this run read no page: "
+        f"{OVERVIEW_2} “A heat pump moves heat from the outside…” (s4)"
+    ]
+    assert auto_reasons(with_new_source, laundered, seen=[NEW_URL, IEA, WIKI]) == []
+    # words added beside the old ones, closed by the page read alone, are an update
     added = replaced(GRANTS, "blamed uncertainty about grants [s5], which returned in 2026 [s6].")
     assert auto_reasons(with_new_source, added) == []
+    # the same words closed by the old source and the new one together rest on either
+    mixed = replaced(GRANTS, "blamed uncertainty about grants, which returned in 2026 [s5][s6].")
+    assert auto_reasons(with_new_source, mixed) == [
+        "new or changed claim(s) resting on source(s) of which this run read no page: "
+        f"{RECENT} “Installers reported a slow start to the…” (s5)"
+    ]
+
+
+SPLIT_AT = " That efficiency puts heat pumps"
+MERGED_AT = f"changed their subsidy schemes [s2].</p>\n<!-- pid:{KD_2} -->\n<p>"
+
+
+def test_a_split_or_merge_keeping_every_sentence_and_its_citations_is_written() -> None:
+    """outside attack 2, row 3: with nothing fetched, a cited paragraph split in two at a
+    sentence, or two paragraphs merged, each sentence keeping its words and citations, was held
+    ("citation(s) taken out", "cited paragraph(s) removed", "saw no page")."""
+    split = replaced(SPLIT_AT, "</p>\n<p>That efficiency puts heat pumps")
+    merged = replaced(MERGED_AT, "changed their subsidy schemes [s2]. ")
+    assert auto_reasons(split, seen=()) == []
+    assert auto_reasons(merged, seen=()) == []
+    # split, then the halves' order swapped: the same sentences still
+    swapped = replaced(
+        "<p>A heat pump moves heat",
+        "<p>That efficiency puts heat pumps at the centre of EU plans to cut gas use in buildings "
+        "[s3].</p>\n<p>A heat pump moves heat",
+    )
+    cut = replaced(SPLIT_AT + " at the centre of EU plans to cut gas use in buildings [s3].", "")
+    assert auto_reasons(swapped, cut, seen=()) == []
+
+
+def test_a_split_or_merge_that_changes_a_sentence_is_held() -> None:
+    # a word of a cited sentence changed in the split: a copy edit of a claim stays held
+    split = replaced(SPLIT_AT, "</p>\n<p>That efficiency puts heat pumps")
+    negated = replaced("at the centre of EU plans", "outside EU plans")
+    reasons = auto_reasons(split, negated, seen=())
+    assert reasons[-1].startswith("new or changed claim(s) resting on source(s)"), reasons
+    assert reasons[-1].endswith("“That efficiency puts heat pumps outside…” (s3)"), reasons
+    # a citation moved to the other sentence in the merge
+    merged = replaced(MERGED_AT, "changed their subsidy schemes. ")
+    moved = replaced("pays for itself more slowly [s1].", "pays for itself more slowly [s1][s2].")
+    reasons = auto_reasons(merged, moved, seen=())
+    assert reasons and reasons[0] == f"cited paragraph(s) removed: {KD_2} (s1)", reasons
+    # a one-word copy edit of a cited claim, nothing read: held (one word can negate a claim)
+    assert auto_reasons(replaced("depend mostly", "depend largely"), seen=()) == [
+        "new or changed claim(s) resting on source(s) of which this run read no page: "
+        f"{KD_2} “Running costs depend largely on the rat…” (s1)"
+    ]
+
+
+def test_a_new_paragraph_rests_on_the_citations_closing_its_words() -> None:
+    # the old sources' names on a new claim, beside the page read: which one it rests on is unknown
+    laundered = (
+        "<p>A heat pump delivers less than one unit of heat per unit of power [s1][s4][s6].</p>\n"
+    )
+    [reason] = auto_reasons(with_new_source, _new_paragraph(laundered))
+    assert reason.startswith("new or changed claim(s) resting on source(s)") and reason.endswith(
+        "(s1, s4)"
+    ), reason
+    # a claim closed by the page read alone, beside an old one the run also read
+    both = "<p>Sales fell by a fifth in 2026 [s6], after the 2023 fall [s2].</p>\n"
+    sales = "https://www.ehpa.org/market-data/"
+    assert auto_reasons(with_new_source, _new_paragraph(both), seen=[NEW_URL, sales]) == []
+    [reason] = auto_reasons(with_new_source, _new_paragraph(both))
+    assert reason.endswith("(s2)"), reason

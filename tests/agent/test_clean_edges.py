@@ -29,7 +29,7 @@ def test_a_result_without_run_figures_still_checks_new_links() -> None:
     result = _result(_with_link(_doc()))
     result.run = None
     assert unclean_reasons(result) == [
-        f"link(s) in the new text not seen in this run's searches or fetches: {LINK}"
+        f"link(s) in the new text to pages this run did not read: {LINK}"
     ]
 
 
@@ -45,7 +45,7 @@ def test_each_reason_in_its_words() -> None:
     assert unclean_reasons(result) == [
         "new source(s) not verified (URL not seen in this run's searches or fetches): s20, s21",
         "section(s) removed: status, leading-candidates",
-        "link(s) in the new text not seen in this run's searches or fetches: "
+        "link(s) in the new text to pages this run did not read: "
         f"{LINK}, https://also-made-up.example/x",
         "1 quote(s) not found in their source: we did",
         "2 run warning(s): one; two",

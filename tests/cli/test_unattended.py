@@ -118,7 +118,12 @@ def test_the_contracts_review_auto_makes_auto_the_default(
     doc = create_document(NewSpec("Solar storms", "grid"), tmp_path).path
     assert doc is not None
     assert main(["contract", str(doc), "--set", "review", "auto"]) == 0
+    assert f"once you confirm it on this machine: `oo alerts {tmp_path} --trust`" in (
+        capsys.readouterr().out
+    )
     assert Document.read(doc).contract.review == "auto"
+    assert main(["alerts", str(tmp_path), "--trust"]) == 0
+    assert 'review: "auto" in 1 document(s)' in capsys.readouterr().out
     assert main(["update", str(doc)]) == 0
     assert "written: " in capsys.readouterr().out
     assert Document.read(doc).manifest.version == 1
@@ -126,6 +131,66 @@ def test_the_contracts_review_auto_makes_auto_the_default(
     assert main(["update", str(doc), "--force"]) == 0
     assert "proposal saved for review" in capsys.readouterr().out
     assert Document.read(doc).manifest.version == 1
+
+
+def test_a_contracts_review_auto_is_used_only_once_confirmed_on_this_machine(
+    tmp_path: Path, mock: MockAPI, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """outside attack 2, "note on reach": a library from elsewhere shipping `review: "auto"` in
+    its contracts made a plain `oo update-all DIR` write unattended, without the user's --auto."""
+    from oo_nb.alerts.trust import record_trust
+
+    lib = tmp_path / "lib"
+    docs = [create_document(NewSpec(name, "grid"), lib).path for name in ("Solar storms", "Tides")]
+    assert docs[0] is not None and docs[1] is not None
+    for doc in docs:
+        assert main(["contract", str(doc), "--set", "review", "auto"]) == 0
+    before = [d.read_bytes() for d in docs]
+    # the library came with its own record, sealed by another machine's key
+    (lib / ".oo").mkdir()
+    (lib / ".oo" / "alerts.trusted").write_text(
+        '{"review_auto": ["solar-storms.o-o.html"], "seal": "0"}'
+    )
+    capsys.readouterr()
+    assert main(["update-all", str(lib), "--no-progress", "--no-alerts"]) == 0
+    out = capsys.readouterr().out
+    assert "0 written, 2 proposed" in out, out
+    assert [d.read_bytes() for d in docs] == before
+    why = (
+        'kept for review: the contract\'s review: "auto" is not used, so nothing is written '
+        "unattended: not confirmed on this machine (alerts.trusted is not sealed by it) "
+        f"(`oo alerts {lib} --trust` confirms it)"
+    )
+    assert out.count(why) == 2, out
+    # confirmed: a clean update is written; a document asking it after that is not
+    record_trust(lib / ".oo" / "alerts.json")
+    late = create_document(NewSpec("Comets", "grid"), lib).path
+    assert late is not None
+    assert main(["contract", str(late), "--set", "review", "auto"]) == 0
+    capsys.readouterr()
+    assert main(["update-all", str(lib), "--force", "--no-progress", "--no-alerts"]) == 0
+    out = capsys.readouterr().out
+    assert "2 written, 1 proposed" in out, out
+    assert f"proposed  {late.name}" in out
+    assert "unattended: asked after you last confirmed (`oo alerts" in out, out
+
+
+def test_the_python_api_obeys_an_unconfirmed_review_auto_as_the_command_does(
+    tmp_path: Path, mock: MockAPI
+) -> None:
+    from oo_nb.api.library import Library
+
+    doc = create_document(NewSpec("Solar storms", "grid"), tmp_path).path
+    assert doc is not None
+    assert main(["contract", str(doc), "--set", "review", "auto"]) == 0
+    before = doc.read_bytes()
+    done = Library(tmp_path).update_all(progress=False)
+    [result] = done.results
+    assert result.written is None and result.pending is not None and doc.read_bytes() == before
+    assert result.kept_because == [
+        'the contract\'s review: "auto" is not used, so nothing is written unattended: not '
+        f"confirmed as yours (`oo alerts {tmp_path} --trust` confirms it)"
+    ]
 
 
 def test_a_bad_review_value_is_refused_naming_the_field(
@@ -254,3 +319,34 @@ def test_a_stale_proposal_awaiting_review_does_not_send_the_user_in_a_circle(
     assert (
         "not researched again" in capsys.readouterr().out
     )  # hence plain `oo update` is no way out
+
+
+def test_alerts_show_and_trust_name_the_documents_asking_review_auto(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from oo_nb.store.library_trust import review_auto_problem
+
+    monkeypatch.setenv("OO_ALERT_WEBHOOK", "http://127.0.0.1:9/hook")  # (the template's channel)
+    doc = create_document(NewSpec("Solar storms", "grid"), tmp_path).path
+    assert doc is not None
+    assert main(["contract", str(doc), "--set", "review", "auto"]) == 0
+    # --init confirms the alerts it writes, not what it does not show
+    assert main(["alerts", str(tmp_path), "--init"]) == 0
+    assert review_auto_problem(doc) is not None
+    capsys.readouterr()
+    assert main(["alerts", str(tmp_path), "--show"]) == 1
+    out = capsys.readouterr().out
+    assert 'review: "auto" NOT USED in 1 document(s), not confirmed (--trust): solar-storms' in out
+    assert main(["alerts", str(tmp_path), "--trust"]) == 0
+    out = capsys.readouterr().out
+    assert 'review: "auto" in 1 document(s) (a clean update written without review): ' in out
+    assert review_auto_problem(doc) is None
+    assert main(["alerts", str(tmp_path), "--show"]) == 0
+    assert "NOT USED" not in capsys.readouterr().out
+    # a library whose only setting from elsewhere is a contract's review: auto
+    other = create_document(NewSpec("Tides", "grid"), tmp_path / "other").path
+    assert other is not None
+    assert main(["contract", str(other), "--set", "review", "auto"]) == 0
+    assert main(["alerts", str(tmp_path / "other"), "--trust"]) == 0
+    assert "(no alerts.json)" in capsys.readouterr().out
+    assert review_auto_problem(other) is None

@@ -146,6 +146,7 @@ def _auto_clean(workdir: Path) -> Figure:
     doc = Document.read(path)
     page, quote = "https://a.example.com/r", "the company said"
     run = RunInfo("anthropic", "claude-sonnet-5-5", cost_usd=0.1, seen_urls={page})
+    run.read_urls = {page}  # (fetched: only the quote rule may hold it)
     pages = PageTexts()
     pages.add(page, f"Weather was mild, {quote}. Nothing about revenue.")
     run.quote_hits = quote_hits([quote], pages)

@@ -56,9 +56,9 @@ def with_new_source(text: str) -> str:
     return doc.edit_block("oo-source-cache", add).text
 
 
-def built(*edits: Edit, seen: Iterable[str] = (NEW_URL,)) -> Any:
+def built(*edits: Edit, seen: Iterable[str] = (NEW_URL,), hits: Iterable[str] = ()) -> Any:
     """The update result (``run.UpdateResult``) of a copy with ``edits`` made, in order;
-    ``seen``: the URLs the run's searches and fetches showed."""
+    ``seen``: the pages the run read (fetched); ``hits``: URLs its searches only listed."""
     from oo_nb.agent.backends.claude_code import proposal_from_copy
     from oo_nb.agent.candidate import build_candidate
     from oo_nb.agent.proposal import validate_proposal
@@ -71,7 +71,8 @@ def built(*edits: Edit, seen: Iterable[str] = (NEW_URL,)) -> Any:
         text = edit(text)
     proposal = validate_proposal(proposal_from_copy(original, Document.parse(text.encode())))
     run = RunInfo("claude-code", "claude-sonnet-5-5", cost_usd=0.01, budget_usd=0.5)
-    run.seen_urls = set(seen)
+    run.seen_urls = {*seen, *hits}
+    run.read_urls = set(seen)
     candidate = build_candidate(original, proposal, run, today=date(2026, 12, 1), pid_seed="t")
     return UpdateResult(
         DOC, "proposed", "", original.to_bytes(), "claude-code", "claude-sonnet-5-5", 0.5,
@@ -79,8 +80,10 @@ def built(*edits: Edit, seen: Iterable[str] = (NEW_URL,)) -> Any:
     )  # fmt: skip
 
 
-def auto_reasons(*edits: Edit, seen: Iterable[str] = (NEW_URL,)) -> list[str]:
+def auto_reasons(
+    *edits: Edit, seen: Iterable[str] = (NEW_URL,), hits: Iterable[str] = ()
+) -> list[str]:
     """Why ``--auto`` would keep the copy's edits for review ([]: it would write them)."""
     from oo_nb.agent.clean import unclean_reasons
 
-    return unclean_reasons(built(*edits, seen=seen))
+    return unclean_reasons(built(*edits, seen=seen, hits=hits))

@@ -42,7 +42,7 @@ from oo_nb.agent.backends.claude_images import (
     web_tool_counts,
 )
 from oo_nb.agent.backends.claude_stream import stream_events
-from oo_nb.agent.backends.conversation import collect_urls
+from oo_nb.agent.backends.conversation import collect_urls, read_urls
 from oo_nb.agent.budget import Budget
 from oo_nb.agent.context import AgentContext, hide_images
 from oo_nb.agent.pricing import count, usage_figures
@@ -289,14 +289,16 @@ def _search_texts(text: str, pages: PageTexts) -> None:
 
 
 def parse_output(
-    stdout: str, pages: PageTexts | None = None
+    stdout: str, pages: PageTexts | None = None, read: set[str] | None = None
 ) -> tuple[dict[str, Any] | None, set[str]]:
     """The final ``result`` object (``--output-format json`` or ``stream-json``) and the URLs
     this run saw on the web: the URL a successful WebFetch read, the hits of a successful
     WebSearch (its ``Links`` list, or the ``url`` fields of its structured copy), each matched to
     its ``tool_use`` by id (a result whose call is unknown does not count), and search results and
     citations inside assistant turns. A URL merely written in a page's or a summary's text is
-    not seen: the run did not read it (an advertiser's page naming the document's sources)."""
+    not seen: the run did not read it (an advertiser's page naming the document's sources).
+    ``read`` (when given) gets the pages the run read: each URL a successful WebFetch read and
+    the pages assistant turns cite (``conversation.read_urls``), not a search's hits."""
     result: dict[str, Any] | None = None
     urls: set[str] = set()
     web_calls: dict[str, str] = {}  # tool_use id -> fetched URL ("" for a search)
@@ -312,6 +314,8 @@ def parse_output(
         blocks = [b for b in blocks if isinstance(b, dict)]
         if event.get("type") == "assistant":
             urls |= collect_urls(blocks)
+            if read is not None:
+                read |= read_urls(blocks)
             if pages is not None:
                 api_texts(blocks, pages)
             for b in blocks:
@@ -348,6 +352,8 @@ def parse_output(
                 fetched = web_calls[str(b["tool_use_id"])]
                 if fetched:
                     urls.add(fetched)
+                    if read is not None:
+                        read.add(fetched)
                 else:
                     urls |= _search_hits(_tool_text(content))
                 if pages is not None:  # the text it showed, for quote checks
@@ -530,7 +536,7 @@ class ClaudeCodeBackend:
                 "Edit",
             ]
             proc = run_child(cmd, cwd=tmp, timeout_s=self.timeout_s)
-            result, urls = parse_output(proc.stdout, run.pages)
+            result, urls = parse_output(proc.stdout, run.pages, run.read_urls)
             self._account(result, urls, budget, run)
             _count_web_tools(proc.stdout, run)
             self._check(proc, result, run)

@@ -40,6 +40,7 @@ __all__ = [
     "Conversation",
     "collect_urls",
     "compact_history",
+    "read_urls",
     "usage_known",
 ]
 
@@ -111,18 +112,26 @@ def usage_known(usage: Any) -> bool:
 
 def collect_urls(blocks: list[dict[str, Any]]) -> set[str]:
     """Every URL in search results, fetch results and citations of one assistant turn."""
-    urls: set[str] = set()
+    urls = read_urls(blocks)
     for block in blocks:
-        kind = block.get("type")
         content = block.get("content")
-        if kind == "web_search_tool_result" and isinstance(content, list):
+        if block.get("type") == "web_search_tool_result" and isinstance(content, list):
             urls.update(
                 r["url"] for r in content if isinstance(r, dict) and isinstance(r.get("url"), str)
             )
-        elif kind == "web_fetch_tool_result" and isinstance(content, dict):
+    return urls
+
+
+def read_urls(blocks: list[dict[str, Any]]) -> set[str]:
+    """The pages one assistant turn read: fetch results and the pages its citations quote (not
+    a search's hits: a title in a list is no page read)."""
+    urls: set[str] = set()
+    for block in blocks:
+        content = block.get("content")
+        if block.get("type") == "web_fetch_tool_result" and isinstance(content, dict):
             if content.get("type") == "web_fetch_result" and isinstance(content.get("url"), str):
                 urls.add(content["url"])
-        elif kind == "text":
+        elif block.get("type") == "text":
             for c in block.get("citations") or []:
                 if isinstance(c, dict) and isinstance(c.get("url"), str):
                     urls.add(c["url"])
@@ -519,6 +528,7 @@ class Conversation:
                 f"replaced with U+FFFD in: {', '.join(repaired[:10])}"
             )
         run.seen_urls |= collect_urls(blocks)
+        run.read_urls |= read_urls(blocks)
         api_texts(blocks, run.pages)
         if run.on_progress is not None:
             for line in progress_lines(blocks):
