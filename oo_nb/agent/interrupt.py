@@ -15,7 +15,8 @@ kernel or a server that handles them is left alone. Around the whole run (``held
 its loop starts to its outcome, the same signals are recorded where ``on_signals`` does not take
 them (asyncio closing the loop, the moments after it): a run that had finished and gets a signal
 in its last milliseconds reports its work as interrupted, with the signal's exit status, rather
-than a CancelledError, a bare KeyboardInterrupt or a silent SIGTERM death.
+than a CancelledError, a bare KeyboardInterrupt or a silent SIGTERM death. The CLI holds them
+the same way while it sends the alerts after the run (``cli/update_all``): the sending stops.
 """
 
 from __future__ import annotations

@@ -2,10 +2,13 @@
 one message per event or one digest when more than ``digest_after`` are due at once. The record
 ``DIR/.oo/alerts-sent.jsonl`` says, per event, which channels took it and which were set when it
 was first sent: a channel that failed is owed the event and tried again next run (one added later
-is not sent the backlog). Channels are sent to at once, each within ``CHANNEL_DEADLINE_S``: one
-that accepts and never answers is given up on for this run, said, and tried again next time. A
-failing channel is reported by name; it never raises out of ``alert_after_update``: an update
-never fails because an alert did."""
+is not sent the backlog). An event some channel is still owed is recorded with its text: the
+next run sends it even when the library no longer shows it (a failure of the run before). Channels
+are sent to at once, each within ``CHANNEL_DEADLINE_S``: one that accepts and never answers is
+given up on for this run, said, and tried again next time. A signal (``stop``: Ctrl-C, SIGTERM)
+ends the sending at once, the message in flight abandoned (the next run sends it again). A failing
+channel is reported by name; it never raises out of ``alert_after_update``: an update never fails
+because an alert did."""
 
 from __future__ import annotations
 
@@ -26,6 +29,7 @@ from oo_nb.redaction import redact
 from oo_nb.store import clock
 
 if TYPE_CHECKING:
+    from oo_nb.agent.interrupt import Stop
     from oo_nb.agent.types import LibraryUpdate
 
 __all__ = [
@@ -39,12 +43,15 @@ __all__ = [
     "read_record",
     "read_sent",
     "test_alert",
+    "with_owed",
 ]
 
 SENT_FILE = "alerts-sent.jsonl"
 # How long one channel may take for all its messages of a run; a server that accepts and never
 # answers (or answers a byte at a time) holds update-all no longer than this
 CHANNEL_DEADLINE_S = 10.0
+# how often the wait for the channels looks at ``stop``: a signal's handler cannot wake a join
+_POLL_S = 0.05
 
 
 @dataclass
@@ -57,6 +64,8 @@ class AlertReport:
     delivered: dict[str, int] = field(default_factory=dict)  # channel -> messages taken
     errors: list[str] = field(default_factory=list)
     configured: bool = True
+    planned: int = 0  # messages to send, summed over the channels
+    interrupted: str = ""  # the signal that ended the sending ("SIGINT"), if one did
 
     def lines(self) -> list[str]:
         if not self.configured:
@@ -69,6 +78,12 @@ class AlertReport:
             )
         ]
         out += [f"alert error: {e}" for e in self.errors]
+        if self.interrupted:
+            sent = sum(self.delivered.values())
+            rest = "; the rest go with the next run" if sent < self.planned else ""
+            out.append(
+                f"alerts interrupted by {self.interrupted}: {sent} of {self.planned} sent{rest}"
+            )
         return out
 
 
@@ -83,6 +98,7 @@ class Delivery:
 
     taken: set[str] = field(default_factory=set)
     due: set[str] = field(default_factory=set)
+    event: Event | None = None  # as recorded while some channel was owed it
 
     def owed_to(self, channel: str) -> bool:
         return channel in self.due and channel not in self.taken
@@ -106,7 +122,42 @@ def read_record(root: str | Path) -> dict[str, Delivery]:
         entry = record.setdefault(row["key"], Delivery())
         entry.taken |= taken
         entry.due |= due or taken  # rows written before "due": nothing owed
+        entry.event = _recorded_event(row) or entry.event
     return record
+
+
+def _recorded_event(row: dict[str, object]) -> Event | None:
+    """The event a row of the record holds (written while a channel was still owed it)."""
+    kept = row.get("event")
+    if not isinstance(kept, dict):
+        return None
+    title, details, sources = kept.get("title"), kept.get("details"), kept.get("sources")
+    if not isinstance(title, str) or not isinstance(details, list) or not isinstance(sources, list):
+        return None
+    return Event(
+        key=str(row["key"]),
+        kind=str(row.get("kind") or ""),
+        document=str(row.get("document") or ""),
+        title=title,
+        details=tuple(str(d) for d in details),
+        sources=tuple(str(u) for u in sources),
+    )
+
+
+def with_owed(events: list[Event], record: dict[str, Delivery], config: AlertConfig) -> list[Event]:
+    """``events`` and those the record says a channel of ``config`` is still owed that the
+    library no longer shows (a failure of an earlier run, a sending cut short by a signal)."""
+    shown = {e.key for e in events}
+    names = [c.name for c in config.channels]
+    owed_still = [
+        d.event
+        for key, d in record.items()
+        if d.event is not None
+        and key not in shown
+        and d.event.kind in config.events
+        and any(d.owed_to(name) for name in names)
+    ]
+    return events + owed_still
 
 
 def read_sent(root: str | Path) -> set[str]:
@@ -119,25 +170,37 @@ def owed(events: list[Event], channel: str, record: dict[str, Delivery]) -> list
     return [e for e in events if e.key not in record or record[e.key].owed_to(channel)]
 
 
-def _record(root: Path, taken: dict[str, list[str]], events: list[Event], due: list[str]) -> None:
+def _record(
+    root: Path,
+    taken: dict[str, list[str]],
+    owing: set[str],
+    events: list[Event],
+    due: list[str],
+) -> None:
+    """A row per event that some channel took or is still ``owing`` (it was sent it this run
+    and did not take it); the latter with the event's text, for the next run to send."""
     private_dir(root)
     stamp = clock.now().isoformat(timespec="seconds")
-    text = "".join(
-        json.dumps(
-            {
-                "key": e.key,
-                "kind": e.kind,
-                "document": e.document,
-                "sent_at": stamp,
-                "channels": sorted(taken[e.key]),
-                "due": due,
-            },
-            ensure_ascii=False,
-        )
-        + "\n"
-        for e in events
-        if e.key in taken
-    )
+    rows = []
+    for e in events:
+        if e.key not in taken and e.key not in owing:
+            continue
+        row: dict[str, object] = {
+            "key": e.key,
+            "kind": e.kind,
+            "document": e.document,
+            "sent_at": stamp,
+            "channels": sorted(taken.get(e.key, ())),
+            "due": due,
+        }
+        if e.key in owing:
+            row["event"] = {
+                "title": e.title,
+                "details": list(e.details),
+                "sources": list(e.sources),
+            }
+        rows.append(json.dumps(row, ensure_ascii=False) + "\n")
+    text = "".join(rows)
     fd = os.open(_sent_path(root), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     try:
         os.write(fd, text.encode("utf-8"))
@@ -160,12 +223,15 @@ class _Sending:
         self.channel, self.messages, self.settings_dir = channel, messages, settings_dir
         self.taken: list[Message] = []
         self.error: str | None = None
+        self.given_up = threading.Event()  # no more messages: the run stopped waiting for it
         self.thread = threading.Thread(
             target=self._run, daemon=True, name=f"oo-alert-{channel.name}"
         )
 
     def _run(self) -> None:
         for message in self.messages:
+            if self.given_up.is_set():
+                return
             try:
                 send(self.channel, message, self.settings_dir)
             except ChannelError as exc:
@@ -174,12 +240,20 @@ class _Sending:
             self.taken.append(message)
 
 
-def _send_each(sendings: list[_Sending], report: AlertReport, taken: dict[str, list[str]]) -> None:
+def _send_each(
+    sendings: list[_Sending],
+    report: AlertReport,
+    taken: dict[str, list[str]],
+    stop: Stop | None = None,
+) -> None:
+    report.planned = sum(len(s.messages) for s in sendings)
     for sending in sendings:
         sending.thread.start()
-    deadline = time.monotonic() + CHANNEL_DEADLINE_S
+    _wait(sendings, time.monotonic() + CHANNEL_DEADLINE_S, stop)
+    if stop is not None and stop.signum is not None:
+        report.interrupted = stop.name
     for sending in sendings:
-        sending.thread.join(max(0.0, deadline - time.monotonic()))
+        sending.given_up.set()  # one still sending sends no further message
         done = list(sending.taken)  # what it took so far, even if it is still waiting
         name = sending.channel.name
         if done:
@@ -188,15 +262,28 @@ def _send_each(sendings: list[_Sending], report: AlertReport, taken: dict[str, l
             for e in message.events:
                 taken.setdefault(e.key, []).append(name)
         if sending.thread.is_alive():
-            report.errors.append(
-                f"channel {name!r} ({sending.channel.type}): no answer within "
-                f"{CHANNEL_DEADLINE_S:g} s; given up for this run, tried again next time"
-            )
+            if not report.interrupted:  # (an interrupted sending is said in one line)
+                report.errors.append(
+                    f"channel {name!r} ({sending.channel.type}): no answer within "
+                    f"{CHANNEL_DEADLINE_S:g} s; given up for this run, tried again next time"
+                )
         elif sending.error is not None:
             report.errors.append(sending.error)
 
 
-def deliver(root: str | Path, events: list[Event], config: AlertConfig) -> AlertReport:
+def _wait(sendings: list[_Sending], deadline: float, stop: Stop | None) -> None:
+    """Until every channel is done, ``deadline`` passes or a signal stops the run."""
+    for sending in sendings:
+        while sending.thread.is_alive():
+            left = deadline - time.monotonic()
+            if left <= 0 or (stop is not None and stop.signum is not None):
+                return
+            sending.thread.join(min(left, _POLL_S))
+
+
+def deliver(
+    root: str | Path, events: list[Event], config: AlertConfig, stop: Stop | None = None
+) -> AlertReport:
     """Send each channel the events it has not taken, and record what went out.
 
     Parameters
@@ -204,20 +291,24 @@ def deliver(root: str | Path, events: list[Event], config: AlertConfig) -> Alert
     root : str or Path
         The library folder (its record: ``.oo/alerts-sent.jsonl``).
     events : list of Event
-        What the library shows now; those every channel took are left out.
+        What the library shows now (with those a channel is still owed that it no longer
+        shows: ``with_owed``); those every channel took are left out.
     config : AlertConfig
         The channels, the kinds wanted and the digest threshold.
+    stop : Stop, optional
+        Set by a signal (``agent.interrupt.held``): the sending ends at once.
 
     Returns
     -------
     AlertReport
         The events due to some channel (``new``), messages per channel, and one error line per
         failing channel (a channel that fails, or takes longer than ``CHANNEL_DEADLINE_S``,
-        never stops the others).
+        never stops the others); ``interrupted`` names the signal that ended the sending.
     """
     folder = Path(root)
     record = read_record(folder)
-    wanted = list({e.key: e for e in events if e.kind in config.events}.values())
+    shown = with_owed(events, record, config)
+    wanted = list({e.key: e for e in shown if e.kind in config.events}.values())
     per_channel = {c.name: owed(wanted, c.name, record) for c in config.channels}
     due_keys = {e.key for todo in per_channel.values() for e in todo}
     new = [e for e in wanted if e.key in due_keys]
@@ -236,13 +327,22 @@ def deliver(root: str | Path, events: list[Event], config: AlertConfig) -> Alert
             report.messages += composed[ids]
         sendings.append(_Sending(channel, composed[ids], config.path.parent))
     taken: dict[str, list[str]] = {}
-    _send_each(sendings, report, taken)
-    if taken:
-        _record(folder, taken, new, sorted(c.name for c in config.channels))
+    _send_each(sendings, report, taken, stop)
+    owing = {  # sent this run to a channel that did not take it: the next run sends it
+        e.key
+        for sending in sendings
+        for message in sending.messages
+        for e in message.events
+        if sending.channel.name not in taken.get(e.key, ())
+    }
+    if taken or owing:
+        _record(folder, taken, owing, new, sorted(c.name for c in config.channels))
     return report
 
 
-def alert_after_update(root: str | Path, outcome: LibraryUpdate | None = None) -> AlertReport:
+def alert_after_update(
+    root: str | Path, outcome: LibraryUpdate | None = None, stop: Stop | None = None
+) -> AlertReport:
     """The alerts of a library after an update-all run.
 
     Parameters
@@ -251,6 +351,8 @@ def alert_after_update(root: str | Path, outcome: LibraryUpdate | None = None) -
         The library folder.
     outcome : LibraryUpdate, optional
         The run just finished.
+    stop : Stop, optional
+        Set by a signal: the sending ends at once (``deliver``).
 
     Returns
     -------
@@ -263,7 +365,7 @@ def alert_after_update(root: str | Path, outcome: LibraryUpdate | None = None) -
         config = load_config(folder)
         if config is None:
             return AlertReport(configured=False)
-        return deliver(folder, collect_events(folder, outcome, config.events), config)
+        return deliver(folder, collect_events(folder, outcome, config.events), config, stop)
     # the update is done: no problem of the alerts may change its outcome
     except Exception as exc:
         # a setting of ours says what it is; anything else is named by its type

@@ -19,7 +19,7 @@ from oo_nb.alerts.config import (
     private_dir,
     url_host,
 )
-from oo_nb.alerts.deliver import AlertReport, deliver, read_record, test_alert
+from oo_nb.alerts.deliver import AlertReport, deliver, read_record, test_alert, with_owed
 from oo_nb.alerts.events import Event, collect_events
 from oo_nb.alerts.trust import env_problem, record_trust
 from oo_nb.cli.schedule import seal_key_mismatch
@@ -193,7 +193,8 @@ def _show(folder: Path) -> TextResult:
     )
     record = read_record(folder)
     waiting: list[tuple[Event, str]] = []
-    for e in collect_events(folder, kinds=config.events):
+    # (with those a channel is owed that the library no longer shows)
+    for e in with_owed(collect_events(folder, kinds=config.events), record, config):
         if e.key not in record:
             waiting.append((e, ""))
         elif owing := [c.name for c in config.channels if record[e.key].owed_to(c.name)]:

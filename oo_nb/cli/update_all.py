@@ -154,11 +154,29 @@ def run(ns: argparse.Namespace) -> UpdateAllOutcome:
         return result
     result = UpdateAllOutcome(outcome)
     if getattr(ns, "alerts", True) and folder.is_dir():
+        _send_alerts(folder, result)
+    return result
+
+
+def _send_alerts(folder: Path, result: UpdateAllOutcome) -> None:
+    """The library's alerts after the run. A signal meanwhile (Ctrl-C, SIGTERM) ends the
+    sending at once; the report still says what the run did, then how far the alerts got, and
+    the exit status is the signal's (a KeyboardInterrupt said "nothing was written", and a
+    SIGTERM ended the process without a word, after documents were written)."""
+    from oo_nb.agent.interrupt import Stop, catches_signals, held
+
+    stop = Stop(catches_signals())
+    with held(stop):
         from oo_nb.alerts.deliver import alert_after_update  # never raises: a line per problem
 
-        report = alert_after_update(folder, outcome)
-        result.alert_lines = report.lines() if report.configured else []
-    return result
+        report = alert_after_update(folder, result.value, stop)
+    if stop.signum is not None:
+        result.exit_code = stop.exit_code
+        report.interrupted = report.interrupted or stop.name  # (or after the last message went)
+    if report.configured:
+        result.alert_lines = report.lines()
+    elif stop.signum is not None:  # no alerts to speak of: the signal still is
+        result.alert_lines = [f"interrupted by {stop.name} after the run had ended"]
 
 
 def _update_all(library: Any, ns: argparse.Namespace) -> LibraryUpdate:

@@ -117,10 +117,15 @@ def _log_path(path: Path) -> Path:
 
 
 def _read_log(path: Path) -> list[dict[str, Any]]:
+    """The log's rows. Read as a snapshot is (``read_kept_file``): a link at the log or at a
+    folder above it is refused, naming it, not followed to a log elsewhere."""
     log = _log_path(path)
-    if not log.exists():
+    try:
+        data = read_kept_file(log, depth=3)
+    except FileNotFoundError:
         return []
-    data = log.read_bytes()
+    except OOError as exc:
+        raise FormatError(f"history log is refused: {exc.message}", file=str(log)) from None
     body, torn = _split_torn_tail(data)
     rows = []
     try:

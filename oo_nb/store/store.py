@@ -185,6 +185,10 @@ def write_document(
         OSError
     ) as exc:  # disk full, permissions...: an OOError that says what state the file is in
         raise _io_error(exc, target, data) from exc
+    except FormatError as exc:  # its history unreadable (its log): found before the replace
+        raise FormatError(
+            f"{exc.message}; the document is unchanged", file=exc.file, line=exc.line
+        ) from None
     return target
 
 

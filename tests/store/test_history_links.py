@@ -114,7 +114,8 @@ def test_linked_snapshots_folder_and_log_are_refused(lib: Path, victim: Path) ->
     with pytest.raises(OOError, match=re.escape(f"{folder / 'log.jsonl'} is a symbolic link; ")):
         _write(lib)
     assert lib.read_bytes() == before and victim.read_bytes() == b""
-    assert list((folder / "snapshots").iterdir()) == []  # the snapshot went again
+    # refused as the log is read, before any snapshot is taken (or, then, the snapshot went)
+    assert not any((folder / "snapshots").glob("*"))
 
 
 def test_a_lock_that_is_not_a_plain_file_is_refused(lib: Path) -> None:
@@ -202,3 +203,28 @@ def test_a_fifo_where_a_lock_should_be_is_refused_without_hanging_or_leaking(lib
     with pytest.raises(OOError, match=re.escape(f"{lock} is not a regular file")):
         open_plain_file(lock, os.O_RDWR | os.O_CREAT)
     assert len(os.listdir("/proc/self/fd")) == before  # the fd opened to look at it is closed
+
+
+@pytest.mark.parametrize("linked", ["log.jsonl", ".oo-history"])
+def test_a_linked_log_is_not_read(lib: Path, tmp_path: Path, linked: str) -> None:
+    """Reading the log is held to the library as writing it is: a log (or the folder above it)
+    that is a link to one elsewhere was followed, its rows listed as this document's history."""
+    from oo_nb.errors import FormatError
+    from oo_nb.store.history import read_history
+
+    _write(lib)  # a real history: one snapshot and its log row
+    history = lib.parent / ".oo-history"
+    assert len(read_history(lib)) == 2
+    moved = tmp_path / "elsewhere"
+    if linked == "log.jsonl":
+        moved.mkdir()
+        (history / NAME / "log.jsonl").rename(moved / "log.jsonl")
+        (history / NAME / "log.jsonl").symlink_to(moved / "log.jsonl")
+        named = history / NAME / "log.jsonl"
+    else:
+        history.rename(moved)
+        history.symlink_to(moved, target_is_directory=True)
+        named = history
+    with pytest.raises(FormatError, match=re.escape(f"{named} is a symbolic link; ")) as info:
+        read_history(lib)
+    assert info.value.file == str(history / NAME / "log.jsonl")

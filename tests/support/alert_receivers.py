@@ -10,7 +10,7 @@ import socket
 import ssl
 import subprocess
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from email import message_from_bytes
@@ -31,7 +31,11 @@ class WebhookReceiver:
 
 
 @contextmanager
-def webhook_receiver(status: int = 200) -> Iterator[WebhookReceiver]:
+def webhook_receiver(
+    status: int = 200, on_post: Callable[[int], None] | None = None
+) -> Iterator[WebhookReceiver]:
+    """``on_post(n)``, when given, runs once the n-th body (from 1) is kept, before the answer:
+    a test acts while that request is in flight (and holds it there while ``on_post`` waits)."""
     receiver = WebhookReceiver(url="")
     receiver.status = status
 
@@ -41,6 +45,8 @@ def webhook_receiver(status: int = 200) -> Iterator[WebhookReceiver]:
             data = self.rfile.read(length)
             receiver.paths.append(self.path)
             receiver.bodies.append(json.loads(data.decode("utf-8")))
+            if on_post is not None:
+                on_post(len(receiver.bodies))
             self.send_response(receiver.status)
             self.send_header("Content-Length", "2")
             self.end_headers()

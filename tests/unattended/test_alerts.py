@@ -638,3 +638,32 @@ def test_trust_names_each_secrets_origin_and_refuses_a_ca_file_without_a_certifi
     (lib / ".oo" / "pw").chmod(0o600)
     main(["alerts", str(lib), "--show"])
     assert "with the password from .oo/pw" in capsys.readouterr().out
+
+
+def test_a_run_failure_a_channel_did_not_take_is_sent_by_the_next_run(
+    lib: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A failure of an update-all run is an event of that run only: a channel that was down
+    was "owed" it, yet the next run (the document updated fine by then) no longer showed it,
+    and it was never sent. The record keeps the text of what a channel is owed."""
+    from oo_nb.agent.types import LibraryUpdate
+
+    path = lib / "lighthouse.o-o.html"
+    outcome = LibraryUpdate(failures={path: "the model declined to continue"})
+    write_alerts(
+        lib,
+        {"type": "webhook", "name": "team", "url": "http://127.0.0.1:9/down"},
+        events=["failed"],
+    )
+    first = alert_after_update(lib, outcome)
+    assert first.errors and not first.delivered and len(first.new) == 1
+    assert main(["alerts", str(lib), "--show"]) == 0
+    out = capsys.readouterr().out
+    assert "1 event(s) not sent yet" in out and "lighthouse: update failed (not yet to team)" in out
+    with webhook_receiver() as team:
+        write_alerts(lib, {"type": "webhook", "name": "team", "url": team.url}, events=["failed"])
+        again = alert_after_update(lib)  # this run failed nothing
+        assert again.delivered == {"team": 1} and not again.errors
+        assert "lighthouse: update failed" in team.bodies[0]["text"]
+        assert "the model declined to continue" in team.bodies[0]["text"]
+        assert not alert_after_update(lib).new and len(team.bodies) == 1  # once
