@@ -3,9 +3,10 @@ one message per event or one digest when more than ``digest_after`` are due at o
 ``DIR/.oo/alerts-sent.jsonl`` says, per event, which channels took it and which were set when it
 was first sent: a channel that failed is owed the event and tried again next run (one added later
 is not sent the backlog). An event some channel is still owed is recorded with its text: the
-next run sends it even when the library no longer shows it (a failure of the run before). Channels
-are sent to at once, each within ``CHANNEL_DEADLINE_S``: one that accepts and never answers is
-given up on for this run, said, and tried again next time. A signal (``stop``: Ctrl-C, SIGTERM)
+next run sends it even when the library no longer shows it (a failure of the run before), if
+this machine sealed that row (``owed_seal``: a row that came with the library is never sent).
+Channels are sent to at once, each within ``CHANNEL_DEADLINE_S``: one that accepts and never
+answers is given up on for this run, said, and tried again next time. A signal (``stop``: Ctrl-C, SIGTERM)
 ends the sending at once, the message in flight abandoned (the next run sends it again). A failing
 channel is reported by name; it never raises out of ``alert_after_update``: an update never fails
 because an alert did."""
@@ -24,6 +25,7 @@ from oo_nb.alerts.channels import ChannelError, send
 from oo_nb.alerts.config import AlertConfig, Channel, load_config, private_dir
 from oo_nb.alerts.events import Event, collect_events
 from oo_nb.alerts.message import Message, compose
+from oo_nb.alerts.owed_seal import sealed, unvouched
 from oo_nb.errors import OOError
 from oo_nb.redaction import redact
 from oo_nb.store import clock
@@ -39,6 +41,7 @@ __all__ = [
     "Delivery",
     "alert_after_update",
     "deliver",
+    "ignored_owed",
     "owed",
     "read_record",
     "read_sent",
@@ -98,7 +101,8 @@ class Delivery:
 
     taken: set[str] = field(default_factory=set)
     due: set[str] = field(default_factory=set)
-    event: Event | None = None  # as recorded while some channel was owed it
+    event: Event | None = None  # as recorded while some channel was owed it (sealed here)
+    unvouched: str = ""  # why a recorded text was set aside (``owed_seal``), if one was
 
     def owed_to(self, channel: str) -> bool:
         return channel in self.due and channel not in self.taken
@@ -122,7 +126,12 @@ def read_record(root: str | Path) -> dict[str, Delivery]:
         entry = record.setdefault(row["key"], Delivery())
         entry.taken |= taken
         entry.due |= due or taken  # rows written before "due": nothing owed
-        entry.event = _recorded_event(row) or entry.event
+        kept = _recorded_event(row)
+        why = unvouched(row) if kept is not None else None
+        if why is not None:
+            entry.unvouched = why  # its text is never sent: this machine cannot vouch for it
+        else:
+            entry.event = kept or entry.event
     return record
 
 
@@ -144,20 +153,42 @@ def _recorded_event(row: dict[str, object]) -> Event | None:
     )
 
 
-def with_owed(events: list[Event], record: dict[str, Delivery], config: AlertConfig) -> list[Event]:
-    """``events`` and those the record says a channel of ``config`` is still owed that the
-    library no longer shows (a failure of an earlier run, a sending cut short by a signal)."""
+def _owed_unshown(
+    events: list[Event], record: dict[str, Delivery], config: AlertConfig
+) -> list[Delivery]:
+    """What the record says a channel of ``config`` is still owed that ``events`` (what the
+    library shows) does not hold."""
     shown = {e.key for e in events}
     names = [c.name for c in config.channels]
+    return [
+        d
+        for key, d in record.items()
+        if key not in shown and any(d.owed_to(name) for name in names)
+    ]
+
+
+def with_owed(events: list[Event], record: dict[str, Delivery], config: AlertConfig) -> list[Event]:
+    """``events`` and those the record says a channel of ``config`` is still owed that the
+    library no longer shows (a failure of an earlier run, a sending cut short by a signal), of
+    the rows this machine sealed."""
     owed_still = [
         d.event
-        for key, d in record.items()
-        if d.event is not None
-        and key not in shown
-        and d.event.kind in config.events
-        and any(d.owed_to(name) for name in names)
+        for d in _owed_unshown(events, record, config)
+        if d.event is not None and d.event.kind in config.events
     ]
     return events + owed_still
+
+
+def ignored_owed(
+    events: list[Event], record: dict[str, Delivery], config: AlertConfig
+) -> dict[str, int]:
+    """How many owed events ``with_owed`` leaves out because this machine cannot vouch for their
+    recorded text, by why (``owed_seal``)."""
+    counts: dict[str, int] = {}
+    for d in _owed_unshown(events, record, config):
+        if d.event is None and d.unvouched:
+            counts[d.unvouched] = counts.get(d.unvouched, 0) + 1
+    return counts
 
 
 def read_sent(root: str | Path) -> set[str]:
@@ -199,6 +230,7 @@ def _record(
                 "details": list(e.details),
                 "sources": list(e.sources),
             }
+            row = sealed(row)  # the next run sends it only if this machine wrote it
         rows.append(json.dumps(row, ensure_ascii=False) + "\n")
     text = "".join(rows)
     fd = os.open(_sent_path(root), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)

@@ -19,7 +19,15 @@ from oo_nb.alerts.config import (
     private_dir,
     url_host,
 )
-from oo_nb.alerts.deliver import AlertReport, deliver, read_record, test_alert, with_owed
+from oo_nb.alerts.deliver import (
+    SENT_FILE,
+    AlertReport,
+    deliver,
+    ignored_owed,
+    read_record,
+    test_alert,
+    with_owed,
+)
 from oo_nb.alerts.events import Event, collect_events
 from oo_nb.alerts.trust import env_problem, record_trust
 from oo_nb.cli.schedule import seal_key_mismatch
@@ -192,16 +200,28 @@ def _show(folder: Path) -> TextResult:
         f"  events  {', '.join(sorted(config.events))}; a digest above {config.digest_after} at once"
     )
     record = read_record(folder)
+    shown = collect_events(folder, kinds=config.events)
     waiting: list[tuple[Event, str]] = []
     # (with those a channel is owed that the library no longer shows)
-    for e in with_owed(collect_events(folder, kinds=config.events), record, config):
+    for e in with_owed(shown, record, config):
         if e.key not in record:
             waiting.append((e, ""))
         elif owing := [c.name for c in config.channels if record[e.key].owed_to(c.name)]:
             waiting.append((e, f" (not yet to {', '.join(owing)})"))  # that channel failed
     lines.append(f"{len(waiting)} event(s) not sent yet" + (":" if waiting else ""))
     lines += [f"  [{e.kind}] {e.title}{to}" for e, to in waiting]
+    if ignored := ignored_owed(shown, record, config):
+        lines.append(_ignored_line(ignored))
     return TextResult("\n".join(lines), code, value=[e for e, _ in waiting])
+
+
+def _ignored_line(ignored: dict[str, int]) -> str:
+    """One line: the owed events of the record whose text is not sent, how many and why."""
+    why = "; ".join(f"{n} {reason}" for reason, n in sorted(ignored.items()))
+    return (
+        f"  ignored {sum(ignored.values())} owed event(s) of .oo/{SENT_FILE} not sealed by oo "
+        f"on this machine, never sent: {why}"
+    )
 
 
 def _report(report: AlertReport) -> TextResult:
