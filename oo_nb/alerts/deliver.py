@@ -6,10 +6,10 @@ is not sent the backlog). An event some channel is still owed is recorded with i
 next run sends it even when the library no longer shows it (a failure of the run before), if
 this machine sealed that row (``owed_seal``: a row that came with the library is never sent).
 Channels are sent to at once, each within ``CHANNEL_DEADLINE_S``: one that accepts and never
-answers is given up on for this run, said, and tried again next time. A signal (``stop``: Ctrl-C, SIGTERM)
-ends the sending at once, the message in flight abandoned (the next run sends it again). A failing
-channel is reported by name; it never raises out of ``alert_after_update``: an update never fails
-because an alert did."""
+answers is given up on for this run, said, and tried again next time. A signal (``stop``:
+Ctrl-C, SIGTERM) ends the sending at once, the message in flight abandoned (the next run sends
+it again). A failing channel is reported by name; it never raises out of ``alert_after_update``:
+an update never fails because an alert did."""
 
 from __future__ import annotations
 
