@@ -286,7 +286,10 @@ class _Builder:
                     f"sections[{index}] ({section.id}) has no content after sanitising: not applied"
                 )
                 continue
-            title = sanitize_text(section.title, max_len=200) or section.id
+            # a blank title keeps the heading as written (an empty one too), a new one is the id
+            title = sanitize_text(section.title, max_len=200) or (
+                existing[section.id].title if section.id in existing else section.id
+            )
             if original_script:
                 clean, inert = inert_fragment(clean)
                 if carries_markup(title):

@@ -318,7 +318,11 @@ def _sections(r: _Reader, top: dict[str, Any]) -> tuple[ProposedSection, ...]:
         if sid in seen:
             raise r.fail(f"{path}.id", f"section {sid!r} appears twice")
         seen.add(sid)
-        title = r.text(obj, "title", path, LIMITS["section.title"], required=True)
+        # required, but may be blank: a section whose heading is empty (``<h2></h2>``, which the
+        # page names "section-N") keeps it so, and a new one is titled by its id
+        if obj.get("title") is None:
+            raise r.fail(f"{path}.title", "is required")
+        title = r.text(obj, "title", path, LIMITS["section.title"])
         html = r.text(obj, "html", path, LIMITS["section.html"], required=True)
         total += len(html)
         if total > LIMITS["sections.html_total"]:
