@@ -302,14 +302,17 @@ def listed_domain(url: str, entries: Iterable[str]) -> str | None:
 # --------------------------------------------------------------------------- unsafe text
 # C0 controls but tab and newline (a lone "\r" rewrites the line), DEL and C1 (ESC and CSI start
 # terminal escapes); bidi controls, which reorder what a reader sees; zero-width characters that
-# hide text. The joiners U+200C/U+200D stay: Persian, Indic scripts and emoji need them.
+# hide text; the line and paragraph separators U+2028/U+2029, which break a line where a
+# reader (str.splitlines, a CSV reader, an editor) sees none, as NEL (U+0085) does. The joiners
+# U+200C/U+200D stay: Persian, Indic scripts and emoji need them.
 _CONTROLS = r"\x00-\x08\x0b-\x1f\x7f-\x9f"
 _BIDI = r"\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
 _INVISIBLE = r"\u200b\u2060-\u2064\ufeff"
-UNSAFE_CHARS = re.compile(f"[{_CONTROLS}{_BIDI}{_INVISIBLE}]")
+_SEPARATORS = r"\u2028\u2029"
+UNSAFE_CHARS = re.compile(f"[{_CONTROLS}{_BIDI}{_INVISIBLE}{_SEPARATORS}]")
 # The same and tab and newline: for text that stays on one line (a title, a file name, a note
 # from a hand-editable file printed to a terminal or a cron log).
-UNSAFE_IN_LINE = re.compile(f"[{_CONTROLS}{_BIDI}{_INVISIBLE}\t\n]")
+UNSAFE_IN_LINE = re.compile(f"[{_CONTROLS}{_BIDI}{_INVISIBLE}{_SEPARATORS}\t\n]")
 
 
 def strip_unsafe(text: str, replacement: str = " ") -> str:
