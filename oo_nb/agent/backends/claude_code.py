@@ -574,9 +574,10 @@ class ClaudeCodeBackend:
         try:
             return validate(proposal)
         except AgentError as exc:  # paid for: say what it cost, and keep what it found
-            kept = keep_refused(self.doc_path, proposal, reason=exc.message, cost_usd=run.cost_usd)
+            why = str(exc)  # (with the field it names: "key 'sections[0].title': ...")
+            kept = keep_refused(self.doc_path, proposal, reason=why, cost_usd=run.cost_usd)
             raise AgentError(
-                f"Claude Code's edits were refused: {exc.message} (cost ${run.cost_usd:.4f}); "
+                f"Claude Code's edits were refused: {why} (cost ${run.cost_usd:.4f}); "
                 f"what it proposed is kept in {kept}",
                 cost_usd=run.cost_usd,
             ) from None
