@@ -126,11 +126,10 @@ def proposal_from_copy(
     """The ``submit_proposal``-shaped input that reproduces the copy's edits."""
     before = split_sections(original.article_model)
     after = split_sections(edited.article_model)
-    order = list(after)
     sections = [
         {"id": sid, "title": title, "html": body}
         # a new section keeps its place: after the section before it in the copy
-        | ({"after": order[k - 1]} if sid not in before and k else {})
+        | ({"after": [*after][k - 1]} if sid not in before and k else {})
         for k, (sid, (title, body)) in enumerate(after.items())
         if sid != "references"
         and (sid not in before or _norm(before[sid][1]) != _norm(body) or before[sid][0] != title)
