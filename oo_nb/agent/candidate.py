@@ -286,7 +286,10 @@ class _Builder:
                     f"sections[{index}] ({section.id}) has no content after sanitising: not applied"
                 )
                 continue
-            title = sanitize_text(section.title, max_len=200) or section.id
+            # a blank title keeps the heading as written (an empty one too), a new one is the id
+            title = sanitize_text(section.title, max_len=200) or (
+                existing[section.id].title if section.id in existing else section.id
+            )
             if original_script:
                 clean, inert = inert_fragment(clean)
                 if carries_markup(title):
@@ -312,7 +315,7 @@ class _Builder:
                 lead = keeper.choose(section.id, "", None) if heading_pids else None
                 body = splice_body("", clean, keeper, section.id, pid_tags)
                 new = Chunk(section.id, heading(section.id, title, lead), body, True, title=title)
-                at = next((i for i, c in enumerate(chunks) if c is refs), len(chunks))
+                at = _new_section_place(chunks, refs, existing.get(section.after or ""))
                 if at == len(chunks) and chunks and not chunks[-1].text.endswith("\n"):
                     chunks[-1].body += "\n\n"
                 chunks.insert(at, new)
@@ -436,6 +439,14 @@ def _references_chunk(chunks: list[Chunk]) -> Chunk | None:
     if by_id is not None:
         return by_id
     return next((c for c in chunks if c.head and c.title.lower() == "references"), None)
+
+
+def _new_section_place(chunks: list[Chunk], refs: Chunk | None, after: Chunk | None) -> int:
+    """Where a new section goes: right after the section the proposal places it after (where
+    the agent wrote it, among the sections kept), else before References, else last."""
+    if after is not None and after is not refs and after in chunks:
+        return next(i for i, c in enumerate(chunks) if c is after) + 1
+    return next((i for i, c in enumerate(chunks) if c is refs), len(chunks))
 
 
 def _heading_pid(head: str) -> str | None:

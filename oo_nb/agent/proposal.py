@@ -86,6 +86,9 @@ class ProposedSection:
     id: str
     title: str
     html: str
+    # a new section's place: the id of the section it follows in the proposer's article (Claude
+    # Code's edited copy); None (or a section the candidate lacks): before References
+    after: str | None = None
 
 
 @dataclass(frozen=True)
@@ -150,6 +153,9 @@ class Proposal:
         for fact in out["facts"]:
             if not fact["quote"]:
                 fact.pop("quote")
+        for section in out["sections"]:
+            if section["after"] is None:
+                section.pop("after")
         for key in ("sources", "facts", "images", "drop_sources", "drop_sections"):
             if not out[key]:
                 out.pop(key)
@@ -298,7 +304,7 @@ def _sections(r: _Reader, top: dict[str, Any]) -> tuple[ProposedSection, ...]:
     total = 0
     for i, item in enumerate(r.items(top, "sections", LIMITS["sections"], required=True)):
         path = f"sections[{i}]"
-        obj = r.obj(item, path, ("id", "title", "html"))
+        obj = r.obj(item, path, ("id", "title", "html", "after"))
         sid = r.text(obj, "id", path, 128, required=True).strip()
         if not SECTION_ID.match(sid):
             raise r.fail(
@@ -312,7 +318,11 @@ def _sections(r: _Reader, top: dict[str, Any]) -> tuple[ProposedSection, ...]:
         if sid in seen:
             raise r.fail(f"{path}.id", f"section {sid!r} appears twice")
         seen.add(sid)
-        title = r.text(obj, "title", path, LIMITS["section.title"], required=True)
+        # required, but may be blank: a section whose heading is empty (``<h2></h2>``, which the
+        # page names "section-N") keeps it so, and a new one is titled by its id
+        if obj.get("title") is None:
+            raise r.fail(f"{path}.title", "is required")
+        title = r.text(obj, "title", path, LIMITS["section.title"])
         html = r.text(obj, "html", path, LIMITS["section.html"], required=True)
         total += len(html)
         if total > LIMITS["sections.html_total"]:
@@ -320,7 +330,10 @@ def _sections(r: _Reader, top: dict[str, Any]) -> tuple[ProposedSection, ...]:
                 f"{path}.html",
                 f"all sections together exceed {LIMITS['sections.html_total']} characters",
             )
-        out.append(ProposedSection(sid, title, html))
+        after = r.text(obj, "after", path, 128).strip() or None
+        if after is not None and not SECTION_ID.match(after):
+            raise r.fail(f"{path}.after", f"must be a section id, found {_short(after)}")
+        out.append(ProposedSection(sid, title, html, after))
     return tuple(out)
 
 

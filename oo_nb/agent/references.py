@@ -30,7 +30,7 @@ from oo_nb.agent.sources import id_number, references_html, url_key
 from oo_nb.format.article_model import Node, entries, first_list, read_model
 from oo_nb.format.blocks import domain_of, parse_date
 from oo_nb.format.sanitize import safe_http_url, sanitize_text
-from oo_nb.format.vocab import entry_source
+from oo_nb.format.vocab import entry_source, linked_entry
 
 __all__ = ["RefItem", "update_references"]
 
@@ -164,6 +164,16 @@ class _Style:
         )
 
 
+def _linked(sid: str, items: Sequence[RefItem], entries: Mapping[str, Any]) -> bool:
+    """Whether the entry the page links ``[sid]`` to (``linked_entry``: by its position when no
+    entry carries the label) links that source's URL: it is the source's entry under another
+    label (``[s9]`` first, linking s1's URL), and a second one would list the source twice."""
+    k = linked_entry(sid, [i.sid if i.labelled else None for i in items])
+    source = entries.get(sid)
+    url = str(source.get("url") or "") if isinstance(source, dict) else ""
+    return k is not None and bool(url and items[k].href) and url_key(items[k].href) == url_key(url)
+
+
 def _safe_attr(name: str, value: str) -> str:
     """A link attribute of ours matching a neighbour's: ``target="_blank"`` and the known
     ``rel`` keywords it names; nothing else, and never its text."""
@@ -234,7 +244,12 @@ def update_references(
         wanted = [f"s{n}" for n in range(len(items) + 1, max(numbers, default=0) + 1)]
     else:
         wanted = sorted(
-            (s for s in cited if s in entries and s not in listed), key=lambda s: id_number(s) or 0
+            (
+                s
+                for s in cited
+                if s in entries and s not in listed and not _linked(s, items, entries)
+            ),
+            key=lambda s: id_number(s) or 0,
         )
     for sid in wanted:
         out.append(

@@ -325,9 +325,22 @@ class Document:
         return _name(self.path)
 
     def newline_at(self, offset: int) -> str:
-        """The line ending text spliced at ``offset`` gets: the page's inside the heredoc, the
-        shell's outside it."""
+        """The line ending text spliced at ``offset`` gets: the article's inside the article
+        (``article_newline``), the page's elsewhere inside the heredoc, the shell's outside it."""
+        span = self.article_span
+        if span is not None and span.start <= offset <= span.end:
+            return self.article_newline
         return self.newline if self.html.start <= offset <= self.html.end else self.shell_newline
+
+    @property
+    def article_newline(self) -> str:
+        """The article's line ending: the one its first line break has (an article may be
+        written otherwise than the page around it, CRLF in an LF page), else the page's."""
+        span = self.article_span
+        at = -1 if span is None else self.text.find("\n", span.start, span.end)
+        if at < 0:
+            return self.newline
+        return "\r\n" if self.text[at - 1] == "\r" else "\n"
 
     def line_of(self, offset: int) -> int:
         if self._line_starts is None:
@@ -506,7 +519,7 @@ class Document:
         in_page = self.html.start <= start <= end <= self.html.end
         if in_page:
             new = neutralise_terminator(new, self.marker)
-        if (self.newline if in_page else self.shell_newline) == "\r\n":
+        if (self.newline_at(start) if in_page else self.shell_newline) == "\r\n":
             new = new.replace("\r\n", "\n").replace("\n", "\r\n")
         try:
             new.encode("utf-8")

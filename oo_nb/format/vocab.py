@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
 __all__ = [
@@ -39,6 +39,7 @@ __all__ = [
     "entry_source",
     "is_source_id",
     "js_trim",
+    "linked_entry",
     "listed_domain",
     "matched_pattern",
     "normal_host",
@@ -94,6 +95,20 @@ def entry_source(text: str) -> str | None:
     """The source id a References entry's label names ("[S03] ..." names "s3"), or None."""
     label = entry_label(text)
     return None if label is None else source_id_of(label)
+
+
+def linked_entry(source_id: str, labels: Sequence[str | None]) -> int | None:
+    """The index of the References entry the page links a citation of ``source_id`` to, as its
+    script does (``byLabel[label] || items[N - 1]``): the first entry labelled with it, else the
+    N-th entry whatever its label; None when there is neither. ``labels``: each entry's
+    ``entry_source`` (None when it has no label), in order."""
+    if source_id in labels:
+        return labels.index(source_id)
+    digits = source_id[1:]
+    if not (source_id.startswith("s") and digits.isascii() and digits.isdigit()):
+        return None
+    n = int(digits) if len(digits) <= 9 else 0  # (a longer token is past any list)
+    return n - 1 if 1 <= n <= len(labels) else None
 
 
 def js_trim(text: str) -> str:
@@ -287,14 +302,17 @@ def listed_domain(url: str, entries: Iterable[str]) -> str | None:
 # --------------------------------------------------------------------------- unsafe text
 # C0 controls but tab and newline (a lone "\r" rewrites the line), DEL and C1 (ESC and CSI start
 # terminal escapes); bidi controls, which reorder what a reader sees; zero-width characters that
-# hide text. The joiners U+200C/U+200D stay: Persian, Indic scripts and emoji need them.
+# hide text; the line and paragraph separators U+2028/U+2029, which break a line where a
+# reader (str.splitlines, a CSV reader, an editor) sees none, as NEL (U+0085) does. The joiners
+# U+200C/U+200D stay: Persian, Indic scripts and emoji need them.
 _CONTROLS = r"\x00-\x08\x0b-\x1f\x7f-\x9f"
 _BIDI = r"\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
 _INVISIBLE = r"\u200b\u2060-\u2064\ufeff"
-UNSAFE_CHARS = re.compile(f"[{_CONTROLS}{_BIDI}{_INVISIBLE}]")
+_SEPARATORS = r"\u2028\u2029"
+UNSAFE_CHARS = re.compile(f"[{_CONTROLS}{_BIDI}{_INVISIBLE}{_SEPARATORS}]")
 # The same and tab and newline: for text that stays on one line (a title, a file name, a note
 # from a hand-editable file printed to a terminal or a cron log).
-UNSAFE_IN_LINE = re.compile(f"[{_CONTROLS}{_BIDI}{_INVISIBLE}\t\n]")
+UNSAFE_IN_LINE = re.compile(f"[{_CONTROLS}{_BIDI}{_INVISIBLE}{_SEPARATORS}\t\n]")
 
 
 def strip_unsafe(text: str, replacement: str = " ") -> str:

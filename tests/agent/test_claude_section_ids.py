@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -61,3 +62,14 @@ def test_a_refusal_after_paying_states_the_cost_and_keeps_the_proposal(tmp_path:
     record = json.loads(kept.read_text())
     assert record["cost_usd"] == 0.05 and "too long" in record["reason"]
     assert record["proposal"]["sections"][0]["id"] == NOT_SLUG_ID
+
+
+def test_a_refusal_names_the_field_it_refuses(tmp_path: Path) -> None:
+    def refuse_title(proposal: Any) -> Any:
+        raise AgentError(
+            "invalid submit_proposal input: must not be empty", key="sections[0].title"
+        )
+
+    got, said, _ = claude_code_edit(tmp_path, refuse_title)
+    assert got is None
+    assert "key 'sections[0].title': invalid submit_proposal input: must not be empty" in said

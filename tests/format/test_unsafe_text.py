@@ -13,7 +13,7 @@ from oo_nb.format.vocab import UNSAFE_CHARS
 EVERY_UNSAFE = [chr(c) for c in range(0x10000) if UNSAFE_CHARS.match(chr(c))]
 # characters whose UTF-8 starts as an unsafe one's does, and others around them
 NEAR = [*"—–…‘’“”•€™ §©\xa0", "\u2020", "\u2065", "\u206a", "\u2070", "\u0600", "\u061b",
-        "\u061d", "\u0640", "\ufefe", "\uff01", "\u200a", "\u2029", "\u202f", "😀", "é", "\ud800",
+        "\u061d", "\u0640", "\ufefe", "\uff01", "\u200a", "\u2027", "\u202f", "😀", "é", "\ud800",
         "\r", "\t", "\n", "a", "<", "&"]  # fmt: skip
 
 

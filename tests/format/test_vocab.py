@@ -257,6 +257,7 @@ UNSAFE = [
     *"\x00\x07\x08\x0b\x0c\r\x1b\x7f\x85\x9b",  # C0 but tab and newline, DEL, C1
     *"\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069",  # bidi
     *"\u200b\u2060\ufeff",  # zero-width
+    *"\u2028\u2029",  # line and paragraph separators
 ]
 KEPT = ["\t", "\n", "\u200c", "\u200d", "é", "→", "😀"]
 

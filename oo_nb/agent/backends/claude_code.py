@@ -128,7 +128,9 @@ def proposal_from_copy(
     after = split_sections(edited.article_model)
     sections = [
         {"id": sid, "title": title, "html": body}
-        for sid, (title, body) in after.items()
+        # a new section keeps its place: after the section before it in the copy
+        | ({"after": [*after][k - 1]} if sid not in before and k else {})
+        for k, (sid, (title, body)) in enumerate(after.items())
         if sid != "references"
         and (sid not in before or _norm(before[sid][1]) != _norm(body) or before[sid][0] != title)
     ]
@@ -577,9 +579,10 @@ class ClaudeCodeBackend:
         try:
             return validate(proposal)
         except AgentError as exc:  # paid for: say what it cost, and keep what it found
-            kept = keep_refused(self.doc_path, proposal, reason=exc.message, cost_usd=run.cost_usd)
+            why = str(exc)  # (with the field it names: "key 'sections[0].title': ...")
+            kept = keep_refused(self.doc_path, proposal, reason=why, cost_usd=run.cost_usd)
             raise AgentError(
-                f"Claude Code's edits were refused: {exc.message} (cost ${run.cost_usd:.4f}); "
+                f"Claude Code's edits were refused: {why} (cost ${run.cost_usd:.4f}); "
                 f"what it proposed is kept in {kept}",
                 cost_usd=run.cost_usd,
             ) from None
