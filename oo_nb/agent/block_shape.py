@@ -15,11 +15,12 @@ from collections.abc import Iterator
 
 from oo_nb.agent.sections import SVG_PLACEHOLDER, UNSEEN_TAGS, PidKeeper
 from oo_nb.format.article_model import Node, read_model
-from oo_nb.format.vocab import PID
+from oo_nb.format.vocab import PID, comment_pid
 
 __all__ = [
     "KEPT_AS_WRITTEN",
     "PLACEHOLDER",
+    "in_newlines_of",
     "mark_inner_paragraphs",
     "outermost",
     "placeholder_shape",
@@ -89,7 +90,9 @@ def mark_inner_paragraphs(fragment: str, node: Node, keeper: PidKeeper, section:
             if child is node or child.kind != "element" or child.name != "p":
                 continue
             prev = kids[k - 1] if k else None
-            offered = prev.data.strip() if prev is not None and prev.kind == "comment" else None
+            offered = (
+                comment_pid(prev.data) if prev is not None and prev.kind == "comment" else None
+            )
             text = _SPACES.sub(" ", child.text).strip()
             pid = keeper.choose(section, text, offered if offered in keeper.old else None)
             if prev is not None and prev.kind == "comment" and PID.match(prev.data):
@@ -100,6 +103,17 @@ def mark_inner_paragraphs(fragment: str, node: Node, keeper: PidKeeper, section:
     for start, end, text in sorted(edits, reverse=True):
         out = out[: start - node.start] + text + out[end - node.start :]
     return out
+
+
+_BARE_LF = re.compile(r"(?<!\r)\n")
+
+
+def in_newlines_of(old: str, new: str) -> str:
+    """``new`` (text a splice writes) with the line endings of ``old``: CR LF where ``old``
+    ends every line so (an article written on Windows), else as it is."""
+    if "\r\n" not in old or _BARE_LF.search(old) is not None:
+        return new
+    return _BARE_LF.sub("\r\n", new)
 
 
 def outermost(node: Node, name: str) -> Iterator[Node]:

@@ -233,9 +233,11 @@ class _Builder:
         kept_text = "".join(c.text for c in chunks if id(c) not in replacing)
         kept_model = read_model(kept_text)
         element_ids = set(kept_model.element_ids)
-        keeper = PidKeeper(
-            ((p.pid, p.tag, p.text) for p in old.paragraphs), kept_model.pids, self.pid_seed
-        )
+        # every pid of the old article is one the proposal may keep: a paragraph in a table
+        # cell or a <details> too, which ``paragraphs`` does not list
+        known = [(p.pid, p.tag, p.text) for p in old.paragraphs]
+        known += [(pid, "", "") for pid in self.doc.article_model.pids]
+        keeper = PidKeeper(known, kept_model.pids, self.pid_seed)
         inline = InlineImages(self.contract.images, self.doc.article_model, count_images(kept_text))
         all_ids = {c.id for c in chunks if c.id} | {s.id for s in wanted} | element_ids
         heading_pids = any(c.has_heading_pid for c in chunks)

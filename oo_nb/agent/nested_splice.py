@@ -20,6 +20,7 @@ from difflib import SequenceMatcher
 from oo_nb.agent.block_shape import (
     KEPT_AS_WRITTEN,
     PLACEHOLDER,
+    in_newlines_of,
     mark_inner_paragraphs,
     outermost,
     placeholder_shape,
@@ -28,7 +29,7 @@ from oo_nb.agent.block_shape import (
 from oo_nb.agent.sections import UNSEEN_TAGS, PidKeeper
 from oo_nb.format.article_model import Node, read_model
 from oo_nb.format.sanitize import ALLOWED_TAGS, DROPPED_WITH_CONTENT
-from oo_nb.format.vocab import PID
+from oo_nb.format.vocab import PID, bound_pid, comment_pid
 
 __all__ = [
     "LEAF_BLOCKS",
@@ -165,20 +166,20 @@ def _not_inline(node: Node, wrappers: set[int]) -> bool:
 
 
 def _pid_before(node: Node) -> str | None:
-    """The pid comment right before ``node`` among its siblings (whitespace between), else its
-    ``data-pid``."""
+    """The pid the page binds to ``node`` (``vocab.bound_pid``), from the pid comments right
+    before it among its siblings (whitespace between)."""
+    comments: list[str] = []
     parent = node.parent
     if parent is not None:
         kids = parent.children
         k = next(i for i, c in enumerate(kids) if c is node) - 1
-        while k >= 0:
-            c = kids[k]
-            if c.kind == "comment" and PID.match(c.data):
-                return c.data.strip()
-            if not (c.kind == "text" and not c.data.strip()):
-                break
+        while k >= 0 and (
+            kids[k].kind == "comment" or (kids[k].kind == "text" and not kids[k].data.strip())
+        ):
+            if kids[k].kind == "comment" and (pid := comment_pid(kids[k].data)) is not None:
+                comments.insert(0, pid)
             k -= 1
-    return node.attr("data-pid")
+    return bound_pid(node.attr("data-pid"), comments)
 
 
 def _lead_start(node: Node) -> int:
@@ -290,7 +291,7 @@ def splice_nested(
             edits.append((step.at, step.at, text))
     out = old_body
     for start, end, text in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
-        out = out[:start] + text + out[end:]
+        out = out[:start] + in_newlines_of(old_body, text) + out[end:]
     return out
 
 

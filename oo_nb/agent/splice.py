@@ -16,6 +16,7 @@ from collections.abc import Collection
 from oo_nb.agent.block_shape import (
     KEPT_AS_WRITTEN,
     PLACEHOLDER,
+    in_newlines_of,
     mark_inner_paragraphs,
     outermost,
     shape,
@@ -85,7 +86,8 @@ def splice_body(
             parts.append(old_body[b.lead_start : b.end])
         else:
             written.append(len(parts))
-            parts.append(_new_block(fragment, block, leads, keeper, section, pid_tags))
+            new_block = _new_block(fragment, block, leads, keeper, section, pid_tags)
+            parts.append(in_newlines_of(old_body, new_block))
         parts += as_written(after.get(j, []))
     parts += as_written(after.get(-1, []))
     _restore_svgs(parts, written, old_body, [b for i, b in enumerate(old) if i not in matched])

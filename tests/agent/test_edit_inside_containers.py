@@ -139,3 +139,31 @@ def test_a_paragraph_nested_thousands_deep_is_spliced_without_a_recursion_error(
     keeper = PidKeeper([("pid:a:00000001", "p", "x")], [])
     out = splice_body(old, "<div><p>y</p></div>", keeper, "a", {"p"})
     assert "<p>y</p>" in out and "<p>x</p>" not in out
+
+
+def test_a_pid_kept_by_a_proposal_that_drops_the_container_is_kept() -> None:
+    """The recorded agent's proposal lists the section's paragraphs without the table they sat
+    in (its own deletion, attack s36 #1c): the pid comments it kept stay, never new ones."""
+    doc = _wrapped("<table><tr><td>", "</td></tr></table>")
+    body = doc.article_html.split('<h2 id="overview">Overview</h2>')[1].split("<h2")[0]
+    plain = body.replace("<table><tr><td>", "").replace("</td></tr></table>", "")
+    proposal = {
+        "summary": "edited",
+        "sections": [{"id": "overview", "title": "Overview", "html": plain.replace(OLD, NEW)}],
+    }
+    cand = build_candidate(doc, validate_proposal(proposal), RUN, today=TODAY)
+    after = cand.document.article_html
+    assert after.count(FIRST) == 1 and after.count(SECOND) == 1, cand.notes
+
+
+def test_a_paragraph_added_to_a_crlf_article_is_written_with_crlf() -> None:
+    """An article whose every line ends in CR LF keeps them in the paragraph an update adds
+    (attack s36, #13): no LF-only line is written."""
+    plain = Document((DEMO / "heat-pumps-in-europe.o-o.html").read_text())
+    doc = plain.with_article(plain.article_html.replace("\n", "\r\n"))
+    end = "in buildings [s3].</p>"
+    edited = doc.article_html.replace(end, end + "\r\n<p>Added [s2].</p>", 1)
+    raw = proposal_from_copy(doc, doc.with_article(edited))
+    after = build_candidate(doc, validate_proposal(raw), RUN, today=TODAY).document.article_html
+    assert "<p>Added [s2].</p>" in after
+    assert after.count("\n") == after.count("\r\n")
