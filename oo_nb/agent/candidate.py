@@ -19,6 +19,7 @@ from typing import Any
 from oo_nb.agent.blocks import BlockUpdate, update_blocks
 from oo_nb.agent.images import InlineImages, add_images, count_images
 from oo_nb.agent.ledger import SourceLedger
+from oo_nb.agent.nested_splice import changed_unwritable
 from oo_nb.agent.proposal import Proposal, ProposedSentinel
 from oo_nb.agent.references import update_references
 from oo_nb.agent.sections import (
@@ -31,7 +32,7 @@ from oo_nb.agent.sections import (
     split_article,
 )
 from oo_nb.agent.sources import references_html, remap_citations
-from oo_nb.agent.splice import splice_body
+from oo_nb.agent.splice import SpliceRefused, splice_body
 from oo_nb.agent.types import RunInfo
 from oo_nb.errors import AgentError
 from oo_nb.format.article import Article
@@ -232,9 +233,11 @@ class _Builder:
         kept_text = "".join(c.text for c in chunks if id(c) not in replacing)
         kept_model = read_model(kept_text)
         element_ids = set(kept_model.element_ids)
-        keeper = PidKeeper(
-            ((p.pid, p.tag, p.text) for p in old.paragraphs), kept_model.pids, self.pid_seed
-        )
+        # every pid of the old article is one the proposal may keep: a paragraph in a table
+        # cell or a <details> too, which ``paragraphs`` does not list
+        known = [(p.pid, p.tag, p.text) for p in old.paragraphs]
+        known += [(pid, "", "") for pid in self.doc.article_model.pids]
+        keeper = PidKeeper(known, kept_model.pids, self.pid_seed)
         inline = InlineImages(self.contract.images, self.doc.article_model, count_images(kept_text))
         all_ids = {c.id for c in chunks if c.id} | {s.id for s in wanted} | element_ids
         heading_pids = any(c.has_heading_pid for c in chunks)
@@ -265,9 +268,12 @@ class _Builder:
                     "element, so it cannot be replaced safely: not applied"
                 )
                 continue
+            held = existing[section.id].body if section.id in existing else ""
+            if (element := changed_unwritable(held, html)) is not None:
+                self.warnings.append(_refused(index, section.id, element))
+                continue
             unsafe: list[str] = []
             sanitized = sanitize_html(html, reserved_ids=all_ids, removed=unsafe)
-            held = existing[section.id].body if section.id in existing else ""
             dropped = elements_removed(html, sanitized, held=held)
             if dropped:
                 self.warnings.append(
@@ -304,11 +310,16 @@ class _Builder:
                     )
             if section.id in existing:
                 chunk = existing[section.id]
+                try:
+                    body = splice_body(chunk.body, clean, keeper, section.id, pid_tags)
+                except SpliceRefused as refused:
+                    self.warnings.append(_refused(index, section.id, refused.element))
+                    continue
                 if title != chunk.title:  # an unchanged heading keeps its bytes
                     chunk.head = heading(section.id, title, _heading_pid(chunk.head))
                 else:  # (but for the id the page gives it, when it holds none)
                     chunk.write_id()
-                chunk.body = splice_body(chunk.body, clean, keeper, section.id, pid_tags)
+                chunk.body = body
                 chunk.changed = True
                 self.result.sections_replaced.append(section.id)
             else:
@@ -421,6 +432,14 @@ class _Builder:
         if update.changed:
             refs.body = update.body
             refs.changed = True
+
+
+def _refused(index: int, section: str, element: str) -> str:
+    return (
+        f"sections[{index}] ({section}): the edit changes what is inside <{element}>, which an "
+        "update cannot write as it stands (the sanitiser removes it): not applied, the section "
+        "is kept as it is"
+    )
 
 
 def _url_ids(entries: dict[str, Any]) -> dict[str, list[str]]:

@@ -255,12 +255,15 @@ def update_references(
         out.append(
             style.item(sid, entries[sid], today) if sid in entries else style.placeholder(sid)
         )
-    if not wanted:  # a placeholder with nothing after it holds no place
-        del out[kept:]
+    if not wanted:  # a placeholder with nothing after it holds no place (a comment before it
+        # stays: only its <li> goes)
+        out[kept:] = [
+            items[k].lead.rstrip() if items[k].lead.strip() else "" for k in range(kept, len(items))
+        ]
     new_inner = "".join(out) + tail
     if new_inner == inner:
         return ReferencesUpdate(body, False, wrong)
-    if not out:  # no item left: the list goes, the rest of the section stays
+    if not kept and not wanted:  # no item left: the list goes, the rest of the section stays
         rest = body[: lst.start].rstrip() + body[lst.end :]
         return ReferencesUpdate(rest, True, wrong)
     return ReferencesUpdate(body[: lst.open_end] + new_inner + body[lst.close_start :], True, wrong)

@@ -2,68 +2,32 @@
 change keeps its exact text (its pid comment, ``<br/>``, the blank lines before it), and only
 what changed is written anew.
 
-The model sees the article compacted (``context.compact_article``): whitespace collapsed,
-``<br/>`` as ``<br>``, some attributes gone. So "unchanged" is judged on what it saw: the tags,
-their ``id``/``href``/``src``, and the text with its spacing collapsed (citations count).
+"Unchanged" is judged on what the model saw (``block_shape``). A section whose blocks sit in
+wrappers (a ``<details>``, a ``<div>`` with attributes, a table cell) is edited inside them
+(``nested_splice``); where that cannot be done and the splice here would rewrite a wrapper the
+article cannot hold as written, ``SpliceRefused`` names it.
 """
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Collection
 
-from oo_nb.agent.sections import SVG_PLACEHOLDER, UNSEEN_TAGS, PidKeeper
-from oo_nb.format.article_model import Block, Node, read_model
-from oo_nb.format.vocab import PID
-
-__all__ = ["splice_body"]
-
-_COMPARED_ATTRS = ("id", "href", "src")
-_SPACES = re.compile(r"\s+")
-# tags a parser adds or drops around table rows: their presence is no change
-_IGNORED_TAGS = frozenset(("tbody",))
-# Blocks the agent cannot write back (never shown, or shown as a placeholder; the sanitiser
-# removes them): a section it rewrites keeps them as written
-_KEPT_AS_WRITTEN = UNSEEN_TAGS | {"svg", "math"}
-# The SVG placeholder as the sanitiser leaves it in agent HTML (its class removed)
-_PLACEHOLDER = re.compile(
-    r"<span\b[^>]*>"
-    + re.escape(SVG_PLACEHOLDER[SVG_PLACEHOLDER.index(">") + 1 : SVG_PLACEHOLDER.rindex("<")])
-    + "</span>"
+from oo_nb.agent.block_shape import (
+    KEPT_AS_WRITTEN,
+    PLACEHOLDER,
+    in_newlines_of,
+    mark_inner_paragraphs,
+    outermost,
+    shape,
 )
+from oo_nb.agent.nested_splice import SpliceRefused, splice_nested, wrapper_rewritten
+from oo_nb.agent.sections import PidKeeper
+from oo_nb.format.article_model import Block, read_model
 
+__all__ = ["SpliceRefused", "splice_body"]
 
-def _shape(node: Node, out: list[str]) -> None:
-    if node.kind == "text":
-        text = _SPACES.sub(" ", node.data).strip()
-        if text:
-            out.append(text)
-        return
-    if node.kind != "element":
-        return
-    if node.name == "svg":  # the model saw its placeholder: echoing that is no change
-        out.extend(_placeholder_shape())
-        return
-    if node.name not in _IGNORED_TAGS:
-        attrs = " ".join(f"{a}={node.attr(a)!r}" for a in _COMPARED_ATTRS if node.attr(a))
-        out.append(f"<{node.name} {attrs}>")
-    for child in node.children:
-        _shape(child, out)
-    if node.name not in _IGNORED_TAGS:
-        out.append(f"</{node.name}>")
-
-
-@functools.cache
-def _placeholder_shape() -> tuple[str, ...]:
-    return shape(read_model(SVG_PLACEHOLDER).root.children[0])
-
-
-def shape(node: Node) -> tuple[str, ...]:
-    """What the model saw of a block, for "is it unchanged?"."""
-    out: list[str] = []
-    _shape(node, out)
-    return tuple(out)
+_SPACES = re.compile(r"\s+")
 
 
 def _matches(old: list[Block], new: list[Block]) -> dict[int, int]:
@@ -83,29 +47,6 @@ def _matches(old: list[Block], new: list[Block]) -> dict[int, int]:
     return found
 
 
-def _mark_inner_paragraphs(fragment: str, node: Node, keeper: PidKeeper, section: str) -> str:
-    """A new block's text with a pid comment right before each ``<p>`` inside it (in a
-    blockquote, a list item...), FORMAT.md's rule; one the model kept is reused or replaced."""
-    edits: list[tuple[int, int, str]] = []
-    for parent in node.iter():
-        kids = [c for c in parent.children if not (c.kind == "text" and not c.data.strip())]
-        for k, child in enumerate(kids):
-            if child is node or child.kind != "element" or child.name != "p":
-                continue
-            prev = kids[k - 1] if k else None
-            offered = prev.data.strip() if prev is not None and prev.kind == "comment" else None
-            text = _SPACES.sub(" ", child.text).strip()
-            pid = keeper.choose(section, text, offered if offered in keeper.old else None)
-            if prev is not None and prev.kind == "comment" and PID.match(prev.data):
-                edits.append((prev.start, prev.end, f"<!-- {pid} -->"))
-            else:
-                edits.append((child.start, child.start, f"<!-- {pid} -->\n"))
-    out = fragment[node.start : node.end]
-    for start, end, text in sorted(edits, reverse=True):
-        out = out[: start - node.start] + text + out[end - node.start :]
-    return out
-
-
 def splice_body(
     old_body: str, fragment: str, keeper: PidKeeper, section: str, pid_tags: Collection[str]
 ) -> str:
@@ -113,9 +54,16 @@ def splice_body(
     proposal's sanitised body (pid comments it kept included). A new block gets a pid comment
     when it is a ``<p>``, when the model kept one for it, or when the document marks blocks of
     its kind with one (``pid_tags``)."""
+    nested = splice_nested(old_body, fragment, keeper, section, pid_tags)
+    if nested is not None:
+        return nested
     old_model, new_model = read_model(old_body), read_model(fragment)
     old, new = list(old_model.blocks), list(new_model.blocks)
     kept = _matches(old, new)
+    matched = set(kept.values())
+    rewritten = [b.node for i, b in enumerate(old) if i not in matched]
+    if (element := wrapper_rewritten([n for n in rewritten if n.kind == "element"])) is not None:
+        raise SpliceRefused(element)
     for pid in (old[i].pid for i in kept.values()):
         if pid:
             keeper.taken.add(pid)
@@ -138,10 +86,10 @@ def splice_body(
             parts.append(old_body[b.lead_start : b.end])
         else:
             written.append(len(parts))
-            parts.append(_new_block(fragment, block, leads, keeper, section, pid_tags))
+            new_block = _new_block(fragment, block, leads, keeper, section, pid_tags)
+            parts.append(in_newlines_of(old_body, new_block))
         parts += as_written(after.get(j, []))
     parts += as_written(after.get(-1, []))
-    matched = set(kept.values())
     _restore_svgs(parts, written, old_body, [b for i, b in enumerate(old) if i not in matched])
     return "".join(parts) + (old_body[old[-1].end :] if old else "\n\n")
 
@@ -152,33 +100,18 @@ def _restore_svgs(
     """The SVGs of the old blocks the proposal changed, put back for the placeholders it echoed
     in the blocks it wrote (``context`` shows the agent each SVG as one), in order; when the
     counts differ no placeholder can be told apart, and they stay as written."""
-    svgs = [n for b in changed if b.tag not in _KEPT_AS_WRITTEN for n in _outermost(b.node, "svg")]
-    found = [(k, m) for k in written for m in _PLACEHOLDER.finditer(parts[k])]
+    svgs = [n for b in changed if b.tag not in KEPT_AS_WRITTEN for n in outermost(b.node, "svg")]
+    found = [(k, m) for k in written for m in PLACEHOLDER.finditer(parts[k])]
     if not svgs or len(found) != len(svgs):
         return
     for (k, m), svg in reversed(list(zip(found, svgs, strict=True))):
         parts[k] = parts[k][: m.start()] + old_body[svg.start : svg.end] + parts[k][m.end() :]
 
 
-def _outermost(node: Node, name: str) -> list[Node]:
-    """The ``name`` elements in ``node`` that are in no other one, in order."""
-    out: list[Node] = []
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if n.kind != "element":
-            continue
-        if n.name == name:
-            out.append(n)
-            continue
-        stack.extend(reversed(n.children))
-    return out
-
-
 def _unseen_places(
     old: list[Block], new: list[Block], kept: dict[int, int]
 ) -> tuple[dict[int, list[int]], dict[int, list[int]]]:
-    """Where each old block the agent cannot write (``_KEPT_AS_WRITTEN``) and did not echo goes
+    """Where each old block the agent cannot write (``KEPT_AS_WRITTEN``) and did not echo goes
     among the ``new`` blocks:
     right after the new place of the nearest old block before it (kept, or rewritten under its
     pid), else right before that of the nearest one after it, else where it was (first or
@@ -193,7 +126,7 @@ def _unseen_places(
     before: dict[int, list[int]] = {}
     after: dict[int, list[int]] = {}
     for i, block in enumerate(old):
-        if block.tag not in _KEPT_AS_WRITTEN or i in place:
+        if block.tag not in KEPT_AS_WRITTEN or i in place:
             continue
         prev = next((place[k] for k in range(i - 1, -1, -1) if k in place), None)
         if prev is not None:
@@ -202,7 +135,7 @@ def _unseen_places(
         nxt = next((place[k] for k in range(i + 1, len(old)) if k in place), None)
         if nxt is not None:
             before.setdefault(nxt, []).append(i)
-        elif all(b.tag in _KEPT_AS_WRITTEN for b in old[:i]) and new:
+        elif all(b.tag in KEPT_AS_WRITTEN for b in old[:i]) and new:
             before.setdefault(-1, []).append(i)  # (it led the section: it still does)
         else:
             after.setdefault(-1, []).append(i)
@@ -218,7 +151,7 @@ def _new_block(
     pid_tags: Collection[str],
 ) -> str:
     """A block the proposal changed or added, with its pid comment where one is due."""
-    body = _mark_inner_paragraphs(fragment, block.node, keeper, section)
+    body = mark_inner_paragraphs(fragment, block.node, keeper, section)
     offered = block.pid if block.pid in keeper.old else None
     if block.tag != "p" and offered is None and block.tag not in pid_tags:
         return "\n" + body

@@ -6,8 +6,8 @@ The rules, each from the model: a section is an ``<h2>`` (any depth, in document
 page's table of contents); the References entries are the ``<li>`` children of the list the page
 script numbers (a sublist inside an entry adds none); a citation is ``[sN]`` in text outside that
 list. A paragraph is a top-level block (or one inside a ``div``/``section``/``blockquote``
-wrapper) other than a heading and the References list; its pid is the pid comment right before
-it, else its ``data-pid``.
+wrapper) other than a heading and the References list; its pid is the one the page binds to it
+(``vocab.bound_pid``: its ``data-pid``, else the first pid comment before it).
 """
 
 from __future__ import annotations
@@ -16,8 +16,24 @@ import re
 import secrets
 from dataclasses import dataclass, field
 
-from oo_nb.format.article_model import NEVER_OPENED, Model, Node, entries, read_model
-from oo_nb.format.vocab import CITATION, PID, PID_WELLFORMED, each_cited_id, entry_source
+from oo_nb.format.article_model import (
+    NEVER_OPENED,
+    NOT_LINKED_IN,
+    Model,
+    Node,
+    entries,
+    linked_text,
+    read_model,
+)
+from oo_nb.format.vocab import (
+    CITATION,
+    PID,
+    PID_WELLFORMED,
+    bound_pid,
+    comment_pid,
+    each_cited_id,
+    entry_source,
+)
 
 __all__ = [
     "CITATION",
@@ -204,24 +220,23 @@ def _walk(reading: Reading, children: list[Node], refs: Node | None) -> None:
         reading.blocks,
         reading.citations,
     )
-    pending: str | None = None
+    pending: list[str] = []  # the pid comments since the element before
     stack = [iter(children)]
     while stack:
         for node in stack[-1]:  # (a for loop: the wrapper's iterator goes on after a descent)
             kind = node.kind
             if kind == "comment":
                 data = node.data
-                if "pid:" in data and PID.match(data):
-                    pending = data.strip()
-                    pids.append(pending)
+                if "pid:" in data and (found := comment_pid(data)) is not None:
+                    pending.append(found)
+                    pids.append(found)
                 continue
             if kind != "element" or node.name in NEVER_OPENED:
                 continue  # (text, and the tags a browser opens nothing for)
-            pid, pending = pending, None
-            if pid is None and node.attrs:
-                pid = node.attr("data-pid") or None
-                if pid is not None:
-                    pids.append(pid)
+            own = node.attr("data-pid") if node.attrs else None
+            pid, pending = bound_pid(own, pending), []
+            if own and pid == own:  # (one the page does not write from a comment)
+                pids.append(own)
             if pid is not None and pid not in pid_nodes:
                 pid_nodes[pid] = node
             name = node.name
@@ -229,7 +244,7 @@ def _walk(reading: Reading, children: list[Node], refs: Node | None) -> None:
                 continue
             if _is_wrapper(node):
                 stack.append(iter(node.children))
-                pending = pid
+                pending = [pid] if pid is not None else []
                 break
             start = node.start
             while starts[here] <= start:
@@ -241,23 +256,19 @@ def _walk(reading: Reading, children: list[Node], refs: Node | None) -> None:
                 citations += [(section, pid, sid) for sid in cited]
         else:
             stack.pop()
-            pending = None  # (a pid comment last in a wrapper names nothing after it)
+            pending = []  # (a pid comment last in a wrapper names nothing after it)
 
 
 def _cited(source: str, node: Node, skip: range) -> list[str]:
-    """The ids a block cites: ``[sN]`` in its text outside the References list (``skip``)."""
+    """The ids a block cites: ``[sN]`` in its text the page links (``linked_text``) outside the
+    References list (``skip``)."""
     start, end = node.start, node.end
     if source.find("[", start, end) < 0 and source.find("&", start, end) < 0:
         return []  # (most blocks: no citation can be in them)
     kids = node.children
-    if len(kids) == 1 and kids[0].kind == "text":  # (most paragraphs: text only)
-        return each_cited_id(kids[0].data)
-    return [
-        sid
-        for t in node.iter()
-        if t.kind == "text" and t.start not in skip
-        for sid in each_cited_id(t.data)
-    ]
+    if len(kids) == 1 and kids[0].kind == "text" and node.name not in NOT_LINKED_IN:
+        return each_cited_id(kids[0].data)  # (most paragraphs: text only)
+    return [sid for t in linked_text(node) if t.start not in skip for sid in each_cited_id(t.data)]
 
 
 def loose_text(reading: Reading) -> list[tuple[Node, Node]]:

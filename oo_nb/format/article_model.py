@@ -9,7 +9,7 @@ agent's values from it; the editors splice at its spans). Built on the one token
   change what is a top-level block (``<p>`` closed by a block, ``<li>`` by the next ``<li>``, a
   heading by a heading, table cells and rows, void elements).
 - ``blocks``: the top-level elements and loose text, each with its lead (whitespace and comments
-  since the previous block) and its pid (the last pid comment of the lead, else ``data-pid``).
+  since the previous block) and its pid as the page binds it (``vocab.bound_pid``).
 - ``sections``: one per ``<h2>`` in document order, at any depth (the page's TOC selects every
   ``h2``); a pid comment right before a heading belongs to its section.
 - ``reference_list``: the list the page script numbers (first ``ol``/``ul`` after the References
@@ -28,10 +28,11 @@ from functools import cached_property, lru_cache
 
 from oo_nb.format.heading_ids import TEMPLATE_PAGE_IDS, page_heading_ids
 from oo_nb.format.html_tokens import Attr, RawToken, Token, cdata_section, raw_tokens
-from oo_nb.format.vocab import CITATION, PID, cited_id, js_trim
+from oo_nb.format.vocab import CITATION, PID, bound_pid, cited_id, comment_pid, js_trim
 
 __all__ = [
     "NEVER_OPENED",
+    "NOT_LINKED_IN",
     "Block",
     "Citation",
     "Link",
@@ -41,6 +42,7 @@ __all__ = [
     "article_end",
     "entries",
     "first_list",
+    "linked_text",
     "list_after",
     "read_model",
 ]
@@ -196,6 +198,11 @@ _SHALLOW = 32  # up to this many open elements a scope question walks the stack
 _START = operator.attrgetter("start")
 _SPACES = re.compile(r"\s+")
 _UNSEEN = frozenset(("script", "style", "template"))
+# Text in these is never a citation: the page script links no "[sN]" inside them (document.js's
+# SKIP_TEXT_IN; a test holds the two lists equal). Only HTML elements: an SVG <a> is none.
+NOT_LINKED_IN = frozenset(
+    ("a", "script", "style", "code", "pre", "textarea", "h1", "h2", "h3", "h4", "h5", "h6")
+)
 
 
 # Foreign content (SVG, MathML) reads these as elements with markup inside; HTML as raw text.
@@ -553,7 +560,9 @@ class Model:
     def pids(self) -> list[str]:
         """Every pid comment, at any depth, in order."""
         return [
-            n.data.strip() for n in self.root.iter() if n.kind == "comment" and PID.match(n.data)
+            pid
+            for n in self.root.iter()
+            if n.kind == "comment" and (pid := comment_pid(n.data)) is not None
         ]
 
     @cached_property
@@ -562,18 +571,46 @@ class Model:
 
     @cached_property
     def citations(self) -> tuple[Citation, ...]:
-        """``[sN]`` in text outside the References list."""
+        """``[sN]`` in text the page links: outside the References list and ``NOT_LINKED_IN``."""
         refs = self.reference_list()
         skip = range(refs.start, refs.end) if refs is not None else range(0)
         out: list[Citation] = []
-        for n in self.root.iter():
-            if n.kind == "text" and n.start not in skip:
+        for n in linked_text(self.root):
+            if n.start not in skip:
                 start, end = _text_span(self.source, n)
                 out += [
                     Citation(cited_id(m), m.start(), m.end())
                     for m in CITATION.finditer(self.source, start, end)
                 ]
         return tuple(out)
+
+
+def linked_text(node: Node) -> Iterator[Node]:
+    """The text nodes in ``node`` (itself included) whose ``[sN]`` the page links: in no
+    ``NOT_LINKED_IN`` HTML element (SVG and MathML elements are none of them, but in an HTML
+    integration point: ``foreignObject``...). (A stack, not recursion: an article may nest
+    thousands of elements deep.)"""
+    stack: list[tuple[Node, bool]] = [(node, False)]
+    while stack:
+        n, foreign = stack.pop()
+        if n.kind == "text":
+            yield n
+            continue
+        if n.kind != "element":
+            continue
+        if n.name in _FOREIGN_ROOTS:
+            foreign = True
+        elif foreign and n.name in _HTML_AGAIN:
+            foreign = False
+        elif not foreign and n.name in NOT_LINKED_IN:
+            continue
+        stack.extend((c, foreign) for c in reversed(n.children))
+
+
+# Elements inside SVG or MathML whose content is HTML again (integration points)
+_HTML_AGAIN = frozenset(
+    ("foreignobject", "desc", "title", "annotation-xml", "mi", "mo", "mn", "ms", "mtext")
+)
 
 
 def _text_span(source: str, text: Node) -> tuple[int, int]:
@@ -942,17 +979,17 @@ def _heading_start(source: str, root: Node, head: Node) -> int:
 
 def _blocks(source: str, root: Node, heading_ids: dict[Node, str]) -> Iterator[Block]:
     lead_start = 0
-    pid: str | None = None
+    pids: list[str] = []  # the pid comments since the previous block
     section = ""
     for node in root.children:
         if node.kind == "comment":
-            if PID.match(node.data):
-                pid = node.data.strip()
+            if (pid := comment_pid(node.data)) is not None:
+                pids.append(pid)
             continue
         if (node.kind == "text" and not node.data.strip()) or node.name in NEVER_OPENED:
             continue
-        own = pid or (node.attr("data-pid") if node.kind == "element" else None)
+        own = bound_pid(node.attr("data-pid"), pids)
         if node.name == "h2":
             section = heading_ids.get(node, "")
         yield Block(node, lead_start, own, section)
-        lead_start, pid = node.end, None
+        lead_start, pids = node.end, []

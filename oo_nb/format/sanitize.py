@@ -44,6 +44,7 @@ if TYPE_CHECKING:  # lxml is loaded by the calls that parse HTML (sanitize_html)
 __all__ = [
     "ALLOWED_ATTRIBUTES",
     "ALLOWED_TAGS",
+    "DROPPED_WITH_CONTENT",
     "INLINE_TAGS",
     "RESERVED_IDS",
     "elements_removed",
@@ -76,7 +77,7 @@ INLINE_TAGS = frozenset(
     }
 )  # fmt: skip
 # Removed together with everything inside them (text included).
-_CLEAN_CONTENT = frozenset(
+DROPPED_WITH_CONTENT = frozenset(
     {
         "script", "style", "iframe", "object", "embed", "applet", "svg", "math", "template",
         "noscript", "noembed", "noframes", "frameset", "frame", "textarea", "select", "title",
@@ -187,7 +188,7 @@ class _Policy:
         attributes[self.placeholder] = {"data-pid"}
         self.cleaner = nh3.Cleaner(
             tags=set(ALLOWED_TAGS | {self.placeholder}),
-            clean_content_tags=set(_CLEAN_CONTENT),
+            clean_content_tags=set(DROPPED_WITH_CONTENT),
             attributes=attributes,
             attribute_filter=self._attribute,
             strip_comments=True,  # pragma: no mutate (a second guard: _prepare removed them all)
@@ -323,7 +324,9 @@ def sanitize_text(value: str, *, max_len: int = 300, multiline: bool = False) ->
     if not isinstance(value, str):
         return ""
     text = unicodedata.normalize("NFC", value)
-    text = html_lib.unescape(nh3.clean(text, tags=set(), clean_content_tags=set(_CLEAN_CONTENT)))
+    text = html_lib.unescape(
+        nh3.clean(text, tags=set(), clean_content_tags=set(DROPPED_WITH_CONTENT))
+    )
     previous = None
     while previous != text:  # "<scr<b>ipt>" needs two passes; entities may have formed tags
         previous, text = text, _TAG_LIKE.sub("", text)
@@ -391,10 +394,10 @@ def _counts(text: str) -> tuple[dict[str, int], dict[str, int], int]:
     comments = 0
     inside = 0  # depth in elements removed with everything in them: their parts go with them
     for tok in tokenize(text):
-        if tok.kind == "end" and inside and tok.name in _CLEAN_CONTENT:
+        if tok.kind == "end" and inside and tok.name in DROPPED_WITH_CONTENT:
             inside -= 1
         if tok.kind == "start":
-            opens = tok.name in _CLEAN_CONTENT and not tok.self_closing
+            opens = tok.name in DROPPED_WITH_CONTENT and not tok.self_closing
             if inside:
                 inside += opens
                 continue
@@ -420,7 +423,7 @@ def _tags_gone(typed: str, clean: str) -> dict[str, int]:
 
 
 def _tag_phrase(name: str) -> str:
-    if name in _CLEAN_CONTENT:
+    if name in DROPPED_WITH_CONTENT:
         return f"<{name}> with everything in it"
     if name == "img":  # its src was refused: an image from elsewhere is never loaded
         return "an image that is not an embedded png/jpeg/gif/webp"

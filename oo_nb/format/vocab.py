@@ -27,9 +27,11 @@ __all__ = [
     "SOURCE_ID",
     "UNSAFE_CHARS",
     "UNSAFE_IN_LINE",
+    "bound_pid",
     "citation_ids",
     "cited_id",
     "cited_label",
+    "comment_pid",
     "domain_matches",
     "domain_of",
     "domain_pattern",
@@ -124,8 +126,13 @@ _TRAILING_REVERSED = re.compile(r"\s*(?:\][0-9]+[sS]\[\s*)+")
 # A pid comment: ``pid:SECTION:8HEX`` when well formed. Any ``pid:`` comment without spaces
 # counts as one (``pid:overview`` in some files, non-hex ids in others, FORMAT.md §3): it names
 # the next element, and the audit reports it as malformed rather than as a missing pid.
-PID = re.compile(r"^\s*pid:([^:\s]+)(?::(\S+))?\s*$")
-PID_WELLFORMED = re.compile(r"\s*pid:[^:\s]+:[0-9a-f]{8}\s*$")  # PID with an 8HEX id, by .match
+# Its white space is JavaScript's (the page's bindPids reads /^\s*pid:(\S+)\s*$/): U+FEFF around
+# the pid is space, U+001C before "pid:" makes it no pid comment.
+_JS_CLASS = re.escape(JS_SPACE)
+PID = re.compile(f"^[{_JS_CLASS}]*pid:([^:{_JS_CLASS}]+)(?::([^{_JS_CLASS}]+))?[{_JS_CLASS}]*$")
+PID_WELLFORMED = re.compile(  # PID with an 8HEX id, by .match
+    f"[{_JS_CLASS}]*pid:[^:{_JS_CLASS}]+:[0-9a-f]{{8}}[{_JS_CLASS}]*$"
+)
 # The pids agent-written HTML may carry through the sanitiser: stricter than PID (which reads
 # what any document holds), as the value travels in an attribute and comes back as a comment:
 # only id characters, so nothing in it can end either; any id (not only 8HEX), so a paragraph
@@ -133,6 +140,22 @@ PID_WELLFORMED = re.compile(r"\s*pid:[^:\s]+:[0-9a-f]{8}\s*$")  # PID with an 8H
 _AGENT_PID = r"pid:[A-Za-z0-9_-]{1,80}:[A-Za-z0-9_-]{1,40}"
 AGENT_PID = re.compile(_AGENT_PID)  # the value alone, by .fullmatch
 AGENT_PID_COMMENT = re.compile(rf"\s*({_AGENT_PID})\s*")  # a comment's text, by .fullmatch
+
+
+def comment_pid(text: str) -> str | None:
+    """The pid a comment's text names (``pid:SECTION:ID``, trimmed as the page trims it), or
+    None when it is no pid comment."""
+    return js_trim(text) if PID.match(text) else None
+
+
+def bound_pid(data_pid: str | None, comment_pids: list[str]) -> str | None:
+    """The pid the page's bindPids gives an element: its own ``data-pid`` (never overridden),
+    else the FIRST pid comment since the element before it (a later one finds the attribute
+    set). ``comment_pids``: those comments' pids, in order."""
+    first = comment_pids[0] if comment_pids else None
+    if data_pid is None or (first is not None and first.removeprefix("pid:") == data_pid):
+        return first  # (the attribute that comment gives: the pid in the comment's form)
+    return data_pid or None  # (an empty one: the page sets none over it, nor a comment)
 
 
 def is_source_id(text: str) -> bool:

@@ -62,6 +62,17 @@ def test_a_placeholder_replaces_exactly_its_entry() -> None:
     )
 
 
+def test_dropping_the_last_entry_keeps_the_comment_before_it() -> None:
+    """The last entry needs no placeholder: only its ``<li>`` goes, an author's comment before
+    it stays (attack s36, #6)."""
+    items = [f'<li><a href="https://o{k}.example/">T{k}</a></li>' for k in (1, 2)]
+    body = f"\n<ol>\n{items[0]}\n<!-- keep this note -->\n{items[1]}\n</ol>\n"
+    entries = _entries(2)
+    del entries["s2"]
+    got = _run(body, entries, 2, {"s1"})
+    assert got.body == body.replace(f"\n{items[1]}", "")
+
+
 def test_new_entries_go_after_an_entry_with_a_sublist_not_into_it() -> None:
     entry = '<li><a href="https://o1.example/">T1</a>\n<ul><li>see also p. 4</li></ul></li>'
     body = f"\n<ol>\n{entry}\n</ol>\n"

@@ -96,3 +96,20 @@ def test_the_id_written_is_in_the_update_scope_when_it_starts_with_a_digit() -> 
     assert cand.sections_replaced == ["2026-outlook"]
     assert '<h2 id="2026-outlook">2026 Outlook</h2>' in cand.document.article_html
     assert scope_problems(doc, cand.document) == []
+
+
+def test_renaming_a_heading_without_an_id_renames_the_section_in_place() -> None:
+    """Claude Code renames ``<h2>Overview</h2>`` (the page names it ``overview``): the same
+    section under a new title, its paragraphs and pids kept, never a second "Overview now"
+    section beside the old one (attack s36, #5). The document is the attack's reproducer."""
+    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "edits"
+    original = Document((fixture / "rename-heading-without-id.o-o.html").read_text())
+    before = original.article_html
+    edited = original.with_article(before.replace("<h2>Overview</h2>", "<h2>Overview now</h2>"))
+    raw = proposal_from_copy(original, edited)
+    assert "drop_sections" not in raw
+    cand = build_candidate(original, validate_proposal(raw), RUN, today=TODAY)
+    assert cand.sections_replaced == ["overview"] and cand.sections_added == []
+    after = cand.document.article_html
+    # cmp: only the heading changed (its id, which the page gave it, now written)
+    assert after == before.replace("<h2>Overview</h2>", '<h2 id="overview">Overview now</h2>')

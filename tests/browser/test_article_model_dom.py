@@ -205,7 +205,8 @@ def test_chromium_reads_the_refused_markup_otherwise(page: Page, case: str) -> N
 # DOM by the rules the page script follows: headings h2-h4 in document order; the References
 # entries are the <li> children of the list ``referenceList`` finds, labelled by a leading
 # "[sN]", each with its first link's href (its first <a> WITH an href); blocks are the article's children (and those of
-# div/section/blockquote wrappers), each with the pid comment before it, else its data-pid,
+# div/section/blockquote wrappers), each with the pid bindPids gives it (its data-pid, else the
+# first pid comment before it),
 # and the section of the last h2 before it; citations are "[sN]" or "[SN]" (as the page links
 # them, read as "sN") in text outside that list.
 SCAN_CASES = {
@@ -229,6 +230,23 @@ SCAN_CASES = {
         "<![CDATA[[s7]]]></p>" + REFS
     ),
     "a citation with a leading zero": '<h2 id="a">A</h2><p>x [s02] [S002]</p>' + REFS,
+    # attack s36 #3: the page binds the first pid comment, never over a data-pid, and reads
+    # the comment with JavaScript's white space
+    "two pid comments": '<h2 id="a">A</h2><!-- pid:a:00000001 --><!-- pid:a:00000002 --><p>x</p>'
+    + REFS,
+    "a pid comment and a data-pid": (
+        '<h2 id="a">A</h2><!-- pid:a:00000001 --><p data-pid="a:00000009">x</p>' + REFS
+    ),
+    # attack s36 #4: citations the page does not link (SKIP_TEXT_IN), an SVG <a> not among them
+    "citations the page does not link": (
+        '<h2 id="a">A</h2><p>x [s1] <a href="https://x.example/">[s2]</a> <code>[s3]</code>'
+        "<textarea>[s4]</textarea></p><pre>[s5]</pre><h5>[s6]</h5><p><svg><a>[s7]</a>"
+        "<foreignObject><a>[s8]</a>[s9]</foreignObject></svg></p>" + REFS
+    ),
+    "a pid comment after U+001C": '<h2 id="a">A</h2><!--\x1cpid:a:00000001--><p>x</p>' + REFS,
+    "a pid comment ending in U+FEFF": (
+        '<h2 id="a">A</h2><!--pid:a:00000001\ufeff--><p>x</p>' + REFS
+    ),
     "an entry whose first anchor has no href": (
         '<h2 id="a">A</h2><p>x [s1]</p><h2 id="references">References</h2><ol>'
         '<li>[s1] <a id="iea"></a><a href="https://a.example/1">A</a></li></ol>'
@@ -268,12 +286,16 @@ SCAN_DOM = r"""() => {
   const walk = (parent, pending) => {
     for (const n of parent.childNodes) {
       if (n.nodeType === Node.COMMENT_NODE) {
-        if (PID.test(n.data)) { pending = n.data.trim(); pids.push(pending); }
+        // bindPids: the FIRST pid comment before an element names it
+        if (PID.test(n.data)) { const found = n.data.trim(); if (pending === null) pending = found; pids.push(found); }
         continue;
       }
       if (n.nodeType !== Node.ELEMENT_NODE) continue;
-      let pid = pending; pending = null;
-      if (pid === null && n.getAttribute("data-pid")) { pid = n.getAttribute("data-pid"); pids.push(pid); }
+      // ... and never over its own data-pid (the one it wrote from that comment: its pid)
+      const own = n.getAttribute("data-pid");
+      const fromComment = pending !== null && pending.replace(/^\s*pid:/, "") === own;
+      const pid = own === null || fromComment ? pending : (own || null); pending = null;
+      if (own && pid === own) pids.push(own);
       const tag = n.tagName.toLowerCase();
       if (["h2", "h3", "h4"].includes(tag) || n === list) continue;
       if (["div", "section", "blockquote"].includes(tag) && !(n.getAttribute("class") || "").startsWith("table-wrap")) {
@@ -285,6 +307,14 @@ SCAN_DOM = r"""() => {
       while (texts.nextNode()) {
         const t = texts.currentNode;
         if (list && list.contains(t)) continue;
+        // the page links no [sN] inside these (document.js's SKIP_TEXT_IN, an HTML tagName);
+        // the <a class="cite"> it wrote around a citation it linked is none of them
+        let linked = true;
+        for (let p = t.parentNode; p && p !== article; p = p.parentNode) {
+          if (p.tagName === "A" && p.classList.contains("cite") && p.hasAttribute("data-source")) continue;
+          if (/^(A|SCRIPT|STYLE|CODE|PRE|TEXTAREA|H[1-6])$/.test(p.tagName)) { linked = false; break; }
+        }
+        if (!linked) continue;
         // the page links [S4] as [s4] (document.js: /\[[sS](\d+)\]/g); the id is lower case,
         // and [s02] links to entry Number("02") (with no entry labelled [s02]): s2
         for (const m of t.data.matchAll(/\[[sS]([0-9]+)\]/g)) citations.push([section, pid, "s" + Number(m[1])]);

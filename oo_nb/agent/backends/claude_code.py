@@ -94,6 +94,19 @@ def split_sections(article: str | Model) -> dict[str, tuple[str, str]]:
     return out
 
 
+def _renamed(before: Model, after: Model) -> dict[str, str]:
+    """new id -> old id of each section whose heading, holding no id, Claude Code renamed: the
+    page names it by its text, so the new text is a new id, yet it is the section at the same
+    place whose old id is gone (a rename in place, not a new section plus a removal)."""
+    old, new = before.sections, after.sections
+    old_ids, new_ids = {s.id for s in old}, {s.id for s in new}
+    return {
+        b.id: a.id
+        for a, b in zip(old, new, strict=False)
+        if not a.id_written and not b.id_written and a.id not in new_ids and b.id not in old_ids
+    }
+
+
 def _norm(text: str) -> str:
     return _WS.sub(" ", text).strip()
 
@@ -126,6 +139,8 @@ def proposal_from_copy(
     """The ``submit_proposal``-shaped input that reproduces the copy's edits."""
     before = split_sections(original.article_model)
     after = split_sections(edited.article_model)
+    for new_id, old_id in _renamed(original.article_model, edited.article_model).items():
+        after = {old_id if sid == new_id else sid: value for sid, value in after.items()}
     sections = [
         {"id": sid, "title": title, "html": body}
         # a new section keeps its place: after the section before it in the copy
