@@ -71,7 +71,8 @@ class Library:
     ) -> None:
         if workers is not None and workers < 1:
             raise ValidationError("workers must be at least 1", file=str(path))
-        self._root = Path(path)
+        # absolute at open: after a %cd, refresh(), index() and update_all() still read this folder
+        self._root = Path(path).absolute()
         if not self._root.exists():  # said now, as the scan would, not on first use
             raise NotFound("no such folder", file=str(path))
         self._today = today
