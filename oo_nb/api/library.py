@@ -461,6 +461,8 @@ class Library:
         >>> done = oo_nb.Library(demo).update_all(agent="replay", progress=False)
         >>> sorted(r.status for r in done.results)
         ['proposed', 'proposed', 'skipped', 'skipped']
+        >>> sorted(r.outcome for r in done.results)  # in the report's words
+        ['fresh', 'fresh', 'proposed', 'proposed']
         """
         import time
 
@@ -482,6 +484,8 @@ class Library:
             known_fresh=known,
         )
         outcome.elapsed_s += scanned_s
+        if self._scanned is not None and any(r.written for r in outcome.results):
+            self._scanned.refresh()  # its frames show the versions it just wrote
         return outcome
 
     # plots and display
