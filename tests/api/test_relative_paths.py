@@ -45,3 +45,18 @@ def test_proposal_opened_relative_writes_its_own_file_after_chdir(
     assert proposal.accept_all().write().version == 2
     assert oo_nb.open(demo / HEAT).version == 2
     assert oo_nb.open(copy_elsewhere / "lib" / HEAT).version == 1  # never asked to update
+
+
+def test_a_review_widget_opened_relative_writes_its_own_file_after_chdir(
+    demo: Path, copy_elsewhere: Path
+) -> None:
+    from oo_nb.notebook.review_widget import ReviewWidget
+
+    oo_nb.open(demo / HEAT).update(agent="replay")  # saved for review
+    widget = ReviewWidget.from_pending(f"lib/{HEAT}")
+    os.chdir(copy_elsewhere)
+    widget.accept_all_button.click()
+    widget.write_button.click()
+    assert widget.error.value == ""
+    assert oo_nb.open(demo / HEAT).version == 2
+    assert oo_nb.open(copy_elsewhere / "lib" / HEAT).version == 1
