@@ -352,7 +352,9 @@ class Proposal:
         return True
 
     def write(self, *, action: str = "review") -> Document:
-        """Write what was accepted and discard the saved proposal.
+        """Write what was accepted and discard the saved proposal (kept when changes were left
+        undecided: ``doc.proposal(force=True)`` reviews them against the version written; the
+        warnings say so).
 
         Parameters
         ----------
@@ -387,21 +389,22 @@ class Proposal:
                 file=str(self.path),
             )
         self._refuse_conflicts(session)
-        written = self._commit(final, action=action)
+        written, note = self._commit(final, action=action)
         if self._widget is not None:  # the widget shown for it takes no more decisions
-            self._widget.show_written(final, written)
+            self._widget.show_written(final, written, note)
         assert self._reopen is not None  # a proposal to write is always made with one
         return self._reopen(self.path)
 
-    def _commit(self, final: Parsed, *, action: str = "review") -> Path | None:
+    def _commit(self, final: Parsed, *, action: str = "review") -> tuple[Path | None, str]:
         """Write ``final`` when it changes the file, and discard this proposal's own saved file
-        (never another's: a later ``update(force=True)`` saved one to review in its place). The
-        one write of every view: Python's ``write()``, the widget's Write back, a terminal
-        review's. Returns the file written, None when nothing changed."""
+        (never another's: a later ``update(force=True)`` saved one to review in its place); when
+        changes were left undecided, the file is kept for them instead. The one write of every
+        view: Python's ``write()``, the widget's Write back, a terminal review's. Returns the file
+        written (None when nothing changed) and a note to show ("" when none)."""
         from oo_nb.store.proposals import discard_reviewed, reviewed_file
         from oo_nb.store.store import write_document
 
-        self._decisions()  # raises once written
+        undecided = len(self._decisions().pending)  # (raises once written)
         review = self._review
         assert review is not None
         if reviewed_file(self.path, review.saved_sha256) is None:
@@ -425,10 +428,19 @@ class Proposal:
                     rebuilt=review.rebuilt,
                 ) from None
             self.written_to = written
-        discard_reviewed(self.path, review.saved_sha256)
-        self.saved_to = None
+        note = ""
+        if written is not None and undecided:  # research paid for: an unanswered change stays
+            self.saved_to = reviewed_file(self.path, review.saved_sha256)
+            note = (
+                f"{undecided} undecided change(s) not written, kept for a later review: "
+                "doc.proposal(force=True) reviews them against the version written now"
+            )
+            self.warnings.append(note)
+        else:
+            discard_reviewed(self.path, review.saved_sha256)
+            self.saved_to = None
         self._written = True
-        return written
+        return written, note
 
     def _refuse_conflicts(self, session: ReviewSession) -> None:
         """Decisions that disagree are the user's to settle, as the widget and the terminal

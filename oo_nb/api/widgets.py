@@ -16,9 +16,9 @@ if TYPE_CHECKING:
 
 __all__ = ["Commit", "make_review_widget", "set_review_widget_factory"]
 
-# writes the final document for a proposal (its one write: Proposal._commit); the file written,
-# None when nothing changed; raises once the proposal is written or discarded
-Commit = Callable[["Document"], "Path | None"]
+# writes the final document for a proposal (its one write: Proposal._commit): the file written
+# (None when nothing changed) and a note to show; raises once the proposal is written or discarded
+Commit = Callable[["Document"], "tuple[Path | None, str]"]
 # the widget of a proposal: its review, its decisions (shared with Python), its write
 ReviewWidgetFactory = Callable[["Review", "ReviewSession", Commit], Any]
 _factory: ReviewWidgetFactory | None = None

@@ -567,11 +567,14 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
                     "decide them, or use Reject all to discard the proposal."
                 )
                 return None
-            written = self._commit(final) if self._commit is not None else self._write(final)
+            if self._commit is not None:
+                written, kept = self._commit(final)
+            else:
+                written, kept = self._write(final), ""
         except OOError as exc:
             self.error.value = html.escape(str(exc))
             return None
-        self.show_written(final, written, notes)
+        self.show_written(final, written, kept, notes)
         return written
 
     def _write(self, final: Document) -> Path | None:
@@ -587,9 +590,11 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
         review): show them."""
         self._refresh_views()
 
-    def show_written(self, final: Document, written: Path | None, notes: str = "") -> None:
+    def show_written(
+        self, final: Document, written: Path | None, kept: str = "", notes: str = ""
+    ) -> None:
         """The review is written (here, or through its proposal in Python): say what was
-        written, and take no more decisions."""
+        written (``kept``: what stays saved for a later review), and take no more decisions."""
         assert self.path is not None
         if written is None:
             self.status.value = html.escape(
@@ -601,6 +606,7 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
                     f"Wrote version {final.manifest.version} to {written} (the previous version is kept in history)."
                 )
                 + notes
+                + (f"<br>{html.escape(kept)}" if kept else "")
             )
         self.final = final
         self.written = written or self.path
