@@ -109,9 +109,11 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
         self.path: Path | None = original.path
         self._expected = original.to_bytes()
         self._commit = commit
-        self.session = session or ReviewSession(
-            original, candidate.with_path(self.path) if self.path else candidate, run
-        )
+        if session is None:
+            session = ReviewSession(
+                original, candidate.with_path(self.path) if self.path else candidate, run
+            )
+        self.session = session
         self.written: Path | None = None
         self.final: Document | None = None
         self._wrote = False  # Write back changed the file (not only "nothing accepted")
