@@ -22,6 +22,8 @@ from oo_nb.format.display import set_html_renderer
 if TYPE_CHECKING:
     from oo_nb.agent.pending import Review
     from oo_nb.api import Diff, Document, Library, Proposal, Rollback
+    from oo_nb.api.widgets import Commit
+    from oo_nb.review.session import ReviewSession
 
 __all__ = [
     "Diff",
@@ -86,10 +88,12 @@ def _html_for(obj: Any) -> str | None:
     return html_for(obj)
 
 
-def _review_widget(review: Review) -> Any:
+def _review_widget(review: Review, session: ReviewSession, commit: Commit) -> Any:
     from oo_nb.notebook.review_widget import ReviewWidget
 
-    return ReviewWidget(review.original, review.candidate, review.run, discard_pending=True)
+    return ReviewWidget(
+        review.original, review.candidate, review.run, session=session, commit=commit
+    )
 
 
 def _register_seams() -> None:

@@ -80,6 +80,7 @@ class Review:
     created: str
     stale: bool  # the document changed since the proposal was made
     rebuilt: bool  # False: an older file's candidate, checked but not rebuilt
+    saved_sha256: str = ""  # the saved file's bytes: writing the review discards that file only
 
 
 def proposal_data(
@@ -263,6 +264,7 @@ def open_review(path: str | Path, *, force: bool = False) -> Review:
         pending.created,
         pending.stale,
         rebuilt,
+        pending.sha256,
     )
 
 

@@ -137,12 +137,21 @@ class UpdateResult:
         """The run spent past this document's budget (flagged by the backend, or by its cost)."""
         return self.run is not None and (self.run.overspent or self.run.cost_usd > self.budget_usd)
 
+    @property
+    def outcome(self) -> str:
+        """What happened to the document, in the words every report uses: a proposal written
+        without review is "written", one saved for review "proposed" (also when it could not be
+        saved: the message says so), nothing due "fresh"; else the status."""
+        if self.status == "proposed":
+            return "written" if self.written is not None else "proposed"
+        return "fresh" if self.status == "skipped" else self.status
+
     def summary(self) -> str:
-        """One line: the document, its status, the cost, what the update said."""
+        """One line: the document, what happened to it, the cost, what the update said."""
         cost = f" (cost ${self.cost_usd:.4f})" if self.cost_usd else ""
         said = self.message.splitlines()[0] if self.message else ""
         said = truncate(said.removeprefix(f"{self.path.name}: "), 160)
-        return f"{self.path.name}: {self.status}{cost}: {said}"
+        return f"{self.path.name}: {self.outcome}{cost}: {said}"
 
     def __repr__(self) -> str:  # not the dataclass dump: it holds the file's bytes
         return f"<UpdateResult {self.summary()}>"

@@ -316,10 +316,10 @@ class LibraryUpdate:
     def __repr__(self) -> str:
         """A line for the run, then one a document (not the dataclass dump: each result holds
         its file's bytes and the proposal's data)."""
-        statuses: dict[str, int] = {}
+        outcomes: dict[str, int] = {}
         for r in self.results:
-            statuses[r.status] = statuses.get(r.status, 0) + 1
-        counts = [f"{n} {status}" for status, n in statuses.items()]
+            outcomes[r.outcome] = outcomes.get(r.outcome, 0) + 1
+        counts = [f"{n} {outcome}" for outcome, n in outcomes.items()]
         counts += [f"{len(self.failures)} failed"] if self.failures else []
         lines = [
             f"update-all of {len(self.results) + len(self.failures)} document(s): "

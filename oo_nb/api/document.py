@@ -85,7 +85,8 @@ class Document:
         >>> oo_nb.Document.read(demo / "fusion-power-on-the-grid.o-o.html").title
         'Fusion power on the grid'
         """
-        codec = _Codec.read(path)
+        # absolute at open: a later %cd must not turn this object to another folder's file
+        codec = _Codec.read(Path(path).absolute())
         if codec.kind != "document":
             raise NotADocument(
                 "is a library index page, not a document: oo_nb.Library(folder) reads its folder",

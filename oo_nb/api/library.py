@@ -71,7 +71,8 @@ class Library:
     ) -> None:
         if workers is not None and workers < 1:
             raise ValidationError("workers must be at least 1", file=str(path))
-        self._root = Path(path)
+        # absolute at open: after a %cd, refresh(), index() and update_all() still read this folder
+        self._root = Path(path).absolute()
         if not self._root.exists():  # said now, as the scan would, not on first use
             raise NotFound("no such folder", file=str(path))
         self._today = today
@@ -460,6 +461,8 @@ class Library:
         >>> done = oo_nb.Library(demo).update_all(agent="replay", progress=False)
         >>> sorted(r.status for r in done.results)
         ['proposed', 'proposed', 'skipped', 'skipped']
+        >>> sorted(r.outcome for r in done.results)  # in the report's words
+        ['fresh', 'fresh', 'proposed', 'proposed']
         """
         import time
 
@@ -481,6 +484,8 @@ class Library:
             known_fresh=known,
         )
         outcome.elapsed_s += scanned_s
+        if self._scanned is not None and any(r.written for r in outcome.results):
+            self._scanned.refresh()  # its frames show the versions it just wrote
         return outcome
 
     # plots and display

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
     from oo_nb.agent.pending import Review
     from oo_nb.api.document import Document
+    from oo_nb.format.document import Document as Parsed
     from oo_nb.review.session import Conflict, ReviewSession
 
 __all__ = ["STATUSES", "DecisionConflict", "Proposal", "ProposalOutdated"]
@@ -175,8 +176,8 @@ class Proposal:
         self.not_saved = ""
         self.saved_to: Path | None = None
         self.written_to: Path | None = None
+        # the one set of decisions: Python's calls, the widget and a terminal review share it
         self._session: ReviewSession | None = None
-        self._terminal_final: Any = None  # the document a terminal review ended with
         self._widget: Any = None
         self._written = False
 
@@ -214,8 +215,8 @@ class Proposal:
         """
         from oo_nb.agent.pending import StaleProposal, open_review
 
-        try:
-            review = open_review(path, force=force)
+        try:  # absolute: a later %cd must not turn its write to another folder's file
+            review = open_review(Path(path).absolute(), force=force)
         except StaleProposal as exc:
             raise ProposalOutdated(
                 f"changed since this proposal was made ({exc.created}); update again with "
@@ -285,21 +286,27 @@ class Proposal:
     def accept(self, change: str) -> Proposal:
         """Accept one change by its id (a row of ``changes``). Returns this proposal."""
         self._decisions().accept(change)
-        return self
+        return self._decided()
 
     def reject(self, change: str) -> Proposal:
         """Reject one change by its id (a row of ``changes``). Returns this proposal."""
         self._decisions().reject(change)
-        return self
+        return self._decided()
 
     def accept_all(self) -> Proposal:
         """Accept every change (hand edits are kept). Returns this proposal, to chain ``write()``."""
         self._decisions().accept_all()
-        return self
+        return self._decided()
 
     def reject_all(self) -> Proposal:
         """Reject every change (hand edits are kept). Returns this proposal."""
         self._decisions().reject_all()
+        return self._decided()
+
+    def _decided(self) -> Proposal:
+        """The widget shown for this proposal shows decisions taken elsewhere too."""
+        if self._widget is not None:
+            self._widget.decisions_changed()
         return self
 
     def review_in_terminal(
@@ -318,14 +325,17 @@ class Proposal:
         Returns
         -------
         bool
-            True when the review went to its end; False when it was quit early (nothing is
-            decided, and the saved proposal is kept).
+            True when the review went to its end: its answers are this proposal's decisions
+            (later calls may change them); False when it was quit early (the decisions stay as
+            they were, and the saved proposal is kept).
         """
-        self._decisions()  # raises, saying why there is nothing to review
+        session = self._decisions()  # raises, saying why there is nothing to review
+        from oo_nb.review.session import ReviewSession
         from oo_nb.review.terminal import review_in_terminal
 
         r = self._review
         assert r is not None
+        asked = ReviewSession(r.original, r.candidate, r.run, diff=session.diff)
         final = review_in_terminal(
             r.original,
             r.candidate,
@@ -333,12 +343,18 @@ class Proposal:
             accept_all=accept_all,
             reject_all=reject_all,
             color=color,
+            session=asked,
         )
-        self._terminal_final = final
-        return final is not None
+        if final is None:
+            return False
+        session.take_decisions(asked)
+        self._decided()
+        return True
 
     def write(self, *, action: str = "review") -> Document:
-        """Write what was accepted and discard the saved proposal.
+        """Write what was accepted and discard the saved proposal (kept when changes were left
+        undecided: ``doc.proposal(force=True)`` reviews them against the version written; the
+        warnings say so).
 
         Parameters
         ----------
@@ -356,36 +372,75 @@ class Proposal:
         oo_nb.OOError
             Nothing decided yet (call ``accept_all()`` or ``reject_all()`` first), two decisions
             disagree (``DecisionConflict``: a rejected source that accepted text cites), the
-            file changed since the review was opened (``ConflictError``), or it is locked.
+            file changed since the proposal was made or the review opened (``ConflictError``),
+            the proposal was written or discarded already (by its widget, or another object of
+            the same saved proposal), or the file is locked.
         """
-        from oo_nb.store.store import discard_pending, write_document
-
         session = self._decisions()
         assert self._review is not None
-        expected = self._review.expected
-        if self._terminal_final is not None:  # every change was answered on the terminal
-            final = self._terminal_final.with_path(self.path)
-        else:
-            final = session.apply().with_path(self.path)
-            undecided = session.pending
-            if final.to_bytes() == expected and undecided:
-                # the research is paid for: an unanswered review is no rejection
-                raise ValidationError(
-                    f"nothing accepted and {len(undecided)} change(s) undecided: nothing written; "
-                    "call proposal.accept_all() or proposal.reject_all() (or accept/reject by id) "
-                    "first",
-                    file=str(self.path),
-                )
-            self._refuse_conflicts(session)
-        if final.to_bytes() != expected:
-            self.written_to = write_document(
-                final, expected=expected, action=action, scrub_secrets=True
+        final = session.apply().with_path(self.path)
+        undecided = session.pending
+        if final.to_bytes() == self._review.expected and undecided:
+            # the research is paid for: an unanswered review is no rejection
+            raise ValidationError(
+                f"nothing accepted and {len(undecided)} change(s) undecided: nothing written; "
+                "call proposal.accept_all() or proposal.reject_all() (or accept/reject by id) "
+                "first",
+                file=str(self.path),
             )
-        discard_pending(self.path)
-        self.saved_to = None
-        self._written = True
+        self._refuse_conflicts(session)
+        written, note = self._commit(final, action=action)
+        if self._widget is not None:  # the widget shown for it takes no more decisions
+            self._widget.show_written(final, written, note)
         assert self._reopen is not None  # a proposal to write is always made with one
         return self._reopen(self.path)
+
+    def _commit(self, final: Parsed, *, action: str = "review") -> tuple[Path | None, str]:
+        """Write ``final`` when it changes the file, and discard this proposal's own saved file
+        (never another's: a later ``update(force=True)`` saved one to review in its place); when
+        changes were left undecided, the file is kept for them instead. The one write of every
+        view: Python's ``write()``, the widget's Write back, a terminal review's. Returns the file
+        written (None when nothing changed) and a note to show ("" when none)."""
+        from oo_nb.store.proposals import discard_reviewed, reviewed_file
+        from oo_nb.store.store import write_document
+
+        undecided = len(self._decisions().pending)  # (raises once written)
+        review = self._review
+        assert review is not None
+        if reviewed_file(self.path, review.saved_sha256) is None:
+            raise ConflictError(
+                "this proposal was written or discarded already (its saved file is gone): "
+                "nothing written; doc.proposal() opens the one saved now, if any",
+                file=str(self.path),
+            )
+        written = None
+        if final.to_bytes() != review.expected:
+            try:
+                written = write_document(
+                    final, expected=review.expected, action=action, scrub_secrets=True
+                )
+            except ConflictError:  # made (or opened) on an older file: it would undo the change
+                raise ProposalOutdated(
+                    f"changed since this proposal was made ({review.created}): nothing written; "
+                    "doc.proposal(force=True) reviews it against the file as it is now",
+                    file=str(self.path),
+                    created=review.created,
+                    rebuilt=review.rebuilt,
+                ) from None
+            self.written_to = written
+        note = ""
+        if written is not None and undecided:  # research paid for: an unanswered change stays
+            self.saved_to = reviewed_file(self.path, review.saved_sha256)
+            note = (
+                f"{undecided} undecided change(s) not written, kept for a later review: "
+                "doc.proposal(force=True) reviews them against the version written now"
+            )
+            self.warnings.append(note)
+        else:
+            discard_reviewed(self.path, review.saved_sha256)
+            self.saved_to = None
+        self._written = True
+        return written, note
 
     def _refuse_conflicts(self, session: ReviewSession) -> None:
         """Decisions that disagree are the user's to settle, as the widget and the terminal
@@ -417,7 +472,7 @@ class Proposal:
             from oo_nb.api.widgets import make_review_widget
 
             assert self._review is not None
-            self._widget = make_review_widget(self._review)
+            self._widget = make_review_widget(self._review, self._decisions(), self._commit)
         return self._widget
 
     def text(self) -> str:

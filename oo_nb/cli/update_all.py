@@ -10,7 +10,6 @@ import html
 from pathlib import Path
 from typing import Any
 
-from oo_nb.agent.run import UpdateResult
 from oo_nb.agent.types import LibraryUpdate
 from oo_nb.cli.update import add_timeout_argument, positive_usd
 from oo_nb.format.display import no_typesetting
@@ -87,7 +86,7 @@ class UpdateAllOutcome:
         o = self.value
         out = []
         for r in o.results:
-            label = _label(r)
+            label = r.outcome
             where = (
                 f" → {r.written.name}"
                 if r.written
@@ -107,7 +106,7 @@ class UpdateAllOutcome:
             out.append(f"left out  {left.path.name}: {left.reason}")
         counts = {k: 0 for k in ("written", "proposed", "awaiting", "busy", "fresh")}
         for r in o.results:
-            label = _label(r)
+            label = r.outcome
             counts[label] = counts.get(label, 0) + 1
         out.append(
             f"{counts['written']} written, {counts['proposed']} proposed, "
@@ -131,14 +130,6 @@ class UpdateAllOutcome:
 
     def __repr__(self) -> str:
         return self.to_text()
-
-
-def _label(r: UpdateResult) -> str:
-    """What happened to one document, in the summary's words: a proposal written is "written",
-    one saved for review "proposed" (also when it could not be saved: its line says so)."""
-    if r.status == "proposed":
-        return "written" if r.written else "proposed"
-    return {"skipped": "fresh"}.get(r.status, r.status)
 
 
 def run(ns: argparse.Namespace) -> UpdateAllOutcome:

@@ -23,8 +23,10 @@ from oo_nb.errors import OOError, ValidationError
 from oo_nb.format.blocks import FRESHNESS_DAYS, REVIEW_MODES, Contract
 from oo_nb.format.budget_rule import parse_budget
 from oo_nb.format.document import Document
+from oo_nb.format.findings import unsafe_text
 from oo_nb.format.legacy_script import contract_risks, runs_original_script
 from oo_nb.format.names import CONTRACT_BLOCK, MANIFEST_BLOCK
+from oo_nb.format.unsafe_text import unsafe_fields
 from oo_nb.format.vocab import domain_pattern, truncate
 from oo_nb.skin import history_advice, sync_advice, trust_advice
 from oo_nb.store import store
@@ -435,11 +437,13 @@ def plan_edits(doc: Document, edits: list[Edit]) -> tuple[Document, list[str], l
             if not isinstance(contract, dict):
                 raise ValidationError("the contract is not a JSON object", block=CONTRACT_BLOCK)
             was = contract.get("review")
+            unsafe_before = unsafe_fields(contract)
             for edit in contract_edits:
                 if edit.op == "set":
                     _set_field(contract, edit, changes, notes)
                 else:
                     _edit_list(contract, edit, changes, notes)
+            _refuse_unsafe_text(unsafe_before, contract)
             asked = Contract.from_json(contract, file=doc.file)  # still a valid contract
             if changes:
                 result = result.with_block(CONTRACT_BLOCK, contract)
@@ -461,6 +465,18 @@ def plan_edits(doc: Document, edits: list[Edit]) -> tuple[Document, list[str], l
     if result is not doc and runs_original_script(result):
         _refuse_markup(doc, result)
     return result, changes, notes
+
+
+def _refuse_unsafe_text(before: list[tuple[str, list[str]]], contract: dict[str, Any]) -> None:
+    """A value holding a control, bidi or zero-width character is refused by the rule ``oo
+    check`` reports them with (``unsafe-text``), so the editor never writes what check then
+    flags. Values already in the contract do not block other edits (the audit reports them)."""
+    for where, names in unsafe_fields(contract):
+        if (where, names) not in before:
+            raise ValidationError(
+                "refused, nothing written: " + unsafe_text(f"contract {where}", names),
+                key=where,
+            )
 
 
 def _refuse_markup(doc: Document, result: Document) -> None:

@@ -9,9 +9,17 @@ front-end asks for HTML — as nbdime keeps its web app out of a normal import.
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-__all__ = ["HtmlRenderer", "no_typesetting", "render_html", "set_html_renderer", "wants_html"]
+__all__ = [
+    "HtmlRenderer",
+    "as_named",
+    "no_typesetting",
+    "render_html",
+    "set_html_renderer",
+    "wants_html",
+]
 
 # object -> HTML for a notebook, or None when the object has no HTML view
 HtmlRenderer = Callable[[Any], "str | None"]
@@ -42,3 +50,10 @@ _NO_MATH = "mathjax_ignore tex2jax_ignore"
 def no_typesetting(markup: str) -> str:
     """``markup`` in a block that notebook front-ends show as written: dollar signs stay text."""
     return f'<div class="{_NO_MATH}">{markup}</div>'
+
+
+def as_named(path: Path) -> Path:
+    """``path`` as the user would name it: from the working folder when inside it, else whole.
+    Objects keep absolute paths (a later ``%cd`` must not move them); what they say stays short."""
+    here = Path.cwd()
+    return path.relative_to(here) if path.is_relative_to(here) else path

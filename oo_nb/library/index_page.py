@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import quote
 
 from oo_nb.errors import FormatError, OOError
-from oo_nb.format.display import render_html, wants_html
+from oo_nb.format.display import as_named, render_html, wants_html
 from oo_nb.format.document import Document
 from oo_nb.format.names import INDEX_CONTENT_END, INDEX_CONTENT_START, INDEX_NAME
 from oo_nb.format.surrogates import replaced
@@ -269,7 +269,7 @@ class IndexResult:
         new = sum(1 for e in entries if e.is_new)
         verb = "written" if self.created else "updated" if self.changed else "already up to date"
         lines = [
-            f"{self.path}: {verb}; {len(entries)} document{'s' if len(entries) != 1 else ''}"
+            f"{as_named(self.path)}: {verb}; {len(entries)} document{'s' if len(entries) != 1 else ''}"
             f" ({stale} stale, {new} never updated)"
         ]
         if self.scan.errors:

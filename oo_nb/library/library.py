@@ -81,7 +81,9 @@ class Library:
         cache: bool = True,
         executor: Executor | None = None,
     ) -> None:
-        self.root = Path(path)
+        # absolute at open: a later chdir (a notebook's %cd) must not turn it to another folder
+        self.root = Path(path).absolute()
+        self.shown_as = Path(path)  # the folder as the caller named it, for the headline
         self.executor = executor  # the caller's, used and left running; None: our own pool
         self.use_cache = cache  # False: never read or write DIR/.oo-cache (memory only)
         self.recursive = recursive
@@ -409,7 +411,7 @@ class Library:
     def _headline(self) -> str:
         s = self.summary()
         return (
-            f"Library {self.root}: {s['documents']} documents ({s['stale']} stale, "
+            f"Library {self.shown_as}: {s['documents']} documents ({s['stale']} stale, "
             f"{s['sentinels']} sentinel), {s['unreadable']} unreadable, {s['sources']} sources; "
             f"findings: {s['errors']} errors, {s['warnings']} warnings, {s['info']} info "
             f"(as of {self.today.isoformat()})"

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from oo_nb.format.article_model import Model, Node, entries, read_model
+from oo_nb.format.display import as_named
 from oo_nb.format.names import INDEX_CONTENT_END, INDEX_CONTENT_START, INDEX_NAME
 from oo_nb.format.sanitize import ALLOWED_ATTRIBUTES, ALLOWED_TAGS
 from oo_nb.format.vocab import CITATION, cited_label, entry_label
@@ -193,7 +194,7 @@ def _served_links(body: str, folder: Path) -> str:
         target = folder / unquote(html.unescape(m.group(2)).split("#")[0].split("?")[0])
         url = served_url(target)
         if url is None:
-            return f'{m.group(1)}title="{html.escape(str(target), quote=True)}"'
+            return f'{m.group(1)}title="{html.escape(str(as_named(target)), quote=True)}"'
         return f'{m.group(1)}href="{html.escape(url, quote=True)}"'
 
     return _RELATIVE_HREF.sub(link, body)

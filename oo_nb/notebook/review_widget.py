@@ -40,7 +40,7 @@ import html
 from collections import Counter
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 from ipywidgets.widgets.widget_string import HTMLStyle  # not re-exported by ipywidgets
@@ -55,6 +55,9 @@ from oo_nb.review.hunks import Hunk
 from oo_nb.review.images import ImageRef
 from oo_nb.review.session import ReviewSession
 from oo_nb.review.summary import run_notices
+
+if TYPE_CHECKING:
+    from oo_nb.api.widgets import Commit
 
 __all__ = ["EAGER", "SECTIONS_PAGE", "ReviewWidget", "review_css"]
 
@@ -86,7 +89,9 @@ _AREA_GROUPS = {
 
 class ReviewWidget(widgets.VBox):  # type: ignore[misc]
     """Review ``candidate`` against the document at ``path_or_document`` and write back what
-    was accepted. ``run`` is the agent's run record (for the cost when the changelog has none)."""
+    was accepted. ``run`` is the agent's run record (for the cost when the changelog has none).
+    A proposal's widget (``Proposal.review()``) is given its ``session`` (the decisions Python
+    takes too) and its ``commit`` (its one write, which discards its saved file)."""
 
     def __init__(
         self,
@@ -94,7 +99,8 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
         candidate: Document,
         run: dict[str, Any] | None = None,
         *,
-        discard_pending: bool = False,
+        session: ReviewSession | None = None,
+        commit: Commit | None = None,
     ) -> None:
         if isinstance(path_or_document, Document):
             original = path_or_document
@@ -102,10 +108,12 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
             original = Document.read(path_or_document)
         self.path: Path | None = original.path
         self._expected = original.to_bytes()
-        self._discard_pending = discard_pending
-        self.session = ReviewSession(
-            original, candidate.with_path(self.path) if self.path else candidate, run
-        )
+        self._commit = commit
+        if session is None:
+            session = ReviewSession(
+                original, candidate.with_path(self.path) if self.path else candidate, run
+            )
+        self.session = session
         self.written: Path | None = None
         self.final: Document | None = None
         self._wrote = False  # Write back changed the file (not only "nothing accepted")
@@ -227,18 +235,22 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
     def from_pending(cls, path: str | Path, *, force: bool = False) -> ReviewWidget:
         """Review the proposal ``oo update`` saved for ``path``; writing back discards it. The
         saved file is untrusted: its candidate is rebuilt from the proposal's data through the
-        agent's validation and sanitiser (``oo_nb.agent.pending``), or refused."""
-        from oo_nb.agent.pending import StaleProposal, open_review
+        agent's validation and sanitiser (``oo_nb.agent.pending``), or refused. It is the
+        proposal's own widget (``Proposal.review()``): one write, of that saved file only."""
+        from oo_nb.api.document import Document as Opened
+        from oo_nb.api.proposal import Proposal, ProposalOutdated
 
         try:
-            review = open_review(path, force=force)
-        except StaleProposal:
+            proposal = Proposal.saved(path, Opened.read, force=force)
+        except ProposalOutdated:
             raise ConflictError(
                 "changed since this proposal was made; run the update again (or pass force=True "
                 "to review it against the current file)",
                 file=str(path),
             ) from None
-        return cls(review.original, review.candidate, review.run, discard_pending=True)
+        widget = proposal.review()
+        assert isinstance(widget, cls)
+        return widget
 
     # ----------------------------------------------------------------- text
     def summary_text(self) -> str:
@@ -536,8 +548,6 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
         is written when nothing was accepted. Two decisions that disagree (a rejected source
         that accepted text cites) are asked about first, and nothing is written until they are
         settled. Errors show in the widget."""
-        from oo_nb.store.store import discard_pending, write_document
-
         self.error.value = ""
         if self.written is not None:
             self.error.value = "Already written; build a new review to change it again."
@@ -551,35 +561,55 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
             result = self.session.result()
             final = result.document.with_path(self.path)
             notes = "".join(f"<br>note: {html.escape(n)}" for n in result.notes if result.changed)
-            if final.to_bytes() == self._expected:
-                undecided = self.session.pending
-                if (
-                    undecided
-                ):  # nothing decided yet: keep the (paid-for) proposal and the review open
-                    self.status.value = html.escape(
-                        f"Nothing accepted and {len(undecided)} change(s) undecided: nothing written; "
-                        "decide them, or use Reject all to discard the proposal."
-                    )
-                    return None
+            undecided = self.session.pending
+            if final.to_bytes() == self._expected and undecided:
+                # nothing decided yet: keep the (paid-for) proposal and the review open
                 self.status.value = html.escape(
-                    f"Nothing accepted: {self.path.name} is unchanged (version {final.manifest.version})."
+                    f"Nothing accepted and {len(undecided)} change(s) undecided: nothing written; "
+                    "decide them, or use Reject all to discard the proposal."
                 )
-                written = None
+                return None
+            if self._commit is not None:
+                written, kept = self._commit(final)
             else:
-                written = write_document(
-                    final, expected=self._expected, action="review", scrub_secrets=True
-                )
-                self.status.value = (
-                    html.escape(
-                        f"Wrote version {final.manifest.version} to {written} (the previous version is kept in history)."
-                    )
-                    + notes
-                )
-            if self._discard_pending:
-                discard_pending(self.path)
+                written, kept = self._write(final), ""
         except OOError as exc:
             self.error.value = html.escape(str(exc))
             return None
+        self.show_written(final, written, kept, notes)
+        return written
+
+    def _write(self, final: Document) -> Path | None:
+        """A review of no saved proposal: the file is written when something was accepted."""
+        from oo_nb.store.store import write_document
+
+        if final.to_bytes() == self._expected:
+            return None
+        return write_document(final, expected=self._expected, action="review", scrub_secrets=True)
+
+    def decisions_changed(self) -> None:
+        """Decisions were taken outside the widget (its proposal's Python calls, a terminal
+        review): show them."""
+        self._refresh_views()
+
+    def show_written(
+        self, final: Document, written: Path | None, kept: str = "", notes: str = ""
+    ) -> None:
+        """The review is written (here, or through its proposal in Python): say what was
+        written (``kept``: what stays saved for a later review), and take no more decisions."""
+        assert self.path is not None
+        if written is None:
+            self.status.value = html.escape(
+                f"Nothing accepted: {self.path.name} is unchanged (version {final.manifest.version})."
+            )
+        else:
+            self.status.value = (
+                html.escape(
+                    f"Wrote version {final.manifest.version} to {written} (the previous version is kept in history)."
+                )
+                + notes
+                + (f"<br>{html.escape(kept)}" if kept else "")
+            )
         self.final = final
         self.written = written or self.path
         self._wrote = written is not None
@@ -590,4 +620,3 @@ class ReviewWidget(widgets.VBox):  # type: ignore[misc]
         for button in (self.accept_all_button, self.reject_all_button, self.write_button):
             button.disabled = True
         self.conflict_box.layout.display = "none"
-        return written

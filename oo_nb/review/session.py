@@ -233,6 +233,14 @@ class ReviewSession:
         self._result = None
         return kept
 
+    def take_decisions(self, other: ReviewSession) -> None:
+        """Take the decisions of ``other``, a review of the same changes asked elsewhere (a
+        terminal review asks on a copy: quit early, it leaves these as they were)."""
+        if other.diff is not self.diff:
+            raise ValueError("take_decisions: not a review of the same changes")
+        self._choices = dict(other._choices)
+        self._result = None
+
     def edit(self, hunk_id: str, html: str) -> str:
         """Replace the hunk's text with ``html`` (plain text or HTML; sanitised, validated, see
         ``check_edit``) and return the clean HTML that will be written. Raises

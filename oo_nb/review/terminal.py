@@ -155,8 +155,10 @@ def review_in_terminal(
     reject_all: bool = False,
     editor: str | None = None,
     color: bool | None = None,
+    session: ReviewSession | None = None,
 ) -> Document | None:
-    """Ask about each change; return the final document (the original itself when nothing was
+    """Ask about each change (deciding on ``session`` when given, a review of ``original`` and
+    ``candidate``); return the final document (the original itself when nothing was
     accepted), or None when the user quits. ``accept_all`` / ``reject_all`` ask nothing.
     ``editor`` (else ``$VISUAL``/``$EDITOR`` when ``input`` is a terminal) edits a change in a
     file; without one the replacement is read from ``input``. Writes no file."""
@@ -167,7 +169,8 @@ def review_in_terminal(
         color = bool(getattr(out, "isatty", lambda: False)()) and "NO_COLOR" not in os.environ
     if accept_all and reject_all:
         raise OOError("choose accept-all or reject-all, not both")
-    session = ReviewSession(original, candidate, run)
+    if session is None:
+        session = ReviewSession(original, candidate, run)
     prompt = _Prompt(session, inp, out, color, _editor(editor, inp))
     prompt.summary()
     if accept_all:

@@ -25,6 +25,7 @@ __all__ = [
     "ProposalInfo",
     "awaiting_review",
     "discard_proposal",
+    "discard_reviewed",
     "list_proposals",
     "pick_proposal",
     "set_aside_pending",
@@ -161,6 +162,31 @@ def discard_proposal(path: Path, name: str) -> ProposalInfo:
     else:  # a file, or a FIFO or link at that name (the link itself, never what it names)
         file.unlink()
     return info
+
+
+def reviewed_file(path: Path, sha: str) -> Path | None:
+    """The saved proposal of ``path`` whose bytes hash to ``sha`` (the one a review was opened
+    on), wherever it is now: still current, or set aside by a later update; None when it is gone
+    (written or discarded already)."""
+    folder = history_dir(path)
+    if not sha or not folder.is_dir():
+        return None
+    names = [PENDING_PROPOSAL, *(p.name for p in folder.iterdir() if _ASIDE.match(p.name))]
+    for name in names:
+        file = folder / name
+        # a regular file only (never a FIFO's blocking read)
+        regular = file.is_file() and not file.is_symlink()
+        if regular and hashlib.sha256(file.read_bytes()).hexdigest() == sha:
+            return file
+    return None
+
+
+def discard_reviewed(path: Path, sha: str) -> None:
+    """Delete the proposal a review wrote (``reviewed_file``) and no other: after
+    ``update(force=True)`` the current one is a later run's, still to review."""
+    file = reviewed_file(path, sha)
+    if file is not None:
+        file.unlink(missing_ok=True)  # (a pick or discard that just moved it: gone either way)
 
 
 def _stamp(name: str) -> tuple[int, int]:

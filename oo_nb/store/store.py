@@ -351,6 +351,7 @@ class Pending:
     # saved by oo on this machine and unchanged since (``store.seal``): only then does its run
     # record vouch for the URLs seen, quotes found and cost
     sealed: bool = False
+    sha256: str = ""  # of the file's bytes: which saved proposal this is, wherever it is moved
 
 
 def save_pending(
@@ -476,7 +477,7 @@ def load_pending(path: str | Path) -> Pending:
     created = created if isinstance(created, str) else ""
     current = p.read_bytes() if p.exists() else b""
     stale = sha256_hex(current) != record["base_sha256"]
-    return Pending(candidate, run, created, stale, proposal, source, sealed)
+    return Pending(candidate, run, created, stale, proposal, source, sealed, sha256_hex(data))
 
 
 UNSEALED_WARNING = (

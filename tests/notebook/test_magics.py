@@ -420,7 +420,7 @@ def test_new_returns_the_document(shell: InteractiveShell, demo: Path) -> None:
     )
     doc = shell.user_ns["doc"]
     assert isinstance(doc, oo_nb.Document)  # the API's, not the codec's
-    assert doc.path == demo / "tide-power.o-o.html" and doc.path.exists()
+    assert doc.path == (demo / "tide-power.o-o.html").absolute() and doc.path.exists()
     assert (
         doc.manifest.title == "Tide power"
         and doc.contract.scope == "tidal stream and tidal range projects"
@@ -457,7 +457,9 @@ def test_new_goes_through_the_api_not_the_cli_verb(
         oo_nb.api.new, "new_document", lambda *a, **k: calls.append(a[0]) or real(*a, **k)
     )
     doc = oo(shell, f'new "Tide power / tidal range" --dir {demo} --budget 2 --no-update')
-    assert doc.path == demo / "tide-power.o-o.html" and doc.contract.max_cost_usd == 2.0
+    assert (
+        doc.path == (demo / "tide-power.o-o.html").absolute() and doc.contract.max_cost_usd == 2.0
+    )
     assert calls == [oo_nb.api.new.NewRequest("Tide power", "tidal range", budget="2")]
 
 

@@ -490,7 +490,10 @@ class Conversation:
         ``MAX_DEPTH`` ends the run (its cost counted, the place named); a lone surrogate in its
         text is replaced by U+FFFD (with a warning) before anything keeps it."""
         try:
-            raw: dict[str, Any] = msg if isinstance(msg, dict) else msg.to_dict(mode="json")
+            # no pydantic warning for an answer off its schema: the checks below say what is wrong
+            raw: dict[str, Any] = (
+                msg if isinstance(msg, dict) else msg.to_dict(mode="json", warnings=False)
+            )
         except (ValueError, RecursionError) as exc:  # pydantic: "Maximum serialization depth"
             usage = getattr(msg, "usage", None)  # billed, whatever its content
             dump = getattr(usage, "model_dump", None)  # an SDK object: its JSON
@@ -514,7 +517,13 @@ class Conversation:
         else:
             self.charge_unknown("the answer carried no usage")
         self.answered += 1
-        blocks = [b for b in raw.get("content") or [] if isinstance(b, dict)]
+        content = raw.get("content")
+        if content is not None and not isinstance(content, list):  # an endpoint's or a cassette's
+            raise self.fail(
+                f"the API's answer could not be read: answer {self.answered}: `content` is "
+                f"{type(content).__name__}, not a list; nothing was proposed"
+            )
+        blocks = [b for b in content or [] if isinstance(b, dict)]
         where = _too_deep_block(blocks)
         if where is not None:
             raise self.fail(f"the API's answer could not be read: {where}; nothing was proposed")
