@@ -70,13 +70,15 @@ def force_advice(doing: str = "update") -> str:
     return f"Use --force to {doing} anyway."  # the option of `oo` and `%oo` alike
 
 
-def review_advice(path: str | Path) -> str:
+def review_advice(path: str | Path, *, stale: bool = False) -> str:
     """What opens the proposal that awaits review for ``path``: in Python the ``Proposal`` the
-    update returned (``doc.proposal()`` reads it again) is it."""
+    update returned (``doc.proposal()`` reads it again) is it. A ``stale`` one (the document
+    changed since it was made) opens only when asked to review it against the current file:
+    the update returns no reviewable ``Proposal`` for it."""
     skin = current()
     if skin == "python":
-        return "proposal.review()"
-    return f"{skin} review {shlex.quote(str(path))}"
+        return "doc.proposal(force=True).review()" if stale else "proposal.review()"
+    return f"{skin} review {shlex.quote(str(path))}" + (" --force" if stale else "")
 
 
 # the saved proposals' calls in Python (oo_nb.api.saved), by the `review` option that does each

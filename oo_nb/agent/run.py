@@ -345,10 +345,12 @@ def fresh_message(path: Path, fresh: Freshness) -> str:
 
 
 def _awaiting_message(path: Path, waiting: ProposalInfo) -> str:
-    changed = " (the document changed since it was made)" if waiting.stale else ""
+    review = review_advice(path, stale=waiting.stale)
+    if waiting.stale:
+        review = f"the document changed since it was made; {review} reviews it against the file"
     return (
-        f"{path.name}: proposal awaiting review since {waiting.made}{changed} "
-        f"({review_advice(path)}); not researched again. {force_advice('research')}"
+        f"{path.name}: proposal awaiting review since {waiting.made} "
+        f"({review}); not researched again. {force_advice('research')}"
     )
 
 

@@ -211,6 +211,27 @@ def test_a_stale_proposal_says_when_it_was_made(demo: Path) -> None:
     assert oo_nb.open(path).proposal(force=True).stale
 
 
+def test_after_a_hand_edit_the_update_names_what_reviews_the_proposal(
+    demo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The update's advice was `proposal.review()`, and that Proposal had nothing to review (the
+    document changed since): the advice names the call that opens it, and that call works."""
+    from oo_nb.cli.main import main
+
+    path = demo / HEAT
+    oo_nb.open(path).update(agent="replay")
+    path.write_bytes(path.read_bytes().replace(b"</body>", b"<!-- edited --></body>", 1))
+    waiting = oo_nb.open(path).update(agent="replay")
+    assert waiting.status == "awaiting" and not waiting.reviewable
+    assert "doc.proposal(force=True).review()" in waiting.message
+    assert "(proposal.review())" not in waiting.message
+    with pytest.raises(ValidationError, match=re.escape("doc.proposal(force=True).review()")):
+        waiting.review()
+    assert oo_nb.open(path).proposal(force=True).reviewable  # what the advice names
+    assert main(["update", str(path), "--agent", "replay"]) == 0
+    assert f"oo review {path} --force reviews it" in capsys.readouterr().out
+
+
 def test_document_summary_and_dict_are_oo_shows(demo: Path) -> None:
     from oo_nb.api.document import NotADocument
 
