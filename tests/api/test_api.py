@@ -47,6 +47,25 @@ def test_update_accept_write_history_diff_rollback(demo: Path) -> None:
     assert oo_nb.open(demo / HEAT).history().index.tolist() == [1, 2, 3]
 
 
+def test_a_version_given_as_its_digits_is_that_version(demo: Path) -> None:
+    """`rollback(to="1")` said "no version 1 in history (known: 1)": a str never equalled the
+    int. The digits (as history() prints them) name that version, numpy's ints too; anything
+    else is refused naming the field."""
+    doc = oo_nb.open(demo / HEAT)
+    before = doc.to_bytes()
+    doc.update(agent="replay", yes=True)
+    written = oo_nb.open(demo / HEAT)
+    assert "v1 → the current file (v2)" in written.diff("1").label
+    assert "v1 → v2" in written.diff(written.history()["version"].iloc[0], "2").label
+    for bad in ("one", "1.5", 1.0, True):
+        with pytest.raises(ValidationError, match=r"key 'version': must be a whole number, not "):
+            written.rollback(to=bad)  # type: ignore[arg-type]
+    with pytest.raises(ValidationError, match=r"key 'seq': must be a whole number"):
+        written.rollback(seq="first")  # type: ignore[arg-type]
+    done = written.rollback(to="1")  # type: ignore[arg-type]
+    assert done.written and done.version == 1 and (demo / HEAT).read_bytes() == before
+
+
 def test_reject_all_writes_nothing_and_discards(demo: Path) -> None:
     before = (demo / HEAT).read_bytes()
     doc = oo_nb.open(demo / HEAT).update(agent="replay").reject_all().write()
