@@ -21,7 +21,7 @@ from oo_nb.agent.budget import Budget, estimate_tokens
 from oo_nb.agent.context import AgentContext, build_context, restore_images
 from oo_nb.agent.freshness import Freshness, freshness
 from oo_nb.agent.pricing import price_for
-from oo_nb.agent.types import RunInfo
+from oo_nb.agent.types import ResearchInterrupted, RunInfo
 from oo_nb.errors import AgentError, ConflictError, LockedError, OOError, redact
 from oo_nb.format.article_script import script_markup
 from oo_nb.format.document import Document
@@ -587,6 +587,7 @@ def prepare_update(
     early = gate(prep, opts)
     if early is not None:
         return early
+    run: RunInfo | None = None
     try:
         backend = backend or make_backend(prep.agent, opts, prep.model, prep.path)
         run = backend.new_run(prep.budget_usd)
@@ -599,11 +600,33 @@ def prepare_update(
         except AgentError as exc:
             outcome = f"failed: {exc.message}"
             raise exc.with_file(str(prep.path)) from None
+        except KeyboardInterrupt:
+            outcome = "interrupted"
+            raise
         finally:
             _save_recording(backend, opts, prep, run, outcome)
         return finish_keeping(prep, opts, backend.name, run, proposal)
+    except KeyboardInterrupt:
+        # one line, as update-all says it: a kernel's Interrupt showed ~20 lines of subprocess
+        # frames and no word of what was written or spent
+        raise _interrupted(prep, run) from None
     finally:
         prep.release_claim()  # a failed run; a finished one's claim went to its result
+
+
+def _interrupted(prep: Prepared, run: RunInfo | None) -> ResearchInterrupted:
+    """The interrupt of one document's research (nothing is written before ``write_result``),
+    said as update-all says it for each document it stopped."""
+    import signal
+
+    from oo_nb.agent.interrupt import Stop, stopped_message
+
+    said = stopped_message(
+        Stop((), signal.SIGINT),  # Ctrl-C, a kernel's Interrupt (SIGTERM: store.sigterm's)
+        None if run is None else run.cost_usd,
+        claude_code=prep.agent == "claude-code",
+    )
+    return ResearchInterrupted(f"{prep.path.name}: {said}")
 
 
 def _started(backend: Any, opts: UpdateOptions) -> None:
