@@ -221,12 +221,7 @@ def make_backend(agent: str, opts: UpdateOptions, model: str, doc_path: Path) ->
 
         cassette = opts.cassette or find_cassette(doc_path)
         if cassette is None:
-            raise AgentError(
-                "no API key (ANTHROPIC_API_KEY), no recorded cassette for this document and no "
-                f"`{opts.claude_command}` command (Claude Code) on PATH: set ANTHROPIC_API_KEY, "
-                "install Claude Code and use --agent claude-code, or pass --cassette FILE",
-                file=str(doc_path),
-            )
+            raise AgentError(_no_way_to_run(opts), file=str(doc_path))
         return ReplayBackend(cassette, model=model, settings=settings, document=doc_path.name)
     from oo_nb.agent.backends.claude_code import ClaudeCodeBackend
 
@@ -234,6 +229,15 @@ def make_backend(agent: str, opts: UpdateOptions, model: str, doc_path: Path) ->
     if opts.timeout_s is not None:
         claude.timeout_s = opts.timeout_s
     return claude
+
+
+def _no_way_to_run(opts: UpdateOptions) -> str:
+    """Why the replay agent (chosen when nothing else can run) has nothing to replay."""
+    return (
+        "no API key (ANTHROPIC_API_KEY), no recorded cassette for this document and no "
+        f"`{opts.claude_command}` command (Claude Code) on PATH: set ANTHROPIC_API_KEY, "
+        "install Claude Code and use --agent claude-code, or pass --cassette FILE"
+    )
 
 
 def _validator() -> Callable[[Any], Any]:
@@ -416,6 +420,11 @@ def gate(prep: Prepared, opts: UpdateOptions, *, claim: bool = True) -> UpdateRe
         f"prices the prompt by its character estimate (an upper bound), where a live run first asks the API "
         f"for the exact count and may afford more."
     )
+    if prep.agent == "replay":  # said "with replay" where the run then failed
+        from oo_nb.agent.cassettes import find_cassette
+
+        if (opts.cassette or find_cassette(prep.path)) is None:
+            result.message += f" But the run would fail: {_no_way_to_run(opts)}."
     return result
 
 

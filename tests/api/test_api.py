@@ -251,6 +251,21 @@ def test_after_a_hand_edit_the_update_names_what_reviews_the_proposal(
     assert f"oo review {path} --force reviews it" in capsys.readouterr().out
 
 
+def test_a_dry_run_with_nothing_to_replay_says_the_run_would_fail(demo: Path) -> None:
+    """The dry run said "with replay" for a document with no cassette, where the run itself
+    then failed with "no API key, no cassette...": it says so before, not after."""
+    from tests.conftest import corpus_file
+
+    lone = corpus_file("ai-model-landscape.o-o.html", demo.parent)  # no cassette of its own
+    plan = oo_nb.open(lone).update(agent="replay", dry_run=True, force=True)
+    assert plan.status == "planned" and "with replay" in plan.message
+    assert "But the run would fail: no API key (ANTHROPIC_API_KEY)" in plan.message
+    with pytest.raises(OOError, match="no recorded cassette"):
+        oo_nb.open(lone).update(agent="replay", force=True)  # as the dry run said
+    recorded = oo_nb.open(demo / HEAT).update(agent="replay", dry_run=True)
+    assert recorded.status == "planned" and "would fail" not in recorded.message
+
+
 def test_document_summary_and_dict_are_oo_shows(demo: Path) -> None:
     from oo_nb.api.document import NotADocument
 
