@@ -26,6 +26,8 @@ __all__ = [
     "current",
     "force_advice",
     "history_advice",
+    "new_advice",
+    "option_said",
     "review_advice",
     "saved_advice",
     "speaking",
@@ -62,6 +64,14 @@ def verb_prefix(verb: str) -> str:
     return verb if skin == "python" else f"{skin} {verb}"
 
 
+def option_said(name: str, value: str = "") -> str:
+    """An option as the user passes it: ``--seq N`` to ``oo`` and ``%oo``, ``seq=N`` in Python
+    (``name`` in the command's spelling, without the dashes)."""
+    if current() == "python":
+        return f"{name.replace('-', '_')}={value}"
+    return f"--{name} {value}".rstrip()
+
+
 def force_advice(doing: str = "update") -> str:
     """One sentence: how to ``doing`` anyway (research a fresh document, or set aside a
     proposal that awaits review)."""
@@ -70,13 +80,15 @@ def force_advice(doing: str = "update") -> str:
     return f"Use --force to {doing} anyway."  # the option of `oo` and `%oo` alike
 
 
-def review_advice(path: str | Path) -> str:
+def review_advice(path: str | Path, *, stale: bool = False) -> str:
     """What opens the proposal that awaits review for ``path``: in Python the ``Proposal`` the
-    update returned (``doc.proposal()`` reads it again) is it."""
+    update returned (``doc.proposal()`` reads it again) is it. A ``stale`` one (the document
+    changed since it was made) opens only when asked to review it against the current file:
+    the update returns no reviewable ``Proposal`` for it."""
     skin = current()
     if skin == "python":
-        return "proposal.review()"
-    return f"{skin} review {shlex.quote(str(path))}"
+        return "doc.proposal(force=True).review()" if stale else "proposal.review()"
+    return f"{skin} review {shlex.quote(str(path))}" + (" --force" if stale else "")
 
 
 # the saved proposals' calls in Python (oo_nb.api.saved), by the `review` option that does each
@@ -109,9 +121,23 @@ def history_advice(path: str | Path) -> str:
     return _said("oo_nb.open(path).history()", "history", path)
 
 
-def update_advice(path: str | Path) -> str:
-    """What researches ``path`` again."""
+def update_advice(path: str | Path, *, force: bool = False) -> str:
+    """What researches ``path`` again (``force``: even while a proposal awaits review)."""
+    if force:
+        return _said("doc.update(force=True)", "update", path) + (
+            "" if current() == "python" else " --force"
+        )
     return _said("doc.update()", "update", path)
+
+
+def new_advice(title: str, *, sentinel: bool = False) -> str:
+    """What creates a document titled ``title`` (``sentinel``: one that watches for an event,
+    its options left for the user to fill in)."""
+    skin = current()
+    if skin == "python":
+        request = f"NewRequest({title!r}, sentinel=EVENT, criteria=(TEXT,))" if sentinel else ""
+        return f"oo_nb.api.new.new_document({request or repr(title)})"
+    return f'{skin} new "{title}"' + (" --sentinel EVENT --criteria TEXT" if sentinel else "")
 
 
 def update_all_advice(folder: str | Path) -> str:

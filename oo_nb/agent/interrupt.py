@@ -32,6 +32,7 @@ __all__ = [
     "Stop",
     "catches_signals",
     "held",
+    "interrupted_said",
     "loop_running",
     "on_signals",
     "requested",
@@ -195,3 +196,10 @@ def stopped_message(stop: Stop, cost_usd: float | None, *, claude_code: bool) ->
     if claude_code:  # Claude Code reports its cost only when it ends
         known += " (Claude Code was ended before it reported its cost: at most its budget)"
     return f"interrupted by {stop.name} during its research: nothing written; {known}"
+
+
+def interrupted_said(exc: KeyboardInterrupt) -> str:
+    """What ``oo VERB`` and ``%oo VERB`` say after a Ctrl-C or a kernel's Interrupt, in one
+    line: the run's own words when it has them (one document's research: nothing written, its
+    cost so far), else that it was interrupted."""
+    return str(exc) or "interrupted; nothing was written"

@@ -21,7 +21,7 @@ from oo_nb.agent.budget import Budget, estimate_tokens
 from oo_nb.agent.context import AgentContext, build_context, restore_images
 from oo_nb.agent.freshness import Freshness, freshness
 from oo_nb.agent.pricing import price_for
-from oo_nb.agent.types import RunInfo
+from oo_nb.agent.types import ResearchInterrupted, RunInfo
 from oo_nb.errors import AgentError, ConflictError, LockedError, OOError, redact
 from oo_nb.format.article_script import script_markup
 from oo_nb.format.document import Document
@@ -230,12 +230,7 @@ def make_backend(agent: str, opts: UpdateOptions, model: str, doc_path: Path) ->
 
         cassette = opts.cassette or find_cassette(doc_path)
         if cassette is None:
-            raise AgentError(
-                "no API key (ANTHROPIC_API_KEY), no recorded cassette for this document and no "
-                f"`{opts.claude_command}` command (Claude Code) on PATH: set ANTHROPIC_API_KEY, "
-                "install Claude Code and use --agent claude-code, or pass --cassette FILE",
-                file=str(doc_path),
-            )
+            raise AgentError(_no_way_to_run(opts), file=str(doc_path))
         return ReplayBackend(cassette, model=model, settings=settings, document=doc_path.name)
     from oo_nb.agent.backends.claude_code import ClaudeCodeBackend
 
@@ -243,6 +238,15 @@ def make_backend(agent: str, opts: UpdateOptions, model: str, doc_path: Path) ->
     if opts.timeout_s is not None:
         claude.timeout_s = opts.timeout_s
     return claude
+
+
+def _no_way_to_run(opts: UpdateOptions) -> str:
+    """Why the replay agent (chosen when nothing else can run) has nothing to replay."""
+    return (
+        "no API key (ANTHROPIC_API_KEY), no recorded cassette for this document and no "
+        f"`{opts.claude_command}` command (Claude Code) on PATH: set ANTHROPIC_API_KEY, "
+        "install Claude Code and use --agent claude-code, or pass --cassette FILE"
+    )
 
 
 def _validator() -> Callable[[Any], Any]:
@@ -354,10 +358,12 @@ def fresh_message(path: Path, fresh: Freshness) -> str:
 
 
 def _awaiting_message(path: Path, waiting: ProposalInfo) -> str:
-    changed = " (the document changed since it was made)" if waiting.stale else ""
+    review = review_advice(path, stale=waiting.stale)
+    if waiting.stale:
+        review = f"the document changed since it was made; {review} reviews it against the file"
     return (
-        f"{path.name}: proposal awaiting review since {waiting.made}{changed} "
-        f"({review_advice(path)}); not researched again. {force_advice('research')}"
+        f"{path.name}: proposal awaiting review since {waiting.made} "
+        f"({review}); not researched again. {force_advice('research')}"
     )
 
 
@@ -423,6 +429,11 @@ def gate(prep: Prepared, opts: UpdateOptions, *, claim: bool = True) -> UpdateRe
         f"prices the prompt by its character estimate (an upper bound), where a live run first asks the API "
         f"for the exact count and may afford more."
     )
+    if prep.agent == "replay":  # said "with replay" where the run then failed
+        from oo_nb.agent.cassettes import find_cassette
+
+        if (opts.cassette or find_cassette(prep.path)) is None:
+            result.message += f" But the run would fail: {_no_way_to_run(opts)}."
     return result
 
 
@@ -594,6 +605,7 @@ def prepare_update(
     early = gate(prep, opts)
     if early is not None:
         return early
+    run: RunInfo | None = None
     try:
         backend = backend or make_backend(prep.agent, opts, prep.model, prep.path)
         run = backend.new_run(prep.budget_usd)
@@ -606,11 +618,33 @@ def prepare_update(
         except AgentError as exc:
             outcome = f"failed: {exc.message}"
             raise exc.with_file(str(prep.path)) from None
+        except KeyboardInterrupt:
+            outcome = "interrupted"
+            raise
         finally:
             _save_recording(backend, opts, prep, run, outcome)
         return finish_keeping(prep, opts, backend.name, run, proposal)
+    except KeyboardInterrupt:
+        # one line, as update-all says it: a kernel's Interrupt showed ~20 lines of subprocess
+        # frames and no word of what was written or spent
+        raise _interrupted(prep, run) from None
     finally:
         prep.release_claim()  # a failed run; a finished one's claim went to its result
+
+
+def _interrupted(prep: Prepared, run: RunInfo | None) -> ResearchInterrupted:
+    """The interrupt of one document's research (nothing is written before ``write_result``),
+    said as update-all says it for each document it stopped."""
+    import signal
+
+    from oo_nb.agent.interrupt import Stop, stopped_message
+
+    said = stopped_message(
+        Stop((), signal.SIGINT),  # Ctrl-C, a kernel's Interrupt (SIGTERM: store.sigterm's)
+        None if run is None else run.cost_usd,
+        claude_code=prep.agent == "claude-code",
+    )
+    return ResearchInterrupted(f"{prep.path.name}: {said}")
 
 
 def _started(backend: Any, opts: UpdateOptions) -> None:

@@ -15,7 +15,13 @@ if TYPE_CHECKING:
     from oo_nb.agent.run import UpdateResult
     from oo_nb.store.discover import LeftOut
 
-__all__ = ["PROPOSAL_SCHEMA", "LibraryUpdate", "RunInfo", "UpdateInterrupted"]
+__all__ = [
+    "PROPOSAL_SCHEMA",
+    "LibraryUpdate",
+    "ResearchInterrupted",
+    "RunInfo",
+    "UpdateInterrupted",
+]
 
 
 @dataclass
@@ -349,3 +355,10 @@ class UpdateInterrupted(KeyboardInterrupt):
         super().__init__(outcome.interrupted_line())
         self.outcome = outcome
         self.exit_code = exit_code  # as a shell reports the signal: 130, 143
+
+
+class ResearchInterrupted(KeyboardInterrupt):
+    """One document's update (``oo update``, ``%oo update``, ``doc.update()``) was interrupted
+    (Ctrl-C, a kernel's Interrupt): its message is the one line update-all gives each document
+    it stopped, naming the document, that nothing was written and what the research cost so far.
+    A KeyboardInterrupt: code that handles Ctrl-C handles this too."""

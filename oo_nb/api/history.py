@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from oo_nb.format.display import no_typesetting
 from oo_nb.format.document import Document as _Codec
 from oo_nb.format.vocab import terminal_safe
+from oo_nb.skin import history_advice, option_said
 from oo_nb.store.history import Pick, pick_entry, snapshot_state
 from oo_nb.store.store import HistoryEntry, Restored, read_history, restore
 
@@ -165,8 +166,9 @@ def _label(path: Path, older: Pick, newer: Pick | None, new: _Codec, by_seq: boo
             held = ", ".join(map(str, pick.same_version))
             label += (
                 f"\nnote: seq {held} all carry version {_version(pick.entry.version)}, not all "
-                f"with the same contents; compared seq {pick.entry.seq}. `--from-seq`/`--to-seq` "
-                "pick another (`oo history` lists them)."
+                f"with the same contents; compared seq {pick.entry.seq}. "
+                f"`{option_said('from-seq')}`/`{option_said('to-seq')}` pick another "
+                f"(`{history_advice(path)}` lists them)."
             )
     return label
 
@@ -253,8 +255,8 @@ def _describe(done: Restored, *, by_seq: bool) -> str:
     return (
         f"{done.path}: restored version {version} from seq {entry.seq} ({kept})\n"
         f"note: seq {held} all carry version {version}, not all with the same contents; seq "
-        f"{entry.seq} is the newest that differs from the file you had. `--seq N` restores "
-        "another (`oo history` lists them)."
+        f"{entry.seq} is the newest that differs from the file you had. `{option_said('seq', 'N')}` "
+        f"restores another (`{history_advice(done.path)}` lists them)."
     )
 
 

@@ -149,8 +149,10 @@ def _run(args: list[str]) -> int:
     except OSError as exc:
         print(terminal_safe(f"oo {ns.verb}: error: {describe_os_error(exc)}"), file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print(f"oo {ns.verb}: interrupted; nothing was written", file=sys.stderr)
+    except KeyboardInterrupt as exc:
+        from oo_nb.agent.interrupt import interrupted_said
+
+        print(terminal_safe(f"oo {ns.verb}: {interrupted_said(exc)}"), file=sys.stderr)
         return 130
     if text:
         # Documents and agents write what verbs print (a changelog summary, a paragraph): no

@@ -12,6 +12,7 @@ from oo_nb.api.proposal import Proposal, ProposalOutdated
 from oo_nb.api.saved import discard_saved, pick_saved, saved_proposals
 from oo_nb.cli.verbs import TextResult
 from oo_nb.errors import NotFound
+from oo_nb.skin import saved_advice, update_advice
 
 HELP = "review the saved proposal change by change and write what you accept"
 
@@ -96,10 +97,10 @@ def _in_kernel() -> bool:
 def _list(path: Path) -> TextResult:
     found = saved_proposals(path)
     if not found:
-        return TextResult(f"{path}: no saved proposals (run `oo update` first)")
+        return TextResult(f"{path}: no saved proposals (run `{update_advice(path)}` first)")
     lines = [f"{path}: {len(found)} saved proposal(s)"] + [f"  {p.line()}" for p in found]
     if any(not p.current for p in found):
-        lines.append(f"review a set-aside one with `oo review {path.name} --pick NAME`")
+        lines.append(f"review a set-aside one with `{saved_advice(path, 'pick', 'NAME')}`")
     return TextResult("\n".join(lines), value=found)
 
 
@@ -165,7 +166,8 @@ def run(ns: argparse.Namespace) -> TextResult | WidgetRequest:
     except ProposalOutdated as stale:
         return TextResult(
             f"{warning}{path}: the document changed since this proposal was made ({stale.created}); "
-            f"{_STALE[stale.rebuilt]}. Research again with `oo update --force` (a plain update does "
+            f"{_STALE[stale.rebuilt]}. Research again with `{update_advice(path, force=True)}` "
+            "(a plain update does "
             "not while this proposal awaits review), or pass --force here to review it against "
             "the current file. Nothing written.",
             exit_code=1,

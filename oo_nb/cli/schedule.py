@@ -19,7 +19,7 @@ from oo_nb.alerts.trust import env_problem
 from oo_nb.cli.verbs import TextResult, build_parser, load
 from oo_nb.errors import OOError, ValidationError
 from oo_nb.schedule import cron, systemd
-from oo_nb.schedule.env_file import ENV_FILE, read_env_file
+from oo_nb.schedule.env_file import ENV_FILE, env_file_defaults, read_env_file
 from oo_nb.schedule.job import Job, job_for, parse_cadence
 from oo_nb.store import clock
 from oo_nb.store.seal import key_path
@@ -136,11 +136,13 @@ def seal_key_mismatch(folder: Path) -> str | None:
     )
 
 
-def _load_env(folder: Path) -> None:
-    """``DIR/.oo/env`` into the environment (cron gives the job almost none), only when the user
-    confirmed it (``oo alerts DIR --trust`` seals it), and never over a variable already set:
-    a library from elsewhere brings its own ``.oo/env``, which could send the alerts of the
-    channels the user confirmed (``url_env``) to its author, or run on its author's key."""
+@contextlib.contextmanager
+def _env_of(folder: Path) -> Iterator[None]:
+    """``DIR/.oo/env`` in the environment for the run only (cron gives the job almost none;
+    in a kernel the next call may be on another library), only when the user confirmed it
+    (``oo alerts DIR --trust`` seals it), and never over a variable already set: a library from
+    elsewhere brings its own ``.oo/env``, which could send the alerts of the channels the user
+    confirmed (``url_env``) to its author, or run on its author's key."""
     settings = read_env_file(folder)  # a name it may never set is named first
     problem = env_problem(folder / ".oo")
     if problem is not None:
@@ -150,8 +152,8 @@ def _load_env(folder: Path) -> None:
             f"`oo alerts {quote(str(folder))} --trust` (or delete it)",
             file=str(folder / ".oo" / ENV_FILE),
         )
-    for key, value in settings.items():
-        os.environ.setdefault(key, value)  # the user's own environment wins
+    with env_file_defaults(folder, settings):  # the user's own environment wins
+        yield
 
 
 @contextlib.contextmanager
@@ -178,14 +180,14 @@ def _run_now(folder: Path) -> TextResult:
             return TextResult(
                 f"[{stamp}] another scheduled run of {folder} is still going: this one skipped"
             )
-        _load_env(folder)
         ns = build_parser(verbs=["update-all"]).parse_args(
             ["update-all", str(folder), "--auto", "--no-progress"]
         )
-        try:
-            result = load("update-all").run(ns)
-        except OOError as exc:
-            return TextResult(f"[{stamp}] update-all --auto: error: {exc}", exit_code=2)
+        with _env_of(folder):  # its problem is the run's error, not the log's
+            try:
+                result = load("update-all").run(ns)
+            except OOError as exc:
+                return TextResult(f"[{stamp}] update-all --auto: error: {exc}", exit_code=2)
         return TextResult(
             f"[{stamp}] update-all --auto\n{result.to_text()}", exit_code=result.exit_code
         )

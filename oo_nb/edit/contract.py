@@ -28,7 +28,7 @@ from oo_nb.format.legacy_script import contract_risks, runs_original_script
 from oo_nb.format.names import CONTRACT_BLOCK, MANIFEST_BLOCK
 from oo_nb.format.unsafe_text import unsafe_fields
 from oo_nb.format.vocab import domain_pattern, truncate
-from oo_nb.skin import history_advice, sync_advice, trust_advice
+from oo_nb.skin import history_advice, new_advice, sync_advice, trust_advice
 from oo_nb.store import store
 
 __all__ = [
@@ -192,7 +192,7 @@ def _sentinel_object(contract: dict[str, Any], key: str, changes: list[str]) -> 
     if found is None:
         raise ValidationError(
             "this document is not a sentinel document (it watches for no event); create one with "
-            'oo new "Title" --sentinel EVENT --criteria TEXT',
+            + new_advice("Title", sentinel=True),
             key=key,
         )
     contract["sentinel"] = {

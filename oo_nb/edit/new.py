@@ -23,6 +23,7 @@ from oo_nb.format.names import (
 from oo_nb.format.slug import candidate_paths, slugify
 from oo_nb.format.surrogates import encodable, escaped
 from oo_nb.format.template.render import render_document
+from oo_nb.skin import new_advice
 from oo_nb.store import clock, store
 
 __all__ = [
@@ -72,7 +73,8 @@ def split_title(text: str) -> tuple[str, str]:
     title = _SPACES.sub(" ", title).strip()
     if not title:
         raise ValidationError(
-            'a title is needed, e.g. oo new "Solar storms / what to expect this year"', key="title"
+            "a title is needed, e.g. " + new_advice("Solar storms / what to expect this year"),
+            key="title",
         )
     return title, scope.strip() if sep else ""
 

@@ -11,6 +11,7 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from oo_nb.errors import ValidationError
 from oo_nb.format.article import pid_problem
 from oo_nb.format.findings import CHECKS, SEVERITIES
 from oo_nb.format.legacy_script import legacy_script_hint
@@ -337,8 +338,8 @@ def at_least(findings: pd.DataFrame, min_severity: str | None) -> pd.DataFrame:
     if min_severity is None:
         return findings
     if min_severity not in SEVERITIES:
-        raise ValueError(
-            f"min_severity must be one of {', '.join(SEVERITIES)}, not {min_severity!r}"
+        raise ValidationError(
+            f"must be one of {', '.join(SEVERITIES)}, not {min_severity!r}", key="min_severity"
         )
     keep = list(SEVERITIES[: SEVERITIES.index(min_severity) + 1])
     return findings[findings["severity"].isin(keep)].reset_index(drop=True)

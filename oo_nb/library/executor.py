@@ -84,7 +84,7 @@ def digest_on(executor: Executor, items: Items, *, pack: bool, workers: int = 2)
         wait = STALL_S if gap == 0.0 else min(STALL_S, max(STALL_MIN_S, STALL_CHUNKS * gap))
         answer = _answer(future, wait)
         now = time.monotonic()
-        if answer is None:
+        if answer is None or len(answer) != len(chunk):
             answer = pack_many(chunk, pack)
         else:
             gap = max(gap, now - last)
@@ -100,10 +100,15 @@ def _answer(future: Future[list[Result]] | None, wait: float) -> list[Result] | 
     if future is None:
         return None
     try:
-        return future.result(timeout=wait)
+        answer = future.result(timeout=wait)
     except Exception:
         future.cancel()
         return None
+    # an executor that answers something else than pack_many's list (a caller's own, wrapping
+    # or mocking the call) made an AttributeError deep in the scan: its chunk is read here too
+    if not isinstance(answer, list) or not all(isinstance(r, str | bytes) for r in answer):
+        return None
+    return answer
 
 
 def _chunks(items: Items, workers: int) -> list[Items]:

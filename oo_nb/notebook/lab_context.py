@@ -97,10 +97,24 @@ def _alive(pid: object) -> bool:
     return True
 
 
+def _own_servers(servers: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The servers whose links this process may give: in a kernel a server started, that
+    server only (jupyter_client gives the kernel its launcher's pid as ``JPY_PARENT_PID``, and
+    the server's info file holds its ``pid``; a ``!oo index`` in a cell inherits it). A link is
+    server-absolute, opened on the origin of the JupyterLab the user is in: another server's
+    root (a second lab, a hub's server) made every card a 404. A kernel that no listed server
+    started (nbclient, another front end) gets no link; a process no kernel launcher started
+    (a script, ``oo index`` in a shell) any server whose root holds the file."""
+    parent = os.environ.get("JPY_PARENT_PID", "").strip()
+    if not parent.isdigit():
+        return servers
+    return [info for info in servers if info.get("pid") == int(parent)]
+
+
 def served_url(path: Path) -> str | None:
-    """The server-absolute URL of the Jupyter server's viewer (``/view/...``) for ``path`` on a
-    running server whose root holds it, or None (no server, or the file is outside every
-    server's root).
+    """The server-absolute URL of the Jupyter server's viewer (``/view/...``) for ``path`` on
+    the kernel's own running server (``_own_servers``) when its root holds it, or None (no
+    such server, or the file is outside its root).
 
     Not ``/files/...``: the server answers a GET there only with an XSRF token, its own token,
     or a ``Referer`` naming its host (``check_xsrf_cookie`` falls back to ``check_referer``), and
@@ -109,8 +123,7 @@ def served_url(path: Path) -> str | None:
     ordinary authenticated page (the login cookie suffices) that frames ``/files/...`` from the
     server's own origin, so that request carries the Referer the check wants."""
     target = path.resolve()
-    servers = running_servers()
-    for info in servers:
+    for info in _own_servers(running_servers()):
         root = info.get("root_dir") or info.get("notebook_dir")
         if not isinstance(root, str):
             continue

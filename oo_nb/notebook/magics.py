@@ -17,7 +17,8 @@ Decisions:
   the verb and the error's own message (file, block, line): the user needs the sentence, not our
   stack. The original error stays reachable as ``__cause__``. An ``OSError`` (missing path,
   folder given for a file, unwritable place) becomes a one-line ``UsageError`` the same way; any
-  other exception is a bug and keeps its traceback.
+  other exception is a bug and keeps its traceback. A kernel's Interrupt ends in one line too:
+  what the run did (``oo``'s words), not the frames of the subprocess it was waiting on.
 - Only the verb asked for is imported, so ``%load_ext`` stays fast and a slow import (anthropic,
   pandas) is paid by the verb that needs it.
 """
@@ -140,6 +141,10 @@ def oo_magic(line: str, cell: str | None = None) -> Any:
                 from oo_nb.cli.main import describe_os_error
 
                 raise UsageError(f"{said}: {describe_os_error(exc)}") from exc
+            except KeyboardInterrupt as exc:  # one line, as `oo` says it: not 20 frames
+                from oo_nb.agent.interrupt import interrupted_said
+
+                raise UsageError(f"{said}: {interrupted_said(exc)}") from None
     except _HelpShown:
         return None
 

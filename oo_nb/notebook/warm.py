@@ -24,6 +24,7 @@ import contextlib
 import importlib
 import os
 import threading
+import weakref
 from typing import Any
 
 from oo_nb.agent.models import uses_the_api
@@ -92,6 +93,9 @@ class IdleImport:
                 self._timer = None
 
 
+_LOADERS: weakref.WeakKeyDictionary[Any, IdleImport] = weakref.WeakKeyDictionary()
+
+
 def prewarm(shell: Any) -> IdleImport | None:
     """Import pandas, pyarrow and the SDK when the kernel is next idle (None when
     ``OO_NB_PREWARM=0`` or the shell has no cell events)."""
@@ -99,4 +103,8 @@ def prewarm(shell: Any) -> IdleImport | None:
         return None
     if getattr(shell, "events", None) is None:
         return None
+    # one loader a shell: `%reload_ext oo_nb` runs this again, and each run added another pair
+    # of cell callbacks (a loader that is done has let its own go, and its modules are in)
+    with contextlib.suppress(TypeError):  # (a shell no weak reference can name: a new one)
+        return _LOADERS.get(shell) or _LOADERS.setdefault(shell, IdleImport(shell))
     return IdleImport(shell)

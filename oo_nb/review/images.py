@@ -9,11 +9,13 @@ import binascii
 import hashlib
 import io
 import re
+import warnings
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 from PIL import Image, UnidentifiedImageError
 
+from oo_nb.agent.images import MAX_PIXELS, MAX_SIDE
 from oo_nb.format.names import IMAGE_REF_PREFIX
 
 __all__ = ["REF_PREFIX", "ImageRef", "ImageTable"]
@@ -114,7 +116,16 @@ def _thumbnail(src: str) -> bytes | None:
         return None
     try:
         data = base64.b64decode(m.group(3), validate=False)
-        with Image.open(io.BytesIO(data)) as img:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            img = Image.open(io.BytesIO(data))
+        with img:
+            width, height = img.size
+            # the limit an image a proposal brings is held to: a larger one (a document's
+            # 12000 px square) was decoded whole for a 160 px thumbnail (+144 MB, 1.8 s, and
+            # Pillow's warning printed in the notebook); its label says what it is
+            if width > MAX_SIDE or height > MAX_SIDE or width * height > MAX_PIXELS:
+                return None
             img.thumbnail((THUMB_PX, THUMB_PX))
             out = img.convert("RGBA" if "A" in img.getbands() or img.mode == "P" else "RGB")
             buf = io.BytesIO()
@@ -126,5 +137,6 @@ def _thumbnail(src: str) -> bytes | None:
         OSError,
         ValueError,
         Image.DecompressionBombError,
+        Image.DecompressionBombWarning,
     ):
         return None

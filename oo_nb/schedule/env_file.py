@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from oo_nb.errors import ValidationError
@@ -74,11 +74,16 @@ def read_env_file(folder: Path) -> dict[str, str]:
 
 
 @contextlib.contextmanager
-def env_file_defaults(folder: Path) -> Iterator[dict[str, str]]:
-    """The variables of ``folder/.oo/env`` that the environment does not set, set for the
-    block and taken away after it: settings that name them (an alert's ``url_env``) are shown
-    and confirmed as a scheduled run would read them, never over the user's own."""
-    added = {k: v for k, v in read_env_file(folder).items() if k not in os.environ}
+def env_file_defaults(
+    folder: Path, settings: Mapping[str, str] | None = None
+) -> Iterator[dict[str, str]]:
+    """The variables of ``folder/.oo/env`` (or ``settings``, read from it before) that the
+    environment does not set, set for the block and taken away after it, never over the user's
+    own: settings that name them (an alert's ``url_env``) are confirmed as a scheduled run reads
+    them, and a run in a kernel (``%oo schedule DIR --run``) leaves no library's key or model to
+    the next call on another library."""
+    given = read_env_file(folder) if settings is None else settings
+    added = {k: v for k, v in given.items() if k not in os.environ}
     os.environ.update(added)
     try:
         yield added

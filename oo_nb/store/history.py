@@ -20,13 +20,14 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import operator
 import os
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, SupportsIndex
 
-from oo_nb.errors import FormatError, NotFound, OOError
+from oo_nb.errors import FormatError, NotFound, OOError, ValidationError
 from oo_nb.format.document import Document
 from oo_nb.format.names import HISTORY_DIR
 from oo_nb.skin import history_advice
@@ -470,6 +471,19 @@ def pick_entry(
     return pick_from(p, read_history(p), version=version, seq=seq, avoid=avoid)
 
 
+def _whole(key: str, value: object, p: Path) -> int | None:
+    """A version or seq as Python may give it: a whole number (numpy's, from ``history()``,
+    too), or its digits as ``history()`` prints them ("2" is 2, not "no version 2 (known: 2)");
+    anything else is refused naming it."""
+    if value is None:
+        return None
+    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
+        return int(value)
+    if isinstance(value, SupportsIndex) and not isinstance(value, bool):
+        return operator.index(value)
+    raise ValidationError(f"must be a whole number, not {value!r}", file=str(p), key=key)
+
+
 def pick_from(
     p: Path,
     entries: list[HistoryEntry],
@@ -478,6 +492,7 @@ def pick_from(
     seq: int | None,
     avoid: bytes | None,
 ) -> Pick:
+    version, seq = _whole("version", version, p), _whole("seq", seq, p)
     if (version is None) == (seq is None):
         raise OOError("name exactly one of a version or a seq to restore", file=str(p))
     if seq is not None:

@@ -23,6 +23,7 @@ from oo_nb.format.document import Document, read_regular
 from oo_nb.format.names import DOC_SUFFIX, LOCK_NAME, PENDING_PROPOSAL
 from oo_nb.format.page_code import CodeRegion, region_fingerprints, unknown_regions
 from oo_nb.format.scrub import scrub_document, scrub_value
+from oo_nb.skin import update_advice
 from oo_nb.store.atomic import atomic_write_bytes, fsync_dir
 from oo_nb.store.history import (
     HISTORY_DIR,
@@ -444,7 +445,7 @@ def load_pending(path: str | Path) -> Pending:
     p = Path(path)
     source = history_dir(p) / PENDING_PROPOSAL
     if not os.path.lexists(source):
-        raise NotFound("no saved proposal to review (run `oo update` first)", file=str(p))
+        raise NotFound(f"no saved proposal to review (run `{update_advice(p)}` first)", file=str(p))
     try:
         # never a FIFO's blocking read: anything but a plain file is a damaged proposal
         data = read_regular(source)

@@ -47,6 +47,25 @@ def test_update_accept_write_history_diff_rollback(demo: Path) -> None:
     assert oo_nb.open(demo / HEAT).history().index.tolist() == [1, 2, 3]
 
 
+def test_a_version_given_as_its_digits_is_that_version(demo: Path) -> None:
+    """`rollback(to="1")` said "no version 1 in history (known: 1)": a str never equalled the
+    int. The digits (as history() prints them) name that version, numpy's ints too; anything
+    else is refused naming the field."""
+    doc = oo_nb.open(demo / HEAT)
+    before = doc.to_bytes()
+    doc.update(agent="replay", yes=True)
+    written = oo_nb.open(demo / HEAT)
+    assert "v1 → the current file (v2)" in written.diff("1").label
+    assert "v1 → v2" in written.diff(written.history()["version"].iloc[0], "2").label
+    for bad in ("one", "1.5", 1.0, True):
+        with pytest.raises(ValidationError, match=r"key 'version': must be a whole number, not "):
+            written.rollback(to=bad)  # type: ignore[arg-type]
+    with pytest.raises(ValidationError, match=r"key 'seq': must be a whole number"):
+        written.rollback(seq="first")  # type: ignore[arg-type]
+    done = written.rollback(to="1")  # type: ignore[arg-type]
+    assert done.written and done.version == 1 and (demo / HEAT).read_bytes() == before
+
+
 def test_reject_all_writes_nothing_and_discards(demo: Path) -> None:
     before = (demo / HEAT).read_bytes()
     doc = oo_nb.open(demo / HEAT).update(agent="replay").reject_all().write()
@@ -209,6 +228,42 @@ def test_a_stale_proposal_says_when_it_was_made(demo: Path) -> None:
         oo_nb.open(path).proposal()
     assert caught.value.created == made and caught.value.rebuilt
     assert oo_nb.open(path).proposal(force=True).stale
+
+
+def test_after_a_hand_edit_the_update_names_what_reviews_the_proposal(
+    demo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The update's advice was `proposal.review()`, and that Proposal had nothing to review (the
+    document changed since): the advice names the call that opens it, and that call works."""
+    from oo_nb.cli.main import main
+
+    path = demo / HEAT
+    oo_nb.open(path).update(agent="replay")
+    path.write_bytes(path.read_bytes().replace(b"</body>", b"<!-- edited --></body>", 1))
+    waiting = oo_nb.open(path).update(agent="replay")
+    assert waiting.status == "awaiting" and not waiting.reviewable
+    assert "doc.proposal(force=True).review()" in waiting.message
+    assert "(proposal.review())" not in waiting.message
+    with pytest.raises(ValidationError, match=re.escape("doc.proposal(force=True).review()")):
+        waiting.review()
+    assert oo_nb.open(path).proposal(force=True).reviewable  # what the advice names
+    assert main(["update", str(path), "--agent", "replay"]) == 0
+    assert f"oo review {path} --force reviews it" in capsys.readouterr().out
+
+
+def test_a_dry_run_with_nothing_to_replay_says_the_run_would_fail(demo: Path) -> None:
+    """The dry run said "with replay" for a document with no cassette, where the run itself
+    then failed with "no API key, no cassette...": it says so before, not after."""
+    from tests.conftest import corpus_file
+
+    lone = corpus_file("ai-model-landscape.o-o.html", demo.parent)  # no cassette of its own
+    plan = oo_nb.open(lone).update(agent="replay", dry_run=True, force=True)
+    assert plan.status == "planned" and "with replay" in plan.message
+    assert "But the run would fail: no API key (ANTHROPIC_API_KEY)" in plan.message
+    with pytest.raises(OOError, match="no recorded cassette"):
+        oo_nb.open(lone).update(agent="replay", force=True)  # as the dry run said
+    recorded = oo_nb.open(demo / HEAT).update(agent="replay", dry_run=True)
+    assert recorded.status == "planned" and "would fail" not in recorded.message
 
 
 def test_document_summary_and_dict_are_oo_shows(demo: Path) -> None:

@@ -314,7 +314,7 @@ def test_a_stale_proposal_awaiting_review_does_not_send_the_user_in_a_circle(
     assert main(["review", str(doc), "--accept-all"]) == 1
     said = capsys.readouterr().out
     assert "changed since this proposal was made" in said
-    assert "`oo update` again" not in said and "oo update --force" in said, said
+    assert "`oo update` again" not in said and f"oo update {doc} --force" in said, said
     assert main(["update", str(doc)]) == 0
     assert (
         "not researched again" in capsys.readouterr().out

@@ -145,6 +145,26 @@ def test_an_executor_that_refuses_work_leaves_it_to_this_process(
     assert_same(serial, Library(library, today=TODAY, executor=closed, cache=False))
 
 
+class Answering(Executor):
+    """An executor whose every task answers ``answer`` (not the digests it was asked for)."""
+
+    def __init__(self, answer: object) -> None:
+        self.answer = answer
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        future: Future[Any] = Future()
+        future.set_result(self.answer)
+        return future
+
+
+@pytest.mark.parametrize("answer", [None, "digests", [1, 2], ["too few"]])
+def test_an_executor_that_answers_something_else_leaves_the_work_to_this_process(
+    library: Path, serial: Library, answer: object
+) -> None:
+    """It made an AttributeError traceback deep in the scan."""
+    assert_same(serial, Library(library, today=TODAY, executor=Answering(answer), cache=False))
+
+
 def test_the_scan_runs_on_a_dask_cluster(library: Path, serial: Library) -> None:
     from distributed import Client, LocalCluster
 

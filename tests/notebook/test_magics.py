@@ -334,6 +334,27 @@ def test_a_cell_that_starts_runs_alone_and_the_next_import_waits_for_idle(
     assert handlers == {"pre_run_cell": [], "post_run_cell": []}  # done with the events
 
 
+def test_loading_the_extension_again_adds_no_second_loader(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`%reload_ext oo_nb` three times left three pairs of pre/post cell callbacks."""
+    from types import SimpleNamespace
+
+    from oo_nb.notebook import warm
+
+    handlers: dict[str, list[object]] = {}
+
+    class Shell:  # (a shell the loaders are kept by: weakly, as IPython's)
+        events = SimpleNamespace(register=lambda name, f: handlers.setdefault(name, []).append(f))
+
+    monkeypatch.delenv(warm.PREWARM_ENV, raising=False)
+    shell = Shell()
+    loaders = {id(warm.prewarm(shell)) for _ in range(3)}
+    assert len(loaders) == 1
+    assert {name: len(f) for name, f in handlers.items()} == {"pre_run_cell": 1, "post_run_cell": 1}
+    assert warm.prewarm(Shell()) is not None and len(handlers["pre_run_cell"]) == 2  # another
+
+
 # ----------------------------------------------------------------------------- verbs on the demo library
 @pytest.fixture
 def demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:

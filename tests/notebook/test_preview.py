@@ -260,6 +260,7 @@ def test_served_url_finds_the_server_whose_root_holds_the_file(
     runtime = tmp_path / "runtime"
     runtime.mkdir()
     monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(runtime))
+    monkeypatch.delenv("JPY_PARENT_PID", raising=False)  # not in a server's kernel
     servers = {
         "jpserver-1.json": {"root_dir": str(tmp_path / "elsewhere"), "base_url": "/x/"},
         "jpserver-2.json": {"root_dir": str(tmp_path / "root"), "base_url": "/user/me/"},
@@ -272,6 +273,40 @@ def test_served_url_finds_the_server_whose_root_holds_the_file(
     assert served_url(doc) == "/user/me/view/sub%20dir/a.o-o.html"
     assert served_url(tmp_path / "outside.html") is None
     assert (runtime / "jpserver-0.json").exists()  # a reader deletes nothing
+
+
+def test_links_use_the_server_that_started_the_kernel(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Two servers: a wider root whose info file sorts first, and the kernel's own. The link
+    was on the first (`/view/root/...`, a 404 in the lab the user is in)."""
+    import json
+    import os
+
+    from oo_nb.notebook.lab_context import served_url
+
+    (tmp_path / "lab" / "root").mkdir(parents=True)
+    doc = tmp_path / "lab" / "root" / "a.o-o.html"
+    runtime = tmp_path / "runtime"
+    runtime.mkdir()
+    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(runtime))
+    other, own = os.getppid(), os.getpid()  # two live processes
+    servers = {
+        "jpserver-1.json": {"root_dir": str(tmp_path / "lab"), "base_url": "/", "pid": other},
+        "jpserver-2.json": {
+            "root_dir": str(tmp_path / "lab" / "root"),
+            "base_url": "/",
+            "pid": own,
+        },
+    }
+    for name, info in servers.items():
+        (runtime / name).write_text(json.dumps(info))
+    monkeypatch.setenv("JPY_PARENT_PID", str(own))
+    assert served_url(doc) == "/view/a.o-o.html"
+    monkeypatch.setenv("JPY_PARENT_PID", str(2**22 + 1))  # a kernel no listed server started
+    assert served_url(doc) is None
+    monkeypatch.delenv("JPY_PARENT_PID")  # not a kernel: any server whose root holds it
+    assert served_url(doc) == "/view/root/a.o-o.html"
 
 
 def test_finding_the_server_does_not_import_jupyter_server(tmp_path: Path) -> None:

@@ -168,6 +168,24 @@ def test_unreadable_image_has_no_thumbnail(corpus_dir: Path) -> None:
     assert image.thumbnail_png() is None
 
 
+def test_an_image_over_the_size_limit_is_not_decoded_for_its_thumbnail() -> None:
+    """A 12000 px square PNG (small on disk) was decoded whole for a 160 px thumbnail: +144 MB,
+    1.8 s, and Pillow's DecompressionBombWarning printed in the notebook."""
+    import base64
+    import warnings
+
+    from oo_nb.review.images import ImageRef
+
+    buf = io.BytesIO()
+    Image.new("1", (12000, 12000)).save(buf, format="PNG")  # 18 MB in memory, not 144
+    src = "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode()
+    image = ImageRef("oo-image:1", "image/png", len(buf.getvalue()), "0" * 64, src)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # Pillow's warning is a failure here
+        assert image.thumbnail_png() is None
+    assert "png image" in image.label  # the hunk still says what it is
+
+
 def test_source_changes_per_field_and_dropped(corpus_dir: Path) -> None:
     doc = _doc(corpus_dir, "ai-model-landscape.o-o.html")
 

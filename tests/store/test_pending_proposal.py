@@ -57,8 +57,8 @@ def test_missing_run_or_time_read_as_empty(corpus_copy: Path) -> None:
 
 def test_no_saved_proposal_names_the_document(corpus_copy: Path) -> None:
     p = corpus_copy / DOC
-    with pytest.raises(NotFound, match="oo update") as info:
-        store.load_pending(p)
+    with pytest.raises(NotFound, match=r"run `doc\.update\(\)` first") as info:
+        store.load_pending(p)  # from Python: the advice in Python (oo_nb.skin)
     assert info.value.file == str(p)
     store.discard_pending(p)  # discarding nothing is fine
 

@@ -4,6 +4,7 @@ by ``systemd-analyze verify``, and the job itself run through ``sh`` as cron wou
 
 from __future__ import annotations
 
+import argparse
 import fcntl
 import os
 import shutil
@@ -14,10 +15,13 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from oo_nb.cli import update_all
 from oo_nb.cli.main import main
+from oo_nb.cli.update_all import UpdateAllOutcome
 from oo_nb.errors import ValidationError
 from oo_nb.schedule import cron, systemd
 from oo_nb.schedule.job import job_for, parse_cadence
+from tests.conftest import corpus_file
 from tests.support.alert_settings import write_alerts
 from tests.support.magic_helpers import oo
 
@@ -137,6 +141,42 @@ def test_never_two_runs_at_once(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert "update-all --auto" in capsys.readouterr().out
 
 
+def _environ_seen_by_the_run(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """The environment the scheduled run's ``update-all`` runs in, filled when it runs."""
+    seen: dict[str, str] = {}
+    real = update_all.run
+
+    def spy(ns: argparse.Namespace) -> UpdateAllOutcome:
+        seen.update(os.environ)
+        return real(ns)
+
+    monkeypatch.setattr(update_all, "run", spy)
+    return seen
+
+
+def test_a_run_in_a_kernel_leaves_its_env_file_to_that_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shell: InteractiveShell
+) -> None:
+    """`%oo schedule A --run` loaded A/.oo/env into the kernel for good: a later `%oo update` on
+    library B planned with A's model and agent (and would have paid with A's key)."""
+    lib_a, lib_b = tmp_path / "A", tmp_path / "B"
+    lib_a.mkdir()
+    lib_b.mkdir()
+    doc_b = corpus_file("ai-model-landscape.o-o.html", lib_b)
+    (lib_a / ".oo").mkdir(mode=0o700)
+    env = lib_a / ".oo" / "env"
+    env.write_text("OO_MODEL=model-of-library-a\nANTHROPIC_API_KEY=key-of-library-a\n")
+    env.chmod(0o600)
+    assert main(["alerts", str(lib_a), "--trust"]) == 0
+    before = dict(os.environ)
+    seen = _environ_seen_by_the_run(monkeypatch)
+    assert oo(shell, f'schedule "{lib_a}" --run').exit_code == 0
+    assert seen["OO_MODEL"] == "model-of-library-a"  # the run itself reads them
+    assert dict(os.environ) == before
+    plan = oo(shell, f'update "{doc_b}" --dry-run').text()
+    assert "model-of-library-a" not in plan and "model " in plan
+
+
 def test_the_env_file_must_be_private(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / ".oo").mkdir()
     env = tmp_path / ".oo" / "env"
@@ -150,8 +190,10 @@ def test_the_env_file_must_be_private(tmp_path: Path, monkeypatch: pytest.Monkey
     assert "OO_TEST_FROM_ENV_FILE" not in os.environ  # refused: nothing read from it
     env.chmod(0o600)
     assert main(["alerts", str(tmp_path), "--trust"]) == 0  # the user's own file: confirmed
+    seen = _environ_seen_by_the_run(monkeypatch)
     assert main(["schedule", str(tmp_path), "--run"]) == 0
-    assert os.environ.get("OO_TEST_FROM_ENV_FILE") == "yes"
+    assert seen["OO_TEST_FROM_ENV_FILE"] == "yes"
+    assert "OO_TEST_FROM_ENV_FILE" not in os.environ  # for that run only
 
 
 def test_a_library_env_file_is_read_only_once_confirmed_and_never_over_the_user(
@@ -177,9 +219,11 @@ def test_a_library_env_file_is_read_only_once_confirmed_and_never_over_the_user(
     out = capsys.readouterr().out
     assert ".oo/env sets OO_ALERT_WEBHOOK (a URL to https://collect.example/…), OO_MODEL" in out
     assert "theirs" not in out and "their-model" not in out  # no value, no URL path
+    seen = _environ_seen_by_the_run(monkeypatch)
     assert main(["schedule", str(tmp_path), "--run"]) == 0
-    assert os.environ["OO_ALERT_WEBHOOK"] == "https://hooks.example/mine"  # the user's wins
-    assert os.environ["OO_MODEL"] == "their-model"  # what the user's environment left unset
+    assert seen["OO_ALERT_WEBHOOK"] == "https://hooks.example/mine"  # the user's wins
+    assert seen["OO_MODEL"] == "their-model"  # what the user's environment left unset
+    assert "OO_MODEL" not in os.environ  # for that run only
     # an edit after the confirmation needs it again
     env.write_text("OO_ALERT_WEBHOOK=https://collect.example/other\n")
     env.chmod(0o600)
