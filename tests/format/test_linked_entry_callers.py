@@ -1,0 +1,112 @@
+"""Which References entry is source N's, one rule (``vocab.linked_entry``: the page's
+``byLabel[label] || items[N - 1]``), answered alike by every caller, each through its own entry
+point: the article model, the agent's ledger (a cited source recovered from the list) and the
+References edit (does a cited source already have its entry). A caller that grows its own rule
+again fails here."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from oo_nb.agent.ledger import SourceLedger
+from oo_nb.agent.references import _linked, _parse
+from oo_nb.format.article import Article
+from oo_nb.format.article_model import first_list, read_model
+from oo_nb.format.vocab import entry_source, linked_entry
+from tests.support.tiny_docs import page
+
+# Each case: the entries ("s1": labelled [s1]; "": unlabelled; "-s2"/"-": a placeholder for a
+# dropped source, with or without its label, and no link), a source id, and the index of the
+# entry the page links a citation of it to (None: no entry).
+CASES: list[tuple[str, tuple[str, ...], str, int | None]] = [
+    ("labelled", ("s1", "s2", "s3"), "s2", 1),
+    ("labelled, past the end", ("s1", "s2"), "s3", None),
+    ("unlabelled", ("", "", ""), "s3", 2),
+    ("unlabelled, past the end", ("", ""), "s3", None),
+    ("mixed", ("s1", "", "s3"), "s2", 1),
+    ("mixed: a label before its place", ("s2", ""), "s2", 0),
+    ("mixed: the place of a label found earlier", ("s2", ""), "s1", 0),
+    ("mixed: a label after its place", ("", "s1"), "s1", 1),
+    ("mixed: the place a later label holds", ("", "s1"), "s2", 1),
+    ("labels out of order: s1", ("s2", "s1"), "s1", 1),
+    ("labels out of order: s2", ("s2", "s1"), "s2", 0),
+    ("duplicate labels: the first is the entry", ("s1", "s1"), "s1", 0),
+    ("duplicate labels: the second by its place", ("s1", "s1"), "s2", 1),
+    ("[s9] first, linking s1's URL: s1", ("s9", "s2"), "s1", 0),
+    ("[s9] first, linking s1's URL: s9", ("s9", "s2"), "s9", 0),
+    ("[s9] first, linking s1's URL: s2", ("s9", "s2"), "s2", 1),
+    ("a labelled placeholder", ("s1", "-s2", "s3"), "s2", 1),
+    ("an unlabelled placeholder", ("", "-", ""), "s2", 1),
+    ("s0 is no entry", ("s1",), "s0", None),
+]
+IDS = [c[0] for c in CASES]
+
+
+def _url(k: int) -> str:
+    return f"https://e{k + 1}.example/page"
+
+
+def _item(k: int, spec: str) -> str:
+    label = spec.lstrip("-")
+    lead = f"[{label}] " if label else ""
+    if spec.startswith("-"):
+        return f'<li class="ref-missing">{lead}<em>source removed</em></li>'
+    return f'<li>{lead}<a href="{_url(k)}">Entry {k + 1}</a></li>'
+
+
+def _items(specs: tuple[str, ...]) -> list[str]:
+    return [_item(k, s) for k, s in enumerate(specs)]
+
+
+def _linked_url(specs: tuple[str, ...], k: int | None) -> str | None:
+    """The URL of the entry at ``k``: what a caller that holds URLs can tell of it."""
+    return None if k is None or specs[k].startswith("-") else _url(k)
+
+
+def _references_body(specs: tuple[str, ...]) -> str:
+    return "\n<ol>\n" + "\n".join(_items(specs)) + "\n</ol>\n"
+
+
+@pytest.mark.parametrize(("name", "specs", "sid", "k"), CASES, ids=IDS)
+def test_the_vocabulary_answers_the_table(
+    name: str, specs: tuple[str, ...], sid: str, k: int | None
+) -> None:
+    labels = [entry_source(re.sub(r"<[^>]*>", "", i)) for i in _items(specs)]
+    assert linked_entry(sid, labels) == k
+
+
+@pytest.mark.parametrize(("name", "specs", "sid", "k"), CASES, ids=IDS)
+def test_the_article_model_answers_the_table(
+    name: str, specs: tuple[str, ...], sid: str, k: int | None
+) -> None:
+    html = f'<p>Rise [{sid}].</p>\n<h2 id="references">References</h2>{_references_body(specs)}'
+    article = Article.parse(html)
+    ref = article.reference_for(sid)
+    assert (None if ref is None else ref.position - 1) == k
+    assert article.listed_ids([sid]) == ({sid} if k is not None else set())
+
+
+@pytest.mark.parametrize(("name", "specs", "sid", "k"), CASES, ids=IDS)
+def test_the_ledger_recovers_a_cited_source_from_its_entry(
+    name: str, specs: tuple[str, ...], sid: str, k: int | None
+) -> None:
+    doc = page([("00000001", f"Rise [{sid}].")], refs=_items(specs), cache_sources=False)
+    ledger = SourceLedger({"sources": []}, doc.contract, set(), "2026-03-01", [], [])
+    ledger.load(doc.article)
+    assert (ledger.url_of(sid) or None) == _linked_url(specs, k)
+
+
+@pytest.mark.parametrize(("name", "specs", "sid", "k"), CASES, ids=IDS)
+def test_the_references_edit_finds_a_cited_sources_entry(
+    name: str, specs: tuple[str, ...], sid: str, k: int | None
+) -> None:
+    body = _references_body(specs)
+    lst = first_list(read_model(body).root.children)
+    assert lst is not None
+    items, _ = _parse(body, lst, {})
+    # which entry links the source's URL when the source is the one at each place
+    found = [j for j in range(len(specs)) if _linked(sid, items, {sid: {"url": _url(j)}})]
+    expected = _linked_url(specs, k)
+    assert found == ([] if expected is None else [k])
