@@ -1,7 +1,8 @@
 """Which References entry is source N's, one rule (``vocab.linked_entry``: the page's
 ``byLabel[label] || items[N - 1]``), answered alike by every caller, each through its own entry
-point: the article model, the agent's ledger (a cited source recovered from the list) and the
-References edit (does a cited source already have its entry). A caller that grows its own rule
+point: the article model, the agent's ledger (a cited source recovered from the list), the
+References edit (does a cited source already have its entry) and the review (does an edit cite a
+source something provides). A caller that grows its own rule
 again fails here."""
 
 from __future__ import annotations
@@ -12,10 +13,14 @@ import pytest
 
 from oo_nb.agent.ledger import SourceLedger
 from oo_nb.agent.references import _linked, _parse
+from oo_nb.errors import ValidationError
 from oo_nb.format.article import Article
 from oo_nb.format.article_model import first_list, read_model
 from oo_nb.format.vocab import entry_source, linked_entry
-from tests.support.tiny_docs import page
+from oo_nb.review.apply import build_final
+from oo_nb.review.hunks import Choice
+from oo_nb.review.session import ReviewSession
+from tests.support.tiny_docs import page, updated
 
 # Each case: the entries ("s1": labelled [s1]; "": unlabelled; "-s2"/"-": a placeholder for a
 # dropped source, with or without its label, and no link), a source id, and the index of the
@@ -110,3 +115,41 @@ def test_the_references_edit_finds_a_cited_sources_entry(
     found = [j for j in range(len(specs)) if _linked(sid, items, {sid: {"url": _url(j)}})]
     expected = _linked_url(specs, k)
     assert found == ([] if expected is None else [k])
+
+
+def _review(specs: tuple[str, ...]) -> tuple[ReviewSession, str]:
+    """A review of an update that changed one paragraph, the cache holding no source: only the
+    References list provides any."""
+    paras = [("00000001", "Rise."), ("00000002", "Fall.")]
+    doc = page(paras, refs=_items(specs), cache_sources=False).with_path("tides.o-o.html")
+    changed = [("00000001", "Rise."), ("00000002", "Fall further.")]
+    cand = updated(changed, refs=_items(specs), cache_sources=False).with_path("tides.o-o.html")
+    session = ReviewSession(doc, cand)
+    (hunk,) = [h for h in session.hunks if h.area == "article"]
+    return session, hunk.id
+
+
+@pytest.mark.parametrize(("name", "specs", "sid", "k"), CASES, ids=IDS)
+def test_the_review_takes_an_edit_citing_a_listed_source(
+    name: str, specs: tuple[str, ...], sid: str, k: int | None
+) -> None:
+    session, hunk_id = _review(specs)
+    edit = f"<p>Fall, as the report says [{sid}].</p>"
+    if k is None:
+        with pytest.raises(ValidationError, match=f"cites {sid}, which neither version"):
+            session.edit(hunk_id, edit)
+    else:
+        assert f"[{sid}]" in session.edit(hunk_id, edit)
+
+
+@pytest.mark.parametrize(("name", "specs", "sid", "k"), CASES, ids=IDS)
+def test_the_final_check_writes_text_citing_a_listed_source(
+    name: str, specs: tuple[str, ...], sid: str, k: int | None
+) -> None:
+    session, hunk_id = _review(specs)  # (an edit that bypassed the session's own check)
+    choice = {hunk_id: Choice("edit", f"<p>Fall, as the report says [{sid}].</p>")}
+    if k is None:
+        with pytest.raises(ValidationError, match=f"cites {sid}, which no source provides"):
+            build_final(session.diff, choice)
+    else:
+        assert f"[{sid}]" in build_final(session.diff, choice).document.article_html
