@@ -101,7 +101,8 @@ def linked_entry(source_id: str, labels: Sequence[str | None]) -> int | None:
     """The index of the References entry the page links a citation of ``source_id`` to, as its
     script does (``byLabel[label] || items[N - 1]``): the first entry labelled with it, else the
     N-th entry whatever its label; None when there is neither. ``labels``: each entry's
-    ``entry_source`` (None when it has no label), in order."""
+    ``entry_source`` (None when it has no label), in order. (The preview, which links the text
+    as written, passes each ``entry_label`` and a ``cited_label``: "[s02]" by "s02".)"""
     if source_id in labels:
         return labels.index(source_id)
     digits = source_id[1:]

@@ -1,9 +1,9 @@
 """Which References entry is source N's, one rule (``vocab.linked_entry``: the page's
 ``byLabel[label] || items[N - 1]``), answered alike by every caller, each through its own entry
 point: the article model, the agent's ledger (a cited source recovered from the list), the
-References edit (does a cited source already have its entry) and the review (does an edit cite a
-source something provides). A caller that grows its own rule
-again fails here."""
+References edit (does a cited source already have its entry), the review (does an edit cite a
+source something provides) and the notebook preview (where a citation links to). A caller that
+grows its own rule again fails here."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from oo_nb.errors import ValidationError
 from oo_nb.format.article import Article
 from oo_nb.format.article_model import first_list, read_model
 from oo_nb.format.vocab import entry_source, linked_entry
+from oo_nb.notebook.preview import clean_fragment
 from oo_nb.review.apply import build_final
 from oo_nb.review.hunks import Choice
 from oo_nb.review.session import ReviewSession
@@ -153,3 +154,21 @@ def test_the_final_check_writes_text_citing_a_listed_source(
             build_final(session.diff, choice)
     else:
         assert f"[{sid}]" in build_final(session.diff, choice).document.article_html
+
+
+@pytest.mark.parametrize(("name", "specs", "sid", "k"), CASES, ids=IDS)
+def test_the_preview_links_a_citation_to_its_entry(
+    name: str, specs: tuple[str, ...], sid: str, k: int | None
+) -> None:
+    html = f'<p>Rise [{sid}].</p>\n<h2 id="references">References</h2>{_references_body(specs)}'
+    body = clean_fragment(html)
+    link = re.search(r'<a class="oo-cite" href="about:srcdoc#(oo-ref-[^"]+)"', body)
+    entries = body.split("<li")[1:]
+    linked = [j for j, e in enumerate(entries) if link and f'id="{link.group(1)}"' in e]
+    assert linked == ([] if k is None else [k])
+
+
+def test_the_preview_links_no_citation_past_any_list_however_long_its_number() -> None:
+    # int() of a 5,000-digit label raised ValueError: the whole preview failed
+    html = f'<p>Rise [s{"1" * 5000}].</p><h2 id="references">References</h2><ol><li>A</li></ol>'
+    assert "oo-cite" not in clean_fragment(html)
