@@ -82,12 +82,10 @@ class SourceLedger:
         # A populated article can come with an empty (or partial) cache: recover cited sources
         # from the References list so citations and References stay consistent.
         recovered = []
-        by_label = {r.source_id: r for r in old.references if r.source_id}
-        by_position = {f"s{r.position}": r for r in old.references if not r.source_id}
         for sid in dict.fromkeys(old.cited_ids):
             if sid in self.entries:
                 continue
-            ref = by_label.get(sid) or by_position.get(sid)
+            ref = old.reference_for(sid)  # the entry the page links [sid] to
             url = safe_http_url(ref.url) if ref else None
             if ref is None or url is None:
                 continue

@@ -30,7 +30,7 @@ from oo_nb.agent.sources import id_number, references_html, url_key
 from oo_nb.format.article_model import Node, entries, first_list, read_model
 from oo_nb.format.blocks import domain_of, parse_date
 from oo_nb.format.sanitize import safe_http_url, sanitize_text
-from oo_nb.format.vocab import entry_source, linked_entry
+from oo_nb.format.vocab import entry_source, entry_source_id, linked_entry
 
 __all__ = ["RefItem", "update_references"]
 
@@ -59,20 +59,6 @@ class RefItem:
         return self.lead + self.li
 
 
-def _item_id(
-    li: Node, k: int, href: str, by_url: Mapping[str, str | Sequence[str]]
-) -> tuple[str, bool]:
-    label = entry_source(li.text)
-    if label is not None:
-        return label, True
-    # no link is no URL: never the cached source whose URL is empty (url_key("") is "/")
-    found = by_url.get(url_key(href)) if href else None
-    ids = (found,) if isinstance(found, str) else tuple(found or ())
-    # one URL under two ids (real files have them): the entry is the source of its position
-    # when that one has the URL, else the first id with it
-    return (f"s{k}" if f"s{k}" in ids or not ids else ids[0]), False
-
-
 def _link_of(li: Node) -> Node | None:
     return next((a for a in li.elements("a") if a.attr("href") is not None), None)
 
@@ -84,11 +70,13 @@ def _parse(
     a sublist, a comment or an attribute holding ``</li>`` ends none), and what follows the
     last one inside the list."""
     items: list[RefItem] = []
+    ids_by_url = {u: (i,) if isinstance(i, str) else i for u, i in by_url.items()}
     pos = lst.open_end
     for k, li in enumerate(entries(lst), start=1):
         link = _link_of(li)
         href = (link.attr("href") or "") if link is not None else ""
-        sid, labelled = _item_id(li, k, href, by_url)
+        label = entry_source(li.text)
+        sid, labelled = entry_source_id(label, k, href, ids_by_url), label is not None
         items.append(
             RefItem(sid, body[pos : li.start], body[li.start : li.end], href, labelled, li, link)
         )

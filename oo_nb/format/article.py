@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import secrets
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from oo_nb.format.article_model import (
@@ -33,6 +34,7 @@ from oo_nb.format.vocab import (
     comment_pid,
     each_cited_id,
     entry_source,
+    linked_entry,
 )
 
 __all__ = [
@@ -318,6 +320,17 @@ class Article:
     @property
     def cited_ids(self) -> tuple[str, ...]:
         return tuple(c.source_id for c in self.citations)
+
+    def reference_for(self, source_id: str) -> Reference | None:
+        """The References entry the page links a citation of ``source_id`` to (``linked_entry``:
+        the first entry labelled with it, else the N-th entry whatever its label), or None."""
+        k = linked_entry(source_id, [r.source_id for r in self.references])
+        return None if k is None else self.references[k]
+
+    def listed_ids(self, ids: Iterable[str]) -> set[str]:
+        """Those of ``ids`` the page links to a References entry (``reference_for``)."""
+        labels = [r.source_id for r in self.references]
+        return {sid for sid in ids if linked_entry(sid, labels) is not None}
 
     @classmethod
     def parse(cls, html: str | Model, *, file: str | None = None) -> Article:

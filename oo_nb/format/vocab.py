@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
 __all__ = [
@@ -39,6 +39,7 @@ __all__ = [
     "each_cited_id",
     "entry_label",
     "entry_source",
+    "entry_source_id",
     "is_source_id",
     "js_trim",
     "linked_entry",
@@ -103,7 +104,8 @@ def linked_entry(source_id: str, labels: Sequence[str | None]) -> int | None:
     """The index of the References entry the page links a citation of ``source_id`` to, as its
     script does (``byLabel[label] || items[N - 1]``): the first entry labelled with it, else the
     N-th entry whatever its label; None when there is neither. ``labels``: each entry's
-    ``entry_source`` (None when it has no label), in order."""
+    ``entry_source`` (None when it has no label), in order. (The preview, which links the text
+    as written, passes each ``entry_label`` and a ``cited_label``: "[s02]" by "s02".)"""
     if source_id in labels:
         return labels.index(source_id)
     digits = source_id[1:]
@@ -111,6 +113,21 @@ def linked_entry(source_id: str, labels: Sequence[str | None]) -> int | None:
         return None
     n = int(digits) if len(digits) <= 9 else 0  # (a longer token is past any list)
     return n - 1 if 1 <= n <= len(labels) else None
+
+
+def entry_source_id(
+    label: str | None, position: int, href: str, ids_by_url: Mapping[str, Sequence[str]]
+) -> str:
+    """The source a References entry stands for when the list is edited source by source: its
+    label's (``entry_source``); unlabelled, the cached source whose URL it links (``url_key``),
+    the one of its own position when that one has it (one URL under two ids, issue 26), else the
+    first; else the source of its position, as the page numbers it. ``ids_by_url``: url_key ->
+    the cache's ids with that URL, in order."""
+    if label is not None:
+        return label
+    own = f"s{position}"
+    ids = ids_by_url.get(url_key(href), ()) if href else ()  # no link: never an empty URL's id
+    return own if own in ids or not ids else ids[0]
 
 
 def js_trim(text: str) -> str:

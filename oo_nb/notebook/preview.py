@@ -25,7 +25,7 @@ from oo_nb.format.article_model import Model, Node, entries, read_model
 from oo_nb.format.display import as_named
 from oo_nb.format.names import INDEX_CONTENT_END, INDEX_CONTENT_START, INDEX_NAME
 from oo_nb.format.sanitize import ALLOWED_ATTRIBUTES, ALLOWED_TAGS
-from oo_nb.format.vocab import CITATION, cited_label, entry_label
+from oo_nb.format.vocab import CITATION, cited_label, entry_label, linked_entry
 
 if TYPE_CHECKING:
     from oo_nb.api.document import Document as PublicDocument
@@ -132,9 +132,9 @@ def _in_page_links(body: str) -> str:
     refs = model.reference_list()
     items = entries(refs) if refs is not None else []
     anchors: dict[int, str] = {}  # entry (its position) -> anchor id
+    labels = [entry_label(li.text) for li in items]
     by_label: dict[str, int] = {}
-    for k, li in enumerate(items, 1):
-        label = entry_label(li.text)
+    for k, label in enumerate(labels, 1):
         if label is not None and label not in by_label:
             by_label[label] = k
     label_of = {k: sid for sid, k in by_label.items()}  # (each entry's own label, first wins)
@@ -143,7 +143,7 @@ def _in_page_links(body: str) -> str:
         anchors[k] = anchor
         edits.append((li.open_end, li.open_end, f'<span id="oo-ref-{anchor}"></span>'))
     if items:
-        edits += _citation_links(model, refs, items, by_label, anchors)
+        edits += _citation_links(model, refs, labels, anchors)
     out = body
     for start, end, text in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
         out = out[:start] + text + out[end:]
@@ -151,10 +151,10 @@ def _in_page_links(body: str) -> str:
 
 
 def _citation_links(
-    model: Model, refs: Node | None, items: list[Node], by_label: dict[str, int],
-    anchors: dict[int, str],
+    model: Model, refs: Node | None, labels: list[str | None], anchors: dict[int, str],
 ) -> list[tuple[int, int, str]]:  # fmt: skip
-    """Each ``[sN]`` the page script links, as a link to its entry's anchor."""
+    """Each ``[sN]`` the page script links, as a link to its entry's anchor (``labels``: each
+    entry's ``entry_label``, the label as written, as the page script keys it)."""
     source = model.source
     out: list[tuple[int, int, str]] = []
     stack = [(n, False) for n in reversed(model.root.children)]
@@ -167,11 +167,11 @@ def _citation_links(
         if node.kind != "text" or skip:
             continue
         for m in CITATION.finditer(source, node.start, node.end):
-            label = cited_label(m)  # (looked up as the page script does: "[s02]" by "s02")
-            k = by_label.get(label) or int(label[1:])
-            if 1 <= k <= len(items):
+            # looked up as the page script does, by the label as written ("[s02]" by "s02")
+            k = linked_entry(cited_label(m), labels)
+            if k is not None:
                 link = (
-                    f'<a class="oo-cite" href="about:srcdoc#oo-ref-{anchors[k]}" '
+                    f'<a class="oo-cite" href="about:srcdoc#oo-ref-{anchors[k + 1]}" '
                     f'target="_self">{m.group(0)}</a>'
                 )
                 out.append((m.start(), m.end(), link))

@@ -394,8 +394,7 @@ class _Merge:
             if doc.has_block(SOURCE_CACHE_BLOCK)
             else set()
         )
-        refs = doc.article.references
-        known |= {r.source_id or f"s{r.position}" for r in refs}
+        known |= doc.article.listed_ids(final_cited)  # the entry the page links each to
         original_cited = cited_ids(self.diff.original.article_html)
         candidate_cited = cited_ids(self.diff.candidate.article_html)
         missing = sorted(final_cited - known - original_cited - candidate_cited, key=_id_order)

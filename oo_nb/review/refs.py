@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from oo_nb.format.article_model import entries, read_model
-from oo_nb.format.vocab import LEADING_CITATION, entry_source
+from oo_nb.format.vocab import LEADING_CITATION, entry_source, entry_source_id, url_key
 from oo_nb.review.units import text_of
 
 __all__ = ["RefList", "Side", "entry_lines", "merge_refs", "out_of_order", "parse_refs"]
@@ -29,10 +29,11 @@ class RefList:
 
 
 def parse_refs(body: str, urls: Iterable[tuple[str, str]] = ()) -> RefList:
-    """``urls`` are (source id, url) pairs from the source cache, to key unnumbered items."""
-    by_url: dict[str, str] = {}
+    """``urls`` are (source id, url) pairs from the source cache, to key unnumbered items
+    (``entry_source_id``, as the References edit keys them)."""
+    by_url: dict[str, list[str]] = {}
     for sid, url in urls:
-        by_url.setdefault(url, sid)
+        by_url.setdefault(url_key(url), []).append(sid)
     lst = next((n for n in read_model(body).root.children if n.kind == "element"), None)
     if lst is None or lst.name not in ("ol", "ul") or body[: lst.start].strip():
         return RefList(body, (), "")
@@ -43,7 +44,7 @@ def parse_refs(body: str, urls: Iterable[tuple[str, str]] = ()) -> RefList:
         label = entry_source(li.text)
         link = next((a for a in li.elements("a") if a.attr("href") is not None), None)
         url = (link.attr("href") or "") if link is not None else ""
-        sid = label or by_url.get(url) or f"s{k + 1}"
+        sid = entry_source_id(label, k + 1, url, by_url)
         if sid in seen:  # two items claim one id: fall back to position
             sid = f"s{k + 1}" if f"s{k + 1}" not in seen else f"#{k + 1}"
         seen.add(sid)

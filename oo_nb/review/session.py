@@ -301,7 +301,8 @@ class ReviewSession:
                 f"{hunk.title}: the edited text is empty after cleaning; reject the hunk to drop it",
                 file=self.original.file,
             )
-        unknown = sorted(cited_ids(clean) - self._known_sources())
+        cited = cited_ids(clean)
+        unknown = sorted(cited - self._known_sources(cited))
         if unknown:
             raise ValidationError(
                 f"{hunk.title}: cites {', '.join(unknown)}, which neither version's sources hold",
@@ -329,12 +330,14 @@ class ReviewSession:
             "change)",
         )
 
-    def _known_sources(self) -> set[str]:
+    def _known_sources(self, cited: set[str]) -> set[str]:
+        """Those of ``cited`` either version's cache holds or its References list gives an
+        entry (the entry the page links the citation to)."""
         known: set[str] = set()
         for doc in (self.original, self.candidate):
             if doc.has_block(SOURCE_CACHE_BLOCK):
                 known |= set(source_ids(doc.block_json(SOURCE_CACHE_BLOCK)))
-            known |= {r.source_id or f"s{r.position}" for r in doc.article.references}
+            known |= doc.article.listed_ids(cited)
         return known
 
     # ----------------------------------------------------------------- conflicts
