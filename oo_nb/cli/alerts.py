@@ -32,7 +32,7 @@ from oo_nb.alerts.events import Event, collect_events
 from oo_nb.alerts.trust import env_problem, record_trust
 from oo_nb.cli.schedule import seal_key_mismatch
 from oo_nb.cli.verbs import TextResult
-from oo_nb.errors import ValidationError
+from oo_nb.errors import OOError, ValidationError
 from oo_nb.schedule.env_file import ENV_FILE, env_file_defaults, read_env_file
 from oo_nb.store.library_trust import (
     REVIEW_AUTO_FIELD,
@@ -126,6 +126,8 @@ def _trust(folder: Path) -> TextResult:
         record = record_trust(path)
     except OSError as exc:
         raise ValidationError(f"cannot be confirmed: {exc}", file=str(path)) from None
+    except OOError as exc:  # .oo a link: it may be another library's record
+        raise ValidationError(f"cannot be confirmed: {exc.message}", file=str(path)) from None
     if config is None:
         lines = [f"confirmed as yours, in {folder} (no alerts.json):"]
     else:
