@@ -206,7 +206,7 @@ def _show(folder: Path) -> TextResult:
     waiting: list[tuple[Event, str]] = []
     # (with those a channel is owed that the library no longer shows)
     for e in with_owed(shown, record, config):
-        if e.key not in record:
+        if e.key not in record or not record[e.key].vouched:
             waiting.append((e, ""))
         elif owing := [c.name for c in config.channels if record[e.key].owed_to(c.name)]:
             waiting.append((e, f" (not yet to {', '.join(owing)})"))  # that channel failed
