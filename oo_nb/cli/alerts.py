@@ -246,4 +246,19 @@ def run(ns: argparse.Namespace) -> TextResult:
     config = load_config(folder)
     if config is None:
         return _report(AlertReport(configured=False))
-    return _report(deliver(folder, collect_events(folder, kinds=config.events), config))
+    return _send(folder, config)
+
+
+def _send(folder: Path, config: AlertConfig) -> TextResult:
+    """Send what is new, as update-all does (``cli.update_all._send_alerts``): a signal
+    (Ctrl-C, SIGTERM from cron) ends the sending at once, what went is recorded and said, the
+    rest go next time, and the exit status is the signal's."""
+    from oo_nb.agent.interrupt import Stop, catches_signals, held
+
+    stop = Stop(catches_signals())
+    with held(stop):
+        report = deliver(folder, collect_events(folder, kinds=config.events), config, stop)
+    if stop.signum is None:
+        return _report(report)
+    report.interrupted = report.interrupted or stop.name  # (or after the last message went)
+    return TextResult("\n".join(report.lines()), stop.exit_code, report)
