@@ -38,6 +38,7 @@ from oo_nb.store.library_trust import (
     REVIEW_AUTO_FIELD,
     review_auto_documents,
     review_auto_problem,
+    settings_dir_fd,
 )
 
 __all__ = ["HELP", "add_arguments", "run"]
@@ -82,7 +83,8 @@ def _init(folder: Path) -> TextResult:
     if path.exists():
         raise ValidationError("already exists; edit it instead", file=str(path))
     private_dir(folder)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with settings_dir_fd(folder) as settings:  # never through a linked .oo: another library's
+        fd = os.open(path.name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600, dir_fd=settings)
     with os.fdopen(fd, "w", encoding="utf-8") as out:
         json.dump(TEMPLATE, out, indent=2)
         out.write("\n")

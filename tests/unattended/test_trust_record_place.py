@@ -94,3 +94,16 @@ def test_a_document_renamed_onto_a_confirmed_name_is_not_confirmed(tmp_path: Pat
     assert problem is not None and "asked after you last confirmed" in problem
     assert main(["alerts", str(mine), "--trust"]) == 0  # the user confirms it as it is now
     assert review_auto_problem(target) is None
+
+
+def test_init_refuses_a_linked_oo_and_writes_nothing_through_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mine = tmp_path / "mine"
+    (mine / ".oo").mkdir(parents=True)
+    evil = tmp_path / "evil"
+    evil.mkdir()
+    (evil / ".oo").symlink_to("../mine/.oo")
+    assert main(["alerts", str(evil), "--init"]) != 0
+    assert "symbolic link" in capsys.readouterr().err
+    assert list((mine / ".oo").iterdir()) == []
