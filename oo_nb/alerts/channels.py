@@ -76,7 +76,8 @@ def _webhook(channel: Channel, message: Message) -> None:
     body = webhook_body(message, str(channel.options.get("format", "json")), channel.options)
     request = urllib.request.Request(
         url,
-        data=json.dumps(body, ensure_ascii=False).encode("utf-8"),
+        # (a file name that is not UTF-8 is shown with "?": a lone surrogate is no JSON text)
+        data=json.dumps(body, ensure_ascii=False).encode("utf-8", "replace"),
         headers={"Content-Type": "application/json; charset=utf-8", "User-Agent": "oo-nb alerts"},
         method="POST",
     )

@@ -103,9 +103,11 @@ class Delivery:
     due: set[str] = field(default_factory=set)
     event: Event | None = None  # as recorded while some channel was owed it (sealed here)
     unvouched: str = ""  # why a recorded text was set aside (``owed_seal``), if one was
+    vouched: bool = False  # some row of it was sealed by this machine
 
     def owed_to(self, channel: str) -> bool:
-        return channel in self.due and channel not in self.taken
+        # rows this machine did not seal vouch for nothing: not even that a channel took it
+        return not self.vouched or (channel in self.due and channel not in self.taken)
 
 
 def read_record(root: str | Path) -> dict[str, Delivery]:
@@ -121,17 +123,20 @@ def read_record(root: str | Path) -> dict[str, Delivery]:
             continue  # a torn last line: its event is sent again rather than lost
         if not isinstance(row, dict) or not isinstance(row.get("key"), str):
             continue
-        taken = {c for c in row.get("channels") or () if isinstance(c, str)}
-        due = {c for c in row.get("due") or () if isinstance(c, str)}
-        entry = record.setdefault(row["key"], Delivery())
-        entry.taken |= taken
-        entry.due |= due or taken  # rows written before "due": nothing owed
         kept = _recorded_event(row)
-        why = unvouched(row) if kept is not None else None
+        why = unvouched(row)
+        if why is not None and kept is None:
+            continue  # a row from elsewhere cannot mark an event as sent (s36 attack A4)
+        entry = record.setdefault(row["key"], Delivery())
         if why is not None:
             entry.unvouched = why  # its text is never sent: this machine cannot vouch for it
-        else:
-            entry.event = kept or entry.event
+            continue
+        taken = {c for c in row.get("channels") or () if isinstance(c, str)}
+        due = {c for c in row.get("due") or () if isinstance(c, str)}
+        entry.vouched = True
+        entry.taken |= taken
+        entry.due |= due or taken  # rows written before "due": nothing owed
+        entry.event = kept or entry.event
     return record
 
 
@@ -230,8 +235,9 @@ def _record(
                 "details": list(e.details),
                 "sources": list(e.sources),
             }
-            row = sealed(row)  # the next run sends it only if this machine wrote it
-        rows.append(json.dumps(row, ensure_ascii=False) + "\n")
+        # the next run believes (and sends again) only what this machine wrote; escaped to
+        # ASCII so that a file name that is not UTF-8 (a lone surrogate) is kept as it is
+        rows.append(json.dumps(sealed(row)) + "\n")
     text = "".join(rows)
     fd = os.open(_sent_path(root), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     try:

@@ -28,9 +28,13 @@ from typing import Any
 
 from oo_nb.schedule.env_file import ENV_FILE
 from oo_nb.store.library_trust import (
+    CONTRACTS_FIELD,
+    LIBRARY_FIELD,
     REVIEW_AUTO_FIELD,
     TRUST_FILE,
-    review_auto_documents,
+    library_identity,
+    review_auto_contracts,
+    settings_dir_fd,
     stored_trust,
 )
 from oo_nb.store.seal import seal
@@ -90,41 +94,54 @@ def _record(settings: Path, data: bytes, raw: Any) -> dict[str, Any]:
 
 
 def record_trust(settings: Path, *, review_auto: bool = True) -> dict[str, Any]:
-    """Confirm the settings at ``settings`` (alerts.json) as they are now, and (``review_auto``)
-    the documents of the library whose contract asks ``review: "auto"``, else keep those the
-    record named; returns the record.
+    """Confirm the settings at ``settings`` (alerts.json) as they are now, for the library that
+    holds them, and (``review_auto``) the documents of the library whose contract asks
+    ``review: "auto"``, else keep those the record named; returns the record.
 
     Raises
     ------
     OSError
         No seal key could be made (``store.seal``): nothing can be confirmed.
+    OOError
+        ``.oo`` is a link, or not a folder: it is never written through (it may be another
+        library's record).
     """
-    try:
-        data = settings.read_bytes()
-    except FileNotFoundError:  # .oo/env confirmed alone: alerts.json made later is not
-        data = b""
-    try:
-        raw = json.loads(data.decode("utf-8"))
-    except (ValueError, UnicodeDecodeError):
-        raw = None
-    record = _record(settings, data, raw)
-    if review_auto:
-        record[REVIEW_AUTO_FIELD] = review_auto_documents(settings.parent.parent)
-    else:  # (``--init``: it shows alerts only, so it confirms nothing else)
-        stored = stored_trust(settings.parent)
-        named = stored.get(REVIEW_AUTO_FIELD) if isinstance(stored, dict) else None
-        record[REVIEW_AUTO_FIELD] = named if isinstance(named, list) else []
-    mark = seal(record)
-    if mark is None:
-        raise OSError("no seal key could be made in this user's data folder (OO_DATA_DIR)")
-    path = settings.parent / TRUST_FILE
-    temp = path.with_name(f".{TRUST_FILE}.{os.getpid()}.tmp")
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as out:
-        json.dump({**record, "seal": mark}, out, indent=1, sort_keys=True)
-        out.write("\n")
-    os.replace(temp, path)
+    root = settings.parent.parent
+    with settings_dir_fd(root) as dir_fd:  # refused before anything is read through it
+        try:
+            data = settings.read_bytes()
+        except FileNotFoundError:  # .oo/env confirmed alone: alerts.json made later is not
+            data = b""
+        try:
+            raw = json.loads(data.decode("utf-8"))
+        except (ValueError, UnicodeDecodeError):
+            raw = None
+        record = {**_record(settings, data, raw), LIBRARY_FIELD: library_identity(root)}
+        if review_auto:
+            contracts = review_auto_contracts(root)
+        else:  # (``--init``: it shows alerts only, so it confirms nothing else)
+            stored = stored_trust(settings.parent)
+            kept = stored.get(CONTRACTS_FIELD) if isinstance(stored, dict) else None
+            contracts = kept if isinstance(kept, dict) else {}
+        record[REVIEW_AUTO_FIELD] = sorted(contracts)
+        record[CONTRACTS_FIELD] = contracts
+        mark = seal(record)
+        if mark is None:
+            raise OSError("no seal key could be made in this user's data folder (OO_DATA_DIR)")
+        _write_record(dir_fd, {**record, "seal": mark})
     return record
+
+
+def _write_record(dir_fd: int, record: dict[str, Any]) -> None:
+    """``alerts.trusted`` in the folder open as ``dir_fd``, replaced whole, never through a
+    link (a link at its name is replaced, not followed)."""
+    temp = f".{TRUST_FILE}.{os.getpid()}.tmp"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open(temp, flags, 0o600, dir_fd=dir_fd)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        json.dump(record, out, indent=1, sort_keys=True)
+        out.write("\n")
+    os.replace(temp, TRUST_FILE, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
 
 
 def trust_problem(settings: Path, data: bytes, raw: Any) -> str | None:

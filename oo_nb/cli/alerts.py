@@ -32,12 +32,13 @@ from oo_nb.alerts.events import Event, collect_events
 from oo_nb.alerts.trust import env_problem, record_trust
 from oo_nb.cli.schedule import seal_key_mismatch
 from oo_nb.cli.verbs import TextResult
-from oo_nb.errors import ValidationError
+from oo_nb.errors import OOError, ValidationError
 from oo_nb.schedule.env_file import ENV_FILE, env_file_defaults, read_env_file
 from oo_nb.store.library_trust import (
     REVIEW_AUTO_FIELD,
     review_auto_documents,
     review_auto_problem,
+    settings_dir_fd,
 )
 
 __all__ = ["HELP", "add_arguments", "run"]
@@ -82,7 +83,8 @@ def _init(folder: Path) -> TextResult:
     if path.exists():
         raise ValidationError("already exists; edit it instead", file=str(path))
     private_dir(folder)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with settings_dir_fd(folder) as settings:  # never through a linked .oo: another library's
+        fd = os.open(path.name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600, dir_fd=settings)
     with os.fdopen(fd, "w", encoding="utf-8") as out:
         json.dump(TEMPLATE, out, indent=2)
         out.write("\n")
@@ -126,6 +128,8 @@ def _trust(folder: Path) -> TextResult:
         record = record_trust(path)
     except OSError as exc:
         raise ValidationError(f"cannot be confirmed: {exc}", file=str(path)) from None
+    except OOError as exc:  # .oo a link: it may be another library's record
+        raise ValidationError(f"cannot be confirmed: {exc.message}", file=str(path)) from None
     if config is None:
         lines = [f"confirmed as yours, in {folder} (no alerts.json):"]
     else:
@@ -204,7 +208,7 @@ def _show(folder: Path) -> TextResult:
     waiting: list[tuple[Event, str]] = []
     # (with those a channel is owed that the library no longer shows)
     for e in with_owed(shown, record, config):
-        if e.key not in record:
+        if e.key not in record or not record[e.key].vouched:
             waiting.append((e, ""))
         elif owing := [c.name for c in config.channels if record[e.key].owed_to(c.name)]:
             waiting.append((e, f" (not yet to {', '.join(owing)})"))  # that channel failed
@@ -244,4 +248,19 @@ def run(ns: argparse.Namespace) -> TextResult:
     config = load_config(folder)
     if config is None:
         return _report(AlertReport(configured=False))
-    return _report(deliver(folder, collect_events(folder, kinds=config.events), config))
+    return _send(folder, config)
+
+
+def _send(folder: Path, config: AlertConfig) -> TextResult:
+    """Send what is new, as update-all does (``cli.update_all._send_alerts``): a signal
+    (Ctrl-C, SIGTERM from cron) ends the sending at once, what went is recorded and said, the
+    rest go next time, and the exit status is the signal's."""
+    from oo_nb.agent.interrupt import Stop, catches_signals, held
+
+    stop = Stop(catches_signals())
+    with held(stop):
+        report = deliver(folder, collect_events(folder, kinds=config.events), config, stop)
+    if stop.signum is None:
+        return _report(report)
+    report.interrupted = report.interrupted or stop.name  # (or after the last message went)
+    return TextResult("\n".join(report.lines()), stop.exit_code, report)

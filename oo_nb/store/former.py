@@ -21,10 +21,11 @@ FORMER_FILE = "former.json"
 _KEY = "former_documents_end_at_seq"
 
 
-def former_ends(folder: Path) -> list[int]:
-    """The last seq of each former document whose history is in ``folder`` (``.oo-history/NAME``),
-    oldest first; [] when there is none. ``FormatError`` names a damaged file; a link is refused
-    as a snapshot's is (``read_kept_file``)."""
+def former_ends(folder: Path, last_seq: int) -> list[int]:
+    """The last seq of each former document whose history is in ``folder`` (``.oo-history/NAME``,
+    whose log ends at ``last_seq``), oldest first; [] when there is none. ``FormatError`` names a
+    damaged file (an end past the log too: it was never written so, and would make the user's
+    later states a former document's); a link is refused as a snapshot's is (``read_kept_file``)."""
     file = folder / FORMER_FILE
     try:
         data = read_kept_file(file, depth=3)
@@ -39,6 +40,12 @@ def former_ends(folder: Path) -> list[int]:
         raise FormatError(
             f"history file is damaged: it must hold {{{_KEY!r}: [seq, ...]}}", file=str(file)
         ) from None
+    if past := [n for n in ends if n > last_seq]:
+        raise FormatError(
+            f"history file is damaged: {_KEY} names seq {max(past)}, past the log's last "
+            f"({last_seq}); remove the file if this document was never replaced",
+            file=str(file),
+        )
     return sorted(ends)
 
 
@@ -70,7 +77,7 @@ class FormerMark:
 def mark_former(path: Path, folder: Path, last_seq: int) -> FormerMark | None:
     """Make every state of the document ``path`` up to ``last_seq`` a former document's (its
     history is in ``folder``); None when they are so already."""
-    ends = former_ends(folder)
+    ends = former_ends(folder, last_seq)
     if ends and ends[-1] >= last_seq:
         return None
     _write(path, [*ends, last_seq])

@@ -349,7 +349,7 @@ def read_history(path: str | Path) -> list[HistoryEntry]:
     former document at this name are marked ``former``."""
     p = Path(path)
     rows = _read_log(p)
-    ends = former_ends(history_dir(p)) if rows else []
+    ends = former_ends(history_dir(p), rows[-1]["seq"]) if rows else []
     current = len(ends) + 1
     entries = [
         HistoryEntry(

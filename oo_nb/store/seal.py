@@ -62,7 +62,8 @@ def _key(create: bool) -> bytes | None:
 def _digest(key: bytes, record: dict[str, Any]) -> str:
     body = {k: v for k, v in record.items() if k != SEAL_FIELD}
     text = json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hmac.new(key, text.encode("utf-8"), hashlib.sha256).hexdigest()
+    # (surrogatepass: a file name that is not UTF-8 is sealed as it is; other text is unchanged)
+    return hmac.new(key, text.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()
 
 
 def seal(record: dict[str, Any]) -> str | None:

@@ -182,6 +182,20 @@ def test_a_damaged_former_file_is_an_error_naming_it(
     assert info.value.file == str(file)
 
 
+def test_a_former_end_past_the_log_is_damaged_naming_the_file(
+    reused: tuple[Path, bytes],
+) -> None:
+    """s36 attack H3: an end past the log (from elsewhere, or a bad write) made the user's own
+    later states a former document's, and `--to` refused them."""
+    p, _ = reused
+    last = store.read_history(p)[-2].seq  # (the last entry is the current file)
+    file = store.history_dir(p) / "former.json"
+    file.write_bytes(b'{"former_documents_end_at_seq": [1, 99]}')
+    with pytest.raises(FormatError, match=rf"seq 99, past the log's last \({last}\)") as info:
+        store.read_history(p)
+    assert info.value.file == str(file)
+
+
 def test_a_former_file_that_is_a_link_is_refused(
     reused: tuple[Path, bytes], tmp_path: Path
 ) -> None:

@@ -1,0 +1,109 @@
+"""The record of what the user confirmed (``.oo/alerts.trusted``) vouches only for the library it
+was sealed for and the documents as they were confirmed: not through a linked ``.oo`` (s36
+attack T1, T4, T5), not copied to another folder (T2), not for a document renamed onto a
+confirmed name (T3)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from oo_nb.alerts.config import load_config
+from oo_nb.cli.main import main
+from oo_nb.edit.new import NewSpec, create_document
+from oo_nb.errors import ValidationError
+from oo_nb.store.library_trust import review_auto_problem
+from tests.support.alert_settings import write_alerts
+
+HOOK = {"type": "webhook", "name": "mine", "url": "https://hooks.example/mine"}
+
+
+def _library(folder: Path, subject: str = "Solar storms") -> Path:
+    """A library holding one document whose contract asks review: auto."""
+    doc = create_document(NewSpec(subject, "grid"), folder).path
+    assert doc is not None
+    assert main(["contract", str(doc), "--set", "review", "auto"]) == 0
+    return doc
+
+
+def _confirmed(tmp_path: Path) -> Path:
+    """The user's own library, its alerts and review: auto confirmed."""
+    mine = tmp_path / "mine"
+    _library(mine)
+    write_alerts(mine, HOOK)
+    assert review_auto_problem(mine / "solar-storms.o-o.html") is None
+    return mine
+
+
+def test_a_linked_oo_borrows_nothing_of_the_record_it_points_at(tmp_path: Path) -> None:
+    _confirmed(tmp_path)
+    evil = tmp_path / "evil"
+    doc = _library(evil)
+    (evil / ".oo").symlink_to("../mine/.oo")
+    problem = review_auto_problem(doc)
+    assert problem is not None and "is a symbolic link" in problem  # T1
+    with pytest.raises(ValidationError, match="symbolic link"):  # T4: its alerts not sent
+        load_config(evil)
+
+
+def test_trust_refuses_a_linked_oo_and_leaves_the_record_it_points_at(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mine = _confirmed(tmp_path)
+    before = (mine / ".oo" / "alerts.trusted").read_bytes()
+    evil = tmp_path / "evil"
+    _library(evil, "Tides")
+    (evil / ".oo").symlink_to("../mine/.oo")
+    assert main(["alerts", str(evil), "--trust"]) != 0  # T5
+    assert "symbolic link" in capsys.readouterr().err
+    assert (mine / ".oo" / "alerts.trusted").read_bytes() == before
+    assert review_auto_problem(mine / "solar-storms.o-o.html") is None
+
+
+def test_a_record_linked_inside_a_real_oo_is_not_read(tmp_path: Path) -> None:
+    mine = _confirmed(tmp_path)
+    evil = tmp_path / "evil"
+    doc = _library(evil)
+    (evil / ".oo").mkdir()
+    (evil / ".oo" / "alerts.trusted").symlink_to(mine / ".oo" / "alerts.trusted")
+    problem = review_auto_problem(doc)
+    assert problem is not None and "symbolic link" in problem
+
+
+def test_a_record_copied_to_another_folder_confirms_nothing_there(tmp_path: Path) -> None:
+    mine = _confirmed(tmp_path)
+    other = tmp_path / "other"
+    doc = _library(other)
+    shutil.copytree(mine / ".oo", other / ".oo")  # T2: to reuse the channels
+    problem = review_auto_problem(doc)
+    assert problem is not None and "sealed for" in problem and str(mine.resolve()) in problem
+    with pytest.raises(ValidationError, match="sealed for"):
+        load_config(other)
+    assert load_config(mine) is not None  # the original still holds
+
+
+def test_a_document_renamed_onto_a_confirmed_name_is_not_confirmed(tmp_path: Path) -> None:
+    mine = _confirmed(tmp_path)
+    pulled = _library(tmp_path / "incoming", "Solar storms")
+    assert main(["contract", str(pulled), "--set", "budget", "50"]) == 0
+    target = mine / "solar-storms.o-o.html"
+    pulled.replace(target)  # T3: a pull renames it onto the confirmed name
+    problem = review_auto_problem(target)
+    assert problem is not None and "asked after you last confirmed" in problem
+    assert main(["alerts", str(mine), "--trust"]) == 0  # the user confirms it as it is now
+    assert review_auto_problem(target) is None
+
+
+def test_init_refuses_a_linked_oo_and_writes_nothing_through_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mine = tmp_path / "mine"
+    (mine / ".oo").mkdir(parents=True)
+    evil = tmp_path / "evil"
+    evil.mkdir()
+    (evil / ".oo").symlink_to("../mine/.oo")
+    assert main(["alerts", str(evil), "--init"]) != 0
+    assert "symbolic link" in capsys.readouterr().err
+    assert list((mine / ".oo").iterdir()) == []
