@@ -234,9 +234,10 @@ def _walk(reading: Reading, children: list[Node], refs: Node | None) -> None:
             if kind != "element" or node.name in NEVER_OPENED:
                 continue  # (text, and the tags a browser opens nothing for)
             own = node.attr("data-pid") if node.attrs else None
-            pid, pending = bound_pid(own, pending), []
-            if own and pid == own:  # (one the page does not write from a comment)
-                pids.append(own)
+            pid = bound_pid(own, pending)
+            if own and pid is not None and pid != (pending[0] if pending else None):
+                pids.append(pid)  # (one the page does not write from a comment)
+            pending = []
             if pid is not None and pid not in pid_nodes:
                 pid_nodes[pid] = node
             name = node.name
