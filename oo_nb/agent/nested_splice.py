@@ -322,11 +322,13 @@ def _restore_svgs(text: str, old_body: str, old: Node) -> str:
     return text
 
 
-def wrapper_rewritten(rewritten: list[Node]) -> str | None:
+def wrapper_rewritten(source: str, rewritten: list[Node]) -> str | None:
     """The first element the block-by-block splice would rewrite that the article cannot hold
-    as written, in the old blocks it rewrites: a wrapper of blocks the sanitiser removes, alone
-    (``<details>``, ``<aside>``) or with what it holds (a ``<form>``). Blocks that splice keeps
-    as written (a script, an SVG) are none of them."""
+    as written, in the old blocks it rewrites (their text in ``source``): a wrapper of blocks
+    the sanitiser removes, alone (``<details>``, ``<aside>``) or with what it holds (a
+    ``<form>``), or one it keeps whose start or end tag is more than its bare name (a
+    ``<div style=... class=...>`` would lose its attributes: ``_bare_tags``). Blocks that
+    splice keeps as written (a script, an SVG) are none of them."""
     for block in rewritten:
         if block.name in KEPT_AS_WRITTEN:
             continue
@@ -334,9 +336,18 @@ def wrapper_rewritten(rewritten: list[Node]) -> str | None:
             continue  # (a block of its own: the proposal rewrites or removes it as a whole)
         wrappers = holders(block) | {id(block)}
         for node in block.iter():
-            if id(node) in wrappers and node.name not in ALLOWED_TAGS:
+            if id(node) in wrappers and (
+                node.name not in ALLOWED_TAGS or not _bare_tags(source, node)
+            ):
                 return node.name
     return None
+
+
+def _bare_tags(source: str, node: Node) -> bool:
+    """Whether ``node``'s tags are written as the sanitiser writes them back: ``<name>`` and
+    ``</name>`` (or none), so a rewrite keeps their bytes."""
+    end = source[node.close_start : node.end]
+    return source[node.start : node.open_end] == f"<{node.name}>" and end in ("", f"</{node.name}>")
 
 
 def _holds_block(node: Node) -> bool:

@@ -62,7 +62,8 @@ def splice_body(
     kept = _matches(old, new)
     matched = set(kept.values())
     rewritten = [b.node for i, b in enumerate(old) if i not in matched]
-    if (element := wrapper_rewritten([n for n in rewritten if n.kind == "element"])) is not None:
+    elements = [n for n in rewritten if n.kind == "element"]
+    if (element := wrapper_rewritten(old_body, elements)) is not None:
         raise SpliceRefused(element)
     for pid in (old[i].pid for i in kept.values()):
         if pid:
