@@ -437,8 +437,8 @@ class _Builder:
 def _refused(index: int, section: str, element: str) -> str:
     return (
         f"sections[{index}] ({section}): the edit changes what is inside <{element}>, which an "
-        "update cannot write as it stands (the sanitiser removes it): not applied, the section "
-        "is kept as it is"
+        "update cannot write as it stands (the sanitiser removes it, or its attributes): not "
+        "applied, the section is kept as it is"
     )
 
 

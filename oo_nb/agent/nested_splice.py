@@ -27,7 +27,7 @@ from oo_nb.agent.block_shape import (
     shape,
 )
 from oo_nb.agent.sections import UNSEEN_TAGS, PidKeeper
-from oo_nb.format.article_model import Node, read_model
+from oo_nb.format.article_model import LEAF_BLOCKS, Node, read_model, wrappers_of
 from oo_nb.format.sanitize import ALLOWED_TAGS, DROPPED_WITH_CONTENT
 from oo_nb.format.vocab import PID, bound_pid, comment_pid
 
@@ -41,11 +41,6 @@ __all__ = [
     "wrapper_rewritten",
 ]
 
-# The elements the article model names as blocks (issue 26): the smallest one is the unit an
-# edit replaces.
-LEAF_BLOCKS = frozenset(
-    ("p", "h3", "h4", "h5", "h6", "ul", "ol", "dl", "table", "figure", "blockquote", "pre")
-)
 # What an update cannot write: the agent is never shown it, or the sanitiser removes it with
 # everything inside (a <form>, an <svg> with a paragraph in its foreignObject)
 UNWRITABLE = DROPPED_WITH_CONTENT | UNSEEN_TAGS
@@ -90,27 +85,11 @@ class _Part:
 def holders(root: Node) -> set[int]:
     """The ids of the elements under ``root`` that hold a block (``LEAF_BLOCKS``), or an
     unwritable element outside any block: they are wrappers, not blocks."""
-    out: set[int] = set()
-    for node in root.iter():
-        if node.kind != "element" or node is root:
-            continue
-        if node.name in LEAF_BLOCKS or node.name in UNWRITABLE:
-            up = node.parent
-            if node.name not in LEAF_BLOCKS and _in_block(node, root):
-                continue  # (an <svg> in a paragraph is part of that paragraph)
-            while up is not None and up is not root and id(up) not in out:
-                out.add(id(up))
-                up = up.parent
-    return out
-
-
-def _in_block(node: Node, root: Node) -> bool:
-    up = node.parent
-    while up is not None and up is not root:
-        if up.name in LEAF_BLOCKS:
-            return True
-        up = up.parent
-    return False
+    found = LEAF_BLOCKS | UNWRITABLE
+    return wrappers_of(
+        (n for n in root.iter() if n.kind == "element" and n is not root and n.name in found),
+        root,
+    )
 
 
 def _parts(root: Node) -> list[_Part]:
@@ -343,11 +322,13 @@ def _restore_svgs(text: str, old_body: str, old: Node) -> str:
     return text
 
 
-def wrapper_rewritten(rewritten: list[Node]) -> str | None:
+def wrapper_rewritten(source: str, rewritten: list[Node]) -> str | None:
     """The first element the block-by-block splice would rewrite that the article cannot hold
-    as written, in the old blocks it rewrites: a wrapper of blocks the sanitiser removes, alone
-    (``<details>``, ``<aside>``) or with what it holds (a ``<form>``). Blocks that splice keeps
-    as written (a script, an SVG) are none of them."""
+    as written, in the old blocks it rewrites (their text in ``source``): a wrapper of blocks
+    the sanitiser removes, alone (``<details>``, ``<aside>``) or with what it holds (a
+    ``<form>``), or one it keeps whose start or end tag is more than its bare name (a
+    ``<div style=... class=...>`` would lose its attributes: ``_bare_tags``). Blocks that
+    splice keeps as written (a script, an SVG) are none of them."""
     for block in rewritten:
         if block.name in KEPT_AS_WRITTEN:
             continue
@@ -355,9 +336,18 @@ def wrapper_rewritten(rewritten: list[Node]) -> str | None:
             continue  # (a block of its own: the proposal rewrites or removes it as a whole)
         wrappers = holders(block) | {id(block)}
         for node in block.iter():
-            if id(node) in wrappers and node.name not in ALLOWED_TAGS:
+            if id(node) in wrappers and (
+                node.name not in ALLOWED_TAGS or not _bare_tags(source, node)
+            ):
                 return node.name
     return None
+
+
+def _bare_tags(source: str, node: Node) -> bool:
+    """Whether ``node``'s tags are written as the sanitiser writes them back: ``<name>`` and
+    ``</name>`` (or none), so a rewrite keeps their bytes."""
+    end = source[node.close_start : node.end]
+    return source[node.start : node.open_end] == f"<{node.name}>" and end in ("", f"</{node.name}>")
 
 
 def _holds_block(node: Node) -> bool:

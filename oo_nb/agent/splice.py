@@ -62,13 +62,17 @@ def splice_body(
     kept = _matches(old, new)
     matched = set(kept.values())
     rewritten = [b.node for i, b in enumerate(old) if i not in matched]
-    if (element := wrapper_rewritten([n for n in rewritten if n.kind == "element"])) is not None:
+    elements = [n for n in rewritten if n.kind == "element"]
+    if (element := wrapper_rewritten(old_body, elements)) is not None:
         raise SpliceRefused(element)
     for pid in (old[i].pid for i in kept.values()):
         if pid:
             keeper.taken.add(pid)
             keeper.kept += 1
-    leads = {b.pid: old_body[b.lead_start : b.start] for b in old if b.pid}
+    # (a block's lead, when it writes its pid: not one whose pid is its data-pid attribute)
+    leads = {
+        b.pid: lead for b in old if b.pid and b.pid in (lead := old_body[b.lead_start : b.start])
+    }
     before, after = _unseen_places(old, new, kept)
     for i in (i for places in (before, after) for at in places.values() for i in at):
         if pid := old[i].pid:  # (kept where it was, so its pid is taken)

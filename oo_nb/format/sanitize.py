@@ -279,9 +279,25 @@ def _prepare(fragment: str, placeholder: str) -> str:
                 holder.tail, node.tail = node.tail, None
                 node.addprevious(holder)
             remove_keeping_tail(node)
-        elif isinstance(node.tag, str) and node.tag.lower() in ("h1", "h2"):
-            node.tag = "h3"
+        elif isinstance(node.tag, str):
+            _attribute_pid_as_comment(node, placeholder)
+            if node.tag.lower() in ("h1", "h2"):
+                node.tag = "h3"
     return _inner_html(root)
+
+
+def _attribute_pid_as_comment(node: etree._Element, placeholder: str) -> None:
+    """An element's ``data-pid="a:1"`` (the form the page script writes; ``vocab.bound_pid``
+    reads it as ``pid:a:1``) kept as the pid comment before it: the attribute itself is
+    removed with every ``data-*``, and the paragraph would lose its pid."""
+    from lxml import etree
+
+    own = node.get("data-pid")
+    if own is None or node.getparent() is None or not AGENT_PID.fullmatch(f"pid:{own}"):
+        return
+    holder = etree.Element(placeholder)
+    holder.set("data-pid", f"pid:{own}")
+    node.addprevious(holder)
 
 
 def remove_keeping_tail(node: etree._Element) -> None:

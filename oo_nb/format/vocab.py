@@ -168,11 +168,14 @@ def comment_pid(text: str) -> str | None:
 def bound_pid(data_pid: str | None, comment_pids: list[str]) -> str | None:
     """The pid the page's bindPids gives an element: its own ``data-pid`` (never overridden),
     else the FIRST pid comment since the element before it (a later one finds the attribute
-    set). ``comment_pids``: those comments' pids, in order."""
+    set). ``comment_pids``: those comments' pids, in order.
+
+    The pid is in the comment's form, ``pid:SECTION:ID``, from either (the page writes a
+    comment's ``pid:a:1`` as ``data-pid="a:1"``), so check, the scan and the edit read one."""
     first = comment_pids[0] if comment_pids else None
     if data_pid is None or (first is not None and first.removeprefix("pid:") == data_pid):
-        return first  # (the attribute that comment gives: the pid in the comment's form)
-    return data_pid or None  # (an empty one: the page sets none over it, nor a comment)
+        return first
+    return f"pid:{data_pid}" if data_pid else None  # (an empty one: the page sets none over it)
 
 
 def is_source_id(text: str) -> bool:

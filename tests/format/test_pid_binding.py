@@ -19,7 +19,7 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "pids"
     ("name", "pid"),
     [
         ("two-comments", "pid:one:00000001"),  # the first comment, as the page binds it
-        ("comment-and-attr", "one:00000009"),  # the element's own data-pid
+        ("comment-and-attr", "pid:one:00000009"),  # the element's own data-pid, as a pid
         ("feff", "pid:one:00000001"),  # U+FEFF trimmed as JavaScript trims
         ("x1c", None),  # U+001C before "pid:": no pid comment for the page
     ],
@@ -35,6 +35,6 @@ def test_one_rule_binds_a_pid() -> None:
     assert comment_pid(" pid:a:00000001\ufeff") == "pid:a:00000001"
     assert comment_pid("\x1cpid:a:00000001") is None
     assert bound_pid(None, ["pid:a:1", "pid:a:2"]) == "pid:a:1"
-    assert bound_pid("a:9", ["pid:a:1"]) == "a:9"
+    assert bound_pid("a:9", ["pid:a:1"]) == "pid:a:9"
     assert bound_pid("a:1", ["pid:a:1"]) == "pid:a:1"  # the attribute that comment gives
     assert bound_pid("", ["pid:a:1"]) is None
