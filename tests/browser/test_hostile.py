@@ -25,6 +25,8 @@ from typing import Any
 import pytest
 
 from oo_nb.format.document import Document
+from oo_nb.format.vocab import UNSAFE_CHARS
+from oo_nb.store import store
 from tests.browser.conftest import Probe
 from tests.browser.pages import agent_update, new_document, oo
 from tests.support.payloads import BEACON_HOST, CANARY, PAYLOADS, Payload, payload, shell_findings
@@ -113,12 +115,32 @@ def build_library(folder: Path, text: str, context: str = "text") -> Path:
         f"--tone={text}",
         f"--sentinel={text}",
     )
-    oo("contract", str(path), "--add", "intent", text)
-    oo("contract", str(path), "--add", "section", text)
-    oo("contract", str(path), "--set", "subject", text)
+    if UNSAFE_CHARS.search(text) is None:
+        oo("contract", str(path), "--add", "intent", text)
+        oo("contract", str(path), "--add", "section", text)
+        oo("contract", str(path), "--set", "subject", text)
+    else:  # the editor refuses it: planted as a library from elsewhere would carry it
+        _plant_in_contract(path, text)
     agent_update(path, _rewrite(text, context))
     oo("index", str(folder))
     return path
+
+
+def _plant_in_contract(path: Path, text: str) -> None:
+    """``text`` in the intents, required sections and subject, written into the contract block
+    directly, after ``oo contract`` refused it naming the field (control, bidi or separator
+    characters: what the editor never writes and a document from elsewhere may hold)."""
+    with pytest.raises(AssertionError, match="intent"):
+        oo("contract", str(path), "--add", "intent", text)
+    base = path.read_bytes()
+
+    def plant(contract: dict[str, Any]) -> None:
+        contract["research"]["intents"].append(text)
+        contract["research"]["required_sections"].append(text)
+        contract["identity"]["subject"] = text
+
+    doc = Document.parse(base, path=path).edit_block("oo-contract", plant)
+    store.write_document(doc, expected=base, action="contract")
 
 
 @pytest.fixture(scope="module")
