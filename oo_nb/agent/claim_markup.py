@@ -4,9 +4,11 @@ what the words say to a reader, read from the article model (``format/article_mo
 The same words and citations struck out (``<del>``, ``<s>``: shown retracted), marked inserted,
 made a quotation (``<q>``, inside a ``<blockquote>``: someone else's words, not the document's
 claim), raised or lowered (``10<sup>3</sup>`` reads a thousand, ``10<sub>3</sub>`` an index), or
-shown right to left (a ``dir`` attribute reorders what is shown) are another claim: a change of
-that markup around words an update kept is held (``markup_changes``). Emphasis, code, small print
-and the like change how text looks, not what it says.
+shown right to left (a ``dir`` attribute reorders what is shown), or given a class (the page's
+style sheet may hide it or strike it out), or a ranked list numbered otherwise (an ``<ol>``'s
+``start``, ``reversed``) are another claim: a change of that markup around words
+an update kept is held (``markup_changes``). Emphasis, code, small print and the like change how
+text looks, not what it says.
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ __all__ = ["MEANING_TAGS", "markup_changes", "read_in"]
 # them in it) that change what the text inside them says; ``strike`` is dropped by the sanitiser
 # but is read here too, should an article hold one.
 MEANING_TAGS = frozenset({"blockquote", "del", "ins", "q", "s", "strike", "sub", "sup"})
-_DIRECTION = "dir"  # the one allowed attribute that changes how text reads (on any element)
+_DIRECTION = "dir"  # the allowed attribute that changes how text reads on any element
+_NUMBERING = ("start", "reversed")  # an <ol>'s: the numbers a ranking shows its items with
 
 
 def read_in(node: Node, holder: Node | None = None) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
@@ -77,6 +80,13 @@ def _marks_of(element: Node) -> tuple[str, ...]:
     direction = element.attr(_DIRECTION)
     if direction is not None:
         marks += (f"dir={''.join(direction.split()).casefold()}",)
+    # a class the page's style sheet gives a rule may hide the words or strike them out
+    # (``.contract-panel`` is ``display: none``): any class put on or taken off counts
+    marks += tuple(f"class={name}" for name in (element.attr("class") or "").split())
+    if element.name == "ol":
+        marks += tuple(
+            f"{name}={element.attr(name)}" for name in _NUMBERING if element.attr(name) is not None
+        )
     return marks
 
 

@@ -125,6 +125,8 @@ def test_a_cited_claim_struck_out_or_made_a_quotation_is_held() -> None:
         "sup": (replaced("three to four units", "three to four <sup>units</sup>"), CLAIM),
         "ins": (replaced(S2, f"<ins>{S2}</ins>"), CLAIM),
         "dir=rtl": (replaced(S2, f'<span dir="rtl">{S2}</span>'), CLAIM),
+        # (the page's style sheet hides .contract-panel: a class may hide the claim)
+        "class=contract-panel": (replaced(S2, f'<span class="contract-panel">{S2}</span>'), CLAIM),
     }
     for name, (edit, claim) in cases.items():
         assert auto_reasons(edit, seen=()) == [MARKUP + f"{claim} ({name})"], name
@@ -143,6 +145,26 @@ def test_a_cited_claim_struck_out_or_made_a_quotation_is_held() -> None:
     assert auto_reasons(
         replaced(f"<p><del>{P}</del></p>", f"<p>{P}</p>"), seen=(), base=[struck]
     ) == [MARKUP + f"{RECENT} (del)"]
+
+
+def test_a_ranked_list_numbered_otherwise_is_held() -> None:
+    # (Claude Code's copy keeps a kept block's own tag: read as an update that rewrote it)
+    from oo_nb.agent.claims import article_reasons
+    from oo_nb.format.document import Document
+    from tests.support.copy_edits import DOC
+
+    doc = Document.read(DOC)
+    ranked = doc.with_article(
+        doc.article_html.replace(
+            '</p>\n\n<h2 id="key-details">',
+            '</p>\n<ol><li>Germany [s2]</li><li>France [s2]</li></ol>\n\n<h2 id="key-details">',
+            1,
+        )
+    )
+    reversed_ = ranked.with_article(ranked.article_html.replace("<ol>", "<ol reversed>", 1))
+    assert article_reasons(ranked, ranked, (), ()) == []
+    [reason] = article_reasons(ranked, reversed_, (), ())
+    assert reason.startswith(MARKUP) and reason.endswith("(reversed=)"), reason
 
 
 def test_markup_kept_around_an_edited_claim_or_only_emphasis_is_no_markup_change() -> None:
