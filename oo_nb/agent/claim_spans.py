@@ -123,34 +123,49 @@ def regrouped(
     two merged; the text is cut at other paragraph boundaries, never reordered, so no word or
     citation changes place). A new claim may not start with a citation (a cut between words
     and the citation closing them leaves those words unsourced). Returns their indices in
-    ``old`` and in ``new``. Runs are matched from the start of both lists; where the heads fit
-    neither way (an edit), both are passed over."""
+    ``old`` and in ``new``. Each old claim, in order, is tried as the start of a run against
+    each new claim not yet taken (a new paragraph or an edit elsewhere in the section is passed
+    over)."""
     out_old: set[int] = set()
     out_new: set[int] = set()
-    i = k = 0
-    while i < len(old) and k < len(new):
-        o, n = i + 1, k + 1
-        have, want = tuple(old[i]), tuple(new[k])
-        while have != want:
-            if have[: len(want)] == want and n < len(new):
-                want += tuple(new[n])
-                n += 1
-            elif want[: len(have)] == have and o < len(old):
-                have += tuple(old[o])
-                o += 1
-            else:
+    for i in range(len(old)):
+        if i in out_old or not old[i]:
+            continue
+        for k in range(len(new)):
+            if k in out_new or not new[k] or new[k][0] != old[i][0]:
+                continue
+            run = _run(old, new, i, k, out_old, out_new)
+            if run is not None:
+                out_old.update(run[0])
+                out_new.update(run[1])
                 break
-        if (
-            have == want
-            and o - i + n - k > 2
-            and not any(_starts_cited(new[j]) for j in range(k, n))
-        ):
-            out_old.update(range(i, o))
-            out_new.update(range(k, n))
-            i, k = o, n
-        else:
-            i, k = i + 1, k + 1
     return out_old, out_new
+
+
+def _run(
+    old: Sequence[Sequence[Hashable]],
+    new: Sequence[Sequence[Hashable]],
+    i: int,
+    k: int,
+    taken_old: set[int],
+    taken_new: set[int],
+) -> tuple[range, range] | None:
+    """The run of old claims from ``i`` and of new ones from ``k`` (none already taken) that read
+    as the same sequence, more than one claim in all; None when there is none."""
+    o, n = i + 1, k + 1
+    have, want = tuple(old[i]), tuple(new[k])
+    while have != want:
+        if have[: len(want)] == want and n < len(new) and n not in taken_new:
+            want += tuple(new[n])
+            n += 1
+        elif want[: len(have)] == have and o < len(old) and o not in taken_old:
+            have += tuple(old[o])
+            o += 1
+        else:
+            return None
+    if o - i + n - k <= 2 or any(_starts_cited(new[j]) for j in range(k, n)):
+        return None
+    return range(i, o), range(k, n)
 
 
 def _starts_cited(tokens: Sequence[Hashable]) -> bool:

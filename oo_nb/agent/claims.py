@@ -291,14 +291,18 @@ def _without_regrouped(
     (``claim_spans.regrouped``: a paragraph split in two, two merged, their tokens and what each
     reads in the same sequence), and the ids of the old claims so regrouped. A claim paired with
     one regrouped becomes new (its partner's words went elsewhere)."""
-    same = {id(b) for b, a in pairs if b.reading == a.reading} | {
+    same: set[int] = {id(b) for b, a in pairs if b.reading == a.reading} | {
         id(a) for b, a in pairs if b.reading == a.reading
     }
     out_old: set[int] = set()
     out_new: set[int] = set()
     for section in dict.fromkeys(c.section for c in new):
-        was = [c for c in old if c.section == section and id(c) not in same]
-        now = [c for c in new if c.section == section and id(c) not in same]
+        # (the unchanged claims stay in: a run is adjacent in the document, not only among the
+        # changed ones; one kept between two halves of a split reorders the text)
+        was = [c for c in old if c.section == section]
+        now = [c for c in new if c.section == section]
+        if all(id(c) in same for c in (*was, *now)):
+            continue
         gone, came = regrouped([c.reading for c in was], [c.reading for c in now])
         out_old |= {id(was[i]) for i in gone}
         out_new |= {id(now[j]) for j in came}

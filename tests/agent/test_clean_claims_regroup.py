@@ -190,3 +190,28 @@ def test_markup_kept_around_an_edited_claim_or_only_emphasis_is_no_markup_change
 
 def test_meaning_markup_is_markup_the_sanitiser_keeps() -> None:
     assert MEANING_TAGS - {"strike"} <= ALLOWED_TAGS
+
+
+KD_2 = "key-details:d3374542"
+MERGED_AT = f"changed their subsidy schemes [s2].</p>\n<!-- pid:{KD_2} -->\n<p>"
+INTRO_START = "<p>This document follows heat pumps"
+
+
+def test_a_merge_beside_a_new_paragraph_is_still_a_merge() -> None:
+    merged = replaced(MERGED_AT, "changed their subsidy schemes [s2]. ")
+    sales = replaced(
+        '<h2 id="key-details">Key Details</h2>\n',
+        '<h2 id="key-details">Key Details</h2>\n'
+        "<p>Sales fell by a fifth in 2026, the association said [s6].</p>\n",
+    )
+    assert auto_reasons(with_new_source, merged, sales) == []
+
+
+def test_a_paragraph_moved_between_the_halves_of_a_split_is_held() -> None:
+    def inside(text: str) -> str:
+        start = text.index(INTRO_START)
+        intro = text[start : text.index("</p>", start) + 4]
+        text = text.replace(intro, "", 1)
+        return text.replace(" That efficiency", f"</p>\n{intro}\n<p>That efficiency", 1)
+
+    assert auto_reasons(inside, seen=())
