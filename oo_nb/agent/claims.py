@@ -27,10 +27,14 @@ What a careful reviewer would not let through unattended, one sentence each:
   not cite before of which this run read no page (a claim re-pointed). (An edited paragraph
   that cited nothing before may cite nothing after while it keeps half its words: o-o's
   summaries, a sentinel's status, are written so and revised by every update.)
+- a kept claim whose words read in other markup (``claim_markup``): struck out, marked inserted,
+  made a quotation (``<q>``, in a ``<blockquote>``), raised or lowered, shown right to left;
 - a section the contract requires whose heading text changed ("Key Details" shown as "Buy Now").
 
-Claims that only regroup sentences (a paragraph split at a sentence, two merged, each sentence
-keeping its words and citations: ``claim_spans.regrouped``) are taken out of the comparison. A
+A span of words kept whose closing citations changed is a changed claim (citations traded
+between two sentences of one paragraph keep its set of sources: ``claim_spans.unread_grounds``).
+Claims that only regroup text (a paragraph split in two, two merged, the words, citations and
+markup read in the same order: ``claim_spans.regrouped``) are taken out of the comparison. A
 copy edit of a cited claim's words is not: one word can negate a claim.
 """
 
@@ -41,10 +45,11 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from functools import cached_property
 
-from oo_nb.agent.claim_spans import TOKEN, marked_tokens, regrouped, unread_grounds
+from oo_nb.agent.claim_markup import markup_changes, read_in
+from oo_nb.agent.claim_spans import TOKEN, regrouped, unread_grounds
 from oo_nb.agent.sections import is_required
 from oo_nb.errors import OOError
-from oo_nb.format.article import cited_in, loose_text, plain_text, read_article
+from oo_nb.format.article import cited_in, loose_text, read_article
 from oo_nb.format.article_model import Model, Node
 from oo_nb.format.document import Document
 from oo_nb.format.vocab import CITATION_WITH_SPACE, truncate, url_key
@@ -73,6 +78,12 @@ class Claim:
     marked: tuple[
         str, ...
     ] = ()  # its words and marks with each citation in place (``claim_spans``)
+    reads_in: tuple[str, ...] = ()  # the meaning markup around each of those (``claim_markup``)
+
+    @property
+    def reading(self) -> tuple[tuple[str, str], ...]:
+        """Each token with what it reads in: the same for text only cut at other places."""
+        return tuple(zip(self.marked, self.reads_in, strict=True))
 
     @property
     def size(self) -> int:
@@ -98,23 +109,26 @@ def read_claims(doc: Document) -> list[Claim]:
     refs = _references_section(reading.model)
     model = reading.model
     pid_of = {id(node): pid for pid, node in reading.pid_nodes.items()}
-    # (pid, section, node, the text it shows, the element showing it)
-    held = [(p, s, node, node.visible_text, node.name) for p, s, node in reading.blocks]
+    # (pid, section, node, the element it is in when a text node, the element showing it)
+    held: list[tuple[str | None, str, Node, Node | None, str]] = [
+        (p, s, node, None, node.name) for p, s, node in reading.blocks
+    ]
     held += [
-        (pid_of.get(id(h)), _section_at(model, h.start), h, plain_text(h), h.name)
+        (pid_of.get(id(h)), _section_at(model, h.start), h, None, h.name)
         for h in reading.headings
         if h.name in _SUBHEADINGS
     ]
     held += [
-        (None, _section_at(model, t.start), t, t.data, "text" if up is model.root else up.name)
+        (None, _section_at(model, t.start), t, up, "text" if up is model.root else up.name)
         for up, t in loose_text(reading)
     ]
     held.sort(key=lambda one: one[2].start)
     out: list[Claim] = []
-    for pid, section, node, shown, tag in held:
+    for pid, section, node, holder, tag in held:
         if section == refs or "stub-notice" in (node.attr("class") or "").split():
             continue  # the sources' own list (written from the cache), a stub's placeholder
         ids = cited_in(reading, node)
+        shown, marked, reads_in = read_in(node, holder)
         text = " ".join(CITATION_WITH_SPACE.sub("", shown).split())
         images = _attrs(node, "img", "src")
         if not text and not ids and not images:
@@ -122,8 +136,7 @@ def read_claims(doc: Document) -> list[Claim]:
         words = tuple(TOKEN.findall(text))
         links = _attrs(node, "a", "href") if images else ()
         cites = tuple(dict.fromkeys(ids))
-        marked = marked_tokens(shown)
-        out.append(Claim(pid, section, tag, text, words, cites, images, links, marked))
+        out.append(Claim(pid, section, tag, text, words, cites, images, links, marked, reads_in))
     return out
 
 
@@ -182,6 +195,16 @@ def article_reasons(
         reasons.append(
             "new or changed claim(s) resting on source(s) of which this run read no page: "
             + _listed(unseen)
+        )
+    remarked = [
+        f"{_named(a)} ({', '.join(names)})"
+        for b, a in pairs
+        if (names := markup_changes(b.marked, b.reads_in, a.marked, a.reads_in))
+    ]
+    if remarked:
+        reasons.append(
+            "markup changing how kept words read (struck out, inserted, quoted, raised or "
+            "lowered, their direction) put on or taken off: " + _listed(remarked)
         )
     renamed = _renamed_required(before, after, required)
     if renamed:
@@ -264,19 +287,23 @@ def _pair(old: list[Claim], new: list[Claim]) -> tuple[list[tuple[Claim, Claim]]
 def _without_regrouped(
     old: list[Claim], new: list[Claim], pairs: list[tuple[Claim, Claim]], added: list[Claim]
 ) -> tuple[list[tuple[Claim, Claim]], list[Claim], set[int]]:
-    """``pairs`` and ``added`` without the claims that only regroup sentences, section by
-    section (``claim_spans.regrouped``: a paragraph split at a sentence, two merged, each
-    sentence keeping its words and citations), and the ids of the old claims so regrouped. A
-    claim paired with one regrouped becomes new (its partner's words went elsewhere)."""
-    same = {id(b) for b, a in pairs if b.marked == a.marked} | {
-        id(a) for b, a in pairs if b.marked == a.marked
+    """``pairs`` and ``added`` without the claims that only regroup text, section by section
+    (``claim_spans.regrouped``: a paragraph split in two, two merged, their tokens and what each
+    reads in the same sequence), and the ids of the old claims so regrouped. A claim paired with
+    one regrouped becomes new (its partner's words went elsewhere)."""
+    same: set[int] = {id(b) for b, a in pairs if b.reading == a.reading} | {
+        id(a) for b, a in pairs if b.reading == a.reading
     }
     out_old: set[int] = set()
     out_new: set[int] = set()
     for section in dict.fromkeys(c.section for c in new):
-        was = [c for c in old if c.section == section and id(c) not in same]
-        now = [c for c in new if c.section == section and id(c) not in same]
-        gone, came = regrouped([c.marked for c in was], [c.marked for c in now])
+        # (the unchanged claims stay in: a run is adjacent in the document, not only among the
+        # changed ones; one kept between two halves of a split reorders the text)
+        was = [c for c in old if c.section == section]
+        now = [c for c in new if c.section == section]
+        if all(id(c) in same for c in (*was, *now)):
+            continue
+        gone, came = regrouped([c.reading for c in was], [c.reading for c in now])
         out_old |= {id(was[i]) for i in gone}
         out_new |= {id(now[j]) for j in came}
     if not out_old:

@@ -34,6 +34,7 @@ __all__ = [
     "LEAF_BLOCKS",
     "NEVER_OPENED",
     "NOT_LINKED_IN",
+    "UNSEEN",
     "Block",
     "Citation",
     "Link",
@@ -199,7 +200,7 @@ _BREAKOUT = frozenset(
 _SHALLOW = 32  # up to this many open elements a scope question walks the stack
 _START = operator.attrgetter("start")
 _SPACES = re.compile(r"\s+")
-_UNSEEN = frozenset(("script", "style", "template"))
+UNSEEN = frozenset(("script", "style", "template"))  # text in these is never shown
 # Text in these is never a citation: the page script links no "[sN]" inside them (document.js's
 # SKIP_TEXT_IN; a test holds the two lists equal). Only HTML elements: an SVG <a> is none.
 NOT_LINKED_IN = frozenset(
@@ -344,7 +345,7 @@ class Node:
             node = stack.pop()
             if node.kind == "text":
                 out.append(node.data)
-            elif node.kind == "element" and node.name not in _UNSEEN:
+            elif node.kind == "element" and node.name not in UNSEEN:
                 stack.extend(reversed(node.children))
         return "".join(out)
 

@@ -357,14 +357,21 @@ def test_a_split_or_merge_keeping_every_sentence_and_its_citations_is_written() 
     merged = replaced(MERGED_AT, "changed their subsidy schemes [s2]. ")
     assert auto_reasons(split, seen=()) == []
     assert auto_reasons(merged, seen=()) == []
-    # split, then the halves' order swapped: the same sentences still
+    # split mid-sentence: the text reads on in the same order, cut at another place
+    assert auto_reasons(replaced(" to cut gas use", "</p>\n<p>to cut gas use"), seen=()) == []
+
+
+def test_a_split_that_reorders_sentences_is_held() -> None:
+    """outside attack 3, R1: a split or a merge never reorders text; split, then the halves'
+    order swapped, is a rewrite (sentences were compared as a multiset: written)."""
     swapped = replaced(
         "<p>A heat pump moves heat",
         "<p>That efficiency puts heat pumps at the centre of EU plans to cut gas use in buildings "
         "[s3].</p>\n<p>A heat pump moves heat",
     )
     cut = replaced(SPLIT_AT + " at the centre of EU plans to cut gas use in buildings [s3].", "")
-    assert auto_reasons(swapped, cut, seen=()) == []
+    reasons = auto_reasons(swapped, cut, seen=())
+    assert reasons[0] == f"citation(s) taken out of paragraph(s) kept: {OVERVIEW_2} (s1, s4)"
 
 
 def test_a_split_or_merge_that_changes_a_sentence_is_held() -> None:

@@ -56,9 +56,15 @@ def with_new_source(text: str) -> str:
     return doc.edit_block("oo-source-cache", add).text
 
 
-def built(*edits: Edit, seen: Iterable[str] = (NEW_URL,), hits: Iterable[str] = ()) -> Any:
+def built(
+    *edits: Edit,
+    seen: Iterable[str] = (NEW_URL,),
+    hits: Iterable[str] = (),
+    base: Iterable[Edit] = (),
+) -> Any:
     """The update result (``run.UpdateResult``) of a copy with ``edits`` made, in order;
-    ``seen``: the pages the run read (fetched); ``hits``: URLs its searches only listed."""
+    ``seen``: the pages the run read (fetched); ``hits``: URLs its searches only listed;
+    ``base``: edits made to the document before the run (the user's own version)."""
     from oo_nb.agent.backends.claude_code import proposal_from_copy
     from oo_nb.agent.candidate import build_candidate
     from oo_nb.agent.proposal import validate_proposal
@@ -66,6 +72,8 @@ def built(*edits: Edit, seen: Iterable[str] = (NEW_URL,), hits: Iterable[str] = 
     from oo_nb.agent.types import RunInfo
 
     original = Document.read(DOC)
+    for edit in base:
+        original = Document.parse(edit(original.text).encode())
     text = original.text
     for edit in edits:
         text = edit(text)
@@ -81,9 +89,12 @@ def built(*edits: Edit, seen: Iterable[str] = (NEW_URL,), hits: Iterable[str] = 
 
 
 def auto_reasons(
-    *edits: Edit, seen: Iterable[str] = (NEW_URL,), hits: Iterable[str] = ()
+    *edits: Edit,
+    seen: Iterable[str] = (NEW_URL,),
+    hits: Iterable[str] = (),
+    base: Iterable[Edit] = (),
 ) -> list[str]:
     """Why ``--auto`` would keep the copy's edits for review ([]: it would write them)."""
     from oo_nb.agent.clean import unclean_reasons
 
-    return unclean_reasons(built(*edits, seen=seen, hits=hits))
+    return unclean_reasons(built(*edits, seen=seen, hits=hits, base=base))
