@@ -107,8 +107,27 @@ RESERVED_IDS = frozenset(
         "references", "card-grid", "doc-count", "last-scan", "search-input", "theme-toggle",
     }
 )  # fmt: skip
-# Classes with a meaning for oo_nb or the page script; the model may not fake them.
-_RESERVED_CLASSES = frozenset({"stub-notice", "version-badge", "wrap"})
+# Classes the article's own content may carry (figure placement, a table's scroll box, an image's
+# credit line, a muted note): styled by the page for articles, no part of its chrome.
+ARTICLE_CLASSES = frozenset(
+    {"fig-center", "fig-full", "fig-left", "fig-right", "img-src", "note", "table-wrap"}
+)
+_CSS_CLASS = re.compile(r"\.([A-Za-z][A-Za-z0-9_-]*)")
+
+
+def _page_classes() -> frozenset[str]:
+    """Every class the page's own style sheets name (``format/template``): its chrome (the
+    contract panel, hidden until opened; the TOC; the badge), and the classes its script sets."""
+    from oo_nb.format.template import asset
+
+    sheets = ("base.css", "document.css", "index.css")
+    return frozenset(m.group(1) for name in sheets for m in _CSS_CLASS.finditer(asset(name)))
+
+
+# Classes with a meaning for oo_nb or the page (its style sheet hides ``contract-panel`` until
+# opened, and ``cite`` marks citation links): an agent's text may not fake them, or it could hide
+# a claim or pass for page chrome. ``stub-notice`` is oo_nb's own mark of a sentinel's stub.
+RESERVED_CLASSES = (_page_classes() | {"stub-notice"}) - ARTICLE_CLASSES
 
 _ID = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,79}$")
 # The page script gives reference items the ids "s3" / "ref-3" for citation links.
@@ -161,7 +180,7 @@ def _filter_classes(value: str) -> str | None:
         t
         for t in value.split()
         if _CLASS_TOKEN.match(t)
-        and t not in _RESERVED_CLASSES
+        and t not in RESERVED_CLASSES
         and not t.startswith(RESERVED_ID_PREFIXES)
     ]
     return " ".join(dict.fromkeys(tokens)) or None
