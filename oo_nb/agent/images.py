@@ -25,6 +25,7 @@ from oo_nb.errors import ValidationError
 from oo_nb.format.article_model import Model, Node, read_model
 from oo_nb.format.blocks import Contract, ImagePolicy, domain_of
 from oo_nb.format.model_edits import IMG_START, spliced
+from oo_nb.format.names import MAX_IMAGE_PIXELS, MAX_IMAGE_SIDE
 from oo_nb.format.sanitize import safe_http_url, sanitize_html, sanitize_text
 from oo_nb.format.vocab import listed_domain
 
@@ -45,8 +46,8 @@ __all__ = [
 ]
 
 MAX_DOWNLOAD_BYTES = 5 * 1024 * 1024
-MAX_PIXELS = 25_000_000  # 5000 x 5000 (100 MB as RGBA): far above a web image, far below a bomb
-MAX_SIDE = 20_000
+MAX_PIXELS = MAX_IMAGE_PIXELS  # (format.names: the review's thumbnails keep to it too)
+MAX_SIDE = MAX_IMAGE_SIDE
 MIN_SIDE = 48  # shrinking stops here: smaller than this is not worth showing
 _FORMATS = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WEBP": "image/webp"}
 _DATA_URI = re.compile(r"^data:(image/[a-z]+);base64,(.*)$", re.DOTALL)

@@ -32,6 +32,8 @@ __all__ = [
     "LEGACY_LOCK_SUFFIX",
     "LOCK_NAME",
     "MANIFEST_BLOCK",
+    "MAX_IMAGE_PIXELS",
+    "MAX_IMAGE_SIDE",
     "NEW_DEFAULTS_FILE",
     "PENDING_PROPOSAL",
     "RENDERING_BOUNDARY",
@@ -117,3 +119,7 @@ NEW_DEFAULTS_FILE: Final = ".oo-new-defaults.json"
 # (``store.scan_cache``). Other caches of the library live in the same folder.
 CACHE_DIR: Final = ".oo-cache"
 CACHE_FILE: Final = "library.sqlite"
+# The largest image any reader decodes (an agent's proposal, a review's thumbnail): far above a
+# web image, far below a decompression bomb. 5000 x 5000 is 100 MB as RGBA.
+MAX_IMAGE_PIXELS: Final = 25_000_000
+MAX_IMAGE_SIDE: Final = 20_000

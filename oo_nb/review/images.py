@@ -15,8 +15,7 @@ from functools import lru_cache
 
 from PIL import Image, UnidentifiedImageError
 
-from oo_nb.agent.images import MAX_PIXELS, MAX_SIDE
-from oo_nb.format.names import IMAGE_REF_PREFIX
+from oo_nb.format.names import IMAGE_REF_PREFIX, MAX_IMAGE_PIXELS, MAX_IMAGE_SIDE
 
 __all__ = ["REF_PREFIX", "ImageRef", "ImageTable"]
 
@@ -124,7 +123,11 @@ def _thumbnail(src: str) -> bytes | None:
             # the limit an image a proposal brings is held to: a larger one (a document's
             # 12000 px square) was decoded whole for a 160 px thumbnail (+144 MB, 1.8 s, and
             # Pillow's warning printed in the notebook); its label says what it is
-            if width > MAX_SIDE or height > MAX_SIDE or width * height > MAX_PIXELS:
+            if (
+                width > MAX_IMAGE_SIDE
+                or height > MAX_IMAGE_SIDE
+                or width * height > MAX_IMAGE_PIXELS
+            ):
                 return None
             img.thumbnail((THUMB_PX, THUMB_PX))
             out = img.convert("RGBA" if "A" in img.getbands() or img.mode == "P" else "RGB")
