@@ -4,10 +4,9 @@ what the words say to a reader, read from the article model (``format/article_mo
 The same words and citations struck out (``<del>``, ``<s>``: shown retracted), marked inserted,
 made a quotation (``<q>``, inside a ``<blockquote>``: someone else's words, not the document's
 claim), raised or lowered (``10<sup>3</sup>`` reads a thousand, ``10<sub>3</sub>`` an index), or
-shown right to left (a ``dir`` attribute reorders what is shown), or given a class (the page's
-style sheet may hide it or strike it out), or a ranked list numbered otherwise (an ``<ol>``'s
-``start``, ``reversed``) are another claim: a change of that markup around words
-an update kept is held (``markup_changes``). Emphasis, code, small print and the like change how
+shown right to left (a ``dir`` attribute reorders what is shown), or a ranked list numbered
+otherwise (an ``<ol>``'s ``start``, ``reversed``) are another claim: a change of that markup
+around words an update kept is held (``markup_changes``). Emphasis, code, small print and the like change how
 text looks, not what it says.
 """
 
@@ -80,9 +79,9 @@ def _marks_of(element: Node) -> tuple[str, ...]:
     direction = element.attr(_DIRECTION)
     if direction is not None:
         marks += (f"dir={''.join(direction.split()).casefold()}",)
-    # a class the page's style sheet gives a rule may hide the words or strike them out
-    # (``.contract-panel`` is ``display: none``): any class put on or taken off counts
-    marks += tuple(f"class={name}" for name in (element.attr("class") or "").split())
+    # (no class: the sanitiser keeps none the page's style sheets give a rule, such as
+    # ``contract-panel``'s ``display: none``, and taking off the stub's ``stub-notice`` is what a
+    # first update does)
     if element.name == "ol":
         marks += tuple(
             f"{name}={element.attr(name)}" for name in _NUMBERING if element.attr(name) is not None

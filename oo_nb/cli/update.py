@@ -211,7 +211,10 @@ def _review(proposal: Proposal) -> UpdateOutcome:
     except (ConflictError, LockedError) as exc:
         # The research is paid for: the saved proposal stays, to be reviewed again.
         again = f"`oo review {shlex.quote(str(proposal.path))}`"
+        said = exc.message
         if isinstance(exc, ConflictError):  # the saved proposal is now older than the file
+            # (said in the command's words: the error's own advice is the Python API's)
+            said = "the document changed on disk since this proposal was made"
             again = (
                 again[:-1]
                 + " --force` (its diff is against the current file: where you accept, it undoes the other edit)"
@@ -219,7 +222,7 @@ def _review(proposal: Proposal) -> UpdateOutcome:
         return UpdateOutcome(
             proposal,
             1,
-            f"not written: {exc.message}; your decisions are not kept, the proposal is: review "
+            f"not written: {said}; your decisions are not kept, the proposal is: review "
             f"it again with {again}",
         )
     if proposal.written_to is None:  # everything rejected: no new version, no history entry

@@ -235,7 +235,10 @@ def test_review_flag_uses_the_terminal_review(
         original: Document, candidate: Document, run: dict[str, Any], **asked: Any
     ) -> Document | None:
         seen.update(run=run, original=original)
-        return candidate if seen.get("accept") else None
+        if not seen.get("accept"):
+            return None  # quit
+        asked["session"].accept_all()  # the answers are decisions on the session it is given
+        return candidate
 
     monkeypatch.setitem(
         sys.modules,
@@ -375,6 +378,7 @@ def test_review_flag_keeps_the_paid_proposal_when_the_file_changed(
         original: Document, candidate: Document, run: dict[str, Any], **asked: Any
     ) -> Document | None:
         path.write_bytes(edited)  # someone saves the file while the review is open
+        asked["session"].accept_all()
         return candidate
 
     monkeypatch.setitem(
@@ -422,6 +426,13 @@ def test_no_other_run_researches_during_a_terminal_review(
     assert load_pending(path) is not None
 
 
+def _rejecting_everything(
+    original: Document, candidate: Document, run: Any, **asked: Any
+) -> Document:
+    asked["session"].reject_all()  # every change answered "n"
+    return original
+
+
 def test_review_flag_with_everything_rejected_writes_no_version(
     api: MockAPI,
     tmp_path: Path,
@@ -431,7 +442,7 @@ def test_review_flag_with_everything_rejected_writes_no_version(
     monkeypatch.setitem(
         sys.modules,
         "oo_nb.review.terminal",
-        types.SimpleNamespace(review_in_terminal=lambda original, candidate, run, **_: original),
+        types.SimpleNamespace(review_in_terminal=_rejecting_everything),
     )
     path = copy_doc(tmp_path)
     base = path.read_bytes()
