@@ -136,7 +136,7 @@ def _check_article_edit(doc: Document, html: str, stats: FuzzStats, data: bytes)
         stats.problem(f"with_article: {type(exc).__name__} at {_where(exc)}: {str(exc)[:80]}", data)
         return
     expected = neutralise_terminator(html, doc.marker)
-    if doc.newline == "\r\n":
+    if doc.article_newline == "\r\n":  # (the article's own line ending: CRLF in an LF page too)
         expected = expected.replace("\r\n", "\n").replace("\n", "\r\n")
     span = doc.article_span
     try:
