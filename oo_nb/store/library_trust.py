@@ -74,12 +74,10 @@ def settings_dir_problem(root: Path) -> str | None:
     words naming it; None when it is a folder or there is none."""
     folder = root / SETTINGS_DIR
     if os.path.islink(folder):
-        kind = "a symbolic link"
-    elif os.path.lexists(folder) and not os.path.isdir(folder):
-        kind = "not a folder"
-    else:
-        return None
-    return f"{folder} is {kind}; {_NO_LINK}"
+        return f"{folder} is a symbolic link; {_NO_LINK}"
+    if os.path.lexists(folder) and not os.path.isdir(folder):
+        return f"{folder} is not a folder"
+    return None
 
 
 def refuse_settings_dir(root: Path) -> None:

@@ -152,3 +152,15 @@ def test_a_dangling_oo_is_named_by_update_all_alerts_and_the_review_auto_check(
     problem = review_auto_problem(doc)
     assert problem is not None and f"{lib / '.oo'} is a symbolic link" in problem
     assert "with a folder of its own, then `oo alerts" in problem
+
+
+def test_a_file_at_oo_is_named_not_a_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lib = tmp_path / "lib"
+    _library(lib)
+    (lib / ".oo").write_text("not settings")
+    assert main(["alerts", str(lib), "--init"]) != 0
+    err = capsys.readouterr().err
+    assert f"{lib / '.oo'} is not a folder: replace it with a folder of its own" in err
+    assert (lib / ".oo").read_text() == "not settings"
