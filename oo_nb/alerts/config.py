@@ -32,12 +32,12 @@ import os
 import ssl
 from dataclasses import dataclass, field
 from pathlib import Path
-from shlex import quote
 from typing import Any
 from urllib.parse import urlsplit
 
 from oo_nb.alerts.trust import trust_problem
 from oo_nb.errors import ValidationError
+from oo_nb.store.library_trust import refuse_settings_dir, trust_steps
 from oo_nb.store.private_file import PrivateFileError, read_private
 
 __all__ = [
@@ -115,9 +115,15 @@ _ENV_PREFIX = "OO_"  # the variables a channel may read its secret from
 
 
 def private_dir(root: Path) -> Path:
-    """``DIR/.oo``: the library's own settings and records (created 0700)."""
+    """``DIR/.oo``: the library's own settings and records (created 0700). Raises ``OOError``
+    naming it when it is a link (even to nothing) or not a folder: never made or used through
+    one."""
     folder = root / ".oo"
-    folder.mkdir(mode=0o700, exist_ok=True)
+    refuse_settings_dir(root)
+    try:
+        folder.mkdir(mode=0o700)
+    except FileExistsError:
+        refuse_settings_dir(root)  # (made meanwhile: checked again)
     return folder
 
 
@@ -150,6 +156,7 @@ def load_config(root: str | Path, *, require_trust: bool = True) -> AlertConfig 
         may read: the message names the file and the field.
     """
     path = config_path(root)
+    refuse_settings_dir(Path(root))  # a link's settings are another library's, or none
     if not path.is_file():
         return None
     data = path.read_bytes()
@@ -161,7 +168,7 @@ def load_config(root: str | Path, *, require_trust: bool = True) -> AlertConfig 
     if problem is not None:  # before any secret is read: they may name the user's variables
         raise UntrustedSettings(
             f"{problem}: alerts are not sent. Settings that came with a library could send your "
-            f"secrets to its author; read the file, then `oo alerts {quote(str(path.parent.parent))} --trust`",
+            f"secrets to its author; read the file, then {trust_steps(path.parent.parent)}",
             file=str(path),
         )
     if not isinstance(raw, dict):

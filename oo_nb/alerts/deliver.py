@@ -41,6 +41,7 @@ __all__ = [
     "Delivery",
     "alert_after_update",
     "deliver",
+    "ignored_line",
     "ignored_owed",
     "owed",
     "read_record",
@@ -69,6 +70,7 @@ class AlertReport:
     configured: bool = True
     planned: int = 0  # messages to send, summed over the channels
     interrupted: str = ""  # the signal that ended the sending ("SIGINT"), if one did
+    ignored: dict[str, int] = field(default_factory=dict)  # owed rows never sent, by why
 
     def lines(self) -> list[str]:
         if not self.configured:
@@ -81,6 +83,8 @@ class AlertReport:
             )
         ]
         out += [f"alert error: {e}" for e in self.errors]
+        if self.ignored:
+            out.append(ignored_line(self.ignored).strip())
         if self.interrupted:
             sent = sum(self.delivered.values())
             rest = "; the rest go with the next run" if sent < self.planned else ""
@@ -194,6 +198,16 @@ def ignored_owed(
         if d.event is None and d.unvouched:
             counts[d.unvouched] = counts.get(d.unvouched, 0) + 1
     return counts
+
+
+def ignored_line(ignored: dict[str, int]) -> str:
+    """One line (indented, as under ``--show``'s settings): the owed events of the record whose
+    text is never sent (``ignored_owed``), how many and why."""
+    why = "; ".join(f"{n} {reason}" for reason, n in sorted(ignored.items()))
+    return (
+        f"  ignored {sum(ignored.values())} owed event(s) of .oo/{SENT_FILE} not sealed by oo "
+        f"on this machine, never sent: {why}"
+    )
 
 
 def read_sent(root: str | Path) -> set[str]:
@@ -351,6 +365,7 @@ def deliver(
     due_keys = {e.key for todo in per_channel.values() for e in todo}
     new = [e for e in wanted if e.key in due_keys]
     report = AlertReport(new=new, already_sent=len(wanted) - len(new))
+    report.ignored = ignored_owed(events, record, config)  # said, as --show says it
     if not new:
         return report
     composed: dict[tuple[str, ...], list[Message]] = {}  # channels owed the same: one wording

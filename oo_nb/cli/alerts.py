@@ -20,9 +20,9 @@ from oo_nb.alerts.config import (
     url_host,
 )
 from oo_nb.alerts.deliver import (
-    SENT_FILE,
     AlertReport,
     deliver,
+    ignored_line,
     ignored_owed,
     read_record,
     test_alert,
@@ -215,17 +215,8 @@ def _show(folder: Path) -> TextResult:
     lines.append(f"{len(waiting)} event(s) not sent yet" + (":" if waiting else ""))
     lines += [f"  [{e.kind}] {e.title}{to}" for e, to in waiting]
     if ignored := ignored_owed(shown, record, config):
-        lines.append(_ignored_line(ignored))
+        lines.append(ignored_line(ignored))
     return TextResult("\n".join(lines), code, value=[e for e, _ in waiting])
-
-
-def _ignored_line(ignored: dict[str, int]) -> str:
-    """One line: the owed events of the record whose text is not sent, how many and why."""
-    why = "; ".join(f"{n} {reason}" for reason, n in sorted(ignored.items()))
-    return (
-        f"  ignored {sum(ignored.values())} owed event(s) of .oo/{SENT_FILE} not sealed by oo "
-        f"on this machine, never sent: {why}"
-    )
 
 
 def _report(report: AlertReport) -> TextResult:

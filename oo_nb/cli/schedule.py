@@ -22,6 +22,7 @@ from oo_nb.schedule import cron, systemd
 from oo_nb.schedule.env_file import ENV_FILE, env_file_defaults, read_env_file
 from oo_nb.schedule.job import Job, job_for, parse_cadence
 from oo_nb.store import clock
+from oo_nb.store.library_trust import trust_steps
 from oo_nb.store.seal import key_path
 
 __all__ = ["HELP", "add_arguments", "run", "seal_key_mismatch"]
@@ -148,8 +149,8 @@ def _env_of(folder: Path) -> Iterator[None]:
     if problem is not None:
         raise ValidationError(
             f"{problem}: not read, and nothing was run. A library from elsewhere could set its "
-            "own alert URL or API key here; read the file, then "
-            f"`oo alerts {quote(str(folder))} --trust` (or delete it)",
+            f"own alert URL or API key here; read the file, then {trust_steps(folder)} "
+            "(or delete it)",
             file=str(folder / ".oo" / ENV_FILE),
         )
     with env_file_defaults(folder, settings):  # the user's own environment wins

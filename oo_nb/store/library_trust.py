@@ -30,7 +30,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from oo_nb.errors import OOError
+from oo_nb.errors import OOError, ValidationError
 from oo_nb.format.blocks import Contract
 from oo_nb.format.document import Document
 from oo_nb.skin import trust_advice
@@ -44,11 +44,14 @@ __all__ = [
     "TRUST_FILE",
     "contract_digest",
     "library_identity",
+    "refuse_settings_dir",
     "review_auto_contracts",
     "review_auto_documents",
     "review_auto_problem",
     "settings_dir_fd",
+    "settings_dir_problem",
     "stored_trust",
+    "trust_steps",
 ]
 
 TRUST_FILE = "alerts.trusted"
@@ -58,6 +61,7 @@ LIBRARY_FIELD = "library"  # the library the record confirms (its resolved absol
 CONTRACTS_FIELD = "review_auto_contracts"  # each confirmed document: its contract's digest
 _MAX_TRUST_FILE = 64 * 1024
 _NO_LINK = "the settings folder is read and written only inside the library, never through a link"
+_REPLACE = "replace it with a folder of its own"  # what works: --trust refuses a linked .oo
 
 
 def library_identity(root: Path) -> str:
@@ -65,11 +69,37 @@ def library_identity(root: Path) -> str:
     return os.path.realpath(root)
 
 
+def settings_dir_problem(root: Path) -> str | None:
+    """Why ``root/.oo`` is never used (a symbolic link, even to nothing, or not a folder), in
+    words naming it; None when it is a folder or there is none."""
+    folder = root / SETTINGS_DIR
+    if os.path.islink(folder):
+        return f"{folder} is a symbolic link; {_NO_LINK}"
+    if os.path.lexists(folder) and not os.path.isdir(folder):
+        return f"{folder} is not a folder"
+    return None
+
+
+def refuse_settings_dir(root: Path) -> None:
+    """Raise ``ValidationError`` naming ``root/.oo`` and what works, when it is never used
+    (``settings_dir_problem``): before anything would be made or read through it."""
+    if problem := settings_dir_problem(root):
+        raise ValidationError(f"{problem}: {_REPLACE}")
+
+
+def trust_steps(root: Path) -> str:
+    """What confirms the library ``root``'s settings: its ``--trust`` command, after replacing
+    its ``.oo`` with a folder when that is a link (which ``--trust`` refuses)."""
+    command = f"`{trust_advice(root)}`"
+    if settings_dir_problem(root) is None:
+        return command
+    return f"replace {root / SETTINGS_DIR} with a folder of its own, then {command}"
+
+
 @contextmanager
 def settings_dir_fd(root: Path) -> Iterator[int]:
     """``root/.oo`` open as a folder, never through a link. Raises ``OOError`` naming a link or
     what is not a folder; ``FileNotFoundError`` when there is none."""
-    folder = root / SETTINGS_DIR
     top = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
         fd = os.open(
@@ -78,8 +108,8 @@ def settings_dir_fd(root: Path) -> Iterator[int]:
     except OSError as exc:
         if exc.errno not in (errno.ELOOP, errno.ENOTDIR):
             raise
-        kind = "a symbolic link" if os.path.islink(folder) else "not a folder"
-        raise OOError(f"{folder} is {kind}; {_NO_LINK}") from None
+        refuse_settings_dir(root)
+        raise ValidationError(f"{root / SETTINGS_DIR} is not a folder; {_REPLACE}") from None
     finally:
         os.close(top)
     try:
@@ -110,6 +140,8 @@ def _read_record(folder: Path) -> bytes:
 def stored_trust(folder: Path) -> dict[str, Any] | str:
     """The sealed record in ``folder`` (``.oo/``) for the library that holds it, or why there is
     none, in words for the user."""
+    if problem := settings_dir_problem(folder.parent):  # (the remedy: ``trust_steps``)
+        return f"not confirmed as yours ({problem})"
     try:
         stored = json.loads(_read_record(folder).decode("utf-8"))
     except FileNotFoundError:
@@ -183,8 +215,9 @@ def review_auto_problem(doc: Path) -> str | None:
     here = Path(os.path.abspath(doc))
     nearest: tuple[Path, str] | None = None  # the nearest record's folder, and why it says no
     for folder in (here.parent, *here.parent.parents):
-        if not os.path.lexists(folder / SETTINGS_DIR / TRUST_FILE):
-            continue
+        record = folder / SETTINGS_DIR / TRUST_FILE
+        if not os.path.lexists(record) and settings_dir_problem(folder) is None:
+            continue  # (a .oo linked to nothing is named: it is why nothing is confirmed)
         stored = stored_trust(folder / SETTINGS_DIR)
         name = here.relative_to(folder).as_posix()
         if isinstance(stored, dict) and _confirmed(stored, name, here):
@@ -195,5 +228,5 @@ def review_auto_problem(doc: Path) -> str | None:
     where, why = nearest or (here.parent, "not confirmed as yours")
     return (
         f'the contract\'s review: "auto" is not used, so nothing is written unattended: {why} '
-        f"(`{trust_advice(doc.parent if where == here.parent else where)}` confirms it)"
+        f"({trust_steps(doc.parent if where == here.parent else where)} confirms it)"
     )

@@ -91,13 +91,17 @@ def test_an_owed_row_this_machine_did_not_seal_is_never_sent(
         assert main(["alerts", str(lib), "--show"]) == 0
         out = capsys.readouterr().out
         assert "0 event(s) not sent yet" in out and PHISH not in out
-        ignored = [line for line in out.splitlines() if "ignored" in line]
-        assert ignored == [
-            "  ignored 1 owed event(s) of .oo/alerts-sent.jsonl not sealed by oo on this "
+        said = (
+            "ignored 1 owed event(s) of .oo/alerts-sent.jsonl not sealed by oo on this "
             f"machine, never sent: 1 {why}"
-        ]
+        )
+        assert [line for line in out.splitlines() if "ignored" in line] == [f"  {said}"]
         report = alert_after_update(lib)
         assert not report.new and not report.errors and not team.bodies
+        assert said in report.lines()  # what update-all prints of its alerts says it too
+        assert main(["alerts", str(lib)]) == 0
+        assert said in capsys.readouterr().out.splitlines()
+        assert not team.bodies
 
 
 def test_a_planted_row_beside_a_genuine_one_leaves_the_genuine_one_sent(

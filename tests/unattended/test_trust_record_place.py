@@ -1,7 +1,8 @@
 """The record of what the user confirmed (``.oo/alerts.trusted``) vouches only for the library it
 was sealed for and the documents as they were confirmed: not through a linked ``.oo`` (s36
 attack T1, T4, T5), not copied to another folder (T2), not for a document renamed onto a
-confirmed name (T3)."""
+confirmed name (T3); a ``.oo`` linked (even to nothing) is named, with what works: a folder of
+its own."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from oo_nb.alerts.config import load_config
+from oo_nb.alerts.config import load_config, private_dir
+from oo_nb.alerts.deliver import alert_after_update
 from oo_nb.cli.main import main
 from oo_nb.edit.new import NewSpec, create_document
 from oo_nb.errors import ValidationError
@@ -107,3 +109,58 @@ def test_init_refuses_a_linked_oo_and_writes_nothing_through_it(
     assert main(["alerts", str(evil), "--init"]) != 0
     assert "symbolic link" in capsys.readouterr().err
     assert list((mine / ".oo").iterdir()) == []
+
+
+def test_the_advice_for_a_linked_oo_is_to_replace_it_not_trust_which_refuses(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _confirmed(tmp_path)
+    evil = tmp_path / "evil"
+    doc = _library(evil)
+    (evil / ".oo").symlink_to("../mine/.oo")
+    problem = review_auto_problem(doc)
+    assert problem is not None
+    assert f"replace {evil / '.oo'} with a folder of its own, then `oo alerts" in problem
+    assert main(["alerts", str(evil), "--show"]) != 0
+    assert "replace it with a folder of its own" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("verb", ["--trust", "--init", "--show", "--test", None])
+def test_a_dangling_oo_is_named_in_one_line_by_every_alerts_verb(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], verb: str | None
+) -> None:
+    lib = tmp_path / "lib"
+    _library(lib)
+    (lib / ".oo").symlink_to(tmp_path / "nowhere")
+    assert main(["alerts", str(lib), *([verb] if verb else [])]) != 0
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    assert f"{lib / '.oo'} is a symbolic link" in err and "folder of its own" in err
+    assert not (tmp_path / "nowhere").exists()  # nothing made through it
+
+
+def test_a_dangling_oo_is_named_by_update_all_alerts_and_the_review_auto_check(
+    tmp_path: Path,
+) -> None:
+    lib = tmp_path / "lib"
+    doc = _library(lib)
+    (lib / ".oo").symlink_to(tmp_path / "nowhere")
+    with pytest.raises(ValidationError, match="symbolic link"):  # not mkdir's FileExistsError
+        private_dir(lib)
+    lines = alert_after_update(lib).lines()
+    assert any(f"{lib / '.oo'} is a symbolic link" in line for line in lines)
+    problem = review_auto_problem(doc)
+    assert problem is not None and f"{lib / '.oo'} is a symbolic link" in problem
+    assert "with a folder of its own, then `oo alerts" in problem
+
+
+def test_a_file_at_oo_is_named_not_a_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lib = tmp_path / "lib"
+    _library(lib)
+    (lib / ".oo").write_text("not settings")
+    assert main(["alerts", str(lib), "--init"]) != 0
+    err = capsys.readouterr().err
+    assert f"{lib / '.oo'} is not a folder: replace it with a folder of its own" in err
+    assert (lib / ".oo").read_text() == "not settings"
