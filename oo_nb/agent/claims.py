@@ -81,9 +81,11 @@ class Claim:
     reads_in: tuple[str, ...] = ()  # the meaning markup around each of those (``claim_markup``)
 
     @property
-    def reading(self) -> tuple[tuple[str, str], ...]:
-        """Each token with what it reads in: the same for text only cut at other places."""
-        return tuple(zip(self.marked, self.reads_in, strict=True))
+    def reading(self) -> tuple[tuple[str, str, str], ...]:
+        """Each token with what it reads in and the kind of block it is in: the same for text
+        only cut at other places (a paragraph's sentence made a heading or preformatted text
+        reads otherwise, and a heading's citation is linked by no page)."""
+        return tuple((t, m, self.tag) for t, m in zip(self.marked, self.reads_in, strict=True))
 
     @property
     def size(self) -> int:

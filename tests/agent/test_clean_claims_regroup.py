@@ -6,6 +6,8 @@ regroups text, or adds a source the run read to a claim, is still written."""
 
 from __future__ import annotations
 
+import pytest
+
 from oo_nb.agent.claim_markup import MEANING_TAGS
 from oo_nb.format.sanitize import ALLOWED_TAGS
 from tests.support.copy_edits import auto_reasons, replaced, with_new_source
@@ -217,3 +219,15 @@ def test_a_paragraph_moved_between_the_halves_of_a_split_is_held() -> None:
         return text.replace(" That efficiency", f"</p>\n{intro}\n<p>That efficiency", 1)
 
     assert auto_reasons(inside, seen=())
+
+
+@pytest.mark.parametrize("kind", ["h3", "h4", "h5", "h6", "pre"])
+def test_a_cited_sentence_split_off_into_a_heading_or_preformatted_text_is_held(kind: str) -> None:
+    # the same words and citation, but in a block no page links a citation in (and a heading is a
+    # new subsection): no split of a paragraph
+    made = replaced(f" {S2}</p>", f"</p>\n<{kind}>{S2}</{kind}>")
+    assert auto_reasons(made, seen=()) != []
+
+
+def test_a_split_into_two_paragraphs_at_the_same_place_is_still_a_split() -> None:
+    assert auto_reasons(replaced(f" {S2}</p>", f"</p>\n<p>{S2}</p>"), seen=()) == []
