@@ -22,6 +22,7 @@ from oo_nb.edit.new import parse_days
 from oo_nb.errors import OOError, ValidationError
 from oo_nb.format.blocks import FRESHNESS_DAYS, REVIEW_MODES, Contract
 from oo_nb.format.budget_rule import parse_budget
+from oo_nb.format.display import as_named
 from oo_nb.format.document import Document
 from oo_nb.format.findings import unsafe_text
 from oo_nb.format.legacy_script import contract_risks, runs_original_script
@@ -110,14 +111,14 @@ class ContractEditResult:
 
     def to_text(self) -> str:
         if not self.changes:
-            head = f"{self.path}: contract unchanged"
+            head = f"{as_named(self.path)}: contract unchanged"
         elif self.written:
             head = (
-                f"{self.path}: contract updated; the previous version is kept "
-                f"({history_advice(self.path)})"
+                f"{as_named(self.path)}: contract updated; the previous version is kept "
+                f"({history_advice(as_named(self.path))})"
             )
         else:
-            head = f"{self.path}: would change (nothing written)"
+            head = f"{as_named(self.path)}: would change (nothing written)"
         return "\n".join(
             [
                 head,
