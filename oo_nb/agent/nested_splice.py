@@ -27,7 +27,7 @@ from oo_nb.agent.block_shape import (
     shape,
 )
 from oo_nb.agent.sections import UNSEEN_TAGS, PidKeeper
-from oo_nb.format.article_model import LEAF_BLOCKS, Node, read_model, wrappers_of
+from oo_nb.format.article_model import Node, read_model
 from oo_nb.format.sanitize import ALLOWED_TAGS, DROPPED_WITH_CONTENT
 from oo_nb.format.vocab import PID, bound_pid, comment_pid
 
@@ -41,6 +41,11 @@ __all__ = [
     "wrapper_rewritten",
 ]
 
+# The elements the article model names as blocks (issue 26): the smallest one is the unit an
+# edit replaces.
+LEAF_BLOCKS = frozenset(
+    ("p", "h3", "h4", "h5", "h6", "ul", "ol", "dl", "table", "figure", "blockquote", "pre")
+)
 # What an update cannot write: the agent is never shown it, or the sanitiser removes it with
 # everything inside (a <form>, an <svg> with a paragraph in its foreignObject)
 UNWRITABLE = DROPPED_WITH_CONTENT | UNSEEN_TAGS
@@ -85,11 +90,27 @@ class _Part:
 def holders(root: Node) -> set[int]:
     """The ids of the elements under ``root`` that hold a block (``LEAF_BLOCKS``), or an
     unwritable element outside any block: they are wrappers, not blocks."""
-    found = LEAF_BLOCKS | UNWRITABLE
-    return wrappers_of(
-        (n for n in root.iter() if n.kind == "element" and n is not root and n.name in found),
-        root,
-    )
+    out: set[int] = set()
+    for node in root.iter():
+        if node.kind != "element" or node is root:
+            continue
+        if node.name in LEAF_BLOCKS or node.name in UNWRITABLE:
+            up = node.parent
+            if node.name not in LEAF_BLOCKS and _in_block(node, root):
+                continue  # (an <svg> in a paragraph is part of that paragraph)
+            while up is not None and up is not root and id(up) not in out:
+                out.add(id(up))
+                up = up.parent
+    return out
+
+
+def _in_block(node: Node, root: Node) -> bool:
+    up = node.parent
+    while up is not None and up is not root:
+        if up.name in LEAF_BLOCKS:
+            return True
+        up = up.parent
+    return False
 
 
 def _parts(root: Node) -> list[_Part]:

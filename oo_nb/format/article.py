@@ -5,23 +5,19 @@ library scan, ``check``, the audit and the agent see what a browser shows.
 The rules, each from the model: a section is an ``<h2>`` (any depth, in document order: the
 page's table of contents); the References entries are the ``<li>`` children of the list the page
 script numbers (a sublist inside an entry adds none); a citation is ``[sN]`` in text outside that
-list. A paragraph is a block other than a heading and the References list: a top-level element,
-or the smallest one the model names a block (``LEAF_BLOCKS``) inside any element around one (a
-``<details>``, a ``<div>`` with attributes, a table cell; the one rule the edit splices by). Its
-pid is the one the page binds to it (``vocab.bound_pid``: its ``data-pid``, else the first pid
-comment before it).
+list. A paragraph is a top-level block (or one inside a ``div``/``section``/``blockquote``
+wrapper) other than a heading and the References list; its pid is the one the page binds to it
+(``vocab.bound_pid``: its ``data-pid``, else the first pid comment before it).
 """
 
 from __future__ import annotations
 
-import bisect
 import re
 import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from oo_nb.format.article_model import (
-    LEAF_BLOCKS,
     NEVER_OPENED,
     NOT_LINKED_IN,
     Model,
@@ -29,7 +25,6 @@ from oo_nb.format.article_model import (
     entries,
     linked_text,
     read_model,
-    wrappers_of,
 )
 from oo_nb.format.vocab import (
     CITATION,
@@ -64,9 +59,7 @@ __all__ = [
 
 _HEX8 = re.compile(r"^[0-9a-f]{8}$")
 _NOT_IN_PID = re.compile(r"[:\s]")  # would end the SECTION part or the comment's pid
-# What a paragraph never holds: a block (``LEAF_BLOCKS``, the one definition the edit uses too)
-# or a section's heading; an element around one is a wrapper the walk descends into
-_SET_APART = LEAF_BLOCKS | {"h2"}
+_CONTAINERS = frozenset(("div", "section", "blockquote"))
 _LEVELS = {"h2": 2, "h3": 3, "h4": 4}
 _EXCERPT_CHARS = 120
 _SPACES = re.compile(r"\s+")
@@ -181,7 +174,6 @@ class Reading:
     entries: list[Node] = field(default_factory=list)  # the References list's <li> children
     citations: list[tuple[str, str | None, str]] = field(default_factory=list)
     stub: bool = False  # an element of class "stub-notice"
-    wrappers: set[int] = field(default_factory=set)  # ids of the elements around blocks
 
     def figures(self, node: Node) -> list[Node]:
         source = self.model.source
@@ -208,9 +200,6 @@ def read_article(html: str | Model) -> Reading:
             for n in model.root.iter()
             if n.token is not None
         )
-    reading.wrappers = wrappers_of(
-        (n for name in _SET_APART for n in model.elements(name)), model.root
-    )
     _walk(reading, model.root.children, refs)
     return reading
 
@@ -233,7 +222,6 @@ def _walk(reading: Reading, children: list[Node], refs: Node | None) -> None:
         reading.blocks,
         reading.citations,
     )
-    wrappers = reading.wrappers
     pending: list[str] = []  # the pid comments since the element before
     stack = [iter(children)]
     while stack:
@@ -257,14 +245,9 @@ def _walk(reading: Reading, children: list[Node], refs: Node | None) -> None:
             name = node.name
             if name in _LEVELS or node is refs:
                 continue
-            if id(node) in wrappers:
+            if _is_wrapper(node):
                 stack.append(iter(node.children))
                 pending = [pid] if pid is not None else []
-                # text beside its blocks (a list item's words before its sublist) is cited
-                citations += [
-                    (_section_at(starts, ids, node.start), pid, sid)
-                    for sid in _cited_beside(source, node, skip)
-                ]
                 break
             start = node.start
             while starts[here] <= start:
@@ -291,22 +274,6 @@ def _cited(source: str, node: Node, skip: range) -> list[str]:
     return [sid for t in linked_text(node) if t.start not in skip for sid in each_cited_id(t.data)]
 
 
-def _section_at(starts: list[int], ids: list[str], at: int) -> str:
-    return ids[bisect.bisect_right(starts, at)]
-
-
-def _cited_beside(source: str, wrapper: Node, skip: range) -> list[str]:
-    """The ids cited in a wrapper's own text (not its blocks'), where the page links them."""
-    if source.find("[", wrapper.start, wrapper.end) < 0 or wrapper.name in NOT_LINKED_IN:
-        return []
-    return [
-        sid
-        for t in wrapper.children
-        if t.kind == "text" and t.start not in skip
-        for sid in each_cited_id(t.data)
-    ]
-
-
 def loose_text(reading: Reading) -> list[tuple[Node, Node]]:
     """The text nodes showing something that no block holds, each with the element it is in
     (the root, or a wrapper ``_walk`` descends into: ``<div>``, ``<blockquote>``): bare text
@@ -318,9 +285,14 @@ def loose_text(reading: Reading) -> list[tuple[Node, Node]]:
         for node in holder.children:
             if node.kind == "text" and node.data.strip():
                 out.append((holder, node))
-            elif node.kind == "element" and id(node) in reading.wrappers:
+            elif node.kind == "element" and _is_wrapper(node):
                 stack.append(node)
     return sorted(out, key=lambda one: one[1].start)
+
+
+def _is_wrapper(node: Node) -> bool:
+    """An element ``_walk`` descends into rather than reads as one block."""
+    return node.name in _CONTAINERS and not (node.attr("class") or "").startswith("table-wrap")
 
 
 def cited_in(reading: Reading, node: Node) -> list[str]:

@@ -22,7 +22,7 @@ import bisect
 import operator
 import re
 import weakref
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
@@ -31,7 +31,6 @@ from oo_nb.format.html_tokens import Attr, RawToken, Token, cdata_section, raw_t
 from oo_nb.format.vocab import CITATION, PID, bound_pid, cited_id, comment_pid, js_trim
 
 __all__ = [
-    "LEAF_BLOCKS",
     "NEVER_OPENED",
     "NOT_LINKED_IN",
     "UNSEEN",
@@ -47,7 +46,6 @@ __all__ = [
     "linked_text",
     "list_after",
     "read_model",
-    "wrappers_of",
 ]
 
 VOID = frozenset(
@@ -664,40 +662,6 @@ def read_article_element(source: str, start: int, end: int) -> tuple[Model, tupl
             child._up = up
     model = Model(body[:close], root, named, identified, unread)
     return model, (start + close, start + article.end)
-
-
-# The elements the model names as blocks (issue 26): the smallest one is the unit every reader
-# counts (the article's paragraphs: the library scan, check, the audit, the agent's context) and
-# an edit replaces (``agent/nested_splice``), wherever it sits; an element holding one is a
-# wrapper around blocks, not a block.
-LEAF_BLOCKS = frozenset(
-    ("p", "h3", "h4", "h5", "h6", "ul", "ol", "dl", "table", "figure", "blockquote", "pre")
-)
-
-
-def wrappers_of(found: Iterable[Node], root: Node) -> set[int]:
-    """The ids of the elements under ``root`` around the ``found`` elements (the blocks, and
-    what else a reader sets apart: a section's heading, an element an update cannot write):
-    they are wrappers, not blocks. A found element that is no ``LEAF_BLOCKS`` inside a block
-    (an ``<svg>`` in a paragraph) is part of that block and wraps nothing."""
-    out: set[int] = set()
-    for node in found:
-        if node.name not in LEAF_BLOCKS and _in_block(node, root):
-            continue
-        up = node.parent
-        while up is not None and up is not root and id(up) not in out:
-            out.add(id(up))
-            up = up.parent
-    return out
-
-
-def _in_block(node: Node, root: Node) -> bool:
-    up = node.parent
-    while up is not None and up is not root:
-        if up.name in LEAF_BLOCKS:
-            return True
-        up = up.parent
-    return False
 
 
 def list_after(root: Node, head: Node) -> Node | None:
