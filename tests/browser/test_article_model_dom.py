@@ -294,8 +294,10 @@ SCAN_DOM = r"""() => {
       // ... and never over its own data-pid (the one it wrote from that comment: its pid)
       const own = n.getAttribute("data-pid");
       const fromComment = pending !== null && pending.replace(/^\s*pid:/, "") === own;
-      const pid = own === null || fromComment ? pending : (own || null); pending = null;
-      if (own && pid === own) pids.push(own);
+      // (a data-pid is the pid "pid:" + it, in the comment's form: the page writes a comment's
+      // pid:a:1 as data-pid="a:1")
+      const pid = own === null || fromComment ? pending : (own ? "pid:" + own : null); pending = null;
+      if (own && !fromComment) pids.push(pid);
       const tag = n.tagName.toLowerCase();
       if (["h2", "h3", "h4"].includes(tag) || n === list) continue;
       if (["div", "section", "blockquote"].includes(tag) && !(n.getAttribute("class") || "").startsWith("table-wrap")) {
