@@ -13,6 +13,7 @@ unless it would rewrite a wrapper the article cannot hold as written (``wrapper_
 
 from __future__ import annotations
 
+import html
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from difflib import SequenceMatcher
@@ -287,10 +288,22 @@ def _replacement(
     assert step.old is not None
     old, new = step.old.node, step.new[0].node
     text = _restore_svgs(mark_inner_paragraphs(fragment, new, keeper, section), old_body, old)
+    text = _with_data_pid(text, old, new)
     if _pid_before(old) is None and (new.name == "p" or new.name in pid_tags):
         pid = keeper.choose(section, " ".join(new.text.split()), None)
         text = f"<!-- {pid} -->\n{text}"
     return old.start, old.end, text
+
+
+def _with_data_pid(text: str, old: Node, new: Node) -> str:
+    """``text`` (the proposal's block) with the old block's ``data-pid`` put back on its start
+    tag when the proposal dropped it: that attribute is the pid the page binds (``bound_pid``:
+    it wins over any comment), and it is written nowhere else."""
+    data_pid = old.attr("data-pid")
+    if not data_pid or new.attr("data-pid") is not None:
+        return text
+    at = len(new.name) + 1  # (after "<p")
+    return f'{text[:at]} data-pid="{html.escape(data_pid)}"{text[at:]}'
 
 
 def _inserted(
