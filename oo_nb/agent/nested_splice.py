@@ -188,7 +188,9 @@ class _Step:
 
 
 def _plan(old: list[_Part], new: list[_Part]) -> list[_Step] | None:
-    matcher = SequenceMatcher(None, [p.key for p in old], [p.key for p in new], autojunk=False)
+    twins = _twins(old)
+    old_keys, new_keys = ([_aligned(p, twins) for p in parts] for parts in (old, new))
+    matcher = SequenceMatcher(None, old_keys, new_keys, autojunk=False)
     steps: list[_Step] = []
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
         olds, news = old[i1:i2], new[j1:j2]
@@ -213,6 +215,25 @@ def _plan(old: list[_Part], new: list[_Part]) -> list[_Step] | None:
                 return None
             steps.append(_Step("insert", None, news, at))
     return steps
+
+
+def _twins(old: list[_Part]) -> set[tuple[str, ...]]:
+    """The shapes two or more old blocks share (the same text twice)."""
+    seen: set[tuple[str, ...]] = set()
+    twins: set[tuple[str, ...]] = set()
+    for p in old:
+        if p.kind == "block":
+            (twins if p.key in seen else seen).add(p.key)
+    return twins
+
+
+def _aligned(part: _Part, twins: set[tuple[str, ...]]) -> tuple[str, ...]:
+    """What ``part`` is aligned on: its shape, and for a block whose text another old block
+    repeats, the pid before it too, so the copy the agent kept (its pid comment with it) is
+    the one matched, not the first with that text."""
+    if part.kind != "block" or part.key not in twins:
+        return part.key
+    return (*part.key, f"pid={_pid_before(part.node)}")
 
 
 def _insertion(old: list[_Part], new: list[_Part], i: int, j1: int, j2: int) -> int | None:

@@ -23,6 +23,8 @@ RUN = RunInfo(
 )  # fmt: skip
 OLD = "across European markets."
 NEW = "across European markets, and it was edited."
+FIRST = "<!-- pid:overview:ecfcac73 -->"
+SECOND = "<!-- pid:overview:030632e6 -->"
 
 
 def _update(name: str, edit: Callable[[str], str]) -> tuple[str, str]:
@@ -46,4 +48,22 @@ def test_a_data_pid_paragraph_edited_inside_a_div_keeps_its_pid() -> None:
 def test_a_data_pid_over_a_pid_comment_in_a_div_stays_bound_after_an_edit() -> None:
     before, after = _update("G4-comment-and-data-pid-in-div", _edit_first)
     # cmp: the data-pid the page binds (over the comment before it) is still written
+    assert after == before.replace(OLD, NEW, 1)
+
+
+def _delete_first(article: str) -> str:
+    """The first Overview paragraph and its pid comment removed, as the agent does (G1)."""
+    i = article.index(FIRST)
+    return article[:i] + article[article.index("</p>", i) + len("</p>") :]
+
+
+def test_deleting_the_first_of_two_same_text_paragraphs_keeps_the_seconds_pid() -> None:
+    _, after = _update("G1-dup-delete-first-in-div", _delete_first)
+    assert SECOND in after
+    assert FIRST not in after
+
+
+def test_editing_the_first_of_two_same_text_paragraphs_keeps_both_pids() -> None:
+    before, after = _update("G1b-dup-edit-first-in-div", _edit_first)
+    # cmp: the edited one keeps the first pid, the untouched one the second, bytes as before
     assert after == before.replace(OLD, NEW, 1)
