@@ -13,6 +13,7 @@ unless it would rewrite a wrapper the article cannot hold as written (``wrapper_
 
 from __future__ import annotations
 
+import html
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from difflib import SequenceMatcher
@@ -208,7 +209,9 @@ class _Step:
 
 
 def _plan(old: list[_Part], new: list[_Part]) -> list[_Step] | None:
-    matcher = SequenceMatcher(None, [p.key for p in old], [p.key for p in new], autojunk=False)
+    twins = _twins(old)
+    old_keys, new_keys = ([_aligned(p, twins) for p in parts] for parts in (old, new))
+    matcher = SequenceMatcher(None, old_keys, new_keys, autojunk=False)
     steps: list[_Step] = []
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
         olds, news = old[i1:i2], new[j1:j2]
@@ -233,6 +236,25 @@ def _plan(old: list[_Part], new: list[_Part]) -> list[_Step] | None:
                 return None
             steps.append(_Step("insert", None, news, at))
     return steps
+
+
+def _twins(old: list[_Part]) -> set[tuple[str, ...]]:
+    """The shapes two or more old blocks share (the same text twice)."""
+    seen: set[tuple[str, ...]] = set()
+    twins: set[tuple[str, ...]] = set()
+    for p in old:
+        if p.kind == "block":
+            (twins if p.key in seen else seen).add(p.key)
+    return twins
+
+
+def _aligned(part: _Part, twins: set[tuple[str, ...]]) -> tuple[str, ...]:
+    """What ``part`` is aligned on: its shape, and for a block whose text another old block
+    repeats, the pid before it too, so the copy the agent kept (its pid comment with it) is
+    the one matched, not the first with that text."""
+    if part.kind != "block" or part.key not in twins:
+        return part.key
+    return (*part.key, f"pid={_pid_before(part.node)}")
 
 
 def _insertion(old: list[_Part], new: list[_Part], i: int, j1: int, j2: int) -> int | None:
@@ -308,10 +330,22 @@ def _replacement(
     assert step.old is not None
     old, new = step.old.node, step.new[0].node
     text = _restore_svgs(mark_inner_paragraphs(fragment, new, keeper, section), old_body, old)
+    text = _with_data_pid(text, old, new)
     if _pid_before(old) is None and (new.name == "p" or new.name in pid_tags):
         pid = keeper.choose(section, " ".join(new.text.split()), None)
         text = f"<!-- {pid} -->\n{text}"
     return old.start, old.end, text
+
+
+def _with_data_pid(text: str, old: Node, new: Node) -> str:
+    """``text`` (the proposal's block) with the old block's ``data-pid`` put back on its start
+    tag when the proposal dropped it: that attribute is the pid the page binds (``bound_pid``:
+    it wins over any comment), and it is written nowhere else."""
+    data_pid = old.attr("data-pid")
+    if not data_pid or new.attr("data-pid") is not None:
+        return text
+    at = len(new.name) + 1  # (after "<p")
+    return f'{text[:at]} data-pid="{html.escape(data_pid)}"{text[at:]}'
 
 
 def _inserted(
