@@ -126,6 +126,7 @@ class _Builder:
         self.result.unsupported = self.ledger.unsupported
         self.old_ids: set[str] = set()  # the cache's ids before the update
         self.old_urls: dict[str, list[str]] = {}  # url_key -> ids, before the update
+        self.unchanged: list[str] = []  # sections proposed that would be written as they were
 
     # ------------------------------------------------------------------ orchestration
     def build(self, fetch_image: FetchImage | None) -> Candidate:
@@ -162,6 +163,7 @@ class _Builder:
         except Exception as exc:  # the spliced article broke the page: report, write nothing
             raise AgentError(f"the proposal cannot be applied: {exc}", file=self.doc.file) from None
         self._unseen_paragraphs(old, candidate.article)
+        self._something_changed(candidate)
         r = self.result
         r.version = self.doc.manifest.version + 1
         r.sources_added = list(book.added)
@@ -188,6 +190,22 @@ class _Builder:
         )  # fmt: skip
         r.document = update_blocks(candidate, update, self.warnings, self.notes)
         return r
+
+    def _something_changed(self, candidate: Document) -> None:
+        """No new version for nothing: the sections proposed would be written as they were,
+        and no source, fact, image, sentinel report or section drop is proposed."""
+        p, r = self.proposal, self.result
+        if not self.unchanged or candidate.article_html != self.doc.article_html:
+            return
+        if r.sections_removed:
+            return
+        if self.ledger.added or r.sources_dropped or r.images_added or p.facts or p.sentinel:
+            return
+        why = [w for w in self.warnings if w.startswith(("sections[", NOT_APPLIED))]
+        raise AgentError(
+            "the proposal changes nothing in the document" + (": " + "; ".join(why) if why else ""),
+            file=self.doc.file,
+        )
 
     def _sentinel(self) -> ProposedSentinel | None:
         """The proposal's sentinel report, its evidence's ``[sN]`` renumbered as the sections'
@@ -246,6 +264,7 @@ class _Builder:
         # the original page script re-reads heading text and attributes as HTML (legacy_script)
         original_script = runs_original_script(self.doc)
         written = 0
+        unchanged: list[str] = []  # sections the proposal gave that would be written as they were
         for index, section in enumerate(wanted):
             if section.id not in existing and section.id in element_ids:
                 renamed = _free_id(section.id, all_ids)
@@ -315,6 +334,12 @@ class _Builder:
                 except SpliceRefused as refused:
                     self.warnings.append(_refused(index, section.id, refused.element))
                     continue
+                if body == chunk.body and title == chunk.title:
+                    # what the agent changed is not carried into the article (an attribute on
+                    # a kept block or wrapper, a character written as a reference): no
+                    # "edited" section, and no version for nothing (``build``)
+                    unchanged.append(section.id)
+                    continue
                 if title != chunk.title:  # an unchanged heading keeps its bytes
                     chunk.head = heading(section.id, title, _heading_pid(chunk.head))
                 else:  # (but for the id the page gives it, when it holds none)
@@ -333,7 +358,10 @@ class _Builder:
                 existing[section.id] = new
                 self.result.sections_added.append(section.id)
             written += 1
-        if wanted and written == 0:
+        if unchanged:
+            self.warnings.append(_not_applied(unchanged))
+        self.unchanged = unchanged
+        if wanted and written == 0 and not unchanged:
             raise AgentError(
                 "the proposal has no usable section: "
                 + "; ".join(w for w in self.warnings if w.startswith("sections["))
@@ -432,6 +460,16 @@ class _Builder:
         if update.changed:
             refs.body = update.body
             refs.changed = True
+
+
+NOT_APPLIED = "the agent's article edits were not applied"
+
+
+def _not_applied(sections: list[str]) -> str:
+    return (
+        f"{NOT_APPLIED}: {', '.join(sections)} would be written byte for byte as before (a "
+        "class or lang on a kept block or wrapper, or a character reference, is not carried over)"
+    )
 
 
 def _refused(index: int, section: str, element: str) -> str:

@@ -647,12 +647,16 @@ def test_offered_pids_stay_on_their_own_paragraphs() -> None:
     status = html[html.index('<h2 id="status">') : html.index('<h2 id="leading-candidates">')]
     body = status[status.index("</h2>") + 5 :]
     proposal = _validate(
-        {"summary": "same", "sections": [{"id": "status", "title": "Status", "html": body}]}
+        # a paragraph added at the end: a proposal that changes nothing makes no version
+        {
+            "summary": "one more",
+            "sections": [{"id": "status", "title": "Status", "html": body + "<p>Added.</p>"}],
+        }
     )
     cand = _build(doc, proposal, _RunInfo(backend="t", model="m"), today=_date(2026, 11, 29))
     old = [p.pid for p in doc.article.paragraphs if p.section == "status"]
     new = [p.pid for p in cand.document.article.paragraphs if p.section == "status"]
-    assert new == old
+    assert new[: len(old)] == old and len(new) == len(old) + 1
 
 
 def test_source_access_dates_are_never_in_the_future() -> None:

@@ -5,7 +5,10 @@ carried along is not the update's doing and is not named."""
 
 from __future__ import annotations
 
-from tests.support.copy_edits import auto_reasons, built, replaced
+import pytest
+
+from oo_nb.errors import AgentError
+from tests.support.copy_edits import built, replaced
 
 GRANTS = "blamed uncertainty about grants [s5]."
 TRACKER = '<img src="https://track.example/p.gif">'
@@ -18,8 +21,10 @@ def test_an_image_from_elsewhere_dropped_by_the_sanitiser_is_a_warning() -> None
         "sections[0] (recent-developments): an image that is not an embedded png/jpeg/gif/webp "
         "removed from its HTML (an article holds only what the sanitiser allows)"
     )
-    assert warning in built(beacon, seen=SEEN).warnings
-    assert auto_reasons(beacon, seen=SEEN) == [f"1 run warning(s): {warning}"]
+    # the section is left as it was, so nothing changes: the refusal says why
+    with pytest.raises(AgentError, match="changes nothing") as err:
+        built(beacon, seen=SEEN)
+    assert warning in str(err.value)
 
 
 def test_a_script_and_a_form_are_named_each() -> None:

@@ -174,8 +174,14 @@ def test_echoing_every_section_as_seen_changes_no_byte(corpus_dir: Path, name: s
     sections = [
         {"id": s.id, "title": s.title, "html": section_as_seen(original, s.id)} for s in kept
     ]
-    raw: dict[str, Any] = {"summary": "u", "sections": sections}
+    # a fact, so that the proposal changes something (one that changes nothing makes no version)
+    fact = {
+        "text": "An echo keeps every byte.",
+        "source_ids": [original.article.citations[0].source_id],
+    }
+    raw: dict[str, Any] = {"summary": "u", "sections": sections, "facts": [fact]}
     run = RunInfo(backend="anthropic", model="claude-test", seen_urls=set())
     cand = build_candidate(original, validate_proposal(raw), run, today=TODAY, now=NOW)
-    assert len(sections) >= 3 and cand.sections_replaced == ids
+    # an echoed section is no edit: none is recorded as replaced (no "edited" for nothing)
+    assert len(ids) >= 3 and cand.sections_replaced == []
     assert cand.document.article_html == original.article_html
