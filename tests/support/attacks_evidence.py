@@ -212,13 +212,25 @@ def _auto_claims(workdir: Path) -> Figure:
         [replaced("Installers reported", "Fitters reported")],
     ]
     seen_s5 = ["https://heating-news.example/2026/11/slow-start-to-the-season"]
-    breaks = sum(not auto_reasons(*edits) for edits in held)
+    breaks = sum(not _held_or_refused(edits) for edits in held)
     breaks += bool(auto_reasons(*normal[0])) + bool(auto_reasons(*normal[1], seen=seen_s5))
     return _row(
         "--auto: an article edit a reviewer would hold called clean, or a normal one held",
         len(held) + len(normal),
         breaks,
     )
+
+
+def _held_or_refused(edits: list[Callable[[str], str]]) -> bool:
+    """The edit is kept for review, or refused whole (a proposal the sanitiser leaves changing
+    nothing, such as a tracking pixel it removed): either way, nothing is written unattended."""
+    from oo_nb.errors import AgentError
+    from tests.support.copy_edits import auto_reasons
+
+    try:
+        return bool(auto_reasons(*edits))
+    except AgentError:
+        return True
 
 
 def _link_rows(workdir: Path) -> Figure:
