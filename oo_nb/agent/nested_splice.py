@@ -126,7 +126,7 @@ _MAX_DEPTH = 100
 
 
 class _TooDeep(Exception):
-    pass
+    """Wrappers nest past ``_MAX_DEPTH``: the block-by-block splice takes the section."""
 
 
 def _walk(
