@@ -7,33 +7,21 @@ written changed or shortened. The documents are the outside attack's reproducers
 
 from __future__ import annotations
 
-from datetime import date
 from pathlib import Path
 
 import pytest
 
 from oo_nb.agent.backends.claude_code import proposal_from_copy
 from oo_nb.agent.candidate import build_candidate
-from oo_nb.agent.pricing import UsageFigures
 from oo_nb.agent.proposal import validate_proposal
 from oo_nb.agent.sections import PidKeeper
 from oo_nb.agent.splice import splice_body
-from oo_nb.agent.types import RunInfo
 from oo_nb.errors import AgentError
 from oo_nb.format.document import Document
 from oo_nb.review.diff import diff_documents
+from tests.support.one_word_edit import DEMO, FIRST, NEW, OLD, RUN, SECOND, TODAY
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "containers"
-DEMO = Path(__file__).resolve().parents[2] / "oo_nb" / "demo" / "data" / "documents"
-TODAY = date(2026, 12, 1)
-RUN = RunInfo(
-    backend="claude-code", model="claude-test", usage=UsageFigures(input_tokens=1, output_tokens=1),
-    cost_usd=0.01, seen_urls=set(),
-)  # fmt: skip
-OLD = "across European markets."
-NEW = "across European markets, and it was edited."
-FIRST = "<!-- pid:overview:ecfcac73 -->"
-SECOND = "<!-- pid:overview:030632e6 -->"
 
 
 def _edited(doc: Document) -> Document:

@@ -5,26 +5,15 @@ are the attack's reproducers."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import date
 from pathlib import Path
 
 from oo_nb.agent.backends.claude_code import proposal_from_copy
 from oo_nb.agent.candidate import build_candidate
-from oo_nb.agent.pricing import UsageFigures
 from oo_nb.agent.proposal import validate_proposal
-from oo_nb.agent.types import RunInfo
 from oo_nb.format.document import Document
+from tests.support.one_word_edit import FIRST, NEW, OLD, RUN, SECOND, TODAY
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "pids"
-TODAY = date(2026, 12, 1)
-RUN = RunInfo(
-    backend="claude-code", model="claude-test", usage=UsageFigures(input_tokens=1, output_tokens=1),
-    cost_usd=0.01, seen_urls=set(),
-)  # fmt: skip
-OLD = "across European markets."
-NEW = "across European markets, and it was edited."
-FIRST = "<!-- pid:overview:ecfcac73 -->"
-SECOND = "<!-- pid:overview:030632e6 -->"
 
 
 def _update(name: str, edit: Callable[[str], str]) -> tuple[str, str]:

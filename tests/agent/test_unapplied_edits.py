@@ -5,25 +5,15 @@ no new version, with the reason said (the outside attack's G8/G8b, s36)."""
 
 from __future__ import annotations
 
-from datetime import date
-from pathlib import Path
-
 import pytest
 
 from oo_nb.agent.backends.claude_code import proposal_from_copy
 from oo_nb.agent.candidate import build_candidate
-from oo_nb.agent.pricing import UsageFigures
 from oo_nb.agent.proposal import validate_proposal
-from oo_nb.agent.types import RunInfo
 from oo_nb.errors import AgentError
 from oo_nb.format.document import Document
+from tests.support.one_word_edit import DEMO, RUN, TODAY
 
-DEMO = Path(__file__).resolve().parents[2] / "oo_nb" / "demo" / "data" / "documents"
-TODAY = date(2026, 12, 1)
-RUN = RunInfo(
-    backend="claude-code", model="claude-test", usage=UsageFigures(input_tokens=1, output_tokens=1),
-    cost_usd=0.01, seen_urls=set(),
-)  # fmt: skip
 FIRST_P = "<p>This document"
 WRAPPED_P = '<div class="a"><p>This document'
 
